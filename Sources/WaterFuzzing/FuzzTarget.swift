@@ -1,0 +1,85 @@
+import WaterProtocol
+
+/// The whole decoding path a peer's bytes take, as one function for libFuzzer
+/// (`scripts/fuzz`) and for the corpus replay in the tests: frames, then the envelope, then the
+/// method's request message.
+///
+/// Decoding errors are expected and ignored; what must never happen is a crash, a hang, an
+/// allocation past the limits, or a message that does not survive re-encoding unchanged.
+public enum FuzzTarget {
+    /// The frame limit while fuzzing: small, so oversized frames are reached quickly.
+    public static let maximumPayloadLength = 64 * 1024
+
+    /// Runs one input. Its first byte picks how the rest is split into reads (1 to 8 bytes at
+    /// a time, or all at once), so every split of the stream gets exercised.
+    public static func run(_ data: some Collection<UInt8>) {
+        guard let first = data.first else { return }
+        let stream = Array(data.dropFirst())
+        let chunkLength = first & 0x80 != 0 ? max(stream.count, 1) : Int(first % 8) + 1
+        var decoder = FrameDecoder(maximumPayloadLength: maximumPayloadLength)
+        var index = 0
+        do {
+            while index < stream.count {
+                let end = min(index + chunkLength, stream.count)
+                decoder.append(stream[index..<end])
+                index = end
+                while let frame = try decoder.nextFrame() {
+                    precondition(frame.payload.count <= maximumPayloadLength, "frame over the limit")
+                    decodeEnvelopes(frame.payload)
+                }
+            }
+            try decoder.finish()
+        } catch {
+            return  // a framing error ends the connection: nothing more to decode
+        }
+    }
+
+    /// Starting points for the fuzzer: a call of every method, a compressed frame and a failed
+    /// reply, each as a frame behind a split-selecting first byte.
+    public static func seedInputs() -> [[UInt8]] {
+        let encoder = FrameEncoder(maximumPayloadLength: maximumPayloadLength, compressionThreshold: 32)
+        var payloads = MethodTable.shared.methods.enumerated().map { index, method in
+            RequestEnvelope(callID: UInt64(index + 1), method: method.fullName,
+                            authToken: Array(repeating: 0xA5, count: 32)).serializedBytes()
+        }
+        payloads.append(RequestEnvelope(callID: 1, request: LogWaterRequest(
+            entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250, atUnixMs: 1_764_504_000_000)).serializedBytes())
+        payloads.append(RequestEnvelope(callID: 2, request: AddTodoRequest(
+            itemID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5f", text: String(repeating: "buy water filters ", count: 4))).serializedBytes())
+        payloads.append(ResponseEnvelope(callID: 3, error: .invalidField("amount_ml", "must be 1 to 2000")).serializedBytes())
+        return payloads.enumerated().map { index, payload in
+            // The first byte picks the read size (see run(_:)); vary it across seeds.
+            [UInt8(index % 9 == 8 ? 0x80 : index % 8)] + ((try? encoder.encode(payload)) ?? [])
+        }
+    }
+
+    private static func decodeEnvelopes(_ payload: [UInt8]) {
+        if let request = try? RequestEnvelope(serializedBytes: payload) {
+            checkReencodes(request)
+            if let method = MethodTable.shared.method(named: request.method),
+                let type = GeneratedMessages.byProtoName[method.requestType]
+            {
+                decodeMessage(of: type, from: request.payload)
+            }
+        }
+        if let response = try? ResponseEnvelope(serializedBytes: payload) {
+            checkReencodes(response)
+        }
+    }
+
+    private static func decodeMessage<Message: ProtoMessage>(of type: Message.Type, from bytes: [UInt8]) {
+        if let message = try? Message(serializedBytes: bytes) {
+            checkReencodes(message)
+        }
+    }
+
+    /// Decoding what we encoded must give the same bytes again (compared as bytes: a NaN
+    /// double is a legal value that is not equal to itself).
+    private static func checkReencodes<Message: ProtoMessage>(_ message: Message) {
+        let bytes = message.serializedBytes()
+        guard let again = try? Message(serializedBytes: bytes) else {
+            preconditionFailure("\(Message.protoName) does not decode what it encoded")
+        }
+        precondition(again.serializedBytes() == bytes, "\(Message.protoName) changed on a round trip")
+    }
+}

@@ -1,0 +1,63 @@
+import CProtobufC
+
+/// A protobuf-c message struct being filled from Swift values, with its C memory in an arena.
+final class MessageBuilder {
+    let descriptor: UnsafePointer<ProtobufCMessageDescriptor>
+    let storage: UnsafeMutableRawPointer
+    let arena: CArena
+
+    /// Allocates the struct and runs protoc-c's `message_init`, which sets every default.
+    init(descriptor: UnsafePointer<ProtobufCMessageDescriptor>, arena: CArena) {
+        self.descriptor = descriptor
+        self.arena = arena
+        self.storage = arena.allocate(byteCount: descriptor.pointee.sizeof_message)
+        descriptor.pointee.message_init(storage.assumingMemoryBound(to: ProtobufCMessage.self))
+    }
+
+    /// The descriptor of the field whose proto name is `key.stringValue`.
+    func field(for key: some CodingKey) -> UnsafePointer<ProtobufCFieldDescriptor> {
+        guard let field = protobuf_c_message_descriptor_get_field_by_name(descriptor, key.stringValue) else {
+            preconditionFailure("\(String(cString: descriptor.pointee.name)) has no field \(key.stringValue)")
+        }
+        return field
+    }
+
+    /// A builder for a submessage of `field`, in the same arena.
+    func child(for field: UnsafePointer<ProtobufCFieldDescriptor>) -> MessageBuilder {
+        guard let raw = field.pointee.descriptor else {
+            preconditionFailure("field \(String(cString: field.pointee.name)) is not a message")
+        }
+        return MessageBuilder(descriptor: raw.assumingMemoryBound(to: ProtobufCMessageDescriptor.self), arena: arena)
+    }
+
+    /// Stores the values of one field: exactly one for a singular field, any number for a
+    /// repeated one (a `size_t n_<field>` count and an array, as protobuf-c lays them out).
+    func set(_ values: [FieldValue], for field: UnsafePointer<ProtobufCFieldDescriptor>) {
+        let type = field.pointee.type
+        let address = storage + Int(field.pointee.offset)
+        switch field.pointee.label {
+        case PROTOBUF_C_LABEL_REPEATED:
+            let size = FieldValue.size(of: type)
+            let array = arena.allocate(byteCount: size * values.count)
+            for (index, value) in values.enumerated() {
+                value.store(at: array + index * size, type: type, arena: arena)
+            }
+            (storage + Int(field.pointee.quantifier_offset)).storeBytes(of: values.count, as: Int.self)
+            address.storeBytes(of: values.isEmpty ? nil : UnsafeRawPointer(array), as: UnsafeRawPointer?.self)
+        case PROTOBUF_C_LABEL_NONE:
+            precondition(values.count == 1, "field \(String(cString: field.pointee.name)) is singular")
+            values[0].store(at: address, type: type, arena: arena)
+        default:
+            preconditionFailure("proto2 labels are not used in proto/")
+        }
+    }
+
+    /// Serialises the message with protobuf-c.
+    func pack() -> [UInt8] {
+        let message = UnsafePointer(storage.assumingMemoryBound(to: ProtobufCMessage.self))
+        let size = protobuf_c_message_get_packed_size(message)
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            initialized = protobuf_c_message_pack(message, buffer.baseAddress)
+        }
+    }
+}

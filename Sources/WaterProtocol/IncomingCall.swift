@@ -1,0 +1,34 @@
+/// A call as the server receives it: the envelope decoded and its method looked up.
+public struct IncomingCall: Sendable {
+    public let envelope: RequestEnvelope
+    /// The method, or nil for a cancel, which names no method.
+    public let method: MethodDescriptor?
+
+    public var callID: UInt64 { envelope.callID }
+
+    /// Decodes a frame payload from a client.
+    /// - Throws: INVALID_ARGUMENT when the payload is not a `RequestEnvelope` or has no call id,
+    ///   UNIMPLEMENTED when it names a method this server does not have.
+    public init(payload: [UInt8]) throws(WaterError) {
+        let envelope = try RequestEnvelope(serializedBytes: payload)
+        guard envelope.callID != WireProtocol.connectionCallID else {
+            throw WaterError.invalidField("call_id", "must not be 0, which is reserved for the connection")
+        }
+        self.envelope = envelope
+        if envelope.cancel {
+            self.method = nil
+            return
+        }
+        guard let method = MethodTable.shared.method(named: envelope.method) else {
+            throw WaterError(.unimplemented, "unknown method '\(envelope.method)'; this server speaks protocol version \(WireProtocol.version)")
+        }
+        self.method = method
+    }
+
+    /// The call's request message.
+    /// - Throws: INVALID_ARGUMENT when the payload does not decode as the method's request.
+    public func request<Request: RPCRequest>(as type: Request.Type) throws(WaterError) -> Request {
+        precondition(method?.requestType == Request.protoName, "\(Request.protoName) is not the request of \(envelope.method)")
+        return try Request(serializedBytes: envelope.payload)
+    }
+}

@@ -1,0 +1,50 @@
+/// An error a client can see. It travels in the reply envelope's ``Status``: a canonical gRPC
+/// code, one readable sentence, and the request fields at fault.
+public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The canonical code; ``StatusCode`` is generated from `proto/envelope.proto`.
+    public typealias Code = StatusCode
+
+    public var code: Code
+    /// One sentence for people that says what went wrong and, where it can, what to do.
+    public var message: String
+    /// The request fields that failed validation.
+    public var violations: [FieldViolation]
+
+    public init(_ code: Code, _ message: String, violations: [FieldViolation] = []) {
+        self.code = code
+        self.message = message
+        self.violations = violations
+    }
+
+    /// An INVALID_ARGUMENT error naming one field.
+    public static func invalidField(_ field: String, _ description: String) -> WaterError {
+        WaterError(.invalidArgument, "\(field) \(description)",
+                   violations: [FieldViolation(field: field, description: description)])
+    }
+
+    public var description: String {
+        "\(code.protoName ?? "CODE_\(code.rawValue)"): \(message)"
+    }
+}
+
+extension WaterError {
+    /// The error a non-OK status stands for.
+    public init(_ status: Status) {
+        self.init(status.code, status.message, violations: status.violations)
+    }
+
+    /// The status that carries this error to the peer.
+    public var status: Status {
+        Status(code: code, message: message, violations: violations)
+    }
+}
+
+extension StatusCode: CustomStringConvertible {
+    public var description: String { protoName ?? "CODE_\(rawValue)" }
+
+    /// Whether repeating the same call later may succeed: the server was busy, shutting down
+    /// or out of some resource, rather than the request being wrong.
+    public var isRetryable: Bool {
+        self == .unavailable || self == .resourceExhausted || self == .deadlineExceeded || self == .aborted
+    }
+}

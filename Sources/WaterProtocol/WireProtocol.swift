@@ -1,0 +1,51 @@
+/// Constants of the wire protocol that both ends must agree on (see proto/README.md).
+public enum WireProtocol {
+    /// The protocol version this code speaks, sent in the handshake.
+    public static let version: UInt32 = 1
+
+    /// The default TCP port of `water-server`.
+    public static let defaultPort: UInt16 = 7420
+
+    /// The default limit on a frame's payload, on the wire and after inflating: 1 MiB.
+    public static let defaultMaximumPayloadLength = 1 << 20
+
+    /// The call id reserved for connection-level statuses from the server.
+    public static let connectionCallID: UInt64 = 0
+}
+
+extension RequestEnvelope {
+    /// The envelope of one call of `request`'s method.
+    public init<Request: RPCRequest>(callID: UInt64, request: Request, authToken: [UInt8] = []) {
+        self.init(callID: callID, method: Request.method.fullName, authToken: authToken,
+                  payload: request.serializedBytes())
+    }
+}
+
+extension ResponseEnvelope {
+    /// A reply that carries `response`: the only reply of a unary call (`endOfStream` true) or
+    /// one message of a stream (`endOfStream` false, no status).
+    public init(callID: UInt64, response: some ProtoMessage, endOfStream: Bool = true) {
+        self.init(callID: callID, status: endOfStream ? Status(code: .ok) : nil,
+                  payload: response.serializedBytes(), endOfStream: endOfStream)
+    }
+
+    /// The last reply of a call that failed.
+    public init(callID: UInt64, error: WaterError) {
+        self.init(callID: callID, status: error.status, payload: [], endOfStream: true)
+    }
+
+    /// The status of the call, OK when a stream's intermediate reply carries none.
+    public var statusCode: StatusCode { status?.code ?? .ok }
+
+    /// The response message this reply carries.
+    /// - Throws: the call's ``WaterError`` when the status is not OK, or INTERNAL when the
+    ///   payload does not decode as `Response` (the server's fault, not the caller's).
+    public func response<Response: ProtoMessage>(as type: Response.Type) throws(WaterError) -> Response {
+        if let status, status.code != .ok { throw WaterError(status) }
+        do {
+            return try Response(serializedBytes: payload)
+        } catch {
+            throw WaterError(.internal, "the server sent a \(Response.protoName) that does not decode")
+        }
+    }
+}

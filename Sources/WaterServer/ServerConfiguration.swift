@@ -1,0 +1,24 @@
+import WaterProtocol
+import WaterTransport
+
+/// Everything `water-server serve` can be told, with the defaults a household needs.
+public struct ServerConfiguration: Sendable {
+    /// Where to listen. Port 0 picks a free port (tests read it back from the log line).
+    public var listen = HostPort(host: "127.0.0.1", port: WireProtocol.defaultPort)
+    /// The data directory: one archive per member, the accounts, the lock file.
+    public var dataDirectory: String
+    /// Connections served at once; more are accepted and closed with UNAVAILABLE.
+    public var maximumConnections = 256
+    /// Calls in flight per connection; more fail with RESOURCE_EXHAUSTED.
+    public var maximumCallsInFlight = 32
+    /// The largest frame payload, on the wire and inflated.
+    public var maximumPayloadLength = WireProtocol.defaultMaximumPayloadLength
+    /// How long a peer may take to deliver a frame it has started.
+    public var frameDeadline: Duration = .seconds(10)
+    /// How long a connection may stay silent with no call in flight before it is closed.
+    public var idleTimeout: Duration = .seconds(300)
+
+    public init(dataDirectory: String) {
+        self.dataDirectory = dataDirectory
+    }
+}

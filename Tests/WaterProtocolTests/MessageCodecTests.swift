@@ -1,0 +1,94 @@
+import Testing
+
+@testable import WaterProtocol
+
+/// Every generated message type's full proto name, sorted.
+let allMessageNames = GeneratedMessages.byProtoName.keys.sorted()
+
+@Suite("Message codec")
+struct MessageCodecTests {
+    @Test("every protobuf-c descriptor has a generated Swift type, and the other way round")
+    func everyMessageHasASwiftType() {
+        #expect(Set(DescriptorRegistry.messages.keys) == Set(GeneratedMessages.byProtoName.keys))
+        #expect(allMessageNames.count > 80)
+    }
+
+    @Test("round-trips every message type with every field set", arguments: allMessageNames)
+    func roundTrip(name: String) throws {
+        try roundTrip(GeneratedMessages.byProtoName[name]!)
+    }
+
+    private func roundTrip<Message: ProtoMessage>(_ type: Message.Type) throws {
+        let original = SampleValues.make(Message.self)
+        let bytes = original.serializedBytes()
+        let hasFields = original != (try Message(serializedBytes: []))
+        #expect(bytes.isEmpty == !hasFields)
+        #expect(try Message(serializedBytes: bytes) == original)
+    }
+
+    @Test("encodes the documented bytes for a LogWaterRequest")
+    func knownBytes() throws {
+        let request = LogWaterRequest(entryID: "x", amountMl: 250)
+        // field 1 (entry_id), length 1, "x"; field 2 (amount_ml), varint 250.
+        #expect(request.serializedBytes() == [0x0A, 0x01, 0x78, 0x10, 0xFA, 0x01])
+    }
+
+    @Test("encodes default values as nothing, as proto3 does")
+    func defaultsAreEmpty() {
+        #expect(LogWaterRequest().serializedBytes() == [])
+        #expect(GetTodayResponse(day: nil).serializedBytes() == [])
+    }
+
+    @Test("decodes an empty payload as every field at its default")
+    func emptyDecodesToDefaults() throws {
+        #expect(try GetTodayResponse(serializedBytes: []) == GetTodayResponse())
+        #expect(try DaySummary(serializedBytes: []) == DaySummary())
+    }
+
+    @Test("skips fields it does not know, so older code reads newer messages")
+    func unknownFieldsAreSkipped() throws {
+        let bytes = LogWaterRequest(entryID: "x", amountMl: 250).serializedBytes()
+        // field 15 as a varint, field 16 as length-delimited: neither exists in version 1.
+        let newer = bytes + [0x78, 0x01, 0x82, 0x01, 0x02, 0x68, 0x69]
+        #expect(try LogWaterRequest(serializedBytes: newer) == LogWaterRequest(entryID: "x", amountMl: 250))
+    }
+
+    @Test("keeps enum values it does not know")
+    func unknownEnumValue() throws {
+        let request = AddHabitRequest(habitID: "h", name: "read", icon: HabitIcon(rawValue: 42))
+        let decoded = try AddHabitRequest(serializedBytes: request.serializedBytes())
+        #expect(decoded.icon.rawValue == 42)
+        #expect(!decoded.icon.isKnown)
+        #expect(HabitIcon.book.protoName == "HABIT_ICON_BOOK")
+    }
+
+    @Test("repairs text that is not UTF-8 instead of trusting it")
+    func invalidUTF8() throws {
+        let decoded = try LogWaterRequest(serializedBytes: [0x0A, 0x02, 0xFF, 0x41])
+        #expect(decoded.entryID == "\u{FFFD}A")
+    }
+
+    @Test("rejects garbage with INVALID_ARGUMENT", arguments: [
+        [0xFF, 0xFF, 0xFF],  // a key with no end
+        [0x0A, 0x05, 0x61],  // a string longer than the message
+        [0x10],  // a varint field with no value
+        [0x12, 0x01, 0x00],  // amount_ml (a varint) sent as bytes
+        [0x0B],  // a group start, which proto3 does not have
+    ] as [[UInt8]])
+    func garbage(bytes: [UInt8]) {
+        #expect {
+            try LogWaterRequest(serializedBytes: bytes)
+        } throws: { error in
+            (error as? WaterError)?.code == .invalidArgument
+        }
+    }
+
+    @Test("rejects a message cut short")
+    func truncatedMessage() {
+        let bytes = LogWaterRequest(entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250).serializedBytes()
+        // Every prefix ends inside a field, except the one that drops amount_ml (3 bytes) whole.
+        for length in 1..<bytes.count where length != bytes.count - 3 {
+            #expect(throws: WaterError.self) { try LogWaterRequest(serializedBytes: bytes.prefix(length)) }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import WaterProtocol
+
+/// Runs Google's `protoc` (Debian's protobuf-compiler, a protobuf implementation that is not
+/// protobuf-c) over `input` with `arguments`, from the repository's proto/ folder.
+private func protoc(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
+    let protoDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../proto").standardizedFileURL
+    let protoFiles = try FileManager.default.contentsOfDirectory(atPath: protoDirectory.path)
+        .filter { $0.hasSuffix(".proto") }.sorted()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/protoc")
+    process.currentDirectoryURL = protoDirectory
+    process.arguments = arguments + ["-I."] + protoFiles
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    try stdin.fileHandleForWriting.write(contentsOf: Data(input))
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw WaterError(.internal, "protoc \(arguments.joined(separator: " ")) failed: \(errors)")
+    }
+    return Array(output)
+}
+
+@Suite("Cross-check with protoc")
+struct ProtocCrossCheckTests {
+    @Test("protoc reads what we encode, and we read what protoc encodes", arguments: allMessageNames)
+    func bothWays(name: String) throws {
+        try crossCheck(GeneratedMessages.byProtoName[name]!)
+    }
+
+    private func crossCheck<Message: ProtoMessage>(_ type: Message.Type) throws {
+        let original = SampleValues.make(Message.self)
+        let text = try protoc(["--decode=\(Message.protoName)"], input: original.serializedBytes())
+        let reencoded = try protoc(["--encode=\(Message.protoName)"], input: text)
+        #expect(try Message(serializedBytes: reencoded) == original)
+    }
+
+    @Test("protoc sees the field names and values a stranger would expect")
+    func readableByProtoc() throws {
+        let request = LogWaterRequest(entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250,
+                                      atUnixMs: 1_764_504_000_000)
+        let text = String(decoding: try protoc(["--decode=water.v1.LogWaterRequest"], input: request.serializedBytes()),
+                          as: UTF8.self)
+        #expect(text == """
+            entry_id: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e"
+            amount_ml: 250
+            at_unix_ms: 1764504000000
+
+            """)
+    }
+
+    @Test("we read an envelope written by protoc from text")
+    func envelopeFromText() throws {
+        let bytes = try protoc(["--encode=water.v1.ResponseEnvelope"], input: Array("""
+            call_id: 12
+            status { code: INVALID_ARGUMENT message: "amount_ml must be between 1 and 2000 ml"
+                     violations { field: "amount_ml" description: "must be between 1 and 2000 ml" } }
+            end_of_stream: true
+            """.utf8))
+        let envelope = try ResponseEnvelope(serializedBytes: bytes)
+        #expect(envelope.callID == 12)
+        #expect(envelope.endOfStream)
+        #expect(envelope.status?.code == .invalidArgument)
+        #expect(envelope.status?.violations == [FieldViolation(field: "amount_ml",
+                                                               description: "must be between 1 and 2000 ml")])
+    }
+}
