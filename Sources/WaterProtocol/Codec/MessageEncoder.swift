@@ -92,11 +92,11 @@ final class FieldEncoder: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        RepeatedFieldEncodingContainer(encoder: self)
+        FieldValueContainer(encoder: self)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        ScalarEncodingContainer(encoder: self)
+        FieldValueContainer(encoder: self)
     }
 
     fileprivate func append(_ value: FieldValue) {
@@ -104,13 +104,14 @@ final class FieldEncoder: Encoder {
     }
 }
 
-/// The elements of a repeated field.
-private struct RepeatedFieldEncodingContainer: UnkeyedEncodingContainer {
+/// Collects a field's values: each element of a repeated field (as an unkeyed container), or
+/// an enum's raw value (as a single-value container).
+private struct FieldValueContainer: UnkeyedEncodingContainer, SingleValueEncodingContainer {
     let encoder: FieldEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
     var count: Int { encoder.values.count }
 
-    mutating func encodeNil() throws { preconditionFailure("repeated fields hold no nil") }
+    mutating func encodeNil() throws { preconditionFailure("a proto field holds no nil") }
     mutating func encode(_ value: Bool) throws { encoder.append(.bool(value)) }
     mutating func encode(_ value: String) throws { encoder.append(.string(value)) }
     mutating func encode(_ value: Double) throws { encoder.append(.double(value)) }
@@ -122,7 +123,7 @@ private struct RepeatedFieldEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         if T.self == [UInt8].self, let bytes = value as? [UInt8] {
-            encoder.append(.bytes(bytes))
+            encoder.append(.bytes(bytes))  // an element of a repeated bytes field
         } else {
             try value.encode(to: encoder)  // a message or an enum appends itself
         }
@@ -139,21 +140,4 @@ private struct RepeatedFieldEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func superEncoder() -> any Encoder { preconditionFailure("generated types have no superclass") }
-}
-
-/// An enum's raw value.
-private struct ScalarEncodingContainer: SingleValueEncodingContainer {
-    let encoder: FieldEncoder
-    var codingPath: [any CodingKey] { encoder.codingPath }
-
-    mutating func encodeNil() throws { preconditionFailure("a proto field is never nil") }
-    mutating func encode(_ value: Bool) throws { encoder.append(.bool(value)) }
-    mutating func encode(_ value: String) throws { encoder.append(.string(value)) }
-    mutating func encode(_ value: Double) throws { encoder.append(.double(value)) }
-    mutating func encode(_ value: Float) throws { encoder.append(.float(value)) }
-    mutating func encode(_ value: Int32) throws { encoder.append(.signed(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { encoder.append(.signed(value)) }
-    mutating func encode(_ value: UInt32) throws { encoder.append(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt64) throws { encoder.append(.unsigned(value)) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try value.encode(to: encoder) }
 }
