@@ -1,0 +1,84 @@
+/// How the board ranks members.
+public enum BoardOrder: Hashable, Sendable {
+    /// Average capped daily progress, then total, then username: fair across different goals,
+    /// and a goal changed later never rewrites a past ranking (each day keeps its own goal).
+    case progress
+    /// Total millilitres, then average progress, then username.
+    case total
+}
+
+/// A member as the board sees them.
+public struct BoardMember: Sendable {
+    public var username: String
+    public var displayName: String
+    public var water: WaterDiary
+    public var habits: HabitBook
+
+    public init(username: String, displayName: String, water: WaterDiary, habits: HabitBook = HabitBook()) {
+        self.username = username
+        self.displayName = displayName
+        self.water = water
+        self.habits = habits
+    }
+}
+
+/// One member's line on the board.
+public struct BoardStanding: Hashable, Sendable {
+    /// 1 for the leader; members equal on every ranking key but the name share a rank.
+    public var rank: Int
+    public var username: String
+    public var displayName: String
+    public var totalMillilitres: Int32
+    public var daysMet: Int
+    /// Mean of min(amount / goal, 1) over the week's days so far.
+    public var averageProgress: Double
+    public var streakDays: Int
+    public var habitCheckIns: Int
+    /// The days behind the figures, Monday first, up to the member's today.
+    public var days: [WaterDay]
+
+    /// averageProgress x 100, truncated.
+    public var averagePercent: Int { Int(averageProgress * 100) }
+}
+
+/// The household's ranking for one week.
+public struct WeeklyBoard: Hashable, Sendable {
+    public var week: ISOWeek
+    public var order: BoardOrder
+    public var standings: [BoardStanding]
+
+    /// Ranks `members` for `week` as of `now`. Each member's days end at their own today, in
+    /// their own time zone; a past week counts all seven days.
+    public init(members: [BoardMember], week: ISOWeek, order: BoardOrder, now: Int64) {
+        self.week = week
+        self.order = order
+        var standings = members.map { member in
+            let today = member.water.today(atUnixMilliseconds: now)
+            let days = week.days.filter { $0 <= today }.map(member.water.day)
+            let lastDay = min(week.sunday, today)
+            return BoardStanding(
+                rank: 0, username: member.username, displayName: member.displayName,
+                totalMillilitres: days.reduce(0) { $0 + $1.amountMillilitres },
+                daysMet: days.filter(\.isGoalMet).count,
+                averageProgress: days.isEmpty ? 0 : days.reduce(0) { $0 + $1.progress } / Double(days.count),
+                streakDays: lastDay < week.monday ? 0 : member.water.streak(endingOn: lastDay, today: today),
+                habitCheckIns: member.habits.checkIns(in: week),
+                days: days)
+        }
+        let keys = { (standing: BoardStanding) -> (Double, Double) in
+            switch order {
+            case .progress: (standing.averageProgress, Double(standing.totalMillilitres))
+            case .total: (Double(standing.totalMillilitres), standing.averageProgress)
+            }
+        }
+        standings.sort { lhs, rhs in
+            let (l, r) = (keys(lhs), keys(rhs))
+            return l != r ? l > r : lhs.username < rhs.username
+        }
+        for index in standings.indices {
+            let tiesPrevious = index > 0 && keys(standings[index]) == keys(standings[index - 1])
+            standings[index].rank = tiesPrevious ? standings[index - 1].rank : index + 1
+        }
+        self.standings = standings
+    }
+}

@@ -1,0 +1,30 @@
+/// A request the domain rules refuse. The server turns it into a `WaterError` with the
+/// matching status code; the message is written for the person who typed the command.
+public struct DomainError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        /// The request is wrong whatever the state (INVALID_ARGUMENT).
+        case invalid
+        /// It names something that does not exist (NOT_FOUND).
+        case notFound
+        /// It conflicts with what exists (ALREADY_EXISTS).
+        case conflict
+    }
+
+    public var kind: Kind
+    /// The request field at fault, as named in the proto (`amount_ml`), when there is one.
+    public var field: String?
+    public var message: String
+
+    public init(_ kind: Kind, field: String? = nil, _ message: String) {
+        self.kind = kind
+        self.field = field
+        self.message = message
+    }
+
+    /// An invalid value of one field.
+    public static func invalid(_ field: String, _ message: String) -> DomainError {
+        DomainError(.invalid, field: field, message)
+    }
+
+    public var description: String { message }
+}

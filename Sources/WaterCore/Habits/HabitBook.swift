@@ -1,0 +1,103 @@
+/// A change to a member's habits, as the journal records it.
+public enum HabitMutation: Hashable, Sendable {
+    case added(Habit)
+    case checked(RecordID, LocalDate)
+    case unchecked(RecordID, LocalDate)
+    case deleted(RecordID)
+}
+
+/// One member's habits, newest first (the seed inserts new habits at index 0).
+public struct HabitBook: Hashable, Sendable {
+    public private(set) var habits: [Habit] = []
+
+    public init() {}
+
+    public func habit(_ id: RecordID) -> Habit? {
+        habits.first { $0.id == id }
+    }
+
+    /// The habit named `name` (case-insensitive), for commands that take a name or an id.
+    public func habit(named name: String) -> Habit? {
+        habits.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    /// Each habit's 7-day check list for `week`, Monday first.
+    public func checkLists(for week: ISOWeek) -> [(habit: Habit, checked: [Bool])] {
+        habits.map { habit in (habit, week.days.map { habit.checkedDays.contains($0) }) }
+    }
+
+    /// How many check-ins all habits have in `week`: the board's habit column.
+    public func checkIns(in week: ISOWeek) -> Int {
+        habits.reduce(0) { total, habit in total + habit.checkedDays.filter(week.contains).count }
+    }
+
+    // MARK: Validating requests
+
+    public func validateAdd(id: RecordID, name: String, icon: HabitIcon, color: HabitColor, now: Int64)
+        throws(DomainError) -> HabitMutation?
+    {
+        let name = name.trimmingWhitespace()
+        if let existing = habit(id) {
+            guard existing.name == name, existing.icon == icon, existing.color == color else {
+                throw DomainError(.conflict, field: "habit_id", "habit id \(id) is already used for another habit")
+            }
+            return nil  // a replay: nothing to write
+        }
+        guard !name.isEmpty else { throw .invalid("name", "must not be empty") }
+        guard name.count <= Habit.maximumNameLength else {
+            throw .invalid("name", "must be at most \(Habit.maximumNameLength) characters, got \(name.count)")
+        }
+        guard habit(named: name) == nil else {
+            throw DomainError(.conflict, field: "name", "you already have a habit called \"\(name)\"")
+        }
+        return .added(Habit(id: id, name: name, icon: icon, color: color, createdAtUnixMilliseconds: now))
+    }
+
+    /// Checks (or with `checked` false, unchecks) `date`, which must not be after `today`.
+    public func validateCheck(id: RecordID, date: LocalDate, checked: Bool, today: LocalDate)
+        throws(DomainError) -> HabitMutation
+    {
+        guard habit(id) != nil else { throw Self.unknownHabit(id) }
+        guard date <= today else { throw .invalid("date", "\(date) is in the future; check a habit once it is done") }
+        return checked ? .checked(id, date) : .unchecked(id, date)
+    }
+
+    public func validateDelete(id: RecordID) throws(DomainError) -> HabitMutation {
+        guard habit(id) != nil else { throw Self.unknownHabit(id) }
+        return .deleted(id)
+    }
+
+    private static func unknownHabit(_ id: RecordID) -> DomainError {
+        DomainError(.notFound, field: "habit_id", "there is no habit \(id)")
+    }
+
+    // MARK: Applying
+
+    public mutating func apply(_ mutation: HabitMutation) {
+        switch mutation {
+        case .added(let habit):
+            guard self.habit(habit.id) == nil else { return }
+            habits.insert(habit, at: 0)
+        case .checked(let id, let date):
+            guard let index = habits.firstIndex(where: { $0.id == id }) else { return }
+            habits[index].checkedDays.insert(date)
+        case .unchecked(let id, let date):
+            guard let index = habits.firstIndex(where: { $0.id == id }) else { return }
+            habits[index].checkedDays.remove(date)
+        case .deleted(let id):
+            habits.removeAll { $0.id == id }
+        }
+    }
+
+    /// Names present and bounded, ids unique.
+    public var isValid: Bool {
+        Set(habits.map(\.id)).count == habits.count
+            && habits.allSatisfy { !$0.name.isEmpty && $0.name.count <= Habit.maximumNameLength }
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

@@ -1,0 +1,118 @@
+/// One item of the household's shared list: the seed's `TodoItem`, plus who added and who
+/// completed it.
+public struct TodoItem: Hashable, Sendable {
+    /// The seed requires more than 3 characters; we also bound the length.
+    public static let textLength = 4...200
+
+    public var id: RecordID
+    public var text: String
+    public var isDone: Bool
+    public var addedBy: UInt64
+    public var addedAtUnixMilliseconds: Int64
+    /// Set while done.
+    public var completedBy: UInt64?
+    public var completedAtUnixMilliseconds: Int64?
+
+    public init(id: RecordID, text: String, isDone: Bool = false, addedBy: UInt64, addedAtUnixMilliseconds: Int64,
+                completedBy: UInt64? = nil, completedAtUnixMilliseconds: Int64? = nil) {
+        self.id = id
+        self.text = text
+        self.isDone = isDone
+        self.addedBy = addedBy
+        self.addedAtUnixMilliseconds = addedAtUnixMilliseconds
+        self.completedBy = completedBy
+        self.completedAtUnixMilliseconds = completedAtUnixMilliseconds
+    }
+}
+
+/// A change to the todo list, as the journal records it. Each holds final values (done or
+/// not, the target position), so it applies the same way however often it is replayed.
+public enum TodoMutation: Hashable, Sendable {
+    case added(TodoItem)
+    case completionSet(RecordID, done: Bool, by: UInt64, atUnixMilliseconds: Int64)
+    case deleted(RecordID)
+    case moved(RecordID, toPosition: Int)
+}
+
+/// The household's todo list, in the order the family arranged it.
+public struct TodoList: Hashable, Sendable {
+    public private(set) var items: [TodoItem] = []
+
+    public init() {}
+
+    public func item(_ id: RecordID) -> TodoItem? {
+        items.first { $0.id == id }
+    }
+
+    // MARK: Validating requests
+
+    /// Adds an item at the end. Returns nil for a replay of an add that is already stored.
+    public func validateAdd(id: RecordID, text: String, by member: UInt64, now: Int64)
+        throws(DomainError) -> TodoMutation?
+    {
+        let text = text.trimmingWhitespace()
+        if let existing = item(id) {
+            guard existing.text == text else {
+                throw DomainError(.conflict, field: "item_id", "item id \(id) is already used for another item")
+            }
+            return nil
+        }
+        guard text.count >= TodoItem.textLength.lowerBound else {
+            throw .invalid("text", "must be longer than 3 characters, got \(text.count)")
+        }
+        guard text.count <= TodoItem.textLength.upperBound else {
+            throw .invalid("text", "must be at most \(TodoItem.textLength.upperBound) characters, got \(text.count)")
+        }
+        return .added(TodoItem(id: id, text: text, addedBy: member, addedAtUnixMilliseconds: now))
+    }
+
+    /// Flips done; the item keeps its id and place.
+    public func validateToggle(id: RecordID, by member: UInt64, now: Int64) throws(DomainError) -> TodoMutation {
+        guard let item = item(id) else { throw Self.unknownItem(id) }
+        return .completionSet(id, done: !item.isDone, by: member, atUnixMilliseconds: now)
+    }
+
+    public func validateDelete(id: RecordID) throws(DomainError) -> TodoMutation {
+        guard item(id) != nil else { throw Self.unknownItem(id) }
+        return .deleted(id)
+    }
+
+    /// Moves an item to `position` (0-based); everything else keeps its order.
+    public func validateMove(id: RecordID, to position: Int) throws(DomainError) -> TodoMutation {
+        guard item(id) != nil else { throw Self.unknownItem(id) }
+        guard items.indices.contains(position) else {
+            throw .invalid("position", "must be between 0 and \(items.count - 1), got \(position)")
+        }
+        return .moved(id, toPosition: position)
+    }
+
+    private static func unknownItem(_ id: RecordID) -> DomainError {
+        DomainError(.notFound, field: "item_id", "there is no item \(id) on the list")
+    }
+
+    // MARK: Applying
+
+    public mutating func apply(_ mutation: TodoMutation) {
+        switch mutation {
+        case .added(let item):
+            guard self.item(item.id) == nil else { return }
+            items.append(item)
+        case .completionSet(let id, let done, let member, let at):
+            guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+            items[index].isDone = done
+            items[index].completedBy = done ? member : nil
+            items[index].completedAtUnixMilliseconds = done ? at : nil
+        case .deleted(let id):
+            items.removeAll { $0.id == id }
+        case .moved(let id, let position):
+            guard let index = items.firstIndex(where: { $0.id == id }) else { return }
+            let item = items.remove(at: index)
+            items.insert(item, at: min(max(position, 0), items.count))
+        }
+    }
+
+    /// Texts within bounds, ids unique.
+    public var isValid: Bool {
+        Set(items.map(\.id)).count == items.count && items.allSatisfy { TodoItem.textLength.contains($0.text.count) }
+    }
+}

@@ -1,0 +1,224 @@
+/// One member's water diary: settings, goals and entries, with every rule of the WaterDiary
+/// seed. Requests are checked by the `validate...` methods, which return the mutation to
+/// journal; ``apply(_:)`` then changes the diary. Replaying the journal calls only `apply`.
+public struct WaterDiary: Hashable, Sendable {
+    /// How far in the future an entry may be, for clocks that disagree a little.
+    public static let allowedClockSkewMilliseconds: Int64 = 2 * 60 * 1000
+    /// Nothing before 2000-01-01 is a real drink; such a time is a mistake.
+    public static let earliestUnixMilliseconds: Int64 = 946_684_800_000
+
+    public private(set) var usualCupMillilitres = WaterLimits.defaultUsualCupMillilitres
+    public private(set) var timeZone: MemberTimeZone
+    public private(set) var goals = GoalHistory()
+    /// Every entry, in the order it was logged.
+    public private(set) var entries: [WaterEntry] = []
+    private var positions: [RecordID: Int] = [:]
+    /// Per-day totals and ids, kept up to date by `apply` so days cost no scan of the history.
+    private var days: [LocalDate: DayBucket] = [:]
+
+    private struct DayBucket: Hashable, Sendable {
+        var amountMillilitres: Int32 = 0
+        var ids: [RecordID] = []
+    }
+
+    public init(timeZone: MemberTimeZone) {
+        self.timeZone = timeZone
+    }
+
+    public var dailyGoalMillilitres: Int32 { goals.currentGoalMillilitres }
+
+    /// 150, 250, 350 and the usual cup, de-duplicated and sorted.
+    public var quickCupsMillilitres: [Int32] { WaterLimits.quickCupsMillilitres(usualCup: usualCupMillilitres) }
+
+    public func entry(_ id: RecordID) -> WaterEntry? {
+        positions[id].map { entries[$0] }
+    }
+
+    public func date(of entry: WaterEntry) -> LocalDate {
+        timeZone.date(atUnixMilliseconds: entry.unixMilliseconds)
+    }
+
+    public func today(atUnixMilliseconds now: Int64) -> LocalDate {
+        timeZone.date(atUnixMilliseconds: now)
+    }
+
+    // MARK: Reading
+
+    /// The day's amount, goal and count.
+    public func day(_ date: LocalDate) -> WaterDay {
+        let bucket = days[date]
+        return WaterDay(date: date, amountMillilitres: bucket?.amountMillilitres ?? 0,
+                        goalMillilitres: goals.goalMillilitres(on: date), count: bucket?.ids.count ?? 0)
+    }
+
+    /// The day's entries, newest first.
+    public func entries(on date: LocalDate) -> [WaterEntry] {
+        (days[date]?.ids ?? []).compactMap(entry).sorted {
+            ($0.unixMilliseconds, $0.id) > ($1.unixMilliseconds, $1.id)
+        }
+    }
+
+    /// `count` days ending with `last`, oldest first.
+    public func days(count: Int, endingOn last: LocalDate) -> [WaterDay] {
+        (0..<count).reversed().map { day(last.adding(days: -$0)) }
+    }
+
+    /// Consecutive days up to `date` with the goal met. When `date` is today and not met
+    /// yet, the streak runs up to yesterday: today is still open and breaks nothing.
+    public func streak(endingOn date: LocalDate, today: LocalDate) -> Int {
+        let open = date == today && !self.day(date).isGoalMet
+        var day = open ? date.adding(days: -1) : date
+        var streak = 0
+        while self.day(day).isGoalMet {
+            streak += 1
+            day = day.adding(days: -1)
+        }
+        return streak
+    }
+
+    /// Every day that has entries, in date order.
+    public var datesWithEntries: [LocalDate] { days.keys.sorted() }
+
+    // MARK: Validating requests
+
+    /// What logging a drink means. `amount` nil is the usual cup, `unixMilliseconds` nil is now.
+    public func validateLog(id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, now: Int64)
+        throws(DomainError) -> LogDecision
+    {
+        let entry = WaterEntry(id: id, amountMillilitres: amountMillilitres ?? usualCupMillilitres,
+                               unixMilliseconds: unixMilliseconds ?? now)
+        if let existing = self.entry(id) {
+            // A replay may leave out what the original left out; what it states must match.
+            let sameAmount = amountMillilitres.map { $0 == existing.amountMillilitres } ?? true
+            let sameTime = unixMilliseconds.map { $0 == existing.unixMilliseconds } ?? true
+            guard sameAmount && sameTime else {
+                throw DomainError(.conflict, field: "entry_id", "entry id \(id) is already used for another drink")
+            }
+            return .duplicate(existing)
+        }
+        try Self.check(amount: entry.amountMillilitres)
+        try Self.check(time: entry.unixMilliseconds, now: now)
+        return .log(.logged(entry))
+    }
+
+    /// Changes an entry's amount, time or both (nil keeps the current value).
+    public func validateEdit(id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, now: Int64)
+        throws(DomainError) -> WaterMutation
+    {
+        guard var entry = self.entry(id) else { throw Self.unknownEntry(id) }
+        if let amountMillilitres {
+            try Self.check(amount: amountMillilitres)
+            entry.amountMillilitres = amountMillilitres
+        }
+        if let unixMilliseconds {
+            try Self.check(time: unixMilliseconds, now: now)
+            entry.unixMilliseconds = unixMilliseconds
+        }
+        return .edited(entry)
+    }
+
+    public func validateDelete(id: RecordID) throws(DomainError) -> WaterMutation {
+        guard self.entry(id) != nil else { throw Self.unknownEntry(id) }
+        return .deleted(id)
+    }
+
+    /// Deletes the entry logged most recently.
+    public func validateUndo() throws(DomainError) -> WaterMutation {
+        guard let last = entries.last else { throw DomainError(.notFound, "there is no entry to undo") }
+        return .deleted(last.id)
+    }
+
+    /// Sets the goal of today and the days after it.
+    public func validateGoal(_ goal: Int32, now: Int64) throws(DomainError) -> WaterMutation {
+        guard WaterLimits.dailyGoalMillilitres.contains(goal) else {
+            throw .invalid("daily_goal_ml", "must be between 500 and 10000 ml, got \(goal)")
+        }
+        return .goalSet(goal, from: today(atUnixMilliseconds: now))
+    }
+
+    public func validateUsualCup(_ cup: Int32) throws(DomainError) -> WaterMutation {
+        guard WaterLimits.usualCupMillilitres.contains(cup) else {
+            throw .invalid("usual_cup_ml", "must be between 1 and 2000 ml, got \(cup)")
+        }
+        return .usualCupSet(cup)
+    }
+
+    static func check(amount: Int32) throws(DomainError) {
+        guard WaterLimits.amountMillilitres.contains(amount) else {
+            throw .invalid("amount_ml", "must be between 1 and 2000 ml, got \(amount)")
+        }
+    }
+
+    static func check(time: Int64, now: Int64) throws(DomainError) {
+        guard time <= now + allowedClockSkewMilliseconds else {
+            throw .invalid("at_unix_ms", "is in the future; a drink can only be logged once it is drunk")
+        }
+        guard time >= earliestUnixMilliseconds else {
+            throw .invalid("at_unix_ms", "is before the year 2000; give the time in milliseconds since 1970")
+        }
+    }
+
+    private static func unknownEntry(_ id: RecordID) -> DomainError {
+        DomainError(.notFound, field: "entry_id", "there is no entry \(id)")
+    }
+
+    // MARK: Applying
+
+    /// Applies a validated mutation. Mutations from a journal that no longer fit (an edit of
+    /// an entry that is gone) are ignored rather than guessed at; ``isValid`` catches the rest.
+    public mutating func apply(_ mutation: WaterMutation) {
+        switch mutation {
+        case .logged(let entry):
+            guard positions[entry.id] == nil else { return }
+            positions[entry.id] = entries.count
+            entries.append(entry)
+            add(entry)
+        case .edited(let entry):
+            guard let position = positions[entry.id] else { return }
+            remove(entries[position])
+            entries[position] = entry
+            add(entry)
+        case .deleted(let id):
+            guard let position = positions.removeValue(forKey: id) else { return }
+            remove(entries.remove(at: position))
+            for index in position..<entries.count { positions[entries[index].id] = index }
+        case .goalSet(let goal, let from):
+            goals.set(goal, from: from)
+        case .usualCupSet(let cup):
+            usualCupMillilitres = cup
+        case .timeZoneSet(let zone):
+            timeZone = zone
+            days = [:]
+            for entry in entries { add(entry) }
+        }
+    }
+
+    private mutating func add(_ entry: WaterEntry) {
+        let date = date(of: entry)
+        days[date, default: DayBucket()].amountMillilitres += entry.amountMillilitres
+        days[date, default: DayBucket()].ids.append(entry.id)
+    }
+
+    private mutating func remove(_ entry: WaterEntry) {
+        let date = date(of: entry)
+        days[date]?.amountMillilitres -= entry.amountMillilitres
+        days[date]?.ids.removeAll { $0 == entry.id }
+        if days[date]?.ids.isEmpty == true { days[date] = nil }
+    }
+
+    /// The seed's load-time checks: goal and cup in range, amounts in range, ids unique.
+    public var isValid: Bool {
+        WaterLimits.usualCupMillilitres.contains(usualCupMillilitres)
+            && GoalHistory(changes: goals.changes) != nil
+            && entries.allSatisfy { WaterLimits.amountMillilitres.contains($0.amountMillilitres) }
+            && positions.count == entries.count
+    }
+}
+
+/// What a log request comes to.
+public enum LogDecision: Hashable, Sendable {
+    /// A new drink: journal and apply this.
+    case log(WaterMutation)
+    /// The id is already stored, as this entry: nothing to write.
+    case duplicate(WaterEntry)
+}

@@ -1,0 +1,11 @@
+/// A change to a member's water diary, as the journal records it. Each case holds the final
+/// values, so applying a mutation never depends on anything but the state it is applied to.
+public enum WaterMutation: Hashable, Sendable {
+    case logged(WaterEntry)
+    /// The entry's new amount and time; the id stays.
+    case edited(WaterEntry)
+    case deleted(RecordID)
+    case goalSet(Int32, from: LocalDate)
+    case usualCupSet(Int32)
+    case timeZoneSet(MemberTimeZone)
+}

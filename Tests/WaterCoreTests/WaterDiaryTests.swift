@@ -1,0 +1,191 @@
+import Testing
+import WaterCore
+
+/// 2026-11-30 (a Monday) 12:00 UTC, the "now" of these tests.
+let noon: Int64 = 1_796_040_000_000
+let hour: Int64 = 3_600_000
+let day: Int64 = 24 * hour
+
+func id(_ n: UInt64) -> RecordID { RecordID(high: 0x0192_e4a0_7b5c_7cc3, low: n) }
+
+/// Logs each amount at the given offsets from noon, in order.
+func diary(_ drinks: [(Int32, Int64)], zone: MemberTimeZone = .utc) throws -> WaterDiary {
+    var diary = WaterDiary(timeZone: zone)
+    for (index, (amount, offset)) in drinks.enumerated() {
+        guard case .log(let mutation) = try diary.validateLog(
+            id: id(UInt64(index)), amountMillilitres: amount, unixMilliseconds: noon + offset, now: noon)
+        else { Issue.record("unexpected duplicate"); continue }
+        diary.apply(mutation)
+    }
+    return diary
+}
+
+@Suite("WaterDiary")
+struct WaterDiaryTests {
+    let today = MemberTimeZone.utc.date(atUnixMilliseconds: noon)
+
+    @Test("follows the seed's worked table: 250 ml, then 350 more, then past the goal")
+    func seedTable() throws {
+        var water = try diary([(250, -3 * hour)])
+        var summary = water.day(today)
+        #expect((summary.amountMillilitres, summary.count, summary.percent) == (250, 1, 12))
+        #expect(summary.progress == 0.125 && summary.remainingMillilitres == 1750 && summary.goalMillilitres == 2000)
+
+        water.apply(try water.validateLog(id: id(10), amountMillilitres: 350, unixMilliseconds: noon - 2 * hour, now: noon).mutation)
+        summary = water.day(today)
+        #expect((summary.amountMillilitres, summary.count, summary.percent) == (600, 2, 30))
+
+        for n in 0..<5 {
+            water.apply(try water.validateLog(id: id(20 + UInt64(n)), amountMillilitres: 400, unixMilliseconds: noon - hour, now: noon).mutation)
+        }
+        summary = water.day(today)
+        #expect(summary.amountMillilitres == 2600)
+        #expect(summary.progress == 1 && summary.percent == 100 && summary.remainingMillilitres == 0)
+        #expect(summary.isGoalMet)
+    }
+
+    @Test("lists a day's entries newest first")
+    func newestFirst() throws {
+        let water = try diary([(150, -5 * hour), (250, -1 * hour), (350, -3 * hour), (100, -day)])
+        #expect(water.entries(on: today).map(\.amountMillilitres) == [250, 350, 150])
+    }
+
+    @Test("logs the usual cup when no amount is given, and quick cups follow the usual cup")
+    func usualCup() throws {
+        var water = WaterDiary(timeZone: .utc)
+        water.apply(try water.validateUsualCup(500))
+        #expect(water.quickCupsMillilitres == [150, 250, 350, 500])
+        let decision = try water.validateLog(id: id(1), amountMillilitres: nil, unixMilliseconds: nil, now: noon)
+        #expect(decision == .log(.logged(WaterEntry(id: id(1), amountMillilitres: 500, unixMilliseconds: noon))))
+    }
+
+    @Test("refuses amounts outside 1-2000 ml", arguments: [0, -1, 2001, Int32.max, Int32.min] as [Int32])
+    func amountRange(amount: Int32) {
+        let water = WaterDiary(timeZone: .utc)
+        #expect(throws: DomainError.invalid("amount_ml", "must be between 1 and 2000 ml, got \(amount)")) {
+            try water.validateLog(id: id(1), amountMillilitres: amount, unixMilliseconds: noon, now: noon)
+        }
+    }
+
+    @Test("accepts the ends of every range", arguments: [1, 2000] as [Int32])
+    func rangeEnds(amount: Int32) throws {
+        let water = WaterDiary(timeZone: .utc)
+        _ = try water.validateLog(id: id(1), amountMillilitres: amount, unixMilliseconds: noon, now: noon)
+        _ = try water.validateGoal(amount == 1 ? 500 : 10_000, now: noon)
+        _ = try water.validateUsualCup(amount)
+    }
+
+    @Test("refuses goals outside 500-10000 ml and cups outside 1-2000 ml")
+    func settingsRanges() {
+        let water = WaterDiary(timeZone: .utc)
+        for goal: Int32 in [499, 10_001, 0, -500] {
+            #expect(throws: DomainError.self) { try water.validateGoal(goal, now: noon) }
+        }
+        for cup: Int32 in [0, 2001, -1] {
+            #expect(throws: DomainError.self) { try water.validateUsualCup(cup) }
+        }
+    }
+
+    @Test("refuses a drink in the future beyond the allowed skew, and one before 2000")
+    func times() throws {
+        let water = WaterDiary(timeZone: .utc)
+        _ = try water.validateLog(id: id(1), amountMillilitres: 250, unixMilliseconds: noon + 60_000, now: noon)
+        #expect(throws: DomainError.self) {
+            try water.validateLog(id: id(1), amountMillilitres: 250, unixMilliseconds: noon + 3 * 60_000, now: noon)
+        }
+        #expect(throws: DomainError.self) {
+            try water.validateLog(id: id(1), amountMillilitres: 250, unixMilliseconds: 1_000, now: noon)
+        }
+    }
+
+    @Test("recognises a replayed id instead of counting it twice, and refuses a reused one")
+    func replay() throws {
+        let water = try diary([(250, -hour)])
+        let replay = try water.validateLog(id: id(0), amountMillilitres: 250, unixMilliseconds: noon - hour, now: noon + hour)
+        #expect(replay == .duplicate(WaterEntry(id: id(0), amountMillilitres: 250, unixMilliseconds: noon - hour)))
+        #expect(throws: DomainError.self) {
+            try water.validateLog(id: id(0), amountMillilitres: 300, unixMilliseconds: noon - hour, now: noon)
+        }
+    }
+
+    @Test("edits, deletes and undoes while keeping the day's figures right")
+    func editDeleteUndo() throws {
+        var water = try diary([(250, -3 * hour), (350, -2 * hour), (500, -day)])
+        water.apply(try water.validateEdit(id: id(0), amountMillilitres: 300, unixMilliseconds: nil, now: noon))
+        #expect(water.day(today).amountMillilitres == 650)
+        // Move yesterday's entry to today.
+        water.apply(try water.validateEdit(id: id(2), amountMillilitres: nil, unixMilliseconds: noon - hour, now: noon))
+        #expect(water.day(today).amountMillilitres == 1150 && water.day(today).count == 3)
+        #expect(water.day(today.adding(days: -1)).count == 0)
+        water.apply(try water.validateDelete(id: id(1)))
+        #expect(water.day(today).amountMillilitres == 800)
+        // Undo removes the entry logged last (id 2), whatever its time.
+        water.apply(try water.validateUndo())
+        #expect(water.entries.map(\.id) == [id(0)])
+        #expect(throws: DomainError.self) { try water.validateDelete(id: id(1)) }
+        #expect(throws: DomainError.self) { try water.validateEdit(id: id(9), amountMillilitres: 1, unixMilliseconds: nil, now: noon) }
+        water.apply(try water.validateUndo())
+        #expect(throws: DomainError(.notFound, "there is no entry to undo")) { try water.validateUndo() }
+    }
+
+    @Test("keeps each day's goal: a change applies from today on, never to a past day")
+    func goalChangeMidWeek() throws {
+        var water = try diary([(1000, -2 * day), (1000, -day), (1000, 0)])
+        water.apply(try water.validateGoal(1000, now: noon))
+        #expect(water.day(today).goalMillilitres == 1000 && water.day(today).isGoalMet)
+        #expect(water.day(today.adding(days: -1)).goalMillilitres == 2000)
+        #expect(!water.day(today.adding(days: -1)).isGoalMet)
+        #expect(water.day(today.adding(days: 5)).goalMillilitres == 1000)
+        // A drink backdated to before the change gets the goal of its own day.
+        water.apply(try water.validateLog(id: id(9), amountMillilitres: 100, unixMilliseconds: noon - 3 * day, now: noon).mutation)
+        #expect(water.day(today.adding(days: -3)).goalMillilitres == 2000)
+    }
+
+    @Test("counts the streak up to today, without breaking it while today is still open")
+    func streak() throws {
+        let water = try diary([(2000, -3 * day), (2000, -2 * day), (2000, -day), (500, 0), (2000, -5 * day)])
+        #expect(water.streak(endingOn: today, today: today) == 3)
+        #expect(water.streak(endingOn: today.adding(days: -1), today: today) == 3)
+        #expect(water.streak(endingOn: today.adding(days: -4), today: today) == 0)
+        #expect(water.streak(endingOn: today.adding(days: -5), today: today) == 1)
+    }
+
+    @Test("puts drinks on the member's own days, and moves them when the time zone changes")
+    func timeZones() throws {
+        let newYork = try #require(MemberTimeZone(identifier: "America/New_York"))
+        // Noon UTC is 07:00 in New York: 13 hours earlier is Nov 29 there and in UTC,
+        // 1 hour earlier is Nov 30 in both.
+        var water = try diary([(250, -13 * hour), (250, -1 * hour)], zone: newYork)
+        #expect(water.day(today.adding(days: -1)).count == 1)
+        #expect(water.day(today).count == 1)
+        water.apply(.timeZoneSet(.utc))
+        #expect(water.day(today).count == 1 && water.day(today.adding(days: -1)).count == 1)
+        let tokyo = try #require(MemberTimeZone(identifier: "Asia/Tokyo"))
+        water.apply(.timeZoneSet(tokyo))  // both are on Nov 30 in Tokyo (08:00 and 20:00)
+        #expect(water.day(today).count == 2)
+    }
+
+    @Test("keeps the two drinks of a 25-hour day on that one day")
+    func longDay() throws {
+        let berlin = try #require(MemberTimeZone(identifier: "Europe/Berlin"))
+        let date = try #require(LocalDate("2026-10-25"))
+        let early = berlin.unixMilliseconds(of: date, hour: 0, minute: 30)
+        let late = berlin.unixMilliseconds(of: date, hour: 23, minute: 30)
+        #expect(late - early == 24 * hour)  // 23 wall-clock hours apart, 24 real ones
+        var water = WaterDiary(timeZone: berlin)
+        for (n, at) in [early, late].enumerated() {
+            water.apply(try water.validateLog(id: id(UInt64(n)), amountMillilitres: 250, unixMilliseconds: at, now: noon).mutation)
+        }
+        #expect(water.day(date).count == 2)
+        #expect(water.day(date.adding(days: 1)).count == 0)
+    }
+}
+
+extension LogDecision {
+    var mutation: WaterMutation {
+        get throws {
+            guard case .log(let mutation) = self else { throw DomainError(.conflict, "expected a new entry") }
+            return mutation
+        }
+    }
+}
