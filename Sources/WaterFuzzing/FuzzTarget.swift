@@ -39,14 +39,14 @@ public enum FuzzTarget {
     public static func seedInputs() -> [[UInt8]] {
         let encoder = FrameEncoder(maximumPayloadLength: maximumPayloadLength, compressionThreshold: 32)
         var payloads = MethodTable.shared.methods.enumerated().map { index, method in
-            RequestEnvelope(callID: UInt64(index + 1), method: method.fullName,
+            WaterV1.RequestEnvelope(callID: UInt64(index + 1), method: method.fullName,
                             authToken: Array(repeating: 0xA5, count: 32)).serializedBytes()
         }
-        payloads.append(RequestEnvelope(callID: 1, request: LogWaterRequest(
+        payloads.append(WaterV1.RequestEnvelope(callID: 1, request: WaterV1.LogWaterRequest(
             entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250, atUnixMs: 1_764_504_000_000)).serializedBytes())
-        payloads.append(RequestEnvelope(callID: 2, request: AddTodoRequest(
+        payloads.append(WaterV1.RequestEnvelope(callID: 2, request: WaterV1.AddTodoRequest(
             itemID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5f", text: String(repeating: "buy water filters ", count: 4))).serializedBytes())
-        payloads.append(ResponseEnvelope(callID: 3, error: .invalidField("amount_ml", "must be 1 to 2000")).serializedBytes())
+        payloads.append(WaterV1.ResponseEnvelope(callID: 3, error: .invalidField("amount_ml", "must be 1 to 2000")).serializedBytes())
         return payloads.enumerated().map { index, payload in
             // The first byte picks the read size (see run(_:)); vary it across seeds.
             [UInt8(index % 9 == 8 ? 0x80 : index % 8)] + ((try? encoder.encode(payload)) ?? [])
@@ -54,7 +54,7 @@ public enum FuzzTarget {
     }
 
     private static func decodeEnvelopes(_ payload: [UInt8]) {
-        if let request = try? RequestEnvelope(serializedBytes: payload) {
+        if let request = try? WaterV1.RequestEnvelope(serializedBytes: payload) {
             checkReencodes(request)
             if let method = MethodTable.shared.method(named: request.method),
                 let type = GeneratedMessages.byProtoName[method.requestType]
@@ -62,7 +62,7 @@ public enum FuzzTarget {
                 decodeMessage(of: type, from: request.payload)
             }
         }
-        if let response = try? ResponseEnvelope(serializedBytes: payload) {
+        if let response = try? WaterV1.ResponseEnvelope(serializedBytes: payload) {
             checkReencodes(response)
         }
     }

@@ -1,6 +1,6 @@
 /// A call as the server receives it: the envelope decoded and its method looked up.
 public struct IncomingCall: Sendable {
-    public let envelope: RequestEnvelope
+    public let envelope: WaterV1.RequestEnvelope
     /// The method, or nil for a cancel, which names no method.
     public let method: MethodDescriptor?
 
@@ -10,7 +10,7 @@ public struct IncomingCall: Sendable {
     /// - Throws: INVALID_ARGUMENT when the payload is not a `RequestEnvelope` or has no call id,
     ///   UNIMPLEMENTED when it names a method this server does not have.
     public init(payload: [UInt8]) throws(WaterError) {
-        let envelope = try RequestEnvelope(serializedBytes: payload)
+        let envelope = try WaterV1.RequestEnvelope(serializedBytes: payload)
         guard envelope.callID != WireProtocol.connectionCallID else {
             throw WaterError.invalidField("call_id", "must not be 0, which is reserved for the connection")
         }

@@ -2,15 +2,15 @@
 /// code, one readable sentence, and the request fields at fault.
 public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The canonical code; ``StatusCode`` is generated from `proto/envelope.proto`.
-    public typealias Code = StatusCode
+    public typealias Code = WaterV1.StatusCode
 
     public var code: Code
     /// One sentence for people that says what went wrong and, where it can, what to do.
     public var message: String
     /// The request fields that failed validation.
-    public var violations: [FieldViolation]
+    public var violations: [WaterV1.FieldViolation]
 
-    public init(_ code: Code, _ message: String, violations: [FieldViolation] = []) {
+    public init(_ code: Code, _ message: String, violations: [WaterV1.FieldViolation] = []) {
         self.code = code
         self.message = message
         self.violations = violations
@@ -19,7 +19,7 @@ public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An INVALID_ARGUMENT error naming one field.
     public static func invalidField(_ field: String, _ description: String) -> WaterError {
         WaterError(.invalidArgument, "\(field) \(description)",
-                   violations: [FieldViolation(field: field, description: description)])
+                   violations: [WaterV1.FieldViolation(field: field, description: description)])
     }
 
     public var description: String {
@@ -29,17 +29,17 @@ public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension WaterError {
     /// The error a non-OK status stands for.
-    public init(_ status: Status) {
+    public init(_ status: WaterV1.Status) {
         self.init(status.code, status.message, violations: status.violations)
     }
 
     /// The status that carries this error to the peer.
-    public var status: Status {
-        Status(code: code, message: message, violations: violations)
+    public var status: WaterV1.Status {
+        WaterV1.Status(code: code, message: message, violations: violations)
     }
 }
 
-extension StatusCode: CustomStringConvertible {
+extension WaterV1.StatusCode: CustomStringConvertible {
     public var description: String { protoName ?? "CODE_\(rawValue)" }
 
     /// Whether repeating the same call later may succeed: the server was busy, shutting down

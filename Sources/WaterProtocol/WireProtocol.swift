@@ -13,7 +13,7 @@ public enum WireProtocol {
     public static let connectionCallID: UInt64 = 0
 }
 
-extension RequestEnvelope {
+extension WaterV1.RequestEnvelope {
     /// The envelope of one call of `request`'s method.
     public init<Request: RPCRequest>(callID: UInt64, request: Request, authToken: [UInt8] = []) {
         self.init(callID: callID, method: Request.method.fullName, authToken: authToken,
@@ -21,11 +21,11 @@ extension RequestEnvelope {
     }
 }
 
-extension ResponseEnvelope {
+extension WaterV1.ResponseEnvelope {
     /// A reply that carries `response`: the only reply of a unary call (`endOfStream` true) or
     /// one message of a stream (`endOfStream` false, no status).
     public init(callID: UInt64, response: some ProtoMessage, endOfStream: Bool = true) {
-        self.init(callID: callID, status: endOfStream ? Status(code: .ok) : nil,
+        self.init(callID: callID, status: endOfStream ? WaterV1.Status(code: .ok) : nil,
                   payload: response.serializedBytes(), endOfStream: endOfStream)
     }
 
@@ -35,7 +35,7 @@ extension ResponseEnvelope {
     }
 
     /// The status of the call, OK when a stream's intermediate reply carries none.
-    public var statusCode: StatusCode { status?.code ?? .ok }
+    public var statusCode: WaterV1.StatusCode { status?.code ?? .ok }
 
     /// The response message this reply carries.
     /// - Throws: the call's ``WaterError`` when the status is not OK, or INTERNAL when the

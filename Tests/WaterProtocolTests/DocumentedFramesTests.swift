@@ -10,15 +10,15 @@ struct DocumentedFramesTests {
     static let entryID = "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e"
     static let token = [UInt8](repeating: 0x11, count: 32)
 
-    static let request = RequestEnvelope(
-        callID: 2, request: LogWaterRequest(entryID: entryID, amountMl: 250, atUnixMs: 1_764_504_000_000),
+    static let request = WaterV1.RequestEnvelope(
+        callID: 2, request: WaterV1.LogWaterRequest(entryID: entryID, amountMl: 250, atUnixMs: 1_764_504_000_000),
         authToken: token)
 
-    static let reply = ResponseEnvelope(
+    static let reply = WaterV1.ResponseEnvelope(
         callID: 2,
-        response: LogWaterResponse(
-            entry: WaterEntry(entryID: entryID, amountMl: 250, atUnixMs: 1_764_504_000_000, date: "2025-11-30"),
-            day: DaySummary(date: "2025-11-30", amountMl: 250, goalMl: 2000, progress: 0.125, percent: 12,
+        response: WaterV1.LogWaterResponse(
+            entry: WaterV1.WaterEntry(entryID: entryID, amountMl: 250, atUnixMs: 1_764_504_000_000, date: "2025-11-30"),
+            day: WaterV1.DaySummary(date: "2025-11-30", amountMl: 250, goalMl: 2000, progress: 0.125, percent: 12,
                             remainingMl: 1750, count: 1)))
 
     /// The bytes of the ```hex block that follows `<!-- marker -->` in proto/README.md.
@@ -54,9 +54,9 @@ struct DocumentedFramesTests {
 
         var decoder = FrameDecoder(maximumPayloadLength: 1 << 20)
         decoder.append(documented)
-        let envelope = try ResponseEnvelope(serializedBytes: try #require(try decoder.nextFrame()).payload)
+        let envelope = try WaterV1.ResponseEnvelope(serializedBytes: try #require(try decoder.nextFrame()).payload)
         #expect(envelope.callID == 2)
         #expect(envelope.endOfStream)
-        #expect(try envelope.response(as: LogWaterResponse.self).day?.percent == 12)
+        #expect(try envelope.response(as: WaterV1.LogWaterResponse.self).day?.percent == 12)
     }
 }

@@ -28,43 +28,43 @@ struct MessageCodecTests {
 
     @Test("encodes the documented bytes for a LogWaterRequest")
     func knownBytes() throws {
-        let request = LogWaterRequest(entryID: "x", amountMl: 250)
+        let request = WaterV1.LogWaterRequest(entryID: "x", amountMl: 250)
         // field 1 (entry_id), length 1, "x"; field 2 (amount_ml), varint 250.
         #expect(request.serializedBytes() == [0x0A, 0x01, 0x78, 0x10, 0xFA, 0x01])
     }
 
     @Test("encodes default values as nothing, as proto3 does")
     func defaultsAreEmpty() {
-        #expect(LogWaterRequest().serializedBytes() == [])
-        #expect(GetTodayResponse(day: nil).serializedBytes() == [])
+        #expect(WaterV1.LogWaterRequest().serializedBytes() == [])
+        #expect(WaterV1.GetTodayResponse(day: nil).serializedBytes() == [])
     }
 
     @Test("decodes an empty payload as every field at its default")
     func emptyDecodesToDefaults() throws {
-        #expect(try GetTodayResponse(serializedBytes: []) == GetTodayResponse())
-        #expect(try DaySummary(serializedBytes: []) == DaySummary())
+        #expect(try WaterV1.GetTodayResponse(serializedBytes: []) == WaterV1.GetTodayResponse())
+        #expect(try WaterV1.DaySummary(serializedBytes: []) == WaterV1.DaySummary())
     }
 
     @Test("skips fields it does not know, so older code reads newer messages")
     func unknownFieldsAreSkipped() throws {
-        let bytes = LogWaterRequest(entryID: "x", amountMl: 250).serializedBytes()
+        let bytes = WaterV1.LogWaterRequest(entryID: "x", amountMl: 250).serializedBytes()
         // field 15 as a varint, field 16 as length-delimited: neither exists in version 1.
         let newer = bytes + [0x78, 0x01, 0x82, 0x01, 0x02, 0x68, 0x69]
-        #expect(try LogWaterRequest(serializedBytes: newer) == LogWaterRequest(entryID: "x", amountMl: 250))
+        #expect(try WaterV1.LogWaterRequest(serializedBytes: newer) == WaterV1.LogWaterRequest(entryID: "x", amountMl: 250))
     }
 
     @Test("keeps enum values it does not know")
     func unknownEnumValue() throws {
-        let request = AddHabitRequest(habitID: "h", name: "read", icon: HabitIcon(rawValue: 42))
-        let decoded = try AddHabitRequest(serializedBytes: request.serializedBytes())
+        let request = WaterV1.AddHabitRequest(habitID: "h", name: "read", icon: WaterV1.HabitIcon(rawValue: 42))
+        let decoded = try WaterV1.AddHabitRequest(serializedBytes: request.serializedBytes())
         #expect(decoded.icon.rawValue == 42)
         #expect(!decoded.icon.isKnown)
-        #expect(HabitIcon.book.protoName == "HABIT_ICON_BOOK")
+        #expect(WaterV1.HabitIcon.book.protoName == "HABIT_ICON_BOOK")
     }
 
     @Test("repairs text that is not UTF-8 instead of trusting it")
     func invalidUTF8() throws {
-        let decoded = try LogWaterRequest(serializedBytes: [0x0A, 0x02, 0xFF, 0x41])
+        let decoded = try WaterV1.LogWaterRequest(serializedBytes: [0x0A, 0x02, 0xFF, 0x41])
         #expect(decoded.entryID == "\u{FFFD}A")
     }
 
@@ -77,7 +77,7 @@ struct MessageCodecTests {
     ] as [[UInt8]])
     func garbage(bytes: [UInt8]) {
         #expect {
-            try LogWaterRequest(serializedBytes: bytes)
+            try WaterV1.LogWaterRequest(serializedBytes: bytes)
         } throws: { error in
             (error as? WaterError)?.code == .invalidArgument
         }
@@ -85,10 +85,10 @@ struct MessageCodecTests {
 
     @Test("rejects a message cut short")
     func truncatedMessage() {
-        let bytes = LogWaterRequest(entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250).serializedBytes()
+        let bytes = WaterV1.LogWaterRequest(entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250).serializedBytes()
         // Every prefix ends inside a field, except the one that drops amount_ml (3 bytes) whole.
         for length in 1..<bytes.count where length != bytes.count - 3 {
-            #expect(throws: WaterError.self) { try LogWaterRequest(serializedBytes: bytes.prefix(length)) }
+            #expect(throws: WaterError.self) { try WaterV1.LogWaterRequest(serializedBytes: bytes.prefix(length)) }
         }
     }
 }

@@ -64,8 +64,8 @@ struct MethodTableTests {
 
     @Test("names methods the way the envelope carries them")
     func fullNames() throws {
-        #expect(LogWaterRequest.method.fullName == "water.v1.Tracker/LogWater")
-        #expect(HandshakeRequest.method.fullName == "water.v1.Connection/Handshake")
+        #expect(WaterV1.LogWaterRequest.method.fullName == "water.v1.Tracker/LogWater")
+        #expect(WaterV1.HandshakeRequest.method.fullName == "water.v1.Connection/Handshake")
         #expect(MethodTable.shared.method(named: "water.v1.Tracker/LogWater")?.requestType == "water.v1.LogWaterRequest")
         #expect(MethodTable.shared.method(named: "water.v1.Tracker/Drink") == nil)
     }

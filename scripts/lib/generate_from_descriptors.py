@@ -157,8 +157,11 @@ def swift_message(package, message, index, comments, rpc_kinds):
     if out:
         out.append("///")
     out.append(f"/// The Swift form of `{full}`.")
-    out.append(f"public struct {name}: ProtoMessage {{")
+    protocol, response = rpc_kinds.get(name, ("ProtoMessage", None))
+    out.append(f"public struct {name}: {protocol} {{")
     out.append(f'    public static let protoName = "{full}"')
+    if response:
+        out.append(f"    public typealias Response = {response}")
     fields = message.get("field", [])
     params = []
     for f_index, field in enumerate(fields):
@@ -182,12 +185,6 @@ def swift_message(package, message, index, comments, rpc_kinds):
             out.append(f'        case {lower_camel(one(field, "name"))} = "{one(field, "name")}"')
         out.append("    }")
     out.append("}")
-    if name in rpc_kinds:
-        protocol, response = rpc_kinds[name]
-        out.append("")
-        out.append(f"extension {name}: {protocol} {{")
-        out.append(f"    public typealias Response = {response}")
-        out.append("}")
     return out
 
 
@@ -246,26 +243,41 @@ def rpc_kinds_of(files):
     return kinds
 
 
+def namespace(package):
+    """The Swift namespace of a proto package: water.v1 -> WaterV1, water.archive.v1 -> WaterArchiveV1."""
+    return "".join(part[:1].upper() + part[1:] for part in package.split("."))
+
+
+def indent(lines):
+    return [("    " + line) if line else line for line in lines]
+
+
 def write_swift(files, swift_dir):
     rpc_kinds = rpc_kinds_of(files)
     names = sorted(f"{one(file, 'package')}.{one(m, 'name')}" for file in files for m in file.get("message_type", []))
+    packages = sorted({one(file, "package") for file in files})
+    spaces = [f"// {BANNER}", ""]
+    for package in packages:
+        spaces += [f"/// The Swift types of the proto package `{package}`.", f"public enum {namespace(package)} {{}}", ""]
+    (swift_dir / "Namespaces.pb.swift").write_text("\n".join(spaces).rstrip("\n") + "\n")
     index = [f"// {BANNER}", "",
              "/// Every generated message type, by full proto name: what decodes a payload when only",
              "/// the name is known (the fuzzer, tests, tools).",
              "public enum GeneratedMessages {",
              "    public static let byProtoName: [String: any ProtoMessage.Type] = ["]
-    index += [f'        "{n}": {n.rsplit(".", 1)[1]}.self,' for n in names]
+    index += [f'        "{n}": {namespace(n.rsplit(".", 1)[0])}.{n.rsplit(".", 1)[1]}.self,' for n in names]
     index += ["    ]", "}"]
     (swift_dir / "GeneratedMessages.pb.swift").write_text("\n".join(index) + "\n")
     for file in files:
         package = one(file, "package")
         comments = comments_by_path(file)
-        lines = [f"// {BANNER}", f"// Source: proto/{one(file, 'name')}", ""]
+        lines = [f"// {BANNER}", f"// Source: proto/{one(file, 'name')}", "", f"extension {namespace(package)} {{"]
         blocks = [swift_enum(package, e, i, comments) for i, e in enumerate(file.get("enum_type", []))]
         blocks += [swift_message(package, m, i, comments, rpc_kinds)
                    for i, m in enumerate(file.get("message_type", []))]
         for block in blocks:
-            lines += block + [""]
+            lines += indent(block) + [""]
+        lines = lines[:-1] + ["}", ""]
         stem = one(file, "name").removesuffix(".proto")
         (swift_dir / f"{stem}.pb.swift").write_text("\n".join(lines).rstrip("\n") + "\n")
 

@@ -1,0 +1,39 @@
+/// Why an archive could not be read or written.
+public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+
+        /// A file fails its checksum, decoding or the domain's checks. The archive is put in
+        /// protected mode; nothing overwrites it.
+        public static let corrupt = Code(name: "corrupt")
+        /// A file says it is in a format version this code does not know. Never guessed at.
+        public static let unsupportedVersion = Code(name: "unsupported version")
+        /// The disk refused a read, write or sync (EIO, ENOSPC, ...). Retrying later may work.
+        public static let ioFailure = Code(name: "I/O failure")
+        /// The archive is in protected mode: it could not be read, so writes are refused.
+        public static let protected = Code(name: "protected")
+        /// A file is larger than any archive this code would write: refused, not loaded.
+        public static let tooLarge = Code(name: "too large")
+        /// Another process holds the data directory.
+        public static let locked = Code(name: "locked")
+
+        public var description: String { name }
+    }
+
+    public var code: Code
+    /// What happened and where, for the log and for `water-server check`.
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+extension ArchiveError {
+    init(_ error: FileSystemError) {
+        self.init(.ioFailure, error.description)
+    }
+}
