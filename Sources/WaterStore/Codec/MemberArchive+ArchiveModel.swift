@@ -1,0 +1,123 @@
+import WaterCore
+import WaterProtocol
+
+/// A member's archive on disk: settings, goal changes and habits as messages, the water
+/// entries as compressed columns (``EntryColumns``).
+extension MemberArchive: ArchiveModel {
+    public typealias Mutation = MemberMutation
+
+    public static let kind = ArchiveKind.member
+    /// 1: entries as rows with full ids. 2: entries as columns (a few bytes an entry).
+    public static let snapshotVersion: UInt16 = 2
+    public static let readableSnapshotVersions: ClosedRange<UInt16> = 1...2
+
+    public init(context: ArchiveContext) {
+        self.init(timeZone: context.defaultTimeZone)
+    }
+
+    public func encodeSnapshot(lastSequence: UInt64, journalGeneration: UInt64) -> [UInt8] {
+        WaterArchiveV1.MemberSnapshot(
+            lastSequence: lastSequence, journalGeneration: journalGeneration,
+            usualCupMl: water.usualCupMillilitres, timeZone: water.timeZone.identifier,
+            goalChanges: water.goals.changes.map {
+                WaterArchiveV1.GoalChange(fromDay: Int32($0.from.daysSinceEpoch), goalMl: $0.goalMillilitres)
+            },
+            entries: EntryColumns.encode(water.entries),
+            habits: habits.habits.map(StoredValues.stored)
+        ).serializedBytes()
+    }
+
+    public static func decodeSnapshot(_ body: [UInt8], version: UInt16, context: ArchiveContext)
+        throws(ArchiveError) -> (archive: MemberArchive, lastSequence: UInt64, journalGeneration: UInt64)
+    {
+        let snapshot = try StoredValues.decode(WaterArchiveV1.MemberSnapshot.self, body)
+        var archive = MemberArchive(timeZone: try StoredValues.timeZone(snapshot.timeZone))
+        archive.apply(.water(.usualCupSet(snapshot.usualCupMl)))
+        for change in snapshot.goalChanges {
+            archive.apply(.water(.goalSet(change.goalMl, from: LocalDate(daysSinceEpoch: Int(change.fromDay)))))
+        }
+        guard archive.water.goals.changes.count == snapshot.goalChanges.count else {
+            throw StoredValues.corrupt("goal changes are out of order")
+        }
+        // Version 1 kept entries as rows; version 2 as columns. Both load into the same diary,
+        // and the next snapshot is written as version 2: that is the migration.
+        let entries =
+            version == 1
+            ? try snapshot.entryRows.map { (row) throws(ArchiveError) in try StoredValues.entry(row) }
+            : try EntryColumns.decode(snapshot.entries ?? WaterArchiveV1.EntryColumns())
+        for entry in entries { archive.apply(.water(.logged(entry))) }
+        guard archive.water.entries.count == entries.count else { throw StoredValues.corrupt("entry ids repeat") }
+        for stored in snapshot.habits.reversed() {  // stored newest first; adding puts each first
+            var habit = try StoredValues.habit(stored)
+            let days = habit.checkedDays
+            habit.checkedDays = []
+            archive.apply(.habit(.added(habit)))
+            for day in days { archive.apply(.habit(.checked(habit.id, day))) }
+        }
+        guard archive.habits.habits.count == snapshot.habits.count else { throw StoredValues.corrupt("habit ids repeat") }
+        return (archive, snapshot.lastSequence, snapshot.journalGeneration)
+    }
+
+    public static func encodeRecord(_ mutation: MemberMutation, sequence: UInt64) -> [UInt8] {
+        var record = WaterArchiveV1.JournalRecord(sequence: sequence)
+        switch mutation {
+        case .water(.logged(let entry)):
+            record.kind = .entryLogged
+            record.entry = StoredValues.stored(entry)
+        case .water(.edited(let entry)):
+            record.kind = .entryEdited
+            record.entry = StoredValues.stored(entry)
+        case .water(.deleted(let id)):
+            record.kind = .entryDeleted
+            record.id = id.bytes
+        case .water(.goalSet(let goal, let from)):
+            record.kind = .goalSet
+            record.goal = WaterArchiveV1.GoalChange(fromDay: Int32(from.daysSinceEpoch), goalMl: goal)
+        case .water(.usualCupSet(let cup)):
+            record.kind = .usualCupSet
+            record.amountMl = cup
+        case .water(.timeZoneSet(let zone)):
+            record.kind = .timeZoneSet
+            record.text = zone.identifier
+        case .habit(.added(let habit)):
+            record.kind = .habitAdded
+            record.habit = StoredValues.stored(habit)
+        case .habit(.checked(let id, let day)):
+            record.kind = .habitChecked
+            record.id = id.bytes
+            record.day = Int32(day.daysSinceEpoch)
+        case .habit(.unchecked(let id, let day)):
+            record.kind = .habitUnchecked
+            record.id = id.bytes
+            record.day = Int32(day.daysSinceEpoch)
+        case .habit(.deleted(let id)):
+            record.kind = .habitDeleted
+            record.id = id.bytes
+        }
+        return record.serializedBytes()
+    }
+
+    public static func decodeRecord(_ bytes: ArraySlice<UInt8>) throws(ArchiveError)
+        -> (mutation: MemberMutation, sequence: UInt64)
+    {
+        let record = try StoredValues.decode(WaterArchiveV1.JournalRecord.self, bytes)
+        let day = LocalDate(daysSinceEpoch: Int(record.day))
+        let mutation: MemberMutation
+        switch record.kind {
+        case .entryLogged: mutation = .water(.logged(try StoredValues.entry(record.entry)))
+        case .entryEdited: mutation = .water(.edited(try StoredValues.entry(record.entry)))
+        case .entryDeleted: mutation = .water(.deleted(try StoredValues.recordID(record.id, "a deletion")))
+        case .goalSet:
+            guard let goal = record.goal else { throw StoredValues.corrupt("a goal record has no goal") }
+            mutation = .water(.goalSet(goal.goalMl, from: LocalDate(daysSinceEpoch: Int(goal.fromDay))))
+        case .usualCupSet: mutation = .water(.usualCupSet(record.amountMl))
+        case .timeZoneSet: mutation = .water(.timeZoneSet(try StoredValues.timeZone(record.text)))
+        case .habitAdded: mutation = .habit(.added(try StoredValues.habit(record.habit)))
+        case .habitChecked: mutation = .habit(.checked(try StoredValues.recordID(record.id, "a check-in"), day))
+        case .habitUnchecked: mutation = .habit(.unchecked(try StoredValues.recordID(record.id, "a check-in"), day))
+        case .habitDeleted: mutation = .habit(.deleted(try StoredValues.recordID(record.id, "a habit deletion")))
+        default: throw StoredValues.corrupt("a member's journal has a record of kind \(record.kind.rawValue)")
+        }
+        return (mutation, record.sequence)
+    }
+}

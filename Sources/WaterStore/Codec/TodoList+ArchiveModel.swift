@@ -1,0 +1,70 @@
+import WaterCore
+import WaterProtocol
+
+/// The household's shared todo list on disk.
+extension TodoList: ArchiveModel {
+    public typealias Mutation = TodoMutation
+
+    public static let kind = ArchiveKind.household
+    public static let snapshotVersion: UInt16 = 1
+    public static let readableSnapshotVersions: ClosedRange<UInt16> = 1...1
+
+    public init(context: ArchiveContext) {
+        self.init()
+    }
+
+    public func encodeSnapshot(lastSequence: UInt64, journalGeneration: UInt64) -> [UInt8] {
+        WaterArchiveV1.HouseholdSnapshot(lastSequence: lastSequence, journalGeneration: journalGeneration,
+                                         items: items.map(StoredValues.stored)).serializedBytes()
+    }
+
+    public static func decodeSnapshot(_ body: [UInt8], version: UInt16, context: ArchiveContext)
+        throws(ArchiveError) -> (archive: TodoList, lastSequence: UInt64, journalGeneration: UInt64)
+    {
+        let snapshot = try StoredValues.decode(WaterArchiveV1.HouseholdSnapshot.self, body)
+        var list = TodoList()
+        for stored in snapshot.items { list.apply(.added(try StoredValues.todo(stored))) }
+        guard list.items.count == snapshot.items.count else { throw StoredValues.corrupt("todo ids repeat") }
+        return (list, snapshot.lastSequence, snapshot.journalGeneration)
+    }
+
+    public static func encodeRecord(_ mutation: TodoMutation, sequence: UInt64) -> [UInt8] {
+        var record = WaterArchiveV1.JournalRecord(sequence: sequence)
+        switch mutation {
+        case .added(let item):
+            record.kind = .todoAdded
+            record.todo = StoredValues.stored(item)
+        case .completionSet(let id, let done, let member, let at):
+            record.kind = .todoCompletionSet
+            record.id = id.bytes
+            record.done = done
+            record.memberID = member
+            record.atUnixMs = at
+        case .deleted(let id):
+            record.kind = .todoDeleted
+            record.id = id.bytes
+        case .moved(let id, let position):
+            record.kind = .todoMoved
+            record.id = id.bytes
+            record.position = UInt32(position)
+        }
+        return record.serializedBytes()
+    }
+
+    public static func decodeRecord(_ bytes: ArraySlice<UInt8>) throws(ArchiveError)
+        -> (mutation: TodoMutation, sequence: UInt64)
+    {
+        let record = try StoredValues.decode(WaterArchiveV1.JournalRecord.self, bytes)
+        let mutation: TodoMutation
+        switch record.kind {
+        case .todoAdded: mutation = .added(try StoredValues.todo(record.todo))
+        case .todoCompletionSet:
+            mutation = .completionSet(try StoredValues.recordID(record.id, "a toggle"), done: record.done,
+                                      by: record.memberID, atUnixMilliseconds: record.atUnixMs)
+        case .todoDeleted: mutation = .deleted(try StoredValues.recordID(record.id, "a deletion"))
+        case .todoMoved: mutation = .moved(try StoredValues.recordID(record.id, "a move"), toPosition: Int(record.position))
+        default: throw StoredValues.corrupt("the household's journal has a record of kind \(record.kind.rawValue)")
+        }
+        return (mutation, record.sequence)
+    }
+}

@@ -1,0 +1,105 @@
+import Synchronization
+import WaterCore
+import WaterLog
+
+/// Tunables of the store, with the defaults a household needs.
+public struct StoreOptions: Sendable {
+    /// A journal is folded into a new snapshot past this size (or the snapshot's, if larger).
+    public var compactionThreshold = 256 * 1024
+    /// A new member's time zone until they choose one.
+    public var defaultTimeZone = MemberTimeZone.utc
+
+    public init() {}
+}
+
+/// Every archive of a data directory: the household's todo list and one archive per member,
+/// loaded at start-up, written through one ``GroupCommitter``.
+public final class FileArchiveStore: Sendable {
+    public let path: String
+    public let household: Archive<TodoList>
+    public let committer: GroupCommitter
+    private let fileSystem: any FileSystem
+    private let options: StoreOptions
+    private let logger: Logger
+    private let members: Mutex<[UInt64: Archive<MemberArchive>]>
+
+    /// Opens (creating when missing) the data directory at `path` and loads every archive.
+    /// An archive that cannot be read is put in protected mode; the others load normally.
+    /// - Parameter owner: who holds the lock, as a second process will be told.
+    /// - Throws: ``ArchiveError`` `.locked`, `.unsupportedVersion` or `.ioFailure` for the
+    ///   directory itself; never for one archive.
+    public init(path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions = StoreOptions(),
+                logger: Logger = .silent, owner: String) throws(ArchiveError)
+    {
+        try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
+        self.path = path
+        self.fileSystem = fileSystem
+        self.options = options
+        self.logger = logger
+        let committer = GroupCommitter(fileSystem: fileSystem, logger: logger)
+        self.committer = committer
+        let context = ArchiveContext(defaultTimeZone: options.defaultTimeZone)
+        self.household = Archive(directory: "\(path)/\(DataDirectory.household)", fileSystem: fileSystem,
+                                 context: context, committer: committer, logger: logger,
+                                 compactionThreshold: options.compactionThreshold)
+        var members: [UInt64: Archive<MemberArchive>] = [:]
+        let usersPath = "\(path)/\(DataDirectory.users)"
+        let names: [String]
+        do {
+            names = try fileSystem.listDirectory(usersPath)
+        } catch {
+            throw ArchiveError(error)
+        }
+        for name in names {
+            guard let id = UInt64(name), String(id) == name else { continue }  // not a member's folder
+            members[id] = Archive(directory: "\(usersPath)/\(name)", fileSystem: fileSystem, context: context,
+                                  committer: committer, logger: logger, compactionThreshold: options.compactionThreshold)
+        }
+        self.members = Mutex(members)
+    }
+
+    /// The archive of member `id`, or nil when there is none.
+    public func member(_ id: UInt64) -> Archive<MemberArchive>? {
+        members.withLock { $0[id] }
+    }
+
+    public var memberIDs: [UInt64] {
+        members.withLock { $0.keys.sorted() }
+    }
+
+    /// Creates the empty archive of a new member (its folder, durably) and returns it.
+    public func createMember(_ id: UInt64) throws(ArchiveError) -> Archive<MemberArchive> {
+        if let existing = member(id) { return existing }
+        let usersPath = "\(path)/\(DataDirectory.users)"
+        do {
+            try fileSystem.createDirectory("\(usersPath)/\(id)", mode: 0o700)
+            try fileSystem.syncDirectory(usersPath)
+        } catch {
+            throw ArchiveError(error)
+        }
+        let archive = Archive<MemberArchive>(
+            directory: "\(usersPath)/\(id)", fileSystem: fileSystem,
+            context: ArchiveContext(defaultTimeZone: options.defaultTimeZone), committer: committer, logger: logger,
+            compactionThreshold: options.compactionThreshold)
+        if let protection = archive.protection { throw protection }
+        return members.withLock { members in
+            if let raced = members[id] { return raced }
+            members[id] = archive
+            return archive
+        }
+    }
+
+    /// Every archive in protected mode, with the reason: what `water-server check` reports.
+    public var protectedArchives: [(path: String, reason: ArchiveError)] {
+        let all: [(String, ArchiveError?)] = [(household.directory, household.protection)]
+            + members.withLock { $0.values.map { ($0.directory, $0.protection) } }
+        return all.compactMap { path, reason in reason.map { (path, $0) } }.sorted { $0.path < $1.path }
+    }
+
+    /// Waits until every write submitted so far is committed or failed, and every compaction
+    /// started has finished: for an orderly shutdown and for tests.
+    public func flush() {
+        committer.flush()
+        Archive<MemberArchive>.compactionQueue.sync {}
+    }
+}
