@@ -32,6 +32,9 @@ let package = Package(
         .executableTarget(name: "water-server", dependencies: ["WaterServer"]),
         .executableTarget(name: "water-client", dependencies: ["WaterClient"]),
 
+        // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
+        .target(name: "WaterTestSupport", dependencies: ["WaterStore"]),
+
         // The decoding path that scripts/fuzz drives with libFuzzer; the tests replay its corpus.
         .target(name: "WaterFuzzing", dependencies: ["WaterProtocol"]),
         .executableTarget(name: "water-fuzz", dependencies: ["WaterFuzzing"]),
@@ -40,7 +43,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport"]),
-        .testTarget(name: "WaterStoreTests", dependencies: ["WaterStore"]),
+        .testTarget(name: "WaterStoreTests", dependencies: ["WaterStore", "WaterTestSupport"]),
         .testTarget(name: "WaterClientTests", dependencies: ["WaterClient"]),
     ],
     swiftLanguageModes: [.v6]

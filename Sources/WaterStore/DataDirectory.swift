@@ -20,27 +20,35 @@ public enum DataDirectory {
     /// lock for the life of the process.
     /// - Throws: `.locked` naming the holder when another process uses it, `.unsupportedVersion`
     ///   for a directory of another format, `.ioFailure` when it cannot be created.
-    static func prepare(_ path: String, fileSystem: any FileSystem, owner: String) throws(ArchiveError) {
+    /// - Returns: the lock's handle; closing it releases the directory.
+    static func prepare(_ path: String, fileSystem: any FileSystem, owner: String) throws(ArchiveError) -> FileHandleID {
         do {
             try fileSystem.createDirectory(path, mode: 0o700)
         } catch {
             throw ArchiveError(error)
         }
-        try lock(path, fileSystem: fileSystem, owner: owner)
-        try checkFormat(path, fileSystem: fileSystem)
+        let lock = try lock(path, fileSystem: fileSystem, owner: owner)
         do {
+            try checkFormat(path, fileSystem: fileSystem)
             for child in [household, users] {
                 try fileSystem.createDirectory("\(path)/\(child)", mode: 0o700)
             }
             try fileSystem.syncDirectory(path)
+        } catch let error as ArchiveError {
+            fileSystem.close(lock)
+            throw error
         } catch {
-            throw ArchiveError(error)
+            fileSystem.close(lock)
+            throw ArchiveError(error as! FileSystemError)
         }
+        return lock
     }
 
-    private static func lock(_ path: String, fileSystem: any FileSystem, owner: String) throws(ArchiveError) {
+    private static func lock(_ path: String, fileSystem: any FileSystem, owner: String) throws(ArchiveError)
+        -> FileHandleID
+    {
         do {
-            try fileSystem.lockExclusively("\(path)/\(lockFile)", owner: owner)
+            return try fileSystem.lockExclusively("\(path)/\(lockFile)", owner: owner)
         } catch {
             guard error.errno == EWOULDBLOCK else { throw ArchiveError(error) }
             throw ArchiveError(.locked, "the data directory \(path) is in use by \(error.path); stop it first")

@@ -22,6 +22,7 @@ public final class FileArchiveStore: Sendable {
     private let options: StoreOptions
     private let logger: Logger
     private let members: Mutex<[UInt64: Archive<MemberArchive>]>
+    private let lock: FileHandleID
 
     /// Opens (creating when missing) the data directory at `path` and loads every archive.
     /// An archive that cannot be read is put in protected mode; the others load normally.
@@ -31,7 +32,7 @@ public final class FileArchiveStore: Sendable {
     public init(path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions = StoreOptions(),
                 logger: Logger = .silent, owner: String) throws(ArchiveError)
     {
-        try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
+        self.lock = try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
         self.path = path
         self.fileSystem = fileSystem
         self.options = options
@@ -101,5 +102,14 @@ public final class FileArchiveStore: Sendable {
     public func flush() {
         committer.flush()
         Archive<MemberArchive>.compactionQueue.sync {}
+    }
+
+    /// Finishes what was submitted, closes every journal and releases the directory's lock.
+    /// Writes submitted afterwards fail.
+    public func close() {
+        flush()
+        household.close()
+        for archive in members.withLock({ Array($0.values) }) { archive.close() }
+        fileSystem.close(lock)
     }
 }

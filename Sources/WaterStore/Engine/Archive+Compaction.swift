@@ -13,7 +13,7 @@ extension Archive: CommitTarget {
     func compactIfNeeded() {
         let job = durable.withLock { durable -> (model: Model, sequence: UInt64, generation: UInt64)? in
             let journalBytes = durable.length - JournalFile.headerLength
-            let due = durable.isMigrationPending || journalBytes > max(compactionThreshold, durable.snapshotLength)
+            let due = durable.isCompactionDue || journalBytes > max(compactionThreshold, durable.snapshotLength)
             guard due, !durable.isCompacting, !durable.tailIsDirty, let oldJournal = durable.journal else { return nil }
             do {
                 let journal = try Self.startJournal(generation: durable.generation + 1, directory: directory,
@@ -58,7 +58,7 @@ extension Archive: CommitTarget {
             durable.lastCompactionError = failure
             if failure == nil {
                 durable.snapshotLength = file.count
-                durable.isMigrationPending = false
+                durable.isCompactionDue = false
                 durable.compactions += 1
             }
         }

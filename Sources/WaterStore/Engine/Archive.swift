@@ -43,8 +43,9 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         /// A failed write left bytes past `syncedLength` that could not be cut off yet.
         var tailIsDirty = false
         var snapshotLength: Int
-        /// The snapshot is in an older format: the first compaction rewrites it.
-        var isMigrationPending = false
+        /// The snapshot is in an older format, or a compaction was cut short: compact at the
+        /// first write.
+        var isCompactionDue = false
         var isCompacting = false
         var compactions = 0
         var lastCompactionError: ArchiveError?
@@ -109,7 +110,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
                 durable.length = JournalFile.headerLength
             }
             durable.syncedLength = durable.length
-            durable.isMigrationPending = loaded.needsMigration
+            durable.isCompactionDue = loaded.needsMigration || loaded.liveJournalCount > 1
             return durable
         } catch {
             throw ArchiveError(error)
@@ -174,6 +175,15 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         let done = ResultWaiter<Value>()
         try commit(decide) { done.signal($0) }
         return try done.wait().get()
+    }
+
+    /// Closes the journal; later writes fail (``FileArchiveStore/close()``).
+    func close() {
+        latest.withLock { $0.protection = ArchiveError(.ioFailure, "\(directory) is closed") }
+        durable.withLock { durable in
+            if let journal = durable.journal { fileSystem.close(journal) }
+            durable.journal = nil
+        }
     }
 
     // MARK: Called by the committer

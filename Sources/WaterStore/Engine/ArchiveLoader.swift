@@ -25,6 +25,8 @@ struct ArchiveLoader<Model: ArchiveModel> {
         var needsMigration: Bool
         /// The snapshot file's size, which compaction compares the journal with.
         var snapshotLength: Int
+        /// How many journals follow the snapshot: more than one means a compaction was cut short.
+        var liveJournalCount = 0
     }
 
     func load() throws(ArchiveError) -> LoadedArchive {
@@ -52,6 +54,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
             .sorted { $0.0 < $1.0 }
         loaded.obsoleteJournals = journals.filter { $0.0 <= loaded.snapshotGeneration }.map(\.1)
         let live = journals.filter { $0.0 > loaded.snapshotGeneration }
+        loaded.liveJournalCount = live.count
         for (index, (generation, name)) in live.enumerated() {
             let path = "\(directory)/\(name)"
             let bytes = try read(path, limit: JournalFile.maximumFileLength)

@@ -56,10 +56,10 @@ public protocol FileSystem: Sendable {
     /// Makes the directory's entries durable (fsync of the directory): a created, renamed or
     /// removed name survives a crash only after this.
     func syncDirectory(_ path: String) throws(FileSystemError)
-    /// Takes an exclusive lock on `path` (created when missing) for as long as the process
-    /// lives, writing `owner` into it. Throws EWOULDBLOCK, with the holder's text as the path,
-    /// when another process holds it.
-    func lockExclusively(_ path: String, owner: String) throws(FileSystemError)
+    /// Takes an exclusive lock on `path` (created when missing), writing `owner` into it; it
+    /// is held until the returned handle is closed or the process ends. Throws EWOULDBLOCK,
+    /// with the holder's text as the path, when another process holds it.
+    func lockExclusively(_ path: String, owner: String) throws(FileSystemError) -> FileHandleID
 }
 
 extension FileSystem {

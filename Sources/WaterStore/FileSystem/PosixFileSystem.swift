@@ -126,8 +126,8 @@ public struct PosixFileSystem: FileSystem {
         try syscall("fsync", path) { fsync(fd) }
     }
 
-    public func lockExclusively(_ path: String, owner: String) throws(FileSystemError) {
-        // The descriptor stays open for the life of the process: closing it would drop the lock.
+    public func lockExclusively(_ path: String, owner: String) throws(FileSystemError) -> FileHandleID {
+        // The lock lives as long as this descriptor: closing it drops the lock.
         let fd = try syscall("open", path) { Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let error = errno
@@ -138,6 +138,7 @@ public struct PosixFileSystem: FileSystem {
         let bytes = Array(owner.utf8)
         _ = ftruncate(fd, 0)
         _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return FileHandleID(raw: fd)
     }
 }
 
