@@ -35,6 +35,9 @@ let package = Package(
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
         .target(name: "WaterTestSupport", dependencies: ["WaterStore"]),
 
+        // Killed with SIGKILL again and again by the store's tests.
+        .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore"]),
+
         // The decoding path that scripts/fuzz drives with libFuzzer; the tests replay its corpus.
         .target(name: "WaterFuzzing", dependencies: ["WaterProtocol"]),
         .executableTarget(name: "water-fuzz", dependencies: ["WaterFuzzing"]),

@@ -206,6 +206,20 @@ public struct WaterDiary: Hashable, Sendable {
         if days[date]?.ids.isEmpty == true { days[date] = nil }
     }
 
+    /// Two diaries are equal when their settings, goals and entries are: the per-day index is
+    /// derived from those, and its order depends on the history of edits.
+    public static func == (lhs: WaterDiary, rhs: WaterDiary) -> Bool {
+        lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.timeZone == rhs.timeZone && lhs.goals == rhs.goals
+            && lhs.entries == rhs.entries
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(usualCupMillilitres)
+        hasher.combine(timeZone)
+        hasher.combine(goals)
+        hasher.combine(entries)
+    }
+
     /// The seed's load-time checks: goal and cup in range, amounts in range, ids unique.
     public var isValid: Bool {
         WaterLimits.usualCupMillilitres.contains(usualCupMillilitres)

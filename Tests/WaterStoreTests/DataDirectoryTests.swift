@@ -1,0 +1,93 @@
+import Glibc
+import Testing
+import WaterCore
+import WaterStore
+
+@Suite("Data directory on the real file system")
+struct DataDirectoryTests {
+    @Test("keeps every write across a restart, with compactions in between")
+    func restart() throws {
+        let path = temporaryDirectory() + "/data"
+        defer { removeTree(Self.parent(path)) }
+        var options = StoreOptions()
+        options.compactionThreshold = 2048
+        var expected = Expected()
+        let store = try FileArchiveStore(path: path, options: options, owner: "test")
+        for step in Step.script(count: 300, seed: 11) { #expect(run(step, on: store, expecting: &expected)) }
+        store.close()
+        let reopened = try FileArchiveStore(path: path, options: options, owner: "test")
+        #expect(try Expected(reopened) == expected)
+        #expect(reopened.memberIDs.allSatisfy { reopened.member($0)!.fileStatus.snapshotBytes > 0 })
+        reopened.close()
+    }
+
+    @Test("creates the directory 0700 and every file 0600")
+    func permissions() throws {
+        let path = temporaryDirectory() + "/data"
+        defer { removeTree(Self.parent(path)) }
+        let store = try FileArchiveStore(path: path, owner: "test")
+        var expected = Expected()
+        run(.log(member: 4, n: 1, amount: 250), on: store, expecting: &expected)
+        run(.todo(n: 2), on: store, expecting: &expected)
+        store.close()
+        for directory in [path, "\(path)/users", "\(path)/users/4", "\(path)/household"] {
+            #expect(Self.mode(directory) == 0o700, "\(directory)")
+        }
+        for file in ["format", "lock", "users/4/journal-0000000000000001", "household/journal-0000000000000001"] {
+            #expect(Self.mode("\(path)/\(file)") == 0o600, "\(file)")
+        }
+    }
+
+    @Test("is locked while in use: a second opener is refused with the holder's name")
+    func lock() throws {
+        let path = temporaryDirectory() + "/data"
+        defer { removeTree(Self.parent(path)) }
+        let first = try FileArchiveStore(path: path, owner: "pid 4242 water-server serve")
+        #expect {
+            try FileArchiveStore(path: path, owner: "pid 99 water-server check")
+        } throws: { error in
+            let error = error as? ArchiveError
+            return error?.code == .locked && error?.message.contains("pid 4242 water-server serve") == true
+        }
+        first.close()
+        try FileArchiveStore(path: path, owner: "pid 99 water-server check").close()
+    }
+
+    @Test("refuses a data directory of an unknown format")
+    func unknownFormat() throws {
+        let path = temporaryDirectory() + "/data"
+        defer { removeTree(Self.parent(path)) }
+        try FileArchiveStore(path: path, owner: "test").close()
+        let file = fopen("\(path)/format", "w")
+        fputs("water-data 7\n", file)
+        fclose(file)
+        #expect { try FileArchiveStore(path: path, owner: "test") } throws: {
+            ($0 as? ArchiveError)?.code == .unsupportedVersion
+        }
+    }
+
+    @Test("refuses a journal built to exhaust memory instead of loading it")
+    func oversizedJournal() throws {
+        let path = temporaryDirectory() + "/data"
+        defer { removeTree(Self.parent(path)) }
+        let store = try FileArchiveStore(path: path, owner: "test")
+        var expected = Expected()
+        run(.log(member: 5, n: 1, amount: 250), on: store, expecting: &expected)
+        store.close()
+        // Grow the journal past the cap (sparse: no disk is used).
+        #expect(truncate("\(path)/users/5/journal-0000000000000001", off_t(300 << 20)) == 0)
+        let reopened = try FileArchiveStore(path: path, owner: "test")
+        #expect(reopened.protectedArchives.first?.reason.message.contains("larger than") == true)
+        reopened.close()
+    }
+
+    static func mode(_ path: String) -> mode_t {
+        var info = stat()
+        stat(path, &info)
+        return info.st_mode & 0o777
+    }
+
+    static func parent(_ path: String) -> String {
+        String(path[..<path.lastIndex(of: "/")!])
+    }
+}

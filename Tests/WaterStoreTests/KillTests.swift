@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import WaterCore
+import WaterStore
+
+/// The directory the test bundle was built into, where the package's executables are too.
+func builtProductsDirectory() -> URL {
+    URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
+        .deletingLastPathComponent()
+}
+
+@Suite("Killed with SIGKILL")
+struct KillTests {
+    @Test("60 kills at random moments lose no acknowledged write and duplicate none")
+    func killRepeatedly() throws {
+        let child = builtProductsDirectory().appendingPathComponent("water-store-crash-child")
+        #expect(FileManager.default.isExecutableFile(atPath: child.path), "build the package first: swift build")
+        let path = temporaryDirectory() + "/data"
+        defer { removeTree(String(path.dropLast(5))) }
+        var random = SplitMix(seed: UInt64(UInt32(truncatingIfNeeded: getpid())))
+        var acknowledged: [UInt64: UInt64] = [:]  // member -> highest n acknowledged
+        var totalAcknowledged = 0
+
+        for cycle in 0..<60 {
+            let process = Process()
+            process.executableURL = child
+            process.arguments = [path, "4"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            usleep(UInt32(5_000 + random.next() % 60_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "cycle \(cycle): the child died on its own")
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            // Only complete lines count: a line cut by the kill was never fully reported.
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+                let parts = line.split(separator: " ").compactMap { UInt64($0) }
+                guard parts.count == 2 else { continue }
+                acknowledged[parts[0]] = max(acknowledged[parts[0]] ?? 0, parts[1])
+                totalAcknowledged += 1
+            }
+
+            let store = try FileArchiveStore(path: path, owner: "kill test")
+            #expect(store.protectedArchives.isEmpty, "cycle \(cycle)")
+            for (member, highest) in acknowledged {
+                let ids = try #require(store.member(member)).read { $0.water.entries.map(\.id) }
+                // Every write up to the highest acknowledged is there, in order, once each.
+                #expect(ids.count > highest, "cycle \(cycle): member \(member) lost acknowledged writes")
+                #expect(ids == (0..<UInt64(ids.count)).map { RecordID(high: member, low: $0) }, "cycle \(cycle)")
+            }
+            store.close()
+        }
+        #expect(totalAcknowledged > 500, "the child got to write between kills")
+    }
+}
