@@ -33,7 +33,9 @@ let package = Package(
         .executableTarget(name: "water-client", dependencies: ["WaterClient"]),
 
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
-        .target(name: "WaterTestSupport", dependencies: ["WaterStore"]),
+        .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore"]),
+        // scripts/bench: the storage and server benchmarks.
+        .executableTarget(name: "water-bench", dependencies: ["WaterStore", "WaterTestSupport"]),
 
         // Killed with SIGKILL again and again by the store's tests.
         .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore"]),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaterCore
 import WaterStore
+import WaterTestSupport
 
 /// The directory the test bundle was built into, where the package's executables are too.
 func builtProductsDirectory() -> URL {

@@ -34,6 +34,15 @@ extension Archive: CommitTarget {
         Self.compactionQueue.async { self.writeSnapshot(job.model, sequence: job.sequence, folding: job.generation) }
     }
 
+    /// Folds the journal into a new snapshot now, whatever its size (for `water-server` admin
+    /// commands and benchmarks); ``FileArchiveStore/flush()`` waits for it.
+    public func compact() {
+        committer.perform {
+            self.durable.withLock { $0.isCompactionDue = true }
+            self.compactIfNeeded()
+        }
+    }
+
     /// Snapshots are written one at a time, in the background.
     static var compactionQueue: DispatchQueue { sharedCompactionQueue }
 

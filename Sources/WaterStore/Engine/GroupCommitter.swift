@@ -64,6 +64,11 @@ public final class GroupCommitter: Sendable {
         if startDrain { queue.async { self.drain() } }
     }
 
+    /// Runs `body` on the committer's queue, between two groups.
+    func perform(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
     /// Waits until everything submitted so far has been committed or failed.
     public func flush() {
         queue.sync {}
