@@ -44,6 +44,7 @@ struct ScratchDirectory {
         defer { pclose(stream) }
         var buffer = [CChar](repeating: 0, count: 256)
         guard fgets(&buffer, 256, stream) != nil else { return 0 }
-        return Int(String(cString: buffer).split(separator: "\t").first ?? "") ?? 0
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return Int(line.split(separator: "\t").first ?? "") ?? 0
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WaterCore
 
@@ -98,5 +99,22 @@ struct RecordIDTests {
         #expect(id.low >> 62 == 0b10)  // RFC 9562 variant
         let later = RecordID.timeOrdered(unixMilliseconds: 1_764_504_000_001, counter: 0, installation: 0xABCDEF)
         #expect(id < later)
+    }
+}
+
+@Suite("MemberTimeZone offsets")
+struct MemberTimeZoneOffsetTests {
+    @Test("agree with the system's time zone database at 2000 instants", arguments: [
+        "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/Sao_Paulo", "Pacific/Apia", "UTC",
+    ])
+    func matchesFoundation(identifier: String) throws {
+        let zone = try #require(MemberTimeZone(identifier: identifier))
+        let reference = try #require(TimeZone(identifier: identifier))
+        var seconds: Int64 = 946_684_800  // 2000-01-01
+        for step in 0..<2000 {
+            seconds += 86_400 * 5 + Int64(step % 7) * 3_613
+            let expected = Int64(reference.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))))
+            #expect(zone.offsetSeconds(atUnixSeconds: seconds) == expected, "\(identifier) at \(seconds)")
+        }
     }
 }

@@ -189,3 +189,41 @@ extension LogDecision {
         }
     }
 }
+
+@Suite("WaterDiary day index")
+struct WaterDiaryIndexTests {
+    @Test("per-day totals always equal a count from scratch, through logs, edits, deletes and zone changes")
+    func indexMatchesBruteForce() throws {
+        var water = WaterDiary(timeZone: .utc)
+        var state: UInt64 = 12_345
+        func next(_ bound: UInt64) -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (state >> 33) % bound
+        }
+        let zones = ["UTC", "Europe/Berlin", "Pacific/Auckland", "America/Los_Angeles"].compactMap(MemberTimeZone.init)
+        for n in 0..<600 {
+            let at = noon - Int64(next(20)) * day - Int64(next(24)) * hour
+            switch next(10) {
+            case 0 where !water.entries.isEmpty:
+                let victim = water.entries[Int(next(UInt64(water.entries.count)))].id
+                water.apply(try water.validateEdit(id: victim, amountMillilitres: Int32(1 + next(2000)), unixMilliseconds: at, now: noon))
+            case 1 where !water.entries.isEmpty:
+                water.apply(try water.validateDelete(id: water.entries[Int(next(UInt64(water.entries.count)))].id))
+            case 2:
+                water.apply(.timeZoneSet(zones[Int(next(UInt64(zones.count)))]))
+            default:
+                water.apply(try water.validateLog(id: id(UInt64(n)), amountMillilitres: Int32(1 + next(2000)),
+                                                  unixMilliseconds: at, now: noon).mutation)
+            }
+        }
+        let today = water.today(atUnixMilliseconds: noon)
+        for offset in 0..<22 {
+            let date = today.adding(days: -offset)
+            let onDate = water.entries.filter { water.date(of: $0) == date }
+            let summary = water.day(date)
+            #expect(summary.amountMillilitres == onDate.reduce(0) { $0 + $1.amountMillilitres })
+            #expect(summary.count == onDate.count)
+            #expect(Set(water.entries(on: date).map(\.id)) == Set(onDate.map(\.id)))
+        }
+    }
+}

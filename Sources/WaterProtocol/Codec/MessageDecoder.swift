@@ -26,6 +26,34 @@ struct MessageReader {
                                type: field.pointee.type)
     }
 
+    /// A repeated field of plain numbers as a Swift array in one copy, or nil when `T` is not
+    /// the array type of the field's C type. The columns of a snapshot hold hundreds of
+    /// thousands of numbers; going through Codable one element at a time would dominate loading.
+    func numberArray<T>(of field: UnsafePointer<ProtobufCFieldDescriptor>, as type: T.Type) -> T? {
+        guard field.pointee.label == PROTOBUF_C_LABEL_REPEATED else { return nil }
+        let count = count(of: field)
+        let base = storage.flatMap { ($0 + Int(field.pointee.offset)).loadUnaligned(as: UnsafeRawPointer?.self) }
+        func copy<Element>(_ element: Element.Type) -> T? {
+            Array(UnsafeBufferPointer(start: base?.assumingMemoryBound(to: Element.self), count: base == nil ? 0 : count)) as? T
+        }
+        switch (field.pointee.type, T.self) {
+        case (PROTOBUF_C_TYPE_INT32, is [Int32].Type), (PROTOBUF_C_TYPE_SINT32, is [Int32].Type),
+            (PROTOBUF_C_TYPE_SFIXED32, is [Int32].Type):
+            return copy(Int32.self)
+        case (PROTOBUF_C_TYPE_INT64, is [Int64].Type), (PROTOBUF_C_TYPE_SINT64, is [Int64].Type),
+            (PROTOBUF_C_TYPE_SFIXED64, is [Int64].Type):
+            return copy(Int64.self)
+        case (PROTOBUF_C_TYPE_UINT32, is [UInt32].Type), (PROTOBUF_C_TYPE_FIXED32, is [UInt32].Type):
+            return copy(UInt32.self)
+        case (PROTOBUF_C_TYPE_UINT64, is [UInt64].Type), (PROTOBUF_C_TYPE_FIXED64, is [UInt64].Type):
+            return copy(UInt64.self)
+        case (PROTOBUF_C_TYPE_DOUBLE, is [Double].Type):
+            return copy(Double.self)
+        default:
+            return nil
+        }
+    }
+
     /// A reader for the submessage in `field` (element `index` when repeated).
     func child(of field: UnsafePointer<ProtobufCFieldDescriptor>, at index: Int? = nil) -> MessageReader {
         guard let raw = field.pointee.descriptor, case .message(let pointer) = value(of: field, at: index) else {
@@ -105,6 +133,7 @@ struct MessageDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol 
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let field = try requireField(key)
+        if let numbers = reader.numberArray(of: field, as: T.self) { return numbers }
         if T.self == [UInt8].self {
             return try convert(reader.value(of: field), to: T.self, codingPath: codingPath + [key])
         }

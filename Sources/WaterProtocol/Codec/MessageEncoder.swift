@@ -44,6 +44,7 @@ struct MessageEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
             builder.set([.bytes(bytes)], for: field)
             return
         }
+        if builder.setNumberArray(value, for: field) { return }
         let encoder = FieldEncoder(builder: builder, field: field, codingPath: codingPath + [key])
         try value.encode(to: encoder)
         builder.set(encoder.values, for: field)
