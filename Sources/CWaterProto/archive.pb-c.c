@@ -367,7 +367,142 @@ void   water__archive__v1__household_snapshot__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__household_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[14] =
+void   water__archive__v1__stored_account__init
+                     (Water__Archive__V1__StoredAccount         *message)
+{
+  static const Water__Archive__V1__StoredAccount init_value = WATER__ARCHIVE__V1__STORED_ACCOUNT__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_account__get_packed_size
+                     (const Water__Archive__V1__StoredAccount *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_account__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_account__pack
+                     (const Water__Archive__V1__StoredAccount *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_account__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_account__pack_to_buffer
+                     (const Water__Archive__V1__StoredAccount *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_account__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredAccount *
+       water__archive__v1__stored_account__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredAccount *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_account__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_account__free_unpacked
+                     (Water__Archive__V1__StoredAccount *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_account__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__archive__v1__stored_session__init
+                     (Water__Archive__V1__StoredSession         *message)
+{
+  static const Water__Archive__V1__StoredSession init_value = WATER__ARCHIVE__V1__STORED_SESSION__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_session__get_packed_size
+                     (const Water__Archive__V1__StoredSession *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_session__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_session__pack
+                     (const Water__Archive__V1__StoredSession *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_session__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_session__pack_to_buffer
+                     (const Water__Archive__V1__StoredSession *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_session__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredSession *
+       water__archive__v1__stored_session__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredSession *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_session__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_session__free_unpacked
+                     (Water__Archive__V1__StoredSession *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_session__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__archive__v1__accounts_snapshot__init
+                     (Water__Archive__V1__AccountsSnapshot         *message)
+{
+  static const Water__Archive__V1__AccountsSnapshot init_value = WATER__ARCHIVE__V1__ACCOUNTS_SNAPSHOT__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__accounts_snapshot__get_packed_size
+                     (const Water__Archive__V1__AccountsSnapshot *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__accounts_snapshot__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__accounts_snapshot__pack
+                     (const Water__Archive__V1__AccountsSnapshot *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__accounts_snapshot__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__accounts_snapshot__pack_to_buffer
+                     (const Water__Archive__V1__AccountsSnapshot *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__accounts_snapshot__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__AccountsSnapshot *
+       water__archive__v1__accounts_snapshot__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__AccountsSnapshot *)
+     protobuf_c_message_unpack (&water__archive__v1__accounts_snapshot__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__accounts_snapshot__free_unpacked
+                     (Water__Archive__V1__AccountsSnapshot *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__accounts_snapshot__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[16] =
 {
   {
     "sequence",
@@ -537,8 +672,33 @@ static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "account",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, account),
+    &water__archive__v1__stored_account__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "session",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, session),
+    &water__archive__v1__stored_session__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__journal_record__field_indices_by_name[] = {
+  14,   /* field[14] = account */
   5,   /* field[5] = amount_ml */
   12,   /* field[12] = at_unix_ms */
   8,   /* field[8] = day */
@@ -551,13 +711,14 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
   11,   /* field[11] = member_id */
   13,   /* field[13] = position */
   0,   /* field[0] = sequence */
+  15,   /* field[15] = session */
   6,   /* field[6] = text */
   9,   /* field[9] = todo */
 };
 static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 14 }
+  { 0, 16 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor =
 {
@@ -567,7 +728,7 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   "Water__Archive__V1__JournalRecord",
   "water.archive.v1",
   sizeof(Water__Archive__V1__JournalRecord),
-  14,
+  16,
   water__archive__v1__journal_record__field_descriptors,
   water__archive__v1__journal_record__field_indices_by_name,
   1,  water__archive__v1__journal_record__number_ranges,
@@ -1191,7 +1352,277 @@ const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descrip
   (ProtobufCMessageInit) water__archive__v1__household_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[15] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[7] =
+{
+  {
+    "member_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, member_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "username",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, username),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_name",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "role",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, role),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "time_zone",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, time_zone),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "password_hash",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, password_hash),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "created_at_unix_ms",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, created_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_account__field_indices_by_name[] = {
+  6,   /* field[6] = created_at_unix_ms */
+  2,   /* field[2] = display_name */
+  0,   /* field[0] = member_id */
+  5,   /* field[5] = password_hash */
+  3,   /* field[3] = role */
+  4,   /* field[4] = time_zone */
+  1,   /* field[1] = username */
+};
+static const ProtobufCIntRange water__archive__v1__stored_account__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredAccount",
+  "StoredAccount",
+  "Water__Archive__V1__StoredAccount",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredAccount),
+  7,
+  water__archive__v1__stored_account__field_descriptors,
+  water__archive__v1__stored_account__field_indices_by_name,
+  1,  water__archive__v1__stored_account__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_account__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__stored_session__field_descriptors[3] =
+{
+  {
+    "token_digest",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredSession, token_digest),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "member_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredSession, member_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_at_unix_ms",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredSession, expires_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_session__field_indices_by_name[] = {
+  2,   /* field[2] = expires_at_unix_ms */
+  1,   /* field[1] = member_id */
+  0,   /* field[0] = token_digest */
+};
+static const ProtobufCIntRange water__archive__v1__stored_session__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredSession",
+  "StoredSession",
+  "Water__Archive__V1__StoredSession",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredSession),
+  3,
+  water__archive__v1__stored_session__field_descriptors,
+  water__archive__v1__stored_session__field_indices_by_name,
+  1,  water__archive__v1__stored_session__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_session__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[5] =
+{
+  {
+    "last_sequence",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__AccountsSnapshot, last_sequence),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "journal_generation",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__AccountsSnapshot, journal_generation),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_member_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__AccountsSnapshot, next_member_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "accounts",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__AccountsSnapshot, n_accounts),
+    offsetof(Water__Archive__V1__AccountsSnapshot, accounts),
+    &water__archive__v1__stored_account__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sessions",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__AccountsSnapshot, n_sessions),
+    offsetof(Water__Archive__V1__AccountsSnapshot, sessions),
+    &water__archive__v1__stored_session__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_name[] = {
+  3,   /* field[3] = accounts */
+  1,   /* field[1] = journal_generation */
+  0,   /* field[0] = last_sequence */
+  2,   /* field[2] = next_member_id */
+  4,   /* field[4] = sessions */
+};
+static const ProtobufCIntRange water__archive__v1__accounts_snapshot__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.AccountsSnapshot",
+  "AccountsSnapshot",
+  "Water__Archive__V1__AccountsSnapshot",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__AccountsSnapshot),
+  5,
+  water__archive__v1__accounts_snapshot__field_descriptors,
+  water__archive__v1__accounts_snapshot__field_indices_by_name,
+  1,  water__archive__v1__accounts_snapshot__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__accounts_snapshot__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[21] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -1208,12 +1639,21 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_TODO_COMPLETION_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_SET", 12 },
   { "RECORD_KIND_TODO_DELETED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_DELETED", 13 },
   { "RECORD_KIND_TODO_MOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_MOVED", 14 },
+  { "RECORD_KIND_ACCOUNT_ADDED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_ADDED", 15 },
+  { "RECORD_KIND_ACCOUNT_CHANGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_CHANGED", 16 },
+  { "RECORD_KIND_PASSWORD_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PASSWORD_SET", 17 },
+  { "RECORD_KIND_ACCOUNT_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_REMOVED", 18 },
+  { "RECORD_KIND_SESSION_STARTED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_STARTED", 19 },
+  { "RECORD_KIND_SESSION_ENDED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_ENDED", 20 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{0, 15}
+{0, 0},{0, 21}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[15] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[21] =
 {
+  { "RECORD_KIND_ACCOUNT_ADDED", 15 },
+  { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
+  { "RECORD_KIND_ACCOUNT_REMOVED", 18 },
   { "RECORD_KIND_ENTRY_DELETED", 3 },
   { "RECORD_KIND_ENTRY_EDITED", 2 },
   { "RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -1222,6 +1662,9 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_HABIT_CHECKED", 8 },
   { "RECORD_KIND_HABIT_DELETED", 10 },
   { "RECORD_KIND_HABIT_UNCHECKED", 9 },
+  { "RECORD_KIND_PASSWORD_SET", 17 },
+  { "RECORD_KIND_SESSION_ENDED", 20 },
+  { "RECORD_KIND_SESSION_STARTED", 19 },
   { "RECORD_KIND_TIME_ZONE_SET", 6 },
   { "RECORD_KIND_TODO_ADDED", 11 },
   { "RECORD_KIND_TODO_COMPLETION_SET", 12 },
@@ -1237,9 +1680,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  15,
+  21,
   water__archive__v1__record_kind__enum_values_by_number,
-  15,
+  21,
   water__archive__v1__record_kind__enum_values_by_name,
   1,
   water__archive__v1__record_kind__value_ranges,

@@ -10,6 +10,8 @@ public struct ClientConfiguration: Sendable {
     /// Sent in the handshake, for the server's log.
     public var clientName = "water-client"
     public var maximumPayloadLength = WireProtocol.defaultMaximumPayloadLength
+    /// How long to wait for a reply before giving up.
+    public var replyTimeoutMilliseconds = 30_000
 
     public init(server: HostPort) {
         self.server = server

@@ -1,3 +1,4 @@
+import WaterCore
 import WaterProtocol
 import WaterTransport
 
@@ -17,6 +18,15 @@ public struct ServerConfiguration: Sendable {
     public var frameDeadline: Duration = .seconds(10)
     /// How long a connection may stay silent with no call in flight before it is closed.
     public var idleTimeout: Duration = .seconds(300)
+    /// The household's time zone: its calendar week, and new members' days.
+    public var householdTimeZone = MemberTimeZone.utc
+    /// How hard password hashes are (argon2id either way).
+    public var passwordStrength = PasswordHasher.Strength.interactive
+    /// How many password hashes may run at once (each takes 64 MiB at interactive strength).
+    public var concurrentPasswordHashes = 2
+    /// Added to the system clock: `--clock` starts the server's time elsewhere, for tests and
+    /// demonstrations that need a known week. 0 in real use.
+    public var clockOffsetMilliseconds: Int64 = 0
 
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory

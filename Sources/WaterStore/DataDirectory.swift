@@ -5,6 +5,7 @@ import Glibc
 ///     DATA/              0700
 ///       format           "water-data <version>": refuses a directory of an unknown version
 ///       lock             held (flock) by the process using the directory; names it
+///       accounts/        members, password hashes and sessions
 ///       household/       the shared todo list's archive
 ///       users/<id>/      one archive per member, by server-assigned id
 ///
@@ -13,6 +14,7 @@ public enum DataDirectory {
     public static let formatVersion = 1
     static let formatFile = "format"
     static let lockFile = "lock"
+    public static let accounts = "accounts"
     public static let household = "household"
     public static let users = "users"
 
@@ -30,7 +32,7 @@ public enum DataDirectory {
         let lock = try lock(path, fileSystem: fileSystem, owner: owner)
         do {
             try checkFormat(path, fileSystem: fileSystem)
-            for child in [household, users] {
+            for child in [accounts, household, users] {
                 try fileSystem.createDirectory("\(path)/\(child)", mode: 0o700)
             }
             try fileSystem.syncDirectory(path)

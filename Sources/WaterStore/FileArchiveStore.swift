@@ -16,6 +16,7 @@ public struct StoreOptions: Sendable {
 /// loaded at start-up, written through one ``GroupCommitter``.
 public final class FileArchiveStore: Sendable {
     public let path: String
+    public let accounts: Archive<AccountBook>
     public let household: Archive<TodoList>
     public let committer: GroupCommitter
     private let fileSystem: any FileSystem
@@ -40,6 +41,9 @@ public final class FileArchiveStore: Sendable {
         let committer = GroupCommitter(fileSystem: fileSystem, logger: logger)
         self.committer = committer
         let context = ArchiveContext(defaultTimeZone: options.defaultTimeZone)
+        self.accounts = Archive(directory: "\(path)/\(DataDirectory.accounts)", fileSystem: fileSystem,
+                                context: context, committer: committer, logger: logger,
+                                compactionThreshold: options.compactionThreshold)
         self.household = Archive(directory: "\(path)/\(DataDirectory.household)", fileSystem: fileSystem,
                                  context: context, committer: committer, logger: logger,
                                  compactionThreshold: options.compactionThreshold)
@@ -92,7 +96,7 @@ public final class FileArchiveStore: Sendable {
 
     /// Every archive in protected mode, with the reason: what `water-server check` reports.
     public var protectedArchives: [(path: String, reason: ArchiveError)] {
-        let all: [(String, ArchiveError?)] = [(household.directory, household.protection)]
+        let all: [(String, ArchiveError?)] = [(accounts.directory, accounts.protection), (household.directory, household.protection)]
             + members.withLock { $0.values.map { ($0.directory, $0.protection) } }
         return all.compactMap { path, reason in reason.map { (path, $0) } }.sorted { $0.path < $1.path }
     }
@@ -108,6 +112,7 @@ public final class FileArchiveStore: Sendable {
     /// Writes submitted afterwards fail.
     public func close() {
         flush()
+        accounts.close()
         household.close()
         for archive in members.withLock({ Array($0.values) }) { archive.close() }
         fileSystem.close(lock)

@@ -35,14 +35,14 @@ struct StorageBenchmark {
     }
 
     private func log(_ entry: WaterEntry, to archive: Archive<MemberArchive>) throws {
-        try archive.commitAndWait { _ in ([.water(.logged(entry))], ()) }
+        try archive.commitAndWait { _ in [.water(.logged(entry))] }
     }
 
     /// Logs `entries` in commits of `batch`, for building big histories quickly.
     private func bulkLog(_ entries: [WaterEntry], to archive: Archive<MemberArchive>, batch: Int = 2000) throws {
         for start in stride(from: 0, to: entries.count, by: batch) {
             let chunk = entries[start..<min(start + batch, entries.count)]
-            try archive.commitAndWait { _ in (chunk.map { .water(.logged($0)) }, ()) }
+            try archive.commitAndWait { _ in chunk.map { .water(.logged($0)) } }
         }
     }
 
@@ -88,7 +88,7 @@ struct StorageBenchmark {
             Thread {
                 var history = RealisticHistory(seed: UInt64(archive.directory.hashValue & 0xFFFF))
                 for entry in history.entries(days: 40).prefix(perWriter) {
-                    try? archive.commitAndWait { _ in ([.water(.logged(entry))], ()) }
+                    try? archive.commitAndWait { _ in [.water(.logged(entry))] }
                 }
                 group.leave()
             }.start()

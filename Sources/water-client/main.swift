@@ -1,21 +1,90 @@
 import Foundation
+import WaterCLI
 import WaterClient
 import WaterProtocol
 
-let usage = """
-    usage: water-client [--server HOST:PORT] <command> [options]
+let help: [String: String] = [
+    "": """
+        usage: water-client [--server HOST:PORT] [--json] <command> [options]
 
-    The household water tracker's command line (protocol version \(WireProtocol.version)).
-    The server is --server, else $\(ClientConfiguration.serverEnvironmentVariable), else 127.0.0.1:\(WireProtocol.defaultPort).
+        The household water tracker's command line. The server is --server, else $WATER_SERVER,
+        else the one you logged in to, else 127.0.0.1:\(WireProtocol.defaultPort).
 
-    commands:
-      help        show this help
-    """
+          login [NAME] [--password-stdin]   log in (the session is kept in ~/.config/water, 0600)
+          logout | whoami | passwd          end the session, show who you are, change your password
+          log [ML] [--at WHEN] [--id UUID]  log a drink (default: your usual cup, now)
+          undo                              remove the drink you logged last
+          edit ID [--amount ML] [--at WHEN] change a drink (ID: the short id from today)
+          rm ID                             remove a drink
+          today                             today's progress and drinks, newest first
+          week | history --days N           a bar per day against its goal
+          goal [ML] | cup [ML]              show or set your daily goal or usual cup
+          board [--week last|YYYY-Www] [--by total] [--explain] [--watch]
+                                            the household's weekly ranking
+          member add|rename|reset|rm|ls     manage the household (admins)
 
-switch CommandLine.arguments.dropFirst().first {
-case nil, "help", "--help", "-h":
-    print(usage)
-case let command?:
-    FileHandle.standardError.write(Data("water-client: unknown command '\(command)'; see 'water-client --help'\n".utf8))
-    exit(64)
+        WHEN is 21:30, "yesterday 21:30", "2026-11-30 21:30" or ISO 8601. --json prints replies with
+        the proto's field names. Exit codes: 0 ok, 1 failed, 64 usage, 65 bad data, 69 server
+        unavailable, 77 not allowed. `water-client COMMAND --help` shows one command.
+        """,
+    "login": "usage: water-client login [NAME] [--password-stdin]\nLogs in; the password is asked for without echo, or read from standard input.",
+    "logout": "usage: water-client logout\nEnds this session on the server and forgets it here.",
+    "whoami": "usage: water-client whoami\nShows who you are logged in as.",
+    "passwd": "usage: water-client passwd [--password-stdin]\nChanges your password (with --password-stdin: current, then new, one per line). Your other sessions end.",
+    "log": "usage: water-client log [ML] [--at WHEN] [--id UUID]\nLogs a drink of ML millilitres (1-2000; default: your usual cup) at WHEN (default: now).\n--id replays a drink with a known id: it is never counted twice.",
+    "undo": "usage: water-client undo\nRemoves the drink you logged most recently.",
+    "edit": "usage: water-client edit ID [--amount ML] [--at WHEN]\nChanges a drink's amount, time or both. ID is the short id `today` shows, or a full UUID.",
+    "rm": "usage: water-client rm ID\nRemoves a drink.",
+    "today": "usage: water-client today\nShows today's amount, goal, percent, what is left and the drinks, newest first.",
+    "week": "usage: water-client week\nShows the last 7 days, a bar each against that day's goal.",
+    "history": "usage: water-client history [--days N]\nShows the last N days (1-366, default 7).",
+    "goal": "usage: water-client goal [ML]\nShows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
+    "cup": "usage: water-client cup [ML]\nShows or sets your usual cup (1-2000 ml) and the quick cups.",
+    "board": "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day; --watch keeps it live.",
+    "member": "usage: water-client member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin]\n       water-client member rename NAME [--to NEW] [--display-name TEXT]\n       water-client member reset NAME [--password-stdin]\n       water-client member rm NAME\n       water-client member ls",
+]
+
+var arguments = Arguments(CommandLine.arguments.dropFirst())
+let exitStatus: ExitCode
+do {
+    let server = try arguments.option("server")
+    let json = arguments.flag("json")
+    let wantsHelp = arguments.flag("help") || arguments.flag("h")
+    let command = arguments.positional()
+    if wantsHelp || command == nil || command == "help" {
+        Terminal.print(help[command ?? ""] ?? help[""]!)
+        exit(ExitCode.ok.rawValue)
+    }
+    let environment = ProcessInfo.processInfo.environment
+    var invocation = Invocation(arguments: arguments, json: json, serverOption: server, environment: environment,
+                                files: ClientFiles(environment: environment))
+    switch command! {
+    case "login": try SessionCommands.login(&invocation)
+    case "logout": try SessionCommands.logout(&invocation)
+    case "whoami": try SessionCommands.whoami(&invocation)
+    case "passwd": try SessionCommands.passwd(&invocation)
+    case "log": try WaterCommands.log(&invocation)
+    case "undo": try WaterCommands.undo(&invocation)
+    case "edit": try WaterCommands.edit(&invocation)
+    case "rm": try WaterCommands.remove(&invocation)
+    case "today": try WaterCommands.today(&invocation)
+    case "week": try WaterCommands.history(&invocation, days: 7)
+    case "history": try WaterCommands.history(&invocation, days: nil)
+    case "goal": try WaterCommands.goal(&invocation)
+    case "cup": try WaterCommands.cup(&invocation)
+    case "board": try BoardCommand.run(&invocation)
+    case "member": try MemberCommands.run(&invocation)
+    case let other: throw UsageError("unknown command \(other)")
+    }
+    exitStatus = .ok
+} catch let error as UsageError {
+    Terminal.error("water-client: \(error.message); see water-client --help")
+    exitStatus = .usage
+} catch let error as WaterError {
+    Terminal.error("water-client: \(error.message)")
+    exitStatus = exitCode(for: error)
+} catch {
+    Terminal.error("water-client: \(error)")
+    exitStatus = .failure
 }
+exit(exitStatus.rawValue)

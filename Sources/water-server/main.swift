@@ -1,20 +1,188 @@
-import Foundation
+import Dispatch
+import Glibc
+import WaterCLI
+import WaterCore
+import WaterLog
 import WaterProtocol
+import WaterServer
+import WaterStore
+import WaterTransport
 
 let usage = """
     usage: water-server <command> [options]
 
-    The household water tracker's server. Protocol version \(WireProtocol.version), \
-    default port \(WireProtocol.defaultPort).
+    The household water tracker's server (protocol version \(WireProtocol.version)).
 
     commands:
-      help        show this help
+      serve --data DIR [--listen HOST:PORT]     serve the household (default 127.0.0.1:\(WireProtocol.defaultPort))
+      init --data DIR --admin NAME              create the data directory and its first admin
+      check --data DIR                          verify every archive; exit 1 when any is protected
+      passwd NAME --data DIR                    set a member's password (server stopped)
+
+    options of serve:
+      --time-zone ZONE          the household's IANA time zone (default: $TZ, /etc/timezone, or UTC)
+      --max-connections N       connections served at once (default 256)
+      --max-calls N             calls in flight per connection (default 32)
+      --max-frame BYTES         largest frame payload (default 1048576)
+      --frame-deadline SECONDS  time to deliver a started frame (default 10)
+      --idle-timeout SECONDS    close connections silent this long (default 300)
+      --password-strength interactive|minimum   argon2id cost (default interactive)
+      --clock UNIX_MS           start the server's clock at this time (tests and demonstrations)
+
+    init and passwd read the password from a hidden prompt, or with --password-stdin from the
+    first line of standard input.
     """
 
-switch CommandLine.arguments.dropFirst().first {
-case nil, "help", "--help", "-h":
-    print(usage)
-case let command?:
-    FileHandle.standardError.write(Data("water-server: unknown command '\(command)'; see 'water-server --help'\n".utf8))
-    exit(64)
+/// The household's zone: the option, else the system's.
+func householdTimeZone(_ option: String?) throws(UsageError) -> MemberTimeZone {
+    var candidates: [String] = []
+    if let option { candidates = [option] } else {
+        if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty { candidates.append(tz.hasPrefix(":") ? String(tz.dropFirst()) : tz) }
+        if let file = fopen("/etc/timezone", "r") {
+            var buffer = [CChar](repeating: 0, count: 128)
+            if fgets(&buffer, 128, file) != nil {
+                candidates.append(String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+            fclose(file)
+        }
+        candidates.append("UTC")
+    }
+    for name in candidates {
+        if let zone = MemberTimeZone(identifier: name) { return zone }
+    }
+    throw UsageError("--time-zone \(option ?? "") is not a time zone this system knows (try Europe/Berlin)")
+}
+
+func strength(_ option: String?) throws(UsageError) -> PasswordHasher.Strength {
+    switch option {
+    case nil, "interactive": return .interactive
+    case "minimum": return .minimum
+    case let other?: throw UsageError("--password-strength must be interactive or minimum, got \(other)")
+    }
+}
+
+func requireData(_ arguments: inout Arguments) throws(UsageError) -> String {
+    guard let data = try arguments.option("data") else { throw UsageError("--data DIR is required") }
+    return data
+}
+
+/// The signal sources live as long as the process.
+nonisolated(unsafe) var signalSources: [any DispatchSourceSignal] = []
+
+func serve(_ arguments: inout Arguments) throws -> Never {
+    var configuration = ServerConfiguration(dataDirectory: try requireData(&arguments))
+    if let listen = try arguments.option("listen") {
+        guard let address = HostPort(parsing: listen, defaultPort: WireProtocol.defaultPort) else {
+            throw UsageError("--listen must be HOST:PORT, got \(listen)")
+        }
+        configuration.listen = address
+    }
+    configuration.householdTimeZone = try householdTimeZone(try arguments.option("time-zone"))
+    configuration.maximumConnections = try arguments.integer("max-connections", in: 1...100_000) ?? configuration.maximumConnections
+    configuration.maximumCallsInFlight = try arguments.integer("max-calls", in: 1...10_000) ?? configuration.maximumCallsInFlight
+    configuration.maximumPayloadLength = try arguments.integer("max-frame", in: 1024...(64 << 20)) ?? configuration.maximumPayloadLength
+    if let seconds = try arguments.integer("frame-deadline", in: 1...3600) { configuration.frameDeadline = .seconds(seconds) }
+    if let seconds = try arguments.integer("idle-timeout", in: 1...86_400) { configuration.idleTimeout = .seconds(seconds) }
+    configuration.passwordStrength = try strength(try arguments.option("password-strength"))
+    if let clock = try arguments.integer("clock", in: Int64(946_684_800_000)...Int64(4_102_444_800_000)) {
+        configuration.clockOffsetMilliseconds = clock - ServerServices.systemNow()
+    }
+    try arguments.finish()
+
+    let logger = Logger.standardError()
+    let server = try Server(configuration: configuration, logger: logger)
+    signal(SIGTERM, SIG_IGN)
+    signal(SIGINT, SIG_IGN)
+    signal(SIGPIPE, SIG_IGN)
+    // SIGTERM and SIGINT stop accepting, let calls in flight finish, flush and exit 0.
+    for number in [SIGTERM, SIGINT] {
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+        source.setEventHandler { server.beginGracefulShutdown() }
+        source.activate()
+        signalSources.append(source)
+    }
+    server.start()
+    Terminal.print("listening on \(server.boundAddress)")
+    DispatchQueue.global().async {
+        server.waitUntilStopped(timeout: .seconds(3_600 * 24 * 365))
+        exit(ExitCode.ok.rawValue)
+    }
+    dispatchMain()
+}
+
+func initialize(_ arguments: inout Arguments) throws {
+    let data = try requireData(&arguments)
+    guard let admin = try arguments.option("admin") else { throw UsageError("--admin NAME is required") }
+    let fromStandardInput = arguments.flag("password-stdin")
+    let zone = try householdTimeZone(try arguments.option("time-zone"))
+    let hashing = try strength(try arguments.option("password-strength"))
+    try arguments.finish()
+    guard let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(admin): ",
+                                           confirm: !fromStandardInput)
+    else { throw AdminCommands.Failure(description: "no password given") }
+    let account = try AdminCommands.initialize(dataDirectory: data, admin: admin, password: password, timeZone: zone,
+                                               strength: hashing, logger: .standardError(minimumLevel: .warning))
+    Terminal.print("created \(data) with admin \(account.username); start it with: water-server serve --data \(data)")
+}
+
+func check(_ arguments: inout Arguments) throws -> ExitCode {
+    let data = try requireData(&arguments)
+    try arguments.finish()
+    let results = try AdminCommands.check(dataDirectory: data, logger: .silent)
+    for (path, problem) in results {
+        Terminal.print(problem.map { "PROTECTED \(path): \($0)" } ?? "ok        \(path)")
+    }
+    let protected = results.filter { $0.problem != nil }.count
+    Terminal.print(protected == 0 ? "all \(results.count) archives are healthy" : "\(protected) of \(results.count) archives are protected")
+    return protected == 0 ? .ok : .failure
+}
+
+func passwd(_ arguments: inout Arguments) throws {
+    let data = try requireData(&arguments)
+    let fromStandardInput = arguments.flag("password-stdin")
+    let hashing = try strength(try arguments.option("password-strength"))
+    guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
+    try arguments.finish()
+    guard let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "new password for \(name): ",
+                                           confirm: !fromStandardInput)
+    else { throw AdminCommands.Failure(description: "no password given") }
+    try AdminCommands.resetPassword(dataDirectory: data, username: name, password: password, strength: hashing,
+                                    logger: .standardError(minimumLevel: .warning))
+    Terminal.print("password of \(name) changed; their sessions have ended")
+}
+
+var arguments = Arguments(CommandLine.arguments.dropFirst())
+let command = arguments.positional()
+do {
+    switch command {
+    case nil, "help":
+        Terminal.print(usage)
+    case _ where arguments.flag("help"):
+        Terminal.print(usage)
+    case "serve":
+        try serve(&arguments)
+    case "init":
+        try initialize(&arguments)
+    case "check":
+        exit(try check(&arguments).rawValue)
+    case "passwd":
+        try passwd(&arguments)
+    case let other?:
+        throw UsageError("unknown command \(other)")
+    }
+} catch let error as UsageError {
+    Terminal.error("water-server: \(error.message); see water-server --help")
+    exit(ExitCode.usage.rawValue)
+} catch let error as ArchiveError where error.code == .locked {
+    Terminal.error("water-server: \(error.message)")
+    exit(ExitCode.unavailable.rawValue)
+} catch let error as SocketError {
+    Terminal.error("water-server: \(error); is another server using that port?")
+    exit(ExitCode.unavailable.rawValue)
+} catch let error as DomainError {
+    Terminal.error("water-server: \(error.message)")
+    exit(ExitCode.dataError.rawValue)
+} catch {
+    Terminal.error("water-server: \(error)")
+    exit(ExitCode.failure.rawValue)
 }

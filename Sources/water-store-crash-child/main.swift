@@ -43,7 +43,7 @@ DispatchQueue.concurrentPerform(iterations: Int(writers)) { index in
         while true {
             let entry = WaterEntry(id: RecordID(high: member, low: n), amountMillilitres: 250,
                                    unixMilliseconds: start + Int64(n) * 1000)
-            try archive.commitAndWait { _ in ([.water(.logged(entry))], ()) }
+            try archive.commitAndWait { _ in [.water(.logged(entry))] }
             emit("\(member) \(n)", to: STDOUT_FILENO)
             n += 1
         }

@@ -98,7 +98,7 @@ struct ProtectedModeTests {
         let archive = try #require(store.member(1))
         // Journal an entry of 5000 ml, which validation would never let through.
         try archive.commitAndWait { _ in
-            ([.water(.logged(WaterEntry(id: id(77_777), amountMillilitres: 5000, unixMilliseconds: workloadStart)))], ())
+            [.water(.logged(WaterEntry(id: id(77_777), amountMillilitres: 5000, unixMilliseconds: workloadStart)))]
         }
         store.close()
         let reopened = try openStore(disk.crash())

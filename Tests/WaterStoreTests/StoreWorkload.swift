@@ -132,14 +132,14 @@ func run(_ step: Step, on store: FileArchiveStore, expecting expected: inout Exp
             var applied: [MemberMutation] = []
             try archive.commitAndWait { model in
                 applied = step.mutations(on: model, at: now)
-                return (applied, ())
+                return applied
             }
             for mutation in applied { expected.members[member]!.apply(mutation) }
         } else {
             var applied: [TodoMutation] = []
             try store.household.commitAndWait { model in
                 applied = step.mutations(on: model, at: now)
-                return (applied, ())
+                return applied
             }
             for mutation in applied { expected.household.apply(mutation) }
         }

@@ -23,6 +23,9 @@ typedef struct Water__Archive__V1__StoredTodo Water__Archive__V1__StoredTodo;
 typedef struct Water__Archive__V1__EntryColumns Water__Archive__V1__EntryColumns;
 typedef struct Water__Archive__V1__MemberSnapshot Water__Archive__V1__MemberSnapshot;
 typedef struct Water__Archive__V1__HouseholdSnapshot Water__Archive__V1__HouseholdSnapshot;
+typedef struct Water__Archive__V1__StoredAccount Water__Archive__V1__StoredAccount;
+typedef struct Water__Archive__V1__StoredSession Water__Archive__V1__StoredSession;
+typedef struct Water__Archive__V1__AccountsSnapshot Water__Archive__V1__AccountsSnapshot;
 
 
 /* --- enums --- */
@@ -87,7 +90,31 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * id, position
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_MOVED = 14
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_MOVED = 14,
+  /*
+   * account
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_ADDED = 15,
+  /*
+   * account: username, display name, role, time zone (not the password)
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_CHANGED = 16,
+  /*
+   * member_id, text: the argon2id hash; ends the member's sessions
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PASSWORD_SET = 17,
+  /*
+   * member_id; ends the member's sessions
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_REMOVED = 18,
+  /*
+   * session
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_STARTED = 19,
+  /*
+   * id: the token's digest
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_ENDED = 20
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -122,10 +149,12 @@ struct  Water__Archive__V1__JournalRecord
   uint64_t member_id;
   int64_t at_unix_ms;
   uint32_t position;
+  Water__Archive__V1__StoredAccount *account;
+  Water__Archive__V1__StoredSession *session;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0 }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL }
 
 
 struct  Water__Archive__V1__StoredEntry
@@ -285,6 +314,71 @@ struct  Water__Archive__V1__HouseholdSnapshot
     , 0, 0, 0,NULL }
 
 
+/*
+ * A member's account: who they are and how they log in.
+ */
+struct  Water__Archive__V1__StoredAccount
+{
+  ProtobufCMessage base;
+  uint64_t member_id;
+  char *username;
+  char *display_name;
+  /*
+   * 1 member, 2 admin.
+   */
+  int32_t role;
+  char *time_zone;
+  /*
+   * libsodium's crypto_pwhash_str output (argon2id, with its parameters and salt).
+   */
+  char *password_hash;
+  int64_t created_at_unix_ms;
+};
+#define WATER__ARCHIVE__V1__STORED_ACCOUNT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_account__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * A login. Only a digest of the token is kept, so a copy of the data cannot be used to log in.
+ */
+struct  Water__Archive__V1__StoredSession
+{
+  ProtobufCMessage base;
+  /*
+   * BLAKE2b-256 of the 32-byte token.
+   */
+  ProtobufCBinaryData token_digest;
+  uint64_t member_id;
+  int64_t expires_at_unix_ms;
+};
+#define WATER__ARCHIVE__V1__STORED_SESSION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_session__descriptor) \
+    , {0,NULL}, 0, 0 }
+
+
+/*
+ * The household's accounts and sessions (DATA/accounts).
+ */
+struct  Water__Archive__V1__AccountsSnapshot
+{
+  ProtobufCMessage base;
+  uint64_t last_sequence;
+  uint64_t journal_generation;
+  /*
+   * The id the next new member gets; ids are never reused.
+   */
+  uint64_t next_member_id;
+  size_t n_accounts;
+  Water__Archive__V1__StoredAccount **accounts;
+  size_t n_sessions;
+  Water__Archive__V1__StoredSession **sessions;
+};
+#define WATER__ARCHIVE__V1__ACCOUNTS_SNAPSHOT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__accounts_snapshot__descriptor) \
+    , 0, 0, 0, 0,NULL, 0,NULL }
+
+
 /* Water__Archive__V1__JournalRecord methods */
 void   water__archive__v1__journal_record__init
                      (Water__Archive__V1__JournalRecord         *message);
@@ -437,6 +531,63 @@ Water__Archive__V1__HouseholdSnapshot *
 void   water__archive__v1__household_snapshot__free_unpacked
                      (Water__Archive__V1__HouseholdSnapshot *message,
                       ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredAccount methods */
+void   water__archive__v1__stored_account__init
+                     (Water__Archive__V1__StoredAccount         *message);
+size_t water__archive__v1__stored_account__get_packed_size
+                     (const Water__Archive__V1__StoredAccount   *message);
+size_t water__archive__v1__stored_account__pack
+                     (const Water__Archive__V1__StoredAccount   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_account__pack_to_buffer
+                     (const Water__Archive__V1__StoredAccount   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredAccount *
+       water__archive__v1__stored_account__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_account__free_unpacked
+                     (Water__Archive__V1__StoredAccount *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredSession methods */
+void   water__archive__v1__stored_session__init
+                     (Water__Archive__V1__StoredSession         *message);
+size_t water__archive__v1__stored_session__get_packed_size
+                     (const Water__Archive__V1__StoredSession   *message);
+size_t water__archive__v1__stored_session__pack
+                     (const Water__Archive__V1__StoredSession   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_session__pack_to_buffer
+                     (const Water__Archive__V1__StoredSession   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredSession *
+       water__archive__v1__stored_session__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_session__free_unpacked
+                     (Water__Archive__V1__StoredSession *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__AccountsSnapshot methods */
+void   water__archive__v1__accounts_snapshot__init
+                     (Water__Archive__V1__AccountsSnapshot         *message);
+size_t water__archive__v1__accounts_snapshot__get_packed_size
+                     (const Water__Archive__V1__AccountsSnapshot   *message);
+size_t water__archive__v1__accounts_snapshot__pack
+                     (const Water__Archive__V1__AccountsSnapshot   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__accounts_snapshot__pack_to_buffer
+                     (const Water__Archive__V1__AccountsSnapshot   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__AccountsSnapshot *
+       water__archive__v1__accounts_snapshot__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__accounts_snapshot__free_unpacked
+                     (Water__Archive__V1__AccountsSnapshot *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__Archive__V1__JournalRecord_Closure)
@@ -463,6 +614,15 @@ typedef void (*Water__Archive__V1__MemberSnapshot_Closure)
 typedef void (*Water__Archive__V1__HouseholdSnapshot_Closure)
                  (const Water__Archive__V1__HouseholdSnapshot *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__StoredAccount_Closure)
+                 (const Water__Archive__V1__StoredAccount *message,
+                  void *closure_data);
+typedef void (*Water__Archive__V1__StoredSession_Closure)
+                 (const Water__Archive__V1__StoredSession *message,
+                  void *closure_data);
+typedef void (*Water__Archive__V1__AccountsSnapshot_Closure)
+                 (const Water__Archive__V1__AccountsSnapshot *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -478,6 +638,9 @@ extern const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descrip
 extern const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -57,8 +57,26 @@ extension WaterArchiveV1 {
         /// id, position
         public static let todoMoved = RecordKind(rawValue: 14)
 
+        /// account
+        public static let accountAdded = RecordKind(rawValue: 15)
+
+        /// account: username, display name, role, time zone (not the password)
+        public static let accountChanged = RecordKind(rawValue: 16)
+
+        /// member_id, text: the argon2id hash; ends the member's sessions
+        public static let passwordSet = RecordKind(rawValue: 17)
+
+        /// member_id; ends the member's sessions
+        public static let accountRemoved = RecordKind(rawValue: 18)
+
+        /// session
+        public static let sessionStarted = RecordKind(rawValue: 19)
+
+        /// id: the token's digest
+        public static let sessionEnded = RecordKind(rawValue: 20)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -78,6 +96,12 @@ extension WaterArchiveV1 {
             case 12: "RECORD_KIND_TODO_COMPLETION_SET"
             case 13: "RECORD_KIND_TODO_DELETED"
             case 14: "RECORD_KIND_TODO_MOVED"
+            case 15: "RECORD_KIND_ACCOUNT_ADDED"
+            case 16: "RECORD_KIND_ACCOUNT_CHANGED"
+            case 17: "RECORD_KIND_PASSWORD_SET"
+            case 18: "RECORD_KIND_ACCOUNT_REMOVED"
+            case 19: "RECORD_KIND_SESSION_STARTED"
+            case 20: "RECORD_KIND_SESSION_ENDED"
             default: nil
             }
         }
@@ -120,8 +144,12 @@ extension WaterArchiveV1 {
 
         public var position: UInt32
 
+        public var account: StoredAccount?
+
+        public var session: StoredSession?
+
         /// Creates a `JournalRecord`; omitted fields take the proto3 defaults.
-        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0) {
+        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil) {
             self.sequence = sequence
             self.kind = kind
             self.entry = entry
@@ -136,6 +164,8 @@ extension WaterArchiveV1 {
             self.memberID = memberID
             self.atUnixMs = atUnixMs
             self.position = position
+            self.account = account
+            self.session = session
         }
 
         enum CodingKeys: String, CodingKey {
@@ -153,6 +183,8 @@ extension WaterArchiveV1 {
             case memberID = "member_id"
             case atUnixMs = "at_unix_ms"
             case position = "position"
+            case account = "account"
+            case session = "session"
         }
     }
 
@@ -394,6 +426,112 @@ extension WaterArchiveV1 {
             case lastSequence = "last_sequence"
             case journalGeneration = "journal_generation"
             case items = "items"
+        }
+    }
+
+    /// A member's account: who they are and how they log in.
+    ///
+    /// The Swift form of `water.archive.v1.StoredAccount`.
+    public struct StoredAccount: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredAccount"
+
+        public var memberID: UInt64
+
+        public var username: String
+
+        public var displayName: String
+
+        /// 1 member, 2 admin.
+        public var role: Int32
+
+        public var timeZone: String
+
+        /// libsodium's crypto_pwhash_str output (argon2id, with its parameters and salt).
+        public var passwordHash: String
+
+        public var createdAtUnixMs: Int64
+
+        /// Creates a `StoredAccount`; omitted fields take the proto3 defaults.
+        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0) {
+            self.memberID = memberID
+            self.username = username
+            self.displayName = displayName
+            self.role = role
+            self.timeZone = timeZone
+            self.passwordHash = passwordHash
+            self.createdAtUnixMs = createdAtUnixMs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case memberID = "member_id"
+            case username = "username"
+            case displayName = "display_name"
+            case role = "role"
+            case timeZone = "time_zone"
+            case passwordHash = "password_hash"
+            case createdAtUnixMs = "created_at_unix_ms"
+        }
+    }
+
+    /// A login. Only a digest of the token is kept, so a copy of the data cannot be used to log in.
+    ///
+    /// The Swift form of `water.archive.v1.StoredSession`.
+    public struct StoredSession: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredSession"
+
+        /// BLAKE2b-256 of the 32-byte token.
+        public var tokenDigest: [UInt8]
+
+        public var memberID: UInt64
+
+        public var expiresAtUnixMs: Int64
+
+        /// Creates a `StoredSession`; omitted fields take the proto3 defaults.
+        public init(tokenDigest: [UInt8] = [], memberID: UInt64 = 0, expiresAtUnixMs: Int64 = 0) {
+            self.tokenDigest = tokenDigest
+            self.memberID = memberID
+            self.expiresAtUnixMs = expiresAtUnixMs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case tokenDigest = "token_digest"
+            case memberID = "member_id"
+            case expiresAtUnixMs = "expires_at_unix_ms"
+        }
+    }
+
+    /// The household's accounts and sessions (DATA/accounts).
+    ///
+    /// The Swift form of `water.archive.v1.AccountsSnapshot`.
+    public struct AccountsSnapshot: ProtoMessage {
+        public static let protoName = "water.archive.v1.AccountsSnapshot"
+
+        public var lastSequence: UInt64
+
+        public var journalGeneration: UInt64
+
+        /// The id the next new member gets; ids are never reused.
+        public var nextMemberID: UInt64
+
+        public var accounts: [StoredAccount]
+
+        public var sessions: [StoredSession]
+
+        /// Creates a `AccountsSnapshot`; omitted fields take the proto3 defaults.
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = []) {
+            self.lastSequence = lastSequence
+            self.journalGeneration = journalGeneration
+            self.nextMemberID = nextMemberID
+            self.accounts = accounts
+            self.sessions = sessions
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case lastSequence = "last_sequence"
+            case journalGeneration = "journal_generation"
+            case nextMemberID = "next_member_id"
+            case accounts = "accounts"
+            case sessions = "sessions"
         }
     }
 }

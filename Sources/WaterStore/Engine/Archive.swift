@@ -143,17 +143,19 @@ public final class Archive<Model: ArchiveModel>: Sendable {
 
     /// Decides on the latest state, applies what `decide` returns, and journals it.
     ///
-    /// `decide` runs under this archive's lock: keep it to validation. When it returns no
-    /// mutations (a replayed request), `completion` still waits until everything submitted
-    /// before is durable, so a reply never reports state that could still be lost.
+    /// `decide` runs under this archive's lock: keep it to validation. `result` then runs on
+    /// the state after the mutations, still under the lock, to build the reply. When `decide`
+    /// returns no mutations (a replayed request), `completion` still waits until everything
+    /// submitted before is durable, so a reply never reports state that could still be lost.
     /// - Throws: what `decide` throws, or `.protected`; nothing is written then.
     public func commit<Value: Sendable>(
-        _ decide: (Model) throws -> (mutations: [Model.Mutation], value: Value),
+        _ decide: (Model) throws -> [Model.Mutation],
+        result: (Model) -> Value,
         completion: @escaping @Sendable (Result<Value, ArchiveError>) -> Void
     ) throws {
-        let item = try latest.withLock { latest -> CommitItem in
+        let (item, value) = try latest.withLock { latest -> (CommitItem, Value) in
             if let protection = latest.protection { throw protection }
-            let (mutations, value) = try decide(latest.model)
+            let mutations = try decide(latest.model)
             var records: [[UInt8]] = []
             for mutation in mutations {
                 latest.model.apply(mutation)
@@ -161,20 +163,34 @@ public final class Archive<Model: ArchiveModel>: Sendable {
                 latest.unsynced.append((latest.nextSequence, mutation))
                 latest.nextSequence += 1
             }
-            return CommitItem(target: self, epoch: latest.epoch, records: records,
-                              lastSequence: latest.nextSequence - 1) { result in completion(result.map { value }) }
+            let item = CommitItem(target: self, epoch: latest.epoch, records: records,
+                                  lastSequence: latest.nextSequence - 1) { _ in }
+            return (item, result(latest.model))
         }
-        committer.submit(item)
+        committer.submit(CommitItem(target: item.target, epoch: item.epoch, records: item.records,
+                                    lastSequence: item.lastSequence) { completion($0.map { value }) })
     }
 
-    /// ``commit(_:completion:)`` that waits until the mutations are durable. Never call it on
-    /// Swift's cooperative thread pool.
-    public func commitAndWait<Value: Sendable>(
-        _ decide: (Model) throws -> (mutations: [Model.Mutation], value: Value)
-    ) throws -> Value {
+    /// ``commit(_:result:completion:)`` for a change whose reply needs nothing back.
+    public func commit(_ decide: (Model) throws -> [Model.Mutation],
+                       completion: @escaping @Sendable (Result<Void, ArchiveError>) -> Void) throws
+    {
+        try commit(decide, result: { _ in () }, completion: completion)
+    }
+
+    /// Commits and waits until the mutations are durable. Never call it on Swift's
+    /// cooperative thread pool.
+    @discardableResult
+    public func commitAndWait<Value: Sendable>(_ decide: (Model) throws -> [Model.Mutation],
+                                               result: (Model) -> Value) throws -> Value
+    {
         let done = ResultWaiter<Value>()
-        try commit(decide) { done.signal($0) }
+        try commit(decide, result: result) { done.signal($0) }
         return try done.wait().get()
+    }
+
+    public func commitAndWait(_ decide: (Model) throws -> [Model.Mutation]) throws {
+        try commitAndWait(decide, result: { _ in () })
     }
 
     /// Closes the journal; later writes fail (``FileArchiveStore/close()``).

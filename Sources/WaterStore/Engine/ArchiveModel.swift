@@ -48,4 +48,5 @@ public protocol ArchiveModel: Sendable {
 public enum ArchiveKind: UInt8, Sendable {
     case member = 1
     case household = 2
+    case accounts = 3
 }

@@ -1,0 +1,75 @@
+/// A command line being taken apart: options first come, first served, then positionals.
+///
+/// Options are long (`--server HOST:PORT` or `--server=HOST:PORT`); whatever is left at
+/// ``finish()`` that looks like an option is a usage error.
+public struct Arguments {
+    private var words: [String]
+
+    public init(_ words: some Sequence<String>) {
+        self.words = Array(words)
+    }
+
+    /// Whether `--name` was given (and removes it).
+    public mutating func flag(_ name: String) -> Bool {
+        guard let index = words.firstIndex(of: "--\(name)") else { return false }
+        words.remove(at: index)
+        return true
+    }
+
+    /// The value of `--name VALUE` or `--name=VALUE`, or nil when absent.
+    public mutating func option(_ name: String) throws(UsageError) -> String? {
+        if let index = words.firstIndex(where: { $0.hasPrefix("--\(name)=") }) {
+            return String(words.remove(at: index).dropFirst(name.count + 3))
+        }
+        guard let index = words.firstIndex(of: "--\(name)") else { return nil }
+        guard index + 1 < words.count else { throw UsageError("--\(name) needs a value") }
+        let value = words[index + 1]
+        words.removeSubrange(index...(index + 1))
+        return value
+    }
+
+    /// An integer option within `range`.
+    public mutating func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws(UsageError) -> T? {
+        guard let text = try option(name) else { return nil }
+        guard let value = T(text), range.contains(value) else {
+            throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+        }
+        return value
+    }
+
+    /// The next word that is not an option, or nil.
+    public mutating func positional() -> String? {
+        guard let index = words.firstIndex(where: { !$0.hasPrefix("--") || $0 == "--" }) else { return nil }
+        if words[index] == "--" {
+            words.remove(at: index)
+            return words.isEmpty ? nil : words.remove(at: index)
+        }
+        return words.remove(at: index)
+    }
+
+    /// Fails on anything not taken.
+    public func finish() throws(UsageError) {
+        if let extra = words.first {
+            throw UsageError(extra.hasPrefix("--") ? "unknown option \(extra)" : "unexpected argument \"\(extra)\"")
+        }
+    }
+}
+
+/// A command line that does not parse: exit 64 with the message and a pointer to `--help`.
+public struct UsageError: Error, Sendable {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+}
+
+/// sysexits.h codes, as DESIGN.md section 8 lists them.
+public enum ExitCode: Int32, Sendable {
+    case ok = 0
+    case failure = 1
+    case usage = 64
+    case dataError = 65
+    case unavailable = 69
+    case notAllowed = 77
+}

@@ -1,0 +1,114 @@
+import Glibc
+import WaterCore
+
+/// The client's files under `$XDG_CONFIG_HOME/water/` (else `~/.config/water/`), directory
+/// 0700 and files 0600: the session (server, username, token) and the installation id that
+/// goes into the ids of new entries.
+public struct ClientFiles: Sendable {
+    public let directory: String
+
+    public init(environment: [String: String]) {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? "\(environment["HOME"] ?? ".")/.config"
+        directory = "\(base)/water"
+    }
+
+    /// A saved login.
+    public struct Session: Equatable, Sendable {
+        public var server: String
+        public var username: String
+        public var token: [UInt8]
+
+        public init(server: String, username: String, token: [UInt8]) {
+            self.server = server
+            self.username = username
+            self.token = token
+        }
+    }
+
+    public func loadSession() -> Session? {
+        guard let text = read("session") else { return nil }
+        var fields: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        guard let server = fields["server"], let username = fields["username"], let hex = fields["token"],
+            let token = Self.bytes(hex: hex)
+        else { return nil }
+        return Session(server: server, username: username, token: token)
+    }
+
+    public func saveSession(_ session: Session) throws(WaterClientError) {
+        try write("session", "server \(session.server)\nusername \(session.username)\ntoken \(Self.hex(session.token))\n")
+    }
+
+    public func removeSession() {
+        unlink("\(directory)/session")
+    }
+
+    /// This installation's random id, made on first use.
+    public func installationID() -> UInt64 {
+        if let text = read("installation"), let id = UInt64(text.filter { !$0.isWhitespace }, radix: 16) { return id }
+        let id = UInt64.random(in: 0...UInt64.max) & 0x3FFF_FFFF_FFFF_FFFF
+        try? write("installation", String(id, radix: 16) + "\n")
+        return id
+    }
+
+    private func read(_ name: String) -> String? {
+        guard let file = fopen("\(directory)/\(name)", "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes atomically (temp file, rename), 0600, in a 0700 directory.
+    private func write(_ name: String, _ text: String) throws(WaterClientError) {
+        var path = ""
+        for component in directory.split(separator: "/") {
+            path += "/\(component)"
+            mkdir(path, 0o700)
+        }
+        let temporary = "\(directory)/\(name).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw WaterClientError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        fchmod(fd, 0o600)
+        fsync(fd)
+        close(fd)
+        guard written == bytes.count, rename(temporary, "\(directory)/\(name)") == 0 else {
+            throw WaterClientError("cannot write \(directory)/\(name): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        let characters = Array(hex.utf8)
+        guard characters.count % 2 == 0 else { return nil }
+        return stride(from: 0, to: characters.count, by: 2).map { index -> UInt8? in
+            UInt8(String(decoding: characters[index..<(index + 2)], as: UTF8.self), radix: 16)
+        }.reduce(into: [UInt8]?([])) { result, byte in
+            guard let byte, result != nil else { result = nil; return }
+            result!.append(byte)
+        }
+    }
+}
+
+/// A local failure of the client (its files), as opposed to an error from the server.
+public struct WaterClientError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

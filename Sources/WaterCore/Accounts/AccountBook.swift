@@ -1,0 +1,202 @@
+/// What a member may do beyond their own data.
+public enum Role: Int, Hashable, Sendable, CustomStringConvertible {
+    case member = 1
+    /// Adds, renames, resets and removes members.
+    case admin = 2
+
+    public var description: String { self == .admin ? "admin" : "member" }
+}
+
+/// A member of the household.
+public struct Account: Hashable, Sendable {
+    public static let maximumDisplayNameLength = 64
+
+    public var id: UInt64
+    /// Matches `^[a-z][a-z0-9_-]{0,31}$`; what people type to log in. Never used as a path.
+    public var username: String
+    public var displayName: String
+    public var role: Role
+    public var timeZone: MemberTimeZone
+    /// libsodium's argon2id string (parameters, salt and hash).
+    public var passwordHash: String
+    public var createdAtUnixMilliseconds: Int64
+
+    public init(id: UInt64, username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
+                passwordHash: String, createdAtUnixMilliseconds: Int64) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+        self.role = role
+        self.timeZone = timeZone
+        self.passwordHash = passwordHash
+        self.createdAtUnixMilliseconds = createdAtUnixMilliseconds
+    }
+}
+
+/// The digest of a session token: the only form in which tokens are kept.
+public struct TokenDigest: Hashable, Sendable {
+    public let bytes: [UInt8]
+
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 32 else { return nil }
+        self.bytes = bytes
+    }
+}
+
+public struct Session: Hashable, Sendable {
+    public var digest: TokenDigest
+    public var memberID: UInt64
+    public var expiresAtUnixMilliseconds: Int64
+
+    public init(digest: TokenDigest, memberID: UInt64, expiresAtUnixMilliseconds: Int64) {
+        self.digest = digest
+        self.memberID = memberID
+        self.expiresAtUnixMilliseconds = expiresAtUnixMilliseconds
+    }
+}
+
+/// A change to the accounts, as the journal records it.
+public enum AccountMutation: Hashable, Sendable {
+    case added(Account)
+    /// New username, display name, role and time zone; the password hash is not touched.
+    case changed(Account)
+    /// A new password hash; ends the member's sessions.
+    case passwordSet(memberID: UInt64, hash: String)
+    /// Ends the member's sessions; the id is never given to anyone else.
+    case removed(memberID: UInt64)
+    case sessionStarted(Session)
+    case sessionEnded(TokenDigest)
+}
+
+/// The household's members and their sessions.
+public struct AccountBook: Hashable, Sendable {
+    public private(set) var accounts: [UInt64: Account] = [:]
+    public private(set) var sessions: [TokenDigest: Session] = [:]
+    /// The id the next member gets: ids are never reused, so a removed member's archive can
+    /// never be read by someone new.
+    public private(set) var nextMemberID: UInt64 = 1
+    private var idsByUsername: [String: UInt64] = [:]
+
+    public init() {}
+
+    public func account(named username: String) -> Account? {
+        idsByUsername[username].flatMap { accounts[$0] }
+    }
+
+    /// Members sorted by username.
+    public var members: [Account] { accounts.values.sorted { $0.username < $1.username } }
+
+    /// The session of a token digest, when it exists and has not expired at `now`.
+    public func session(_ digest: TokenDigest, now: Int64) -> Session? {
+        guard let session = sessions[digest], session.expiresAtUnixMilliseconds > now,
+            accounts[session.memberID] != nil
+        else { return nil }
+        return session
+    }
+
+    public static func isValidUsername(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else { return false }
+        return bytes.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        }
+    }
+
+    // MARK: Validating requests
+
+    public func validateAdd(username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
+                            passwordHash: String, now: Int64) throws(DomainError) -> AccountMutation
+    {
+        try checkUsername(username, field: "username")
+        let displayName = try Self.checkedDisplayName(displayName.isEmpty ? username : displayName)
+        return .added(Account(id: nextMemberID, username: username, displayName: displayName, role: role,
+                              timeZone: timeZone, passwordHash: passwordHash, createdAtUnixMilliseconds: now))
+    }
+
+    /// Renames `username`: a new username, a new display name, or both (nil keeps).
+    public func validateRename(_ username: String, newUsername: String?, newDisplayName: String?)
+        throws(DomainError) -> AccountMutation
+    {
+        var account = try existing(username)
+        if let newUsername, newUsername != username {
+            try checkUsername(newUsername, field: "new_username")
+            account.username = newUsername
+        }
+        if let newDisplayName { account.displayName = try Self.checkedDisplayName(newDisplayName) }
+        return .changed(account)
+    }
+
+    public func validateTimeZone(memberID: UInt64, _ zone: MemberTimeZone) throws(DomainError) -> AccountMutation {
+        guard var account = accounts[memberID] else { throw DomainError(.notFound, "there is no such member") }
+        account.timeZone = zone
+        return .changed(account)
+    }
+
+    public func existing(_ username: String) throws(DomainError) -> Account {
+        guard let account = account(named: username) else {
+            throw DomainError(.notFound, field: "username", "there is no member called \(username)")
+        }
+        return account
+    }
+
+    private func checkUsername(_ username: String, field: String) throws(DomainError) {
+        guard Self.isValidUsername(username) else {
+            throw .invalid(field, "must start with a-z and hold only a-z, 0-9, _ and -, at most 32 characters")
+        }
+        guard account(named: username) == nil else {
+            throw DomainError(.conflict, field: field, "there is already a member called \(username)")
+        }
+    }
+
+    private static func checkedDisplayName(_ name: String) throws(DomainError) -> String {
+        let name = name.trimmingWhitespace()
+        guard !name.isEmpty, name.count <= Account.maximumDisplayNameLength,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw .invalid("display_name", "must be 1 to \(Account.maximumDisplayNameLength) characters, with no control characters")
+        }
+        return name
+    }
+
+    // MARK: Applying
+
+    public mutating func apply(_ mutation: AccountMutation) {
+        switch mutation {
+        case .added(let account):
+            guard accounts[account.id] == nil, idsByUsername[account.username] == nil else { return }
+            accounts[account.id] = account
+            idsByUsername[account.username] = account.id
+            nextMemberID = max(nextMemberID, account.id + 1)
+        case .changed(let account):
+            guard let old = accounts[account.id] else { return }
+            idsByUsername[old.username] = nil
+            idsByUsername[account.username] = account.id
+            accounts[account.id] = Account(id: account.id, username: account.username, displayName: account.displayName,
+                                           role: account.role, timeZone: account.timeZone, passwordHash: old.passwordHash,
+                                           createdAtUnixMilliseconds: old.createdAtUnixMilliseconds)
+        case .passwordSet(let memberID, let hash):
+            accounts[memberID]?.passwordHash = hash
+            sessions = sessions.filter { $0.value.memberID != memberID }
+        case .removed(let memberID):
+            if let account = accounts.removeValue(forKey: memberID) { idsByUsername[account.username] = nil }
+            sessions = sessions.filter { $0.value.memberID != memberID }
+        case .sessionStarted(let session):
+            guard accounts[session.memberID] != nil else { return }
+            sessions[session.digest] = session
+        case .sessionEnded(let digest):
+            sessions[digest] = nil
+        }
+    }
+
+    /// Restores the id counter from a snapshot (ids of removed members stay used).
+    public mutating func reserveIDs(below next: UInt64) {
+        nextMemberID = max(nextMemberID, next)
+    }
+
+    /// Usernames valid and unique, every session's member present.
+    public var isValid: Bool {
+        idsByUsername.count == accounts.count && accounts.values.allSatisfy { Self.isValidUsername($0.username) }
+            && sessions.values.allSatisfy { accounts[$0.memberID] != nil } && accounts.keys.allSatisfy { $0 < nextMemberID }
+    }
+}

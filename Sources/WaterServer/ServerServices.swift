@@ -1,0 +1,62 @@
+import Glibc
+import WaterCore
+import WaterLog
+import WaterStore
+
+/// The parts of a running server that handlers share.
+public final class ServerServices: Sendable {
+    let store: FileArchiveStore
+    let hasher: PasswordHasher
+    let throttle = LoginThrottle()
+    let configuration: ServerConfiguration
+    let logger: Logger
+    let boards: BoardBuilder
+    let boardHub: BoardHub
+    let startedAt: Int64
+
+    init(store: FileArchiveStore, configuration: ServerConfiguration, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        self.hasher = PasswordHasher(strength: configuration.passwordStrength,
+                                     concurrentHashes: configuration.concurrentPasswordHashes)
+        self.boards = BoardBuilder(store: store, householdTimeZone: configuration.householdTimeZone)
+        self.boardHub = BoardHub(boards: boards, now: { Self.systemNow() + configuration.clockOffsetMilliseconds })
+        self.startedAt = Self.systemNow()
+    }
+
+    /// Milliseconds since 1970, from the system clock.
+    public static func systemNow() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    /// The server's now: the system clock, shifted when `--clock` started it elsewhere.
+    func now() -> Int64 {
+        Self.systemNow() + configuration.clockOffsetMilliseconds
+    }
+}
+
+/// Builds the household's board from every member's archive.
+struct BoardBuilder: Sendable {
+    let store: FileArchiveStore
+    let householdTimeZone: MemberTimeZone
+
+    /// The household's current week.
+    func currentWeek(now: Int64) -> ISOWeek {
+        ISOWeek(containing: householdTimeZone.date(atUnixMilliseconds: now))
+    }
+
+    /// The board for `week`. A member whose archive is protected is left out rather than
+    /// failing everyone's board.
+    func board(week: ISOWeek, order: BoardOrder, now: Int64) -> WeeklyBoard {
+        let accounts = (try? store.accounts.read { $0.members }) ?? []
+        let members = accounts.compactMap { account -> BoardMember? in
+            guard let archive = try? store.member(account.id)?.read({ $0 }) else { return nil }
+            return BoardMember(username: account.username, displayName: account.displayName, water: archive.water,
+                               habits: archive.habits)
+        }
+        return WeeklyBoard(members: members, week: week, order: order, now: now)
+    }
+}

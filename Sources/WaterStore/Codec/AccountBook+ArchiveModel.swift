@@ -1,0 +1,107 @@
+import WaterCore
+import WaterProtocol
+
+/// The household's accounts on disk.
+extension AccountBook: ArchiveModel {
+    public typealias Mutation = AccountMutation
+
+    public static let kind = ArchiveKind.accounts
+    public static let snapshotVersion: UInt16 = 1
+    public static let readableSnapshotVersions: ClosedRange<UInt16> = 1...1
+
+    public init(context: ArchiveContext) {
+        self.init()
+    }
+
+    public func encodeSnapshot(lastSequence: UInt64, journalGeneration: UInt64) -> [UInt8] {
+        WaterArchiveV1.AccountsSnapshot(
+            lastSequence: lastSequence, journalGeneration: journalGeneration, nextMemberID: nextMemberID,
+            accounts: accounts.values.sorted { $0.id < $1.id }.map(Self.stored),
+            sessions: sessions.values.map(Self.stored)
+        ).serializedBytes()
+    }
+
+    public static func decodeSnapshot(_ body: [UInt8], version: UInt16, context: ArchiveContext)
+        throws(ArchiveError) -> (archive: AccountBook, lastSequence: UInt64, journalGeneration: UInt64)
+    {
+        let snapshot = try StoredValues.decode(WaterArchiveV1.AccountsSnapshot.self, body)
+        var book = AccountBook()
+        for stored in snapshot.accounts { book.apply(.added(try account(stored))) }
+        book.reserveIDs(below: snapshot.nextMemberID)
+        for stored in snapshot.sessions { book.apply(.sessionStarted(try session(stored))) }
+        guard book.accounts.count == snapshot.accounts.count, book.sessions.count == snapshot.sessions.count else {
+            throw StoredValues.corrupt("accounts or sessions repeat")
+        }
+        return (book, snapshot.lastSequence, snapshot.journalGeneration)
+    }
+
+    public static func encodeRecord(_ mutation: AccountMutation, sequence: UInt64) -> [UInt8] {
+        var record = WaterArchiveV1.JournalRecord(sequence: sequence)
+        switch mutation {
+        case .added(let account):
+            record.kind = .accountAdded
+            record.account = stored(account)
+        case .changed(let account):
+            record.kind = .accountChanged
+            record.account = stored(account)
+        case .passwordSet(let memberID, let hash):
+            record.kind = .passwordSet
+            record.memberID = memberID
+            record.text = hash
+        case .removed(let memberID):
+            record.kind = .accountRemoved
+            record.memberID = memberID
+        case .sessionStarted(let session):
+            record.kind = .sessionStarted
+            record.session = stored(session)
+        case .sessionEnded(let digest):
+            record.kind = .sessionEnded
+            record.id = digest.bytes
+        }
+        return record.serializedBytes()
+    }
+
+    public static func decodeRecord(_ bytes: ArraySlice<UInt8>) throws(ArchiveError)
+        -> (mutation: AccountMutation, sequence: UInt64)
+    {
+        let record = try StoredValues.decode(WaterArchiveV1.JournalRecord.self, bytes)
+        let mutation: AccountMutation
+        switch record.kind {
+        case .accountAdded: mutation = .added(try account(record.account))
+        case .accountChanged: mutation = .changed(try account(record.account))
+        case .passwordSet: mutation = .passwordSet(memberID: record.memberID, hash: record.text)
+        case .accountRemoved: mutation = .removed(memberID: record.memberID)
+        case .sessionStarted: mutation = .sessionStarted(try session(record.session))
+        case .sessionEnded:
+            guard let digest = TokenDigest(bytes: record.id) else { throw StoredValues.corrupt("a session digest is not 32 bytes") }
+            mutation = .sessionEnded(digest)
+        default: throw StoredValues.corrupt("the accounts' journal has a record of kind \(record.kind.rawValue)")
+        }
+        return (mutation, record.sequence)
+    }
+
+    private static func stored(_ account: Account) -> WaterArchiveV1.StoredAccount {
+        WaterArchiveV1.StoredAccount(memberID: account.id, username: account.username, displayName: account.displayName,
+                                     role: Int32(account.role.rawValue), timeZone: account.timeZone.identifier,
+                                     passwordHash: account.passwordHash, createdAtUnixMs: account.createdAtUnixMilliseconds)
+    }
+
+    private static func account(_ stored: WaterArchiveV1.StoredAccount?) throws(ArchiveError) -> Account {
+        guard let stored, let role = Role(rawValue: Int(stored.role)) else { throw StoredValues.corrupt("an account is missing or has no role") }
+        return Account(id: stored.memberID, username: stored.username, displayName: stored.displayName, role: role,
+                       timeZone: try StoredValues.timeZone(stored.timeZone), passwordHash: stored.passwordHash,
+                       createdAtUnixMilliseconds: stored.createdAtUnixMs)
+    }
+
+    private static func stored(_ session: Session) -> WaterArchiveV1.StoredSession {
+        WaterArchiveV1.StoredSession(tokenDigest: session.digest.bytes, memberID: session.memberID,
+                                     expiresAtUnixMs: session.expiresAtUnixMilliseconds)
+    }
+
+    private static func session(_ stored: WaterArchiveV1.StoredSession?) throws(ArchiveError) -> Session {
+        guard let stored, let digest = TokenDigest(bytes: stored.tokenDigest) else {
+            throw StoredValues.corrupt("a session is missing or its digest is not 32 bytes")
+        }
+        return Session(digest: digest, memberID: stored.memberID, expiresAtUnixMilliseconds: stored.expiresAtUnixMs)
+    }
+}

@@ -1,0 +1,30 @@
+import Glibc
+
+/// A failed socket call: the operation and the errno. Environment errors (ECONNRESET,
+/// EADDRINUSE, ...) are thrown; errnos only a bug can cause (EBADF, EFAULT) trap.
+public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var operation: String
+    public var errno: Int32
+
+    public init(operation: String, errno: Int32) {
+        self.operation = operation
+        self.errno = errno
+    }
+
+    public var description: String {
+        "\(operation): \(String(cString: strerror(errno)))"
+    }
+}
+
+/// Calls a socket function, retrying on EINTR; a negative result becomes a ``SocketError``.
+@discardableResult
+func socketCall<T: BinaryInteger>(_ operation: String, _ call: () -> T) throws(SocketError) -> T {
+    while true {
+        let result = call()
+        if result >= 0 { return result }
+        let error = errno
+        if error == EINTR { continue }
+        precondition(error != EBADF && error != EFAULT, "\(operation): a bug (errno \(error))")
+        throw SocketError(operation: operation, errno: error)
+    }
+}

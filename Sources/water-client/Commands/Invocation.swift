@@ -1,0 +1,68 @@
+import Foundation
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+import WaterTransport
+
+/// One run of `water-client`: the parsed global options, the saved session and the output.
+struct Invocation {
+    var arguments: Arguments
+    let json: Bool
+    let serverOption: String?
+    let environment: [String: String]
+    let files: ClientFiles
+
+    /// The server to talk to: --server, else WATER_SERVER, else the saved session's, else local.
+    func server() throws(UsageError) -> HostPort {
+        let saved = files.loadSession()?.server
+        guard let server = ClientConfiguration.resolveServer(option: serverOption ?? environment[ClientConfiguration.serverEnvironmentVariable] ?? saved,
+                                                             environment: [:])
+        else { throw UsageError("the server must be HOST:PORT, got \(serverOption ?? environment["WATER_SERVER"] ?? "")") }
+        return server
+    }
+
+    /// A connected client with no login (for `login`).
+    func anonymousClient() throws -> WaterClient {
+        try WaterClient(configuration: ClientConfiguration(server: try server()), installation: files.installationID())
+    }
+
+    /// A connected client with the saved login.
+    func client() throws -> WaterClient {
+        guard let session = files.loadSession() else {
+            throw WaterError(.unauthenticated, "not logged in: run water-client login")
+        }
+        return try WaterClient(configuration: ClientConfiguration(server: try server()), token: session.token,
+                               installation: files.installationID())
+    }
+
+    /// Prints `message` as JSON with --json, else the human text.
+    func output<Message: ProtoMessage>(_ message: Message, human: () -> String) {
+        if json {
+            Terminal.print(Self.json(message))
+        } else {
+            Terminal.print(human())
+        }
+    }
+
+    static func json<Message: Encodable>(_ message: Message) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The local time zone of this terminal, for reading and showing times.
+    static var localZone: MemberTimeZone {
+        MemberTimeZone(identifier: TimeZone.current.identifier) ?? .utc
+    }
+}
+
+/// How each status code of the server ends the process (DESIGN.md section 8).
+func exitCode(for error: WaterError) -> ExitCode {
+    switch error.code {
+    case .invalidArgument, .outOfRange, .alreadyExists, .notFound: .dataError
+    case .unavailable, .deadlineExceeded, .resourceExhausted: .unavailable
+    case .permissionDenied, .unauthenticated: .notAllowed
+    default: .failure
+    }
+}

@@ -1,0 +1,58 @@
+import WaterCLI
+import WaterClient
+import WaterProtocol
+
+/// `login [NAME]`, `logout`, `whoami`, `passwd`.
+enum SessionCommands {
+    static func login(_ invocation: inout Invocation) throws {
+        let fromStandardInput = invocation.arguments.flag("password-stdin")
+        let name = invocation.arguments.positional() ?? invocation.files.loadSession()?.username
+        try invocation.arguments.finish()
+        guard let username = name ?? Terminal.password(fromStandardInput: false, prompt: "username: ") else {
+            throw UsageError("login needs a username")
+        }
+        guard let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(username): ") else {
+            throw UsageError("no password given")
+        }
+        let client = try invocation.anonymousClient()
+        let response = try client.login(username: username, password: password)
+        try invocation.files.saveSession(ClientFiles.Session(server: try invocation.server().description,
+                                                             username: username, token: response.authToken))
+        invocation.output(response.member ?? WaterV1.Member()) {
+            "logged in as \(username) on \((try? invocation.server().description) ?? "")"
+        }
+    }
+
+    static func logout(_ invocation: inout Invocation) throws {
+        try invocation.arguments.finish()
+        let client = try invocation.client()
+        let response = try? client.call(WaterV1.LogoutRequest())
+        invocation.files.removeSession()
+        invocation.output(response ?? WaterV1.LogoutResponse()) { "logged out" }
+    }
+
+    static func whoami(_ invocation: inout Invocation) throws {
+        try invocation.arguments.finish()
+        let response = try invocation.client().call(WaterV1.WhoAmIRequest())
+        invocation.output(response) {
+            let member = response.member ?? WaterV1.Member()
+            return "\(member.username) (\(member.displayName)), \(member.role == .admin ? "admin" : "member"), \(member.timeZone)"
+        }
+    }
+
+    static func passwd(_ invocation: inout Invocation) throws {
+        let fromStandardInput = invocation.arguments.flag("password-stdin")
+        try invocation.arguments.finish()
+        // With --password-stdin: the current password on the first line, the new one on the second.
+        guard let current = Terminal.password(fromStandardInput: fromStandardInput, prompt: "current password: "),
+            let new = Terminal.password(fromStandardInput: fromStandardInput, prompt: "new password: ", confirm: !fromStandardInput)
+        else { throw UsageError("no password given") }
+        guard var session = invocation.files.loadSession() else { throw WaterError(.unauthenticated, "not logged in: run water-client login") }
+        let response = try invocation.client().call(WaterV1.ChangePasswordRequest(currentPassword: current, newPassword: new))
+        session.token = response.authToken
+        try invocation.files.saveSession(session)
+        invocation.output(WaterV1.ChangePasswordResponse(expiresAtUnixMs: response.expiresAtUnixMs)) {
+            "password changed; your other sessions have ended"
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+
+/// `log`, `undo`, `edit`, `rm`, `today`, `week`, `history`, `goal`, `cup`.
+enum WaterCommands {
+    static func log(_ invocation: inout Invocation) throws {
+        let at = try invocation.arguments.option("at")
+        let idText = try invocation.arguments.option("id")
+        let amount = try invocation.arguments.positional().map(amountMl)
+        try invocation.arguments.finish()
+        let client = try invocation.client()
+        let now = WaterClient.now()
+        var time: Int64 = 0  // the server's now
+        if let at {
+            guard let parsed = When.parse(at, now: now, zone: Invocation.localZone) else {
+                throw UsageError("--at must be like 21:30, \"yesterday 21:30\" or 2026-11-30T21:30, got \"\(at)\"")
+            }
+            time = parsed
+        }
+        // The id carries the moment of logging; a replay with --id is recognised by the server.
+        let id = try idText.map { text -> String in
+            guard RecordID(text) != nil else { throw UsageError("--id must be a UUID, got \"\(text)\"") }
+            return text
+        } ?? client.newID(at: now).description
+        let response = try client.call(WaterV1.LogWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time))
+        invocation.output(response) {
+            let entry = response.entry ?? WaterV1.WaterEntry()
+            let verb = response.duplicate ? "already logged" : "logged"
+            return "\(verb) \(entry.amountMl) ml at \(Format.clock(entry.atUnixMs, zone: Invocation.localZone)) (\(Format.shortID(entry.entryID)))\n"
+                + Format.daySummary(response.day ?? WaterV1.DaySummary())
+        }
+    }
+
+    static func undo(_ invocation: inout Invocation) throws {
+        try invocation.arguments.finish()
+        let response = try invocation.client().call(WaterV1.UndoWaterRequest())
+        invocation.output(response) {
+            "removed \(response.entry?.amountMl ?? 0) ml logged at \(Format.clock(response.entry?.atUnixMs ?? 0, zone: Invocation.localZone))\n"
+                + Format.daySummary(response.day ?? WaterV1.DaySummary())
+        }
+    }
+
+    static func edit(_ invocation: inout Invocation) throws {
+        let amount = try invocation.arguments.option("amount").map(amountMl)
+        let at = try invocation.arguments.option("at")
+        guard let idText = invocation.arguments.positional() else { throw UsageError("edit needs an entry id (see water-client today)") }
+        try invocation.arguments.finish()
+        guard amount != nil || at != nil else { throw UsageError("edit needs --amount ML, --at WHEN or both") }
+        let client = try invocation.client()
+        var time: Int64 = 0
+        if let at {
+            guard let parsed = When.parse(at, now: WaterClient.now(), zone: Invocation.localZone) else {
+                throw UsageError("--at must be like 21:30, \"yesterday 21:30\" or 2026-11-30T21:30, got \"\(at)\"")
+            }
+            time = parsed
+        }
+        let id = try resolve(idText, client)
+        let response = try client.call(WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time))
+        invocation.output(response) {
+            let entry = response.entry ?? WaterV1.WaterEntry()
+            return "now \(entry.amountMl) ml at \(Format.clock(entry.atUnixMs, zone: Invocation.localZone)) on \(entry.date)\n"
+                + response.days.map(Format.dayLine).joined(separator: "\n")
+        }
+    }
+
+    static func remove(_ invocation: inout Invocation) throws {
+        guard let idText = invocation.arguments.positional() else { throw UsageError("rm needs an entry id (see water-client today)") }
+        try invocation.arguments.finish()
+        let client = try invocation.client()
+        let response = try client.call(WaterV1.DeleteWaterRequest(entryID: try resolve(idText, client)))
+        invocation.output(response) {
+            "removed \(response.entry?.amountMl ?? 0) ml\n" + Format.daySummary(response.day ?? WaterV1.DaySummary())
+        }
+    }
+
+    static func today(_ invocation: inout Invocation) throws {
+        try invocation.arguments.finish()
+        let response = try invocation.client().call(WaterV1.GetTodayRequest())
+        invocation.output(response) {
+            let day = response.day ?? WaterV1.DaySummary()
+            var lines = ["\(Format.bold("Today")) \(day.date)", Format.daySummary(day)]
+            if response.entries.isEmpty {
+                lines.append("no drinks yet today: water-client log logs your usual cup (\(response.settings?.usualCupMl ?? 250) ml)")
+            }
+            let zone = MemberTimeZone(identifier: response.settings?.timeZone ?? "") ?? Invocation.localZone
+            lines += response.entries.map { Format.entry($0, zone: zone) }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// `week` is the last 7 days; `history --days N` the last N.
+    static func history(_ invocation: inout Invocation, days fixed: UInt32?) throws {
+        let days = try fixed ?? invocation.arguments.integer("days", in: UInt32(1)...366) ?? 7
+        try invocation.arguments.finish()
+        let response = try invocation.client().call(WaterV1.GetHistoryRequest(days: days))
+        invocation.output(response) {
+            let met = response.days.filter(\.goalMet).count
+            return (response.days.map(Format.dayLine) + ["goal met on \(met) of \(response.days.count) days"]).joined(separator: "\n")
+        }
+    }
+
+    static func goal(_ invocation: inout Invocation) throws {
+        let amount = try invocation.arguments.positional().map(amountMl)
+        try invocation.arguments.finish()
+        let client = try invocation.client()
+        guard let amount else {
+            let response = try client.call(WaterV1.GetSettingsRequest())
+            return invocation.output(response) { "daily goal: \(response.settings?.dailyGoalMl ?? 0) ml" }
+        }
+        let response = try client.call(WaterV1.SetGoalRequest(dailyGoalMl: amount))
+        invocation.output(response) {
+            "daily goal: \(response.settings?.dailyGoalMl ?? 0) ml from today on (past days keep theirs)\n"
+                + Format.daySummary(response.today ?? WaterV1.DaySummary())
+        }
+    }
+
+    static func cup(_ invocation: inout Invocation) throws {
+        let amount = try invocation.arguments.positional().map(amountMl)
+        try invocation.arguments.finish()
+        let client = try invocation.client()
+        let settings: WaterV1.Settings?
+        if let amount {
+            let response = try client.call(WaterV1.SetUsualCupRequest(usualCupMl: amount))
+            settings = response.settings
+            invocation.output(response) { cupText(settings) }
+        } else {
+            let response = try client.call(WaterV1.GetSettingsRequest())
+            settings = response.settings
+            invocation.output(response) { cupText(settings) }
+        }
+    }
+
+    private static func cupText(_ settings: WaterV1.Settings?) -> String {
+        let usual = settings?.usualCupMl ?? 0
+        let cups = (settings?.quickCupsMl ?? []).map { $0 == usual ? Format.bold("\($0)") : "\($0)" }
+        return "usual cup: \(usual) ml\nquick cups: \(cups.joined(separator: " ")) ml"
+    }
+
+    /// An amount in millilitres as typed: "250" or "250ml".
+    static func amountMl(_ text: String) throws(UsageError) -> Int32 {
+        let digits = text.hasSuffix("ml") ? String(text.dropLast(2)) : text
+        guard let value = Int32(digits) else { throw UsageError("an amount is a whole number of millilitres, got \"\(text)\"") }
+        return value
+    }
+
+    /// A full id, or the short id `today` shows, looked up among today's entries.
+    private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
+        if RecordID(text) != nil { return text }
+        let matches = try client.call(WaterV1.GetTodayRequest()).entries.filter { Format.shortID($0.entryID) == text.lowercased() }
+        guard matches.count == 1, text.count >= 4 else {
+            throw UsageError(matches.isEmpty ? "no entry of today starts with \(text); give the full id"
+                : "\(text) matches \(matches.count) entries; give more of the id")
+        }
+        return matches[0].entryID
+    }
+}
