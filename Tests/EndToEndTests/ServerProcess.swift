@@ -1,0 +1,138 @@
+import Foundation
+import Glibc
+import Testing
+import WaterClient
+import WaterProtocol
+import WaterTransport
+
+/// The directory the package's executables were built into (beside the test bundle).
+let productsDirectory = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
+    .deletingLastPathComponent()
+
+let adminPassword = "mum-password-1"
+
+/// Runs a built executable to completion.
+func run(_ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:])
+    throws -> (status: Int32, output: String, error: String)
+{
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent(executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    if let input { try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
+    try stdin.fileHandleForWriting.close()
+    let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let error = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output, error)
+}
+
+/// A real `water-server serve` on 127.0.0.1, port 0, over a temporary data directory. It is
+/// stopped by process id (SIGTERM) in ``stop()``, or killed when the test forgets.
+final class ServerProcess {
+    let dataDirectory: String
+    let process = Process()
+    private(set) var address = HostPort(host: "127.0.0.1", port: 0)
+    private let errors = Pipe()
+
+    /// Creates a data directory with the admin `mum` and starts serving it.
+    static func fresh(_ options: [String] = []) throws -> ServerProcess {
+        var template = Array("/tmp/water-e2e-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) } + "/data"
+        let created = try run("water-server", ["init", "--data", directory, "--admin", "mum", "--password-stdin",
+                                               "--password-strength", "minimum", "--time-zone", "UTC"],
+                              input: adminPassword + "\n")
+        #expect(created.status == 0, "water-server init: \(created.error)")
+        return try ServerProcess(dataDirectory: directory, options: options)
+    }
+
+    init(dataDirectory: String, options: [String] = []) throws {
+        self.dataDirectory = dataDirectory
+        process.executableURL = productsDirectory.appendingPathComponent("water-server")
+        process.arguments = ["serve", "--data", dataDirectory, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
+                             "--time-zone", "UTC"] + options
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Wait (bounded) for the one line the server prints when it is ready.
+        let handle = output.fileHandleForReading
+        var text = ""
+        let deadline = Date().addingTimeInterval(15)
+        while !text.contains("\n"), Date() < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let line = text.split(separator: "\n").first, line.hasPrefix("listening on "),
+            let parsed = HostPort(parsing: String(line.dropFirst("listening on ".count)), defaultPort: 0)
+        else {
+            process.terminate()
+            throw WaterError(.unavailable, "water-server did not start: \(text)")
+        }
+        address = parsed
+    }
+
+    /// SIGTERM, then waits for a clean exit.
+    @discardableResult
+    func stop() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// What the server logged so far (after ``stop()``).
+    var log: String { String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self) }
+
+    /// Restarts on the same data directory.
+    func restarted(_ options: [String] = []) throws -> ServerProcess {
+        #expect(stop() == 0)
+        return try ServerProcess(dataDirectory: dataDirectory, options: options)
+    }
+
+    /// A library client, logged in as `username`.
+    func client(_ username: String, password: String) throws -> WaterClient {
+        let client = try WaterClient(configuration: ClientConfiguration(server: address))
+        try client.login(username: username, password: password)
+        return client
+    }
+
+    /// The `water-client` command line of one person, with their own config directory.
+    func cli(_ home: String) -> CommandLineUser {
+        CommandLineUser(environment: ["WATER_SERVER": address.description, "XDG_CONFIG_HOME": "\(dataDirectory)/../\(home)",
+                                      "NO_COLOR": "1"])
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        _ = system("rm -rf '\(dataDirectory)/..'")
+    }
+}
+
+/// One person at a terminal running `water-client`.
+struct CommandLineUser {
+    let environment: [String: String]
+
+    @discardableResult
+    func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
+        try EndToEndTests.run("water-client", arguments, input: input, environment: environment)
+    }
+
+    /// Runs with --json and decodes the reply.
+    func json<Message: ProtoMessage>(_ type: Message.Type, _ arguments: [String]) throws -> Message {
+        let result = try run(["--json"] + arguments)
+        #expect(result.status == 0, "water-client \(arguments): \(result.error)")
+        return try JSONDecoder().decode(Message.self, from: Data(result.output.utf8))
+    }
+}
