@@ -41,6 +41,9 @@ final class ServerProcess {
     let process = Process()
     private(set) var address = HostPort(host: "127.0.0.1", port: 0)
     private let errors = Pipe()
+    /// Whether this process removes the temporary directory when it goes; a restart passes
+    /// that on to the process that replaces it.
+    private var ownsDirectory = false
 
     /// Creates a data directory with the admin `mum` and starts serving it.
     static func fresh(_ options: [String] = []) throws -> ServerProcess {
@@ -50,7 +53,9 @@ final class ServerProcess {
                                                "--password-strength", "minimum", "--time-zone", "UTC"],
                               input: adminPassword + "\n")
         #expect(created.status == 0, "water-server init: \(created.error)")
-        return try ServerProcess(dataDirectory: directory, options: options)
+        let server = try ServerProcess(dataDirectory: directory, options: options)
+        server.ownsDirectory = true
+        return server
     }
 
     init(dataDirectory: String, options: [String] = []) throws {
@@ -95,7 +100,10 @@ final class ServerProcess {
     /// Restarts on the same data directory.
     func restarted(_ options: [String] = []) throws -> ServerProcess {
         #expect(stop() == 0)
-        return try ServerProcess(dataDirectory: dataDirectory, options: options)
+        let next = try ServerProcess(dataDirectory: dataDirectory, options: options)
+        next.ownsDirectory = ownsDirectory
+        ownsDirectory = false
+        return next
     }
 
     /// A library client, logged in as `username`.
@@ -116,7 +124,7 @@ final class ServerProcess {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        _ = system("rm -rf '\(dataDirectory)/..'")
+        if ownsDirectory { _ = system("rm -rf '\(dataDirectory)/..'") }
     }
 }
 

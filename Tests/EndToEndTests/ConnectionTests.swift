@@ -1,0 +1,115 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import WaterClient
+import WaterCore
+import WaterProtocol
+import WaterTransport
+
+@Suite("Connections, end to end", .serialized)
+struct ConnectionTests {
+    @Test("malformed, oversized and truncated frames get a clear status and a closed connection; the server carries on")
+    func badFrames() throws {
+        let server = try ServerProcess.fresh(["--max-frame", "4096", "--frame-deadline", "1"])
+        // Reserved flag bits.
+        let reserved = try exchange(server.address, handshakeFrame() + [0x02, 0, 0, 0, 1, 0])
+        #expect(reserved.closed)
+        #expect(reserved.replies.last?.callID == 0 && reserved.replies.last?.status?.code == .invalidArgument)
+        // A length over the limit, refused from the header alone.
+        let oversized = try exchange(server.address, handshakeFrame() + [0x00, 0x7F, 0xFF, 0xFF, 0xFF])
+        #expect(oversized.closed && oversized.replies.last?.status?.code == .resourceExhausted)
+        // Garbage where an envelope should be.
+        let garbage = try exchange(server.address, handshakeFrame() + FrameEncoder.frame(flags: [], wirePayload: [0xFF, 0xFF, 0xFF]))
+        #expect(garbage.closed && garbage.replies.last?.status?.code == .invalidArgument)
+        // A call before the handshake.
+        let early = try exchange(server.address, FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
+            callID: 1, request: WaterV1.GetTodayRequest()).serializedBytes()))
+        #expect(early.closed && early.replies.last?.status?.code == .failedPrecondition)
+        // A protocol version from the future.
+        let future = try exchange(server.address, FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
+            callID: 1, request: WaterV1.HandshakeRequest(protocolVersion: 99)).serializedBytes()))
+        #expect(future.closed && future.replies.last?.status?.message.contains("version 99") == true)
+        // Half a frame, then silence: closed at the frame deadline (1 s here), with a status.
+        let half = Array(handshakeFrame().prefix(7))
+        let stalled = try exchange(server.address, half, readFor: 5000)
+        #expect(stalled.closed && stalled.replies.last?.status?.code == .deadlineExceeded)
+        // An unknown method is that call's error, not the connection's.
+        let unknown = try exchange(server.address, handshakeFrame() + FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
+            callID: 2, method: "water.v1.Tracker/Teleport").serializedBytes()), readFor: 500)
+        #expect(!unknown.closed && unknown.replies.last?.status?.code == .unimplemented)
+        // After all that, a normal client still works.
+        let mum = try server.client("mum", password: adminPassword)
+        #expect(try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250)).day?.amountMl == 250)
+        #expect(server.stop() == 0)
+        #expect(server.log.contains("connection error"))
+    }
+
+    @Test("200 idle connections held open do not keep a family member from logging in and logging a drink")
+    func idleConnections() throws {
+        let server = try ServerProcess.fresh()
+        var idle: [Socket] = []
+        defer { idle.forEach { $0.close() } }
+        for _ in 0..<200 { idle.append(try Socket.connect(to: server.address)) }
+        let start = Date()
+        let mum = try server.client("mum", password: adminPassword)
+        let reply = try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 300))
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(reply.day?.amountMl == 300)
+        #expect(elapsed < 1, "took \(elapsed) s with 200 idle connections")
+        #expect(server.stop() == 0)
+    }
+
+    @Test("a member whose archive is damaged gets a clear error; everyone else is fine and nothing is lost")
+    func protectedMember() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try server.client("mum", password: adminPassword)
+        _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
+        let dad = try server.client("dad", password: "dad-password-1")
+        _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 400))
+        _ = try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250))
+        #expect(server.stop() == 0)
+        // Damage dad's journal (member 2): one bit of its header.
+        let journal = "\(server.dataDirectory)/users/2/journal-0000000000000001"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal)))
+        bytes[10] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: journal))
+        server = try server.restarted()
+        let dadAgain = try server.client("dad", password: "dad-password-1")
+        expectCode(.failedPrecondition) { try dadAgain.call(WaterV1.GetTodayRequest()) }
+        expectCode(.failedPrecondition) { try dadAgain.call(WaterV1.LogWaterRequest(entryID: dadAgain.newID().description, amountMl: 1)) }
+        let mumAgain = try server.client("mum", password: adminPassword)
+        #expect(try mumAgain.call(WaterV1.GetTodayRequest()).day?.amountMl == 250)
+        #expect(try mumAgain.call(WaterV1.GetBoardRequest()).board?.rows.map(\.username) == ["mum"])
+        #expect(server.stop() == 0)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal))) == bytes)
+        let check = try run("water-server", ["check", "--data", server.dataDirectory])
+        #expect(check.status == 1)
+        #expect(check.output.contains("PROTECTED") && check.output.contains("users/2"))
+    }
+
+    @Test("SIGTERM finishes the calls in flight, ends live boards and exits 0")
+    func gracefulShutdown() throws {
+        let server = try ServerProcess.fresh()
+        let token = try server.client("mum", password: adminPassword).token
+        let address = server.address
+        let ended = DispatchSemaphore(value: 0)
+        let boards = Mutex(0)
+        Thread {
+            let client = try? WaterClient(configuration: ClientConfiguration(server: address), token: token)
+            do {
+                try client?.stream(WaterV1.WatchBoardRequest()) { _ in
+                    boards.withLock { $0 += 1 }
+                    return true
+                }
+            } catch {
+                // The stream ends with UNAVAILABLE: the server is shutting down.
+                if (error as? WaterError)?.code == .unavailable { ended.signal() }
+            }
+        }.start()
+        usleep(500_000)
+        #expect(boards.withLock { $0 } == 1, "the live board arrived")
+        #expect(server.stop() == 0)
+        #expect(ended.wait(timeout: .now() + 5) == .success, "the live board ended with UNAVAILABLE")
+    }
+}
