@@ -115,7 +115,8 @@ final class ServerProcess {
 
     /// The `water-client` command line of one person, with their own config directory.
     func cli(_ home: String) -> CommandLineUser {
-        CommandLineUser(environment: ["WATER_SERVER": address.description, "XDG_CONFIG_HOME": "\(dataDirectory)/../\(home)",
+        CommandLineUser(environment: ["WATER_SERVER": address.description,
+                                      "XDG_CONFIG_HOME": URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path + "/\(home)",
                                       "NO_COLOR": "1"])
     }
 
@@ -124,7 +125,9 @@ final class ServerProcess {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        if ownsDirectory { _ = system("rm -rf '\(dataDirectory)/..'") }
+        if ownsDirectory {
+            _ = system("rm -rf '\(URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path)'")
+        }
     }
 }
 

@@ -112,6 +112,9 @@ final class Connection: @unchecked Sendable {
             }
             return handshake(call)
         }
+        guard method != WaterV1.HandshakeRequest.method else {
+            return answer(call.callID, method: method.fullName, WaterError(.failedPrecondition, "the handshake is already done"))
+        }
         guard !isDraining else {
             return answer(call.callID, method: method.fullName, WaterError(.unavailable, "the server is shutting down; try again in a moment"))
         }

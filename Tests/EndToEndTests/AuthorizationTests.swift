@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import WaterClient
+import WaterCore
+import WaterProtocol
+
+/// Every method of the API, called by one member (ann) with another member's (bob's) ids and
+/// names: bob's data must come out unchanged. A method without a row here fails the test, so
+/// a method added later cannot skip this check.
+@Suite("Authorization, end to end", .serialized)
+struct AuthorizationTests {
+    /// What ann may do to bob's things, and what she gets.
+    typealias Row = @Sendable (_ ann: WaterClient, _ bob: Bob) throws -> WaterV1.StatusCode
+
+    /// What ann knows of bob: his username and the id of one of his drinks.
+    struct Bob: Sendable {
+        var username: String
+        var entryID: String
+    }
+
+    static func code(_ body: () throws -> Any) -> WaterV1.StatusCode {
+        do {
+            _ = try body()
+            return .ok
+        } catch {
+            return (error as? WaterError)?.code ?? .unknown
+        }
+    }
+
+    static let rows: [String: (expected: WaterV1.StatusCode, call: Row)] = [
+        "water.v1.Connection/Handshake": (.failedPrecondition, { ann, _ in code { try ann.call(WaterV1.HandshakeRequest(protocolVersion: 1)) } }),
+        "water.v1.Accounts/Login": (.unauthenticated, { ann, bob in code { try ann.call(WaterV1.LoginRequest(username: bob.username, password: "ann-password-1")) } }),
+        "water.v1.Accounts/Logout": (.ok, { ann, _ in code { try ann.call(WaterV1.LogoutRequest()) } }),
+        "water.v1.Accounts/WhoAmI": (.ok, { ann, _ in code { try ann.call(WaterV1.WhoAmIRequest()) } }),
+        "water.v1.Accounts/ChangePassword": (.unauthenticated, { ann, _ in code { try ann.call(WaterV1.ChangePasswordRequest(currentPassword: "bob-password-1", newPassword: "taken-over-1")) } }),
+        "water.v1.Accounts/AddMember": (.permissionDenied, { ann, _ in code { try ann.call(WaterV1.AddMemberRequest(username: "eve", password: "eve-password-1", role: .admin)) } }),
+        "water.v1.Accounts/RenameMember": (.permissionDenied, { ann, bob in code { try ann.call(WaterV1.RenameMemberRequest(username: bob.username, newUsername: "robert")) } }),
+        "water.v1.Accounts/ResetPassword": (.permissionDenied, { ann, bob in code { try ann.call(WaterV1.ResetPasswordRequest(username: bob.username, newPassword: "taken-over-1")) } }),
+        "water.v1.Accounts/RemoveMember": (.permissionDenied, { ann, bob in code { try ann.call(WaterV1.RemoveMemberRequest(username: bob.username)) } }),
+        "water.v1.Accounts/ListMembers": (.ok, { ann, _ in code { try ann.call(WaterV1.ListMembersRequest()) } }),
+        // The same id in ann's own archive is ann's drink, not bob's.
+        "water.v1.Tracker/LogWater": (.ok, { ann, bob in code { try ann.call(WaterV1.LogWaterRequest(entryID: bob.entryID, amountMl: 111)) } }),
+        "water.v1.Tracker/EditWater": (.notFound, { ann, bob in code { try ann.call(WaterV1.EditWaterRequest(entryID: bob.entryID, amountMl: 1)) } }),
+        "water.v1.Tracker/DeleteWater": (.notFound, { ann, bob in code { try ann.call(WaterV1.DeleteWaterRequest(entryID: bob.entryID)) } }),
+        "water.v1.Tracker/UndoWater": (.ok, { ann, _ in code { try ann.call(WaterV1.UndoWaterRequest()) } }),
+        "water.v1.Tracker/GetToday": (.ok, { ann, _ in code { try ann.call(WaterV1.GetTodayRequest()) } }),
+        "water.v1.Tracker/GetHistory": (.ok, { ann, _ in code { try ann.call(WaterV1.GetHistoryRequest(days: 7)) } }),
+        "water.v1.Tracker/SetGoal": (.ok, { ann, _ in code { try ann.call(WaterV1.SetGoalRequest(dailyGoalMl: 3000)) } }),
+        "water.v1.Tracker/SetUsualCup": (.ok, { ann, _ in code { try ann.call(WaterV1.SetUsualCupRequest(usualCupMl: 500)) } }),
+        "water.v1.Tracker/GetSettings": (.ok, { ann, _ in code { try ann.call(WaterV1.GetSettingsRequest()) } }),
+        "water.v1.Board/GetBoard": (.ok, { ann, _ in code { try ann.call(WaterV1.GetBoardRequest()) } }),
+        "water.v1.Board/WatchBoard": (.ok, { ann, _ in code { try ann.stream(WaterV1.WatchBoardRequest()) { _ in false } } }),
+        // Not served yet (todo and habits: issue 5; export and import: issue 6).
+        "water.v1.Todo/AddTodo": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.AddTodoRequest(itemID: "0192e4a0-7b5c-8cc3-8a1e-6f1d2b3c4d5e", text: "buy filters")) } }),
+        "water.v1.Todo/ToggleTodo": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ToggleTodoRequest()) } }),
+        "water.v1.Todo/DeleteTodo": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.DeleteTodoRequest()) } }),
+        "water.v1.Todo/MoveTodo": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.MoveTodoRequest()) } }),
+        "water.v1.Todo/ListTodos": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ListTodosRequest()) } }),
+        "water.v1.Habits/AddHabit": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.AddHabitRequest()) } }),
+        "water.v1.Habits/CheckHabit": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.CheckHabitRequest()) } }),
+        "water.v1.Habits/UncheckHabit": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.UncheckHabitRequest()) } }),
+        "water.v1.Habits/DeleteHabit": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.DeleteHabitRequest()) } }),
+        "water.v1.Habits/ListHabitWeek": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ListHabitWeekRequest()) } }),
+        "water.v1.Transfer/Export": (.unimplemented, { ann, _ in code { try ann.stream(WaterV1.ExportRequest(household: true)) { _ in true } } }),
+        "water.v1.Transfer/Import": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ImportRequest()) } }),
+    ]
+
+    @Test("has a row for every method of the API")
+    func everyMethodHasARow() {
+        #expect(Set(Self.rows.keys) == Set(MethodTable.shared.methods.map(\.fullName)))
+    }
+
+    @Test("no method lets one member read or change another member's data")
+    func table() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try server.client("mum", password: adminPassword)
+        for name in ["ann", "bob"] {
+            _ = try mum.call(WaterV1.AddMemberRequest(username: name, password: "\(name)-password-1"))
+        }
+        let bob = try server.client("bob", password: "bob-password-1")
+        let drink = try bob.call(WaterV1.LogWaterRequest(entryID: bob.newID().description, amountMl: 400))
+        _ = try bob.call(WaterV1.SetGoalRequest(dailyGoalMl: 2500))
+        let before = (try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)))
+        let bobInfo = Bob(username: "bob", entryID: drink.entry!.entryID)
+
+        for method in MethodTable.shared.methods.map(\.fullName).sorted() {
+            guard let row = Self.rows[method] else { continue }
+            let ann = try server.client("ann", password: "ann-password-1")
+            _ = try ann.call(WaterV1.LogWaterRequest(entryID: ann.newID().description, amountMl: 100))
+            #expect(try row.call(ann, bobInfo) == row.expected, "\(method)")
+        }
+        let after = (try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)))
+        #expect(after.0 == before.0)
+        #expect(after.1 == before.1)
+        #expect(try server.client("bob", password: "bob-password-1").call(WaterV1.WhoAmIRequest()).member?.username == "bob")
+        #expect(server.stop() == 0)
+    }
+}
