@@ -33,24 +33,13 @@ let usage = """
     first line of standard input.
     """
 
-/// The household's zone: the option, else the system's.
+/// The household's zone: the option, else this machine's.
 func householdTimeZone(_ option: String?) throws(UsageError) -> MemberTimeZone {
-    var candidates: [String] = []
-    if let option { candidates = [option] } else {
-        if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty { candidates.append(tz.hasPrefix(":") ? String(tz.dropFirst()) : tz) }
-        if let file = fopen("/etc/timezone", "r") {
-            var buffer = [CChar](repeating: 0, count: 128)
-            if fgets(&buffer, 128, file) != nil {
-                candidates.append(String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            }
-            fclose(file)
-        }
-        candidates.append("UTC")
+    guard let option else { return MemberTimeZone.system }
+    guard let zone = MemberTimeZone(identifier: option) else {
+        throw UsageError("--time-zone \(option) is not a time zone this system knows (try Europe/Berlin)")
     }
-    for name in candidates {
-        if let zone = MemberTimeZone(identifier: name) { return zone }
-    }
-    throw UsageError("--time-zone \(option ?? "") is not a time zone this system knows (try Europe/Berlin)")
+    return zone
 }
 
 func strength(_ option: String?) throws(UsageError) -> PasswordHasher.Strength {

@@ -53,7 +53,7 @@ struct Invocation {
 
     /// The local time zone of this terminal, for reading and showing times.
     static var localZone: MemberTimeZone {
-        MemberTimeZone(identifier: TimeZone.current.identifier) ?? .utc
+        MemberTimeZone.system
     }
 }
 
