@@ -37,7 +37,8 @@ let package = Package(
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
         .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore"]),
         // scripts/bench: the storage and server benchmarks.
-        .executableTarget(name: "water-bench", dependencies: ["WaterStore", "WaterTestSupport"]),
+        .executableTarget(
+            name: "water-bench", dependencies: ["WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport"]),
 
         // Killed with SIGKILL again and again by the store's tests.
         .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore"]),

@@ -1,4 +1,6 @@
 import Glibc
+import Synchronization
+import WaterProtocol
 import WaterCore
 import WaterLog
 import WaterStore
@@ -38,10 +40,36 @@ public final class ServerServices: Sendable {
     }
 }
 
-/// Builds the household's board from every member's archive.
+/// Builds the household's board from every member's archive, and keeps the last board of
+/// each week and order until anything changes (a write anywhere bumps ``changed()``) or the
+/// minute turns (days end at midnight in each member's zone).
 struct BoardBuilder: Sendable {
     let store: FileArchiveStore
     let householdTimeZone: MemberTimeZone
+    private let cache = BoardCache()
+
+    init(store: FileArchiveStore, householdTimeZone: MemberTimeZone) {
+        self.store = store
+        self.householdTimeZone = householdTimeZone
+    }
+
+    /// Something that may be on a board changed.
+    func changed() {
+        cache.generation.withLock { $0 += 1 }
+    }
+
+    /// The board as it goes on the wire, computed at most once per change and minute.
+    func wireBoard(week: ISOWeek, order: BoardOrder, now: Int64) -> WaterV1.WeeklyBoard {
+        let key = BoardCache.Key(week: week, order: order, minute: now / 60_000)
+        let generation = cache.generation.withLock { $0 }
+        if let hit = cache.boards.withLock({ $0[key] }), hit.generation == generation { return hit.board }
+        let board = Wire.board(self.board(week: week, order: order, now: now), now: now)
+        cache.boards.withLock { boards in
+            if boards.count > 64 { boards.removeAll() }
+            boards[key] = (generation, board)
+        }
+        return board
+    }
 
     /// The household's current week.
     func currentWeek(now: Int64) -> ISOWeek {
@@ -59,4 +87,16 @@ struct BoardBuilder: Sendable {
         }
         return WeeklyBoard(members: members, week: week, order: order, now: now)
     }
+}
+
+/// What ``BoardBuilder`` remembers.
+final class BoardCache: Sendable {
+    struct Key: Hashable {
+        var week: ISOWeek
+        var order: BoardOrder
+        var minute: Int64
+    }
+
+    let generation = Mutex<UInt64>(0)
+    let boards = Mutex<[Key: (generation: UInt64, board: WaterV1.WeeklyBoard)]>([:])
 }

@@ -3,6 +3,9 @@
 //
 //     water-bench storage [--json] [--dir DIRECTORY]
 import Foundation
+import WaterClient
+import WaterProtocol
+import WaterTransport
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 let json = arguments.contains("--json")
@@ -18,6 +21,14 @@ let targets: [String: (limit: Double, atMost: Bool)] = [
     "durable_append_vs_fdatasync": (1.3, true),
     "append_cost_ratio_100k_vs_100": (1.2, true),
     "bytes_per_entry": (8, true),
+    "log_p50_vs_fsync_plus_rtt_1": (1.3, true),
+    "log_ratio_vs_redis_16": (1.0, false),
+    "log_ratio_vs_redis_64": (1.0, false),
+    "log_p99_us_16": (3000, true),
+    "log_p99_us_64": (3000, true),
+    "board_ratio_vs_redis_16": (1.0, false),
+    "server_rss_mib": (16, true),
+    "start_to_first_write_ms": (25, true),
 ]
 
 func emitResults(_ results: [(key: String, value: Double)]) {
@@ -37,6 +48,27 @@ func emitResults(_ results: [(key: String, value: Double)]) {
 }
 
 switch arguments.first {
+case "log-load" where arguments.count == 5:
+    // For profiling a running server: water-bench log-load HOST:PORT USER PASSWORD COUNT
+    do {
+        let client = try WaterClient(configuration: ClientConfiguration(server: HostPort(parsing: arguments[1], defaultPort: 7420)!))
+        try client.login(username: arguments[2], password: arguments[3])
+        for _ in 0..<(Int(arguments[4]) ?? 1000) {
+            _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 250))
+        }
+    } catch {
+        FileHandle.standardError.write(Data("water-bench: \(error)\n".utf8))
+        exit(1)
+    }
+case "server":
+    var benchmark = ServerBenchmark(directory: directory)
+    do {
+        try benchmark.run()
+    } catch {
+        FileHandle.standardError.write(Data("water-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    emitResults(benchmark.results)
 case "storage":
     var benchmark = StorageBenchmark(directory: directory)
     do {
@@ -47,6 +79,6 @@ case "storage":
     }
     emitResults(benchmark.results)
 default:
-    FileHandle.standardError.write(Data("usage: water-bench storage [--json] [--dir DIRECTORY]\n".utf8))
+    FileHandle.standardError.write(Data("usage: water-bench storage|server [--json] [--dir DIRECTORY]\n".utf8))
     exit(64)
 }

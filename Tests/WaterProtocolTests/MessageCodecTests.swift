@@ -92,3 +92,56 @@ struct MessageCodecTests {
         }
     }
 }
+
+@Suite("Generated coding keys")
+struct CodingKeyIndexTests {
+    @Test("name each field by its index in protoc-c's descriptor", arguments: allMessageNames)
+    func indexesMatchNames(name: String) throws {
+        let descriptor = try #require(DescriptorRegistry.messages[name]).pointer.pointee
+        for index in 0..<Int(descriptor.n_fields) {
+            let fieldName = String(cString: descriptor.fields[index].name)
+            #expect(keyName(GeneratedMessages.byProtoName[name]!, index: index) == fieldName, "\(name) field \(index)")
+        }
+    }
+
+    private func keyName<Message: ProtoMessage>(_ type: Message.Type, index: Int) -> String? {
+        // Encoding records which key names go to which index: a message with every field set
+        // goes through `field(for:)`, and a wrong index would put a value in the wrong field,
+        // which the round trips and the protoc cross-check catch. Here, check the names directly.
+        IndexProbe.names(of: Message.self)[index]
+    }
+}
+
+/// Collects the coding keys a generated type encodes, by their int value.
+private enum IndexProbe {
+    static func names<Message: ProtoMessage>(of type: Message.Type) -> [Int: String] {
+        let recorder = KeyRecorder()
+        try? SampleValues.make(Message.self).encode(to: recorder)
+        return recorder.names
+    }
+}
+
+private final class KeyRecorder: Encoder {
+    var names: [Int: String] = [:]
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Container<Key>(recorder: self))
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { fatalError("messages are keyed") }
+    func singleValueContainer() -> any SingleValueEncodingContainer { fatalError("messages are keyed") }
+
+    struct Container<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let recorder: KeyRecorder
+        var codingPath: [any CodingKey] { [] }
+        private func note(_ key: Key) { if let index = key.intValue { recorder.names[index] = key.stringValue } }
+        mutating func encodeNil(forKey key: Key) throws { note(key) }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { note(key) }
+        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type, forKey key: Key) -> KeyedEncodingContainer<N> {
+            fatalError("not used")
+        }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { fatalError("not used") }
+        mutating func superEncoder() -> any Encoder { fatalError("not used") }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { fatalError("not used") }
+    }
+}

@@ -179,10 +179,28 @@ def swift_message(package, message, index, comments, rpc_kinds):
         out.append(f"        self.{n.strip('`')} = {n.strip('`')}")
     out.append("    }")
     if fields:
+        # The int value of each key is the field's index in protoc-c's descriptor, whose
+        # fields are sorted by number: the codec finds a field without a name lookup.
+        by_number = sorted(fields, key=lambda f: int(one(f, "number")))
         out.append("")
         out.append("    enum CodingKeys: String, CodingKey {")
         for field in fields:
             out.append(f'        case {lower_camel(one(field, "name"))} = "{one(field, "name")}"')
+        out.append("")
+        out.append("        var intValue: Int? {")
+        out.append("            switch self {")
+        for field in fields:
+            out.append(f'            case .{lower_camel(one(field, "name")).strip("`")}: {by_number.index(field)}')
+        out.append("            }")
+        out.append("        }")
+        out.append("")
+        out.append("        init?(intValue: Int) {")
+        out.append("            switch intValue {")
+        for field in by_number:
+            out.append(f'            case {by_number.index(field)}: self = .{lower_camel(one(field, "name")).strip("`")}')
+        out.append("            default: return nil")
+        out.append("            }")
+        out.append("        }")
         out.append("    }")
     out.append("}")
     return out

@@ -14,8 +14,12 @@ final class MessageBuilder {
         descriptor.pointee.message_init(storage.assumingMemoryBound(to: ProtobufCMessage.self))
     }
 
-    /// The descriptor of the field whose proto name is `key.stringValue`.
+    /// The descriptor of the field whose proto name is `key.stringValue`; generated keys carry
+    /// the field's index as their int value, which saves the lookup by name.
     func field(for key: some CodingKey) -> UnsafePointer<ProtobufCFieldDescriptor> {
+        if let index = key.intValue, index >= 0, index < Int(descriptor.pointee.n_fields) {
+            return descriptor.pointee.fields + index
+        }
         guard let field = protobuf_c_message_descriptor_get_field_by_name(descriptor, key.stringValue) else {
             preconditionFailure("\(String(cString: descriptor.pointee.name)) has no field \(key.stringValue)")
         }

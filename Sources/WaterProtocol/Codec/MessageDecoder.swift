@@ -7,7 +7,10 @@ struct MessageReader {
     let storage: UnsafeRawPointer?
 
     func field(for key: some CodingKey) -> UnsafePointer<ProtobufCFieldDescriptor>? {
-        protobuf_c_message_descriptor_get_field_by_name(descriptor, key.stringValue)
+        if let index = key.intValue, index >= 0, index < Int(descriptor.pointee.n_fields) {
+            return descriptor.pointee.fields + index  // generated keys carry the field's index
+        }
+        return protobuf_c_message_descriptor_get_field_by_name(descriptor, key.stringValue)
     }
 
     /// How many elements a repeated field holds.

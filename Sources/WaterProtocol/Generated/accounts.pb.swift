@@ -64,6 +64,27 @@ extension WaterV1 {
             case displayName = "display_name"
             case role = "role"
             case timeZone = "time_zone"
+
+            var intValue: Int? {
+                switch self {
+                case .memberID: 0
+                case .username: 1
+                case .displayName: 2
+                case .role: 3
+                case .timeZone: 4
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .memberID
+                case 1: self = .username
+                case 2: self = .displayName
+                case 3: self = .role
+                case 4: self = .timeZone
+                default: return nil
+                }
+            }
         }
     }
 
@@ -85,6 +106,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case username = "username"
             case password = "password"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                case .password: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                case 1: self = .password
+                default: return nil
+                }
+            }
         }
     }
 
@@ -110,6 +146,23 @@ extension WaterV1 {
             case authToken = "auth_token"
             case expiresAtUnixMs = "expires_at_unix_ms"
             case member = "member"
+
+            var intValue: Int? {
+                switch self {
+                case .authToken: 0
+                case .expiresAtUnixMs: 1
+                case .member: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .authToken
+                case 1: self = .expiresAtUnixMs
+                case 2: self = .member
+                default: return nil
+                }
+            }
         }
     }
 
@@ -159,6 +212,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case member = "member"
             case sessionExpiresAtUnixMs = "session_expires_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .member: 0
+                case .sessionExpiresAtUnixMs: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .member
+                case 1: self = .sessionExpiresAtUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -181,6 +249,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case currentPassword = "current_password"
             case newPassword = "new_password"
+
+            var intValue: Int? {
+                switch self {
+                case .currentPassword: 0
+                case .newPassword: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .currentPassword
+                case 1: self = .newPassword
+                default: return nil
+                }
+            }
         }
     }
 
@@ -201,6 +284,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case authToken = "auth_token"
             case expiresAtUnixMs = "expires_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .authToken: 0
+                case .expiresAtUnixMs: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .authToken
+                case 1: self = .expiresAtUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -237,6 +335,27 @@ extension WaterV1 {
             case password = "password"
             case role = "role"
             case timeZone = "time_zone"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                case .displayName: 1
+                case .password: 2
+                case .role: 3
+                case .timeZone: 4
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                case 1: self = .displayName
+                case 2: self = .password
+                case 3: self = .role
+                case 4: self = .timeZone
+                default: return nil
+                }
+            }
         }
     }
 
@@ -253,6 +372,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case member = "member"
+
+            var intValue: Int? {
+                switch self {
+                case .member: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .member
+                default: return nil
+                }
+            }
         }
     }
 
@@ -280,6 +412,23 @@ extension WaterV1 {
             case username = "username"
             case newUsername = "new_username"
             case newDisplayName = "new_display_name"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                case .newUsername: 1
+                case .newDisplayName: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                case 1: self = .newUsername
+                case 2: self = .newDisplayName
+                default: return nil
+                }
+            }
         }
     }
 
@@ -296,6 +445,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case member = "member"
+
+            var intValue: Int? {
+                switch self {
+                case .member: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .member
+                default: return nil
+                }
+            }
         }
     }
 
@@ -317,6 +479,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case username = "username"
             case newPassword = "new_password"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                case .newPassword: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                case 1: self = .newPassword
+                default: return nil
+                }
+            }
         }
     }
 
@@ -343,6 +520,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case username = "username"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                default: return nil
+                }
+            }
         }
     }
 
@@ -378,6 +568,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case members = "members"
+
+            var intValue: Int? {
+                switch self {
+                case .members: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .members
+                default: return nil
+                }
+            }
         }
     }
 }

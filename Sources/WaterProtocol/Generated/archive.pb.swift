@@ -185,6 +185,49 @@ extension WaterArchiveV1 {
             case position = "position"
             case account = "account"
             case session = "session"
+
+            var intValue: Int? {
+                switch self {
+                case .sequence: 0
+                case .kind: 1
+                case .entry: 2
+                case .id: 3
+                case .goal: 4
+                case .amountMl: 5
+                case .text: 6
+                case .habit: 7
+                case .day: 8
+                case .todo: 9
+                case .done: 10
+                case .memberID: 11
+                case .atUnixMs: 12
+                case .position: 13
+                case .account: 14
+                case .session: 15
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .sequence
+                case 1: self = .kind
+                case 2: self = .entry
+                case 3: self = .id
+                case 4: self = .goal
+                case 5: self = .amountMl
+                case 6: self = .text
+                case 7: self = .habit
+                case 8: self = .day
+                case 9: self = .todo
+                case 10: self = .done
+                case 11: self = .memberID
+                case 12: self = .atUnixMs
+                case 13: self = .position
+                case 14: self = .account
+                case 15: self = .session
+                default: return nil
+                }
+            }
         }
     }
 
@@ -209,6 +252,23 @@ extension WaterArchiveV1 {
             case id = "id"
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .id: 0
+                case .amountMl: 1
+                case .atUnixMs: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .id
+                case 1: self = .amountMl
+                case 2: self = .atUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -230,6 +290,21 @@ extension WaterArchiveV1 {
         enum CodingKeys: String, CodingKey {
             case fromDay = "from_day"
             case goalMl = "goal_ml"
+
+            var intValue: Int? {
+                switch self {
+                case .fromDay: 0
+                case .goalMl: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .fromDay
+                case 1: self = .goalMl
+                default: return nil
+                }
+            }
         }
     }
 
@@ -268,6 +343,29 @@ extension WaterArchiveV1 {
             case color = "color"
             case createdAtUnixMs = "created_at_unix_ms"
             case checkedDays = "checked_days"
+
+            var intValue: Int? {
+                switch self {
+                case .id: 0
+                case .name: 1
+                case .icon: 2
+                case .color: 3
+                case .createdAtUnixMs: 4
+                case .checkedDays: 5
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .id
+                case 1: self = .name
+                case 2: self = .icon
+                case 3: self = .color
+                case 4: self = .createdAtUnixMs
+                case 5: self = .checkedDays
+                default: return nil
+                }
+            }
         }
     }
 
@@ -309,6 +407,31 @@ extension WaterArchiveV1 {
             case addedAtUnixMs = "added_at_unix_ms"
             case completedBy = "completed_by"
             case completedAtUnixMs = "completed_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .id: 0
+                case .text: 1
+                case .done: 2
+                case .addedBy: 3
+                case .addedAtUnixMs: 4
+                case .completedBy: 5
+                case .completedAtUnixMs: 6
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .id
+                case 1: self = .text
+                case 2: self = .done
+                case 3: self = .addedBy
+                case 4: self = .addedAtUnixMs
+                case 5: self = .completedBy
+                case 6: self = .completedAtUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -349,6 +472,27 @@ extension WaterArchiveV1 {
             case idTimeDeltaMs = "id_time_delta_ms"
             case idTailIndex = "id_tail_index"
             case idTails = "id_tails"
+
+            var intValue: Int? {
+                switch self {
+                case .atDeltaMs: 0
+                case .amountMl: 1
+                case .idTimeDeltaMs: 2
+                case .idTailIndex: 3
+                case .idTails: 4
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .atDeltaMs
+                case 1: self = .amountMl
+                case 2: self = .idTimeDeltaMs
+                case 3: self = .idTailIndex
+                case 4: self = .idTails
+                default: return nil
+                }
+            }
         }
     }
 
@@ -400,6 +544,33 @@ extension WaterArchiveV1 {
             case entries = "entries"
             case habits = "habits"
             case entryRows = "entry_rows"
+
+            var intValue: Int? {
+                switch self {
+                case .lastSequence: 0
+                case .journalGeneration: 1
+                case .usualCupMl: 2
+                case .timeZone: 3
+                case .goalChanges: 4
+                case .entries: 5
+                case .habits: 6
+                case .entryRows: 7
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .lastSequence
+                case 1: self = .journalGeneration
+                case 2: self = .usualCupMl
+                case 3: self = .timeZone
+                case 4: self = .goalChanges
+                case 5: self = .entries
+                case 6: self = .habits
+                case 7: self = .entryRows
+                default: return nil
+                }
+            }
         }
     }
 
@@ -426,6 +597,23 @@ extension WaterArchiveV1 {
             case lastSequence = "last_sequence"
             case journalGeneration = "journal_generation"
             case items = "items"
+
+            var intValue: Int? {
+                switch self {
+                case .lastSequence: 0
+                case .journalGeneration: 1
+                case .items: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .lastSequence
+                case 1: self = .journalGeneration
+                case 2: self = .items
+                default: return nil
+                }
+            }
         }
     }
 
@@ -470,6 +658,31 @@ extension WaterArchiveV1 {
             case timeZone = "time_zone"
             case passwordHash = "password_hash"
             case createdAtUnixMs = "created_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .memberID: 0
+                case .username: 1
+                case .displayName: 2
+                case .role: 3
+                case .timeZone: 4
+                case .passwordHash: 5
+                case .createdAtUnixMs: 6
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .memberID
+                case 1: self = .username
+                case 2: self = .displayName
+                case 3: self = .role
+                case 4: self = .timeZone
+                case 5: self = .passwordHash
+                case 6: self = .createdAtUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -497,6 +710,23 @@ extension WaterArchiveV1 {
             case tokenDigest = "token_digest"
             case memberID = "member_id"
             case expiresAtUnixMs = "expires_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .tokenDigest: 0
+                case .memberID: 1
+                case .expiresAtUnixMs: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .tokenDigest
+                case 1: self = .memberID
+                case 2: self = .expiresAtUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -532,6 +762,27 @@ extension WaterArchiveV1 {
             case nextMemberID = "next_member_id"
             case accounts = "accounts"
             case sessions = "sessions"
+
+            var intValue: Int? {
+                switch self {
+                case .lastSequence: 0
+                case .journalGeneration: 1
+                case .nextMemberID: 2
+                case .accounts: 3
+                case .sessions: 4
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .lastSequence
+                case 1: self = .journalGeneration
+                case 2: self = .nextMemberID
+                case 3: self = .accounts
+                case 4: self = .sessions
+                default: return nil
+                }
+            }
         }
     }
 }

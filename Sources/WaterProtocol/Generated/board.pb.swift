@@ -86,6 +86,37 @@ extension WaterV1 {
             case streakDays = "streak_days"
             case habitCheckins = "habit_checkins"
             case days = "days"
+
+            var intValue: Int? {
+                switch self {
+                case .rank: 0
+                case .username: 1
+                case .displayName: 2
+                case .totalMl: 3
+                case .daysMet: 4
+                case .averageProgress: 5
+                case .averagePercent: 6
+                case .streakDays: 7
+                case .habitCheckins: 8
+                case .days: 9
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .rank
+                case 1: self = .username
+                case 2: self = .displayName
+                case 3: self = .totalMl
+                case 4: self = .daysMet
+                case 5: self = .averageProgress
+                case 6: self = .averagePercent
+                case 7: self = .streakDays
+                case 8: self = .habitCheckins
+                case 9: self = .days
+                default: return nil
+                }
+            }
         }
     }
 
@@ -120,6 +151,27 @@ extension WaterV1 {
             case order = "order"
             case rows = "rows"
             case generatedAtUnixMs = "generated_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .week: 0
+                case .startsOn: 1
+                case .order: 2
+                case .rows: 3
+                case .generatedAtUnixMs: 4
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .week
+                case 1: self = .startsOn
+                case 2: self = .order
+                case 3: self = .rows
+                case 4: self = .generatedAtUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -142,6 +194,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case week = "week"
             case order = "order"
+
+            var intValue: Int? {
+                switch self {
+                case .week: 0
+                case .order: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .week
+                case 1: self = .order
+                default: return nil
+                }
+            }
         }
     }
 
@@ -158,6 +225,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case board = "board"
+
+            var intValue: Int? {
+                switch self {
+                case .board: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .board
+                default: return nil
+                }
+            }
         }
     }
 
@@ -175,6 +255,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case order = "order"
+
+            var intValue: Int? {
+                switch self {
+                case .order: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .order
+                default: return nil
+                }
+            }
         }
     }
 
@@ -191,6 +284,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case board = "board"
+
+            var intValue: Int? {
+                switch self {
+                case .board: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .board
+                default: return nil
+                }
+            }
         }
     }
 }

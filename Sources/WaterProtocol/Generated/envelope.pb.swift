@@ -111,6 +111,27 @@ extension WaterV1 {
             case authToken = "auth_token"
             case payload = "payload"
             case cancel = "cancel"
+
+            var intValue: Int? {
+                switch self {
+                case .callID: 0
+                case .method: 1
+                case .authToken: 2
+                case .payload: 3
+                case .cancel: 4
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .callID
+                case 1: self = .method
+                case 2: self = .authToken
+                case 3: self = .payload
+                case 4: self = .cancel
+                default: return nil
+                }
+            }
         }
     }
 
@@ -146,6 +167,25 @@ extension WaterV1 {
             case status = "status"
             case payload = "payload"
             case endOfStream = "end_of_stream"
+
+            var intValue: Int? {
+                switch self {
+                case .callID: 0
+                case .status: 1
+                case .payload: 2
+                case .endOfStream: 3
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .callID
+                case 1: self = .status
+                case 2: self = .payload
+                case 3: self = .endOfStream
+                default: return nil
+                }
+            }
         }
     }
 
@@ -173,6 +213,23 @@ extension WaterV1 {
             case code = "code"
             case message = "message"
             case violations = "violations"
+
+            var intValue: Int? {
+                switch self {
+                case .code: 0
+                case .message: 1
+                case .violations: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .code
+                case 1: self = .message
+                case 2: self = .violations
+                default: return nil
+                }
+            }
         }
     }
 
@@ -196,6 +253,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case field = "field"
             case description = "description"
+
+            var intValue: Int? {
+                switch self {
+                case .field: 0
+                case .description: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .field
+                case 1: self = .description
+                default: return nil
+                }
+            }
         }
     }
 
@@ -219,6 +291,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case protocolVersion = "protocol_version"
             case clientName = "client_name"
+
+            var intValue: Int? {
+                switch self {
+                case .protocolVersion: 0
+                case .clientName: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .protocolVersion
+                case 1: self = .clientName
+                default: return nil
+                }
+            }
         }
     }
 
@@ -259,6 +346,29 @@ extension WaterV1 {
             case maxCallsInFlight = "max_calls_in_flight"
             case serverTimeUnixMs = "server_time_unix_ms"
             case householdTimeZone = "household_time_zone"
+
+            var intValue: Int? {
+                switch self {
+                case .protocolVersion: 0
+                case .serverName: 1
+                case .maxFrameLength: 2
+                case .maxCallsInFlight: 3
+                case .serverTimeUnixMs: 4
+                case .householdTimeZone: 5
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .protocolVersion
+                case 1: self = .serverName
+                case 2: self = .maxFrameLength
+                case 3: self = .maxCallsInFlight
+                case 4: self = .serverTimeUnixMs
+                case 5: self = .householdTimeZone
+                default: return nil
+                }
+            }
         }
     }
 }

@@ -134,6 +134,27 @@ extension WaterV1 {
             case icon = "icon"
             case color = "color"
             case createdAtUnixMs = "created_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .habitID: 0
+                case .name: 1
+                case .icon: 2
+                case .color: 3
+                case .createdAtUnixMs: 4
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habitID
+                case 1: self = .name
+                case 2: self = .icon
+                case 3: self = .color
+                case 4: self = .createdAtUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -157,6 +178,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case habit = "habit"
             case checked = "checked"
+
+            var intValue: Int? {
+                switch self {
+                case .habit: 0
+                case .checked: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habit
+                case 1: self = .checked
+                default: return nil
+                }
+            }
         }
     }
 
@@ -186,6 +222,25 @@ extension WaterV1 {
             case name = "name"
             case icon = "icon"
             case color = "color"
+
+            var intValue: Int? {
+                switch self {
+                case .habitID: 0
+                case .name: 1
+                case .icon: 2
+                case .color: 3
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habitID
+                case 1: self = .name
+                case 2: self = .icon
+                case 3: self = .color
+                default: return nil
+                }
+            }
         }
     }
 
@@ -202,6 +257,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case habit = "habit"
+
+            var intValue: Int? {
+                switch self {
+                case .habit: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habit
+                default: return nil
+                }
+            }
         }
     }
 
@@ -224,6 +292,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case habitID = "habit_id"
             case date = "date"
+
+            var intValue: Int? {
+                switch self {
+                case .habitID: 0
+                case .date: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habitID
+                case 1: self = .date
+                default: return nil
+                }
+            }
         }
     }
 
@@ -241,6 +324,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case week = "week"
+
+            var intValue: Int? {
+                switch self {
+                case .week: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .week
+                default: return nil
+                }
+            }
         }
     }
 
@@ -263,6 +359,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case habitID = "habit_id"
             case date = "date"
+
+            var intValue: Int? {
+                switch self {
+                case .habitID: 0
+                case .date: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habitID
+                case 1: self = .date
+                default: return nil
+                }
+            }
         }
     }
 
@@ -279,6 +390,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case week = "week"
+
+            var intValue: Int? {
+                switch self {
+                case .week: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .week
+                default: return nil
+                }
+            }
         }
     }
 
@@ -296,6 +420,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case habitID = "habit_id"
+
+            var intValue: Int? {
+                switch self {
+                case .habitID: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habitID
+                default: return nil
+                }
+            }
         }
     }
 
@@ -312,6 +449,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case habit = "habit"
+
+            var intValue: Int? {
+                switch self {
+                case .habit: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habit
+                default: return nil
+                }
+            }
         }
     }
 
@@ -330,6 +480,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case week = "week"
+
+            var intValue: Int? {
+                switch self {
+                case .week: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .week
+                default: return nil
+                }
+            }
         }
     }
 
@@ -356,6 +519,23 @@ extension WaterV1 {
             case week = "week"
             case dates = "dates"
             case habits = "habits"
+
+            var intValue: Int? {
+                switch self {
+                case .week: 0
+                case .dates: 1
+                case .habits: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .week
+                case 1: self = .dates
+                case 2: self = .habits
+                default: return nil
+                }
+            }
         }
     }
 }

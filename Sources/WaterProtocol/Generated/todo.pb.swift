@@ -47,6 +47,33 @@ extension WaterV1 {
             case addedAtUnixMs = "added_at_unix_ms"
             case completedBy = "completed_by"
             case completedAtUnixMs = "completed_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                case .text: 1
+                case .done: 2
+                case .position: 3
+                case .addedBy: 4
+                case .addedAtUnixMs: 5
+                case .completedBy: 6
+                case .completedAtUnixMs: 7
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                case 1: self = .text
+                case 2: self = .done
+                case 3: self = .position
+                case 4: self = .addedBy
+                case 5: self = .addedAtUnixMs
+                case 6: self = .completedBy
+                case 7: self = .completedAtUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -68,6 +95,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case itemID = "item_id"
             case text = "text"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                case .text: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                case 1: self = .text
+                default: return nil
+                }
+            }
         }
     }
 
@@ -84,6 +126,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case item = "item"
+
+            var intValue: Int? {
+                switch self {
+                case .item: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .item
+                default: return nil
+                }
+            }
         }
     }
 
@@ -101,6 +156,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case itemID = "item_id"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                default: return nil
+                }
+            }
         }
     }
 
@@ -117,6 +185,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case item = "item"
+
+            var intValue: Int? {
+                switch self {
+                case .item: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .item
+                default: return nil
+                }
+            }
         }
     }
 
@@ -134,6 +215,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case itemID = "item_id"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                default: return nil
+                }
+            }
         }
     }
 
@@ -150,6 +244,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case item = "item"
+
+            var intValue: Int? {
+                switch self {
+                case .item: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .item
+                default: return nil
+                }
+            }
         }
     }
 
@@ -172,6 +279,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case itemID = "item_id"
             case position = "position"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                case .position: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                case 1: self = .position
+                default: return nil
+                }
+            }
         }
     }
 
@@ -189,6 +311,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case items = "items"
+
+            var intValue: Int? {
+                switch self {
+                case .items: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .items
+                default: return nil
+                }
+            }
         }
     }
 
@@ -215,6 +350,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case items = "items"
+
+            var intValue: Int? {
+                switch self {
+                case .items: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .items
+                default: return nil
+                }
+            }
         }
     }
 }

@@ -30,6 +30,25 @@ extension WaterV1 {
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
             case date = "date"
+
+            var intValue: Int? {
+                switch self {
+                case .entryID: 0
+                case .amountMl: 1
+                case .atUnixMs: 2
+                case .date: 3
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entryID
+                case 1: self = .amountMl
+                case 2: self = .atUnixMs
+                case 3: self = .date
+                default: return nil
+                }
+            }
         }
     }
 
@@ -82,6 +101,33 @@ extension WaterV1 {
             case remainingMl = "remaining_ml"
             case count = "count"
             case goalMet = "goal_met"
+
+            var intValue: Int? {
+                switch self {
+                case .date: 0
+                case .amountMl: 1
+                case .goalMl: 2
+                case .progress: 3
+                case .percent: 4
+                case .remainingMl: 5
+                case .count: 6
+                case .goalMet: 7
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .date
+                case 1: self = .amountMl
+                case 2: self = .goalMl
+                case 3: self = .progress
+                case 4: self = .percent
+                case 5: self = .remainingMl
+                case 6: self = .count
+                case 7: self = .goalMet
+                default: return nil
+                }
+            }
         }
     }
 
@@ -113,6 +159,25 @@ extension WaterV1 {
             case usualCupMl = "usual_cup_ml"
             case quickCupsMl = "quick_cups_ml"
             case timeZone = "time_zone"
+
+            var intValue: Int? {
+                switch self {
+                case .dailyGoalMl: 0
+                case .usualCupMl: 1
+                case .quickCupsMl: 2
+                case .timeZone: 3
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .dailyGoalMl
+                case 1: self = .usualCupMl
+                case 2: self = .quickCupsMl
+                case 3: self = .timeZone
+                default: return nil
+                }
+            }
         }
     }
 
@@ -140,6 +205,23 @@ extension WaterV1 {
             case entryID = "entry_id"
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .entryID: 0
+                case .amountMl: 1
+                case .atUnixMs: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entryID
+                case 1: self = .amountMl
+                case 2: self = .atUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -166,6 +248,23 @@ extension WaterV1 {
             case entry = "entry"
             case day = "day"
             case duplicate = "duplicate"
+
+            var intValue: Int? {
+                switch self {
+                case .entry: 0
+                case .day: 1
+                case .duplicate: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entry
+                case 1: self = .day
+                case 2: self = .duplicate
+                default: return nil
+                }
+            }
         }
     }
 
@@ -193,6 +292,23 @@ extension WaterV1 {
             case entryID = "entry_id"
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .entryID: 0
+                case .amountMl: 1
+                case .atUnixMs: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entryID
+                case 1: self = .amountMl
+                case 2: self = .atUnixMs
+                default: return nil
+                }
+            }
         }
     }
 
@@ -214,6 +330,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case entry = "entry"
             case days = "days"
+
+            var intValue: Int? {
+                switch self {
+                case .entry: 0
+                case .days: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entry
+                case 1: self = .days
+                default: return nil
+                }
+            }
         }
     }
 
@@ -231,6 +362,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case entryID = "entry_id"
+
+            var intValue: Int? {
+                switch self {
+                case .entryID: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entryID
+                default: return nil
+                }
+            }
         }
     }
 
@@ -251,6 +395,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case entry = "entry"
             case day = "day"
+
+            var intValue: Int? {
+                switch self {
+                case .entry: 0
+                case .day: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entry
+                case 1: self = .day
+                default: return nil
+                }
+            }
         }
     }
 
@@ -282,6 +441,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case entry = "entry"
             case day = "day"
+
+            var intValue: Int? {
+                switch self {
+                case .entry: 0
+                case .day: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entry
+                case 1: self = .day
+                default: return nil
+                }
+            }
         }
     }
 
@@ -317,6 +491,23 @@ extension WaterV1 {
             case day = "day"
             case entries = "entries"
             case settings = "settings"
+
+            var intValue: Int? {
+                switch self {
+                case .day: 0
+                case .entries: 1
+                case .settings: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .day
+                case 1: self = .entries
+                case 2: self = .settings
+                default: return nil
+                }
+            }
         }
     }
 
@@ -335,6 +526,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case days = "days"
+
+            var intValue: Int? {
+                switch self {
+                case .days: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .days
+                default: return nil
+                }
+            }
         }
     }
 
@@ -352,6 +556,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case days = "days"
+
+            var intValue: Int? {
+                switch self {
+                case .days: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .days
+                default: return nil
+                }
+            }
         }
     }
 
@@ -369,6 +586,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case dailyGoalMl = "daily_goal_ml"
+
+            var intValue: Int? {
+                switch self {
+                case .dailyGoalMl: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .dailyGoalMl
+                default: return nil
+                }
+            }
         }
     }
 
@@ -389,6 +619,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case settings = "settings"
             case today = "today"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                case .today: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                case 1: self = .today
+                default: return nil
+                }
+            }
         }
     }
 
@@ -406,6 +651,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case usualCupMl = "usual_cup_ml"
+
+            var intValue: Int? {
+                switch self {
+                case .usualCupMl: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .usualCupMl
+                default: return nil
+                }
+            }
         }
     }
 
@@ -422,6 +680,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case settings = "settings"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                default: return nil
+                }
+            }
         }
     }
 
@@ -448,6 +719,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case settings = "settings"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                default: return nil
+                }
+            }
         }
     }
 }

@@ -21,6 +21,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case date = "date"
             case goalMl = "goal_ml"
+
+            var intValue: Int? {
+                switch self {
+                case .date: 0
+                case .goalMl: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .date
+                case 1: self = .goalMl
+                default: return nil
+                }
+            }
         }
     }
 
@@ -43,6 +58,21 @@ extension WaterV1 {
         enum CodingKeys: String, CodingKey {
             case habit = "habit"
             case checkedDates = "checked_dates"
+
+            var intValue: Int? {
+                switch self {
+                case .habit: 0
+                case .checkedDates: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .habit
+                case 1: self = .checkedDates
+                default: return nil
+                }
+            }
         }
     }
 
@@ -75,6 +105,27 @@ extension WaterV1 {
             case entries = "entries"
             case goals = "goals"
             case habits = "habits"
+
+            var intValue: Int? {
+                switch self {
+                case .member: 0
+                case .settings: 1
+                case .entries: 2
+                case .goals: 3
+                case .habits: 4
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .member
+                case 1: self = .settings
+                case 2: self = .entries
+                case 3: self = .goals
+                case 4: self = .habits
+                default: return nil
+                }
+            }
         }
     }
 
@@ -92,6 +143,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case household = "household"
+
+            var intValue: Int? {
+                switch self {
+                case .household: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .household
+                default: return nil
+                }
+            }
         }
     }
 
@@ -108,6 +172,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case history = "history"
+
+            var intValue: Int? {
+                switch self {
+                case .history: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .history
+                default: return nil
+                }
+            }
         }
     }
 
@@ -126,6 +203,19 @@ extension WaterV1 {
 
         enum CodingKeys: String, CodingKey {
             case history = "history"
+
+            var intValue: Int? {
+                switch self {
+                case .history: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .history
+                default: return nil
+                }
+            }
         }
     }
 
@@ -154,6 +244,25 @@ extension WaterV1 {
             case goalsAdded = "goals_added"
             case habitsAdded = "habits_added"
             case checkinsAdded = "checkins_added"
+
+            var intValue: Int? {
+                switch self {
+                case .entriesAdded: 0
+                case .goalsAdded: 1
+                case .habitsAdded: 2
+                case .checkinsAdded: 3
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entriesAdded
+                case 1: self = .goalsAdded
+                case 2: self = .habitsAdded
+                case 3: self = .checkinsAdded
+                default: return nil
+                }
+            }
         }
     }
 }

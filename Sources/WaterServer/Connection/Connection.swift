@@ -24,8 +24,12 @@ final class Connection: @unchecked Sendable {
     private var isHandshaken = false
     /// Calls that have not sent their final reply, with what to run if they are cancelled.
     private var inFlight: [UInt64: [@Sendable () -> Void]] = [:]
-    private var frameTimer: DispatchSourceTimer?
-    private var idleTimer: DispatchSourceTimer?
+    /// One repeating timer checks the frame deadline and the idle timeout against these
+    /// times: re-arming a timer on every read would cost a wake-up of Dispatch's manager
+    /// thread per call.
+    private var timer: DispatchSourceTimer?
+    private var frameStartedAt: UInt64?
+    private var lastActivity = DispatchTime.now().uptimeNanoseconds
     private var isDraining = false
     private var isClosed = false
 
@@ -48,7 +52,7 @@ final class Connection: @unchecked Sendable {
     func start() {
         queue.async { [self] in
             channel.start(onBytes: { [unowned self] in received($0) }, onClose: { [unowned self] in closed($0) })
-            armIdleTimer()
+            startTimer()
         }
     }
 
@@ -76,7 +80,7 @@ final class Connection: @unchecked Sendable {
     // MARK: Bytes and frames
 
     private func received(_ bytes: ArraySlice<UInt8>) {
-        armIdleTimer()
+        lastActivity = DispatchTime.now().uptimeNanoseconds
         decoder.append(bytes)
         do {
             while !isClosed, let frame = try decoder.nextFrame() {
@@ -224,7 +228,7 @@ final class Connection: @unchecked Sendable {
         channel.send(encode(envelope))
         if envelope.endOfStream, inFlight.removeValue(forKey: envelope.callID) != nil {
             if isDraining && inFlight.isEmpty { channel.close(flushingFirst: true) }
-            armIdleTimer()
+            lastActivity = DispatchTime.now().uptimeNanoseconds
         }
     }
 
@@ -255,8 +259,8 @@ final class Connection: @unchecked Sendable {
         isClosed = true
         for handlers in inFlight.values { handlers.forEach { $0() } }
         inFlight.removeAll()
-        frameTimer?.cancel()
-        idleTimer?.cancel()
+        timer?.cancel()
+        timer = nil
         onClosed(id)
     }
 
@@ -265,32 +269,35 @@ final class Connection: @unchecked Sendable {
     /// A frame that has started must be finished within the frame deadline.
     private func updateFrameTimer() {
         if decoder.isInsideFrame {
-            guard frameTimer == nil else { return }
-            frameTimer = timer(after: configuration.frameDeadline) { [unowned self] in
-                fail(WaterError(.deadlineExceeded, "a frame took longer than \(configuration.frameDeadline) to arrive"))
-            }
+            if frameStartedAt == nil { frameStartedAt = DispatchTime.now().uptimeNanoseconds }
         } else {
-            frameTimer?.cancel()
-            frameTimer = nil
+            frameStartedAt = nil
         }
     }
 
-    /// A connection with nothing in flight that stays silent is closed after the idle timeout.
-    private func armIdleTimer() {
-        idleTimer?.cancel()
-        idleTimer = nil
-        guard !isClosed, inFlight.isEmpty else { return }
-        idleTimer = timer(after: configuration.idleTimeout) { [unowned self] in
-            fail(WaterError(.unavailable, "closing a connection idle for \(configuration.idleTimeout)"))
-        }
-    }
-
-    private func timer(after duration: Duration, _ handler: @escaping () -> Void) -> DispatchSourceTimer {
+    /// Checks, a few times per deadline, whether a started frame is late or the connection
+    /// has been idle (nothing in flight, nothing received) for the idle timeout.
+    private func startTimer() {
+        let frameDeadline = Self.nanoseconds(configuration.frameDeadline)
+        let idleTimeout = Self.nanoseconds(configuration.idleTimeout)
+        let interval = max(min(min(frameDeadline, idleTimeout) / 4, 1_000_000_000), 50_000_000)
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        let (seconds, attoseconds) = duration.components
-        timer.schedule(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
-        timer.setEventHandler(handler: handler)
+        timer.schedule(deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)),
+                       leeway: .nanoseconds(Int(interval / 4)))
+        timer.setEventHandler { [unowned self] in
+            let now = DispatchTime.now().uptimeNanoseconds
+            if let started = frameStartedAt, now - started > frameDeadline {
+                fail(WaterError(.deadlineExceeded, "a frame took longer than \(configuration.frameDeadline) to arrive"))
+            } else if inFlight.isEmpty, now - lastActivity > idleTimeout {
+                fail(WaterError(.unavailable, "closing a connection idle for \(configuration.idleTimeout)"))
+            }
+        }
         timer.activate()
-        return timer
+        self.timer = timer
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }

@@ -16,8 +16,7 @@ extension Router {
                 week = parsed
             }
             let order = try boardOrder(request.order)
-            return WaterV1.GetBoardResponse(board: Wire.board(boards.board(week: week, order: order, now: context.now),
-                                                              now: context.now))
+            return WaterV1.GetBoardResponse(board: boards.wireBoard(week: week, order: order, now: context.now))
         }
 
         stream(WaterV1.WatchBoardRequest.self, .member) { request, context, responder in

@@ -44,13 +44,13 @@ final class BoardHub: Sendable {
         }
         queue.async { [boards, self] in
             let now = self.now()
-            let board = boards.board(week: boards.currentWeek(now: now), order: order, now: now)
-            responder.yield(WaterV1.WatchBoardResponse(board: Wire.board(board, now: now)))
+            responder.yield(WaterV1.WatchBoardResponse(board: boards.wireBoard(week: boards.currentWeek(now: now), order: order, now: now)))
         }
     }
 
     /// Someone's water or habits changed.
     func changed() {
+        boards.changed()
         let schedule = state.withLock { state -> Bool in
             guard !state.watchers.isEmpty, !state.isBroadcastPending else { return false }
             state.isBroadcastPending = true
@@ -70,8 +70,7 @@ final class BoardHub: Sendable {
         var built: [BoardOrder: WaterV1.WatchBoardResponse] = [:]
         for watcher in watchers {
             if built[watcher.order] == nil {
-                built[watcher.order] = WaterV1.WatchBoardResponse(
-                    board: Wire.board(boards.board(week: week, order: watcher.order, now: now), now: now))
+                built[watcher.order] = WaterV1.WatchBoardResponse(board: boards.wireBoard(week: week, order: watcher.order, now: now))
             }
             watcher.responder.yield(built[watcher.order]!)
         }

@@ -59,8 +59,10 @@ struct CallContext: Sendable {
         reply: @escaping @Sendable (Result<Value, WaterError>) -> Void
     ) {
         let logger = services.logger
+        let boards = services.boards
         do {
             try archive.commit(decide, result: result) { outcome in
+                if case .success = outcome { boards.changed() }
                 reply(outcome.mapError { WaterError.storage($0, logger: logger) })
             }
         } catch {

@@ -1,0 +1,239 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+import WaterClient
+import WaterCore
+import WaterProtocol
+import WaterServer
+import WaterStore
+import WaterTestSupport
+import WaterTransport
+
+/// `water-bench server`: the real water-server binary against redis-server (appendfsync
+/// always) side by side in one run, over loopback only. Both processes are stopped by pid.
+struct ServerBenchmark {
+    let directory: String
+    var results: [(key: String, value: Double)] = []
+    static let password = "bench-password"
+    static let historic = 10
+
+    init(directory: String) {
+        self.directory = directory
+    }
+
+    private mutating func record(_ key: String, _ value: Double) {
+        results.append((key, value))
+        FileHandle.standardError.write(Data("  \(key) = \((value * 100).rounded() / 100)\n".utf8))
+    }
+
+    mutating func run() throws {
+        let scratch = ScratchDirectory(under: directory)
+        defer { scratch.remove() }
+        let data = "\(scratch.path)/data"
+        try prepare(data)
+
+        let start = Measure.now()
+        let server = try Spawned(productsDirectory + "/water-server",
+                                 ["serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
+                                  "--max-connections", "1024", "--time-zone", "UTC"])
+        defer { server.stop() }
+        let address = try require(HostPort(parsing: server.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0), "the listening address")
+        let first = try Self.login(address, "h1")
+        _ = try first.call(WaterV1.LogWaterRequest(entryID: first.newID().description, amountMl: 250))
+        record("start_to_first_write_ms", Double(Measure.now() - start) / 1e6)
+
+        // Memory with every archive loaded and 50 connections open.
+        let idle = try (0..<50).map { _ in try WaterConnection(configuration: ClientConfiguration(server: address)) }
+        record("server_rss_mib", Self.residentMiB(of: server.pid))
+        withExtendedLifetime(idle) {}
+
+        let redis = try Spawned("/usr/bin/redis-server",
+                                ["--port", "\(Self.freePort())", "--bind", "127.0.0.1", "--dir", scratch.path, "--save", "",
+                                 "--appendonly", "yes", "--appendfsync", "always"], readyText: "Ready to accept connections")
+        defer { redis.stop() }
+        let redisPort = UInt16(redis.arguments[1])!
+        let setup = try RedisClient(port: redisPort)
+        let sha = try Self.loadScript(setup)
+        for member in 1...Self.historic { try setup.command(["ZADD", "board", "\(member * 100)", "h\(member)"]) }
+
+        let rtt = try Self.pingMicroseconds(setup)
+        let fsync = Self.fdatasyncMicroseconds(in: scratch.path)
+        for connections in [1, 16, 64] {
+            let perConnection = connections == 1 ? 1500 : (connections == 16 ? 300 : 100)
+            let water = try Self.load(connections: connections, operations: perConnection) { index in
+                let client = try Self.login(address, "h\(index % Self.historic + 1)")
+                return { _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 250)) }
+            }
+            let peer = try Self.load(connections: connections, operations: perConnection) { index in
+                let client = try RedisClient(port: redisPort)
+                return { try client.command(["EVALSHA", sha, "2", "log:h\(index % Self.historic + 1)", "board", "250", "h\(index % Self.historic + 1)", "{\"ml\":250}"]) }
+            }
+            record("log_per_s_\(connections)", water.perSecond)
+            record("log_p50_us_\(connections)", water.p50)
+            record("log_p99_us_\(connections)", water.p99)
+            record("redis_log_per_s_\(connections)", peer.perSecond)
+            record("redis_log_p50_us_\(connections)", peer.p50)
+            record("log_ratio_vs_redis_\(connections)", water.perSecond / peer.perSecond)
+            if connections == 1 {
+                record("fdatasync_plus_rtt_us", fsync + rtt)
+                record("log_p50_vs_fsync_plus_rtt_1", water.p50 / (fsync + rtt))
+            }
+        }
+
+        let boards = try Self.load(connections: 16, operations: 300) { index in
+            let client = try Self.login(address, "h\(index % Self.historic + 1)")
+            return { _ = try client.call(WaterV1.GetBoardRequest()) }
+        }
+        let peerBoards = try Self.load(connections: 16, operations: 300) { _ in
+            let client = try RedisClient(port: redisPort)
+            return { try client.command(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]) }
+        }
+        record("board_per_s_16", boards.perSecond)
+        record("redis_board_per_s_16", peerBoards.perSecond)
+        record("board_ratio_vs_redis_16", boards.perSecond / peerBoards.perSecond)
+
+        record("client_log_wall_ms", try Self.clientWallTime(address, scratch: scratch.path))
+    }
+
+    // MARK: Preparation
+
+    /// A data directory with 10 members of 5 years each (about 18 000 entries apiece), all
+    /// with the same password. The connections of the load phases log in as them in turn, as
+    /// Redis's are given the same 10-member board.
+    private func prepare(_ data: String) throws {
+        _ = try AdminCommands.initialize(dataDirectory: data, admin: "admin", password: Self.password, timeZone: .utc,
+                                         strength: .minimum, logger: .silent)
+        let store = try FileArchiveStore(path: data, owner: "water-bench")
+        defer { store.close() }
+        let hash = PasswordHasher(strength: .minimum).hashNow(Self.password)!
+        for (index, name) in (1...Self.historic).map({ "h\($0)" }).enumerated() {
+            let id: UInt64 = try store.accounts.commitAndWait({ book in
+                [try book.validateAdd(username: name, displayName: name, role: .member, timeZone: .utc, passwordHash: hash, now: 0)]
+            }, result: { $0.account(named: name)!.id })
+            let archive = try store.createMember(id)
+            var history = RealisticHistory(seed: UInt64(index))
+            let entries = history.entries(days: 5 * 365, startingAt: ServerServices.systemNow() - Int64(5 * 365 + 1) * 86_400_000)
+            for chunk in stride(from: 0, to: entries.count, by: 2000) {
+                try archive.commitAndWait { _ in entries[chunk..<min(chunk + 2000, entries.count)].map { .water(.logged($0)) } }
+            }
+            archive.compact()
+        }
+        store.flush()
+    }
+
+    // MARK: Load
+
+    struct LoadResult {
+        var perSecond: Double
+        var p50: Double
+        var p99: Double
+    }
+
+    /// `connections` threads, each with its own connection, each doing `operations` calls.
+    static func load(connections: Int, operations: Int, connect: (Int) throws -> () throws -> Void) throws -> LoadResult {
+        let calls = try (0..<connections).map { try connect($0) }
+        let latencies = Mutex<[Double]>([])
+        let failures = Mutex(0)
+        let group = DispatchGroup()
+        let start = Measure.now()
+        for call in calls {
+            group.enter()
+            let box = UncheckedBox(call)
+            Thread {
+                var mine: [Double] = []
+                mine.reserveCapacity(operations)
+                for _ in 0..<operations {
+                    do {
+                        mine.append(try Measure.microseconds { try box.value() })
+                    } catch {
+                        failures.withLock { $0 += 1 }
+                    }
+                }
+                latencies.withLock { $0 += mine }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        let seconds = Double(Measure.now() - start) / 1e9
+        let all = latencies.withLock { $0 }
+        guard failures.withLock({ $0 }) == 0 else { throw WaterError(.internal, "\(failures.withLock { $0 }) calls failed") }
+        return LoadResult(perSecond: Double(all.count) / seconds, p50: Measure.median(all), p99: Measure.percentile(all, 0.99))
+    }
+
+    static func login(_ address: HostPort, _ name: String) throws -> WaterClient {
+        let client = try WaterClient(configuration: ClientConfiguration(server: address))
+        try client.login(username: name, password: password)
+        return client
+    }
+
+    /// "Log a drink" for Redis: append it to the member's list and add it to the weekly board.
+    /// Returns the script's SHA-1, for EVALSHA.
+    static func loadScript(_ redis: RedisClient) throws -> String {
+        try redis.command(["SCRIPT", "LOAD", "redis.call('RPUSH', KEYS[1], ARGV[3]); return redis.call('ZINCRBY', KEYS[2], ARGV[1], ARGV[2])"])
+    }
+
+    static func pingMicroseconds(_ redis: RedisClient) throws -> Double {
+        var times: [Double] = []
+        for _ in 0..<2000 { times.append(try Measure.microseconds { try redis.command(["PING"]) }) }
+        return Measure.median(times)
+    }
+
+    static func fdatasyncMicroseconds(in directory: String) -> Double {
+        let fd = open("\(directory)/fsync-probe", O_RDWR | O_CREAT, 0o600)
+        defer { close(fd) }
+        let payload = [UInt8](repeating: 1, count: 100)
+        var times: [Double] = []
+        for index in 0..<1000 {
+            times.append(Measure.microseconds {
+                _ = payload.withUnsafeBytes { pwrite(fd, $0.baseAddress, 100, off_t(index * 100)) }
+                fdatasync(fd)
+            })
+        }
+        return Measure.median(times)
+    }
+
+    static func residentMiB(of pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+    }
+
+    /// `water-client log` from process start to exit, median of 20.
+    static func clientWallTime(_ address: HostPort, scratch: String) throws -> Double {
+        let environment = ["WATER_SERVER": address.description, "XDG_CONFIG_HOME": "\(scratch)/client", "NO_COLOR": "1"]
+        let login = try Spawned.run(productsDirectory + "/water-client", ["login", "h2", "--password-stdin"],
+                                    input: password + "\n", environment: environment)
+        guard login == 0 else { throw WaterError(.internal, "water-client login failed") }
+        var times: [Double] = []
+        for _ in 0..<20 {
+            times.append(try Measure.microseconds {
+                _ = try Spawned.run(productsDirectory + "/water-client", ["log", "250"], environment: environment)
+            } / 1000)
+        }
+        return Measure.median(times)
+    }
+
+    static func freePort() -> UInt16 {
+        (try? Listener(address: HostPort(host: "127.0.0.1", port: 0), queue: .main)).map { listener in
+            defer { listener.socket.close() }
+            return listener.boundAddress.port
+        } ?? 6399
+    }
+}
+
+/// Carries a non-Sendable closure into the one thread that uses it.
+final class UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// The directory of this executable, where the other executables are built too.
+let productsDirectory = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
+    .deletingLastPathComponent().path
+
+func require<T>(_ value: T?, _ what: String = "value") throws -> T {
+    guard let value else { throw WaterError(.internal, "missing \(what)") }
+    return value
+}
