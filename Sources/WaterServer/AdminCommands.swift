@@ -23,7 +23,7 @@ public enum AdminCommands {
         } catch {
             // The swift 6.3 compiler crashes on `catch where` after a typed throw; hence the `if`.
             if error.code == .locked {
-                throw Failure(description: "\(error.message) (the server is running: use water-client member ... instead)")
+                throw ArchiveError(.locked, "\(error.message) (while it runs, use water-client member ... instead)")
             }
             throw error
         }

@@ -1,0 +1,67 @@
+import Foundation
+import Glibc
+import Testing
+import WaterProtocol
+
+@Suite("The command lines", .serialized)
+struct CommandLineTests {
+    @Test("every water-client command has --help, and mistakes are usage errors (64)")
+    func help() throws {
+        let person = CommandLineUser(environment: ["WATER_SERVER": "127.0.0.1:1", "XDG_CONFIG_HOME": "/nonexistent"])
+        for command in ["login", "logout", "whoami", "passwd", "log", "undo", "edit", "rm", "today", "week", "history", "goal",
+                        "cup", "board", "member"] {
+            let result = try person.run([command, "--help"])
+            #expect(result.status == 0 && result.output.contains("usage: water-client \(command)"), "\(command)")
+        }
+        #expect(try person.run(["--help"]).output.contains("board [--week last|YYYY-Www]"))
+        #expect(try person.run(["drink"]).status == 64)
+        #expect(try person.run(["history", "--days", "0"]).status == 64)
+        #expect(try person.run(["board", "--by", "mood"]).status == 64)
+    }
+
+    @Test("no server: one line that says what to do, exit 69")
+    func unavailable() throws {
+        let home = "/tmp/water-cli-\(getpid())"
+        defer { _ = system("rm -rf \(home)") }
+        let person = CommandLineUser(environment: ["WATER_SERVER": "127.0.0.1:1", "XDG_CONFIG_HOME": home])
+        let result = try person.run(["login", "mum", "--password-stdin"], input: "x\n")
+        #expect(result.status == 69)
+        #expect(result.error.hasPrefix("water-client: cannot reach the server at 127.0.0.1:1"))
+        #expect(result.error.contains("is water-server running there?"))
+        #expect(result.error.split(separator: "\n").count == 1)
+    }
+
+    @Test("the session is kept 0600, logout ends it on the server, and admin commands refuse a running server")
+    func sessionsAndAdmin() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let sessionFile = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path + "/mum/water/session"
+        var info = stat()
+        #expect(stat(sessionFile, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(try mum.json(WaterV1.WhoAmIResponse.self, ["whoami"]).member?.username == "mum")
+        #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try mum.json(WaterV1.ListMembersResponse.self, ["member", "ls"]).members.map(\.username) == ["dad", "mum"])
+        // A member is not an admin.
+        let dad = server.cli("dad")
+        #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try dad.run(["member", "rm", "mum"]).status == 77)
+        // While the server runs, the data directory is locked: passwd and check refuse clearly.
+        let passwd = try run("water-server", ["passwd", "dad", "--data", server.dataDirectory, "--password-stdin"],
+                             input: "new-password-1\n")
+        #expect(passwd.status == 69)
+        #expect(passwd.error.contains("in use by pid"))
+        #expect(try mum.run(["logout"]).status == 0)
+        #expect(try mum.run(["today"]).status == 77)
+        #expect(server.stop() == 0)
+        // Stopped, passwd works, and ends dad's sessions.
+        let reset = try run("water-server", ["passwd", "dad", "--data", server.dataDirectory, "--password-stdin",
+                                             "--password-strength", "minimum"], input: "new-password-1\n")
+        #expect(reset.status == 0, "\(reset.error)")
+        let restarted = try server.restarted()
+        let dadAgain = restarted.cli("dad")
+        #expect(try dadAgain.run(["today"]).status == 77)
+        #expect(try dadAgain.run(["login", "dad", "--password-stdin"], input: "new-password-1\n").status == 0)
+        #expect(restarted.stop() == 0)
+    }
+}
