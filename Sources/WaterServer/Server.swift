@@ -47,9 +47,7 @@ public final class Server: Sendable {
         router.registerTracker()
         router.registerBoard()
         self.router = router
-        for (path, reason) in store.protectedArchives {
-            logger.error("archive in protected mode", ["archive.path": path, "reason": reason.message])
-        }
+        // Members' archives load when first used; one that cannot be read logs why then.
     }
 
     /// The address the server listens on (with port 0 asked for, the port chosen).

@@ -12,8 +12,9 @@ public struct StoreOptions: Sendable {
     public init() {}
 }
 
-/// Every archive of a data directory: the household's todo list and one archive per member,
-/// loaded at start-up, written through one ``GroupCommitter``.
+/// Every archive of a data directory: the accounts, the household's todo list and one archive
+/// per member, written through one ``GroupCommitter``. Members' archives are loaded when first
+/// used, so a server starts in milliseconds however long the household's history.
 public final class FileArchiveStore: Sendable {
     public let path: String
     public let accounts: Archive<AccountBook>
@@ -22,7 +23,9 @@ public final class FileArchiveStore: Sendable {
     private let fileSystem: any FileSystem
     private let options: StoreOptions
     private let logger: Logger
-    private let members: Mutex<[UInt64: Archive<MemberArchive>]>
+    /// Every member's archive; nil until first used.
+    private let members: Mutex<[UInt64: Archive<MemberArchive>?]>
+    private let context: ArchiveContext
     private let lock: FileHandleID
 
     /// Opens (creating when missing) the data directory at `path` and loads every archive.
@@ -47,7 +50,7 @@ public final class FileArchiveStore: Sendable {
         self.household = Archive(directory: "\(path)/\(DataDirectory.household)", fileSystem: fileSystem,
                                  context: context, committer: committer, logger: logger,
                                  compactionThreshold: options.compactionThreshold)
-        var members: [UInt64: Archive<MemberArchive>] = [:]
+        var members: [UInt64: Archive<MemberArchive>?] = [:]
         let usersPath = "\(path)/\(DataDirectory.users)"
         let names: [String]
         do {
@@ -57,16 +60,28 @@ public final class FileArchiveStore: Sendable {
         }
         for name in names {
             guard let id = UInt64(name), String(id) == name else { continue }  // not a member's folder
-            members[id] = Archive(directory: "\(usersPath)/\(name)", fileSystem: fileSystem, context: context,
-                                  committer: committer, logger: logger, compactionThreshold: options.compactionThreshold)
+            members[id] = .some(nil)
         }
         self.members = Mutex(members)
+        self.context = context
     }
 
     /// The archive of member `id`, or nil when there is none.
     public func member(_ id: UInt64) -> Archive<MemberArchive>? {
-        members.withLock { $0[id] }
+        members.withLock { members in
+            guard let slot = members[id] else { return nil }
+            if let loaded = slot { return loaded }
+            let archive = openMember(id)
+            members[id] = archive
+            return archive
+        }
     }
+
+    private func openMember(_ id: UInt64) -> Archive<MemberArchive> {
+        Archive(directory: "\(path)/\(DataDirectory.users)/\(id)", fileSystem: fileSystem, context: context,
+                committer: committer, logger: logger, compactionThreshold: options.compactionThreshold)
+    }
+
 
     public var memberIDs: [UInt64] {
         members.withLock { $0.keys.sorted() }
@@ -82,22 +97,20 @@ public final class FileArchiveStore: Sendable {
         } catch {
             throw ArchiveError(error)
         }
-        let archive = Archive<MemberArchive>(
-            directory: "\(usersPath)/\(id)", fileSystem: fileSystem,
-            context: ArchiveContext(defaultTimeZone: options.defaultTimeZone), committer: committer, logger: logger,
-            compactionThreshold: options.compactionThreshold)
-        if let protection = archive.protection { throw protection }
-        return members.withLock { members in
-            if let raced = members[id] { return raced }
+        return try members.withLock { (members) throws(ArchiveError) -> Archive<MemberArchive> in
+            if let raced = members[id] ?? nil { return raced }
+            let archive = openMember(id)
+            if let protection = archive.protection { throw protection }
             members[id] = archive
             return archive
         }
     }
 
     /// Every archive in protected mode, with the reason: what `water-server check` reports.
+    /// Loads every member's archive.
     public var protectedArchives: [(path: String, reason: ArchiveError)] {
         let all: [(String, ArchiveError?)] = [(accounts.directory, accounts.protection), (household.directory, household.protection)]
-            + members.withLock { $0.values.map { ($0.directory, $0.protection) } }
+            + memberIDs.compactMap { member($0) }.map { ($0.directory, $0.protection) }
         return all.compactMap { path, reason in reason.map { (path, $0) } }.sorted { $0.path < $1.path }
     }
 
@@ -114,7 +127,7 @@ public final class FileArchiveStore: Sendable {
         flush()
         accounts.close()
         household.close()
-        for archive in members.withLock({ Array($0.values) }) { archive.close() }
+        for archive in members.withLock({ $0.values.compactMap { $0 } }) { archive.close() }
         fileSystem.close(lock)
     }
 }

@@ -43,7 +43,8 @@ struct ServerBenchmark {
         _ = try first.call(WaterV1.LogWaterRequest(entryID: first.newID().description, amountMl: 250))
         record("start_to_first_write_ms", Double(Measure.now() - start) / 1e6)
 
-        // Memory with every archive loaded and 50 connections open.
+        // Memory with every archive loaded (a board reads them all) and 50 connections open.
+        _ = try first.call(WaterV1.GetBoardRequest())
         let idle = try (0..<50).map { _ in try WaterConnection(configuration: ClientConfiguration(server: address)) }
         record("server_rss_mib", Self.residentMiB(of: server.pid))
         withExtendedLifetime(idle) {}
