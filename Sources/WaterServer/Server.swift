@@ -46,6 +46,8 @@ public final class Server: Sendable {
         router.registerAccounts()
         router.registerTracker()
         router.registerBoard()
+        router.registerTodo()
+        router.registerHabits()
         self.router = router
         // Members' archives load when first used; one that cannot be read logs why then.
     }

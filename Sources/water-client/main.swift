@@ -21,6 +21,11 @@ let help: [String: String] = [
           goal [ML] | cup [ML]              show or set your daily goal or usual cup
           board [--week last|YYYY-Www] [--by total] [--explain] [--watch]
                                             the household's weekly ranking
+          todo add TEXT | ls | done ID | rm ID | mv ID POSITION
+                                            the household's shared todo list
+          habit add NAME [--icon ICON] [--color COLOR] | ls [--week last|YYYY-Www]
+          habit check|uncheck NAME [--day WHEN] | rm NAME
+                                            your habits and their 7-day check lists
           member add|rename|reset|rm|ls     manage the household (admins)
 
         WHEN is 21:30, "yesterday 21:30", "2026-11-30 21:30" or ISO 8601. --json prints replies with
@@ -41,6 +46,8 @@ let help: [String: String] = [
     "goal": "usage: water-client goal [ML]\nShows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
     "cup": "usage: water-client cup [ML]\nShows or sets your usual cup (1-2000 ml) and the quick cups.",
     "board": "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day; --watch keeps it live.",
+    "todo": "usage: water-client todo add TEXT | ls | done ID | rm ID | mv ID POSITION\nThe household's shared list. ID is the item's number in `todo ls` (or its id); done toggles; POSITION 1 is the top.\nText must be longer than 3 characters.",
+    "habit": "usage: water-client habit add NAME [--icon ICON] [--color COLOR]\n       water-client habit ls [--week last|YYYY-Www]\n       water-client habit check|uncheck NAME|ID [--day today|yesterday|YYYY-MM-DD]\n       water-client habit rm NAME|ID\nIcons: alarm book pencil desktopcomputer gamecontroller sportscourt lightbulb.\nColours: blue green yellow orange coral pink purple indigo red. A day in the future cannot be checked.",
     "member": "usage: water-client member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin]\n       water-client member rename NAME [--to NEW] [--display-name TEXT]\n       water-client member reset NAME [--password-stdin]\n       water-client member rm NAME\n       water-client member ls",
 ]
 
@@ -74,6 +81,8 @@ do {
     case "cup": try WaterCommands.cup(&invocation)
     case "board": try BoardCommand.run(&invocation)
     case "member": try MemberCommands.run(&invocation)
+    case "todo": try TodoCommand.run(&invocation)
+    case "habit": try HabitCommand.run(&invocation)
     case let other: throw UsageError("unknown command \(other)")
     }
     exitStatus = .ok

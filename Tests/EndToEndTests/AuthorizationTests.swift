@@ -16,6 +16,7 @@ struct AuthorizationTests {
     struct Bob: Sendable {
         var username: String
         var entryID: String
+        var habitID: String
     }
 
     static func code(_ body: () throws -> Any) -> WaterV1.StatusCode {
@@ -50,17 +51,19 @@ struct AuthorizationTests {
         "water.v1.Tracker/GetSettings": (.ok, { ann, _ in code { try ann.call(WaterV1.GetSettingsRequest()) } }),
         "water.v1.Board/GetBoard": (.ok, { ann, _ in code { try ann.call(WaterV1.GetBoardRequest()) } }),
         "water.v1.Board/WatchBoard": (.ok, { ann, _ in code { try ann.stream(WaterV1.WatchBoardRequest()) { _ in false } } }),
-        // Not served yet (todo and habits: issue 5; export and import: issue 6).
-        "water.v1.Todo/AddTodo": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.AddTodoRequest(itemID: "0192e4a0-7b5c-8cc3-8a1e-6f1d2b3c4d5e", text: "buy filters")) } }),
-        "water.v1.Todo/ToggleTodo": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ToggleTodoRequest()) } }),
-        "water.v1.Todo/DeleteTodo": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.DeleteTodoRequest()) } }),
-        "water.v1.Todo/MoveTodo": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.MoveTodoRequest()) } }),
-        "water.v1.Todo/ListTodos": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ListTodosRequest()) } }),
-        "water.v1.Habits/AddHabit": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.AddHabitRequest()) } }),
-        "water.v1.Habits/CheckHabit": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.CheckHabitRequest()) } }),
-        "water.v1.Habits/UncheckHabit": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.UncheckHabitRequest()) } }),
-        "water.v1.Habits/DeleteHabit": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.DeleteHabitRequest()) } }),
-        "water.v1.Habits/ListHabitWeek": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ListHabitWeekRequest()) } }),
+        // The todo list is the household's: every member may change it, by design.
+        "water.v1.Todo/AddTodo": (.ok, { ann, _ in code { try ann.call(WaterV1.AddTodoRequest(itemID: ann.newID().description, text: "buy filters")) } }),
+        "water.v1.Todo/ToggleTodo": (.notFound, { ann, bob in code { try ann.call(WaterV1.ToggleTodoRequest(itemID: bob.entryID)) } }),
+        "water.v1.Todo/DeleteTodo": (.notFound, { ann, bob in code { try ann.call(WaterV1.DeleteTodoRequest(itemID: bob.entryID)) } }),
+        "water.v1.Todo/MoveTodo": (.notFound, { ann, bob in code { try ann.call(WaterV1.MoveTodoRequest(itemID: bob.habitID, position: 0)) } }),
+        "water.v1.Todo/ListTodos": (.ok, { ann, _ in code { try ann.call(WaterV1.ListTodosRequest()) } }),
+        // Habits are each member's own: bob's habit id does not exist for ann.
+        "water.v1.Habits/AddHabit": (.ok, { ann, _ in code { try ann.call(WaterV1.AddHabitRequest(habitID: ann.newID().description, name: "read")) } }),
+        "water.v1.Habits/CheckHabit": (.notFound, { ann, bob in code { try ann.call(WaterV1.CheckHabitRequest(habitID: bob.habitID)) } }),
+        "water.v1.Habits/UncheckHabit": (.notFound, { ann, bob in code { try ann.call(WaterV1.UncheckHabitRequest(habitID: bob.habitID)) } }),
+        "water.v1.Habits/DeleteHabit": (.notFound, { ann, bob in code { try ann.call(WaterV1.DeleteHabitRequest(habitID: bob.habitID)) } }),
+        "water.v1.Habits/ListHabitWeek": (.ok, { ann, _ in code { try ann.call(WaterV1.ListHabitWeekRequest()) } }),
+        // Not served yet (export and import: issue 6).
         "water.v1.Transfer/Export": (.unimplemented, { ann, _ in code { try ann.stream(WaterV1.ExportRequest(household: true)) { _ in true } } }),
         "water.v1.Transfer/Import": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ImportRequest()) } }),
     ]
@@ -80,8 +83,12 @@ struct AuthorizationTests {
         let bob = try server.client("bob", password: "bob-password-1")
         let drink = try bob.call(WaterV1.LogWaterRequest(entryID: bob.newID().description, amountMl: 400))
         _ = try bob.call(WaterV1.SetGoalRequest(dailyGoalMl: 2500))
-        let before = (try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)))
-        let bobInfo = Bob(username: "bob", entryID: drink.entry!.entryID)
+        let habit = try bob.call(WaterV1.AddHabitRequest(habitID: bob.newID().description, name: "read", icon: .book, color: .green))
+        let habitID = try #require(habit.habit?.habitID)
+        _ = try bob.call(WaterV1.CheckHabitRequest(habitID: habitID))
+        let before = (try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)),
+                      try bob.call(WaterV1.ListHabitWeekRequest()))
+        let bobInfo = Bob(username: "bob", entryID: drink.entry!.entryID, habitID: habitID)
 
         for method in MethodTable.shared.methods.map(\.fullName).sorted() {
             guard let row = Self.rows[method] else { continue }
@@ -89,9 +96,11 @@ struct AuthorizationTests {
             _ = try ann.call(WaterV1.LogWaterRequest(entryID: ann.newID().description, amountMl: 100))
             #expect(try row.call(ann, bobInfo) == row.expected, "\(method)")
         }
-        let after = (try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)))
+        let after = (try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)),
+                     try bob.call(WaterV1.ListHabitWeekRequest()))
         #expect(after.0 == before.0)
         #expect(after.1 == before.1)
+        #expect(after.2 == before.2)
         #expect(try server.client("bob", password: "bob-password-1").call(WaterV1.WhoAmIRequest()).member?.username == "bob")
         #expect(server.stop() == 0)
     }

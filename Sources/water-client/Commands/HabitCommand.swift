@@ -1,0 +1,108 @@
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+
+/// `habit add NAME [--icon ICON] [--color COLOR] | ls [--week last|YYYY-Www] |
+/// check NAME|ID [--day WHEN] | uncheck NAME|ID [--day WHEN] | rm NAME|ID`.
+enum HabitCommand {
+    static func run(_ invocation: inout Invocation) throws {
+        guard let action = invocation.arguments.positional() else { throw UsageError("habit needs add, ls, check, uncheck or rm") }
+        switch action {
+        case "add":
+            let iconName = try invocation.arguments.option("icon") ?? "alarm"
+            let colorName = try invocation.arguments.option("color") ?? "blue"
+            var words: [String] = []
+            while let word = invocation.arguments.positional() { words.append(word) }
+            try invocation.arguments.finish()
+            guard !words.isEmpty else { throw UsageError("habit add needs a name") }
+            // Unknown names go to the server as unknown values, so the refusal is the server's.
+            let icon = WaterV1.HabitIcon(rawValue: Int32(HabitIcon(name: iconName)?.rawValue ?? -1))
+            let color = WaterV1.HabitColor(rawValue: Int32(HabitColor(name: colorName)?.rawValue ?? -1))
+            let client = try invocation.client()
+            let response = try client.call(WaterV1.AddHabitRequest(habitID: client.newID().description,
+                                                                   name: words.joined(separator: " "), icon: icon, color: color))
+            invocation.output(response) { "added the habit \(response.habit?.name ?? "")" }
+        case "ls":
+            let weekOption = try invocation.arguments.option("week")
+            try invocation.arguments.finish()
+            var week = weekOption ?? ""
+            if week == "last" {
+                week = ISOWeek(containing: Invocation.localZone.date(atUnixMilliseconds: WaterClient.now())).previous.description
+            } else if !week.isEmpty, ISOWeek(week) == nil {
+                throw UsageError("--week takes last or a week like 2026-W49, got \(week)")
+            }
+            let response = try invocation.client().call(WaterV1.ListHabitWeekRequest(week: week))
+            invocation.output(response) { render(response) }
+        case "check", "uncheck":
+            let dayOption = try invocation.arguments.option("day")
+            guard let target = invocation.arguments.positional() else { throw UsageError("habit \(action) needs a habit's name or id") }
+            try invocation.arguments.finish()
+            let client = try invocation.client()
+            let id = try resolve(target, client)
+            let date = try day(dayOption)
+            if action == "check" {
+                let response = try client.call(WaterV1.CheckHabitRequest(habitID: id, date: date))
+                invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
+            } else {
+                let response = try client.call(WaterV1.UncheckHabitRequest(habitID: id, date: date))
+                invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
+            }
+        case "rm":
+            guard let target = invocation.arguments.positional() else { throw UsageError("habit rm needs a habit's name or id") }
+            try invocation.arguments.finish()
+            let client = try invocation.client()
+            let response = try client.call(WaterV1.DeleteHabitRequest(habitID: try resolve(target, client)))
+            invocation.output(response) { "removed the habit \(response.habit?.name ?? "")" }
+        default:
+            throw UsageError("habit takes add, ls, check, uncheck or rm, not \(action)")
+        }
+    }
+
+    /// `today`, `yesterday` or `YYYY-MM-DD`; empty for today on the server.
+    private static func day(_ text: String?) throws(UsageError) -> String {
+        switch text {
+        case nil, "today": return ""
+        case "yesterday":
+            let zone = Invocation.localZone
+            return zone.date(atUnixMilliseconds: WaterClient.now()).adding(days: -1).description
+        case let text?:
+            guard LocalDate(text) != nil else { throw UsageError("--day takes today, yesterday or a date like 2026-11-30, got \(text)") }
+            return text
+        }
+    }
+
+    /// A habit's name (any case) or id.
+    private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
+        if RecordID(text) != nil { return text }
+        let habits = try client.call(WaterV1.ListHabitWeekRequest()).habits.compactMap(\.habit)
+        guard let habit = habits.first(where: { $0.name.lowercased() == text.lowercased() || Format.shortID($0.habitID) == text.lowercased() })
+        else { throw WaterError(.notFound, "you have no habit called \(text); see water-client habit ls") }
+        return habit.habitID
+    }
+
+    static func render(_ response: WaterV1.ListHabitWeekResponse) -> String {
+        guard !response.habits.isEmpty else { return "no habits yet: water-client habit add read --icon book --color green" }
+        let width = max(response.habits.map { ($0.habit?.name.count ?? 0) }.max() ?? 0, 8)
+        let header = "\(Format.bold("Week \(response.week)"))".padding(toLength: width + 3 + (Terminal.usesColour ? 8 : 0), withPad: " ", startingAt: 0)
+            + "Mo Tu We Th Fr Sa Su"
+        return ([header] + response.habits.map { week in
+            let habit = week.habit ?? WaterV1.Habit()
+            return "\(habit.name.padding(toLength: width + 3, withPad: " ", startingAt: 0))"
+                + week.checked.map { coloured($0 ? "■ " : "· ", habit.color) }.joined(separator: " ")
+        }).joined(separator: "\n")
+    }
+
+    private static func weekLine(_ week: WaterV1.HabitWeek) -> String {
+        let habit = week.habit ?? WaterV1.Habit()
+        return "\(habit.name): " + zip(["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"], week.checked)
+            .map { "\($0.0) \(coloured($0.1 ? "■" : "·", habit.color))" }.joined(separator: "  ")
+    }
+
+    /// The habit's theme colour, on a terminal.
+    private static func coloured(_ text: String, _ color: WaterV1.HabitColor) -> String {
+        guard Terminal.usesColour, let theme = HabitColor(rawValue: Int(color.rawValue)) else { return text }
+        let (red, green, blue) = theme.rgb
+        return "\u{1B}[38;2;\(red);\(green);\(blue)m\(text)\u{1B}[0m"
+    }
+}

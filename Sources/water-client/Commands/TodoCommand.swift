@@ -1,0 +1,83 @@
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+
+/// `todo add TEXT | ls | done ID | rm ID | mv ID POSITION`: the household's shared list.
+/// ID is the item's number in `todo ls`, its short id, or its full id.
+enum TodoCommand {
+    static func run(_ invocation: inout Invocation) throws {
+        guard let action = invocation.arguments.positional() else { throw UsageError("todo needs add, ls, done, rm or mv") }
+        switch action {
+        case "add":
+            var words: [String] = []
+            while let word = invocation.arguments.positional() { words.append(word) }
+            try invocation.arguments.finish()
+            guard !words.isEmpty else { throw UsageError("todo add needs the text, e.g. todo add \"buy water filters\"") }
+            let client = try invocation.client()
+            let response = try client.call(WaterV1.AddTodoRequest(itemID: client.newID().description, text: words.joined(separator: " ")))
+            invocation.output(response) { "added: \(response.item?.text ?? "")" }
+        case "ls":
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.ListTodosRequest())
+            invocation.output(response) { render(response.items) }
+        case "done":
+            let client = try invocation.client()
+            let id = try resolve(try required(&invocation, "todo done needs an item"), client)
+            try invocation.arguments.finish()
+            let response = try client.call(WaterV1.ToggleTodoRequest(itemID: id))
+            invocation.output(response) {
+                let item = response.item ?? WaterV1.TodoItem()
+                return item.done ? "done: \(item.text)" : "not done any more: \(item.text)"
+            }
+        case "rm":
+            let client = try invocation.client()
+            let id = try resolve(try required(&invocation, "todo rm needs an item"), client)
+            try invocation.arguments.finish()
+            let response = try client.call(WaterV1.DeleteTodoRequest(itemID: id))
+            invocation.output(response) { "removed: \(response.item?.text ?? "")" }
+        case "mv":
+            let client = try invocation.client()
+            let id = try resolve(try required(&invocation, "todo mv needs an item and a position"), client)
+            let positionText = try required(&invocation, "todo mv needs a position (1 is the top)")
+            try invocation.arguments.finish()
+            guard let position = UInt32(positionText), position >= 1 else {
+                throw UsageError("a position is 1 for the top, 2 for the next, ...; got \(positionText)")
+            }
+            let response = try client.call(WaterV1.MoveTodoRequest(itemID: id, position: position - 1))
+            invocation.output(response) { render(response.items) }
+        default:
+            throw UsageError("todo takes add, ls, done, rm or mv, not \(action)")
+        }
+    }
+
+    static func render(_ items: [WaterV1.TodoItem]) -> String {
+        guard !items.isEmpty else {
+            return "the household's list is empty: add something with water-client todo add \"buy water filters\""
+        }
+        return items.enumerated().map { index, item in
+            let box = item.done ? Format.green("[x]") : "[ ]"
+            let who = item.done ? "done by \(item.completedBy)" : "added by \(item.addedBy)"
+            return "\(Format.pad("\(index + 1).", 3)) \(box) \(item.text)  \(Format.dim("\(Format.shortID(item.itemID))  \(who)"))"
+        }.joined(separator: "\n")
+    }
+
+    private static func required(_ invocation: inout Invocation, _ message: String) throws(UsageError) -> String {
+        guard let word = invocation.arguments.positional() else { throw UsageError(message) }
+        return word
+    }
+
+    /// A list number (as `todo ls` shows), a short id or a full id.
+    private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
+        if RecordID(text) != nil { return text }
+        let items = try client.call(WaterV1.ListTodosRequest()).items
+        if text.count <= 3, let number = Int(text) {
+            guard items.indices.contains(number - 1) else { throw WaterError.invalidField("position", "the list has no item \(number)") }
+            return items[number - 1].itemID
+        }
+        guard let item = items.first(where: { Format.shortID($0.itemID) == text.lowercased() }) else {
+            throw WaterError(.notFound, "no item on the list is \(text); see water-client todo ls")
+        }
+        return item.itemID
+    }
+}
