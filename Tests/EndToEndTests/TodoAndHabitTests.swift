@@ -60,7 +60,7 @@ struct TodoAndHabitTests {
         }
         #expect(try mum.run(["todo", "done", "2"]).output.contains("done: call grandma"))
         #expect(try mum.run(["todo", "mv", "3", "1"]).status == 0)
-        var list = try mum.json(WaterV1.ListTodosResponse.self, ["todo", "ls"]).items
+        let list = try mum.json(WaterV1.ListTodosResponse.self, ["todo", "ls"]).items
         #expect(list.map(\.text) == ["fix the tap", "buy water filters", "call grandma"])
         #expect(list.map(\.done) == [false, false, true] && list[2].completedBy == "mum" && list[0].addedBy == "mum")
         #expect(try mum.run(["todo", "rm", "2"]).status == 0)
