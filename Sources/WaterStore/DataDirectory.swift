@@ -12,7 +12,7 @@ import Glibc
 /// Every file is created 0600.
 public enum DataDirectory {
     public static let formatVersion = 1
-    static let formatFile = "format"
+    public static let formatFile = "format"
     static let lockFile = "lock"
     public static let accounts = "accounts"
     public static let household = "household"

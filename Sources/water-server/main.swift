@@ -18,6 +18,8 @@ let usage = """
       init --data DIR --admin NAME              create the data directory and its first admin
       check --data DIR                          verify every archive; exit 1 when any is protected
       passwd NAME --data DIR                    set a member's password (server stopped)
+      backup --data DIR --to PATH               copy the data, also while the server runs
+      restore --from PATH --data DIR [--force]  put a backup back (server stopped)
 
     options of serve:
       --time-zone ZONE          the household's IANA time zone (default: $TZ, /etc/timezone, or UTC)
@@ -140,6 +142,33 @@ func passwd(_ arguments: inout Arguments) throws {
     Terminal.print("password of \(name) changed; their sessions have ended")
 }
 
+func backup(_ arguments: inout Arguments) throws -> ExitCode {
+    let data = try requireData(&arguments)
+    guard let destination = try arguments.option("to") else { throw UsageError("--to PATH is required") }
+    try arguments.finish()
+    let archives = try Backup.copy(from: data, to: destination)
+    // Prove the copy reads: every archive loads and passes its checks.
+    let problems = try AdminCommands.check(dataDirectory: destination, logger: .silent).filter { $0.problem != nil }
+    for (path, problem) in problems { Terminal.error("water-server: the copy of \(path) does not read: \(problem ?? "")") }
+    guard problems.isEmpty else { return .failure }
+    Terminal.print("backed up \(archives) archives of \(data) to \(destination); all of them read back")
+    return .ok
+}
+
+func restore(_ arguments: inout Arguments) throws {
+    let data = try requireData(&arguments)
+    guard let backup = try arguments.option("from") else { throw UsageError("--from PATH is required") }
+    let force = arguments.flag("force")
+    try arguments.finish()
+    // A running server holds the lock: never pull its directory away from under it.
+    if access("\(data)/lock", F_OK) == 0 {
+        _ = try AdminCommands.check(dataDirectory: data, logger: .silent)
+    }
+    let aside = try Backup.restore(from: backup, to: data, force: force, now: ServerServices.systemNow())
+    if let aside { Terminal.print("the data that was in \(data) is kept in \(aside)") }
+    Terminal.print("restored \(backup) into \(data); start it with: water-server serve --data \(data)")
+}
+
 var arguments = Arguments(CommandLine.arguments.dropFirst())
 let command = arguments.positional()
 do {
@@ -156,6 +185,10 @@ do {
         exit(try check(&arguments).rawValue)
     case "passwd":
         try passwd(&arguments)
+    case "backup":
+        exit(try backup(&arguments).rawValue)
+    case "restore":
+        try restore(&arguments)
     case let other?:
         throw UsageError("unknown command \(other)")
     }

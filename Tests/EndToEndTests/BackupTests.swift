@@ -1,0 +1,68 @@
+import Foundation
+import Synchronization
+import Testing
+import WaterClient
+import WaterProtocol
+
+@Suite("Backups, end to end", .serialized)
+struct BackupTests {
+    @Test("a backup taken under write load holds every write acknowledged before it began, and restores")
+    func backupUnderLoad() throws {
+        // A fixed clock keeps every write on one day, whatever the time the test runs at.
+        let server = try ServerProcess.fresh(["--clock", "\(thursday)"])
+        let mum = try server.client("mum", password: adminPassword)
+        _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
+        // Two writers log as fast as they can; each remembers when each write was acknowledged.
+        let acknowledged = Mutex<[(id: String, at: Date)]>([])
+        let stop = Mutex(false)
+        let group = DispatchGroup()
+        let address = server.address
+        for (name, password) in [("mum", adminPassword), ("dad", "dad-password-1")] {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                guard let client = try? WaterClient(configuration: ClientConfiguration(server: address)),
+                    (try? client.login(username: name, password: password)) != nil
+                else { return }
+                var count = 0
+                while !stop.withLock({ $0 }), count < 5000 {
+                    let id = client.newID().description
+                    if (try? client.call(WaterV1.LogWaterRequest(entryID: id, amountMl: 50))) != nil {
+                        acknowledged.withLock { $0.append(("\(name) \(id)", Date())) }
+                    }
+                    count += 1
+                }
+            }.start()
+        }
+        usleep(300_000)
+        let began = Date()
+        let backupPath = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path + "/backup"
+        let backup = try run("water-server", ["backup", "--data", server.dataDirectory, "--to", backupPath])
+        usleep(200_000)
+        stop.withLock { $0 = true }
+        group.wait()
+        #expect(backup.status == 0, "\(backup.error)")
+        #expect(server.stop() == 0)
+        let before = acknowledged.withLock { $0.filter { $0.at < began }.map(\.id) }
+        #expect(before.count > 50, "writes were acknowledged before the backup began")
+
+        // `check` passes on the copy, and a restore of it serves every one of those writes.
+        #expect(try run("water-server", ["check", "--data", backupPath]).status == 0)
+        let restoredPath = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path + "/restored"
+        let restore = try run("water-server", ["restore", "--from", backupPath, "--data", restoredPath])
+        #expect(restore.status == 0, "\(restore.error)")
+        let refused = try run("water-server", ["restore", "--from", backupPath, "--data", restoredPath])
+        #expect(refused.status != 0 && refused.error.contains("--force"))
+        let restored = try ServerProcess(dataDirectory: restoredPath, options: ["--clock", "\(thursday)"])
+        var stored: Set<String> = []
+        for (name, password) in [("mum", adminPassword), ("dad", "dad-password-1")] {
+            let client = try restored.client(name, password: password)
+            for entry in try client.call(WaterV1.GetTodayRequest()).entries { stored.insert("\(name) \(entry.entryID)") }
+        }
+        let missing = before.filter { !stored.contains($0) }
+        #expect(missing.isEmpty, "\(missing.count) acknowledged writes missing from the backup")
+        #expect(restored.stop() == 0)
+        let forced = try run("water-server", ["restore", "--from", backupPath, "--data", restoredPath, "--force"])
+        #expect(forced.status == 0 && forced.output.contains("is kept in"))
+    }
+}
