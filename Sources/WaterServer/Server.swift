@@ -48,6 +48,7 @@ public final class Server: Sendable {
         router.registerBoard()
         router.registerTodo()
         router.registerHabits()
+        router.registerTransfer()
         self.router = router
         // Members' archives load when first used; one that cannot be read logs why then.
     }

@@ -27,6 +27,8 @@ let help: [String: String] = [
           habit check|uncheck NAME [--day WHEN] | rm NAME
                                             your habits and their 7-day check lists
           member add|rename|reset|rm|ls     manage the household (admins)
+          export --format json|csv [--household] [--output FILE]
+          import FILE                       your whole history out, and back in (twice changes nothing)
 
         WHEN is 21:30, "yesterday 21:30", "2026-11-30 21:30" or ISO 8601. --json prints replies with
         the proto's field names. Exit codes: 0 ok, 1 failed, 64 usage, 65 bad data, 69 server
@@ -48,6 +50,8 @@ let help: [String: String] = [
     "board": "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day; --watch keeps it live.",
     "todo": "usage: water-client todo add TEXT | ls | done ID | rm ID | mv ID POSITION\nThe household's shared list. ID is the item's number in `todo ls` (or its id); done toggles; POSITION 1 is the top.\nText must be longer than 3 characters.",
     "habit": "usage: water-client habit add NAME [--icon ICON] [--color COLOR]\n       water-client habit ls [--week last|YYYY-Www]\n       water-client habit check|uncheck NAME|ID [--day today|yesterday|YYYY-MM-DD]\n       water-client habit rm NAME|ID\nIcons: alarm book pencil desktopcomputer gamecontroller sportscourt lightbulb.\nColours: blue green yellow orange coral pink purple indigo red. A day in the future cannot be checked.",
+    "export": "usage: water-client export [--format json|csv] [--household] [--output FILE]\nWrites your whole history (entries, each day's goal, habits and check-ins); admins may export the whole household.",
+    "import": "usage: water-client import FILE\nReads back an export of one member into your archive. Ids make it idempotent: importing twice changes nothing.",
     "member": "usage: water-client member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin]\n       water-client member rename NAME [--to NEW] [--display-name TEXT]\n       water-client member reset NAME [--password-stdin]\n       water-client member rm NAME\n       water-client member ls",
 ]
 
@@ -83,6 +87,8 @@ do {
     case "member": try MemberCommands.run(&invocation)
     case "todo": try TodoCommand.run(&invocation)
     case "habit": try HabitCommand.run(&invocation)
+    case "export": try TransferCommands.export(&invocation)
+    case "import": try TransferCommands.import(&invocation)
     case let other: throw UsageError("unknown command \(other)")
     }
     exitStatus = .ok

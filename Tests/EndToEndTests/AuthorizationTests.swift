@@ -63,9 +63,11 @@ struct AuthorizationTests {
         "water.v1.Habits/UncheckHabit": (.notFound, { ann, bob in code { try ann.call(WaterV1.UncheckHabitRequest(habitID: bob.habitID)) } }),
         "water.v1.Habits/DeleteHabit": (.notFound, { ann, bob in code { try ann.call(WaterV1.DeleteHabitRequest(habitID: bob.habitID)) } }),
         "water.v1.Habits/ListHabitWeek": (.ok, { ann, _ in code { try ann.call(WaterV1.ListHabitWeekRequest()) } }),
-        // Not served yet (export and import: issue 6).
-        "water.v1.Transfer/Export": (.unimplemented, { ann, _ in code { try ann.stream(WaterV1.ExportRequest(household: true)) { _ in true } } }),
-        "water.v1.Transfer/Import": (.unimplemented, { ann, _ in code { try ann.call(WaterV1.ImportRequest()) } }),
+        // Only admins export the household; an import goes into the caller's own archive.
+        "water.v1.Transfer/Export": (.permissionDenied, { ann, _ in code { try ann.stream(WaterV1.ExportRequest(household: true)) { _ in true } } }),
+        "water.v1.Transfer/Import": (.ok, { ann, bob in code { try ann.call(WaterV1.ImportRequest(history: WaterV1.MemberHistory(
+            member: WaterV1.Member(username: bob.username),
+            entries: [WaterV1.WaterEntry(entryID: bob.entryID, amountMl: 999, atUnixMs: 1_764_504_000_000)]))) } }),
     ]
 
     @Test("has a row for every method of the API")

@@ -1,0 +1,129 @@
+import WaterCore
+import WaterProtocol
+import WaterStore
+
+/// Entries per `ExportResponse`, so a chunk stays well under the frame limit (about 60 bytes
+/// an entry on the wire).
+let exportChunkEntries = 5000
+
+extension Router {
+    /// `water.v1.Transfer`: a member's whole history out (the household's, for admins) and back in.
+    mutating func registerTransfer() {
+        stream(WaterV1.ExportRequest.self, .member) { request, context, responder in
+            guard !request.household || context.account.role == .admin else {
+                return responder.finish(WaterError(.permissionDenied, "only an admin may export the whole household"))
+            }
+            let members: [Account]
+            do throws(WaterError) {
+                members = request.household
+                    ? try context.read(context.store.accounts) { $0.members } : [context.account]
+            } catch {
+                return responder.finish(error)
+            }
+            for account in members {
+                guard let archive = context.store.member(account.id), let model = try? archive.read({ $0 }) else {
+                    return responder.finish(WaterError(.failedPrecondition, "the archive of \(account.username) cannot be read"))
+                }
+                for chunk in Export.histories(of: account, model) {
+                    responder.yield(WaterV1.ExportResponse(history: chunk))
+                }
+            }
+            responder.finish(nil)
+        }
+
+        unary(WaterV1.ImportRequest.self, .member) { request, context, reply in
+            guard let history = request.history else {
+                return reply(.failure(.invalidField("history", "is missing")))
+            }
+            var counts = WaterV1.ImportResponse()
+            context.commitOwn({ archive in
+                let (mutations, added) = try Import.mutations(history, into: archive, now: context.now)
+                counts = added
+                return mutations
+            }, result: { _ in counts }, reply: reply)
+        }
+    }
+}
+
+/// A member's history as `MemberHistory` chunks: the first with the settings, goals and
+/// habits, every one with up to ``exportChunkEntries`` entries.
+enum Export {
+    static func histories(of account: Account, _ archive: MemberArchive) -> [WaterV1.MemberHistory] {
+        let water = archive.water
+        let entries = water.entries.map { Wire.entry($0, in: water) }
+        let goals = water.datesWithEntries.map { WaterV1.DailyGoal(date: $0.description, goalMl: water.goals.goalMillilitres(on: $0)) }
+        let habits = archive.habits.habits.map {
+            WaterV1.HabitHistory(habit: Wire.habit($0), checkedDates: $0.checkedDays.sorted().map(\.description))
+        }
+        var chunks: [WaterV1.MemberHistory] = []
+        var start = 0
+        repeat {
+            let end = min(start + exportChunkEntries, entries.count)
+            let first = start == 0
+            chunks.append(WaterV1.MemberHistory(
+                member: Wire.member(account), settings: first ? Wire.settings(water) : nil,
+                entries: Array(entries[start..<end]), goals: first ? goals : [], habits: first ? habits : []))
+            start = end
+        } while start < entries.count
+        return chunks
+    }
+}
+
+/// What importing a history adds: what the archive does not have yet, so that importing the
+/// same history twice changes nothing.
+enum Import {
+    static func mutations(_ history: WaterV1.MemberHistory, into archive: MemberArchive, now: Int64)
+        throws -> ([MemberMutation], WaterV1.ImportResponse)
+    {
+        var mutations: [MemberMutation] = []
+        var counts = WaterV1.ImportResponse()
+        var seen = Set(archive.water.entries.map(\.id))
+        for entry in history.entries {
+            let id = try recordID(entry.entryID, field: "entries.entry_id")
+            guard !seen.contains(id) else { continue }
+            guard case .log(let mutation) = try archive.water.validateLog(
+                id: id, amountMillilitres: entry.amountMl, unixMilliseconds: entry.atUnixMs, now: now)
+            else { continue }
+            mutations.append(.water(mutation))
+            seen.insert(id)
+            counts.entriesAdded += 1
+        }
+        // Goals: the days' goals become goal changes; only those after the archive's own last
+        // change are taken, so nothing it has is rewritten and a second import adds nothing.
+        let lastChange = archive.water.goals.changes.last?.from
+        var previous: Int32?
+        for goal in history.goals.sorted(by: { $0.date < $1.date }) {
+            guard let date = LocalDate(goal.date) else { throw WaterError.invalidField("goals.date", "\"\(goal.date)\" is not a date") }
+            guard WaterLimits.dailyGoalMillilitres.contains(goal.goalMl) else {
+                throw WaterError.invalidField("goals.goal_ml", "must be between 500 and 10000 ml, got \(goal.goalMl)")
+            }
+            defer { previous = goal.goalMl }
+            guard goal.goalMl != previous, lastChange.map({ date > $0 }) ?? true,
+                archive.water.goals.goalMillilitres(on: date) != goal.goalMl
+            else { continue }
+            mutations.append(.water(.goalSet(goal.goalMl, from: date)))
+            counts.goalsAdded += 1
+        }
+        let today = archive.water.today(atUnixMilliseconds: now)
+        var habits = archive.habits
+        for stored in history.habits {
+            guard let habit = stored.habit else { continue }
+            let id = try recordID(habit.habitID, field: "habits.habit.habit_id")
+            if habits.habit(id) == nil {
+                guard let icon = HabitIcon(rawValue: Int(habit.icon.rawValue)), let color = HabitColor(rawValue: Int(habit.color.rawValue)),
+                    let added = try habits.validateAdd(id: id, name: habit.name, icon: icon, color: color, now: habit.createdAtUnixMs)
+                else { continue }
+                mutations.append(.habit(added))
+                habits.apply(added)
+                counts.habitsAdded += 1
+            }
+            for text in stored.checkedDates {
+                guard let date = LocalDate(text), date <= today, habits.habit(id)?.checkedDays.contains(date) == false else { continue }
+                mutations.append(.habit(.checked(id, date)))
+                habits.apply(.checked(id, date))
+                counts.checkinsAdded += 1
+            }
+        }
+        return (mutations, counts)
+    }
+}

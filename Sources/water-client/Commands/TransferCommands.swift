@@ -1,0 +1,200 @@
+import Foundation
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+
+/// `export --format json|csv [--household] [--output FILE]` and `import FILE`.
+enum TransferCommands {
+    static func export(_ invocation: inout Invocation) throws {
+        let format = try invocation.arguments.option("format") ?? "json"
+        let household = invocation.arguments.flag("household")
+        let output = try invocation.arguments.option("output")
+        try invocation.arguments.finish()
+        guard format == "json" || format == "csv" else { throw UsageError("--format takes json or csv, got \(format)") }
+        var histories: [WaterV1.MemberHistory] = []
+        try invocation.client().stream(WaterV1.ExportRequest(household: household)) { response in
+            if let history = response.history { histories.append(history) }
+            return true
+        }
+        let merged = merge(histories)
+        let text = format == "json" ? json(merged) : HistoryCSV.write(merged)
+        if let output {
+            guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw WaterClientError("cannot write \(output)")
+            }
+            Terminal.error("exported \(merged.map { $0.entries.count }.reduce(0, +)) entries of \(merged.count) member(s) to \(output)")
+        } else {
+            Terminal.write(1, text)
+        }
+    }
+
+    static func `import`(_ invocation: inout Invocation) throws {
+        guard let path = invocation.arguments.positional() else { throw UsageError("import needs a file written by water-client export") }
+        try invocation.arguments.finish()
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
+        let text = String(decoding: data, as: UTF8.self)
+        let histories: [WaterV1.MemberHistory]
+        if text.hasPrefix("kind,") {
+            histories = try HistoryCSV.read(text)
+        } else {
+            do {
+                histories = try JSONDecoder().decode([WaterV1.MemberHistory].self, from: data)
+            } catch {
+                throw WaterError(.invalidArgument, "\(path) is neither a JSON nor a CSV export of water-client")
+            }
+        }
+        guard histories.count == 1, let history = histories.first else {
+            throw WaterError(.invalidArgument, "\(path) holds \(histories.count) members' histories; import one member's export")
+        }
+        let client = try invocation.client()
+        var total = WaterV1.ImportResponse()
+        // In pieces, so every request stays well under the frame limit; the first carries the
+        // goals and habits.
+        var start = 0
+        repeat {
+            let end = min(start + 4000, history.entries.count)
+            let part = WaterV1.MemberHistory(entries: Array(history.entries[start..<end]),
+                                             goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [])
+            let added = try client.call(WaterV1.ImportRequest(history: part))
+            total.entriesAdded += added.entriesAdded
+            total.goalsAdded += added.goalsAdded
+            total.habitsAdded += added.habitsAdded
+            total.checkinsAdded += added.checkinsAdded
+            start = end
+        } while start < history.entries.count
+        invocation.output(total) {
+            "imported \(total.entriesAdded) entries, \(total.goalsAdded) goals, \(total.habitsAdded) habits and "
+                + "\(total.checkinsAdded) check-ins (what was there already was left alone)"
+        }
+    }
+
+    /// Joins the chunks of each member into one history, in the order they came.
+    static func merge(_ chunks: [WaterV1.MemberHistory]) -> [WaterV1.MemberHistory] {
+        var merged: [WaterV1.MemberHistory] = []
+        for chunk in chunks {
+            if let last = merged.last, last.member?.memberID == chunk.member?.memberID {
+                merged[merged.count - 1].entries += chunk.entries
+                merged[merged.count - 1].goals += chunk.goals
+                merged[merged.count - 1].habits += chunk.habits
+            } else {
+                merged.append(chunk)
+            }
+        }
+        return merged
+    }
+
+    static func json(_ histories: [WaterV1.MemberHistory]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return ((try? encoder.encode(histories)).map { String(decoding: $0, as: UTF8.self) } ?? "[]") + "\n"
+    }
+}
+
+/// The CSV form of an export: one row per entry, daily goal, habit and check-in.
+///
+///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color
+///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,250,,,,
+enum HistoryCSV {
+    static let header = ["kind", "member", "id", "date", "at_unix_ms", "amount_ml", "goal_ml", "name", "icon", "color"]
+
+    static func write(_ histories: [WaterV1.MemberHistory]) -> String {
+        var rows = [header]
+        for history in histories {
+            let member = history.member?.username ?? ""
+            for entry in history.entries {
+                rows.append(["entry", member, entry.entryID, entry.date, "\(entry.atUnixMs)", "\(entry.amountMl)", "", "", "", ""])
+            }
+            for goal in history.goals {
+                rows.append(["goal", member, "", goal.date, "", "", "\(goal.goalMl)", "", "", ""])
+            }
+            for stored in history.habits {
+                guard let habit = stored.habit else { continue }
+                rows.append(["habit", member, habit.habitID, "", "\(habit.createdAtUnixMs)", "", "", habit.name,
+                             HabitIcon(rawValue: Int(habit.icon.rawValue))?.description ?? "",
+                             HabitColor(rawValue: Int(habit.color.rawValue))?.description ?? ""])
+                for date in stored.checkedDates { rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", ""]) }
+            }
+        }
+        return rows.map { $0.map(quoted).joined(separator: ",") }.joined(separator: "\n") + "\n"
+    }
+
+    static func read(_ text: String) throws -> [WaterV1.MemberHistory] {
+        var histories: [String: WaterV1.MemberHistory] = [:]
+        var order: [String] = []
+        var habitIndex: [String: Int] = [:]
+        for (number, row) in try rows(text).enumerated().dropFirst() where !(row.count == 1 && row[0].isEmpty) {
+            guard row.count == header.count else { throw WaterError(.invalidArgument, "line \(number + 1) has \(row.count) fields, not \(header.count)") }
+            let member = row[1]
+            if histories[member] == nil {
+                order.append(member)
+                histories[member] = WaterV1.MemberHistory(member: WaterV1.Member(username: member))
+            }
+            switch row[0] {
+            case "entry":
+                histories[member]!.entries.append(WaterV1.WaterEntry(entryID: row[2], amountMl: Int32(row[5]) ?? 0,
+                                                                     atUnixMs: Int64(row[4]) ?? 0, date: row[3]))
+            case "goal":
+                histories[member]!.goals.append(WaterV1.DailyGoal(date: row[3], goalMl: Int32(row[6]) ?? 0))
+            case "habit":
+                let habit = WaterV1.Habit(habitID: row[2], name: row[7],
+                                          icon: WaterV1.HabitIcon(rawValue: Int32(HabitIcon(name: row[8])?.rawValue ?? -1)),
+                                          color: WaterV1.HabitColor(rawValue: Int32(HabitColor(name: row[9])?.rawValue ?? -1)),
+                                          createdAtUnixMs: Int64(row[4]) ?? 0)
+                habitIndex[row[2]] = histories[member]!.habits.count
+                histories[member]!.habits.append(WaterV1.HabitHistory(habit: habit))
+            case "checkin":
+                guard let index = habitIndex[row[2]] else { throw WaterError(.invalidArgument, "line \(number + 1): a check-in of an unknown habit") }
+                histories[member]!.habits[index].checkedDates.append(row[3])
+            default:
+                throw WaterError(.invalidArgument, "line \(number + 1): unknown kind \"\(row[0])\"")
+            }
+        }
+        return order.map { histories[$0]! }
+    }
+
+    /// RFC 4180: quotes around fields with a comma, quote or line break; quotes doubled.
+    private static func quoted(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private static func rows(_ text: String) throws -> [[String]] {
+        var rows: [[String]] = [[]]
+        var field = ""
+        var quoted = false
+        var characters = Array(text).makeIterator()
+        while let character = characters.next() {
+            if quoted {
+                if character == "\"" {
+                    if let next = characters.next() {
+                        if next == "\"" { field.append("\"") } else {
+                            quoted = false
+                            if next == "," { rows[rows.count - 1].append(field); field = "" } else if next == "\n" {
+                                rows[rows.count - 1].append(field); field = ""; rows.append([])
+                            }
+                        }
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.append(character)
+                }
+            } else if character == "\"" && field.isEmpty {
+                quoted = true
+            } else if character == "," {
+                rows[rows.count - 1].append(field)
+                field = ""
+            } else if character == "\n" {
+                rows[rows.count - 1].append(field)
+                field = ""
+                rows.append([])
+            } else if character != "\r" {
+                field.append(character)
+            }
+        }
+        if !field.isEmpty || !(rows.last?.isEmpty ?? true) { rows[rows.count - 1].append(field) }
+        if rows.last?.isEmpty == true { rows.removeLast() }
+        return rows
+    }
+}
