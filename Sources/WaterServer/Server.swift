@@ -19,6 +19,7 @@ public final class Server: Sendable {
     private let connectionPool = DispatchQueue(label: "water.connections", attributes: .concurrent)
     private let state = Mutex(State())
     private let stopped = DispatchSemaphore(value: 0)
+    private let statusTimer: SendableTimer
 
     private struct State {
         var connections: [UInt64: Connection] = [:]
@@ -50,14 +51,19 @@ public final class Server: Sendable {
         router.registerHabits()
         router.registerTransfer()
         self.router = router
+        self.statusTimer = SendableTimer(source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.status", qos: .utility)))
         // Members' archives load when first used; one that cannot be read logs why then.
     }
 
     /// The address the server listens on (with port 0 asked for, the port chosen).
     public var boundAddress: HostPort { listener.boundAddress }
 
-    /// Starts accepting connections.
+    /// Starts accepting connections, and writes `DATA/status` now and every 5 seconds for
+    /// `water-server status`.
     public func start() {
+        statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
+        statusTimer.source.setEventHandler { [weak self] in self?.writeStatus() }
+        statusTimer.source.activate()
         acceptQueue.async { [self] in
             listener.start(accept: { [self] socket in accepted(socket) },
                            failed: { [self] error in services.logger.error("accept failed", ["error": error.description]) })
@@ -90,6 +96,30 @@ public final class Server: Sendable {
         if finished { stopped.signal() }
     }
 
+    /// What `water-server status` shows of a running server, as `key value` lines.
+    private func writeStatus() {
+        let (loaded, protected, compaction) = services.store.loadedStatus
+        let members = (try? services.store.accounts.read { $0.accounts.count }) ?? 0
+        var lines = [
+            "pid \(getpid())",
+            "listening \(boundAddress)",
+            "started_at_unix_ms \(services.startedAt)",
+            "updated_at_unix_ms \(ServerServices.systemNow())",
+            "connections \(connectionCount)",
+            "members \(members)",
+            "archives_loaded \(loaded)",
+            "protected \(protected.isEmpty ? "none" : protected.joined(separator: ","))",
+        ]
+        if let compaction { lines.append("last_compaction \(compaction.unixMilliseconds) \(compaction.path)") }
+        let path = "\(services.configuration.dataDirectory)/status"
+        let text = Array((lines.joined(separator: "\n") + "\n").utf8)
+        let fd = open(path + ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        rename(path + ".tmp", path)
+    }
+
     /// How many connections are open.
     public var connectionCount: Int { state.withLock { $0.connections.count } }
 
@@ -103,6 +133,7 @@ public final class Server: Sendable {
         }
         guard let connections else { return }
         acceptQueue.async { [self] in listener.stop() }
+        statusTimer.source.cancel()
         services.logger.info("shutting down", ["connections": "\(connections.count)"])
         if connections.isEmpty { stopped.signal() }
         for connection in connections { connection.drain() }
@@ -115,4 +146,10 @@ public final class Server: Sendable {
         _ = stopped.wait(timeout: .now() + .seconds(Int(seconds)))
         services.store.close()
     }
+}
+
+/// A Dispatch timer shared between threads: its methods are thread-safe (libdispatch
+/// serialises them), which the type system cannot see.
+struct SendableTimer: @unchecked Sendable {
+    let source: any DispatchSourceTimer
 }

@@ -106,6 +106,15 @@ public final class FileArchiveStore: Sendable {
         }
     }
 
+    /// What the running process knows of its archives, for `water-server status`: the ones in
+    /// use (loaded), those protected among them, and the last compaction.
+    public var loadedStatus: (loaded: Int, protected: [String], lastCompaction: (path: String, unixMilliseconds: Int64)?) {
+        let loaded: [any LoadedArchive] = [accounts, household] + members.withLock { $0.values.compactMap { $0 } }
+        let last = loaded.compactMap { archive in archive.lastCompactionUnixMilliseconds.map { (archive.directory, $0) } }
+            .max { $0.1 < $1.1 }
+        return (loaded.count, loaded.filter { $0.protection != nil }.map(\.directory).sorted(), last)
+    }
+
     /// Every archive in protected mode, with the reason: what `water-server check` reports.
     /// Loads every member's archive.
     public var protectedArchives: [(path: String, reason: ArchiveError)] {
@@ -131,3 +140,12 @@ public final class FileArchiveStore: Sendable {
         fileSystem.close(lock)
     }
 }
+
+/// An archive of any kind, as the status report sees it.
+protocol LoadedArchive {
+    var directory: String { get }
+    var protection: ArchiveError? { get }
+    var lastCompactionUnixMilliseconds: Int64? { get }
+}
+
+extension Archive: LoadedArchive {}

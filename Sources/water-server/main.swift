@@ -18,6 +18,7 @@ let usage = """
       init --data DIR --admin NAME              create the data directory and its first admin
       check --data DIR                          verify every archive; exit 1 when any is protected
       passwd NAME --data DIR                    set a member's password (server stopped)
+      status --data DIR                         uptime, connections, members, archive sizes, compactions
       backup --data DIR --to PATH               copy the data, also while the server runs
       restore --from PATH --data DIR [--force]  put a backup back (server stopped)
 
@@ -142,6 +143,12 @@ func passwd(_ arguments: inout Arguments) throws {
     Terminal.print("password of \(name) changed; their sessions have ended")
 }
 
+func status(_ arguments: inout Arguments) throws {
+    let data = try requireData(&arguments)
+    try arguments.finish()
+    Terminal.print(try StatusReport.render(dataDirectory: data, now: ServerServices.systemNow()))
+}
+
 func backup(_ arguments: inout Arguments) throws -> ExitCode {
     let data = try requireData(&arguments)
     guard let destination = try arguments.option("to") else { throw UsageError("--to PATH is required") }
@@ -185,6 +192,8 @@ do {
         exit(try check(&arguments).rawValue)
     case "passwd":
         try passwd(&arguments)
+    case "status":
+        try status(&arguments)
     case "backup":
         exit(try backup(&arguments).rawValue)
     case "restore":

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Glibc
 import Testing
 import WaterProtocol
 
@@ -63,5 +64,26 @@ struct CommandLineTests {
         #expect(try dadAgain.run(["today"]).status == 77)
         #expect(try dadAgain.run(["login", "dad", "--password-stdin"], input: "new-password-1\n").status == 0)
         #expect(restarted.stop() == 0)
+    }
+}
+
+@Suite("water-server status", .serialized)
+struct StatusTests {
+    @Test("shows a running server's uptime, connections, members and archives, and a stopped one as such")
+    func status() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try server.client("mum", password: adminPassword)
+        _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
+        usleep(5_500_000)  // the server writes its status every 5 seconds
+        let running = try run("water-server", ["status", "--data", server.dataDirectory])
+        #expect(running.status == 0)
+        #expect(running.output.contains("running: pid \(server.process.processIdentifier)"))
+        #expect(running.output.contains("connections: 1"))
+        #expect(running.output.contains("members: 2"))
+        #expect(running.output.contains("protected: none"))
+        #expect(running.output.contains("users/1") && running.output.contains("users/2") && running.output.contains("accounts"))
+        #expect(server.stop() == 0)
+        let stopped = try run("water-server", ["status", "--data", server.dataDirectory])
+        #expect(stopped.output.hasPrefix("not running"))
     }
 }

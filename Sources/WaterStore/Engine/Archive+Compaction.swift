@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 
 /// Compaction: fold the journal into a new snapshot once it has grown past a threshold.
 ///
@@ -69,6 +70,9 @@ extension Archive: CommitTarget {
                 durable.snapshotLength = file.count
                 durable.isCompactionDue = false
                 durable.compactions += 1
+                var time = timespec()
+                clock_gettime(CLOCK_REALTIME, &time)
+                durable.lastCompactionUnixMilliseconds = Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
             }
         }
         if failure == nil {
@@ -79,6 +83,11 @@ extension Archive: CommitTarget {
     /// How this archive's files stand, for tests, benchmarks and the status command.
     public var fileStatus: (journalBytes: Int, snapshotBytes: Int, generation: UInt64, compactions: Int, isCompacting: Bool) {
         durable.withLock { ($0.length, $0.snapshotLength, $0.generation, $0.compactions, $0.isCompacting) }
+    }
+
+    /// When this process last folded this archive's journal into a snapshot.
+    public var lastCompactionUnixMilliseconds: Int64? {
+        durable.withLock { $0.lastCompactionUnixMilliseconds }
     }
 }
 

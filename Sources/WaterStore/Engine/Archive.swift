@@ -48,6 +48,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var isCompactionDue = false
         var isCompacting = false
         var compactions = 0
+        var lastCompactionUnixMilliseconds: Int64?
         var lastCompactionError: ArchiveError?
     }
 
