@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Glibc
 import Testing
 import WaterProtocol
 
