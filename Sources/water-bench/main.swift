@@ -47,36 +47,33 @@ func emitResults(_ results: [(key: String, value: Double)]) {
     }
 }
 
+/// Runs `body`; a failure ends the process with the error on standard error.
+func orExit(_ body: () throws -> Void) {
+    do {
+        try body()
+    } catch {
+        FileHandle.standardError.write(Data("water-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 switch arguments.first {
 case "log-load" where arguments.count == 5:
     // For profiling a running server: water-bench log-load HOST:PORT USER PASSWORD COUNT
-    do {
+    orExit {
         let client = try WaterClient(configuration: ClientConfiguration(server: HostPort(parsing: arguments[1], defaultPort: 7420)!))
         try client.login(username: arguments[2], password: arguments[3])
         for _ in 0..<(Int(arguments[4]) ?? 1000) {
             _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 250))
         }
-    } catch {
-        FileHandle.standardError.write(Data("water-bench: \(error)\n".utf8))
-        exit(1)
     }
 case "server":
     var benchmark = ServerBenchmark(directory: directory)
-    do {
-        try benchmark.run()
-    } catch {
-        FileHandle.standardError.write(Data("water-bench: \(error)\n".utf8))
-        exit(1)
-    }
+    orExit { try benchmark.run() }
     emitResults(benchmark.results)
 case "storage":
     var benchmark = StorageBenchmark(directory: directory)
-    do {
-        try benchmark.run()
-    } catch {
-        FileHandle.standardError.write(Data("water-bench: \(error)\n".utf8))
-        exit(1)
-    }
+    orExit { try benchmark.run() }
     emitResults(benchmark.results)
 default:
     FileHandle.standardError.write(Data("usage: water-bench storage|server [--json] [--dir DIRECTORY]\n".utf8))
