@@ -46,13 +46,15 @@ public enum AdminCommands {
             throw Failure(description: "could not hash the password (out of memory?)")
         }
         let now = ServerServices.systemNow()
-        return try store.accounts.commitAndWait({ book in
+        let account = try store.accounts.commitAndWait({ book in
             let mutation = try book.validateAdd(username: admin, displayName: admin, role: .admin, timeZone: timeZone,
                                                 passwordHash: hash, now: now)
             guard case .added(let account) = mutation else { return [] }
-            try store.createMember(account.id).commitAndWait { _ in [.water(.timeZoneSet(timeZone))] }
+            _ = try store.createMember(account.id)
             return [mutation]
         }, result: { $0.account(named: admin)! })
+        try store.member(account.id)!.commitAndWait { _ in [.water(.timeZoneSet(timeZone))] }
+        return account
     }
 
     /// Every archive's state: nil when it loads and passes its checks, else why not.

@@ -145,6 +145,9 @@ public final class Server: Sendable {
         let (seconds, _) = timeout.components
         _ = stopped.wait(timeout: .now() + .seconds(Int(seconds)))
         services.store.close()
+        let commits = services.store.committer.currentStatistics
+        services.logger.info("stopped", ["commit.groups": "\(commits.groups)", "commit.items": "\(commits.items)",
+                                         "commit.syncs": "\(commits.syncs)"])
     }
 }
 

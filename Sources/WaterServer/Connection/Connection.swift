@@ -47,6 +47,7 @@ final class Connection: @unchecked Sendable {
         self.onClosed = onClosed
         self.decoder = FrameDecoder(maximumPayloadLength: configuration.maximumPayloadLength)
         self.encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
+        queue.setSpecific(key: Self.queueKey, value: id)
     }
 
     func start() {
@@ -206,9 +207,12 @@ final class Connection: @unchecked Sendable {
         send(ResponseEnvelope(callID: callID, error: WaterError(.cancelled, "cancelled by the client")))
     }
 
-    /// A handler's reply, from any thread.
+    /// A handler's reply, from any thread. It is written on the calling thread, holding the
+    /// connection's queue (`sync`) rather than queueing it behind a wake-up of another thread:
+    /// a durable write's reply then leaves from the committer's thread the moment the sync
+    /// returns. A handler that answers on the connection's own queue writes inline.
     private func deliver(_ envelope: ResponseEnvelope, method: String) {
-        queue.async { [self] in
+        let write = { [self] in
             guard inFlight[envelope.callID] != nil else { return }  // cancelled or already answered
             if envelope.endOfStream, let status = envelope.status, status.code != .ok {
                 logger.info("call failed", ["rpc.method": method, "rpc.code": "\(status.code)", "peer": peer,
@@ -216,7 +220,16 @@ final class Connection: @unchecked Sendable {
             }
             send(envelope)
         }
+        if DispatchQueue.getSpecific(key: Self.queueKey) == id {
+            write()
+        } else {
+            queue.sync(execute: write)
+        }
     }
+
+    /// Marks each connection's queue with the connection's id, so ``deliver(_:method:)`` knows
+    /// when it already runs there.
+    private static let queueKey = DispatchSpecificKey<UInt64>()
 
     /// Answers a call that never reached a handler.
     private func answer(_ callID: UInt64, method: String, _ error: WaterError) {

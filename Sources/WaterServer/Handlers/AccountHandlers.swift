@@ -172,12 +172,19 @@ private func addMember(_ request: WaterV1.AddMemberRequest, _ context: CallConte
                                                 role: role, timeZone: zone, passwordHash: hash, now: context.now)
             guard case .added(let account) = mutation else { return [] }
             // The archive exists before the account does, so a member can never log in
-            // without one; an archive left by a failed add is simply reused.
-            let archive = try context.store.createMember(account.id)
-            try archive.commitAndWait { _ in [.water(.timeZoneSet(zone))] }
+            // without one; an archive left by a failed add is simply reused. (Only its folder
+            // is made here: never wait for a commit while holding another archive's lock.)
+            _ = try context.store.createMember(account.id)
             return [mutation]
         }, result: { book in
-            WaterV1.AddMemberResponse(member: book.account(named: request.username).map(Wire.member))
-        }, reply: reply)
+            book.account(named: request.username)
+        }, reply: { outcome in
+            guard case .success(let account?) = outcome, let archive = context.store.member(account.id) else {
+                return reply(outcome.map { WaterV1.AddMemberResponse(member: $0.map(Wire.member)) })
+            }
+            // The member's days follow their own zone from the first drink.
+            context.commit(archive, { _ in [.water(.timeZoneSet(zone))] },
+                           result: { _ in WaterV1.AddMemberResponse(member: Wire.member(account)) }, reply: reply)
+        })
     }
 }

@@ -144,7 +144,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
 
     /// Decides on the latest state, applies what `decide` returns, and journals it.
     ///
-    /// `decide` runs under this archive's lock: keep it to validation. `result` then runs on
+    /// `decide` runs under this archive's lock: keep it to validation, and never wait in it
+    /// for another commit (the thread committing may need this lock). `result` then runs on
     /// the state after the mutations, still under the lock, to build the reply. When `decide`
     /// returns no mutations (a replayed request), `completion` still waits until everything
     /// submitted before is durable, so a reply never reports state that could still be lost.
