@@ -97,6 +97,9 @@ public final class SocketChannel: @unchecked Sendable {
             }
             total += count
             onBytes(buffer[0..<count])
+            // A short read drained the socket: skip the read that would only say EAGAIN; the
+            // source fires again when more arrives.
+            if count < buffer.count { return }
         }
     }
 
