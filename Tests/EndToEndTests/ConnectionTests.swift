@@ -45,6 +45,32 @@ struct ConnectionTests {
         #expect(server.log.contains("connection error"))
     }
 
+    @Test("the connection and calls-in-flight limits answer with clear statuses")
+    func limits() throws {
+        let server = try ServerProcess.fresh(["--max-connections", "2", "--max-calls", "2"])
+        let token = try server.client("mum", password: adminPassword).token  // its connection closes here
+        usleep(200_000)
+        let first = try Socket.connect(to: server.address)
+        let second = try Socket.connect(to: server.address)
+        defer { first.close(); second.close() }
+        usleep(200_000)
+        let third = try exchange(server.address, [], readFor: 2000)
+        #expect(third.closed && third.replies.last?.status?.code == .unavailable)
+        first.close()
+        second.close()
+        usleep(200_000)
+        // Three live boards on one connection allowed two calls in flight: the third is refused.
+        let watch = { (id: UInt64) in
+            FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
+                callID: id, request: WaterV1.WatchBoardRequest(), authToken: token).serializedBytes())
+        }
+        let replies = try exchange(server.address, handshakeFrame() + watch(2) + watch(3) + watch(4), readFor: 1500)
+        #expect(!replies.closed)
+        #expect(replies.replies.contains { $0.callID == 4 && $0.status?.code == .resourceExhausted })
+        #expect(replies.replies.contains { $0.callID == 2 && !$0.endOfStream })
+        #expect(server.stop() == 0)
+    }
+
     @Test("200 idle connections held open do not keep a family member from logging in and logging a drink")
     func idleConnections() throws {
         let server = try ServerProcess.fresh()
