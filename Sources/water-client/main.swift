@@ -55,6 +55,16 @@ let help: [String: String] = [
     "member": "usage: water-client member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin]\n       water-client member rename NAME [--to NEW] [--display-name TEXT]\n       water-client member reset NAME [--password-stdin]\n       water-client member rm NAME\n       water-client member ls",
 ]
 
+// Ctrl-C and SIGTERM end the client, even when the parent started it with them ignored or
+// blocked (both are inherited across exec); `board --watch` runs until then.
+signal(SIGINT, SIG_DFL)
+signal(SIGTERM, SIG_DFL)
+var endingSignals = sigset_t()
+sigemptyset(&endingSignals)
+sigaddset(&endingSignals, SIGINT)
+sigaddset(&endingSignals, SIGTERM)
+sigprocmask(SIG_UNBLOCK, &endingSignals, nil)
+
 var arguments = Arguments(CommandLine.arguments.dropFirst())
 let exitStatus: ExitCode
 do {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import WaterCore
 import WaterProtocol
@@ -87,5 +88,36 @@ struct FamilyTests {
         let after = try server.cli("mum").json(WaterV1.GetBoardResponse.self, ["board"]).board
         #expect(after?.rows.map(\.averagePercent) == [81, 68, 63])
         #expect(server.stop() == 0)
+    }
+}
+
+@Suite("The live board, end to end", .serialized)
+struct LiveBoardTests {
+    @Test("board --watch shows a new board when anyone logs a drink")
+    func watch() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent("water-client")
+        process.arguments = ["--json", "board", "--watch"]
+        process.environment = ProcessInfo.processInfo.environment.merging(mum.environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // Give it time to show the first board, log a drink elsewhere, give it time to show the
+        // next, then stop it (by pid) and read what it printed.
+        usleep(1_000_000)
+        let client = try server.client("mum", password: adminPassword)
+        _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 300))
+        usleep(1_000_000)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        let boards = try lines.map { try JSONDecoder().decode(WaterV1.WatchBoardResponse.self, from: Data($0.utf8)) }
+        #expect(boards.count == 2)
+        #expect(boards.first?.board?.rows.first?.totalMl == 0)
+        #expect(boards.last?.board?.rows.first?.totalMl == 300)
     }
 }
