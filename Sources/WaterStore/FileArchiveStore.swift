@@ -1,3 +1,4 @@
+import CLinux
 import Synchronization
 import WaterCore
 import WaterLog
@@ -78,8 +79,13 @@ public final class FileArchiveStore: Sendable {
     }
 
     private func openMember(_ id: UInt64) -> Archive<MemberArchive> {
-        Archive(directory: "\(path)/\(DataDirectory.users)/\(id)", fileSystem: fileSystem, context: context,
-                committer: committer, logger: logger, compactionThreshold: options.compactionThreshold)
+        let archive = Archive<MemberArchive>(
+            directory: "\(path)/\(DataDirectory.users)/\(id)", fileSystem: fileSystem, context: context,
+            committer: committer, logger: logger, compactionThreshold: options.compactionThreshold)
+        // Loading inflates and decodes the whole snapshot: give those buffers back to the
+        // system instead of keeping them as the process's high-water mark.
+        CLinux_release_free_memory()
+        return archive
     }
 
 

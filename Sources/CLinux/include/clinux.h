@@ -7,4 +7,7 @@ int CLinux_syncfs(int fd);
 /* accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC: the accepted socket is non-blocking at once. */
 int CLinux_accept_nonblocking(int fd);
 
+/* malloc_trim(0): hands the heap's free memory back to the system (after a load). */
+int CLinux_release_free_memory(void);
+
 #endif
