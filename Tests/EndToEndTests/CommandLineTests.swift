@@ -62,6 +62,23 @@ struct CommandLineTests {
         let dadAgain = restarted.cli("dad")
         #expect(try dadAgain.run(["today"]).status == 77)
         #expect(try dadAgain.run(["login", "dad", "--password-stdin"], input: "new-password-1\n").status == 0)
+        // passwd: the current password, then the new one; the old one stops working.
+        #expect(try dadAgain.run(["passwd", "--password-stdin"], input: "wrong-password\nnewer-password-2\n").status == 77)
+        #expect(try dadAgain.run(["passwd", "--password-stdin"], input: "new-password-1\nnewer-password-2\n").status == 0)
+        #expect(try dadAgain.run(["whoami"]).status == 0)  // this session goes on with its new token
+        #expect(try dadAgain.run(["login", "dad", "--password-stdin"], input: "new-password-1\n").status == 77)
+        // An admin renames and resets; the member logs in under the new name and password.
+        let mumAgain = restarted.cli("mum")
+        #expect(try mumAgain.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mumAgain.run(["member", "rename", "dad", "--to", "papa", "--display-name", "Papa"]).status == 0)
+        #expect(try mumAgain.run(["member", "reset", "papa", "--password-stdin"], input: "reset-password-3\n").status == 0)
+        #expect(try dadAgain.run(["today"]).status == 77)  // the reset ended his session
+        #expect(try dadAgain.run(["login", "papa", "--password-stdin"], input: "reset-password-3\n").status == 0)
+        #expect(try dadAgain.json(WaterV1.WhoAmIResponse.self, ["whoami"]).member?.displayName == "Papa")
+        let last = try mumAgain.run(["member", "rm", "mum"])
+        #expect(last.status == 1 && last.error.contains("last admin"))
+        #expect(try mumAgain.run(["member", "rm", "papa"]).status == 0)
+        #expect(try dadAgain.run(["today"]).status == 77)
         #expect(restarted.stop() == 0)
     }
 }
