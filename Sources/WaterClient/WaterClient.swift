@@ -1,5 +1,3 @@
-import Glibc
-import Synchronization
 import WaterCore
 import WaterProtocol
 
@@ -42,7 +40,7 @@ public final class WaterClient {
 
     /// A new time-ordered id (UUID version 8) for an entry, item or habit made now: it carries
     /// this moment and this installation, which the server stores in a byte or two.
-    public func newID(at unixMilliseconds: Int64 = WaterClient.now()) -> RecordID {
+    public func newID(at unixMilliseconds: Int64 = UnixTime.nowMilliseconds()) -> RecordID {
         if unixMilliseconds == lastMillisecond {
             counter &+= 1
         } else {
@@ -50,12 +48,5 @@ public final class WaterClient {
             counter = 0
         }
         return .timeOrdered(unixMilliseconds: unixMilliseconds, counter: counter, installation: installation)
-    }
-
-    /// Milliseconds since 1970 by this machine's clock.
-    public static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 }

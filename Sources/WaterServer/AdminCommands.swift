@@ -45,7 +45,7 @@ public enum AdminCommands {
         guard let hash = PasswordHasher(strength: strength).hashNow(password) else {
             throw Failure(description: "could not hash the password (out of memory?)")
         }
-        let now = ServerServices.systemNow()
+        let now = UnixTime.nowMilliseconds()
         let account = try store.accounts.commitAndWait({ book in
             let mutation = try book.validateAdd(username: admin, displayName: admin, role: .admin, timeZone: timeZone,
                                                 passwordHash: hash, now: now)

@@ -104,7 +104,7 @@ public final class Server: Sendable {
             "pid \(getpid())",
             "listening \(boundAddress)",
             "started_at_unix_ms \(services.startedAt)",
-            "updated_at_unix_ms \(ServerServices.systemNow())",
+            "updated_at_unix_ms \(UnixTime.nowMilliseconds())",
             "connections \(connectionCount)",
             "members \(members)",
             "archives_loaded \(loaded)",

@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 import WaterProtocol
 import WaterCore
@@ -23,20 +22,13 @@ public final class ServerServices: Sendable {
         self.hasher = PasswordHasher(strength: configuration.passwordStrength,
                                      concurrentHashes: configuration.concurrentPasswordHashes)
         self.boards = BoardBuilder(store: store, householdTimeZone: configuration.householdTimeZone)
-        self.boardHub = BoardHub(boards: boards, now: { Self.systemNow() + configuration.clockOffsetMilliseconds })
-        self.startedAt = Self.systemNow()
-    }
-
-    /// Milliseconds since 1970, from the system clock.
-    public static func systemNow() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+        self.boardHub = BoardHub(boards: boards, now: { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds })
+        self.startedAt = UnixTime.nowMilliseconds()
     }
 
     /// The server's now: the system clock, shifted when `--clock` started it elsewhere.
     func now() -> Int64 {
-        Self.systemNow() + configuration.clockOffsetMilliseconds
+        UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds
     }
 }
 

@@ -114,7 +114,7 @@ struct ServerBenchmark {
             }, result: { $0.account(named: name)!.id })
             let archive = try store.createMember(id)
             var history = RealisticHistory(seed: UInt64(index))
-            let entries = history.entries(days: 5 * 365, startingAt: ServerServices.systemNow() - Int64(5 * 365 + 1) * 86_400_000)
+            let entries = history.entries(days: 5 * 365, startingAt: UnixTime.nowMilliseconds() - Int64(5 * 365 + 1) * 86_400_000)
             for chunk in stride(from: 0, to: entries.count, by: 2000) {
                 try archive.commitAndWait { _ in entries[chunk..<min(chunk + 2000, entries.count)].map { .water(.logged($0)) } }
             }

@@ -77,7 +77,7 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     if let seconds = try arguments.integer("idle-timeout", in: 1...86_400) { configuration.idleTimeout = .seconds(seconds) }
     configuration.passwordStrength = try strength(try arguments.option("password-strength"))
     if let clock = try arguments.integer("clock", in: Int64(946_684_800_000)...Int64(4_102_444_800_000)) {
-        configuration.clockOffsetMilliseconds = clock - ServerServices.systemNow()
+        configuration.clockOffsetMilliseconds = clock - UnixTime.nowMilliseconds()
     }
     try arguments.finish()
 
@@ -146,7 +146,7 @@ func passwd(_ arguments: inout Arguments) throws {
 func status(_ arguments: inout Arguments) throws {
     let data = try requireData(&arguments)
     try arguments.finish()
-    Terminal.print(try StatusReport.render(dataDirectory: data, now: ServerServices.systemNow()))
+    Terminal.print(try StatusReport.render(dataDirectory: data, now: UnixTime.nowMilliseconds()))
 }
 
 func backup(_ arguments: inout Arguments) throws -> ExitCode {
@@ -171,7 +171,7 @@ func restore(_ arguments: inout Arguments) throws {
     if access("\(data)/lock", F_OK) == 0 {
         _ = try AdminCommands.check(dataDirectory: data, logger: .silent)
     }
-    let aside = try Backup.restore(from: backup, to: data, force: force, now: ServerServices.systemNow())
+    let aside = try Backup.restore(from: backup, to: data, force: force, now: UnixTime.nowMilliseconds())
     if let aside { Terminal.print("the data that was in \(data) is kept in \(aside)") }
     Terminal.print("restored \(backup) into \(data); start it with: water-server serve --data \(data)")
 }

@@ -49,7 +49,7 @@ struct BadInputTests {
             expectCode(.invalidArgument) { try mum.call(WaterV1.SetUsualCupRequest(usualCupMl: cup)) }
         }
         expectCode(.invalidArgument) {
-            try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250, atUnixMs: WaterClient.now() + 3_600_000))
+            try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250, atUnixMs: UnixTime.nowMilliseconds() + 3_600_000))
         }
         expectCode(.invalidArgument) { try mum.call(WaterV1.LogWaterRequest(entryID: "not-a-uuid", amountMl: 250)) }
         expectCode(.notFound) { try mum.call(WaterV1.DeleteWaterRequest(entryID: mum.newID().description)) }
@@ -93,7 +93,7 @@ struct BadInputTests {
         // Expired: 91 days later the token from a new login no longer works.
         server = try server.restarted()
         let again = try server.client("mum", password: adminPassword)
-        let later = try server.restarted(["--clock", "\(WaterClient.now() + 91 * 86_400_000)"])
+        let later = try server.restarted(["--clock", "\(UnixTime.nowMilliseconds() + 91 * 86_400_000)"])
         let stale = try WaterClient(configuration: ClientConfiguration(server: later.address), token: again.token)
         expectCode(.unauthenticated) { try stale.call(WaterV1.WhoAmIRequest()) }
         #expect(token != again.token)

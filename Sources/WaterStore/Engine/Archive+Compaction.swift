@@ -1,5 +1,5 @@
 import Dispatch
-import Glibc
+import WaterCore
 
 /// Compaction: fold the journal into a new snapshot once it has grown past a threshold.
 ///
@@ -70,9 +70,7 @@ extension Archive: CommitTarget {
                 durable.snapshotLength = file.count
                 durable.isCompactionDue = false
                 durable.compactions += 1
-                var time = timespec()
-                clock_gettime(CLOCK_REALTIME, &time)
-                durable.lastCompactionUnixMilliseconds = Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+                durable.lastCompactionUnixMilliseconds = UnixTime.nowMilliseconds()
             }
         }
         if failure == nil {

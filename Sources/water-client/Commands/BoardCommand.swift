@@ -35,7 +35,7 @@ enum BoardCommand {
         }
         var week = weekOption ?? ""
         if week == "last" {
-            let current = ISOWeek(containing: Invocation.localZone.date(atUnixMilliseconds: WaterClient.now()))
+            let current = ISOWeek(containing: Invocation.localZone.date(atUnixMilliseconds: UnixTime.nowMilliseconds()))
             week = current.previous.description
         } else if !week.isEmpty, ISOWeek(week) == nil {
             throw UsageError("--week takes last or a week like 2026-W49, got \(week)")

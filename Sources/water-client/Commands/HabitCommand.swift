@@ -28,7 +28,7 @@ enum HabitCommand {
             try invocation.arguments.finish()
             var week = weekOption ?? ""
             if week == "last" {
-                week = ISOWeek(containing: Invocation.localZone.date(atUnixMilliseconds: WaterClient.now())).previous.description
+                week = ISOWeek(containing: Invocation.localZone.date(atUnixMilliseconds: UnixTime.nowMilliseconds())).previous.description
             } else if !week.isEmpty, ISOWeek(week) == nil {
                 throw UsageError("--week takes last or a week like 2026-W49, got \(week)")
             }
@@ -65,7 +65,7 @@ enum HabitCommand {
         case nil, "today": return ""
         case "yesterday":
             let zone = Invocation.localZone
-            return zone.date(atUnixMilliseconds: WaterClient.now()).adding(days: -1).description
+            return zone.date(atUnixMilliseconds: UnixTime.nowMilliseconds()).adding(days: -1).description
         case let text?:
             guard LocalDate(text) != nil else { throw UsageError("--day takes today, yesterday or a date like 2026-11-30, got \(text)") }
             return text

@@ -11,7 +11,7 @@ enum WaterCommands {
         let amount = try invocation.arguments.positional().map(amountMl)
         try invocation.arguments.finish()
         let client = try invocation.client()
-        let now = WaterClient.now()
+        let now = UnixTime.nowMilliseconds()
         var time: Int64 = 0  // the server's now
         if let at {
             guard let parsed = When.parse(at, now: now, zone: Invocation.localZone) else {
@@ -51,7 +51,7 @@ enum WaterCommands {
         let client = try invocation.client()
         var time: Int64 = 0
         if let at {
-            guard let parsed = When.parse(at, now: WaterClient.now(), zone: Invocation.localZone) else {
+            guard let parsed = When.parse(at, now: UnixTime.nowMilliseconds(), zone: Invocation.localZone) else {
                 throw UsageError("--at must be like 21:30, \"yesterday 21:30\" or 2026-11-30T21:30, got \"\(at)\"")
             }
             time = parsed
