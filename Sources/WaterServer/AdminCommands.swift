@@ -34,9 +34,7 @@ public enum AdminCommands {
     public static func initialize(dataDirectory: String, admin: String, password: String, timeZone: MemberTimeZone,
                                   strength: PasswordHasher.Strength, logger: Logger) throws -> Account
     {
-        guard password.count >= minimumPasswordLength else {
-            throw Failure(description: "the password must be at least \(minimumPasswordLength) characters")
-        }
+        try AccountBook.checkPassword(password, field: "the password")
         let store = try open(dataDirectory, logger: logger, timeZone: timeZone)
         defer { store.close() }
         guard try store.accounts.read({ $0.accounts.isEmpty }) else {
@@ -71,9 +69,7 @@ public enum AdminCommands {
     public static func resetPassword(dataDirectory: String, username: String, password: String,
                                      strength: PasswordHasher.Strength, logger: Logger) throws
     {
-        guard password.count >= minimumPasswordLength else {
-            throw Failure(description: "the password must be at least \(minimumPasswordLength) characters")
-        }
+        try AccountBook.checkPassword(password, field: "the password")
         let store = try open(dataDirectory, logger: logger)
         defer { store.close() }
         let member = try store.accounts.read { try $0.existing(username) }

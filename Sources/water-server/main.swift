@@ -211,7 +211,7 @@ do {
     Terminal.error("water-server: \(error); is another server using that port?")
     exit(ExitCode.unavailable.rawValue)
 } catch let error as DomainError {
-    Terminal.error("water-server: \(error.message)")
+    Terminal.error("water-server: \(error.field.map { "\($0) " } ?? "")\(error.message)")
     exit(ExitCode.dataError.rawValue)
 } catch {
     Terminal.error("water-server: \(error)")

@@ -94,6 +94,16 @@ public struct AccountBook: Hashable, Sendable {
         return session
     }
 
+    /// The shortest password accepted.
+    public static let minimumPasswordLength = 8
+
+    /// Refuses a new password that is too short; `field` names it in the error.
+    public static func checkPassword(_ password: String, field: String) throws(DomainError) {
+        guard password.count >= minimumPasswordLength else {
+            throw .invalid(field, "must be at least \(minimumPasswordLength) characters")
+        }
+    }
+
     public static func isValidUsername(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else { return false }
@@ -124,12 +134,6 @@ public struct AccountBook: Hashable, Sendable {
             account.username = newUsername
         }
         if let newDisplayName { account.displayName = try Self.checkedDisplayName(newDisplayName) }
-        return .changed(account)
-    }
-
-    public func validateTimeZone(memberID: UInt64, _ zone: MemberTimeZone) throws(DomainError) -> AccountMutation {
-        guard var account = accounts[memberID] else { throw DomainError(.notFound, "there is no such member") }
-        account.timeZone = zone
         return .changed(account)
     }
 

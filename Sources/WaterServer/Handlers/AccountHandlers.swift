@@ -2,9 +2,6 @@ import WaterCore
 import WaterProtocol
 import WaterStore
 
-/// The minimum length of a password.
-let minimumPasswordLength = 8
-
 extension Router {
     /// `water.v1.Accounts`: login and sessions for everyone; members for admins.
     mutating func registerAccounts() {
@@ -66,8 +63,12 @@ extension Router {
 private let outOfMemory = WaterError(.resourceExhausted, "the server is short of memory for a password hash; try again")
 
 private func checkNewPassword(_ password: String, field: String) -> WaterError? {
-    password.count >= minimumPasswordLength
-        ? nil : .invalidField(field, "must be at least \(minimumPasswordLength) characters")
+    do {
+        try AccountBook.checkPassword(password, field: field)
+        return nil
+    } catch {
+        return WaterError(error)
+    }
 }
 
 /// A new password ends every session of the member; the caller's goes on with a new token.
