@@ -31,9 +31,8 @@ public enum StatusReport {
             lines.append("last compaction: none since the server started")
         }
         lines.append("archives:")
-        var archives = [DataDirectory.accounts, DataDirectory.household]
-        let users = (try? PosixFileSystem().listDirectory("\(dataDirectory)/\(DataDirectory.users)")) ?? []
-        archives += users.filter { UInt64($0) != nil }.map { "\(DataDirectory.users)/\($0)" }
+        let archives = (try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))
+            ?? [DataDirectory.accounts, DataDirectory.household]
         for archive in archives {
             let name = archive + String(repeating: " ", count: max(0, 16 - archive.count))
             lines.append("  \(name) \(size(of: "\(dataDirectory)/\(archive)"))")

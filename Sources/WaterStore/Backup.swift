@@ -23,10 +23,12 @@ public enum Backup {
         guard access(destination, F_OK) != 0 else { throw Failure(description: "\(destination) already exists") }
         try makeDirectory(destination)
         try copyFile("\(source)/\(DataDirectory.formatFile)", to: "\(destination)/\(DataDirectory.formatFile)")
-        var archives = [DataDirectory.accounts, DataDirectory.household]
         try makeDirectory("\(destination)/\(DataDirectory.users)")
-        for name in try list("\(source)/\(DataDirectory.users)") where UInt64(name) != nil {
-            archives.append("\(DataDirectory.users)/\(name)")
+        let archives: [String]
+        do {
+            archives = try DataDirectory.archives(in: source, fileSystem: PosixFileSystem())
+        } catch {
+            throw Failure(description: error.description)
         }
         for archive in archives {
             try copyArchive(from: "\(source)/\(archive)", to: "\(destination)/\(archive)")

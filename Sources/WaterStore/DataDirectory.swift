@@ -18,6 +18,20 @@ public enum DataDirectory {
     public static let household = "household"
     public static let users = "users"
 
+    /// The ids of the members whose archives are in the data directory at `path`: the
+    /// folders of `users/` named by a number (anything else there is not an archive).
+    public static func memberIDs(in path: String, fileSystem: any FileSystem) throws(FileSystemError) -> [UInt64] {
+        try fileSystem.listDirectory("\(path)/\(users)").compactMap { name in
+            UInt64(name).flatMap { String($0) == name ? $0 : nil }
+        }.sorted()
+    }
+
+    /// Every archive of the data directory at `path`, relative to it: the accounts, the
+    /// household's list, then each member's.
+    public static func archives(in path: String, fileSystem: any FileSystem) throws(FileSystemError) -> [String] {
+        [accounts, household] + (try memberIDs(in: path, fileSystem: fileSystem)).map { "\(users)/\($0)" }
+    }
+
     /// Creates the directory (0700) when missing, checks its format version and takes its
     /// lock for the life of the process.
     /// - Throws: `.locked` naming the holder when another process uses it, `.unsupportedVersion`

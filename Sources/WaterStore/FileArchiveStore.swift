@@ -52,16 +52,10 @@ public final class FileArchiveStore: Sendable {
                                  context: context, committer: committer, logger: logger,
                                  compactionThreshold: options.compactionThreshold)
         var members: [UInt64: Archive<MemberArchive>?] = [:]
-        let usersPath = "\(path)/\(DataDirectory.users)"
-        let names: [String]
         do {
-            names = try fileSystem.listDirectory(usersPath)
+            for id in try DataDirectory.memberIDs(in: path, fileSystem: fileSystem) { members[id] = .some(nil) }
         } catch {
             throw ArchiveError(error)
-        }
-        for name in names {
-            guard let id = UInt64(name), String(id) == name else { continue }  // not a member's folder
-            members[id] = .some(nil)
         }
         self.members = Mutex(members)
         self.context = context
