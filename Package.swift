@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport"]),
         .testTarget(name: "WaterStoreTests", dependencies: ["WaterStore", "WaterTestSupport"]),
-        .testTarget(name: "WaterClientTests", dependencies: ["WaterClient"]),
+        .testTarget(name: "WaterClientTests", dependencies: ["WaterClient", "WaterCore"]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(name: "EndToEndTests", dependencies: ["WaterClient", "WaterCore", "WaterStore"]),
     ],

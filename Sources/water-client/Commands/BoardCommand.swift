@@ -33,13 +33,7 @@ enum BoardCommand {
             }
             return
         }
-        var week = weekOption ?? ""
-        if week == "last" {
-            let current = ISOWeek(containing: Invocation.localZone.date(atUnixMilliseconds: UnixTime.nowMilliseconds()))
-            week = current.previous.description
-        } else if !week.isEmpty, ISOWeek(week) == nil {
-            throw UsageError("--week takes last or a week like 2026-W49, got \(week)")
-        }
+        let week = try Invocation.week(weekOption)
         let response = try client.call(WaterV1.GetBoardRequest(week: week, order: order))
         invocation.output(response) { render(response.board ?? WaterV1.WeeklyBoard(), explain: explain) }
     }

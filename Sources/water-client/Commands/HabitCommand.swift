@@ -26,12 +26,7 @@ enum HabitCommand {
         case "ls":
             let weekOption = try invocation.arguments.option("week")
             try invocation.arguments.finish()
-            var week = weekOption ?? ""
-            if week == "last" {
-                week = ISOWeek(containing: Invocation.localZone.date(atUnixMilliseconds: UnixTime.nowMilliseconds())).previous.description
-            } else if !week.isEmpty, ISOWeek(week) == nil {
-                throw UsageError("--week takes last or a week like 2026-W49, got \(week)")
-            }
+            let week = try Invocation.week(weekOption)
             let response = try invocation.client().call(WaterV1.ListHabitWeekRequest(week: week))
             invocation.output(response) { render(response) }
         case "check", "uncheck":
@@ -59,17 +54,12 @@ enum HabitCommand {
         }
     }
 
-    /// `today`, `yesterday` or `YYYY-MM-DD`; empty for today on the server.
+    /// `--day` as the API takes it.
     private static func day(_ text: String?) throws(UsageError) -> String {
-        switch text {
-        case nil, "today": return ""
-        case "yesterday":
-            let zone = Invocation.localZone
-            return zone.date(atUnixMilliseconds: UnixTime.nowMilliseconds()).adding(days: -1).description
-        case let text?:
-            guard LocalDate(text) != nil else { throw UsageError("--day takes today, yesterday or a date like 2026-11-30, got \(text)") }
-            return text
+        guard let day = When.day(text, now: UnixTime.nowMilliseconds(), zone: Invocation.localZone) else {
+            throw UsageError("--day takes today, yesterday or a date like 2026-11-30, got \(text ?? "")")
         }
+        return day
     }
 
     /// A habit's name (any case) or id.

@@ -51,6 +51,23 @@ struct Invocation {
         return (try? encoder.encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
+    /// `--at` as milliseconds since 1970, or 0 (the server's now) when not given.
+    static func time(_ option: String?) throws(UsageError) -> Int64 {
+        guard let option else { return 0 }
+        guard let time = When.parse(option, now: UnixTime.nowMilliseconds(), zone: localZone) else {
+            throw UsageError("--at must be like 21:30, \"yesterday 21:30\" or 2026-11-30T21:30, got \"\(option)\"")
+        }
+        return time
+    }
+
+    /// `--week` as the API takes it (empty: the current week).
+    static func week(_ option: String?) throws(UsageError) -> String {
+        guard let week = When.week(option, now: UnixTime.nowMilliseconds(), zone: localZone) else {
+            throw UsageError("--week takes last or a week like 2026-W49, got \(option ?? "")")
+        }
+        return week
+    }
+
     /// The local time zone of this terminal, for reading and showing times.
     static var localZone: MemberTimeZone {
         MemberTimeZone.system

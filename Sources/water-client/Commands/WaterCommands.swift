@@ -12,13 +12,7 @@ enum WaterCommands {
         try invocation.arguments.finish()
         let client = try invocation.client()
         let now = UnixTime.nowMilliseconds()
-        var time: Int64 = 0  // the server's now
-        if let at {
-            guard let parsed = When.parse(at, now: now, zone: Invocation.localZone) else {
-                throw UsageError("--at must be like 21:30, \"yesterday 21:30\" or 2026-11-30T21:30, got \"\(at)\"")
-            }
-            time = parsed
-        }
+        let time = try Invocation.time(at)  // 0: the server's now
         // The id carries the moment of logging; a replay with --id is recognised by the server.
         let id = try idText.map { text -> String in
             guard RecordID(text) != nil else { throw UsageError("--id must be a UUID, got \"\(text)\"") }
@@ -49,13 +43,7 @@ enum WaterCommands {
         try invocation.arguments.finish()
         guard amount != nil || at != nil else { throw UsageError("edit needs --amount ML, --at WHEN or both") }
         let client = try invocation.client()
-        var time: Int64 = 0
-        if let at {
-            guard let parsed = When.parse(at, now: UnixTime.nowMilliseconds(), zone: Invocation.localZone) else {
-                throw UsageError("--at must be like 21:30, \"yesterday 21:30\" or 2026-11-30T21:30, got \"\(at)\"")
-            }
-            time = parsed
-        }
+        let time = try Invocation.time(at)
         let id = try resolve(idText, client)
         let response = try client.call(WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time))
         invocation.output(response) {
