@@ -48,9 +48,8 @@ final class BoardHub: Sendable {
         }
     }
 
-    /// Someone's water or habits changed.
+    /// Someone's water or habits changed (the board cache heard of it from the commit).
     func changed() {
-        boards.changed()
         let schedule = state.withLock { state -> Bool in
             guard !state.watchers.isEmpty, !state.isBroadcastPending else { return false }
             state.isBroadcastPending = true

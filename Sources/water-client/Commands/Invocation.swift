@@ -15,10 +15,12 @@ struct Invocation {
 
     /// The server to talk to: --server, else WATER_SERVER, else the saved session's, else local.
     func server() throws(UsageError) -> HostPort {
-        let saved = files.loadSession()?.server
-        guard let server = ClientConfiguration.resolveServer(option: serverOption ?? environment[ClientConfiguration.serverEnvironmentVariable] ?? saved,
-                                                             environment: [:])
-        else { throw UsageError("the server must be HOST:PORT, got \(serverOption ?? environment["WATER_SERVER"] ?? "")") }
+        guard let server = ClientConfiguration.resolveServer(option: serverOption, environment: environment,
+                                                             saved: files.loadSession()?.server)
+        else {
+            let text = serverOption ?? environment[ClientConfiguration.serverEnvironmentVariable] ?? ""
+            throw UsageError("the server must be HOST:PORT, got \(text)")
+        }
         return server
     }
 
