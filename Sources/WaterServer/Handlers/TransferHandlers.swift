@@ -1,6 +1,10 @@
+import Dispatch
 import WaterCore
 import WaterProtocol
 import WaterStore
+
+/// Where exports are encoded, one at a time.
+private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
 
 /// Entries per `ExportResponse`, so a chunk stays well under the frame limit (about 60 bytes
 /// an entry on the wire).
@@ -20,15 +24,19 @@ extension Router {
             } catch {
                 return responder.finish(error)
             }
-            for account in members {
-                guard let archive = context.store.member(account.id), let model = try? archive.read({ $0 }) else {
-                    return responder.finish(WaterError(.failedPrecondition, "the archive of \(account.username) cannot be read"))
+            // Years of a household's history take a while to encode: do it off the connection's
+            // queue, which must stay free to take the replies of other calls (and of commits).
+            exportQueue.async {
+                for account in members {
+                    guard let archive = context.store.member(account.id), let model = try? archive.read({ $0 }) else {
+                        return responder.finish(WaterError(.failedPrecondition, "the archive of \(account.username) cannot be read"))
+                    }
+                    for chunk in Export.histories(of: account, model) {
+                        responder.yield(WaterV1.ExportResponse(history: chunk))
+                    }
                 }
-                for chunk in Export.histories(of: account, model) {
-                    responder.yield(WaterV1.ExportResponse(history: chunk))
-                }
+                responder.finish(nil)
             }
-            responder.finish(nil)
         }
 
         unary(WaterV1.ImportRequest.self, .member) { request, context, reply in
