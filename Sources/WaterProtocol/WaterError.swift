@@ -42,9 +42,4 @@ extension WaterError {
 extension WaterV1.StatusCode: CustomStringConvertible {
     public var description: String { protoName ?? "CODE_\(rawValue)" }
 
-    /// Whether repeating the same call later may succeed: the server was busy, shutting down
-    /// or out of some resource, rather than the request being wrong.
-    public var isRetryable: Bool {
-        self == .unavailable || self == .resourceExhausted || self == .deadlineExceeded || self == .aborted
-    }
 }

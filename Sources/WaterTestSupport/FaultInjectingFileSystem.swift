@@ -41,11 +41,6 @@ public final class FaultInjectingFileSystem: FileSystem {
         state.withLock { $0.fault = nil }
     }
 
-    /// How many calls of `operation` were made (since the last `failStarting` for it).
-    public func count(of operation: Operation) -> Int {
-        state.withLock { $0.counts[operation] ?? 0 }
-    }
-
     private func check(_ operation: Operation, _ path: String) throws(FileSystemError) {
         let errno = state.withLock { state -> Int32? in
             state.counts[operation, default: 0] += 1
