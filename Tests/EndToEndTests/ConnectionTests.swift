@@ -34,6 +34,12 @@ struct ConnectionTests {
         let half = Array(handshakeFrame().prefix(7))
         let stalled = try exchange(server.address, half, readFor: 5000)
         #expect(stalled.closed && stalled.replies.last?.status?.code == .deadlineExceeded)
+        // A frame cut off by the peer closing: the server logs it and carries on.
+        let truncated = try Socket.connect(to: server.address)
+        let cut = Array((handshakeFrame() + handshakeFrame()).dropLast(3))
+        _ = try cut.withUnsafeBytes { try truncated.write($0) }
+        truncated.close()
+        usleep(200_000)
         // An unknown method is that call's error, not the connection's.
         let unknown = try exchange(server.address, handshakeFrame() + FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
             callID: 2, method: "water.v1.Tracker/Teleport").serializedBytes()), readFor: 500)
@@ -43,6 +49,7 @@ struct ConnectionTests {
         #expect(try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250)).day?.amountMl == 250)
         #expect(server.stop() == 0)
         #expect(server.log.contains("connection error"))
+        #expect(server.log.contains("closed inside a frame"))
     }
 
     @Test("the connection and calls-in-flight limits answer with clear statuses")

@@ -94,8 +94,8 @@ final class ServerProcess {
         return process.terminationStatus
     }
 
-    /// What the server logged so far (after ``stop()``).
-    var log: String { String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self) }
+    /// What the server logged (read once it has stopped).
+    private(set) lazy var log: String = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
 
     /// Restarts on the same data directory.
     func restarted(_ options: [String] = []) throws -> ServerProcess {
