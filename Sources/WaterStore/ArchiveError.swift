@@ -16,6 +16,9 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let tooLarge = Code(name: "too large")
         /// Another process holds the data directory.
         public static let locked = Code(name: "locked")
+        /// A file disappeared while it was read: a running server compacted it away. Reading
+        /// again finds the files that replaced it.
+        public static let vanished = Code(name: "vanished")
 
         public var description: String { name }
     }

@@ -36,8 +36,12 @@ public enum DataDirectory {
     /// lock for the life of the process.
     /// - Throws: `.locked` naming the holder when another process uses it, `.unsupportedVersion`
     ///   for a directory of another format, `.ioFailure` when it cannot be created.
-    /// - Returns: the lock's handle; closing it releases the directory.
-    static func prepare(_ path: String, fileSystem: any FileSystem, owner: String) throws(ArchiveError) -> FileHandleID {
+    /// - Returns: the lock's handle (closing it releases the directory), and whether the
+    ///   directory is new: then its archives are created, and ``finishCreating(_:fileSystem:)``
+    ///   writes the format file once they are.
+    static func prepare(_ path: String, fileSystem: any FileSystem, owner: String)
+        throws(ArchiveError) -> (lock: FileHandleID, isNew: Bool)
+    {
         do {
             try fileSystem.createDirectory(path, mode: 0o700)
         } catch {
@@ -45,11 +49,12 @@ public enum DataDirectory {
         }
         let lock = try lock(path, fileSystem: fileSystem, owner: owner)
         do {
-            try checkFormat(path, fileSystem: fileSystem)
+            let isNew = try checkFormat(path, fileSystem: fileSystem)
             for child in [accounts, household, users] {
                 try fileSystem.createDirectory("\(path)/\(child)", mode: 0o700)
             }
             try fileSystem.syncDirectory(path)
+            return (lock, isNew)
         } catch let error as ArchiveError {
             fileSystem.close(lock)
             throw error
@@ -57,8 +62,19 @@ public enum DataDirectory {
             fileSystem.close(lock)
             throw ArchiveError(error as! FileSystemError)
         }
-        return lock
     }
+
+    /// Marks a new directory as complete. Until this, its archives may still be missing files
+    /// (a crash while creating it); after it, an archive without files has lost them.
+    static func finishCreating(_ path: String, fileSystem: any FileSystem) throws(ArchiveError) {
+        do {
+            try fileSystem.replaceFile("\(path)/\(formatFile)", with: Array(formatText.utf8), mode: 0o600)
+        } catch {
+            throw ArchiveError(error)
+        }
+    }
+
+    private static var formatText: String { "water-data \(formatVersion)\n" }
 
     private static func lock(_ path: String, fileSystem: any FileSystem, owner: String) throws(ArchiveError)
         -> FileHandleID
@@ -71,24 +87,21 @@ public enum DataDirectory {
         }
     }
 
-    /// Writes the format file of a new directory, or checks the one there.
-    private static func checkFormat(_ path: String, fileSystem: any FileSystem) throws(ArchiveError) {
+    /// Checks the format file; returns true when there is none yet (a new directory).
+    static func checkFormat(_ path: String, fileSystem: any FileSystem) throws(ArchiveError) -> Bool {
         let format = "\(path)/\(formatFile)"
-        let expected = "water-data \(formatVersion)\n"
         let text: String
         do {
-            guard fileSystem.fileExists(format) else {
-                try fileSystem.replaceFile(format, with: Array(expected.utf8), mode: 0o600)
-                return
-            }
+            guard fileSystem.fileExists(format) else { return true }
             text = String(decoding: try fileSystem.readFile(format, limit: 256), as: UTF8.self)
         } catch {
             throw ArchiveError(error)
         }
-        guard text == expected else {
+        guard text == formatText else {
             throw ArchiveError(.unsupportedVersion, "\(path) is a data directory of format \"\(text.trimmed)\"; "
                 + "this server reads water-data \(formatVersion)")
         }
+        return false
     }
 }
 

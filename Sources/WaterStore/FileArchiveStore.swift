@@ -37,20 +37,29 @@ public final class FileArchiveStore: Sendable {
     public init(path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions = StoreOptions(),
                 logger: Logger = .silent, owner: String) throws(ArchiveError)
     {
-        self.lock = try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
+        let (lock, isNew) = try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
+        self.lock = lock
         self.path = path
         self.fileSystem = fileSystem
         self.options = options
         self.logger = logger
-        let committer = GroupCommitter(fileSystem: fileSystem, logger: logger)
+        let committer = GroupCommitter(fileSystem: fileSystem)
         self.committer = committer
         let context = ArchiveContext(defaultTimeZone: options.defaultTimeZone)
         self.accounts = Archive(directory: "\(path)/\(DataDirectory.accounts)", fileSystem: fileSystem,
-                                context: context, committer: committer, logger: logger,
-                                compactionThreshold: options.compactionThreshold)
+                                context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
+                                logger: logger, compactionThreshold: options.compactionThreshold)
         self.household = Archive(directory: "\(path)/\(DataDirectory.household)", fileSystem: fileSystem,
-                                 context: context, committer: committer, logger: logger,
-                                 compactionThreshold: options.compactionThreshold)
+                                 context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
+                                 logger: logger, compactionThreshold: options.compactionThreshold)
+        if isNew {
+            do throws(ArchiveError) {
+                try DataDirectory.finishCreating(path, fileSystem: fileSystem)
+            } catch {
+                fileSystem.close(lock)
+                throw error
+            }
+        }
         var members: [UInt64: Archive<MemberArchive>?] = [:]
         do {
             for id in try DataDirectory.memberIDs(in: path, fileSystem: fileSystem) { members[id] = .some(nil) }
@@ -66,16 +75,17 @@ public final class FileArchiveStore: Sendable {
         members.withLock { members in
             guard let slot = members[id] else { return nil }
             if let loaded = slot { return loaded }
-            let archive = openMember(id)
+            let archive = openMember(id, expectation: .existing)
             members[id] = archive
             return archive
         }
     }
 
-    private func openMember(_ id: UInt64) -> Archive<MemberArchive> {
+    private func openMember(_ id: UInt64, expectation: ArchiveLoader<MemberArchive>.Expectation) -> Archive<MemberArchive> {
         let archive = Archive<MemberArchive>(
             directory: "\(path)/\(DataDirectory.users)/\(id)", fileSystem: fileSystem, context: context,
-            committer: committer, logger: logger, compactionThreshold: options.compactionThreshold)
+            expectation: expectation, committer: committer, logger: logger,
+            compactionThreshold: options.compactionThreshold)
         // Loading inflates and decodes the whole snapshot: give those buffers back to the
         // system instead of keeping them as the process's high-water mark.
         CLinux_release_free_memory()
@@ -87,9 +97,9 @@ public final class FileArchiveStore: Sendable {
         members.withLock { $0.keys.sorted() }
     }
 
-    /// Creates the empty archive of a new member (its folder, durably) and returns it.
+    /// Creates the empty archive of a new member (its folder, durably) and returns it; an
+    /// archive a failed add left behind is reused.
     public func createMember(_ id: UInt64) throws(ArchiveError) -> Archive<MemberArchive> {
-        if let existing = member(id) { return existing }
         let usersPath = "\(path)/\(DataDirectory.users)"
         do {
             try fileSystem.createDirectory("\(usersPath)/\(id)", mode: 0o700)
@@ -98,8 +108,7 @@ public final class FileArchiveStore: Sendable {
             throw ArchiveError(error)
         }
         return try members.withLock { (members) throws(ArchiveError) -> Archive<MemberArchive> in
-            if let raced = members[id] ?? nil { return raced }
-            let archive = openMember(id)
+            let archive = (members[id] ?? nil) ?? openMember(id, expectation: .newOrExisting)
             if let protection = archive.protection { throw protection }
             members[id] = archive
             return archive

@@ -37,7 +37,8 @@ public final class SimulatedDisk: Sendable {
     }
 
     /// Loses everything not durable. `keepingUnsynced` may keep a prefix of each file's
-    /// unsynced appended bytes (given the path and how many there are), to produce torn tails.
+    /// unsynced bytes (given the path and how many there are: from the first byte that differs
+    /// from what is durable to the last, appended or overwritten), to produce torn writes.
     @discardableResult
     public func crash(keepingUnsynced: (String, Int) -> Int = { _, _ in 0 }) -> SimulatedFileSystem {
         state.withLock { state in
@@ -50,16 +51,28 @@ public final class SimulatedDisk: Sendable {
             let pathOfInode = Dictionary(state.names.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
             for (number, inode) in state.inodes {
                 var restored = inode.durable
-                if inode.data.count > inode.durable.count, Array(inode.data.prefix(inode.durable.count)) == inode.durable,
-                    let path = pathOfInode[number]
-                {
-                    let extra = inode.data.count - inode.durable.count
-                    restored += inode.data[inode.durable.count..<(inode.durable.count + min(max(keepingUnsynced(path, extra), 0), extra))]
+                if let path = pathOfInode[number], let unsynced = Self.unsyncedRange(inode) {
+                    let kept = min(max(keepingUnsynced(path, unsynced.count), 0), unsynced.count)
+                    let end = unsynced.lowerBound + kept
+                    if restored.count < end { restored += [UInt8](repeating: 0, count: end - restored.count) }
+                    restored.replaceSubrange(unsynced.lowerBound..<end, with: inode.data[unsynced.lowerBound..<end])
                 }
                 state.inodes[number] = Inode(data: restored, durable: restored)
             }
         }
         return fileSystem()
+    }
+
+    /// From the first byte written since the last sync to the last one; nil when a file only
+    /// shrank or is unchanged (an unsynced truncation is simply lost).
+    private static func unsyncedRange(_ inode: Inode) -> Range<Int>? {
+        let (data, durable) = (inode.data, inode.durable)
+        let common = min(data.count, durable.count)
+        let first = (0..<common).first { data[$0] != durable[$0] }
+        let last = (0..<common).last { data[$0] != durable[$0] }
+        if data.count > durable.count { return (first ?? common)..<data.count }
+        guard let first, let last else { return nil }
+        return first..<(last + 1)
     }
 
     /// Every file's current content, for comparing a directory byte for byte.
@@ -75,6 +88,14 @@ public final class SimulatedDisk: Sendable {
         state.withLock { state in
             guard let number = state.names[path] else { return }
             state.inodes[number] = Inode(data: bytes, durable: bytes)
+        }
+    }
+
+    /// Removes a file (durably), as someone deleting it by hand would.
+    public func remove(_ path: String) {
+        state.withLock { state in
+            state.names[path] = nil
+            state.durableNames[path] = nil
         }
     }
 }

@@ -65,38 +65,88 @@ struct SnapshotFileTests {
 @Suite("Journal file")
 struct JournalFileTests {
     let records: [[UInt8]] = (0..<5).map { n in Array("record \(n) with some bytes".utf8) }
+    static let length = 4096
 
-    private func journal() -> [UInt8] {
-        JournalFile.header(kind: .member, generation: 7)
-            + records.chunked(2).flatMap { JournalFile.frame(records: $0) }
+    /// A segment with the records written in frames of two, as the committer would.
+    private func journal(sealed: Bool = false) -> [UInt8] {
+        var bytes = JournalFile.segment(kind: .member, generation: 7, startsAfter: 40, length: Self.length)
+        var offset = JournalFile.headerLength
+        var frames = records.chunked(2).map { JournalFile.frame(records: $0) }
+        if sealed { frames.append(JournalFile.seal(nextGeneration: 8, lastSequence: 45)) }
+        for frame in frames {
+            bytes.replaceSubrange(offset..<(offset + frame.count), with: frame)
+            offset += frame.count
+        }
+        return bytes
     }
 
-    @Test("reads back every record of every frame")
+    private var framesEnd: Int {
+        JournalFile.headerLength + records.chunked(2).map { JournalFile.frame(records: $0).count }.reduce(0, +)
+    }
+
+    @Test("reads back every record of every frame, the header's chain and a seal")
     func roundTrip() throws {
         let contents = try JournalFile.read(journal(), kind: .member, path: "j")
-        #expect(contents.generation == 7)
+        #expect(contents.version == 2 && contents.generation == 7 && contents.startsAfter == 40)
         #expect(contents.records.map(Array.init) == records)
-        #expect(contents.validLength == journal().count)
+        #expect(contents.validLength == framesEnd && contents.tornTail == nil && contents.seal == nil)
+        let sealed = try JournalFile.read(journal(sealed: true), kind: .member, path: "j")
+        #expect(sealed.seal?.nextGeneration == 8 && sealed.seal?.lastSequence == 45)
+        #expect(sealed.records.count == 5)
     }
 
-    @Test("cuts a torn last frame at every length it could have been cut to")
+    @Test("a torn last frame, cut at every length it could have been cut to, is a torn tail")
     func tornTail() throws {
         let whole = journal()
         let lastFrame = JournalFile.frame(records: [records[4]])
-        let start = whole.count - lastFrame.count
-        for length in start..<whole.count {
-            let contents = try JournalFile.read(Array(whole.prefix(length)), kind: .member, path: "j")
+        let start = framesEnd - lastFrame.count
+        for length in start..<framesEnd {
+            var torn = whole
+            torn.replaceSubrange(length..<framesEnd, with: [UInt8](repeating: 0, count: framesEnd - length))
+            let contents = try JournalFile.read(torn, kind: .member, path: "j")
             #expect(contents.records.count == 4 && contents.validLength == start)
+            // The frame starts with its length, whose first bytes are zeros: keeping only those
+            // leaves nothing to see.
+            let keptAnything = whole[start..<length].contains { $0 != 0 }
+            #expect(keptAnything ? contents.tornTail?.offset == start : contents.tornTail == nil, "kept \(length - start) bytes")
+            if length >= start + JournalFile.frameHeaderLength + 5 { #expect(contents.tornTail?.records == 1) }
         }
-        // A tail of zeros (the file grew, the data never came) is torn too.
-        let zeros = try JournalFile.read(whole + [UInt8](repeating: 0, count: 40), kind: .member, path: "j")
-        #expect(zeros.records.count == 5 && zeros.validLength == whole.count)
+    }
+
+    @Test("a journal cut short, or grown, anywhere is refused: it no longer has the length it was made with")
+    func cutShort() {
+        let whole = journal()
+        for length in stride(from: JournalFile.headerLength, to: whole.count, by: 97) + [whole.count - 1] {
+            #expect { try JournalFile.read(Array(whole.prefix(length)), kind: .member, path: "j") } throws: {
+                ($0 as? ArchiveError)?.message.contains("cut short") == true
+            }
+        }
+        #expect { try JournalFile.read(whole + [0], kind: .member, path: "j") } throws: {
+            ($0 as? ArchiveError)?.message.contains("added") == true
+        }
+    }
+
+    @Test("bytes past a torn frame's own end, or after a seal, are damage")
+    func bytesPastTheEnd() {
+        var past = journal()
+        let lastFrame = JournalFile.frame(records: [records[4]])
+        past[framesEnd - 3] ^= 0xff  // the last frame is now torn...
+        past[framesEnd + 200] = 1  // ...and something lies beyond its end
+        #expect { try JournalFile.read(past, kind: .member, path: "j") } throws: {
+            ($0 as? ArchiveError)?.message.contains("past its end") == true
+        }
+        var afterSeal = journal(sealed: true)
+        afterSeal[framesEnd + JournalFile.sealLength + 5] = 1
+        #expect { try JournalFile.read(afterSeal, kind: .member, path: "j") } throws: {
+            ($0 as? ArchiveError)?.message.contains("after its seal") == true
+        }
+        #expect(lastFrame.count > 0)
     }
 
     @Test("detects every flipped bit in the header and in every frame but the last")
     func everyBitFlip() {
         let whole = journal()
-        let lastFrameStart = whole.count - JournalFile.frame(records: [records[4]]).count
+        let lastFrameStart = framesEnd - JournalFile.frame(records: [records[4]]).count
         var undetected: [Int] = []
         for bit in 0..<(lastFrameStart * 8) {
             var damaged = whole
@@ -106,11 +156,28 @@ struct JournalFileTests {
         #expect(undetected.isEmpty)
     }
 
+    @Test("still reads a version 1 journal, whose torn tail is the end of the file")
+    func version1() throws {
+        let start = Array("WTRJ".utf8) + BigEndian.bytes(UInt16(1)) + [ArchiveKind.member.rawValue, 0] + BigEndian.bytes(UInt64(3))
+        var bytes = start + BigEndian.bytes(Checksum.crc32(start))
+        for pair in records.chunked(2) {
+            var payload: [UInt8] = []
+            for record in pair { payload += BigEndian.bytes(UInt32(record.count)) + record }
+            let length = UInt32(payload.count)
+            bytes += BigEndian.bytes(length) + BigEndian.bytes(~length) + BigEndian.bytes(Checksum.crc32(payload)) + payload
+        }
+        let contents = try JournalFile.read(bytes, kind: .member, path: "j")
+        #expect(contents.version == 1 && contents.generation == 3 && contents.startsAfter == nil)
+        #expect(contents.records.map(Array.init) == records)
+        let torn = try JournalFile.read(Array(bytes.dropLast(5)), kind: .member, path: "j")
+        #expect(torn.records.count == 4 && torn.tornTail?.length == bytes.count - 5 - torn.validLength)
+    }
+
     @Test("refuses a journal of an unknown version")
     func unknownVersion() {
         var future = journal()
         future.replaceSubrange(4..<6, with: BigEndian.bytes(UInt16(9)))
-        future.replaceSubrange(16..<20, with: BigEndian.bytes(Checksum.crc32(Array(future[0..<16]))))
+        future.replaceSubrange(28..<32, with: BigEndian.bytes(Checksum.crc32(Array(future[0..<28]))))
         #expect { try JournalFile.read(future, kind: .member, path: "j") } throws: {
             ($0 as? ArchiveError)?.code == .unsupportedVersion
         }

@@ -52,10 +52,10 @@ struct ProtectedModeTests {
         let files = disk.contents(under: "/data/users/2/")
         #expect(files.keys.contains { $0.hasSuffix("snapshot") } && files.keys.contains { $0.contains("journal-") })
         for (path, original) in files {
-            // The last frame of the journal may be torn by a crash, so damage there is cut off
-            // rather than reported; every other byte must be caught.
-            let lastFrame = path.contains("journal-") ? lastFrameLength(original) : 0
-            for bit in stride(from: 0, to: (original.count - lastFrame) * 8, by: 3) {
+            // The last frame of the journal may be torn by a crash, so damage there (and in the
+            // zeros after it) is cut off rather than reported; every other byte must be caught.
+            let checked = path.contains("journal-") ? lastFrameStart(original) : original.count
+            for bit in stride(from: 0, to: checked * 8, by: 3) {
                 var damaged = original
                 damaged[bit / 8] ^= 1 << (bit % 8)
                 disk.overwrite(path, with: damaged)
@@ -69,12 +69,12 @@ struct ProtectedModeTests {
         }
     }
 
-    private func lastFrameLength(_ journal: [UInt8]) -> Int {
+    private func lastFrameStart(_ journal: [UInt8]) -> Int {
         var offset = JournalFile.headerLength
-        var last = 0
-        while offset < journal.count {
-            last = JournalFile.frameHeaderLength + Int(BigEndian.read(UInt32.self, from: journal, at: offset))
-            offset += last
+        var last = offset
+        while let payload = JournalFile.validFrame(in: journal, at: offset) {
+            last = offset
+            offset = payload.endIndex
         }
         return last
     }
@@ -108,7 +108,7 @@ struct ProtectedModeTests {
 
 @Suite("Format migration")
 struct MigrationTests {
-    @Test("a version 1 snapshot (entries as rows) loads, and the next compaction rewrites it as version 2")
+    @Test("a version 1 snapshot (entries as rows) and journal load, and the first write moves both to version 2")
     func version1() throws {
         let disk = SimulatedDisk()
         try openStore(disk.fileSystem()).close()
@@ -123,6 +123,10 @@ struct MigrationTests {
         try fileSystem.createDirectory("/data/users/9", mode: 0o700)
         try fileSystem.replaceFile("/data/users/9/snapshot",
                                    with: SnapshotFile.encode(body: old.serializedBytes(), version: 1, kind: .member), mode: 0o600)
+        // The version 1 journal that followed it: a header, no frames yet.
+        let header = Array("WTRJ".utf8) + BigEndian.bytes(UInt16(1)) + [ArchiveKind.member.rawValue, 0] + BigEndian.bytes(UInt64(2))
+        try fileSystem.replaceFile("/data/users/9/journal-0000000000000002", with: header + BigEndian.bytes(Checksum.crc32(header)),
+                                   mode: 0o600)
         try fileSystem.syncDirectory("/data/users")
 
         let store = try openStore(disk.crash())
@@ -137,6 +141,9 @@ struct MigrationTests {
         store.flush()
         let rewritten = try #require(disk.contents(under: "/data/users/9/snapshot")["/data/users/9/snapshot"])
         #expect(BigEndian.read(UInt16.self, from: rewritten, at: 4) == 2)
+        let journals = disk.contents(under: "/data/users/9/journal-")
+        #expect(journals.keys.sorted() == ["/data/users/9/journal-0000000000000003"])
+        #expect(journals.values.allSatisfy { BigEndian.read(UInt16.self, from: $0, at: 4) == 2 })
         let reopened = try openStore(disk.crash())
         #expect(try reopened.member(9)!.read { $0 } == expected.members[9])
     }

@@ -4,10 +4,16 @@ import WaterLog
 
 /// One archive in use: its state in memory and its files.
 ///
-/// Writes go through ``commit(_:completion:)``: the caller's `decide` runs on the latest state
-/// under this archive's lock (so one archive's writes are serialised), the mutations it returns
-/// are applied at once in memory and handed to the ``GroupCommitter``, and `completion` runs
-/// once they are durable. Readers see the latest state.
+/// Writes go through ``commit(_:result:completion:)``: the caller's `decide` runs on the latest
+/// state under this archive's lock, the mutations it returns are applied at once in memory,
+/// numbered, and queued in the ``GroupCommitter`` — all in that one critical section, which is
+/// what keeps records in sequence order on disk (see ``GroupCommitter`` for the whole rule).
+/// `completion` runs once they are durable. Readers see the latest state.
+///
+/// Two pieces of state, two owners:
+/// - `latest` (what callers read and decide on) belongs to this archive's lock;
+/// - `durable` (the state on disk, the open journal, its lengths) is changed only by the
+///   committer's leader and, for the compaction flags, by the snapshot writer.
 ///
 /// An archive that failed to load is in protected mode: its files are left exactly as they are,
 /// and reads and writes fail with the reason.
@@ -19,7 +25,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     let compactionThreshold: Int
 
     /// What callers see and change.
-    private struct Latest {
+    struct Latest {
         var model: Model
         var nextSequence: UInt64
         /// Set when the archive could not be loaded; never cleared while the process runs.
@@ -30,33 +36,39 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var unsynced: [(sequence: UInt64, mutation: Model.Mutation)] = []
     }
 
-    /// What the committer and compaction own: the durable state and the open journal.
+    /// What the committer's leader and compaction own: the durable state and the open journal.
     struct Durable {
         var model: Model
         var sequence: UInt64
         var journal: FileHandleID?
         var generation: UInt64
-        /// Bytes written to the journal, synced or not.
+        /// The open journal's format (1 is only ever read, never appended to) and size.
+        var journalVersion: UInt16 = JournalFile.version
+        var segmentLength = 0
+        /// Bytes of the journal in use (header and frames), synced or not.
         var length: Int
         /// Bytes of the journal known to be on disk.
         var syncedLength: Int
-        /// A failed write left bytes past `syncedLength` that could not be cut off yet.
-        var tailIsDirty = false
+        /// How far a write may have reached, synced or not: a failed write's bytes up to here
+        /// are zeroed before anything else is appended.
+        var writtenEnd = 0
         var snapshotLength: Int
-        /// The snapshot is in an older format, or a compaction was cut short: compact at the
-        /// first write.
+        /// The snapshot or journal is in an older format, or a compaction was cut short:
+        /// rotate and compact at the first write.
         var isCompactionDue = false
         var isCompacting = false
         var compactions = 0
         var lastCompactionUnixMilliseconds: Int64?
-        var lastCompactionError: ArchiveError?
+
+        /// Bytes past what is synced that a failed write may have left.
+        var tailIsDirty: Bool { writtenEnd > syncedLength }
     }
 
-    private let latest: Mutex<Latest>
+    let latest: Mutex<Latest>
     let durable: Mutex<Durable>
 
-    init(directory: String, fileSystem: any FileSystem, context: ArchiveContext, committer: GroupCommitter,
-         logger: Logger, compactionThreshold: Int)
+    init(directory: String, fileSystem: any FileSystem, context: ArchiveContext, expectation: ArchiveLoader<Model>.Expectation,
+         committer: GroupCommitter, logger: Logger, compactionThreshold: Int)
     {
         self.directory = directory
         self.fileSystem = fileSystem
@@ -68,10 +80,12 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var durable = Durable(model: empty, sequence: 0, journal: nil, generation: 0, length: 0, syncedLength: 0,
                               snapshotLength: 0)
         do {
-            let loaded = try ArchiveLoader<Model>(fileSystem: fileSystem, directory: directory, context: context).load()
+            let loaded = try ArchiveLoader<Model>(fileSystem: fileSystem, directory: directory, context: context,
+                                                  expectation: expectation).load()
             latest.model = loaded.model
             latest.nextSequence = loaded.lastSequence + 1
-            durable = try Self.prepareForWriting(loaded, directory: directory, fileSystem: fileSystem, logger: logger)
+            durable = try Self.prepareForWriting(loaded, directory: directory, fileSystem: fileSystem, logger: logger,
+                                                 compactionThreshold: compactionThreshold)
         } catch {
             logger.error("archive protected", ["archive.path": directory, "reason": error.description])
             latest.protection = ArchiveError(.protected, "\(directory) could not be read (\(error.message)); "
@@ -79,53 +93,6 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         }
         self.latest = Mutex(latest)
         self.durable = Mutex(durable)
-    }
-
-    /// After a successful load, and only then: cut a torn tail, remove leftovers, and open the
-    /// journal to append to (a new one when there is none past the snapshot).
-    private static func prepareForWriting(_ loaded: ArchiveLoader<Model>.LoadedArchive, directory: String,
-                                          fileSystem: any FileSystem, logger: Logger) throws(ArchiveError) -> Durable
-    {
-        do {
-            for name in loaded.temporaryFiles + loaded.obsoleteJournals {
-                try fileSystem.remove("\(directory)/\(name)")
-            }
-            var durable = Durable(model: loaded.model, sequence: loaded.lastSequence, journal: nil,
-                                  generation: loaded.snapshotGeneration, length: 0, syncedLength: 0,
-                                  snapshotLength: loaded.snapshotLength)
-            if let current = loaded.currentJournal {
-                let handle = try fileSystem.open("\(directory)/\(ArchiveFiles.journal(generation: current.generation))",
-                                                 create: false, mode: 0o600)
-                if current.validLength < current.fileLength {
-                    logger.warning("journal tail cut", ["archive.path": directory,
-                                                        "bytes": "\(current.fileLength - current.validLength)"])
-                    try fileSystem.truncate(handle, to: current.validLength)
-                    try fileSystem.sync(handle)
-                }
-                (durable.journal, durable.generation) = (handle, current.generation)
-                durable.length = current.validLength
-            } else {
-                durable.generation += 1
-                durable.journal = try startJournal(generation: durable.generation, directory: directory,
-                                                   fileSystem: fileSystem)
-                durable.length = JournalFile.headerLength
-            }
-            durable.syncedLength = durable.length
-            durable.isCompactionDue = loaded.needsMigration || loaded.liveJournalCount > 1
-            return durable
-        } catch {
-            throw ArchiveError(error)
-        }
-    }
-
-    /// Creates journal `generation` durably (temp file, sync, rename, sync the directory) and
-    /// opens it for appending.
-    static func startJournal(generation: UInt64, directory: String, fileSystem: any FileSystem)
-        throws(FileSystemError) -> FileHandleID
-    {
-        let path = "\(directory)/\(ArchiveFiles.journal(generation: generation))"
-        try fileSystem.replaceFile(path, with: JournalFile.header(kind: Model.kind, generation: generation), mode: 0o600)
-        return try fileSystem.open(path, create: false, mode: 0o600)
     }
 
     // MARK: Reading and writing
@@ -145,7 +112,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     /// Decides on the latest state, applies what `decide` returns, and journals it.
     ///
     /// `decide` runs under this archive's lock: keep it to validation, and never wait in it
-    /// for another commit (the thread committing may need this lock). `result` then runs on
+    /// for another commit (the committer's leader may need this lock). `result` then runs on
     /// the state after the mutations, still under the lock, to build the reply. When `decide`
     /// returns no mutations (a replayed request), `completion` still waits until everything
     /// submitted before is durable, so a reply never reports state that could still be lost.
@@ -155,22 +122,24 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         result: (Model) -> Value,
         completion: @escaping @Sendable (Result<Value, ArchiveError>) -> Void
     ) throws {
-        let (item, value) = try latest.withLock { latest -> (CommitItem, Value) in
+        let mustLead = try latest.withLock { latest -> Bool in
             if let protection = latest.protection { throw protection }
             let mutations = try decide(latest.model)
             var records: [[UInt8]] = []
+            records.reserveCapacity(mutations.count)
             for mutation in mutations {
                 latest.model.apply(mutation)
                 records.append(Model.encodeRecord(mutation, sequence: latest.nextSequence))
                 latest.unsynced.append((latest.nextSequence, mutation))
                 latest.nextSequence += 1
             }
-            let item = CommitItem(target: self, epoch: latest.epoch, records: records,
-                                  lastSequence: latest.nextSequence - 1) { _ in }
-            return (item, result(latest.model))
+            let value = result(latest.model)
+            // Numbered and queued in one critical section: the committer sees this archive's
+            // records in sequence order.
+            return committer.enqueue(CommitItem(target: self, epoch: latest.epoch, records: records,
+                                                lastSequence: latest.nextSequence - 1) { completion($0.map { value }) })
         }
-        committer.submit(CommitItem(target: item.target, epoch: item.epoch, records: item.records,
-                                    lastSequence: item.lastSequence) { completion($0.map { value }) })
+        if mustLead { committer.lead() }
     }
 
     /// ``commit(_:result:completion:)`` for a change whose reply needs nothing back.
@@ -195,83 +164,16 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         try commitAndWait(decide, result: { _ in () })
     }
 
-    /// Closes the journal; later writes fail (``FileArchiveStore/close()``).
+    /// Closes the journal once everything submitted before is written; later writes fail
+    /// (``FileArchiveStore/close()``).
     func close() {
-        latest.withLock { $0.protection = ArchiveError(.ioFailure, "\(directory) is closed") }
-        durable.withLock { durable in
-            if let journal = durable.journal { fileSystem.close(journal) }
-            durable.journal = nil
-        }
-    }
-
-    // MARK: Called by the committer
-
-    func isCurrent(epoch: UInt64) -> Bool {
-        latest.withLock { $0.epoch == epoch && $0.protection == nil }
-    }
-
-    /// Appends one frame to the journal, not yet synced, and returns the handle to sync.
-    func append(_ frame: [UInt8]) throws(ArchiveError) -> FileHandleID {
-        try durable.withLock { (durable) throws(ArchiveError) -> FileHandleID in
-            guard let journal = durable.journal else { throw ArchiveError(.ioFailure, "\(directory) has no open journal") }
-            do throws(FileSystemError) {
-                if durable.tailIsDirty {
-                    try cutBack(journal, to: durable.syncedLength)
-                    durable.tailIsDirty = false
-                }
-                try fileSystem.write(journal, frame, at: durable.length)
-            } catch {
-                durable.tailIsDirty = true
-                throw ArchiveError(error)
+        latest.withLock { $0.protection = $0.protection ?? ArchiveError(.ioFailure, "\(directory) is closed") }
+        committer.perform {
+            self.durable.withLock { durable in
+                if let journal = durable.journal { self.fileSystem.close(journal) }
+                durable.journal = nil
             }
-            durable.length += frame.count
-            return journal
         }
-    }
-
-    /// Everything submitted up to `sequence` is on disk: fold it into the durable state.
-    func markDurable(through sequence: UInt64) {
-        let synced = latest.withLock { latest in
-            let count = latest.unsynced.prefix { $0.sequence <= sequence }.count
-            defer { latest.unsynced.removeFirst(count) }
-            return Array(latest.unsynced.prefix(count))
-        }
-        durable.withLock { durable in
-            for (_, mutation) in synced { durable.model.apply(mutation) }
-            durable.sequence = max(durable.sequence, sequence)
-            durable.syncedLength = durable.length
-        }
-    }
-
-    /// A write or sync failed: cut the journal back to what is known to be on disk, forget
-    /// everything not yet durable, and void what was submitted on top of it. When even the
-    /// cut fails, the next write tries it again first and fails while it cannot: nothing is
-    /// ever appended after bytes of unknown state.
-    func rollBack(_ error: ArchiveError) {
-        let (model, sequence) = durable.withLock { durable -> (Model, UInt64) in
-            if let journal = durable.journal {
-                do {
-                    try cutBack(journal, to: durable.syncedLength)
-                    durable.tailIsDirty = false
-                } catch {
-                    durable.tailIsDirty = true
-                }
-            }
-            durable.length = durable.syncedLength
-            return (durable.model, durable.sequence)
-        }
-        latest.withLock { latest in
-            latest.model = model
-            latest.nextSequence = sequence + 1
-            latest.unsynced.removeAll()
-            latest.epoch += 1
-        }
-        logger.error("write failed", ["archive.path": directory, "error": error.description])
-    }
-
-    private func cutBack(_ journal: FileHandleID, to length: Int) throws(FileSystemError) {
-        try fileSystem.truncate(journal, to: length)
-        try fileSystem.sync(journal)
     }
 }
 

@@ -8,7 +8,6 @@ protocol CommitTarget: AnyObject, Sendable {
     func append(_ frame: [UInt8]) throws(ArchiveError) -> FileHandleID
     func markDurable(through sequence: UInt64)
     func rollBack(_ error: ArchiveError)
-    func compactIfNeeded()
 }
 
 /// One caller's submission: records for one archive, and who to tell when they are durable.
@@ -24,19 +23,40 @@ struct CommitItem: Sendable {
 
 /// Makes writes durable in groups, across all archives.
 ///
-/// Submissions queue up while a group is being written and synced; the next group takes all
-/// of them at once: one frame per archive, one write per archive, then one sync for every
-/// journal touched (``FileSystem/syncAll(_:)``), and only then the completions. So the cost of
-/// a sync is shared by everything that arrived during the previous one, whatever the number
-/// of members writing.
+/// ## Ownership and order (the rule every write follows)
+///
+/// - **Numbering and queueing are one step.** An archive numbers a write's records and puts
+///   them in this committer's queue inside the same critical section of that archive's lock
+///   (``Archive/commit(_:result:completion:)`` calls ``enqueue(_:)`` there). So, for every
+///   archive, the queue holds its records in sequence order, whatever the number of
+///   connections and threads writing it.
+/// - **One leader at a time drains the queue**, a whole group at a time: it takes everything
+///   queued, writes one frame per archive with that archive's records in queue order, syncs
+///   every journal touched once (``FileSystem/syncAll(_:)``), and only then completes the
+///   group's callers and takes the next group. So records reach each journal in the order they
+///   were numbered, and a reply never reports a write that is not on disk.
+/// - **The leader owns the journals.** Open journal files, their lengths and each archive's
+///   durable state change only on the leader's thread: appends, rotations, roll-backs, and any
+///   task given to ``perform(_:)`` (closing, forced compaction). The background snapshot write
+///   touches only the snapshot and journals already sealed.
+///
+/// Who leads: the caller that finds the committer idle leads on its own thread (a lone writer
+/// then pays one fdatasync and no thread hop) and hands whatever arrived meanwhile to the
+/// committer's own queue.
 public final class GroupCommitter: Sendable {
+    /// A queued submission: a write, or a task to run between two groups.
+    private enum Work {
+        case write(CommitItem)
+        case task(@Sendable () -> Void)
+    }
+
     private struct Pending {
-        var items: [CommitItem] = []
-        var isDraining = false
+        var work: [Work] = []
+        /// A leader is draining: later submissions only queue.
+        var isLeading = false
     }
 
     private let fileSystem: any FileSystem
-    private let logger: Logger
     private let queue = DispatchQueue(label: "water.group-commit", qos: .userInitiated)
     private let pending = Mutex(Pending())
     private let statistics = Mutex(Statistics())
@@ -48,65 +68,89 @@ public final class GroupCommitter: Sendable {
         public var syncs = 0
     }
 
-    public init(fileSystem: any FileSystem, logger: Logger) {
+    public init(fileSystem: any FileSystem) {
         self.fileSystem = fileSystem
-        self.logger = logger
     }
 
     public var currentStatistics: Statistics { statistics.withLock { $0 } }
 
-    /// Queues `item`. When no group is being committed, the caller leads: it commits this
-    /// group on its own thread (a lone writer then pays one fdatasync and no thread hop), and
-    /// hands whatever arrived meanwhile to the committer's queue.
-    func submit(_ item: CommitItem) {
-        let lead = pending.withLock { pending -> Bool in
-            pending.items.append(item)
-            defer { pending.isDraining = true }
-            return !pending.isDraining
-        }
-        guard lead else { return }
-        let items = takePending()
-        if !items.isEmpty { commit(items) }
-        if !takeTurnOff() { queue.async { self.drain() } }
+    /// Queues `item`. Call it while holding the lock under which the item's records were
+    /// numbered, and nothing else.
+    /// - Returns: whether the caller must lead: then it calls ``lead()`` once it has released
+    ///   that lock (the leader takes archives' locks).
+    func enqueue(_ item: CommitItem) -> Bool {
+        enqueue(.write(item))
     }
 
-    /// Everything queued, now.
-    private func takePending() -> [CommitItem] {
-        pending.withLock { pending in
-            defer { pending.items.removeAll(keepingCapacity: true) }
-            return pending.items
-        }
-    }
-
-    /// Ends a turn of committing when nothing is queued; returns false when more is waiting.
-    private func takeTurnOff() -> Bool {
-        pending.withLock { pending in
-            guard pending.items.isEmpty else { return false }
-            pending.isDraining = false
-            return true
-        }
-    }
-
-    /// Runs `body` on the committer's queue, between two groups.
+    /// Runs `body` on the leader's thread, after everything queued before it is committed and
+    /// before anything queued later. Leads on this thread when the committer is idle.
     func perform(_ body: @escaping @Sendable () -> Void) {
-        queue.async(execute: body)
+        if enqueue(.task(body)) { lead() }
     }
 
     /// Waits until everything submitted so far has been committed or failed.
     public func flush() {
-        queue.sync {}
-        while pending.withLock({ !$0.items.isEmpty || $0.isDraining }) { queue.sync {} }
+        let done = DispatchSemaphore(value: 0)
+        perform { done.signal() }
+        done.wait()
+    }
+
+    private func enqueue(_ work: Work) -> Bool {
+        pending.withLock { pending in
+            pending.work.append(work)
+            defer { pending.isLeading = true }
+            return !pending.isLeading
+        }
+    }
+
+    /// Commits the group queued now on this thread, then hands anything queued meanwhile to
+    /// the committer's queue.
+    func lead() {
+        run(takePending())
+        if !endTurn() { queue.async { self.drain() } }
     }
 
     private func drain() {
         repeat {
-            let items = takePending()
-            if !items.isEmpty { commit(items) }
-        } while !takeTurnOff()
+            run(takePending())
+        } while !endTurn()
+    }
+
+    /// Everything queued, now.
+    private func takePending() -> [Work] {
+        pending.withLock { pending in
+            defer { pending.work.removeAll(keepingCapacity: true) }
+            return pending.work
+        }
+    }
+
+    /// Ends a turn of leading when nothing is queued; returns false when more is waiting.
+    private func endTurn() -> Bool {
+        pending.withLock { pending in
+            guard pending.work.isEmpty else { return false }
+            pending.isLeading = false
+            return true
+        }
+    }
+
+    /// Commits the writes in `work` as groups, running each task at its place in the order.
+    private func run(_ work: [Work]) {
+        var group: [CommitItem] = []
+        for item in work {
+            switch item {
+            case .write(let write):
+                group.append(write)
+            case .task(let body):
+                if !group.isEmpty { commit(group) }
+                group.removeAll()
+                body()
+            }
+        }
+        if !group.isEmpty { commit(group) }
     }
 
     private func commit(_ items: [CommitItem]) {
-        // Group by archive, keeping each archive's submissions in order.
+        // Group by archive, keeping each archive's submissions in queue (= sequence) order.
         var order: [ObjectIdentifier] = []
         var groups: [ObjectIdentifier: [CommitItem]] = [:]
         for item in items {
@@ -161,7 +205,6 @@ public final class GroupCommitter: Sendable {
             }
             target.markDurable(through: group.map(\.lastSequence).max() ?? 0)
             for item in group { item.complete(.success(())) }
-            if handle != nil { target.compactIfNeeded() }
         }
         for (item, error) in failures { item.complete(.failure(error)) }
     }
