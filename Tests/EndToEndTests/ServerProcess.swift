@@ -106,6 +106,17 @@ final class ServerProcess {
         return next
     }
 
+    /// Kills with SIGKILL (as a power cut or the OOM killer would end it), then starts again on
+    /// the same data directory.
+    func killedAndRestarted(_ options: [String] = []) throws -> ServerProcess {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let next = try ServerProcess(dataDirectory: dataDirectory, options: options)
+        next.ownsDirectory = ownsDirectory
+        ownsDirectory = false
+        return next
+    }
+
     /// A library client, logged in as `username`.
     func client(_ username: String, password: String) throws -> WaterClient {
         let client = try WaterClient(configuration: ClientConfiguration(server: address))

@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+import Testing
+import WaterClient
+import WaterProtocol
+
+/// One archive written from many connections at once, through the real server (issue 13):
+/// one member's archive from 10 connections, the accounts from 3 connections logging in over
+/// and over, the household's list from 3 connections adding todos; then a restart, clean and
+/// after SIGKILL, finds every acknowledged write exactly once and `check` clean.
+@Suite("Concurrent writes to one archive, end to end", .serialized)
+struct ConcurrentWritesTests {
+    /// What the writers were told is durable, and everything they tried.
+    final class Writes: Sendable {
+        let water = Mutex(Set<String>())
+        let waterTried = Mutex(Set<String>())
+        let tokens = Mutex([[UInt8]]())
+        let todos = Mutex(Set<String>())
+        let todosTried = Mutex(Set<String>())
+        let acknowledged = Atomic<Int>(0)
+        /// Set once the test has killed the server.
+        let killed = Atomic<Bool>(false)
+    }
+
+    static let dadPassword = "dad-password-1"
+
+    /// Runs the 16 connections until each has made `perConnection` writes (or the server
+    /// went away), calling `whileRunning` with the running count of acknowledged writes.
+    static func drive(_ server: ServerProcess, perConnection: (water: Int, logins: Int, todos: Int), into writes: Writes,
+                      whileRunning: @escaping @Sendable (Int) -> Void = { _ in })
+    {
+        let address = server.address
+        let group = DispatchGroup()
+        func connection(_ body: @escaping @Sendable (WaterClient) throws -> Void) {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                guard let client = try? WaterClient(configuration: ClientConfiguration(server: address)) else { return }
+                try? body(client)
+            }.start()
+        }
+        for _ in 0..<10 {
+            connection { client in
+                try client.login(username: "mum", password: adminPassword)
+                for _ in 0..<perConnection.water {
+                    let id = client.newID().description
+                    writes.waterTried.withLock { _ = $0.insert(id) }
+                    _ = try client.call(WaterV1.LogWaterRequest(entryID: id, amountMl: 100))
+                    writes.water.withLock { _ = $0.insert(id) }
+                    whileRunning(writes.acknowledged.add(1, ordering: .relaxed).newValue)
+                }
+            }
+        }
+        for _ in 0..<3 {
+            connection { client in
+                for _ in 0..<perConnection.logins {
+                    let response = try client.call(WaterV1.LoginRequest(username: "dad", password: dadPassword))
+                    writes.tokens.withLock { $0.append(response.authToken) }
+                    whileRunning(writes.acknowledged.add(1, ordering: .relaxed).newValue)
+                }
+            }
+        }
+        for _ in 0..<3 {
+            connection { client in
+                try client.login(username: "mum", password: adminPassword)
+                for n in 0..<perConnection.todos {
+                    let id = client.newID().description
+                    writes.todosTried.withLock { _ = $0.insert(id) }
+                    _ = try client.call(WaterV1.AddTodoRequest(itemID: id, text: "task \(n) \(id.prefix(8))"))
+                    writes.todos.withLock { _ = $0.insert(id) }
+                    whileRunning(writes.acknowledged.add(1, ordering: .relaxed).newValue)
+                }
+            }
+        }
+        group.wait()
+    }
+
+    /// Every acknowledged write is stored exactly once, nothing was invented, and `check`
+    /// finds every archive healthy.
+    static func verify(_ server: ServerProcess, _ writes: Writes) throws {
+        let mum = try server.client("mum", password: adminPassword)
+        var entries: [String] = []
+        try mum.stream(WaterV1.ExportRequest()) { response in
+            entries += response.history?.entries.map(\.entryID) ?? []
+            return true
+        }
+        let stored = Set(entries)
+        #expect(stored.count == entries.count, "\(entries.count - stored.count) drinks are stored twice")
+        let (water, waterTried) = (writes.water.withLock { $0 }, writes.waterTried.withLock { $0 })
+        #expect(water.subtracting(stored).isEmpty, "\(water.subtracting(stored).count) acknowledged drinks lost")
+        #expect(stored.isSubset(of: waterTried))
+
+        let items = try mum.call(WaterV1.ListTodosRequest()).items.map(\.itemID)
+        #expect(Set(items).count == items.count, "todos stored twice")
+        let (todos, todosTried) = (writes.todos.withLock { $0 }, writes.todosTried.withLock { $0 })
+        #expect(todos.subtracting(items).isEmpty, "\(todos.subtracting(items).count) acknowledged todos lost")
+        #expect(Set(items).isSubset(of: todosTried))
+
+        let dad = try WaterClient(configuration: ClientConfiguration(server: server.address))
+        var lostSessions = 0
+        for token in writes.tokens.withLock({ $0 }) {
+            dad.token = token
+            if (try? dad.call(WaterV1.WhoAmIRequest()))?.member?.username != "dad" { lostSessions += 1 }
+        }
+        #expect(lostSessions == 0, "\(lostSessions) acknowledged logins lost")
+
+        let check = try run("water-server", ["check", "--data", server.dataDirectory])
+        #expect(check.status == 0 && check.output.contains("healthy"), "\(check.output)")
+    }
+
+    @Test("16 connections on three archives, 100 000 writes in all: nothing acknowledged is lost over a clean restart and a SIGKILL")
+    func manyConnectionsOneArchive() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try server.client("mum", password: adminPassword)
+        _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: Self.dadPassword))
+
+        // Clean restart.
+        let writes = Writes()
+        Self.drive(server, perConnection: (water: 5000, logins: 400, todos: 400), into: writes)
+        let first = writes.acknowledged.load(ordering: .relaxed)
+        #expect(first == 10 * 5000 + 3 * 400 + 3 * 400, "every write was acknowledged while the server ran")
+        server = try server.restarted()
+        try Self.verify(server, writes)
+
+        // SIGKILL in the middle of the load, after another 50 000 acknowledged writes.
+        let pid = server.process.processIdentifier
+        Self.drive(server, perConnection: (water: 6000, logins: 600, todos: 600), into: writes) { count in
+            if count >= first + 50_000, writes.killed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+                kill(pid, SIGKILL)
+            }
+        }
+        let (wasKilled, total) = (writes.killed.load(ordering: .relaxed), writes.acknowledged.load(ordering: .relaxed))
+        #expect(wasKilled, "the server was killed in the middle of the load")
+        #expect(total >= 100_000, "\(total) writes acknowledged in all")
+        server = try server.killedAndRestarted()
+        try Self.verify(server, writes)
+        #expect(server.stop() == 0)
+    }
+}
