@@ -5,8 +5,11 @@ import WaterLog
 
 /// Tunables of the store, with the defaults a household needs.
 public struct StoreOptions: Sendable {
-    /// A journal is folded into a new snapshot past this size (or the snapshot's, if larger).
-    public var compactionThreshold = 256 * 1024
+    /// The smallest journal segment. A segment is made this long or half the snapshot's size,
+    /// whichever is larger, and folded into a new snapshot once full: the space reserved on
+    /// disk stays small next to the archive, and rewriting the snapshot costs at most about
+    /// twice what was appended since the last one.
+    public var compactionThreshold = 8 * 1024
     /// A new member's time zone until they choose one.
     public var defaultTimeZone = MemberTimeZone.utc
 

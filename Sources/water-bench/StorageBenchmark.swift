@@ -28,10 +28,9 @@ struct StorageBenchmark {
         FileHandle.standardError.write(Data("  \(key) = \((value * 100).rounded() / 100)\n".utf8))
     }
 
-    private func openStore(_ path: String, threshold: Int = 256 * 1024) throws -> FileArchiveStore {
-        var options = StoreOptions()
-        options.compactionThreshold = threshold
-        return try FileArchiveStore(path: path, options: options, owner: "pid \(getpid()) water-bench")
+    /// A store with the options a household runs with.
+    private func openStore(_ path: String) throws -> FileArchiveStore {
+        try FileArchiveStore(path: path, owner: "pid \(getpid()) water-bench")
     }
 
     private func log(_ entry: WaterEntry, to archive: Archive<MemberArchive>) throws {
@@ -46,7 +45,9 @@ struct StorageBenchmark {
         }
     }
 
-    /// One durable append, against one raw 100-byte append + fdatasync, interleaved.
+    /// One durable append, against one raw 100-byte append + fdatasync at the end of a growing
+    /// file, and inside a file already written full length (what a journal segment is), all
+    /// interleaved.
     private mutating func appendLatency() throws {
         let scratch = ScratchDirectory(under: directory)
         defer { scratch.remove() }
@@ -54,6 +55,12 @@ struct StorageBenchmark {
         let archive = try store.createMember(1)
         let raw = open("\(scratch.path)/raw", O_RDWR | O_CREAT, 0o600)
         defer { close(raw) }
+        let allocated = open("\(scratch.path)/allocated", O_RDWR | O_CREAT, 0o600)
+        defer { close(allocated) }
+        let zeros = [UInt8](repeating: 0, count: 2000 * 100)
+        _ = zeros.withUnsafeBytes { pwrite(allocated, $0.baseAddress, $0.count, 0) }
+        fsync(allocated)
+        var inPlaceTimes: [Double] = []
         var history = RealisticHistory(seed: 1)
         let entries = history.entries(days: 250)
         var rawTimes: [Double] = []
@@ -64,10 +71,15 @@ struct StorageBenchmark {
                 _ = payload.withUnsafeBytes { pwrite(raw, $0.baseAddress, 100, off_t(index * 100)) }
                 fdatasync(raw)
             })
+            inPlaceTimes.append(Measure.microseconds {
+                _ = payload.withUnsafeBytes { pwrite(allocated, $0.baseAddress, 100, off_t(index * 100)) }
+                fdatasync(allocated)
+            })
             appendTimes.append(try Measure.microseconds { try log(entry, to: archive) })
         }
         store.close()
         record("fdatasync_p50_us", Measure.median(rawTimes))
+        record("fdatasync_in_allocated_file_p50_us", Measure.median(inPlaceTimes))
         record("durable_append_p50_us", Measure.median(appendTimes))
         record("durable_append_p99_us", Measure.percentile(appendTimes, 0.99))
         record("durable_append_vs_fdatasync", Measure.median(appendTimes) / Measure.median(rawTimes))

@@ -8,13 +8,21 @@ import WaterCore
 /// sync the directory. Only after that are the sealed journals removed. Appends never wait for
 /// it, and a crash at any point leaves files the loader reads.
 extension Archive {
-    /// Starts writing a snapshot of `durable` folding every journal up to `generation`,
-    /// unless one is being written: the next rotation then folds them all.
+    /// Starts writing a snapshot of `durable` folding every journal up to `generation`; while
+    /// one is being written, this one waits for it (and replaces any that was waiting).
     func startCompaction(_ durable: inout Durable, folding generation: UInt64) {
-        guard !durable.isCompacting else { return }
+        let job = Compaction(model: durable.model, sequence: durable.sequence, generation: generation)
+        guard !durable.isCompacting else {
+            durable.queuedCompaction = job
+            return
+        }
         durable.isCompacting = true
-        let (model, sequence) = (durable.model, durable.sequence)
-        Self.compactionQueue.async { self.writeSnapshot(model, sequence: sequence, folding: generation) }
+        Self.compactionQueue.async {
+            // Snapshots queued meanwhile are written in the same turn, so a flush of the
+            // compaction queue waits for them too.
+            var next: Compaction? = job
+            while let current = next { next = self.writeSnapshot(current) }
+        }
     }
 
     /// Folds the journal into a new snapshot now, whatever its size (for `water-server` admin
@@ -26,8 +34,10 @@ extension Archive {
     /// Snapshots are written one at a time, in the background.
     static var compactionQueue: DispatchQueue { sharedCompactionQueue }
 
-    private func writeSnapshot(_ model: Model, sequence: UInt64, folding generation: UInt64) {
-        let file = SnapshotFile.encode(body: model.encodeSnapshot(lastSequence: sequence, journalGeneration: generation),
+    /// Writes one snapshot and removes the journals it folds; returns the one queued meanwhile.
+    private func writeSnapshot(_ job: Compaction) -> Compaction? {
+        let generation = job.generation
+        let file = SnapshotFile.encode(body: job.model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: generation),
                                        version: Model.snapshotVersion, kind: Model.kind)
         var succeeded = false
         do {
@@ -42,17 +52,20 @@ extension Archive {
             // The journals stay: nothing is lost, and the next compaction folds them all.
             logger.error("compaction failed", ["archive.path": directory, "error": "\(error)"])
         }
-        durable.withLock { durable in
-            durable.isCompacting = false
+        let next = durable.withLock { durable -> Compaction? in
             if succeeded {
                 durable.snapshotLength = file.count
                 durable.compactions += 1
                 durable.lastCompactionUnixMilliseconds = UnixTime.nowMilliseconds()
             }
+            defer { durable.queuedCompaction = nil }
+            durable.isCompacting = durable.queuedCompaction != nil
+            return durable.queuedCompaction
         }
         if succeeded {
             logger.debug("compacted", ["archive.path": directory, "snapshot.bytes": "\(file.count)"])
         }
+        return next
     }
 
     /// How this archive's files stand, for tests, benchmarks and the status command.

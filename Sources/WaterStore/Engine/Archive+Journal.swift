@@ -72,11 +72,12 @@ extension Archive: CommitTarget {
         }
     }
 
-    /// A segment's length: the compaction threshold, or the snapshot's size if larger (so
-    /// rewriting the snapshot stays proportional to what was appended since), and always room
-    /// for one frame and the seal; whole sectors.
+    /// A segment's length: the compaction threshold, or half the snapshot's size if larger (see
+    /// ``StoreOptions/compactionThreshold``), and always room for one frame and the seal; whole
+    /// sectors.
     static func segmentLength(compactionThreshold: Int, snapshotLength: Int, frameLength: Int) -> Int {
-        let needed = max(compactionThreshold, snapshotLength, JournalFile.headerLength + frameLength + JournalFile.sealLength)
+        let needed = max(compactionThreshold, snapshotLength / 2,
+                         JournalFile.headerLength + frameLength + JournalFile.sealLength)
         return (needed + 511) / 512 * 512
     }
 

@@ -57,11 +57,22 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         /// rotate and compact at the first write.
         var isCompactionDue = false
         var isCompacting = false
+        /// A snapshot to write once the one being written is done: the state at a later
+        /// rotation, which folds every journal sealed by then.
+        var queuedCompaction: Compaction?
         var compactions = 0
         var lastCompactionUnixMilliseconds: Int64?
 
         /// Bytes past what is synced that a failed write may have left.
         var tailIsDirty: Bool { writtenEnd > syncedLength }
+    }
+
+    /// A snapshot to write: the durable state, which is exactly what the journals up to
+    /// `generation` hold.
+    struct Compaction {
+        var model: Model
+        var sequence: UInt64
+        var generation: UInt64
     }
 
     let latest: Mutex<Latest>
