@@ -3,8 +3,9 @@ import WaterCore
 import WaterLog
 import WaterStore
 
-/// What `water-server init`, `check` and `passwd` do, with the server stopped (the data
-/// directory's lock makes sure of that: with the server running they are refused).
+/// What `water-server init`, `check`, `repair`, `restore --member` and `passwd` do. All but
+/// `check` need the server stopped (the data directory's lock makes sure of that); `check`
+/// only reads, so it also runs beside a serving server.
 public enum AdminCommands {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -55,14 +56,85 @@ public enum AdminCommands {
         return account
     }
 
-    /// Every archive's state: nil when it loads and passes its checks, else why not.
-    public static func check(dataDirectory: String, logger: Logger) throws -> [(path: String, problem: String?)] {
+    /// Every archive's state, read without changing a byte (also while the server runs).
+    public static func check(dataDirectory: String) throws -> [DataDirectoryCheck.Report] {
         guard access(dataDirectory, F_OK) == 0 else { throw Failure(description: "\(dataDirectory) does not exist") }
-        let store = try open(dataDirectory, logger: logger)
-        defer { store.close() }
-        let protected = Dictionary(store.protectedArchives.map { ($0.path, $0.reason.message) }, uniquingKeysWith: { a, _ in a })
-        let all = [store.accounts.directory, store.household.directory] + store.memberIDs.map { store.member($0)!.directory }
-        return all.map { ($0, protected[$0]) }
+        return try DataDirectoryCheck.run(dataDirectory)
+    }
+
+    /// Which archives `repair` rebuilds.
+    public enum RepairTarget: Sendable {
+        case member(username: String)
+        case accounts
+        case household
+        /// Every archive that `check` finds protected.
+        case all
+    }
+
+    /// What `repair` did to one archive.
+    public enum RepairResult: Sendable {
+        case repaired(ArchiveRepair.Outcome)
+        /// The archive loads; nothing was changed.
+        case healthy(archive: String)
+    }
+
+    /// Rebuilds protected archives from what still verifies in them (server stopped); the
+    /// originals are kept beside them. Healthy archives are left alone.
+    public static func repair(dataDirectory: String, target: RepairTarget, now: Int64) throws -> [RepairResult] {
+        guard access(dataDirectory, F_OK) == 0 else { throw Failure(description: "\(dataDirectory) does not exist") }
+        let lock = try lockStopped(dataDirectory, for: "repair")
+        defer { Glibc.close(lock.raw) }
+        let reports = try DataDirectoryCheck.run(dataDirectory)
+        let archives: [String]
+        switch target {
+        case .accounts: archives = [DataDirectory.accounts]
+        case .household: archives = [DataDirectory.household]
+        case .all: archives = reports.filter { $0.problem != nil }.map(\.archive)
+        case .member(let username):
+            let id: UInt64?
+            do {
+                id = try DataDirectory.memberID(named: username, in: dataDirectory)
+            } catch {
+                throw Failure(description: "the accounts cannot be read (\(error.message)); "
+                    + "repair them first: water-server repair --accounts --data \(dataDirectory)")
+            }
+            guard let id else { throw Failure(description: "there is no member called \(username)") }
+            archives = ["\(DataDirectory.users)/\(id)"]
+        }
+        return try archives.map { archive in
+            guard let report = reports.first(where: { $0.archive == archive }) else {
+                throw Failure(description: "\(dataDirectory)/\(archive) does not exist; restore it from a backup "
+                    + "(water-server restore --member NAME)")
+            }
+            guard report.problem != nil else { return .healthy(archive: archive) }
+            return .repaired(try ArchiveRepair.repair(archive, in: dataDirectory, now: now / 1000))
+        }
+    }
+
+    /// Puts one member's archive back from a backup (server stopped); the one it replaces is
+    /// kept beside it.
+    /// - Returns: the archive restored and where the replaced one was kept.
+    public static func restoreMember(_ username: String, from backup: String, dataDirectory: String, now: Int64)
+        throws -> (archive: String, keptAside: String?)
+    {
+        let lock = try lockStopped(dataDirectory, for: "restore")
+        defer { Glibc.close(lock.raw) }
+        // The member's id: from the live accounts, or the backup's when those cannot be read.
+        let id = (try? DataDirectory.memberID(named: username, in: dataDirectory))
+            ?? (try? DataDirectory.memberID(named: username, in: backup))
+        guard let id else { throw Failure(description: "there is no member called \(username) here or in \(backup)") }
+        let archive = "\(DataDirectory.users)/\(id)"
+        return (archive, try Backup.restoreArchive(archive, from: backup, into: dataDirectory, now: now))
+    }
+
+    /// The data directory's lock, for a command that needs the server stopped.
+    private static func lockStopped(_ path: String, for command: String) throws -> FileHandleID {
+        do {
+            return try DataDirectory.lock(path, owner: "pid \(getpid()) water-server \(command)")
+        } catch {
+            if error.code == .locked { throw ArchiveError(.locked, "\(error.message) (\(command) needs the server stopped)") }
+            throw error
+        }
     }
 
     /// Sets a member's password; their sessions end.

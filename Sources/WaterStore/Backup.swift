@@ -61,6 +61,43 @@ public enum Backup {
         return keptAside
     }
 
+    /// Puts one archive (`users/<id>`, `accounts` or `household`) of a backup back into the
+    /// data directory at `destination`, whose lock the caller holds. The copy is proven to load
+    /// before it is swapped in; the archive it replaces is kept beside it.
+    /// - Returns: where the replaced archive was kept, if there was one.
+    @discardableResult
+    public static func restoreArchive(_ archive: String, from backup: String, into destination: String, now: Int64)
+        throws -> String?
+    {
+        let source = "\(backup)/\(archive)"
+        let target = "\(destination)/\(archive)"
+        guard access(source, F_OK) == 0 else { throw Failure(description: "the backup \(backup) has no \(archive)") }
+        let staging = "\(target).restore.tmp"
+        if access(staging, F_OK) == 0 { try clear(staging) }
+        try copyArchive(from: source, to: staging)
+        if let problem = DataDirectoryCheck.checkArchive(archive, at: staging).problem {
+            try clear(staging)
+            rmdir(staging)
+            throw Failure(description: "the backup's \(archive) does not read (\(problem)); nothing was changed")
+        }
+        let fileSystem = PosixFileSystem()
+        let parent = PosixFileSystem.parent(of: target)
+        do {
+            guard access(target, F_OK) == 0 else {
+                try fileSystem.rename(staging, to: target)
+                try fileSystem.syncDirectory(parent)
+                return nil
+            }
+            try fileSystem.exchange(staging, target)
+            let aside = "\(target).replaced-\(now / 1000)"
+            try fileSystem.rename(staging, to: aside)
+            try fileSystem.syncDirectory(parent)
+            return aside
+        } catch {
+            throw Failure(description: error.description)
+        }
+    }
+
     private static func copyArchive(from source: String, to destination: String) throws {
         try makeDirectory(destination)
         for attempt in 1...20 {

@@ -1,4 +1,5 @@
 import Glibc
+import WaterCore
 
 /// The layout of a data directory and what is checked before anything in it is touched:
 ///
@@ -13,7 +14,7 @@ import Glibc
 public enum DataDirectory {
     public static let formatVersion = 1
     public static let formatFile = "format"
-    static let lockFile = "lock"
+    public static let lockFile = "lock"
     public static let accounts = "accounts"
     public static let household = "household"
     public static let users = "users"
@@ -64,6 +65,23 @@ public enum DataDirectory {
         }
     }
 
+    /// Who is using the data directory at `path` (as the holder of its lock wrote it), or nil
+    /// when nobody is. Takes nothing and writes nothing.
+    public static func user(of path: String, fileSystem: any FileSystem = PosixFileSystem()) -> String? {
+        fileSystem.lockHolder("\(path)/\(lockFile)")
+    }
+
+    /// The id of the member called `username`, read from the accounts without changing them.
+    /// - Throws: when the accounts archive does not load (repair it first).
+    public static func memberID(named username: String, in path: String, fileSystem: any FileSystem = PosixFileSystem())
+        throws(ArchiveError) -> UInt64?
+    {
+        let accounts = try ArchiveLoader<AccountBook>(fileSystem: fileSystem, directory: "\(path)/\(Self.accounts)",
+                                                      context: ArchiveContext(defaultTimeZone: .utc),
+                                                      expectation: .existing).load()
+        return accounts.model.account(named: username)?.id
+    }
+
     /// Marks a new directory as complete. Until this, its archives may still be missing files
     /// (a crash while creating it); after it, an archive without files has lost them.
     static func finishCreating(_ path: String, fileSystem: any FileSystem) throws(ArchiveError) {
@@ -76,8 +94,11 @@ public enum DataDirectory {
 
     private static var formatText: String { "water-data \(formatVersion)\n" }
 
-    private static func lock(_ path: String, fileSystem: any FileSystem, owner: String) throws(ArchiveError)
-        -> FileHandleID
+    /// Takes the directory's lock for an admin command that changes files with the server
+    /// stopped; closing the handle releases it.
+    /// - Throws: `.locked`, naming the holder, while the server (or another command) runs.
+    public static func lock(_ path: String, fileSystem: any FileSystem = PosixFileSystem(), owner: String)
+        throws(ArchiveError) -> FileHandleID
     {
         do {
             return try fileSystem.lockExclusively("\(path)/\(lockFile)", owner: owner)

@@ -88,4 +88,8 @@ public final class FaultInjectingFileSystem: FileSystem {
     public func lockExclusively(_ path: String, owner: String) throws(FileSystemError) -> FileHandleID {
         try base.lockExclusively(path, owner: owner)
     }
+
+    public func lockHolder(_ path: String) -> String? {
+        base.lockHolder(path)
+    }
 }

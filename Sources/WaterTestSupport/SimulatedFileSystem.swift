@@ -154,4 +154,8 @@ public struct SimulatedFileSystem: FileSystem {
             return FileHandleID(raw: handle)
         }
     }
+
+    public func lockHolder(_ path: String) -> String? {
+        (try? withState("lock", path) { state in state.locks[path] }) ?? nil
+    }
 }

@@ -16,11 +16,17 @@ let usage = """
     commands:
       serve --data DIR [--listen HOST:PORT]     serve the household (default 127.0.0.1:\(WireProtocol.defaultPort))
       init --data DIR --admin NAME              create the data directory and its first admin
-      check --data DIR                          verify every archive; exit 1 when any is protected
+      check --data DIR                          verify every archive, reading only (also while serving);
+                                                exit 1 when any is damaged
+      repair (NAME | --accounts | --household | --all) --data DIR
+                                                rebuild damaged archives from what still verifies;
+                                                the originals are kept beside them (server stopped)
       passwd NAME --data DIR                    set a member's password (server stopped)
       status --data DIR                         uptime, connections, members, archive sizes, compactions
       backup --data DIR --to PATH               copy the data, also while the server runs
       restore --from PATH --data DIR [--force]  put a backup back (server stopped)
+      restore --from PATH --data DIR --member NAME
+                                                put back one member's archive from a backup
 
     options of serve:
       --time-zone ZONE          the household's IANA time zone (default: $TZ, /etc/timezone, or UTC)
@@ -120,13 +126,51 @@ func initialize(_ arguments: inout Arguments) throws {
 func check(_ arguments: inout Arguments) throws -> ExitCode {
     let data = try requireData(&arguments)
     try arguments.finish()
-    let results = try AdminCommands.check(dataDirectory: data, logger: .silent)
-    for (path, problem) in results {
-        Terminal.print(problem.map { "PROTECTED \(path): \($0)" } ?? "ok        \(path)")
+    if let user = DataDirectory.user(of: data) { Terminal.print("in use by \(user): reading beside it") }
+    let reports = try AdminCommands.check(dataDirectory: data)
+    for report in reports {
+        let path = "\(data)/\(report.archive)"
+        Terminal.print(report.problem.map { "DAMAGED   \(path): \($0)" } ?? "ok        \(path) (\(report.lastRecord) \(report.lastRecord == 1 ? "record" : "records"))")
+        if let tail = report.tornTail {
+            let records = tail.records.map { "\($0) records" } ?? "records unknown"
+            Terminal.print("note      \(path)/\(tail.journal) ends in \(tail.bytes) bytes (\(records)) of a write that never "
+                + "completed: never acknowledged, cut when the archive is next loaded")
+        }
     }
-    let protected = results.filter { $0.problem != nil }.count
-    Terminal.print(protected == 0 ? "all \(results.count) archives are healthy" : "\(protected) of \(results.count) archives are protected")
-    return protected == 0 ? .ok : .failure
+    let damaged = reports.filter { $0.problem != nil }.count
+    Terminal.print(damaged == 0
+        ? "all \(reports.count) archives are healthy"
+        : "\(damaged) of \(reports.count) archives are damaged; the server refuses to change them. "
+            + "Take a backup, then stop the server and run: water-server repair --all --data \(data)")
+    return damaged == 0 ? .ok : .failure
+}
+
+func repair(_ arguments: inout Arguments) throws {
+    let data = try requireData(&arguments)
+    let flags = ["accounts", "household", "all"].filter { arguments.flag($0) }
+    let name = arguments.positional()
+    try arguments.finish()
+    let target: AdminCommands.RepairTarget
+    switch (name, flags) {
+    case (let name?, []): target = .member(username: name)
+    case (nil, ["accounts"]): target = .accounts
+    case (nil, ["household"]): target = .household
+    case (nil, ["all"]): target = .all
+    default: throw UsageError("repair takes one of: a member's username, --accounts, --household, --all")
+    }
+    let results = try AdminCommands.repair(dataDirectory: data, target: target, now: UnixTime.nowMilliseconds())
+    if results.isEmpty { Terminal.print("no archive is damaged; nothing to repair") }
+    for result in results {
+        switch result {
+        case .healthy(let archive):
+            Terminal.print("\(data)/\(archive) is healthy; nothing to repair")
+        case .repaired(let outcome):
+            Terminal.print("repaired \(data)/\(outcome.archive); the damaged files are kept in \(outcome.keptAside)")
+            for line in outcome.kept { Terminal.print("  kept     \(line)") }
+            for line in outcome.dropped { Terminal.print("  dropped  \(line)") }
+            if outcome.dropped.isEmpty { Terminal.print("  dropped  nothing") }
+        }
+    }
 }
 
 func passwd(_ arguments: inout Arguments) throws {
@@ -154,11 +198,24 @@ func backup(_ arguments: inout Arguments) throws -> ExitCode {
     guard let destination = try arguments.option("to") else { throw UsageError("--to PATH is required") }
     try arguments.finish()
     let archives = try Backup.copy(from: data, to: destination)
-    // Prove the copy reads: every archive loads and passes its checks.
-    let problems = try AdminCommands.check(dataDirectory: destination, logger: .silent).filter { $0.problem != nil }
-    for (path, problem) in problems { Terminal.error("water-server: the copy of \(path) does not read: \(problem ?? "")") }
-    guard problems.isEmpty else { return .failure }
-    Terminal.print("backed up \(archives) archives of \(data) to \(destination); all of them read back")
+    // Prove the copy reads. An archive damaged in the data directory too is copied as it is
+    // (that copy is what a repair would want), and said so; any other failure fails the backup.
+    let damagedHere = Set(try AdminCommands.check(dataDirectory: data).filter { $0.problem != nil }.map(\.archive))
+    var failed = false
+    for report in try AdminCommands.check(dataDirectory: destination) {
+        guard let problem = report.problem else { continue }
+        if damagedHere.contains(report.archive) {
+            Terminal.error("water-server: warning: \(data)/\(report.archive) is damaged (\(problem)); "
+                + "copied as it is. Repair it with water-server repair")
+        } else {
+            Terminal.error("water-server: the copy of \(report.archive) does not read: \(problem)")
+            failed = true
+        }
+    }
+    guard !failed else { return .failure }
+    let healthy = archives - damagedHere.count
+    Terminal.print("backed up \(archives) archives of \(data) to \(destination); \(healthy) read back"
+        + (damagedHere.isEmpty ? "" : ", \(damagedHere.count) damaged ones copied as they are"))
     return .ok
 }
 
@@ -166,10 +223,19 @@ func restore(_ arguments: inout Arguments) throws {
     let data = try requireData(&arguments)
     guard let backup = try arguments.option("from") else { throw UsageError("--from PATH is required") }
     let force = arguments.flag("force")
+    let member = try arguments.option("member")
     try arguments.finish()
+    if let member {
+        guard !force else { throw UsageError("--member restores one archive and keeps the one it replaces; it takes no --force") }
+        let (archive, aside) = try AdminCommands.restoreMember(member, from: backup, dataDirectory: data,
+                                                               now: UnixTime.nowMilliseconds())
+        if let aside { Terminal.print("the archive that was in \(data)/\(archive) is kept in \(aside)") }
+        Terminal.print("restored \(member)'s archive from \(backup) into \(data)/\(archive)")
+        return
+    }
     // A running server holds the lock: never pull its directory away from under it.
-    if access("\(data)/lock", F_OK) == 0 {
-        _ = try AdminCommands.check(dataDirectory: data, logger: .silent)
+    if let user = DataDirectory.user(of: data) {
+        throw ArchiveError(.locked, "the data directory \(data) is in use by \(user); stop it first")
     }
     let aside = try Backup.restore(from: backup, to: data, force: force, now: UnixTime.nowMilliseconds())
     if let aside { Terminal.print("the data that was in \(data) is kept in \(aside)") }
@@ -190,6 +256,8 @@ do {
         try initialize(&arguments)
     case "check":
         exit(try check(&arguments).rawValue)
+    case "repair":
+        try repair(&arguments)
     case "passwd":
         try passwd(&arguments)
     case "status":

@@ -46,7 +46,7 @@ struct CommandLineTests {
         let dad = server.cli("dad")
         #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
         #expect(try dad.run(["member", "rm", "mum"]).status == 77)
-        // While the server runs, the data directory is locked: passwd and check refuse clearly.
+        // While the server runs, the data directory is locked: passwd refuses clearly.
         let passwd = try run("water-server", ["passwd", "dad", "--data", server.dataDirectory, "--password-stdin"],
                              input: "new-password-1\n")
         #expect(passwd.status == 69)

@@ -118,7 +118,7 @@ struct ConnectionTests {
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal))) == bytes)
         let check = try run("water-server", ["check", "--data", server.dataDirectory])
         #expect(check.status == 1)
-        #expect(check.output.contains("PROTECTED") && check.output.contains("users/2"))
+        #expect(check.output.contains("DAMAGED") && check.output.contains("users/2"))
     }
 
     @Test("SIGTERM finishes the calls in flight, ends live boards and exits 0")

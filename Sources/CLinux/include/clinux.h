@@ -10,4 +10,8 @@ int CLinux_accept_nonblocking(int fd);
 /* malloc_trim(0): hands the heap's free memory back to the system (after a load). */
 int CLinux_release_free_memory(void);
 
+/* renameat2 with RENAME_EXCHANGE: swaps two paths atomically (a repaired archive's folder and
+   the damaged one), so a crash leaves one or the other under the name, never neither. */
+int CLinux_exchange(const char *a, const char *b);
+
 #endif

@@ -60,6 +60,9 @@ public protocol FileSystem: Sendable {
     /// is held until the returned handle is closed or the process ends. Throws EWOULDBLOCK,
     /// with the holder's text as the path, when another process holds it.
     func lockExclusively(_ path: String, owner: String) throws(FileSystemError) -> FileHandleID
+    /// Who holds the lock on `path` (the text the holder wrote), or nil when nobody does.
+    /// Changes nothing: the file is only opened for reading and the lock only tested.
+    func lockHolder(_ path: String) -> String?
 }
 
 extension FileSystem {

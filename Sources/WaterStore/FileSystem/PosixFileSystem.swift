@@ -8,7 +8,7 @@ public struct PosixFileSystem: FileSystem {
     /// Retries a call interrupted by a signal; anything else that fails becomes a
     /// ``FileSystemError`` (or a trap, for errnos that only a bug can cause).
     @discardableResult
-    private func syscall<T: BinaryInteger>(_ operation: String, _ path: String, _ call: () -> T)
+    fileprivate func syscall<T: BinaryInteger>(_ operation: String, _ path: String, _ call: () -> T)
         throws(FileSystemError) -> T
     {
         let (result, error) = retryingInterrupts(call)
@@ -139,6 +139,26 @@ public struct PosixFileSystem: FileSystem {
         _ = ftruncate(fd, 0)
         _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         return FileHandleID(raw: fd)
+    }
+}
+
+extension PosixFileSystem {
+    public func lockHolder(_ path: String) -> String? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) != 0 else {
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        let holder = (try? readFile(path, limit: 4096)).map { String(decoding: $0, as: UTF8.self).trimmingNewlines() } ?? ""
+        return holder.isEmpty ? "another process" : holder
+    }
+
+    /// Swaps two paths atomically (renameat2 with RENAME_EXCHANGE): each then names what the
+    /// other did, and a crash leaves one or the other under each name, never neither.
+    public func exchange(_ first: String, _ second: String) throws(FileSystemError) {
+        try syscall("renameat2", "\(first) <-> \(second)") { CLinux_exchange(first, second) }
     }
 }
 

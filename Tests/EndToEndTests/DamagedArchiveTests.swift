@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+import WaterClient
+import WaterProtocol
+
+/// Damaged archives through the real binaries (issue 13): check reads only, repair keeps what
+/// verifies, backup copies a damaged archive as it is, restore puts one member back, and a
+/// damaged accounts archive says so instead of "wrong password".
+@Suite("Damaged archives, end to end", .serialized)
+struct DamagedArchiveTests {
+    static let dadPassword = "dad-password-1"
+
+    /// Every regular file under `directory` and its bytes, to compare a tree before and after.
+    static func tree(_ directory: String, excluding excluded: Set<String> = []) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        while let path = enumerator?.nextObject() as? String {
+            let full = "\(directory)/\(path)"
+            var isDirectory: ObjCBool = false
+            guard !excluded.contains(path), FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
+            files[path] = try Data(contentsOf: URL(fileURLWithPath: full))
+        }
+        return files
+    }
+
+    /// A household of mum and dad; dad has logged `drinks` drinks. The server is stopped.
+    static func household(drinks: Int) throws -> ServerProcess {
+        let server = try ServerProcess.fresh()
+        let mum = try server.client("mum", password: adminPassword)
+        _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: dadPassword))
+        let dad = try server.client("dad", password: dadPassword)
+        for _ in 0..<drinks { _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 10)) }
+        #expect(server.stop() == 0)
+        return server
+    }
+
+    static func dadsJournal(_ server: ServerProcess) throws -> String {
+        let directory = "\(server.dataDirectory)/users/2"
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("journal-") }.max())
+        return "\(directory)/\(name)"
+    }
+
+    /// Cuts a journal in the middle of what was written to it, as the outside harness did.
+    static func cutHalfway(_ path: String) throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let used = (bytes.lastIndex { $0 != 0 } ?? 0) + 1
+        #expect(truncate(path, off_t(used / 2)) == 0)
+    }
+
+    /// Where each frame of a version 2 journal starts (after its 32-byte header).
+    static func frameOffsets(_ bytes: [UInt8]) -> [Int] {
+        func word(_ at: Int) -> UInt32 { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
+        var offsets: [Int] = []
+        var offset = 32
+        while offset + 12 <= bytes.count, word(offset) != 0, word(offset + 4) == ~word(offset) {
+            offsets.append(offset)
+            offset += 12 + Int(word(offset))
+        }
+        return offsets
+    }
+
+    static func flipByte(_ path: String, at offset: Int) throws {
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[offset] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("check changes no byte of a damaged, stopped directory, and reads a running server's beside it")
+    func checkOnlyReads() throws {
+        var server = try Self.household(drinks: 20)
+        try Self.cutHalfway(try Self.dadsJournal(server))
+        let before = try Self.tree(server.dataDirectory)
+        let stopped = try run("water-server", ["check", "--data", server.dataDirectory])
+        #expect(stopped.status == 1 && stopped.output.contains("DAMAGED") && stopped.output.contains("cut short"))
+        #expect(try Self.tree(server.dataDirectory) == before, "check changed the data it checked")
+
+        server = try server.restarted()
+        let serving = try run("water-server", ["check", "--data", server.dataDirectory])
+        #expect(serving.status == 1 && serving.output.contains("in use by pid"), "\(serving.output)\(serving.error)")
+        #expect(serving.output.contains("ok        \(server.dataDirectory)/users/1"))
+        // The server itself rewrites its lock (naming itself) and its status file.
+        let serverFiles: Set<String> = ["lock", "status"]
+        #expect(try Self.tree(server.dataDirectory, excluding: serverFiles) == before.filter { !serverFiles.contains($0.key) })
+        #expect(server.stop() == 0)
+    }
+
+    @Test("a member's journal cut halfway: protected, then repaired keeping every record before the cut")
+    func repairCutJournal() throws {
+        var server = try Self.household(drinks: 300)
+        try Self.cutHalfway(try Self.dadsJournal(server))
+        server = try server.restarted()
+        let dad = try server.client("dad", password: Self.dadPassword)
+        expectCode(.failedPrecondition) { try dad.call(WaterV1.GetTodayRequest()) }
+        let refused = try run("water-server", ["repair", "dad", "--data", server.dataDirectory])
+        #expect(refused.status == 69 && refused.error.contains("needs the server stopped"), "\(refused.error)")
+        #expect(server.stop() == 0)
+
+        let repair = try run("water-server", ["repair", "dad", "--data", server.dataDirectory])
+        #expect(repair.status == 0, "\(repair.error)")
+        #expect(repair.output.contains("repaired \(server.dataDirectory)/users/2; the damaged files are kept in"))
+        #expect(repair.output.contains("kept") && repair.output.contains("dropped"), "\(repair.output)")
+        let healthy = try run("water-server", ["repair", "--all", "--data", server.dataDirectory])
+        #expect(healthy.output.contains("no archive is damaged"))
+        #expect(try run("water-server", ["check", "--data", server.dataDirectory]).status == 0)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: "\(server.dataDirectory)/users").filter { $0.hasPrefix("2.damaged-") }
+        #expect(aside.count == 1)
+
+        server = try server.restarted()
+        let dadAgain = try server.client("dad", password: Self.dadPassword)
+        let kept = try #require(try dadAgain.call(WaterV1.GetTodayRequest()).day?.count)
+        #expect(kept > 100 && kept < 300, "the records before the cut are kept: \(kept)")
+        // Dad's first record is his time zone, from when he was added.
+        #expect(repair.output.contains("journal records, up to record \(kept + 1)"), "\(repair.output)")
+        _ = try dadAgain.call(WaterV1.LogWaterRequest(entryID: dadAgain.newID().description, amountMl: 10))
+        #expect(try dadAgain.call(WaterV1.GetTodayRequest()).day?.count == kept + 1)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("a damaged accounts archive says so at login, never 'wrong password', and repair --accounts mends it")
+    func damagedAccounts() throws {
+        var server = try Self.household(drinks: 1)
+        let accounts = "\(server.dataDirectory)/accounts"
+        let journal = try #require(try FileManager.default.contentsOfDirectory(atPath: accounts).filter { $0.hasPrefix("journal-") }.max())
+        // Damage the second frame (mum's first session), keeping the accounts themselves.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(accounts)/\(journal)")))
+        let frames = Self.frameOffsets(bytes)
+        #expect(frames.count >= 4, "init, logins and add member wrote frames: \(frames)")
+        try Self.flipByte("\(accounts)/\(journal)", at: frames[1] + 20)
+        server = try server.restarted()
+        let login = try server.cli("dad").run(["login", "dad", "--password-stdin"], input: Self.dadPassword + "\n")
+        #expect(login.status != 0)
+        #expect(login.error.contains("accounts cannot be read") && login.error.contains("water-server check"), "\(login.error)")
+        #expect(!login.error.contains("wrong username or password"))
+        #expect(server.stop() == 0)
+
+        let repair = try run("water-server", ["repair", "--accounts", "--data", server.dataDirectory])
+        #expect(repair.status == 0 && repair.output.contains("repaired \(accounts)"), "\(repair.output)\(repair.error)")
+        server = try server.restarted()
+        #expect(try server.cli("mum").run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("backup copies a damaged archive as it is and says so; restore --member puts one member back")
+    func backupAndRestoreMember() throws {
+        var server = try Self.household(drinks: 5)
+        let root = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
+        let healthy = try run("water-server", ["backup", "--data", server.dataDirectory, "--to", "\(root)/healthy"])
+        #expect(healthy.status == 0, "\(healthy.error)")
+
+        // Dad logs three more, then his archive is damaged.
+        server = try server.restarted()
+        let dad = try server.client("dad", password: Self.dadPassword)
+        for _ in 0..<3 { _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 10)) }
+        #expect(server.stop() == 0)
+        try Self.flipByte(try Self.dadsJournal(server), at: 10)
+        let damaged = try run("water-server", ["backup", "--data", server.dataDirectory, "--to", "\(root)/damaged"])
+        #expect(damaged.status == 0, "\(damaged.error)")
+        #expect(damaged.error.contains("users/2 is damaged") && damaged.error.contains("copied as it is"), "\(damaged.error)")
+        #expect(try Self.tree("\(root)/damaged/users/2") == Self.tree("\(server.dataDirectory)/users/2"))
+
+        let restore = try run("water-server", ["restore", "--from", "\(root)/healthy", "--data", server.dataDirectory,
+                                               "--member", "dad"])
+        #expect(restore.status == 0, "\(restore.error)")
+        #expect(restore.output.contains("restored dad's archive") && restore.output.contains("is kept in"), "\(restore.output)")
+        #expect(try run("water-server", ["check", "--data", server.dataDirectory]).status == 0)
+        server = try server.restarted()
+        let dadAgain = try server.client("dad", password: Self.dadPassword)
+        #expect(try dadAgain.call(WaterV1.GetTodayRequest()).day?.count == 5, "the backup's five drinks")
+        #expect(server.stop() == 0)
+    }
+}
