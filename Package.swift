@@ -53,6 +53,7 @@ let package = Package(
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport"]),
         .testTarget(name: "WaterStoreTests", dependencies: ["WaterStore", "WaterTestSupport"]),
         .testTarget(name: "WaterClientTests", dependencies: ["WaterClient", "WaterCore"]),
+        .testTarget(name: "WaterServerTests", dependencies: ["WaterServer", "WaterStore", "WaterProtocol", "WaterLog"]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(name: "EndToEndTests", dependencies: ["WaterClient", "WaterCore", "WaterStore"]),
     ],

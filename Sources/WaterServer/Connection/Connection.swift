@@ -188,6 +188,7 @@ final class Connection: @unchecked Sendable {
         guard !token.isEmpty else {
             return .failure(WaterError(.unauthenticated, "not logged in: run water-client login"))
         }
+        if services.store.accounts.protection != nil { return .failure(.accountsUnreadable) }
         guard let digest = SessionTokens.digest(of: token),
             let found = try? services.store.accounts.read({ book -> Caller? in
                 guard let session = book.session(digest, now: now), let account = book.accounts[session.memberID] else {

@@ -120,6 +120,7 @@ private func login(_ request: WaterV1.LoginRequest, _ context: CallContext,
 {
     let services = context.services
     let username = request.username
+    if services.store.accounts.protection != nil { return reply(.failure(.accountsUnreadable)) }
     if let retry = services.throttle.retryAfter(username, now: context.now) {
         let seconds = (retry - context.now + 999) / 1000
         return reply(.failure(WaterError(.resourceExhausted, "too many failed logins for \(username); try again in \(seconds) s")))
