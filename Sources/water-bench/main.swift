@@ -1,7 +1,9 @@
-// The benchmarks behind `scripts/bench`. Each figure is measured against a peer on the same
-// machine in the same run (the raw fdatasync, Redis), never against a fixed time.
+// The benchmarks behind `scripts/bench`, and the kill -9 cycles behind `scripts/stress`. Each
+// figure is measured against a peer on the same machine in the same run (the raw fdatasync,
+// Redis), never against a fixed time.
 //
-//     water-bench storage [--json] [--dir DIRECTORY]
+//     water-bench storage|server [--json] [--dir DIRECTORY]
+//     water-bench stress CYCLES [--dir DIRECTORY]
 import Foundation
 import WaterClient
 import WaterProtocol
@@ -75,7 +77,17 @@ case "storage":
     var benchmark = StorageBenchmark(directory: directory)
     orExit { try benchmark.run() }
     emitResults(benchmark.results)
+case "stress" where arguments.count == 2:
+    guard let cycles = Int(arguments[1]), cycles > 0 else {
+        FileHandle.standardError.write(Data("water-bench: stress takes a number of cycles\n".utf8))
+        exit(64)
+    }
+    var totals = StressTest.Totals()
+    orExit { totals = try StressTest(directory: directory, cycles: cycles).run() }
+    // The last line: what scripts/stress reports.
+    print("acknowledged \(totals.acknowledged) lost \(totals.lost) duplicated \(totals.duplicated) damaged \(totals.damaged)")
+    exit(totals.lost + totals.duplicated + totals.damaged == 0 ? 0 : 1)
 default:
-    FileHandle.standardError.write(Data("usage: water-bench storage|server [--json] [--dir DIRECTORY]\n".utf8))
+    FileHandle.standardError.write(Data("usage: water-bench storage|server [--json] [--dir DIRECTORY] | stress CYCLES [--dir DIRECTORY]\n".utf8))
     exit(64)
 }
