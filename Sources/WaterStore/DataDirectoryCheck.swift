@@ -52,7 +52,16 @@ public enum DataDirectoryCheck {
                 reports.append(checkArchive(archive, at: directory, fileSystem: fileSystem))
             }
         }
-        // Every member the accounts know has an archive.
+        // Every member the accounts know has an archive. An empty folder of someone the
+        // accounts do not know is what an add cut short leaves: the next add reuses it.
+        let known = Set(members.map { "\(DataDirectory.users)/\($0.id)" })
+        let accountsRead = reports.contains { $0.archive == DataDirectory.accounts && $0.problem == nil }
+        for index in reports.indices where accountsRead && reports[index].archive.hasPrefix("\(DataDirectory.users)/")
+            && !known.contains(reports[index].archive) && reports[index].problem != nil
+            && (try? fileSystem.listDirectory("\(path)/\(reports[index].archive)").isEmpty) == true
+        {
+            reports[index].problem = nil
+        }
         let present = Set(archives)
         for member in members where !present.contains("\(DataDirectory.users)/\(member.id)") {
             reports.append(Report(archive: "\(DataDirectory.users)/\(member.id)",

@@ -95,4 +95,27 @@ struct RepairTests {
         let after = try Self.files(path).merging(try Self.files("\(path)/household")) { a, _ in a }
         #expect(after == before)
     }
+
+    @Test("check: a member in the accounts without an archive is damage; an empty folder an interrupted add left is not")
+    func membersAndFolders() throws {
+        let path = temporaryDirectory() + "/data"
+        defer { removeTree(String(path.dropLast(5))) }
+        let store = try FileArchiveStore(path: path, owner: "test")
+        for name in ["ann", "bob"] {
+            try store.accounts.commitAndWait { book in
+                let mutation = try book.validateAdd(username: name, displayName: name, role: .member, timeZone: .utc,
+                                                    passwordHash: "not a real hash", now: workloadStart)
+                if case .added(let account) = mutation { _ = try store.createMember(account.id) }
+                return [mutation]
+            }
+        }
+        store.close()
+        #expect(rmdir("\(path)/users/2") != 0)  // not empty: it has its journal
+        removeTree("\(path)/users/2")
+        #expect(mkdir("\(path)/users/9", 0o700) == 0)
+        let reports = try DataDirectoryCheck.run(path)
+        #expect(reports.first { $0.archive == "users/2" }?.problem?.contains("bob's archive is missing") == true)
+        #expect(reports.first { $0.archive == "users/9" }?.problem == nil)
+        #expect(reports.filter { $0.problem != nil }.count == 1)
+    }
 }
