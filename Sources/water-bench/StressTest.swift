@@ -10,9 +10,9 @@ import WaterTransport
 ///
 /// Each cycle starts the server on the same data directory, drives it from 12 connections —
 /// two per member logging drinks (three members), three logging in and out again and again
-/// (the accounts archive), three adding todos (the household's list) — kills it with SIGKILL at a
-/// random moment, restarts it, and checks that every write acknowledged so far is stored exactly
-/// once and that `water-server check` finds every archive healthy. Talks to 127.0.0.1 only, and
+/// (the accounts archive), three adding and removing todos (the household's list) — kills it
+/// with SIGKILL at a random moment, restarts it, and checks that every write acknowledged so far
+/// is stored exactly once and that `water-server check` finds every archive healthy. Talks to 127.0.0.1 only, and
 /// stops every process it starts by pid.
 struct StressTest {
     let directory: String
@@ -24,6 +24,7 @@ struct StressTest {
         let drinks = Mutex([String: Set<String>]())
         let tried = Mutex(Set<String>())
         let todos = Mutex(Set<String>())
+        let removedTodos = Mutex(Set<String>())
         /// This cycle's sessions: logged in and kept, and logged in then out.
         let kept = Mutex([[UInt8]]())
         let ended = Mutex([[UInt8]]())
@@ -145,6 +146,12 @@ struct StressTest {
                     ledger.tried.withLock { _ = $0.insert(id) }
                     _ = try client.call(WaterV1.AddTodoRequest(itemID: id, text: "chore \(n) \(id.suffix(6))"))
                     ledger.todos.withLock { _ = $0.insert(id) }
+                    // A household's list stays short: all but one item in a hundred are done with.
+                    guard n % 100 != 0 else { continue }
+                    // Once the removal is sent, either outcome is right until it is acknowledged.
+                    ledger.todos.withLock { _ = $0.remove(id) }
+                    _ = try client.call(WaterV1.DeleteTodoRequest(itemID: id))
+                    ledger.removedTodos.withLock { _ = $0.insert(id) }
                 }
             }
         }
@@ -169,10 +176,11 @@ struct StressTest {
             totals.duplicated += stored.count - Set(stored).count
             totals.lost += Set(stored).subtracting(tried).count  // stored but never sent: as bad as lost
         }
-        let todos = ledger.todos.withLock { $0 }
+        let (todos, removed) = (ledger.todos.withLock { $0 }, ledger.removedTodos.withLock { $0 })
         let items = try login(address, Self.members[0]).call(WaterV1.ListTodosRequest()).items.map(\.itemID)
-        totals.acknowledged += todos.count
+        totals.acknowledged += todos.count + 2 * removed.count
         totals.lost += todos.subtracting(items).count
+        totals.lost += removed.intersection(items).count  // a removal acknowledged but undone: lost too
         totals.duplicated += items.count - Set(items).count
 
         // This cycle's sessions: a kept one still works, an ended one no longer does.
