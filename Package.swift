@@ -38,7 +38,9 @@ let package = Package(
         .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore"]),
         // scripts/bench: the storage and server benchmarks.
         .executableTarget(
-            name: "water-bench", dependencies: ["WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport"]),
+            name: "water-bench",
+            dependencies: ["WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport", "WaterProtocol",
+                           "WaterCore", "CLinux"]),
 
         // Killed with SIGKILL again and again by the store's tests.
         .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore"]),

@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 import WaterClient
 import WaterCore
 import WaterProtocol
@@ -60,38 +58,50 @@ struct ServerBenchmark {
 
         let rtt = try Self.pingMicroseconds(setup)
         let fsync = Self.fdatasyncMicroseconds(in: scratch.path)
+        let tokens = try (1...Self.historic).map { try Self.login(address, "h\($0)").token }
+        let logScript = Self.redisCommand(["EVALSHA", sha, "2", "log:h1", "board", "250", "h1", "{\"ml\":250}"])
+        // The same load generator drives both: pre-encoded requests, closed loop, one thread.
         for connections in [1, 16, 64] {
-            let perConnection = connections == 1 ? 1500 : (connections == 16 ? 300 : 100)
-            let water = try Self.load(connections: connections, operations: perConnection) { index in
-                let client = try Self.login(address, "h\(index % Self.historic + 1)")
-                return { _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 250)) }
-            }
-            let peer = try Self.load(connections: connections, operations: perConnection) { index in
-                let client = try RedisClient(port: redisPort)
-                return { try client.command(["EVALSHA", sha, "2", "log:h\(index % Self.historic + 1)", "board", "250", "h\(index % Self.historic + 1)", "{\"ml\":250}"]) }
-            }
+            let perConnection = connections == 1 ? 4000 : (connections == 16 ? 1500 : 400)
+            let water = try LoadGenerator.run(
+                try (0..<connections).map { index in
+                    let token = tokens[index % Self.historic]
+                    return (try Self.handshaken(address), Self.logRequests(perConnection, token: token, installation: UInt64(index)))
+                }, framing: .water, serverPID: server.pid)
+            let peer = try LoadGenerator.run(
+                try (0..<connections).map { _ in
+                    (try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
+                     Array(repeating: logScript, count: perConnection))
+                }, framing: .redis, serverPID: redis.pid)
             record("log_per_s_\(connections)", water.perSecond)
             record("log_p50_us_\(connections)", water.p50)
             record("log_p99_us_\(connections)", water.p99)
+            record("log_server_cpu_us_\(connections)", water.serverCPUMicroseconds)
             record("redis_log_per_s_\(connections)", peer.perSecond)
             record("redis_log_p50_us_\(connections)", peer.p50)
+            record("redis_log_p99_us_\(connections)", peer.p99)
+            record("redis_log_server_cpu_us_\(connections)", peer.serverCPUMicroseconds)
             record("log_ratio_vs_redis_\(connections)", water.perSecond / peer.perSecond)
+            record("log_cpu_ratio_vs_redis_\(connections)", water.serverCPUMicroseconds / peer.serverCPUMicroseconds)
             if connections == 1 {
                 record("fdatasync_plus_rtt_us", fsync + rtt)
                 record("log_p50_vs_fsync_plus_rtt_1", water.p50 / (fsync + rtt))
             }
         }
 
-        let boards = try Self.load(connections: 16, operations: 300) { index in
-            let client = try Self.login(address, "h\(index % Self.historic + 1)")
-            return { _ = try client.call(WaterV1.GetBoardRequest()) }
-        }
-        let peerBoards = try Self.load(connections: 16, operations: 300) { _ in
-            let client = try RedisClient(port: redisPort)
-            return { try client.command(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]) }
-        }
+        let boardRequest = try Self.frame(WaterV1.GetBoardRequest(), callID: 1, token: tokens[0])
+        let boards = try LoadGenerator.run(
+            try (0..<16).map { _ in (try Self.handshaken(address), Array(repeating: boardRequest, count: 1500)) },
+            framing: .water, serverPID: server.pid)
+        let peerBoards = try LoadGenerator.run(
+            try (0..<16).map { _ in
+                (try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
+                 Array(repeating: Self.redisCommand(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]), count: 1500))
+            }, framing: .redis, serverPID: redis.pid)
         record("board_per_s_16", boards.perSecond)
+        record("board_server_cpu_us_16", boards.serverCPUMicroseconds)
         record("redis_board_per_s_16", peerBoards.perSecond)
+        record("redis_board_server_cpu_us_16", peerBoards.serverCPUMicroseconds)
         record("board_ratio_vs_redis_16", boards.perSecond / peerBoards.perSecond)
 
         record("client_log_wall_ms", try Self.clientWallTime(address, scratch: scratch.path))
@@ -125,41 +135,43 @@ struct ServerBenchmark {
 
     // MARK: Load
 
-    struct LoadResult {
-        var perSecond: Double
-        var p50: Double
-        var p99: Double
+    /// A raw connection past the handshake, for the load generator.
+    static func handshaken(_ address: HostPort) throws -> Socket {
+        let socket = try Socket.connect(to: address)
+        let hello = try frame(WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: "water-bench"),
+                              callID: 1, token: [])
+        _ = try hello.withUnsafeBytes { try socket.write($0) }
+        var reply = [UInt8](repeating: 0, count: 4096)
+        var received: [UInt8] = []
+        while LoadGenerator.replyEnd(received, .water) == nil {
+            guard let count = try reply.withUnsafeMutableBytes({ try socket.read(into: $0) }), count > 0 else {
+                throw WaterBenchError("the handshake got no reply")
+            }
+            received += reply[0..<count]
+        }
+        return socket
     }
 
-    /// `connections` threads, each with its own connection, each doing `operations` calls.
-    static func load(connections: Int, operations: Int, connect: (Int) throws -> () throws -> Void) throws -> LoadResult {
-        let calls = try (0..<connections).map { try connect($0) }
-        let latencies = Mutex<[Double]>([])
-        let failures = Mutex(0)
-        let group = DispatchGroup()
-        let start = Measure.now()
-        for call in calls {
-            group.enter()
-            let box = UncheckedBox(call)
-            Thread {
-                var mine: [Double] = []
-                mine.reserveCapacity(operations)
-                for _ in 0..<operations {
-                    do {
-                        mine.append(try Measure.microseconds { try box.value() })
-                    } catch {
-                        failures.withLock { $0 += 1 }
-                    }
-                }
-                latencies.withLock { $0 += mine }
-                group.leave()
-            }.start()
+    /// `count` LogWater frames with ids of their own, encoded now.
+    static func logRequests(_ count: Int, token: [UInt8], installation: UInt64) -> [[UInt8]] {
+        let now = UnixTime.nowMilliseconds()
+        return (0..<count).map { n in
+            let id = RecordID.timeOrdered(unixMilliseconds: now - 60_000, counter: UInt16(truncatingIfNeeded: n),
+                                          installation: installation << 20 | UInt64(n >> 16))
+            return (try? frame(WaterV1.LogWaterRequest(entryID: id.description, amountMl: 250), callID: UInt64(n + 2),
+                               token: token)) ?? []
         }
-        group.wait()
-        let seconds = Double(Measure.now() - start) / 1e9
-        let all = latencies.withLock { $0 }
-        guard failures.withLock({ $0 }) == 0 else { throw WaterError(.internal, "\(failures.withLock { $0 }) calls failed") }
-        return LoadResult(perSecond: Double(all.count) / seconds, p50: Measure.median(all), p99: Measure.percentile(all, 0.99))
+    }
+
+    static func frame<Request: RPCRequest>(_ request: Request, callID: UInt64, token: [UInt8]) throws -> [UInt8] {
+        try FrameEncoder(maximumPayloadLength: WireProtocol.defaultMaximumPayloadLength)
+            .encode(WaterV1.RequestEnvelope(callID: callID, request: request, authToken: token).serializedBytes())
+    }
+
+    static func redisCommand(_ words: [String]) -> [UInt8] {
+        var request = "*\(words.count)\r\n"
+        for word in words { request += "$\(word.utf8.count)\r\n\(word)\r\n" }
+        return Array(request.utf8)
     }
 
     static func login(_ address: HostPort, _ name: String) throws -> WaterClient {
@@ -222,12 +234,6 @@ struct ServerBenchmark {
             return listener.boundAddress.port
         } ?? 6399
     }
-}
-
-/// Carries a non-Sendable closure into the one thread that uses it.
-final class UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 /// The directory of this executable, where the other executables are built too.

@@ -14,4 +14,16 @@ int CLinux_release_free_memory(void);
    the damaged one), so a crash leaves one or the other under the name, never neither. */
 int CLinux_exchange(const char *a, const char *b);
 
+/* epoll, through copies: struct epoll_event is packed on x86-64, which Swift cannot lay out.
+   operation: 0 add, 1 modify, 2 delete. The token comes back with each ready event. */
+#include <stdint.h>
+enum { CLinux_EPOLLIN = 0x001, CLinux_EPOLLOUT = 0x004, CLinux_EPOLLERR = 0x008, CLinux_EPOLLHUP = 0x010,
+       CLinux_EPOLLRDHUP = 0x2000 };
+int CLinux_epoll_create(void);
+int CLinux_epoll_control(int epfd, int operation, int fd, uint32_t events, uint64_t token);
+int CLinux_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int capacity, int timeout_ms);
+
+/* A non-blocking eventfd: another thread wakes an event loop by writing to it. */
+int CLinux_eventfd(void);
+
 #endif
