@@ -100,8 +100,10 @@ public final class FileArchiveStore: Sendable {
         members.withLock { $0.keys.sorted() }
     }
 
-    /// Creates the empty archive of a new member (its folder, durably) and returns it; an
-    /// archive a failed add left behind is reused.
+    /// Creates the empty archive of a new member (its folder, durably) and returns it, or
+    /// returns the archive already there: one a failed add left behind is reused, and so is a
+    /// folder whose creation a crash cut short before its first journal (which ``member(_:)``,
+    /// expecting a member that exists, would refuse as files gone missing).
     public func createMember(_ id: UInt64) throws(ArchiveError) -> Archive<MemberArchive> {
         let usersPath = "\(path)/\(DataDirectory.users)"
         do {
@@ -111,7 +113,10 @@ public final class FileArchiveStore: Sendable {
             throw ArchiveError(error)
         }
         return try members.withLock { (members) throws(ArchiveError) -> Archive<MemberArchive> in
-            let archive = (members[id] ?? nil) ?? openMember(id, expectation: .newOrExisting)
+            if let loaded = members[id] ?? nil, loaded.protection == nil { return loaded }
+            // Loaded as an existing member it may have been refused for having no files; read
+            // it again as one being created (a protected archive holds nothing open).
+            let archive = openMember(id, expectation: .newOrExisting)
             if let protection = archive.protection { throw protection }
             members[id] = archive
             return archive

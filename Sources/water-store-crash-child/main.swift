@@ -38,7 +38,8 @@ let start: Int64 = 1_735_689_600_000  // 2025-01-01: every drink is in the past
 DispatchQueue.concurrentPerform(iterations: Int(writers)) { index in
     let member = UInt64(index + 1)
     do {
-        let archive = try store.member(member) ?? store.createMember(member)
+        // createMember also reuses an archive, and one whose creation a kill cut short.
+        let archive = try store.createMember(member)
         var n = UInt64(try archive.read { $0.water.entries.count })
         while true {
             let entry = WaterEntry(id: RecordID(high: member, low: n), amountMillilitres: 250,

@@ -29,7 +29,7 @@ struct ConcurrentWritersTests {
                     outcome.attempted.withLock { _ = $0.insert(id(n)) }
                     do {
                         if thread % 2 == 0 {
-                            let archive = try store.member(1) ?? store.createMember(1)
+                            let archive = try store.createMember(1)
                             let entry = WaterEntry(id: id(n), amountMillilitres: 250, unixMilliseconds: workloadStart)
                             try archive.commitAndWait { _ in [.water(.logged(entry))] }
                         } else {

@@ -115,6 +115,21 @@ struct DamageDetectionTests {
         #expect(try Self.protection(disk).contains("has no snapshot and no journal"))
     }
 
+    @Test("a member folder whose creation a crash cut short is refused as a member, and reused by the next create")
+    func creationCutShort() throws {
+        let disk = SimulatedDisk()
+        try openStore(disk.fileSystem()).close()
+        let fileSystem = disk.fileSystem()
+        try fileSystem.createDirectory("/data/users/7", mode: 0o700)
+        try fileSystem.syncDirectory("/data/users")
+        let store = try openStore(disk.crash())
+        #expect(store.member(7)?.protection?.message.contains("has no snapshot and no journal") == true)
+        var expected = Expected()
+        #expect(run(.log(member: 7, n: 1, amount: 250), on: store, expecting: &expected))
+        store.close()
+        #expect(try Expected(try openStore(disk.crash())) == expected)
+    }
+
     @Test("records out of order or repeated are refused with the sequence numbers")
     func outOfOrder() throws {
         let disk = try Self.twoJournals()

@@ -127,7 +127,7 @@ func run(_ step: Step, on store: FileArchiveStore, expecting expected: inout Exp
     let now = step.now
     do {
         if let member = step.member {
-            let archive = try store.member(member) ?? store.createMember(member)
+            let archive = try store.createMember(member)
             if expected.members[member] == nil { expected.members[member] = MemberArchive(timeZone: .utc) }
             var applied: [MemberMutation] = []
             try archive.commitAndWait { model in
