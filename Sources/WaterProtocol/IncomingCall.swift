@@ -1,5 +1,5 @@
 /// A call as the server receives it: the envelope decoded and its method looked up.
-public struct IncomingCall: Sendable {
+public struct IncomingCall: Sendable, Equatable {
     public let envelope: WaterV1.RequestEnvelope
     /// The method, or nil for a cancel, which names no method.
     public let method: MethodDescriptor?

@@ -7,25 +7,33 @@ import WaterProtocol
 import WaterStore
 import WaterTransport
 
-/// `water-server serve`: the store, the listener and the connections.
+/// `water-server serve`: the store, one event loop, the listener and the connections.
 ///
-/// Sockets are non-blocking and driven by Dispatch sources; each connection has a serial queue
-/// on a shared pool, so a thousand idle connections cost no threads.
+/// ## Who owns what (the rule the whole server follows)
+///
+/// - **The event loop's thread** (``EventLoop``, epoll directly) owns the listening socket and
+///   every connection: its socket, its ``ConnectionStateMachine``, its buffers and its deadline.
+///   Each entry point checks that it runs there (`preconditionInLoop`).
+/// - **A loop turn is a group commit.** At the start of a turn the loop takes the group
+///   committer's leadership; it reads everything that is ready and runs the handlers against
+///   the archives' in-memory state, whose writes only queue (numbered and queued under each
+///   archive's lock, so in sequence order); at the end of the turn it writes and syncs all of
+///   them at once, completes them (their replies go into the connections' buffers) and then
+///   writes the turn's replies. No thread hop and no wake-up per request.
+/// - **Archives**: the latest state belongs to each archive's lock (the loop, and the few jobs
+///   off the loop); journals and the durable state belong to the committer's leader.
+/// - **Off the loop**, on Dispatch: password hashing (a bounded pool), export encoding,
+///   compaction, the status file and signals. What they produce reaches a connection only
+///   through ``EventLoop/execute(_:)``; no other thread writes to a socket.
+/// - **Timers**: one heap in the loop, at each connection's next deadline; an idle connection
+///   costs one wake-up per idle timeout.
 public final class Server: Sendable {
     private let services: ServerServices
-    private let router: Router
-    private let listener: Listener
-    private let acceptQueue = DispatchQueue(label: "water.accept")
-    private let connectionPool = DispatchQueue(label: "water.connections", attributes: .concurrent)
-    private let state = Mutex(State())
+    private let loop: EventLoop
+    private let connections: ConnectionRegistry
+    private let listenAddress: HostPort
     private let stopped = DispatchSemaphore(value: 0)
     private let statusTimer: SendableTimer
-
-    private struct State {
-        var connections: [UInt64: Connection] = [:]
-        var nextID: UInt64 = 1
-        var isShuttingDown = false
-    }
 
     /// Opens the data directory and binds the listening socket; nothing is accepted until
     /// ``start()``.
@@ -36,13 +44,16 @@ public final class Server: Sendable {
         options.defaultTimeZone = configuration.householdTimeZone
         let store = try FileArchiveStore(path: configuration.dataDirectory, options: options, logger: logger,
                                          owner: "pid \(getpid()) water-server serve")
+        let listener: Socket
         do {
-            self.listener = try Listener(address: configuration.listen, queue: acceptQueue)
+            listener = try Socket.listen(on: configuration.listen)
+            loop = try EventLoop()
         } catch {
             store.close()
             throw error
         }
-        self.services = ServerServices(store: store, configuration: configuration, logger: logger)
+        listenAddress = listener.localAddress ?? configuration.listen
+        services = ServerServices(store: store, configuration: configuration, logger: logger)
         var router = Router()
         router.registerAccounts()
         router.registerTracker()
@@ -50,50 +61,26 @@ public final class Server: Sendable {
         router.registerTodo()
         router.registerHabits()
         router.registerTransfer()
-        self.router = router
-        self.statusTimer = SendableTimer(source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.status", qos: .utility)))
+        connections = ConnectionRegistry(listener: listener, loop: loop, services: services, router: router,
+                                         stopped: stopped)
+        statusTimer = SendableTimer(source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.status", qos: .utility)))
         // Members' archives load when first used; one that cannot be read logs why then.
     }
 
     /// The address the server listens on (with port 0 asked for, the port chosen).
-    public var boundAddress: HostPort { listener.boundAddress }
+    public var boundAddress: HostPort { listenAddress }
 
-    /// Starts accepting connections, and writes `DATA/status` now and every 5 seconds for
-    /// `water-server status`.
+    /// Starts the event loop on a thread of its own, accepting connections, and writes
+    /// `DATA/status` now and every 5 seconds for `water-server status`.
     public func start() {
+        let (loop, connections) = (self.loop, self.connections)
+        loop.turnStarted = { connections.turnStarted() }
+        loop.turnEnded = { connections.turnEnded() }
+        DispatchQueue(label: "water.event-loop", qos: .userInitiated).async { loop.run() }
+        loop.execute { connections.startAccepting() }
         statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
         statusTimer.source.setEventHandler { [weak self] in self?.writeStatus() }
         statusTimer.source.activate()
-        acceptQueue.async { [self] in
-            listener.start(accept: { [self] socket in accepted(socket) },
-                           failed: { [self] error in services.logger.error("accept failed", ["error": error.description]) })
-        }
-    }
-
-    private func accepted(_ socket: Socket) {
-        let (id, refused) = state.withLock { state -> (UInt64, Bool) in
-            defer { state.nextID += 1 }
-            return (state.nextID, state.isShuttingDown || state.connections.count >= services.configuration.maximumConnections)
-        }
-        let connection = Connection(
-            id: id, socket: socket, queue: DispatchQueue(label: "water.connection", target: connectionPool),
-            services: services, router: router,
-            onClosed: { [weak self] id in self?.connectionClosed(id) })
-        if refused {
-            services.logger.info("connection refused", ["peer": connection.peer, "reason": "too many connections"])
-            connection.refuse(WaterError(.unavailable, "the server has too many connections; try again shortly"))
-            return
-        }
-        state.withLock { $0.connections[id] = connection }
-        connection.start()
-    }
-
-    private func connectionClosed(_ id: UInt64) {
-        let finished = state.withLock { state -> Bool in
-            state.connections[id] = nil
-            return state.isShuttingDown && state.connections.isEmpty
-        }
-        if finished { stopped.signal() }
     }
 
     /// What `water-server status` shows of a running server, as `key value` lines.
@@ -121,29 +108,22 @@ public final class Server: Sendable {
     }
 
     /// How many connections are open.
-    public var connectionCount: Int { state.withLock { $0.connections.count } }
+    public var connectionCount: Int { connections.count.load(ordering: .relaxed) }
 
     /// Stops accepting, lets the calls in flight answer (streams end), then closes the store.
     /// ``waitUntilStopped()`` returns once that is done.
     public func beginGracefulShutdown() {
-        let connections = state.withLock { state -> [Connection]? in
-            guard !state.isShuttingDown else { return nil }
-            state.isShuttingDown = true
-            return Array(state.connections.values)
-        }
-        guard let connections else { return }
-        acceptQueue.async { [self] in listener.stop() }
         statusTimer.source.cancel()
-        services.logger.info("shutting down", ["connections": "\(connections.count)"])
-        if connections.isEmpty { stopped.signal() }
-        for connection in connections { connection.drain() }
+        let connections = self.connections
+        loop.execute { connections.drainAll() }
     }
 
-    /// Blocks until a graceful shutdown has finished (or `timeout` passed), then flushes and
-    /// closes the store.
+    /// Blocks until a graceful shutdown has finished (or `timeout` passed), then stops the
+    /// loop, flushes and closes the store.
     public func waitUntilStopped(timeout: Duration = .seconds(30)) {
         let (seconds, _) = timeout.components
         _ = stopped.wait(timeout: .now() + .seconds(Int(seconds)))
+        loop.stop()
         services.store.close()
         let commits = services.store.committer.currentStatistics
         services.logger.info("stopped", ["commit.groups": "\(commits.groups)", "commit.items": "\(commits.items)",

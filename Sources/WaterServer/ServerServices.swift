@@ -30,6 +30,25 @@ public final class ServerServices: Sendable {
     func now() -> Int64 {
         UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds
     }
+
+    /// Who a call's token belongs to.
+    func authenticate(_ token: [UInt8], now: Int64) -> Result<Caller, WaterError> {
+        guard !token.isEmpty else {
+            return .failure(WaterError(.unauthenticated, "not logged in: run water-client login"))
+        }
+        if store.accounts.protection != nil { return .failure(.accountsUnreadable) }
+        guard let digest = SessionTokens.digest(of: token),
+            let found = try? store.accounts.read({ book -> Caller? in
+                guard let session = book.session(digest, now: now), let account = book.accounts[session.memberID] else {
+                    return nil
+                }
+                return Caller(account: account, digest: digest)
+            })
+        else {
+            return .failure(WaterError(.unauthenticated, "your session has expired or was ended: run water-client login"))
+        }
+        return .success(found)
+    }
 }
 
 /// Builds the household's board from every member's archive, and keeps the last board of

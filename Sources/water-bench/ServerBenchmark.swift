@@ -229,9 +229,9 @@ struct ServerBenchmark {
     }
 
     static func freePort() -> UInt16 {
-        (try? Listener(address: HostPort(host: "127.0.0.1", port: 0), queue: .main)).map { listener in
-            defer { listener.socket.close() }
-            return listener.boundAddress.port
+        (try? Socket.listen(on: HostPort(host: "127.0.0.1", port: 0))).map { socket in
+            defer { socket.close() }
+            return socket.localAddress?.port ?? 6399
         } ?? 6399
     }
 }

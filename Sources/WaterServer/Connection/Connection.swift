@@ -1,317 +1,284 @@
-import Dispatch
 import WaterCore
 import WaterLog
 import WaterProtocol
 import WaterTransport
 
-/// One client connection: frames in, calls dispatched, replies out.
+/// One client connection, owned by the server's event loop: its socket, its
+/// ``ConnectionStateMachine``, its output buffer and its deadline timer are touched on the
+/// loop only (each entry point checks). Handlers answer from anywhere through the
+/// ``Responder`` it hands them, which goes back to the loop when called elsewhere.
 ///
-/// Everything here runs on the connection's own serial queue (which targets a shared pool:
-/// no thread per connection). Handlers answer from any thread through ``deliver(_:)``.
-final class Connection: @unchecked Sendable {
+/// Replies are buffered and written at the end of the loop's turn (``flush()``), after the
+/// turn's durable writes are synced.
+final class Connection: EventLoopHandler, @unchecked Sendable {
     let id: UInt64
     let peer: String
-    private let queue: DispatchQueue
-    private let channel: SocketChannel
+    private let socket: Socket
+    private let loop: EventLoop
     private let services: ServerServices
     private let router: Router
-    private let configuration: ServerConfiguration
     private let logger: Logger
-    private let onClosed: @Sendable (UInt64) -> Void
+    /// Where this connection asks to be flushed, and says it closed.
+    private unowned let owner: ConnectionOwner
 
-    private var decoder: FrameDecoder
+    private var machine: ConnectionStateMachine
     private let encoder: FrameEncoder
-    private var isHandshaken = false
-    /// Calls that have not sent their final reply, with what to run if they are cancelled.
-    private var inFlight: [UInt64: [@Sendable () -> Void]] = [:]
-    /// One repeating timer checks the frame deadline and the idle timeout against these
-    /// times: re-arming a timer on every read would cost a wake-up of Dispatch's manager
-    /// thread per call.
-    private var timer: DispatchSourceTimer?
-    private var frameStartedAt: UInt64?
-    private var lastActivity = DispatchTime.now().uptimeNanoseconds
-    private var isDraining = false
+    private var token: EventLoop.Token = 0
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var isWatchingWrites = false
+    private var isReading = true
+    private var closeWhenFlushed = false
     private var isClosed = false
+    /// What each call's handler asked to run if the call ends without it (cancel, close).
+    private var cancelHandlers: [UInt64: [@Sendable () -> Void]] = [:]
+    private var timer: TimerQueue.ID?
+    private var timerDeadline: UInt64?
 
-    init(id: UInt64, socket: Socket, queue: DispatchQueue, services: ServerServices, router: Router,
-         onClosed: @escaping @Sendable (UInt64) -> Void)
-    {
+    /// Reading stops while this much waits to be written: a peer that does not read its
+    /// replies cannot make the server buffer without bound.
+    static let maximumPendingOutput = 4 << 20
+    /// Read at most this much per turn, so one busy peer cannot starve the others.
+    private static let readBudget = 256 * 1024
+
+    init(id: UInt64, socket: Socket, loop: EventLoop, services: ServerServices, router: Router, owner: ConnectionOwner) {
+        let configuration = services.configuration
         self.id = id
         self.peer = socket.peerAddress?.description ?? "?"
-        self.queue = queue
-        self.channel = SocketChannel(socket: socket, queue: queue)
+        self.socket = socket
+        self.loop = loop
         self.services = services
         self.router = router
-        self.configuration = services.configuration
         self.logger = services.logger
-        self.onClosed = onClosed
-        self.decoder = FrameDecoder(maximumPayloadLength: configuration.maximumPayloadLength)
+        self.owner = owner
         self.encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
-        queue.setSpecific(key: Self.queueKey, value: id)
-    }
-
-    func start() {
-        queue.async { [self] in
-            channel.start(onBytes: { [unowned self] in received($0) }, onClose: { [unowned self] in closed($0) })
-            startTimer()
+        let limits = ConnectionStateMachine.Limits(
+            maximumPayloadLength: configuration.maximumPayloadLength, maximumCallsInFlight: configuration.maximumCallsInFlight,
+            frameDeadline: Self.nanoseconds(configuration.frameDeadline), idleTimeout: Self.nanoseconds(configuration.idleTimeout))
+        self.machine = ConnectionStateMachine(limits: limits, now: EventLoop.now()) {
+            WaterV1.HandshakeResponse(
+                protocolVersion: WireProtocol.version, serverName: "water-server",
+                maxFrameLength: UInt32(configuration.maximumPayloadLength),
+                maxCallsInFlight: UInt32(configuration.maximumCallsInFlight), serverTimeUnixMs: services.now(),
+                householdTimeZone: configuration.householdTimeZone.identifier)
         }
     }
 
-    /// Refuses the connection at once with a connection-level status (too many connections).
-    func refuse(_ error: WaterError) {
-        queue.async { [self] in
-            channel.start(onBytes: { _ in }, onClose: { [unowned self] _ in closed(nil) })
-            fail(error)
+    /// Starts reading; with `refusal`, answers it at once and closes instead.
+    func start(refusing refusal: WaterError? = nil) throws(SocketError) {
+        loop.preconditionInLoop()
+        token = try loop.register(socket.descriptor, readable: refusal == nil, writable: false, handler: self)
+        if let refusal {
+            perform(machine.refuse(refusal))
+        } else {
+            armTimer()
         }
     }
 
     /// Stops taking calls; closes once the calls in flight have answered. Streams end now.
     func drain() {
-        queue.async { [self] in
-            guard !isClosed else { return }
-            isDraining = true
-            for (callID, cancelHandlers) in inFlight where !cancelHandlers.isEmpty {
-                cancelHandlers.forEach { $0() }
-                send(ResponseEnvelope(callID: callID, error: WaterError(.unavailable, "the server is shutting down")))
+        loop.preconditionInLoop()
+        perform(machine.drain())
+    }
+
+    // MARK: Events from the loop
+
+    func ready(_ event: EventLoop.Readiness) {
+        // A hang-up is found by reading, even while reading is paused.
+        if event.readable || event.failed { readAvailable(evenIfPaused: event.failed) }
+        if event.writable { flush() }
+    }
+
+    private func readAvailable(evenIfPaused: Bool = false) {
+        var total = 0
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !isClosed, isReading || evenIfPaused, total < Self.readBudget {
+            let result = buffer.withUnsafeMutableBytes { raw in Result { () throws(SocketError) in try socket.read(into: raw) } }
+            switch result {
+            case .success(nil):
+                return armTimer()
+            case .success(0):
+                return peerClosed(nil)
+            case .success(let count?):
+                total += count
+                perform(machine.bytesReceived(buffer[0..<count], now: EventLoop.now()))
+                if count < buffer.count { return armTimer() }  // drained: the next read would say EAGAIN
+            case .failure(let error):
+                return peerClosed(error)
             }
-            if inFlight.isEmpty { channel.close(flushingFirst: true) }
+        }
+        armTimer()
+    }
+
+    private func peerClosed(_ error: SocketError?) {
+        if machine.isInsideFrame {
+            logger.info("connection error", ["peer": peer, "error": "closed inside a frame", "cause": error?.description ?? "end of stream"])
+        } else if let error {
+            logger.info("connection error", ["peer": peer, "error": error.description])
+        }
+        perform(machine.peerClosed())
+        close()
+    }
+
+    /// A handler's reply, from any thread.
+    private func deliver(_ envelope: WaterV1.ResponseEnvelope, method: String) {
+        guard loop.inLoop else { return loop.execute { self.deliver(envelope, method: method) } }
+        perform(machine.replyReady(envelope, now: EventLoop.now()), method: method)
+        armTimer()
+    }
+
+    // MARK: Actions
+
+    private func perform(_ actions: [ConnectionStateMachine.Action], method: String? = nil) {
+        for action in actions {
+            switch action {
+            case .send(let envelope):
+                if envelope.endOfStream {
+                    cancelHandlers[envelope.callID] = nil
+                    if envelope.statusCode != .ok {
+                        logger.info("call failed", ["rpc.method": method ?? "?", "rpc.code": "\(envelope.statusCode)",
+                                                    "peer": peer, "message": envelope.status?.message ?? ""])
+                    }
+                }
+                enqueue(envelope)
+            case .dispatch(let call):
+                dispatch(call)
+            case .cancelCall(let callID):
+                cancelHandlers.removeValue(forKey: callID)?.forEach { $0() }
+            case .close(let reason):
+                if let reason {
+                    logger.info("connection error", ["peer": peer, "rpc.code": "\(reason.code)", "message": reason.message])
+                }
+                closeWhenFlushed = true
+                stopReading()
+                owner.needsFlush(self)
+            }
         }
     }
 
-    // MARK: Bytes and frames
-
-    private func received(_ bytes: ArraySlice<UInt8>) {
-        lastActivity = DispatchTime.now().uptimeNanoseconds
-        decoder.append(bytes)
-        do {
-            while !isClosed, let frame = try decoder.nextFrame() {
-                handle(frame.payload)
-            }
-        } catch {
-            let code: WaterV1.StatusCode = if case .frameTooLarge = error { .resourceExhausted } else { .invalidArgument }
-            fail(WaterError(code, "protocol error: \(error)"))
-            return
-        }
-        updateFrameTimer()
-    }
-
-    private func handle(_ payload: [UInt8]) {
-        let call: IncomingCall
-        do {
-            call = try IncomingCall(payload: payload)
-        } catch {
-            // An unknown method is that call's problem; an envelope that does not decode could
-            // belong to any call, so the connection cannot go on.
-            if error.code == .unimplemented, let envelope = try? WaterV1.RequestEnvelope(serializedBytes: payload) {
-                return answer(envelope.callID, method: envelope.method, error)
-            }
-            return fail(error)
-        }
-        if call.envelope.cancel {
-            return cancel(call.callID)
-        }
-        guard let method = call.method else { return }
-        guard isHandshaken else {
-            guard method == WaterV1.HandshakeRequest.method else {
-                return fail(WaterError(.failedPrecondition, "the first call must be \(WaterV1.HandshakeRequest.method.fullName)"))
-            }
-            return handshake(call)
-        }
-        guard method != WaterV1.HandshakeRequest.method else {
-            return answer(call.callID, method: method.fullName, WaterError(.failedPrecondition, "the handshake is already done"))
-        }
-        guard !isDraining else {
-            return answer(call.callID, method: method.fullName, WaterError(.unavailable, "the server is shutting down; try again in a moment"))
-        }
-        guard inFlight[call.callID] == nil else {
-            return answer(call.callID, method: method.fullName, .invalidField("call_id", "\(call.callID) is already in flight on this connection"))
-        }
-        guard inFlight.count < configuration.maximumCallsInFlight else {
-            return answer(call.callID, method: method.fullName,
-                          WaterError(.resourceExhausted, "more than \(configuration.maximumCallsInFlight) calls in flight; wait for replies"))
-        }
-        dispatch(call, method)
-    }
-
-    private func handshake(_ call: IncomingCall) {
-        let request: WaterV1.HandshakeRequest
-        do {
-            request = try call.request(as: WaterV1.HandshakeRequest.self)
-        } catch {
-            return fail(error)
-        }
-        guard request.protocolVersion == WireProtocol.version else {
-            return fail(WaterError(.failedPrecondition, "protocol version \(request.protocolVersion) is not supported; "
-                + "this server speaks version \(WireProtocol.version): update water-client"), callID: call.callID)
-        }
-        isHandshaken = true
-        let response = WaterV1.HandshakeResponse(
-            protocolVersion: WireProtocol.version, serverName: "water-server",
-            maxFrameLength: UInt32(configuration.maximumPayloadLength),
-            maxCallsInFlight: UInt32(configuration.maximumCallsInFlight), serverTimeUnixMs: services.now(),
-            householdTimeZone: configuration.householdTimeZone.identifier)
-        send(ResponseEnvelope(callID: call.callID, response: response))
-    }
-
-    // MARK: Calls
-
-    private func dispatch(_ call: IncomingCall, _ method: MethodDescriptor) {
+    private func dispatch(_ call: IncomingCall) {
+        let method = call.method!
         guard let handler = router.handler(for: method) else {
-            return answer(call.callID, method: method.fullName,
-                          WaterError(.unimplemented, "\(method.fullName) is not available on this server yet"))
+            return perform(machine.replyReady(WaterV1.ResponseEnvelope(
+                callID: call.callID, error: WaterError(.unimplemented, "\(method.fullName) is not available on this server yet")),
+                now: EventLoop.now()), method: method.fullName)
         }
         let now = services.now()
         var caller: Caller?
         if handler.access != .anyone {
-            switch authenticate(call.envelope.authToken, now: now) {
+            switch services.authenticate(call.envelope.authToken, now: now) {
             case .success(let found): caller = found
-            case .failure(let error): return answer(call.callID, method: method.fullName, error)
+            case .failure(let error):
+                return perform(machine.replyReady(WaterV1.ResponseEnvelope(callID: call.callID, error: error), now: EventLoop.now()),
+                               method: method.fullName)
             }
             if handler.access == .admin, caller?.account.role != .admin {
-                return answer(call.callID, method: method.fullName,
-                              WaterError(.permissionDenied, "only an admin may call \(method.name)"))
+                return perform(machine.replyReady(WaterV1.ResponseEnvelope(
+                    callID: call.callID, error: WaterError(.permissionDenied, "only an admin may call \(method.name)")),
+                    now: EventLoop.now()), method: method.fullName)
             }
         }
-        inFlight[call.callID] = []
         let callID = call.callID
         let responder = Responder(
             callID: callID, method: method.fullName,
-            deliver: { [weak self] envelope in self?.deliver(envelope, method: method.fullName) },
-            onCancel: { [weak self] handler in
-                guard let self else { return }
-                queue.async { self.inFlight[callID]?.append(handler) }
+            deliver: { [self] envelope in deliver(envelope, method: method.fullName) },
+            onCancel: { [self] cancel in
+                guard loop.inLoop else { return loop.execute { self.cancelHandlers[callID, default: []].append(cancel) } }
+                cancelHandlers[callID, default: []].append(cancel)
             })
         handler.handle(call, CallContext(services: services, caller: caller, now: now, peer: peer), responder)
     }
 
-    private func authenticate(_ token: [UInt8], now: Int64) -> Result<Caller, WaterError> {
-        guard !token.isEmpty else {
-            return .failure(WaterError(.unauthenticated, "not logged in: run water-client login"))
-        }
-        if services.store.accounts.protection != nil { return .failure(.accountsUnreadable) }
-        guard let digest = SessionTokens.digest(of: token),
-            let found = try? services.store.accounts.read({ book -> Caller? in
-                guard let session = book.session(digest, now: now), let account = book.accounts[session.memberID] else {
-                    return nil
-                }
-                return Caller(account: account, digest: digest)
-            })
-        else {
-            return .failure(WaterError(.unauthenticated, "your session has expired or was ended: run water-client login"))
-        }
-        return .success(found)
-    }
+    // MARK: Output
 
-    private func cancel(_ callID: UInt64) {
-        guard let handlers = inFlight[callID] else { return }
-        handlers.forEach { $0() }
-        send(ResponseEnvelope(callID: callID, error: WaterError(.cancelled, "cancelled by the client")))
-    }
-
-    /// A handler's reply, from any thread. It is written on the calling thread, holding the
-    /// connection's queue (`sync`) rather than queueing it behind a wake-up of another thread:
-    /// a durable write's reply then leaves from the committer's thread the moment the sync
-    /// returns. A handler that answers on the connection's own queue writes inline.
-    private func deliver(_ envelope: ResponseEnvelope, method: String) {
-        let write = { [self] in
-            guard inFlight[envelope.callID] != nil else { return }  // cancelled or already answered
-            if envelope.endOfStream, let status = envelope.status, status.code != .ok {
-                logger.info("call failed", ["rpc.method": method, "rpc.code": "\(status.code)", "peer": peer,
-                                            "message": status.message])
-            }
-            send(envelope)
-        }
-        if DispatchQueue.getSpecific(key: Self.queueKey) == id {
-            write()
-        } else {
-            queue.sync(execute: write)
-        }
-    }
-
-    /// Marks each connection's queue with the connection's id, so ``deliver(_:method:)`` knows
-    /// when it already runs there.
-    private static let queueKey = DispatchSpecificKey<UInt64>()
-
-    /// Answers a call that never reached a handler.
-    private func answer(_ callID: UInt64, method: String, _ error: WaterError) {
-        logger.info("call failed", ["rpc.method": method, "rpc.code": "\(error.code)", "peer": peer, "message": error.message])
-        channel.send(encode(ResponseEnvelope(callID: callID, error: error)))
-    }
-
-    private func send(_ envelope: ResponseEnvelope) {
-        channel.send(encode(envelope))
-        if envelope.endOfStream, inFlight.removeValue(forKey: envelope.callID) != nil {
-            if isDraining && inFlight.isEmpty { channel.close(flushingFirst: true) }
-            lastActivity = DispatchTime.now().uptimeNanoseconds
-        }
-    }
-
-    private func encode(_ envelope: ResponseEnvelope) -> [UInt8] {
+    private func enqueue(_ envelope: WaterV1.ResponseEnvelope) {
+        guard !isClosed else { return }
         do {
-            return try encoder.encode(envelope.serializedBytes())
+            output += try encoder.encode(envelope.serializedBytes())
         } catch {
             // A reply over the frame limit: say so instead of sending what the client would refuse.
-            let tooLarge = ResponseEnvelope(callID: envelope.callID, error: WaterError(.resourceExhausted, "the reply is too large to send"))
-            return (try? encoder.encode(tooLarge.serializedBytes())) ?? []
+            let tooLarge = WaterV1.ResponseEnvelope(callID: envelope.callID, error: WaterError(.resourceExhausted, "the reply is too large to send"))
+            output += (try? encoder.encode(tooLarge.serializedBytes())) ?? []
         }
+        if output.count - outputOffset > Self.maximumPendingOutput { stopReading() }
+        owner.needsFlush(self)
     }
 
-    /// Ends the connection for a protocol violation: a connection-level status, then close.
-    private func fail(_ error: WaterError, callID: UInt64 = WireProtocol.connectionCallID) {
+    /// Writes what the socket takes now; the rest waits for it to be writable.
+    func flush() {
+        loop.preconditionInLoop()
         guard !isClosed else { return }
-        logger.info("connection error", ["peer": peer, "rpc.code": "\(error.code)", "message": error.message])
-        channel.send(encode(ResponseEnvelope(callID: callID, error: error)))
-        isClosed = true
-        channel.close(flushingFirst: true)
-    }
-
-    private func closed(_ error: SocketError?) {
-        if let error { logger.info("connection error", ["peer": peer, "error": error.description]) }
-        if decoder.isInsideFrame, error == nil {
-            logger.info("connection error", ["peer": peer, "error": "closed inside a frame"])
-        }
-        isClosed = true
-        for handlers in inFlight.values { handlers.forEach { $0() } }
-        inFlight.removeAll()
-        timer?.cancel()
-        timer = nil
-        onClosed(id)
-    }
-
-    // MARK: Timers
-
-    /// A frame that has started must be finished within the frame deadline.
-    private func updateFrameTimer() {
-        if decoder.isInsideFrame {
-            if frameStartedAt == nil { frameStartedAt = DispatchTime.now().uptimeNanoseconds }
-        } else {
-            frameStartedAt = nil
-        }
-    }
-
-    /// Checks, a few times per deadline, whether a started frame is late or the connection
-    /// has been idle (nothing in flight, nothing received) for the idle timeout.
-    private func startTimer() {
-        let frameDeadline = Self.nanoseconds(configuration.frameDeadline)
-        let idleTimeout = Self.nanoseconds(configuration.idleTimeout)
-        let interval = max(min(min(frameDeadline, idleTimeout) / 4, 1_000_000_000), 50_000_000)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .nanoseconds(Int(interval)), repeating: .nanoseconds(Int(interval)),
-                       leeway: .nanoseconds(Int(interval / 4)))
-        timer.setEventHandler { [unowned self] in
-            let now = DispatchTime.now().uptimeNanoseconds
-            if let started = frameStartedAt, now - started > frameDeadline {
-                fail(WaterError(.deadlineExceeded, "a frame took longer than \(configuration.frameDeadline) to arrive"))
-            } else if inFlight.isEmpty, now - lastActivity > idleTimeout {
-                fail(WaterError(.unavailable, "closing a connection idle for \(configuration.idleTimeout)"))
+        while outputOffset < output.count {
+            let offset = outputOffset
+            let result = output.withUnsafeBytes { raw in
+                Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+            }
+            switch result {
+            case .success(0): return watchWrites(true)
+            case .success(let written): outputOffset += written
+            case .failure(let error): return peerClosed(error)
             }
         }
-        timer.activate()
-        self.timer = timer
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        outputOffset = 0
+        watchWrites(false)
+        if closeWhenFlushed { return close() }
+        if !isReading, machine.isClosed == false {
+            isReading = true
+            loop.modify(socket.descriptor, token: token, readable: true, writable: isWatchingWrites)
+        }
+    }
+
+    private func watchWrites(_ watching: Bool) {
+        guard watching != isWatchingWrites else { return }
+        isWatchingWrites = watching
+        loop.modify(socket.descriptor, token: token, readable: isReading, writable: watching)
+    }
+
+    private func stopReading() {
+        guard isReading else { return }
+        isReading = false
+        loop.modify(socket.descriptor, token: token, readable: false, writable: isWatchingWrites)
+    }
+
+    private func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for handlers in cancelHandlers.values { handlers.forEach { $0() } }
+        cancelHandlers.removeAll()
+        if let timer { loop.cancel(timer) }
+        loop.deregister(socket.descriptor, token: token)
+        socket.close()
+        owner.closed(self)
+    }
+
+    // MARK: Deadlines
+
+    /// Keeps one timer at the state machine's next deadline. Activity that only moves the
+    /// deadline later leaves the timer where it is: it fires, finds nothing due, and re-arms,
+    /// so an idle connection costs one wake-up per idle timeout and a busy one none.
+    private func armTimer() {
+        guard !isClosed, let deadline = machine.nextDeadline else { return }
+        if let timerDeadline, timerDeadline <= deadline { return }
+        if let timer { loop.cancel(timer) }
+        timerDeadline = deadline
+        timer = loop.schedule(at: deadline) { [self] in
+            timer = nil
+            timerDeadline = nil
+            perform(machine.deadlinePassed(now: EventLoop.now()))
+            armTimer()
+        }
     }
 
     private static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
+}
+
+/// What a ``Connection`` tells the server that owns it (both on the loop).
+protocol ConnectionOwner: AnyObject {
+    /// The connection has output to write at the end of this turn.
+    func needsFlush(_ connection: Connection)
+    func closed(_ connection: Connection)
 }

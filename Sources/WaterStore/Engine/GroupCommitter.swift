@@ -40,9 +40,11 @@ struct CommitItem: Sendable {
 ///   task given to ``perform(_:)`` (closing, forced compaction). The background snapshot write
 ///   touches only the snapshot and journals already sealed.
 ///
-/// Who leads: the caller that finds the committer idle leads on its own thread (a lone writer
-/// then pays one fdatasync and no thread hop) and hands whatever arrived meanwhile to the
-/// committer's own queue.
+/// Who leads: an event loop takes the leadership for each of its turns
+/// (``acquireLeadership()``), so a whole turn's writes share one sync; otherwise the caller
+/// that finds the committer idle leads on its own thread (a lone writer then pays one fdatasync
+/// and no thread hop). A leader drains everything queued, including what arrives while it
+/// commits, before it lets go.
 public final class GroupCommitter: Sendable {
     /// A queued submission: a write, or a task to run between two groups.
     private enum Work {
@@ -57,7 +59,6 @@ public final class GroupCommitter: Sendable {
     }
 
     private let fileSystem: any FileSystem
-    private let queue = DispatchQueue(label: "water.group-commit", qos: .userInitiated)
     private let pending = Mutex(Pending())
     private let statistics = Mutex(Statistics())
 
@@ -103,14 +104,20 @@ public final class GroupCommitter: Sendable {
         }
     }
 
-    /// Commits the group queued now on this thread, then hands anything queued meanwhile to
-    /// the committer's queue.
-    func lead() {
-        run(takePending())
-        if !endTurn() { queue.async { self.drain() } }
+    /// Takes the leadership if nobody holds it: until ``lead()``, submissions only queue (an
+    /// event loop holds it through a turn). Returns false when another thread leads; it then
+    /// commits what this thread queues.
+    public func acquireLeadership() -> Bool {
+        pending.withLock { pending in
+            guard !pending.isLeading else { return false }
+            pending.isLeading = true
+            return true
+        }
     }
 
-    private func drain() {
+    /// Commits everything queued, a group at a time, on this thread, until nothing is left;
+    /// then gives up the leadership. Only the leader calls it.
+    public func lead() {
         repeat {
             run(takePending())
         } while !endTurn()

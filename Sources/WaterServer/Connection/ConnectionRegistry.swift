@@ -1,0 +1,121 @@
+import Dispatch
+import Synchronization
+import WaterProtocol
+import WaterTransport
+
+/// What the event loop owns besides the connections themselves: the listening socket, the
+/// table of connections, which of them have output to write this turn, whether this turn holds
+/// the committer's leadership, and the shutdown. Every method runs on the loop (checked).
+final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Sendable {
+    private let listener: Socket
+    private let loop: EventLoop
+    private let services: ServerServices
+    private let router: Router
+    private let stopped: DispatchSemaphore
+    /// How many connections are open, for the status file (read off the loop).
+    let count = Atomic<Int>(0)
+
+    private var listenerToken: EventLoop.Token?
+    private var connections: [UInt64: Connection] = [:]
+    private var nextID: UInt64 = 1
+    private var needingFlush: [Connection] = []
+    private var holdsLeadership = false
+    private var isShuttingDown = false
+
+    init(listener: Socket, loop: EventLoop, services: ServerServices, router: Router, stopped: DispatchSemaphore) {
+        (self.listener, self.loop, self.services, self.router, self.stopped) = (listener, loop, services, router, stopped)
+    }
+
+    func startAccepting() {
+        loop.preconditionInLoop()
+        do {
+            listenerToken = try loop.register(listener.descriptor, readable: true, writable: false, handler: self)
+        } catch {
+            services.logger.error("accept failed", ["error": error.description])
+        }
+    }
+
+    // MARK: The turn
+
+    /// A turn begins: its writes only queue, and ``turnEnded()`` commits them together.
+    func turnStarted() {
+        loop.preconditionInLoop()
+        holdsLeadership = services.store.committer.acquireLeadership()
+    }
+
+    /// Commits what the turn queued (one sync), which completes its calls, then writes every
+    /// reply of the turn.
+    func turnEnded() {
+        loop.preconditionInLoop()
+        if holdsLeadership { services.store.committer.lead() }
+        holdsLeadership = false
+        let flushing = needingFlush
+        needingFlush.removeAll(keepingCapacity: true)
+        for connection in flushing { connection.flush() }
+    }
+
+    // MARK: Connections
+
+    /// The listening socket is readable: accept everything waiting.
+    func ready(_ event: EventLoop.Readiness) {
+        while true {
+            let socket: Socket
+            do throws(SocketError) {
+                guard let accepted = try listener.accept() else { return }
+                socket = accepted
+            } catch {
+                services.logger.error("accept failed", ["error": error.description])
+                return
+            }
+            accepted(socket)
+        }
+    }
+
+    private func accepted(_ socket: Socket) {
+        let connection = Connection(id: nextID, socket: socket, loop: loop, services: services, router: router, owner: self)
+        nextID += 1
+        let refusal: WaterError? =
+            isShuttingDown || connections.count >= services.configuration.maximumConnections
+            ? WaterError(.unavailable, "the server has too many connections; try again shortly") : nil
+        if refusal != nil {
+            services.logger.info("connection refused", ["peer": connection.peer, "reason": "too many connections"])
+        }
+        connections[connection.id] = connection
+        count.store(connections.count, ordering: .relaxed)
+        do {
+            try connection.start(refusing: refusal)
+        } catch {
+            services.logger.error("connection failed", ["peer": connection.peer, "error": error.description])
+            connections[connection.id] = nil
+            socket.close()
+        }
+    }
+
+    func needsFlush(_ connection: Connection) {
+        needingFlush.append(connection)
+    }
+
+    func closed(_ connection: Connection) {
+        connections[connection.id] = nil
+        count.store(connections.count, ordering: .relaxed)
+        if isShuttingDown, connections.isEmpty { stopped.signal() }
+    }
+
+    /// Stops accepting and drains every connection; signals `stopped` once all have closed.
+    func drainAll() {
+        loop.preconditionInLoop()
+        guard !isShuttingDown else { return }
+        isShuttingDown = true
+        if let listenerToken {
+            loop.deregister(listener.descriptor, token: listenerToken)
+            listener.close()
+            self.listenerToken = nil
+        }
+        services.logger.info("shutting down", ["connections": "\(connections.count)"])
+        if connections.isEmpty {
+            stopped.signal()
+            return
+        }
+        for connection in Array(connections.values) { connection.drain() }
+    }
+}
