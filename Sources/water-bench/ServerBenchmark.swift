@@ -26,6 +26,7 @@ struct ServerBenchmark {
     }
 
     mutating func run() throws {
+        try CodecBenchmark.run { record($0, $1) }
         let scratch = ScratchDirectory(under: directory)
         defer { scratch.remove() }
         let data = "\(scratch.path)/data"

@@ -2,7 +2,7 @@
 // figure is measured against a peer on the same machine in the same run (the raw fdatasync,
 // Redis), never against a fixed time.
 //
-//     water-bench storage|server [--json] [--dir DIRECTORY]
+//     water-bench storage|server|codec [--json] [--dir DIRECTORY]
 //     water-bench stress CYCLES [--dir DIRECTORY]
 import Foundation
 import WaterClient
@@ -73,6 +73,10 @@ case "server":
     var benchmark = ServerBenchmark(directory: directory)
     orExit { try benchmark.run() }
     emitResults(benchmark.results)
+case "codec":
+    var results: [(key: String, value: Double)] = []
+    orExit { try CodecBenchmark.run { results.append(($0, $1)) } }
+    emitResults(results)
 case "storage":
     var benchmark = StorageBenchmark(directory: directory)
     orExit { try benchmark.run() }
@@ -88,6 +92,6 @@ case "stress" where arguments.count == 2:
     print("acknowledged \(totals.acknowledged) lost \(totals.lost) duplicated \(totals.duplicated) damaged \(totals.damaged)")
     exit(totals.lost + totals.duplicated + totals.damaged == 0 ? 0 : 1)
 default:
-    FileHandle.standardError.write(Data("usage: water-bench storage|server [--json] [--dir DIRECTORY] | stress CYCLES [--dir DIRECTORY]\n".utf8))
+    FileHandle.standardError.write(Data("usage: water-bench storage|server|codec [--json] [--dir DIRECTORY] | stress CYCLES [--dir DIRECTORY]\n".utf8))
     exit(64)
 }

@@ -150,6 +150,58 @@ def swift_field_type(field):
     return base, default
 
 
+# How one value of each field type becomes a FieldValue for protobuf-c ({v} is the value).
+WIRE_VALUES = {
+    "TYPE_INT32": ".signed(Int64({v}))", "TYPE_SINT32": ".signed(Int64({v}))", "TYPE_SFIXED32": ".signed(Int64({v}))",
+    "TYPE_INT64": ".signed({v})", "TYPE_SINT64": ".signed({v})", "TYPE_SFIXED64": ".signed({v})",
+    "TYPE_UINT32": ".unsigned(UInt64({v}))", "TYPE_FIXED32": ".unsigned(UInt64({v}))",
+    "TYPE_UINT64": ".unsigned({v})", "TYPE_FIXED64": ".unsigned({v})",
+    "TYPE_BOOL": ".bool({v})", "TYPE_DOUBLE": ".double({v})", "TYPE_FLOAT": ".float({v})",
+    "TYPE_STRING": ".string({v})", "TYPE_BYTES": ".bytes({v})",
+    "TYPE_ENUM": ".signed(Int64({v}.rawValue))",
+    "TYPE_MESSAGE": ".message({v}.built(in: builder.child(at: {i})))",
+}
+
+# Repeated fields of these types are copied into protobuf-c's array in one go: the Swift
+# element type has the C type's layout.
+NUMBER_ARRAYS = {"TYPE_INT32", "TYPE_SINT32", "TYPE_SFIXED32", "TYPE_INT64", "TYPE_SINT64", "TYPE_SFIXED64",
+                 "TYPE_UINT32", "TYPE_FIXED32", "TYPE_UINT64", "TYPE_FIXED64", "TYPE_DOUBLE", "TYPE_FLOAT"}
+
+
+def swift_wire_encoding(package, message):
+    """The message's conformance to WireMessage: its fields stored into a protobuf-c struct by
+    field index, with no Codable and no runtime generics on the way."""
+    qualified = f"{namespace(package)}.{one(message, 'name')}"
+    fields = message.get("field", [])
+    by_number = sorted(fields, key=lambda f: int(one(f, "number")))
+    out = [f"extension {qualified}: WireMessage {{",
+           "    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)", "",
+           "    public func serializedBytes() -> [UInt8] {",
+           "        WireCodec.pack(self)",
+           "    }", ""]
+    if not fields:
+        out += ["    func encodeFields(into builder: MessageBuilder) {}", "}"]
+        return out
+    out.append("    func encodeFields(into builder: MessageBuilder) {")
+    for field in fields:
+        index = by_number.index(field)
+        swift_name = lower_camel(one(field, "name"))
+        kind = one(field, "type")
+        repeated = one(field, "label") == "LABEL_REPEATED"
+        if repeated and kind in NUMBER_ARRAYS:
+            out.append(f"        builder.setNumbers({swift_name}, at: {index})")
+        elif repeated:
+            value = WIRE_VALUES[kind].format(v="$0", i=index)
+            out.append(f"        builder.set({swift_name}.map {{ {value} }}, at: {index})")
+        elif kind == "TYPE_MESSAGE":
+            value = WIRE_VALUES[kind].format(v="value", i=index)
+            out.append(f"        if let value = {swift_name} {{ builder.set({value}, at: {index}) }}")
+        else:
+            out.append(f"        builder.set({WIRE_VALUES[kind].format(v=swift_name, i=index)}, at: {index})")
+    out += ["    }", "}"]
+    return out
+
+
 def swift_message(package, message, index, comments, rpc_kinds):
     name = one(message, "name")
     full = f"{package}.{name}"
@@ -296,6 +348,8 @@ def write_swift(files, swift_dir):
         for block in blocks:
             lines += indent(block) + [""]
         lines = lines[:-1] + ["}", ""]
+        for message in file.get("message_type", []):
+            lines += swift_wire_encoding(package, message) + [""]
         stem = one(file, "name").removesuffix(".proto")
         (swift_dir / f"{stem}.pb.swift").write_text("\n".join(lines).rstrip("\n") + "\n")
 

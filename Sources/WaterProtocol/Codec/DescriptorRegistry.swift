@@ -24,8 +24,12 @@ enum DescriptorRegistry {
     /// The descriptor of a generated message type. Traps when proto/ has no such message,
     /// which only a hand-written conformance could cause.
     static func descriptor<Message: ProtoMessage>(of type: Message.Type) -> MessageDescriptorRef {
-        guard let descriptor = messages[Message.protoName] else {
-            preconditionFailure("\(Message.protoName) has no protobuf-c descriptor; run scripts/generate-proto")
+        descriptor(named: Message.protoName)
+    }
+
+    static func descriptor(named name: String) -> MessageDescriptorRef {
+        guard let descriptor = messages[name] else {
+            preconditionFailure("\(name) has no protobuf-c descriptor; run scripts/generate-proto")
         }
         return descriptor
     }

@@ -26,6 +26,54 @@ final class MessageBuilder {
         return field
     }
 
+    /// The descriptor of the field at `index` (protoc-c sorts a message's fields by number;
+    /// the generated code knows each field's place).
+    func field(at index: Int) -> UnsafePointer<ProtobufCFieldDescriptor> {
+        precondition(index >= 0 && index < Int(descriptor.pointee.n_fields), "field index \(index)")
+        return descriptor.pointee.fields + index
+    }
+
+    /// A builder for the submessage of the field at `index`.
+    func child(at index: Int) -> MessageBuilder {
+        child(for: field(at: index))
+    }
+
+    /// Stores one singular field's value.
+    func set(_ value: FieldValue, at index: Int) {
+        let field = field(at: index)
+        precondition(field.pointee.label == PROTOBUF_C_LABEL_NONE, "field \(index) is repeated")
+        value.store(at: storage + Int(field.pointee.offset), type: field.pointee.type, arena: arena)
+    }
+
+    /// Stores a repeated field's values.
+    func set(_ values: [FieldValue], at index: Int) {
+        set(values, for: field(at: index))
+    }
+
+    /// Stores a repeated field of numbers in one copy: `Element` has the layout of the field's
+    /// C type (the generator only calls it so).
+    func setNumbers<Element: BinaryInteger & FixedWidthInteger>(_ elements: [Element], at index: Int) {
+        storeArray(elements, for: field(at: index))
+    }
+
+    func setNumbers(_ elements: [Double], at index: Int) {
+        storeArray(elements, for: field(at: index))
+    }
+
+    func setNumbers(_ elements: [Float], at index: Int) {
+        storeArray(elements, for: field(at: index))
+    }
+
+    private func storeArray<Element>(_ elements: [Element], for field: UnsafePointer<ProtobufCFieldDescriptor>) {
+        precondition(field.pointee.label == PROTOBUF_C_LABEL_REPEATED
+            && FieldValue.size(of: field.pointee.type) == MemoryLayout<Element>.stride, "field layout")
+        let array = arena.allocate(byteCount: MemoryLayout<Element>.stride * elements.count)
+        elements.withUnsafeBytes { if let base = $0.baseAddress { array.copyMemory(from: base, byteCount: $0.count) } }
+        (storage + Int(field.pointee.quantifier_offset)).storeBytes(of: elements.count, as: Int.self)
+        (storage + Int(field.pointee.offset)).storeBytes(of: elements.isEmpty ? nil : UnsafeRawPointer(array),
+                                                         as: UnsafeRawPointer?.self)
+    }
+
     /// A builder for a submessage of `field`, in the same arena.
     func child(for field: UnsafePointer<ProtobufCFieldDescriptor>) -> MessageBuilder {
         guard let raw = field.pointee.descriptor else {

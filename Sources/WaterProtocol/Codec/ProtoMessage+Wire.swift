@@ -1,20 +1,6 @@
 import CProtobufC
 
 extension ProtoMessage {
-    /// The message in protobuf's wire format, packed by protobuf-c.
-    public func serializedBytes() -> [UInt8] {
-        let arena = CArena()
-        defer { arena.releaseAll() }
-        let builder = MessageBuilder(descriptor: DescriptorRegistry.descriptor(of: Self.self).pointer, arena: arena)
-        do {
-            try encode(to: MessageEncoder(builder: builder))
-        } catch {
-            // Only a generated type can get here, and it has nothing that fails to encode.
-            preconditionFailure("encoding \(Self.protoName) failed: \(error)")
-        }
-        return builder.pack()
-    }
-
     /// Decodes a message from protobuf's wire format with protobuf-c.
     ///
     /// Unknown fields are skipped, as proto3 requires, so older peers read newer messages.

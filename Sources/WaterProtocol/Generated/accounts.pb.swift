@@ -584,3 +584,236 @@ extension WaterV1 {
         }
     }
 }
+
+extension WaterV1.Member: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(memberID), at: 0)
+        builder.set(.string(username), at: 1)
+        builder.set(.string(displayName), at: 2)
+        builder.set(.signed(Int64(role.rawValue)), at: 3)
+        builder.set(.string(timeZone), at: 4)
+    }
+}
+
+extension WaterV1.LoginRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+        builder.set(.string(password), at: 1)
+    }
+}
+
+extension WaterV1.LoginResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bytes(authToken), at: 0)
+        builder.set(.signed(expiresAtUnixMs), at: 1)
+        if let value = member { builder.set(.message(value.built(in: builder.child(at: 2))), at: 2) }
+    }
+}
+
+extension WaterV1.LogoutRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.LogoutResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.WhoAmIRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.WhoAmIResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        builder.set(.signed(sessionExpiresAtUnixMs), at: 1)
+    }
+}
+
+extension WaterV1.ChangePasswordRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(currentPassword), at: 0)
+        builder.set(.string(newPassword), at: 1)
+    }
+}
+
+extension WaterV1.ChangePasswordResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bytes(authToken), at: 0)
+        builder.set(.signed(expiresAtUnixMs), at: 1)
+    }
+}
+
+extension WaterV1.AddMemberRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+        builder.set(.string(displayName), at: 1)
+        builder.set(.string(password), at: 2)
+        builder.set(.signed(Int64(role.rawValue)), at: 3)
+        builder.set(.string(timeZone), at: 4)
+    }
+}
+
+extension WaterV1.AddMemberResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.RenameMemberRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+        builder.set(.string(newUsername), at: 1)
+        builder.set(.string(newDisplayName), at: 2)
+    }
+}
+
+extension WaterV1.RenameMemberResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.ResetPasswordRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+        builder.set(.string(newPassword), at: 1)
+    }
+}
+
+extension WaterV1.ResetPasswordResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.RemoveMemberRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+    }
+}
+
+extension WaterV1.RemoveMemberResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.ListMembersRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.ListMembersResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(members.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+    }
+}

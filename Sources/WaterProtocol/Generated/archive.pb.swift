@@ -786,3 +786,189 @@ extension WaterArchiveV1 {
         }
     }
 }
+
+extension WaterArchiveV1.JournalRecord: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(sequence), at: 0)
+        builder.set(.signed(Int64(kind.rawValue)), at: 1)
+        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 2))), at: 2) }
+        builder.set(.bytes(id), at: 3)
+        if let value = goal { builder.set(.message(value.built(in: builder.child(at: 4))), at: 4) }
+        builder.set(.signed(Int64(amountMl)), at: 5)
+        builder.set(.string(text), at: 6)
+        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 7))), at: 7) }
+        builder.set(.signed(Int64(day)), at: 8)
+        if let value = todo { builder.set(.message(value.built(in: builder.child(at: 9))), at: 9) }
+        builder.set(.bool(done), at: 10)
+        builder.set(.unsigned(memberID), at: 11)
+        builder.set(.signed(atUnixMs), at: 12)
+        builder.set(.unsigned(UInt64(position)), at: 13)
+        if let value = account { builder.set(.message(value.built(in: builder.child(at: 14))), at: 14) }
+        if let value = session { builder.set(.message(value.built(in: builder.child(at: 15))), at: 15) }
+    }
+}
+
+extension WaterArchiveV1.StoredEntry: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bytes(id), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.signed(atUnixMs), at: 2)
+    }
+}
+
+extension WaterArchiveV1.GoalChange: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(fromDay)), at: 0)
+        builder.set(.signed(Int64(goalMl)), at: 1)
+    }
+}
+
+extension WaterArchiveV1.StoredHabit: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bytes(id), at: 0)
+        builder.set(.string(name), at: 1)
+        builder.set(.signed(Int64(icon)), at: 2)
+        builder.set(.signed(Int64(color)), at: 3)
+        builder.set(.signed(createdAtUnixMs), at: 4)
+        builder.setNumbers(checkedDays, at: 5)
+    }
+}
+
+extension WaterArchiveV1.StoredTodo: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bytes(id), at: 0)
+        builder.set(.string(text), at: 1)
+        builder.set(.bool(done), at: 2)
+        builder.set(.unsigned(addedBy), at: 3)
+        builder.set(.signed(addedAtUnixMs), at: 4)
+        builder.set(.unsigned(completedBy), at: 5)
+        builder.set(.signed(completedAtUnixMs), at: 6)
+    }
+}
+
+extension WaterArchiveV1.EntryColumns: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.setNumbers(atDeltaMs, at: 0)
+        builder.setNumbers(amountMl, at: 1)
+        builder.setNumbers(idTimeDeltaMs, at: 2)
+        builder.setNumbers(idTailIndex, at: 3)
+        builder.set(idTails.map { .bytes($0) }, at: 4)
+    }
+}
+
+extension WaterArchiveV1.MemberSnapshot: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(lastSequence), at: 0)
+        builder.set(.unsigned(journalGeneration), at: 1)
+        builder.set(.signed(Int64(usualCupMl)), at: 2)
+        builder.set(.string(timeZone), at: 3)
+        builder.set(goalChanges.map { .message($0.built(in: builder.child(at: 4))) }, at: 4)
+        if let value = entries { builder.set(.message(value.built(in: builder.child(at: 5))), at: 5) }
+        builder.set(habits.map { .message($0.built(in: builder.child(at: 6))) }, at: 6)
+        builder.set(entryRows.map { .message($0.built(in: builder.child(at: 7))) }, at: 7)
+    }
+}
+
+extension WaterArchiveV1.HouseholdSnapshot: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(lastSequence), at: 0)
+        builder.set(.unsigned(journalGeneration), at: 1)
+        builder.set(items.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
+    }
+}
+
+extension WaterArchiveV1.StoredAccount: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(memberID), at: 0)
+        builder.set(.string(username), at: 1)
+        builder.set(.string(displayName), at: 2)
+        builder.set(.signed(Int64(role)), at: 3)
+        builder.set(.string(timeZone), at: 4)
+        builder.set(.string(passwordHash), at: 5)
+        builder.set(.signed(createdAtUnixMs), at: 6)
+    }
+}
+
+extension WaterArchiveV1.StoredSession: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bytes(tokenDigest), at: 0)
+        builder.set(.unsigned(memberID), at: 1)
+        builder.set(.signed(expiresAtUnixMs), at: 2)
+    }
+}
+
+extension WaterArchiveV1.AccountsSnapshot: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(lastSequence), at: 0)
+        builder.set(.unsigned(journalGeneration), at: 1)
+        builder.set(.unsigned(nextMemberID), at: 2)
+        builder.set(accounts.map { .message($0.built(in: builder.child(at: 3))) }, at: 3)
+        builder.set(sessions.map { .message($0.built(in: builder.child(at: 4))) }, at: 4)
+    }
+}

@@ -300,3 +300,89 @@ extension WaterV1 {
         }
     }
 }
+
+extension WaterV1.BoardRow: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(rank)), at: 0)
+        builder.set(.string(username), at: 1)
+        builder.set(.string(displayName), at: 2)
+        builder.set(.signed(Int64(totalMl)), at: 3)
+        builder.set(.unsigned(UInt64(daysMet)), at: 4)
+        builder.set(.double(averageProgress), at: 5)
+        builder.set(.unsigned(UInt64(averagePercent)), at: 6)
+        builder.set(.unsigned(UInt64(streakDays)), at: 7)
+        builder.set(.unsigned(UInt64(habitCheckins)), at: 8)
+        builder.set(days.map { .message($0.built(in: builder.child(at: 9))) }, at: 9)
+    }
+}
+
+extension WaterV1.WeeklyBoard: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(week), at: 0)
+        builder.set(.string(startsOn), at: 1)
+        builder.set(.signed(Int64(order.rawValue)), at: 2)
+        builder.set(rows.map { .message($0.built(in: builder.child(at: 3))) }, at: 3)
+        builder.set(.signed(generatedAtUnixMs), at: 4)
+    }
+}
+
+extension WaterV1.GetBoardRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(week), at: 0)
+        builder.set(.signed(Int64(order.rawValue)), at: 1)
+    }
+}
+
+extension WaterV1.GetBoardResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = board { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.WatchBoardRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(order.rawValue)), at: 0)
+    }
+}
+
+extension WaterV1.WatchBoardResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = board { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}

@@ -372,3 +372,91 @@ extension WaterV1 {
         }
     }
 }
+
+extension WaterV1.RequestEnvelope: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(callID), at: 0)
+        builder.set(.string(method), at: 1)
+        builder.set(.bytes(authToken), at: 2)
+        builder.set(.bytes(payload), at: 3)
+        builder.set(.bool(cancel), at: 4)
+    }
+}
+
+extension WaterV1.ResponseEnvelope: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(callID), at: 0)
+        if let value = status { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        builder.set(.bytes(payload), at: 2)
+        builder.set(.bool(endOfStream), at: 3)
+    }
+}
+
+extension WaterV1.Status: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(code.rawValue)), at: 0)
+        builder.set(.string(message), at: 1)
+        builder.set(violations.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
+    }
+}
+
+extension WaterV1.FieldViolation: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(field), at: 0)
+        builder.set(.string(description), at: 1)
+    }
+}
+
+extension WaterV1.HandshakeRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(protocolVersion)), at: 0)
+        builder.set(.string(clientName), at: 1)
+    }
+}
+
+extension WaterV1.HandshakeResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(protocolVersion)), at: 0)
+        builder.set(.string(serverName), at: 1)
+        builder.set(.unsigned(UInt64(maxFrameLength)), at: 2)
+        builder.set(.unsigned(UInt64(maxCallsInFlight)), at: 3)
+        builder.set(.signed(serverTimeUnixMs), at: 4)
+        builder.set(.string(householdTimeZone), at: 5)
+    }
+}

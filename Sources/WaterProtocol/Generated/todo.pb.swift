@@ -366,3 +366,142 @@ extension WaterV1 {
         }
     }
 }
+
+extension WaterV1.TodoItem: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+        builder.set(.string(text), at: 1)
+        builder.set(.bool(done), at: 2)
+        builder.set(.unsigned(UInt64(position)), at: 3)
+        builder.set(.string(addedBy), at: 4)
+        builder.set(.signed(addedAtUnixMs), at: 5)
+        builder.set(.string(completedBy), at: 6)
+        builder.set(.signed(completedAtUnixMs), at: 7)
+    }
+}
+
+extension WaterV1.AddTodoRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+        builder.set(.string(text), at: 1)
+    }
+}
+
+extension WaterV1.AddTodoResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.ToggleTodoRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+    }
+}
+
+extension WaterV1.ToggleTodoResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.DeleteTodoRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+    }
+}
+
+extension WaterV1.DeleteTodoResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.MoveTodoRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+        builder.set(.unsigned(UInt64(position)), at: 1)
+    }
+}
+
+extension WaterV1.MoveTodoResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+    }
+}
+
+extension WaterV1.ListTodosRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.ListTodosResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+    }
+}

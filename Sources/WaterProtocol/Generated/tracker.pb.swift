@@ -735,3 +735,274 @@ extension WaterV1 {
         }
     }
 }
+
+extension WaterV1.WaterEntry: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(entryID), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.signed(atUnixMs), at: 2)
+        builder.set(.string(date), at: 3)
+    }
+}
+
+extension WaterV1.DaySummary: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(date), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.signed(Int64(goalMl)), at: 2)
+        builder.set(.double(progress), at: 3)
+        builder.set(.unsigned(UInt64(percent)), at: 4)
+        builder.set(.signed(Int64(remainingMl)), at: 5)
+        builder.set(.unsigned(UInt64(count)), at: 6)
+        builder.set(.bool(goalMet), at: 7)
+    }
+}
+
+extension WaterV1.Settings: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(dailyGoalMl)), at: 0)
+        builder.set(.signed(Int64(usualCupMl)), at: 1)
+        builder.setNumbers(quickCupsMl, at: 2)
+        builder.set(.string(timeZone), at: 3)
+    }
+}
+
+extension WaterV1.LogWaterRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(entryID), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.signed(atUnixMs), at: 2)
+    }
+}
+
+extension WaterV1.LogWaterResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        builder.set(.bool(duplicate), at: 2)
+    }
+}
+
+extension WaterV1.EditWaterRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(entryID), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.signed(atUnixMs), at: 2)
+    }
+}
+
+extension WaterV1.EditWaterResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        builder.set(days.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
+    }
+}
+
+extension WaterV1.DeleteWaterRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(entryID), at: 0)
+    }
+}
+
+extension WaterV1.DeleteWaterResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+    }
+}
+
+extension WaterV1.UndoWaterRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.UndoWaterResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+    }
+}
+
+extension WaterV1.GetTodayRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.GetTodayResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = day { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        builder.set(entries.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
+        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 2))), at: 2) }
+    }
+}
+
+extension WaterV1.GetHistoryRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(days)), at: 0)
+    }
+}
+
+extension WaterV1.GetHistoryResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(days.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+    }
+}
+
+extension WaterV1.SetGoalRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(dailyGoalMl)), at: 0)
+    }
+}
+
+extension WaterV1.SetGoalResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = today { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+    }
+}
+
+extension WaterV1.SetUsualCupRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(usualCupMl)), at: 0)
+    }
+}
+
+extension WaterV1.SetUsualCupResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.GetSettingsRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.GetSettingsResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}

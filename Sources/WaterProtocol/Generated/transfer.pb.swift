@@ -266,3 +266,96 @@ extension WaterV1 {
         }
     }
 }
+
+extension WaterV1.DailyGoal: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(date), at: 0)
+        builder.set(.signed(Int64(goalMl)), at: 1)
+    }
+}
+
+extension WaterV1.HabitHistory: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        builder.set(checkedDates.map { .string($0) }, at: 1)
+    }
+}
+
+extension WaterV1.MemberHistory: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        builder.set(entries.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
+        builder.set(goals.map { .message($0.built(in: builder.child(at: 3))) }, at: 3)
+        builder.set(habits.map { .message($0.built(in: builder.child(at: 4))) }, at: 4)
+    }
+}
+
+extension WaterV1.ExportRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bool(household), at: 0)
+    }
+}
+
+extension WaterV1.ExportResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = history { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.ImportRequest: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        if let value = history { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.ImportResponse: WireMessage {
+    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(entriesAdded)), at: 0)
+        builder.set(.unsigned(UInt64(goalsAdded)), at: 1)
+        builder.set(.unsigned(UInt64(habitsAdded)), at: 2)
+        builder.set(.unsigned(UInt64(checkinsAdded)), at: 3)
+    }
+}

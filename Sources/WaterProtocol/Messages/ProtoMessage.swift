@@ -6,6 +6,10 @@
 public protocol ProtoMessage: Codable, Hashable, Sendable {
     /// The message's full proto name, e.g. `"water.v1.LogWaterRequest"`.
     static var protoName: String { get }
+
+    /// The message in protobuf's wire format, packed by protobuf-c (generated for every
+    /// message: see `WireMessage`).
+    func serializedBytes() -> [UInt8]
 }
 
 /// A Swift value type generated from an enum in `proto/`. Open like proto3 enums: any `Int32`
