@@ -162,6 +162,41 @@ WIRE_VALUES = {
     "TYPE_MESSAGE": ".message({v}.built(in: builder.child(at: {i})))",
 }
 
+# How a generated initializer reads a FieldValue `{v}` of each type.
+READ_VALUES = {
+    "TYPE_INT32": "{v}.int32", "TYPE_SINT32": "{v}.int32", "TYPE_SFIXED32": "{v}.int32",
+    "TYPE_INT64": "{v}.int64", "TYPE_SINT64": "{v}.int64", "TYPE_SFIXED64": "{v}.int64",
+    "TYPE_UINT32": "{v}.uint32", "TYPE_FIXED32": "{v}.uint32", "TYPE_UINT64": "{v}.uint64", "TYPE_FIXED64": "{v}.uint64",
+    "TYPE_BOOL": "{v}.bool", "TYPE_DOUBLE": "{v}.double", "TYPE_FLOAT": "{v}.float",
+    "TYPE_STRING": "{v}.string", "TYPE_BYTES": "{v}.bytes",
+}
+
+NUMBER_TYPES = {
+    "TYPE_INT32": "Int32", "TYPE_SINT32": "Int32", "TYPE_SFIXED32": "Int32",
+    "TYPE_INT64": "Int64", "TYPE_SINT64": "Int64", "TYPE_SFIXED64": "Int64",
+    "TYPE_UINT32": "UInt32", "TYPE_FIXED32": "UInt32", "TYPE_UINT64": "UInt64", "TYPE_FIXED64": "UInt64",
+    "TYPE_DOUBLE": "Double", "TYPE_FLOAT": "Float",
+}
+
+
+def read_expression(field, index):
+    kind = one(field, "type")
+    repeated = one(field, "label") == "LABEL_REPEATED"
+    full = one(field, "type_name", ".x.X").lstrip(".")
+    type_name = f"{namespace(full.rsplit('.', 1)[0])}.{full.rsplit('.', 1)[1]}"
+    if repeated and kind in NUMBER_TYPES:
+        return f"reader.numbers(at: {index}, as: {NUMBER_TYPES[kind]}.self)"
+    if kind == "TYPE_MESSAGE":
+        return (f"reader.messages(at: {index}).map({type_name}.init(wire:))" if repeated
+                else f"reader.message(at: {index}).map({type_name}.init(wire:))")
+    if kind == "TYPE_ENUM":
+        return (f"reader.values(at: {index}).map {{ {type_name}(rawValue: $0.int32) }}" if repeated
+                else f"{type_name}(rawValue: reader.value(at: {index}).int32)")
+    if repeated:
+        return f"reader.values(at: {index}).map {{ {READ_VALUES[kind].format(v='$0')} }}"
+    return READ_VALUES[kind].format(v=f"reader.value(at: {index})")
+
+
 # Repeated fields of these types are copied into protobuf-c's array in one go: the Swift
 # element type has the C type's layout.
 NUMBER_ARRAYS = {"TYPE_INT32", "TYPE_SINT32", "TYPE_SFIXED32", "TYPE_INT64", "TYPE_SINT64", "TYPE_SFIXED64",
@@ -178,10 +213,17 @@ def swift_wire_encoding(package, message):
            "    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)", "",
            "    public func serializedBytes() -> [UInt8] {",
            "        WireCodec.pack(self)",
+           "    }", "",
+           "    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {",
+           "        self = try WireCodec.unpack(Self.self, from: bytes)",
            "    }", ""]
     if not fields:
-        out += ["    func encodeFields(into builder: MessageBuilder) {}", "}"]
+        out += ["    init(wire reader: MessageReader) {", "        self.init()", "    }", "",
+                "    func encodeFields(into builder: MessageBuilder) {}", "}"]
         return out
+    arguments = ", ".join(f"{lower_camel(one(f, 'name')).strip('`')}: {read_expression(f, by_number.index(f))}"
+                          for f in fields)
+    out += ["    init(wire reader: MessageReader) {", f"        self.init({arguments})", "    }", ""]
     out.append("    func encodeFields(into builder: MessageBuilder) {")
     for field in fields:
         index = by_number.index(field)

@@ -1,3 +1,5 @@
+import CProtobufC
+
 /// A generated message that stores its own fields into a protobuf-c struct, field by field and
 /// by index, with concrete types: no Codable containers, no dynamic casts, no generic metadata
 /// looked up at run time on the way to the wire. `scripts/generate-proto` writes every
@@ -7,6 +9,8 @@ protocol WireMessage: ProtoMessage {
     static var wireDescriptor: MessageDescriptorRef { get }
     /// Stores every field into `builder`, whose struct was made from ``wireDescriptor``.
     func encodeFields(into builder: MessageBuilder)
+    /// Reads every field of an unpacked struct of this message.
+    init(wire reader: MessageReader)
 }
 
 extension WireMessage {
@@ -25,5 +29,26 @@ enum WireCodec {
         let builder = MessageBuilder(descriptor: Message.wireDescriptor.pointer, arena: arena)
         message.encodeFields(into: builder)
         return builder.pack()
+    }
+
+    /// Unpacks `bytes` with protobuf-c and reads the message out of the C struct, which is
+    /// freed before returning. Unknown fields are skipped, as proto3 requires, so older peers
+    /// read newer messages.
+    /// - Throws: INVALID_ARGUMENT when the bytes are not a valid encoding of the message.
+    static func unpack<Message: WireMessage>(_ type: Message.Type, from bytes: some Collection<UInt8>)
+        throws(WaterError) -> Message
+    {
+        let descriptor = Message.wireDescriptor.pointer
+        let unpacked = bytes.withContiguousStorageIfAvailable { buffer in
+            // - NULL: the bytes are not a valid encoding (or memory ran out).
+            protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
+        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
+            protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
+        }
+        guard let unpacked else {
+            throw WaterError(.invalidArgument, "malformed \(Message.protoName): not a valid protobuf encoding")
+        }
+        defer { protobuf_c_message_free_unpacked(unpacked, nil) }
+        return Message(wire: MessageReader(descriptor: descriptor, storage: UnsafeRawPointer(unpacked)))
     }
 }

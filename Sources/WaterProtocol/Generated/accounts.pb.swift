@@ -592,6 +592,14 @@ extension WaterV1.Member: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: WaterV1.Role(rawValue: reader.value(at: 3).int32), timeZone: reader.value(at: 4).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(memberID), at: 0)
         builder.set(.string(username), at: 1)
@@ -608,6 +616,14 @@ extension WaterV1.LoginRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string, password: reader.value(at: 1).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(username), at: 0)
         builder.set(.string(password), at: 1)
@@ -619,6 +635,14 @@ extension WaterV1.LoginResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(authToken: reader.value(at: 0).bytes, expiresAtUnixMs: reader.value(at: 1).int64, member: reader.message(at: 2).map(WaterV1.Member.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -635,6 +659,14 @@ extension WaterV1.LogoutRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -643,6 +675,14 @@ extension WaterV1.LogoutResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
     }
 
     func encodeFields(into builder: MessageBuilder) {}
@@ -655,6 +695,14 @@ extension WaterV1.WhoAmIRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -663,6 +711,14 @@ extension WaterV1.WhoAmIResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)), sessionExpiresAtUnixMs: reader.value(at: 1).int64)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -678,6 +734,14 @@ extension WaterV1.ChangePasswordRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(currentPassword: reader.value(at: 0).string, newPassword: reader.value(at: 1).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(currentPassword), at: 0)
         builder.set(.string(newPassword), at: 1)
@@ -691,6 +755,14 @@ extension WaterV1.ChangePasswordResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(authToken: reader.value(at: 0).bytes, expiresAtUnixMs: reader.value(at: 1).int64)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.bytes(authToken), at: 0)
         builder.set(.signed(expiresAtUnixMs), at: 1)
@@ -702,6 +774,14 @@ extension WaterV1.AddMemberRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string, displayName: reader.value(at: 1).string, password: reader.value(at: 2).string, role: WaterV1.Role(rawValue: reader.value(at: 3).int32), timeZone: reader.value(at: 4).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -720,6 +800,14 @@ extension WaterV1.AddMemberResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
@@ -730,6 +818,14 @@ extension WaterV1.RenameMemberRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string, newUsername: reader.value(at: 1).string, newDisplayName: reader.value(at: 2).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -746,6 +842,14 @@ extension WaterV1.RenameMemberResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
@@ -756,6 +860,14 @@ extension WaterV1.ResetPasswordRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string, newPassword: reader.value(at: 1).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -771,6 +883,14 @@ extension WaterV1.ResetPasswordResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -779,6 +899,14 @@ extension WaterV1.RemoveMemberRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -793,6 +921,14 @@ extension WaterV1.RemoveMemberResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -803,6 +939,14 @@ extension WaterV1.ListMembersRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -811,6 +955,14 @@ extension WaterV1.ListMembersResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(members: reader.messages(at: 0).map(WaterV1.Member.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {

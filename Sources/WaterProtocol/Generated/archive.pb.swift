@@ -794,6 +794,14 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2).map(WaterArchiveV1.StoredEntry.init(wire:)), id: reader.value(at: 3).bytes, goal: reader.message(at: 4).map(WaterArchiveV1.GoalChange.init(wire:)), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7).map(WaterArchiveV1.StoredHabit.init(wire:)), day: reader.value(at: 8).int32, todo: reader.message(at: 9).map(WaterArchiveV1.StoredTodo.init(wire:)), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14).map(WaterArchiveV1.StoredAccount.init(wire:)), session: reader.message(at: 15).map(WaterArchiveV1.StoredSession.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(sequence), at: 0)
         builder.set(.signed(Int64(kind.rawValue)), at: 1)
@@ -821,6 +829,14 @@ extension WaterArchiveV1.StoredEntry: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(id: reader.value(at: 0).bytes, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.bytes(id), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
@@ -835,6 +851,14 @@ extension WaterArchiveV1.GoalChange: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(fromDay: reader.value(at: 0).int32, goalMl: reader.value(at: 1).int32)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(fromDay)), at: 0)
         builder.set(.signed(Int64(goalMl)), at: 1)
@@ -846,6 +870,14 @@ extension WaterArchiveV1.StoredHabit: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(id: reader.value(at: 0).bytes, name: reader.value(at: 1).string, icon: reader.value(at: 2).int32, color: reader.value(at: 3).int32, createdAtUnixMs: reader.value(at: 4).int64, checkedDays: reader.numbers(at: 5, as: Int32.self))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -863,6 +895,14 @@ extension WaterArchiveV1.StoredTodo: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(id: reader.value(at: 0).bytes, text: reader.value(at: 1).string, done: reader.value(at: 2).bool, addedBy: reader.value(at: 3).uint64, addedAtUnixMs: reader.value(at: 4).int64, completedBy: reader.value(at: 5).uint64, completedAtUnixMs: reader.value(at: 6).int64)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -883,6 +923,14 @@ extension WaterArchiveV1.EntryColumns: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(atDeltaMs: reader.numbers(at: 0, as: Int64.self), amountMl: reader.numbers(at: 1, as: Int32.self), idTimeDeltaMs: reader.numbers(at: 2, as: Int64.self), idTailIndex: reader.numbers(at: 3, as: UInt32.self), idTails: reader.values(at: 4).map { $0.bytes })
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.setNumbers(atDeltaMs, at: 0)
         builder.setNumbers(amountMl, at: 1)
@@ -897,6 +945,14 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4).map(WaterArchiveV1.GoalChange.init(wire:)), entries: reader.message(at: 5).map(WaterArchiveV1.EntryColumns.init(wire:)), habits: reader.messages(at: 6).map(WaterArchiveV1.StoredHabit.init(wire:)), entryRows: reader.messages(at: 7).map(WaterArchiveV1.StoredEntry.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -918,6 +974,14 @@ extension WaterArchiveV1.HouseholdSnapshot: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, items: reader.messages(at: 2).map(WaterArchiveV1.StoredTodo.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(lastSequence), at: 0)
         builder.set(.unsigned(journalGeneration), at: 1)
@@ -930,6 +994,14 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -950,6 +1022,14 @@ extension WaterArchiveV1.StoredSession: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(tokenDigest: reader.value(at: 0).bytes, memberID: reader.value(at: 1).uint64, expiresAtUnixMs: reader.value(at: 2).int64)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.bytes(tokenDigest), at: 0)
         builder.set(.unsigned(memberID), at: 1)
@@ -962,6 +1042,14 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3).map(WaterArchiveV1.StoredAccount.init(wire:)), sessions: reader.messages(at: 4).map(WaterArchiveV1.StoredSession.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {

@@ -308,6 +308,14 @@ extension WaterV1.BoardRow: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9).map(WaterV1.DaySummary.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(rank)), at: 0)
         builder.set(.string(username), at: 1)
@@ -329,6 +337,14 @@ extension WaterV1.WeeklyBoard: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(week: reader.value(at: 0).string, startsOn: reader.value(at: 1).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 2).int32), rows: reader.messages(at: 3).map(WaterV1.BoardRow.init(wire:)), generatedAtUnixMs: reader.value(at: 4).int64)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
         builder.set(.string(startsOn), at: 1)
@@ -345,6 +361,14 @@ extension WaterV1.GetBoardRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(week: reader.value(at: 0).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 1).int32))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
         builder.set(.signed(Int64(order.rawValue)), at: 1)
@@ -356,6 +380,14 @@ extension WaterV1.GetBoardResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(board: reader.message(at: 0).map(WaterV1.WeeklyBoard.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -370,6 +402,14 @@ extension WaterV1.WatchBoardRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(order: WaterV1.BoardOrder(rawValue: reader.value(at: 0).int32))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(order.rawValue)), at: 0)
     }
@@ -380,6 +420,14 @@ extension WaterV1.WatchBoardResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(board: reader.message(at: 0).map(WaterV1.WeeklyBoard.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {

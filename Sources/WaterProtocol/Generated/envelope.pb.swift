@@ -380,6 +380,14 @@ extension WaterV1.RequestEnvelope: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(callID: reader.value(at: 0).uint64, method: reader.value(at: 1).string, authToken: reader.value(at: 2).bytes, payload: reader.value(at: 3).bytes, cancel: reader.value(at: 4).bool)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(callID), at: 0)
         builder.set(.string(method), at: 1)
@@ -394,6 +402,14 @@ extension WaterV1.ResponseEnvelope: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(callID: reader.value(at: 0).uint64, status: reader.message(at: 1).map(WaterV1.Status.init(wire:)), payload: reader.value(at: 2).bytes, endOfStream: reader.value(at: 3).bool)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -411,6 +427,14 @@ extension WaterV1.Status: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(code: WaterV1.StatusCode(rawValue: reader.value(at: 0).int32), message: reader.value(at: 1).string, violations: reader.messages(at: 2).map(WaterV1.FieldViolation.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(code.rawValue)), at: 0)
         builder.set(.string(message), at: 1)
@@ -423,6 +447,14 @@ extension WaterV1.FieldViolation: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(field: reader.value(at: 0).string, description: reader.value(at: 1).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -438,6 +470,14 @@ extension WaterV1.HandshakeRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(protocolVersion: reader.value(at: 0).uint32, clientName: reader.value(at: 1).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(protocolVersion)), at: 0)
         builder.set(.string(clientName), at: 1)
@@ -449,6 +489,14 @@ extension WaterV1.HandshakeResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(protocolVersion: reader.value(at: 0).uint32, serverName: reader.value(at: 1).string, maxFrameLength: reader.value(at: 2).uint32, maxCallsInFlight: reader.value(at: 3).uint32, serverTimeUnixMs: reader.value(at: 4).int64, householdTimeZone: reader.value(at: 5).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {

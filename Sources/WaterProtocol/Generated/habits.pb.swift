@@ -547,6 +547,14 @@ extension WaterV1.Habit: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habitID: reader.value(at: 0).string, name: reader.value(at: 1).string, icon: WaterV1.HabitIcon(rawValue: reader.value(at: 2).int32), color: WaterV1.HabitColor(rawValue: reader.value(at: 3).int32), createdAtUnixMs: reader.value(at: 4).int64)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
         builder.set(.string(name), at: 1)
@@ -563,6 +571,14 @@ extension WaterV1.HabitWeek: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)), checked: reader.values(at: 1).map { $0.bool })
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         builder.set(checked.map { .bool($0) }, at: 1)
@@ -574,6 +590,14 @@ extension WaterV1.AddHabitRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habitID: reader.value(at: 0).string, name: reader.value(at: 1).string, icon: WaterV1.HabitIcon(rawValue: reader.value(at: 2).int32), color: WaterV1.HabitColor(rawValue: reader.value(at: 3).int32))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -591,6 +615,14 @@ extension WaterV1.AddHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
@@ -601,6 +633,14 @@ extension WaterV1.CheckHabitRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habitID: reader.value(at: 0).string, date: reader.value(at: 1).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -616,6 +656,14 @@ extension WaterV1.CheckHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(week: reader.message(at: 0).map(WaterV1.HabitWeek.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = week { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
@@ -626,6 +674,14 @@ extension WaterV1.UncheckHabitRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habitID: reader.value(at: 0).string, date: reader.value(at: 1).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -641,6 +697,14 @@ extension WaterV1.UncheckHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(week: reader.message(at: 0).map(WaterV1.HabitWeek.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = week { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
@@ -651,6 +715,14 @@ extension WaterV1.DeleteHabitRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habitID: reader.value(at: 0).string)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -665,6 +737,14 @@ extension WaterV1.DeleteHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
@@ -677,6 +757,14 @@ extension WaterV1.ListHabitWeekRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(week: reader.value(at: 0).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
     }
@@ -687,6 +775,14 @@ extension WaterV1.ListHabitWeekResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(week: reader.value(at: 0).string, dates: reader.values(at: 1).map { $0.string }, habits: reader.messages(at: 2).map(WaterV1.HabitWeek.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {

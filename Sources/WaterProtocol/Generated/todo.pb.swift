@@ -374,6 +374,14 @@ extension WaterV1.TodoItem: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string, done: reader.value(at: 2).bool, position: reader.value(at: 3).uint32, addedBy: reader.value(at: 4).string, addedAtUnixMs: reader.value(at: 5).int64, completedBy: reader.value(at: 6).string, completedAtUnixMs: reader.value(at: 7).int64)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
         builder.set(.string(text), at: 1)
@@ -393,6 +401,14 @@ extension WaterV1.AddTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
         builder.set(.string(text), at: 1)
@@ -404,6 +420,14 @@ extension WaterV1.AddTodoResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -418,6 +442,14 @@ extension WaterV1.ToggleTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
     }
@@ -428,6 +460,14 @@ extension WaterV1.ToggleTodoResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -442,6 +482,14 @@ extension WaterV1.DeleteTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
     }
@@ -454,6 +502,14 @@ extension WaterV1.DeleteTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
@@ -464,6 +520,14 @@ extension WaterV1.MoveTodoRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string, position: reader.value(at: 1).uint32)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -479,6 +543,14 @@ extension WaterV1.MoveTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(items: reader.messages(at: 0).map(WaterV1.TodoItem.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
     }
@@ -491,6 +563,14 @@ extension WaterV1.ListTodosRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -499,6 +579,14 @@ extension WaterV1.ListTodosResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(items: reader.messages(at: 0).map(WaterV1.TodoItem.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {

@@ -743,6 +743,14 @@ extension WaterV1.WaterEntry: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, date: reader.value(at: 3).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
@@ -756,6 +764,14 @@ extension WaterV1.DaySummary: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, progress: reader.value(at: 3).double, percent: reader.value(at: 4).uint32, remainingMl: reader.value(at: 5).int32, count: reader.value(at: 6).uint32, goalMet: reader.value(at: 7).bool)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -777,6 +793,14 @@ extension WaterV1.Settings: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(dailyGoalMl)), at: 0)
         builder.set(.signed(Int64(usualCupMl)), at: 1)
@@ -790,6 +814,14 @@ extension WaterV1.LogWaterRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -806,6 +838,14 @@ extension WaterV1.LogWaterResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)), duplicate: reader.value(at: 2).bool)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
@@ -818,6 +858,14 @@ extension WaterV1.EditWaterRequest: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -834,6 +882,14 @@ extension WaterV1.EditWaterResponse: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), days: reader.messages(at: 1).map(WaterV1.DaySummary.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         builder.set(days.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
@@ -847,6 +903,14 @@ extension WaterV1.DeleteWaterRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entryID: reader.value(at: 0).string)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
     }
@@ -857,6 +921,14 @@ extension WaterV1.DeleteWaterResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -872,6 +944,14 @@ extension WaterV1.UndoWaterRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -880,6 +960,14 @@ extension WaterV1.UndoWaterResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -895,6 +983,14 @@ extension WaterV1.GetTodayRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -903,6 +999,14 @@ extension WaterV1.GetTodayResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(day: reader.message(at: 0).map(WaterV1.DaySummary.init(wire:)), entries: reader.messages(at: 1).map(WaterV1.WaterEntry.init(wire:)), settings: reader.message(at: 2).map(WaterV1.Settings.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -919,6 +1023,14 @@ extension WaterV1.GetHistoryRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(days: reader.value(at: 0).uint32)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(days)), at: 0)
     }
@@ -929,6 +1041,14 @@ extension WaterV1.GetHistoryResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(days: reader.messages(at: 0).map(WaterV1.DaySummary.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -943,6 +1063,14 @@ extension WaterV1.SetGoalRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(dailyGoalMl: reader.value(at: 0).int32)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(dailyGoalMl)), at: 0)
     }
@@ -953,6 +1081,14 @@ extension WaterV1.SetGoalResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)), today: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -968,6 +1104,14 @@ extension WaterV1.SetUsualCupRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(usualCupMl: reader.value(at: 0).int32)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(usualCupMl)), at: 0)
     }
@@ -978,6 +1122,14 @@ extension WaterV1.SetUsualCupResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -992,6 +1144,14 @@ extension WaterV1.GetSettingsRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init()
+    }
+
     func encodeFields(into builder: MessageBuilder) {}
 }
 
@@ -1000,6 +1160,14 @@ extension WaterV1.GetSettingsResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {

@@ -274,6 +274,14 @@ extension WaterV1.DailyGoal: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(date: reader.value(at: 0).string, goalMl: reader.value(at: 1).int32)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(date), at: 0)
         builder.set(.signed(Int64(goalMl)), at: 1)
@@ -287,6 +295,14 @@ extension WaterV1.HabitHistory: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)), checkedDates: reader.values(at: 1).map { $0.string })
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         builder.set(checkedDates.map { .string($0) }, at: 1)
@@ -298,6 +314,14 @@ extension WaterV1.MemberHistory: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)), settings: reader.message(at: 1).map(WaterV1.Settings.init(wire:)), entries: reader.messages(at: 2).map(WaterV1.WaterEntry.init(wire:)), goals: reader.messages(at: 3).map(WaterV1.DailyGoal.init(wire:)), habits: reader.messages(at: 4).map(WaterV1.HabitHistory.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -316,6 +340,14 @@ extension WaterV1.ExportRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(household: reader.value(at: 0).bool)
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         builder.set(.bool(household), at: 0)
     }
@@ -326,6 +358,14 @@ extension WaterV1.ExportResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(history: reader.message(at: 0).map(WaterV1.MemberHistory.init(wire:)))
     }
 
     func encodeFields(into builder: MessageBuilder) {
@@ -340,6 +380,14 @@ extension WaterV1.ImportRequest: WireMessage {
         WireCodec.pack(self)
     }
 
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(history: reader.message(at: 0).map(WaterV1.MemberHistory.init(wire:)))
+    }
+
     func encodeFields(into builder: MessageBuilder) {
         if let value = history { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
@@ -350,6 +398,14 @@ extension WaterV1.ImportResponse: WireMessage {
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    init(wire reader: MessageReader) {
+        self.init(entriesAdded: reader.value(at: 0).uint32, goalsAdded: reader.value(at: 1).uint32, habitsAdded: reader.value(at: 2).uint32, checkinsAdded: reader.value(at: 3).uint32)
     }
 
     func encodeFields(into builder: MessageBuilder) {

@@ -10,6 +10,10 @@ public protocol ProtoMessage: Codable, Hashable, Sendable {
     /// The message in protobuf's wire format, packed by protobuf-c (generated for every
     /// message: see `WireMessage`).
     func serializedBytes() -> [UInt8]
+
+    /// Decodes a message from protobuf's wire format with protobuf-c (generated likewise).
+    /// - Throws: ``WaterError`` INVALID_ARGUMENT when the bytes are not a valid encoding.
+    init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError)
 }
 
 /// A Swift value type generated from an enum in `proto/`. Open like proto3 enums: any `Int32`
