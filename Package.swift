@@ -31,8 +31,11 @@ let package = Package(
         .target(name: "WaterClient", dependencies: ["WaterCore", "WaterProtocol", "WaterTransport"]),
         // Argument parsing, exit codes and the terminal, for both command lines.
         .target(name: "WaterCLI"),
-        .executableTarget(name: "water-server", dependencies: ["WaterServer", "WaterCLI"]),
-        .executableTarget(name: "water-client", dependencies: ["WaterClient", "WaterCLI", "WaterCore"]),
+        .executableTarget(
+            name: "water-server",
+            dependencies: ["WaterServer", "WaterCLI", "WaterCore", "WaterLog", "WaterProtocol", "WaterStore", "WaterTransport"]),
+        .executableTarget(
+            name: "water-client", dependencies: ["WaterClient", "WaterCLI", "WaterCore", "WaterProtocol", "WaterTransport"]),
 
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
         .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore"]),
@@ -43,7 +46,7 @@ let package = Package(
                            "WaterCore", "CLinux"]),
 
         // Killed with SIGKILL again and again by the store's tests.
-        .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore"]),
+        .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore", "WaterCore"]),
 
         // The decoding path that scripts/fuzz drives with libFuzzer; the tests replay its corpus.
         .target(name: "WaterFuzzing", dependencies: ["WaterProtocol"]),

@@ -30,8 +30,6 @@ final class BoardHub: Sendable {
         self.now = now
     }
 
-    var watcherCount: Int { state.withLock { $0.watchers.count } }
-
     /// Starts sending boards to `responder` until the call is cancelled.
     func watch(order: BoardOrder, responder: Responder) {
         let id = state.withLock { state in

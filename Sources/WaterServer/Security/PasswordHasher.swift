@@ -2,9 +2,10 @@ import CSodium
 import Dispatch
 import Synchronization
 
-/// argon2id through libsodium, on a dedicated queue with a bound on hashes running at once:
+/// argon2id through libsodium, off the event loop, with a bound on hashes running at once:
 /// each takes `memoryLimit` bytes, so the bound is what keeps a burst of logins from
-/// exhausting a Raspberry Pi's memory.
+/// exhausting a Raspberry Pi's memory. Jobs beyond the bound wait in a list, not on a blocked
+/// thread: at most `concurrentHashes` blocks run on the pool at a time, each draining the list.
 public final class PasswordHasher: Sendable {
     /// How hard each hash is.
     public enum Strength: Sendable {
@@ -21,14 +22,20 @@ public final class PasswordHasher: Sendable {
         }
     }
 
+    private struct Jobs {
+        var waiting: [@Sendable () -> Void] = []
+        var running = 0
+    }
+
     private let strength: Strength
     private let queue = DispatchQueue(label: "water.password-hashing", attributes: .concurrent)
-    private let slots: DispatchSemaphore
+    private let concurrentHashes: Int
+    private let jobs = Mutex(Jobs())
 
     public init(strength: Strength, concurrentHashes: Int = 2) {
         precondition(sodium_init() >= 0, "libsodium failed to initialise")
         self.strength = strength
-        self.slots = DispatchSemaphore(value: concurrentHashes)
+        self.concurrentHashes = concurrentHashes
     }
 
     /// Hashes `password` off the caller's thread and calls back with the encoded hash.
@@ -71,10 +78,25 @@ public final class PasswordHasher: Sendable {
     private let decoy = Mutex<String?>(nil)
 
     private func run(_ work: @escaping @Sendable () -> Void) {
-        queue.async { [slots] in
-            slots.wait()
-            defer { slots.signal() }
-            work()
+        let startsRunner = jobs.withLock { jobs -> Bool in
+            jobs.waiting.append(work)
+            guard jobs.running < concurrentHashes else { return false }
+            jobs.running += 1
+            return true
+        }
+        if startsRunner { queue.async { self.drain() } }
+    }
+
+    /// Runs waiting jobs until there are none; then this runner ends.
+    private func drain() {
+        while let job = jobs.withLock({ jobs -> (@Sendable () -> Void)? in
+            guard !jobs.waiting.isEmpty else {
+                jobs.running -= 1
+                return nil
+            }
+            return jobs.waiting.removeFirst()
+        }) {
+            job()
         }
     }
 }

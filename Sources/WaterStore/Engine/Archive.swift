@@ -153,13 +153,6 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         if mustLead { committer.lead() }
     }
 
-    /// ``commit(_:result:completion:)`` for a change whose reply needs nothing back.
-    public func commit(_ decide: (Model) throws -> [Model.Mutation],
-                       completion: @escaping @Sendable (Result<Void, ArchiveError>) -> Void) throws
-    {
-        try commit(decide, result: { _ in () }, completion: completion)
-    }
-
     /// Commits and waits until the mutations are durable. Never call it on Swift's
     /// cooperative thread pool.
     @discardableResult
