@@ -91,9 +91,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     private func readAvailable(evenIfPaused: Bool = false) {
         var total = 0
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let buffer = owner.readBuffer
         while !isClosed, isReading || evenIfPaused, total < Self.readBudget {
-            let result = buffer.withUnsafeMutableBytes { raw in Result { () throws(SocketError) in try socket.read(into: raw) } }
+            let result = Result { () throws(SocketError) in try socket.read(into: buffer) }
             switch result {
             case .success(nil):
                 return armTimer()
@@ -101,7 +101,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 return peerClosed(nil)
             case .success(let count?):
                 total += count
-                perform(machine.bytesReceived(buffer[0..<count], now: EventLoop.now()))
+                perform(machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), now: EventLoop.now()))
                 if count < buffer.count { return armTimer() }  // drained: the next read would say EAGAIN
             case .failure(let error):
                 return peerClosed(error)
@@ -278,6 +278,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
 /// What a ``Connection`` tells the server that owns it (both on the loop).
 protocol ConnectionOwner: AnyObject {
+    /// Where every connection of the loop reads into: one buffer, since one read runs at a time.
+    var readBuffer: UnsafeMutableRawBufferPointer { get }
     /// The connection has output to write at the end of this turn.
     func needsFlush(_ connection: Connection)
     func closed(_ connection: Connection)

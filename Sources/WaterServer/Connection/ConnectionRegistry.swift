@@ -21,9 +21,14 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private var needingFlush: [Connection] = []
     private var holdsLeadership = false
     private var isShuttingDown = false
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     init(listener: Socket, loop: EventLoop, services: ServerServices, router: Router, stopped: DispatchSemaphore) {
         (self.listener, self.loop, self.services, self.router, self.stopped) = (listener, loop, services, router, stopped)
+    }
+
+    deinit {
+        readBuffer.deallocate()
     }
 
     func startAccepting() {

@@ -71,7 +71,7 @@ struct ConnectionStateMachine {
 
     // MARK: Events
 
-    mutating func bytesReceived(_ bytes: ArraySlice<UInt8>, now: UInt64) -> [Action] {
+    mutating func bytesReceived(_ bytes: some Collection<UInt8>, now: UInt64) -> [Action] {
         guard !isClosed else { return [] }
         lastActivity = now
         decoder.append(bytes)
