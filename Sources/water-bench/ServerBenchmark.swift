@@ -175,7 +175,7 @@ struct ServerBenchmark {
         return Array(request.utf8)
     }
 
-    static func login(_ address: HostPort, _ name: String) throws -> WaterClient {
+    static func login(_ address: HostPort, _ name: String, password: String = password) throws -> WaterClient {
         let client = try WaterClient(configuration: ClientConfiguration(server: address))
         try client.login(username: name, password: password)
         return client

@@ -69,6 +69,20 @@ case "log-load" where arguments.count == 5:
             _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 250))
         }
     }
+case "drive" where arguments.count == 6:
+    // For profiling a running server with the benchmark's load generator:
+    // water-bench drive HOST:PORT USER PASSWORD CONNECTIONS LOGS_PER_CONNECTION
+    orExit {
+        let address = try require(HostPort(parsing: arguments[1], defaultPort: 7420), "HOST:PORT")
+        let token = try ServerBenchmark.login(address, arguments[2], password: arguments[3]).token
+        let connections = Int(arguments[4]) ?? 16
+        let result = try LoadGenerator.run(
+            try (0..<connections).map { index in
+                (try ServerBenchmark.handshaken(address),
+                 ServerBenchmark.logRequests(Int(arguments[5]) ?? 1000, token: token, installation: UInt64(index)))
+            }, framing: .water, serverPID: 0)
+        print("logs \(result.operations) per_s \(Int(result.perSecond)) p50_us \(Int(result.p50)) p99_us \(Int(result.p99))")
+    }
 case "server":
     var benchmark = ServerBenchmark(directory: directory)
     orExit { try benchmark.run() }
