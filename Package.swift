@@ -33,17 +33,22 @@ let package = Package(
         .target(name: "WaterCLI"),
         .executableTarget(
             name: "water-server",
-            dependencies: ["WaterServer", "WaterCLI", "WaterCore", "WaterLog", "WaterProtocol", "WaterStore", "WaterTransport"]),
+            dependencies: [
+                "WaterServer", "WaterCLI", "WaterCore", "WaterLog", "WaterProtocol", "WaterStore", "WaterTransport",
+            ]),
         .executableTarget(
-            name: "water-client", dependencies: ["WaterClient", "WaterCLI", "WaterCore", "WaterProtocol", "WaterTransport"]),
+            name: "water-client",
+            dependencies: ["WaterClient", "WaterCLI", "WaterCore", "WaterProtocol", "WaterTransport"]),
 
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
         .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore"]),
         // scripts/bench: the storage and server benchmarks.
         .executableTarget(
             name: "water-bench",
-            dependencies: ["WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport", "WaterProtocol",
-                           "WaterCore", "CLinux"]),
+            dependencies: [
+                "WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport", "WaterProtocol",
+                "WaterCore", "CLinux",
+            ]),
 
         // Killed with SIGKILL again and again by the store's tests.
         .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore", "WaterCore"]),
@@ -52,13 +57,15 @@ let package = Package(
         .target(name: "WaterFuzzing", dependencies: ["WaterProtocol"]),
         .executableTarget(name: "water-fuzz", dependencies: ["WaterFuzzing"]),
 
-        .testTarget(name: "WaterProtocolTests", dependencies: ["WaterProtocol", "WaterFuzzing"],
-                    resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "WaterProtocolTests", dependencies: ["WaterProtocol", "WaterFuzzing"],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport"]),
         .testTarget(name: "WaterStoreTests", dependencies: ["WaterStore", "WaterTestSupport"]),
         .testTarget(name: "WaterClientTests", dependencies: ["WaterClient", "WaterCore"]),
-        .testTarget(name: "WaterServerTests", dependencies: ["WaterServer", "WaterStore", "WaterProtocol", "WaterLog"]),
+        .testTarget(
+            name: "WaterServerTests", dependencies: ["WaterServer", "WaterStore", "WaterProtocol", "WaterLog"]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(name: "EndToEndTests", dependencies: ["WaterClient", "WaterCore", "WaterStore"]),
     ],

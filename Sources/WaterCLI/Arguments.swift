@@ -29,10 +29,13 @@ public struct Arguments {
     }
 
     /// An integer option within `range`.
-    public mutating func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws(UsageError) -> T? {
+    public mutating func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws(UsageError)
+        -> T?
+    {
         guard let text = try option(name) else { return nil }
         guard let value = T(text), range.contains(value) else {
-            throw UsageError("--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
+            throw UsageError(
+                "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \"\(text)\"")
         }
         return value
     }

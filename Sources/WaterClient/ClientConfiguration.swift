@@ -20,7 +20,8 @@ public struct ClientConfiguration: Sendable {
     /// The server to use: `--server` first, then `WATER_SERVER`, then the one the saved
     /// session was made with, then 127.0.0.1:7420.
     /// - Returns: nil when the chosen text is not a valid `HOST:PORT`.
-    public static func resolveServer(option: String?, environment: [String: String], saved: String? = nil) -> HostPort? {
+    public static func resolveServer(option: String?, environment: [String: String], saved: String? = nil) -> HostPort?
+    {
         let text = option ?? environment[serverEnvironmentVariable] ?? saved ?? "127.0.0.1"
         return HostPort(parsing: text, defaultPort: WireProtocol.defaultPort)
     }

@@ -8,7 +8,8 @@ public struct ClientFiles: Sendable {
     public let directory: String
 
     public init(environment: [String: String]) {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? "\(environment["HOME"] ?? ".")/.config"
         directory = "\(base)/water"
     }
@@ -40,7 +41,8 @@ public struct ClientFiles: Sendable {
     }
 
     public func saveSession(_ session: Session) throws(WaterClientError) {
-        try write("session", "server \(session.server)\nusername \(session.username)\ntoken \(Self.hex(session.token))\n")
+        try write(
+            "session", "server \(session.server)\nusername \(session.username)\ntoken \(Self.hex(session.token))\n")
     }
 
     public func removeSession() {

@@ -12,7 +12,9 @@ public final class WaterClient {
     private var lastMillisecond: Int64 = 0
     private var counter: UInt16 = 0
 
-    public init(configuration: ClientConfiguration, token: [UInt8] = [], installation: UInt64 = .random(in: 0...(1 << 62))) throws(WaterError) {
+    public init(
+        configuration: ClientConfiguration, token: [UInt8] = [], installation: UInt64 = .random(in: 0...(1 << 62))
+    ) throws(WaterError) {
         self.connection = try WaterConnection(configuration: configuration)
         self.token = token
         self.installation = installation

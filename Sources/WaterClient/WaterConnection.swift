@@ -23,13 +23,17 @@ public final class WaterConnection {
             socket = try Socket.connect(to: configuration.server)
             try socket.setReceiveTimeout(milliseconds: configuration.replyTimeoutMilliseconds)
         } catch {
-            throw WaterError(.unavailable, "cannot reach the server at \(configuration.server): \(error); "
-                + "is water-server running there? (set --server or \(ClientConfiguration.serverEnvironmentVariable))")
+            throw WaterError(
+                .unavailable,
+                "cannot reach the server at \(configuration.server): \(error); "
+                    + "is water-server running there? (set --server or \(ClientConfiguration.serverEnvironmentVariable))"
+            )
         }
         decoder = FrameDecoder(maximumPayloadLength: configuration.maximumPayloadLength)
         encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
         do {
-            server = try call(WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: configuration.clientName))
+            server = try call(
+                WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: configuration.clientName))
         } catch {
             socket.close()
             throw error
@@ -42,7 +46,9 @@ public final class WaterConnection {
 
     /// Calls a unary method and returns its response.
     /// - Throws: the call's ``WaterError``; UNAVAILABLE when the connection fails.
-    public func call<Request: UnaryRPCRequest>(_ request: Request, token: [UInt8] = []) throws(WaterError) -> Request.Response {
+    public func call<Request: UnaryRPCRequest>(_ request: Request, token: [UInt8] = []) throws(WaterError)
+        -> Request.Response
+    {
         let callID = try send(request, token: token)
         let reply = try nextReply(for: callID)
         return try reply.response(as: Request.Response.self)
@@ -97,7 +103,9 @@ public final class WaterConnection {
     }
 
     /// The next reply for `callID`; a connection-level status ends the connection with its error.
-    private func nextReply(for callID: UInt64, waitingForever: Bool = false) throws(WaterError) -> WaterV1.ResponseEnvelope {
+    private func nextReply(for callID: UInt64, waitingForever: Bool = false) throws(WaterError)
+        -> WaterV1.ResponseEnvelope
+    {
         while true {
             let frame: Frame?
             do {
@@ -124,7 +132,9 @@ public final class WaterConnection {
             case .success(let count?): decoder.append(readBuffer[0..<count])
             case .failure(let error) where error.errno == EAGAIN || error.errno == EWOULDBLOCK:
                 if waitingForever { continue }
-                throw WaterError(.deadlineExceeded, "the server did not answer within \(configuration.replyTimeoutMilliseconds / 1000) s")
+                throw WaterError(
+                    .deadlineExceeded,
+                    "the server did not answer within \(configuration.replyTimeoutMilliseconds / 1000) s")
             case .failure(let error): throw lost(error.description)
             }
         }

@@ -55,7 +55,8 @@ public enum When {
         else { return nil }
         let second = parts.count == 3 ? Int64(parts[2]) ?? 0 : 0
         if let offsetSeconds {
-            return (Int64(date.daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60) + second - offsetSeconds) * 1000
+            return (Int64(date.daysSinceEpoch) * 86_400 + Int64(hour * 3600 + minute * 60) + second - offsetSeconds)
+                * 1000
         }
         return zone.unixMilliseconds(of: date, hour: hour, minute: minute) + second * 1000
     }

@@ -46,8 +46,9 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible 
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 16 else { return nil }
         let array = Array(bytes)
-        self.init(high: array[0..<8].reduce(0) { $0 << 8 | UInt64($1) },
-                  low: array[8..<16].reduce(0) { $0 << 8 | UInt64($1) })
+        self.init(
+            high: array[0..<8].reduce(0) { $0 << 8 | UInt64($1) },
+            low: array[8..<16].reduce(0) { $0 << 8 | UInt64($1) })
     }
 
     /// Lowercase canonical text.

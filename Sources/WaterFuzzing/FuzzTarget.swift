@@ -39,14 +39,27 @@ public enum FuzzTarget {
     public static func seedInputs() -> [[UInt8]] {
         let encoder = FrameEncoder(maximumPayloadLength: maximumPayloadLength, compressionThreshold: 32)
         var payloads = MethodTable.shared.methods.enumerated().map { index, method in
-            WaterV1.RequestEnvelope(callID: UInt64(index + 1), method: method.fullName,
-                            authToken: Array(repeating: 0xA5, count: 32)).serializedBytes()
+            WaterV1.RequestEnvelope(
+                callID: UInt64(index + 1), method: method.fullName,
+                authToken: Array(repeating: 0xA5, count: 32)
+            ).serializedBytes()
         }
-        payloads.append(WaterV1.RequestEnvelope(callID: 1, request: WaterV1.LogWaterRequest(
-            entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250, atUnixMs: 1_764_504_000_000)).serializedBytes())
-        payloads.append(WaterV1.RequestEnvelope(callID: 2, request: WaterV1.AddTodoRequest(
-            itemID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5f", text: String(repeating: "buy water filters ", count: 4))).serializedBytes())
-        payloads.append(WaterV1.ResponseEnvelope(callID: 3, error: .invalidField("amount_ml", "must be 1 to 2000")).serializedBytes())
+        payloads.append(
+            WaterV1.RequestEnvelope(
+                callID: 1,
+                request: WaterV1.LogWaterRequest(
+                    entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250, atUnixMs: 1_764_504_000_000)
+            ).serializedBytes())
+        payloads.append(
+            WaterV1.RequestEnvelope(
+                callID: 2,
+                request: WaterV1.AddTodoRequest(
+                    itemID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5f",
+                    text: String(repeating: "buy water filters ", count: 4))
+            ).serializedBytes())
+        payloads.append(
+            WaterV1.ResponseEnvelope(callID: 3, error: .invalidField("amount_ml", "must be 1 to 2000"))
+                .serializedBytes())
         return payloads.enumerated().map { index, payload in
             // The first byte picks the read size (see run(_:)); vary it across seeds.
             [UInt8(index % 9 == 8 ? 0x80 : index % 8)] + ((try? encoder.encode(payload)) ?? [])

@@ -46,13 +46,22 @@ public struct Logger: Sendable {
         sink("\(level) \(message)\(fields)")
     }
 
-    public func debug(_ message: String, _ metadata: KeyValuePairs<String, String> = [:]) { log(.debug, message, metadata) }
-    public func info(_ message: String, _ metadata: KeyValuePairs<String, String> = [:]) { log(.info, message, metadata) }
-    public func warning(_ message: String, _ metadata: KeyValuePairs<String, String> = [:]) { log(.warning, message, metadata) }
-    public func error(_ message: String, _ metadata: KeyValuePairs<String, String> = [:]) { log(.error, message, metadata) }
+    public func debug(_ message: String, _ metadata: KeyValuePairs<String, String> = [:]) {
+        log(.debug, message, metadata)
+    }
+    public func info(_ message: String, _ metadata: KeyValuePairs<String, String> = [:]) {
+        log(.info, message, metadata)
+    }
+    public func warning(_ message: String, _ metadata: KeyValuePairs<String, String> = [:]) {
+        log(.warning, message, metadata)
+    }
+    public func error(_ message: String, _ metadata: KeyValuePairs<String, String> = [:]) {
+        log(.error, message, metadata)
+    }
 
     private static func quoted(_ value: String) -> String {
-        value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) ? "\"\(value.replacingAll("\"", with: "\\\""))\"" : value
+        value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" })
+            ? "\"\(value.replacingAll("\"", with: "\\\""))\"" : value
     }
 }
 

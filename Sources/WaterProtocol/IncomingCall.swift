@@ -20,7 +20,9 @@ public struct IncomingCall: Sendable, Equatable {
             return
         }
         guard let method = MethodTable.shared.method(named: envelope.method) else {
-            throw WaterError(.unimplemented, "unknown method '\(envelope.method)'; this server speaks protocol version \(WireProtocol.version)")
+            throw WaterError(
+                .unimplemented,
+                "unknown method '\(envelope.method)'; this server speaks protocol version \(WireProtocol.version)")
         }
         self.method = method
     }
@@ -28,7 +30,8 @@ public struct IncomingCall: Sendable, Equatable {
     /// The call's request message.
     /// - Throws: INVALID_ARGUMENT when the payload does not decode as the method's request.
     public func request<Request: RPCRequest>(as type: Request.Type) throws(WaterError) -> Request {
-        precondition(method?.requestType == Request.protoName, "\(Request.protoName) is not the request of \(envelope.method)")
+        precondition(
+            method?.requestType == Request.protoName, "\(Request.protoName) is not the request of \(envelope.method)")
         return try Request(serializedBytes: envelope.payload)
     }
 }

@@ -18,8 +18,9 @@ public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// An INVALID_ARGUMENT error naming one field.
     public static func invalidField(_ field: String, _ description: String) -> WaterError {
-        WaterError(.invalidArgument, "\(field) \(description)",
-                   violations: [WaterV1.FieldViolation(field: field, description: description)])
+        WaterError(
+            .invalidArgument, "\(field) \(description)",
+            violations: [WaterV1.FieldViolation(field: field, description: description)])
     }
 
     public var description: String {

@@ -16,8 +16,9 @@ public enum WireProtocol {
 extension WaterV1.RequestEnvelope {
     /// The envelope of one call of `request`'s method.
     public init<Request: RPCRequest>(callID: UInt64, request: Request, authToken: [UInt8] = []) {
-        self.init(callID: callID, method: Request.method.fullName, authToken: authToken,
-                  payload: request.serializedBytes())
+        self.init(
+            callID: callID, method: Request.method.fullName, authToken: authToken,
+            payload: request.serializedBytes())
     }
 }
 
@@ -25,8 +26,9 @@ extension WaterV1.ResponseEnvelope {
     /// A reply that carries `response`: the only reply of a unary call (`endOfStream` true) or
     /// one message of a stream (`endOfStream` false, no status).
     public init(callID: UInt64, response: some ProtoMessage, endOfStream: Bool = true) {
-        self.init(callID: callID, status: endOfStream ? WaterV1.Status(code: .ok) : nil,
-                  payload: response.serializedBytes(), endOfStream: endOfStream)
+        self.init(
+            callID: callID, status: endOfStream ? WaterV1.Status(code: .ok) : nil,
+            payload: response.serializedBytes(), endOfStream: endOfStream)
     }
 
     /// The last reply of a call that failed.

@@ -15,12 +15,14 @@ public enum AdminCommands {
         }
     }
 
-    private static func open(_ path: String, logger: Logger, timeZone: MemberTimeZone = .utc) throws -> FileArchiveStore {
+    private static func open(_ path: String, logger: Logger, timeZone: MemberTimeZone = .utc) throws -> FileArchiveStore
+    {
         var options = StoreOptions()
         options.defaultTimeZone = timeZone
         let store: FileArchiveStore
         do {
-            store = try FileArchiveStore(path: path, options: options, logger: logger, owner: "pid \(getpid()) water-server admin")
+            store = try FileArchiveStore(
+                path: path, options: options, logger: logger, owner: "pid \(getpid()) water-server admin")
         } catch {
             // The swift 6.3 compiler crashes on `catch where` after a typed throw; hence the `if`.
             if error.code == .locked {
@@ -32,9 +34,10 @@ public enum AdminCommands {
     }
 
     /// Creates the data directory and its first admin.
-    public static func initialize(dataDirectory: String, admin: String, password: String, timeZone: MemberTimeZone,
-                                  strength: PasswordHasher.Strength, logger: Logger) throws -> Account
-    {
+    public static func initialize(
+        dataDirectory: String, admin: String, password: String, timeZone: MemberTimeZone,
+        strength: PasswordHasher.Strength, logger: Logger
+    ) throws -> Account {
         try AccountBook.checkPassword(password, field: "the password")
         let store = try open(dataDirectory, logger: logger, timeZone: timeZone)
         defer { store.close() }
@@ -45,13 +48,15 @@ public enum AdminCommands {
             throw Failure(description: "could not hash the password (out of memory?)")
         }
         let now = UnixTime.nowMilliseconds()
-        let account = try store.accounts.commitAndWait({ book in
-            let mutation = try book.validateAdd(username: admin, displayName: admin, role: .admin, timeZone: timeZone,
-                                                passwordHash: hash, now: now)
-            guard case .added(let account) = mutation else { return [] }
-            _ = try store.createMember(account.id)
-            return [mutation]
-        }, result: { $0.account(named: admin)! })
+        let account = try store.accounts.commitAndWait(
+            { book in
+                let mutation = try book.validateAdd(
+                    username: admin, displayName: admin, role: .admin, timeZone: timeZone,
+                    passwordHash: hash, now: now)
+                guard case .added(let account) = mutation else { return [] }
+                _ = try store.createMember(account.id)
+                return [mutation]
+            }, result: { $0.account(named: admin)! })
         try store.member(account.id)!.commitAndWait { _ in [.water(.timeZoneSet(timeZone))] }
         return account
     }
@@ -95,16 +100,18 @@ public enum AdminCommands {
             do {
                 id = try DataDirectory.memberID(named: username, in: dataDirectory)
             } catch {
-                throw Failure(description: "the accounts cannot be read (\(error.message)); "
-                    + "repair them first: water-server repair --accounts --data \(dataDirectory)")
+                throw Failure(
+                    description: "the accounts cannot be read (\(error.message)); "
+                        + "repair them first: water-server repair --accounts --data \(dataDirectory)")
             }
             guard let id else { throw Failure(description: "there is no member called \(username)") }
             archives = ["\(DataDirectory.users)/\(id)"]
         }
         return try archives.map { archive in
             guard let report = reports.first(where: { $0.archive == archive }) else {
-                throw Failure(description: "\(dataDirectory)/\(archive) does not exist; restore it from a backup "
-                    + "(water-server restore --member NAME)")
+                throw Failure(
+                    description: "\(dataDirectory)/\(archive) does not exist; restore it from a backup "
+                        + "(water-server restore --member NAME)")
             }
             guard report.problem != nil else { return .healthy(archive: archive) }
             return .repaired(try ArchiveRepair.repair(archive, in: dataDirectory, now: now / 1000))
@@ -120,7 +127,8 @@ public enum AdminCommands {
         let lock = try lockStopped(dataDirectory, for: "restore")
         defer { Glibc.close(lock.raw) }
         // The member's id: from the live accounts, or the backup's when those cannot be read.
-        let id = (try? DataDirectory.memberID(named: username, in: dataDirectory))
+        let id =
+            (try? DataDirectory.memberID(named: username, in: dataDirectory))
             ?? (try? DataDirectory.memberID(named: username, in: backup))
         guard let id else { throw Failure(description: "there is no member called \(username) here or in \(backup)") }
         let archive = "\(DataDirectory.users)/\(id)"
@@ -132,15 +140,18 @@ public enum AdminCommands {
         do {
             return try DataDirectory.lock(path, owner: "pid \(getpid()) water-server \(command)")
         } catch {
-            if error.code == .locked { throw ArchiveError(.locked, "\(error.message) (\(command) needs the server stopped)") }
+            if error.code == .locked {
+                throw ArchiveError(.locked, "\(error.message) (\(command) needs the server stopped)")
+            }
             throw error
         }
     }
 
     /// Sets a member's password; their sessions end.
-    public static func resetPassword(dataDirectory: String, username: String, password: String,
-                                     strength: PasswordHasher.Strength, logger: Logger) throws
-    {
+    public static func resetPassword(
+        dataDirectory: String, username: String, password: String,
+        strength: PasswordHasher.Strength, logger: Logger
+    ) throws {
         try AccountBook.checkPassword(password, field: "the password")
         let store = try open(dataDirectory, logger: logger)
         defer { store.close() }

@@ -33,8 +33,9 @@ struct Responder: Sendable {
 
     /// Ends a stream: OK, or with the error.
     func finish(_ error: WaterError?) {
-        deliver(error.map { ResponseEnvelope(callID: callID, error: $0) }
-            ?? ResponseEnvelope(callID: callID, status: WaterV1.Status(code: .ok), payload: [], endOfStream: true))
+        deliver(
+            error.map { ResponseEnvelope(callID: callID, error: $0) }
+                ?? ResponseEnvelope(callID: callID, status: WaterV1.Status(code: .ok), payload: [], endOfStream: true))
     }
 }
 
@@ -58,7 +59,10 @@ struct Router: Sendable {
     /// A unary method whose handler answers later (after a durable write, a password hash).
     mutating func unary<Request: UnaryRPCRequest>(
         _ type: Request.Type, _ access: Access,
-        _ body: @escaping @Sendable (Request, CallContext, @escaping @Sendable (Result<Request.Response, WaterError>) -> Void) -> Void
+        _ body:
+            @escaping @Sendable (
+                Request, CallContext, @escaping @Sendable (Result<Request.Response, WaterError>) -> Void
+            ) -> Void
     ) {
         handlers[Request.method.fullName] = MethodHandler(access: access) { call, context, responder in
             switch Result(catching: { () throws(WaterError) in try call.request(as: Request.self) }) {

@@ -42,8 +42,9 @@ public final class Server: Sendable {
     public init(configuration: ServerConfiguration, logger: Logger) throws {
         var options = StoreOptions()
         options.defaultTimeZone = configuration.householdTimeZone
-        let store = try FileArchiveStore(path: configuration.dataDirectory, options: options, logger: logger,
-                                         owner: "pid \(getpid()) water-server serve")
+        let store = try FileArchiveStore(
+            path: configuration.dataDirectory, options: options, logger: logger,
+            owner: "pid \(getpid()) water-server serve")
         let listener: Socket
         do {
             listener = try Socket.listen(on: configuration.listen)
@@ -61,9 +62,11 @@ public final class Server: Sendable {
         router.registerTodo()
         router.registerHabits()
         router.registerTransfer()
-        connections = ConnectionRegistry(listener: listener, loop: loop, services: services, router: router,
-                                         stopped: stopped)
-        statusTimer = SendableTimer(source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.status", qos: .utility)))
+        connections = ConnectionRegistry(
+            listener: listener, loop: loop, services: services, router: router,
+            stopped: stopped)
+        statusTimer = SendableTimer(
+            source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.status", qos: .utility)))
         // Members' archives load when first used; one that cannot be read logs why then.
     }
 
@@ -126,8 +129,12 @@ public final class Server: Sendable {
         loop.stop()
         services.store.close()
         let commits = services.store.committer.currentStatistics
-        services.logger.info("stopped", ["commit.groups": "\(commits.groups)", "commit.items": "\(commits.items)",
-                                         "commit.syncs": "\(commits.syncs)"])
+        services.logger.info(
+            "stopped",
+            [
+                "commit.groups": "\(commits.groups)", "commit.items": "\(commits.items)",
+                "commit.syncs": "\(commits.syncs)",
+            ])
     }
 }
 

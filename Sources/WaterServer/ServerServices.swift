@@ -1,7 +1,7 @@
 import Synchronization
-import WaterProtocol
 import WaterCore
 import WaterLog
+import WaterProtocol
 import WaterStore
 
 /// The parts of a running server that handlers share.
@@ -19,10 +19,12 @@ public final class ServerServices: Sendable {
         self.store = store
         self.configuration = configuration
         self.logger = logger
-        self.hasher = PasswordHasher(strength: configuration.passwordStrength,
-                                     concurrentHashes: configuration.concurrentPasswordHashes)
+        self.hasher = PasswordHasher(
+            strength: configuration.passwordStrength,
+            concurrentHashes: configuration.concurrentPasswordHashes)
         self.boards = BoardBuilder(store: store, householdTimeZone: configuration.householdTimeZone)
-        self.boardHub = BoardHub(boards: boards, now: { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds })
+        self.boardHub = BoardHub(
+            boards: boards, now: { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds })
         self.startedAt = UnixTime.nowMilliseconds()
     }
 
@@ -45,7 +47,8 @@ public final class ServerServices: Sendable {
                 return Caller(account: account, digest: digest)
             })
         else {
-            return .failure(WaterError(.unauthenticated, "your session has expired or was ended: run water-client login"))
+            return .failure(
+                WaterError(.unauthenticated, "your session has expired or was ended: run water-client login"))
         }
         return .success(found)
     }
@@ -93,8 +96,9 @@ struct BoardBuilder: Sendable {
         let accounts = (try? store.accounts.read { $0.members }) ?? []
         let members = accounts.compactMap { account -> BoardMember? in
             guard let archive = try? store.member(account.id)?.read({ $0 }) else { return nil }
-            return BoardMember(username: account.username, displayName: account.displayName, water: archive.water,
-                               habits: archive.habits)
+            return BoardMember(
+                username: account.username, displayName: account.displayName, water: archive.water,
+                habits: archive.habits)
         }
         return WeeklyBoard(members: members, week: week, order: order, now: now)
     }

@@ -9,14 +9,16 @@ public enum StatusReport {
         guard access("\(dataDirectory)/\(DataDirectory.formatFile)", F_OK) == 0 else {
             throw AdminCommands.Failure(description: "\(dataDirectory) is not a water data directory")
         }
-        let fields = Dictionary(read("\(dataDirectory)/status").split(separator: "\n").compactMap { line -> (String, String)? in
-            let parts = line.split(separator: " ", maxSplits: 1)
-            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
-        }, uniquingKeysWith: { $1 })
+        let fields = Dictionary(
+            read("\(dataDirectory)/status").split(separator: "\n").compactMap { line -> (String, String)? in
+                let parts = line.split(separator: " ", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            }, uniquingKeysWith: { $1 })
         var lines: [String] = []
         let pid = fields["pid"].flatMap { Int32($0) }
         if let pid, kill(pid, 0) == 0, let started = fields["started_at_unix_ms"].flatMap(Int64.init) {
-            lines.append("running: pid \(pid), listening on \(fields["listening"] ?? "?"), up \(duration(now - started))")
+            lines.append(
+                "running: pid \(pid), listening on \(fields["listening"] ?? "?"), up \(duration(now - started))")
             lines.append("connections: \(fields["connections"] ?? "?")")
         } else {
             lines.append("not running" + (pid.map { " (pid \($0) was the last server)" } ?? ""))
@@ -31,7 +33,8 @@ public enum StatusReport {
             lines.append("last compaction: none since the server started")
         }
         lines.append("archives:")
-        let archives = (try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))
+        let archives =
+            (try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))
             ?? [DataDirectory.accounts, DataDirectory.household]
         for archive in archives {
             let name = archive + String(repeating: " ", count: max(0, 16 - archive.count))

@@ -69,13 +69,16 @@ private struct Rebuild<Model: ArchiveModel> {
             do {
                 let path = "\(directory)/\(ArchiveFiles.snapshot)"
                 let file = try fileSystem.readFile(path, limit: SnapshotFile.maximumLength)
-                let (version, body) = try SnapshotFile.decode(file, kind: Model.kind, versions: Model.readableSnapshotVersions,
-                                                              path: path)
-                (model, snapshotSequence, highestGeneration) = try Model.decodeSnapshot(body, version: version,
-                                                                                         context: context)
+                let (version, body) = try SnapshotFile.decode(
+                    file, kind: Model.kind, versions: Model.readableSnapshotVersions,
+                    path: path)
+                (model, snapshotSequence, highestGeneration) = try Model.decodeSnapshot(
+                    body, version: version,
+                    context: context)
                 kept.append("the snapshot: records 1-\(snapshotSequence)")
             } catch {
-                dropped.append("the snapshot, which does not read (\(error)): what it held is lost unless a backup has it")
+                dropped.append(
+                    "the snapshot, which does not read (\(error)): what it held is lost unless a backup has it")
             }
         }
 
@@ -90,7 +93,8 @@ private struct Rebuild<Model: ArchiveModel> {
                 dropped.append("\(name): \(range.count) damaged bytes at \(range.lowerBound)-\(range.upperBound - 1)")
             }
             if let cut = salvage.cutShort {
-                dropped.append("\(name): cut short at byte \(cut.at) of \(cut.of); whatever was written after that is gone")
+                dropped.append(
+                    "\(name): cut short at byte \(cut.at) of \(cut.of); whatever was written after that is gone")
             }
             if salvage.malformedFrames > 0 { dropped.append("\(name): \(salvage.malformedFrames) malformed frames") }
             var undecodable = 0
@@ -102,25 +106,32 @@ private struct Rebuild<Model: ArchiveModel> {
                 }
                 if sequence < previous { outOfOrder += 1 }
                 previous = sequence
-                if sequence > snapshotSequence { found.append(Found(sequence: sequence, bytes: record, mutation: mutation, journal: name)) }
+                if sequence > snapshotSequence {
+                    found.append(Found(sequence: sequence, bytes: record, mutation: mutation, journal: name))
+                }
             }
             if undecodable > 0 { dropped.append("\(name): \(undecodable) records that do not decode") }
         }
         if outOfOrder > 0 { kept.append("\(outOfOrder) records that were out of order, put back in order") }
 
         // In sequence order (the first found first among repeats), each once; note the gaps.
-        found = found.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }.map(\.element)
+        found = found.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }.map(
+            \.element)
         var last = snapshotSequence
         var lastBytes: ArraySlice<UInt8>?
         var applied = 0
         for record in found {
             if record.sequence == last, let lastBytes {
-                if lastBytes != record.bytes { dropped.append("a second, different record \(last) in \(record.journal)") }
+                if lastBytes != record.bytes {
+                    dropped.append("a second, different record \(last) in \(record.journal)")
+                }
                 continue
             }
             if record.sequence > last + 1 {
-                dropped.append(record.sequence == last + 2
-                    ? "record \(last + 1), which is in no journal" : "records \(last + 1)-\(record.sequence - 1), which are in no journal")
+                dropped.append(
+                    record.sequence == last + 2
+                        ? "record \(last + 1), which is in no journal"
+                        : "records \(last + 1)-\(record.sequence - 1), which are in no journal")
             }
             model.apply(record.mutation)
             (last, lastBytes) = (record.sequence, record.bytes)
@@ -128,8 +139,9 @@ private struct Rebuild<Model: ArchiveModel> {
         }
         if applied > 0 { kept.append("\(applied) journal records, up to record \(last)") }
         guard model.isValid else {
-            throw ArchiveRepair.Failure(description: "what could be read of \(archive) breaks the archive's checks "
-                + "(a value out of range or a repeated id); nothing was changed")
+            throw ArchiveRepair.Failure(
+                description: "what could be read of \(archive) breaks the archive's checks "
+                    + "(a value out of range or a repeated id); nothing was changed")
         }
         let aside = try replace(with: model, lastSequence: last, generation: highestGeneration + 1, now: now)
         return ArchiveRepair.Outcome(archive: archive, keptAside: aside, kept: kept, dropped: dropped)
@@ -143,15 +155,19 @@ private struct Rebuild<Model: ArchiveModel> {
             for name in try fileSystem.listDirectory(building) { try fileSystem.remove("\(building)/\(name)") }
         }
         try fileSystem.createDirectory(building, mode: 0o700)
-        let snapshot = SnapshotFile.encode(body: model.encodeSnapshot(lastSequence: lastSequence, journalGeneration: generation),
-                                           version: Model.snapshotVersion, kind: Model.kind)
+        let snapshot = SnapshotFile.encode(
+            body: model.encodeSnapshot(lastSequence: lastSequence, journalGeneration: generation),
+            version: Model.snapshotVersion, kind: Model.kind)
         try fileSystem.replaceFile("\(building)/\(ArchiveFiles.snapshot)", with: snapshot, mode: 0o600)
-        let length = Archive<Model>.segmentLength(compactionThreshold: StoreOptions().compactionThreshold,
-                                                  snapshotLength: snapshot.count, frameLength: 0)
-        try fileSystem.replaceFile("\(building)/\(ArchiveFiles.journal(generation: generation + 1))",
-                                   with: JournalFile.segment(kind: Model.kind, generation: generation + 1,
-                                                             startsAfter: lastSequence, length: length),
-                                   mode: 0o600)
+        let length = Archive<Model>.segmentLength(
+            compactionThreshold: StoreOptions().compactionThreshold,
+            snapshotLength: snapshot.count, frameLength: 0)
+        try fileSystem.replaceFile(
+            "\(building)/\(ArchiveFiles.journal(generation: generation + 1))",
+            with: JournalFile.segment(
+                kind: Model.kind, generation: generation + 1,
+                startsAfter: lastSequence, length: length),
+            mode: 0o600)
         let parent = PosixFileSystem.parent(of: directory)
         try fileSystem.syncDirectory(parent)
         try fileSystem.exchange(building, directory)

@@ -49,7 +49,9 @@ public enum Backup {
         var keptAside: String?
         if access(destination, F_OK) == 0, !(try list(destination)).isEmpty {
             guard force else {
-                throw Failure(description: "\(destination) is not empty; restore with --force to replace it (it is kept as a copy)")
+                throw Failure(
+                    description:
+                        "\(destination) is not empty; restore with --force to replace it (it is kept as a copy)")
             }
             let aside = "\(destination).replaced-\(now / 1000)"
             guard rename(destination, aside) == 0 else { throw failure("rename", destination) }
@@ -105,7 +107,9 @@ public enum Backup {
             do {
                 // Journals first, snapshot last: a snapshot newer than the journals copied
                 // only makes them obsolete; never the other way round.
-                for name in before.sorted(by: { ($0 == ArchiveFiles.snapshot ? 1 : 0, $0) < ($1 == ArchiveFiles.snapshot ? 1 : 0, $1) }) {
+                for name in before.sorted(by: {
+                    ($0 == ArchiveFiles.snapshot ? 1 : 0, $0) < ($1 == ArchiveFiles.snapshot ? 1 : 0, $1)
+                }) {
                     try copyFile("\(source)/\(name)", to: "\(destination)/\(name)")
                 }
             } catch let error as Failure where attempt < 20 && error.description.contains("No such file") {

@@ -76,9 +76,11 @@ public enum DataDirectory {
     public static func memberID(named username: String, in path: String, fileSystem: any FileSystem = PosixFileSystem())
         throws(ArchiveError) -> UInt64?
     {
-        let accounts = try ArchiveLoader<AccountBook>(fileSystem: fileSystem, directory: "\(path)/\(Self.accounts)",
-                                                      context: ArchiveContext(defaultTimeZone: .utc),
-                                                      expectation: .existing).load()
+        let accounts = try ArchiveLoader<AccountBook>(
+            fileSystem: fileSystem, directory: "\(path)/\(Self.accounts)",
+            context: ArchiveContext(defaultTimeZone: .utc),
+            expectation: .existing
+        ).load()
         return accounts.model.account(named: username)?.id
     }
 
@@ -119,8 +121,10 @@ public enum DataDirectory {
             throw ArchiveError(error)
         }
         guard text == formatText else {
-            throw ArchiveError(.unsupportedVersion, "\(path) is a data directory of format \"\(text.trimmed)\"; "
-                + "this server reads water-data \(formatVersion)")
+            throw ArchiveError(
+                .unsupportedVersion,
+                "\(path) is a data directory of format \"\(text.trimmed)\"; "
+                    + "this server reads water-data \(formatVersion)")
         }
         return false
     }

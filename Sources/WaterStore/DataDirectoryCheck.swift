@@ -29,7 +29,9 @@ public enum DataDirectoryCheck {
 
     /// Checks every archive of the data directory at `path`.
     /// - Throws: when `path` is not a data directory of a format this code reads.
-    public static func run(_ path: String, fileSystem: any FileSystem = PosixFileSystem()) throws(ArchiveError) -> [Report] {
+    public static func run(_ path: String, fileSystem: any FileSystem = PosixFileSystem()) throws(ArchiveError)
+        -> [Report]
+    {
         guard fileSystem.fileExists("\(path)/\(DataDirectory.formatFile)") else {
             throw ArchiveError(.ioFailure, "\(path) is not a water data directory (it has no format file)")
         }
@@ -56,7 +58,8 @@ public enum DataDirectoryCheck {
         // accounts do not know is what an add cut short leaves: the next add reuses it.
         let known = Set(members.map { "\(DataDirectory.users)/\($0.id)" })
         let accountsRead = reports.contains { $0.archive == DataDirectory.accounts && $0.problem == nil }
-        for index in reports.indices where accountsRead && reports[index].archive.hasPrefix("\(DataDirectory.users)/")
+        for index in reports.indices
+        where accountsRead && reports[index].archive.hasPrefix("\(DataDirectory.users)/")
             && !known.contains(reports[index].archive) && reports[index].problem != nil
             && (try? fileSystem.listDirectory("\(path)/\(reports[index].archive)").isEmpty) == true
         {
@@ -64,17 +67,21 @@ public enum DataDirectoryCheck {
         }
         let present = Set(archives)
         for member in members where !present.contains("\(DataDirectory.users)/\(member.id)") {
-            reports.append(Report(archive: "\(DataDirectory.users)/\(member.id)",
-                                  problem: "\(member.username)'s archive is missing: the accounts list them, "
-                                      + "but \(path)/\(DataDirectory.users)/\(member.id) does not exist",
-                                  tornTail: nil, lastRecord: 0))
+            reports.append(
+                Report(
+                    archive: "\(DataDirectory.users)/\(member.id)",
+                    problem: "\(member.username)'s archive is missing: the accounts list them, "
+                        + "but \(path)/\(DataDirectory.users)/\(member.id) does not exist",
+                    tornTail: nil, lastRecord: 0))
         }
         return reports
     }
 
     /// Checks one archive folder, `kind` being its place in a data directory (`accounts`,
     /// `household` or `users/<id>`).
-    public static func checkArchive(_ kind: String, at directory: String, fileSystem: any FileSystem = PosixFileSystem())
+    public static func checkArchive(
+        _ kind: String, at directory: String, fileSystem: any FileSystem = PosixFileSystem()
+    )
         -> Report
     {
         switch kind {
@@ -89,10 +96,12 @@ public enum DataDirectoryCheck {
 
     /// Loads one archive read-only, again while a running server changes it underneath.
     private static func check<Model: ArchiveModel>(
-        _ type: Model.Type, _ archive: String, _ directory: String, _ context: ArchiveContext, _ fileSystem: any FileSystem
+        _ type: Model.Type, _ archive: String, _ directory: String, _ context: ArchiveContext,
+        _ fileSystem: any FileSystem
     ) -> (report: Report, model: Model?) {
-        let loader = ArchiveLoader<Model>(fileSystem: fileSystem, directory: directory, context: context,
-                                          expectation: .existing)
+        let loader = ArchiveLoader<Model>(
+            fileSystem: fileSystem, directory: directory, context: context,
+            expectation: .existing)
         var outcome: Result<ArchiveLoader<Model>.LoadedArchive, ArchiveError> = .failure(ArchiveError(.vanished, ""))
         for _ in 0..<20 {
             let before = try? fileSystem.listDirectory(directory)
@@ -105,10 +114,14 @@ public enum DataDirectoryCheck {
         case .success(let loaded):
             let tail = loaded.currentJournal.flatMap { current in
                 current.tornTail.map {
-                    TornTail(journal: ArchiveFiles.journal(generation: current.generation), bytes: $0.length, records: $0.records)
+                    TornTail(
+                        journal: ArchiveFiles.journal(generation: current.generation), bytes: $0.length,
+                        records: $0.records)
                 }
             }
-            return (Report(archive: archive, problem: nil, tornTail: tail, lastRecord: loaded.lastSequence), loaded.model)
+            return (
+                Report(archive: archive, problem: nil, tornTail: tail, lastRecord: loaded.lastSequence), loaded.model
+            )
         case .failure(let error):
             return (Report(archive: archive, problem: error.message, tornTail: nil, lastRecord: 0), nil)
         }

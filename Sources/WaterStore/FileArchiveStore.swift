@@ -37,9 +37,10 @@ public final class FileArchiveStore: Sendable {
     /// - Parameter owner: who holds the lock, as a second process will be told.
     /// - Throws: ``ArchiveError`` `.locked`, `.unsupportedVersion` or `.ioFailure` for the
     ///   directory itself; never for one archive.
-    public init(path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions = StoreOptions(),
-                logger: Logger = .silent, owner: String) throws(ArchiveError)
-    {
+    public init(
+        path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions = StoreOptions(),
+        logger: Logger = .silent, owner: String
+    ) throws(ArchiveError) {
         let (lock, isNew) = try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
         self.lock = lock
         self.path = path
@@ -49,12 +50,14 @@ public final class FileArchiveStore: Sendable {
         let committer = GroupCommitter(fileSystem: fileSystem)
         self.committer = committer
         let context = ArchiveContext(defaultTimeZone: options.defaultTimeZone)
-        self.accounts = Archive(directory: "\(path)/\(DataDirectory.accounts)", fileSystem: fileSystem,
-                                context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
-                                logger: logger, compactionThreshold: options.compactionThreshold)
-        self.household = Archive(directory: "\(path)/\(DataDirectory.household)", fileSystem: fileSystem,
-                                 context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
-                                 logger: logger, compactionThreshold: options.compactionThreshold)
+        self.accounts = Archive(
+            directory: "\(path)/\(DataDirectory.accounts)", fileSystem: fileSystem,
+            context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
+            logger: logger, compactionThreshold: options.compactionThreshold)
+        self.household = Archive(
+            directory: "\(path)/\(DataDirectory.household)", fileSystem: fileSystem,
+            context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
+            logger: logger, compactionThreshold: options.compactionThreshold)
         if isNew {
             do throws(ArchiveError) {
                 try DataDirectory.finishCreating(path, fileSystem: fileSystem)
@@ -84,7 +87,9 @@ public final class FileArchiveStore: Sendable {
         }
     }
 
-    private func openMember(_ id: UInt64, expectation: ArchiveLoader<MemberArchive>.Expectation) -> Archive<MemberArchive> {
+    private func openMember(_ id: UInt64, expectation: ArchiveLoader<MemberArchive>.Expectation) -> Archive<
+        MemberArchive
+    > {
         let archive = Archive<MemberArchive>(
             directory: "\(path)/\(DataDirectory.users)/\(id)", fileSystem: fileSystem, context: context,
             expectation: expectation, committer: committer, logger: logger,
@@ -94,7 +99,6 @@ public final class FileArchiveStore: Sendable {
         CLinux_release_free_memory()
         return archive
     }
-
 
     public var memberIDs: [UInt64] {
         members.withLock { $0.keys.sorted() }
@@ -125,17 +129,21 @@ public final class FileArchiveStore: Sendable {
 
     /// What the running process knows of its archives, for `water-server status`: the ones in
     /// use (loaded), those protected among them, and the last compaction.
-    public var loadedStatus: (loaded: Int, protected: [String], lastCompaction: (path: String, unixMilliseconds: Int64)?) {
+    public var loadedStatus:
+        (loaded: Int, protected: [String], lastCompaction: (path: String, unixMilliseconds: Int64)?)
+    {
         let loaded: [any LoadedArchive] = [accounts, household] + members.withLock { $0.values.compactMap { $0 } }
-        let last = loaded.compactMap { archive in archive.lastCompactionUnixMilliseconds.map { (archive.directory, $0) } }
-            .max { $0.1 < $1.1 }
+        let last = loaded.compactMap { archive in archive.lastCompactionUnixMilliseconds.map { (archive.directory, $0) }
+        }
+        .max { $0.1 < $1.1 }
         return (loaded.count, loaded.filter { $0.protection != nil }.map(\.directory).sorted(), last)
     }
 
     /// Every archive in protected mode, with the reason: what `water-server check` reports.
     /// Loads every member's archive.
     public var protectedArchives: [(path: String, reason: ArchiveError)] {
-        let all: [(String, ArchiveError?)] = [(accounts.directory, accounts.protection), (household.directory, household.protection)]
+        let all: [(String, ArchiveError?)] =
+            [(accounts.directory, accounts.protection), (household.directory, household.protection)]
             + memberIDs.compactMap { member($0) }.map { ($0.directory, $0.protection) }
         return all.compactMap { path, reason in reason.map { (path, $0) } }.sorted { $0.path < $1.path }
     }

@@ -22,8 +22,10 @@ public struct RealisticHistory {
             let times = (0..<count).map { _ in dayStart + Int64(random.next() % (16 * 3_600_000)) }.sorted()
             for time in times {
                 let cup = cups[Int(random.next() % UInt64(cups.count))]
-                entries.append(WaterEntry(id: .timeOrdered(unixMilliseconds: time, counter: 0, installation: Self.installation),
-                                          amountMillilitres: cup, unixMilliseconds: time))
+                entries.append(
+                    WaterEntry(
+                        id: .timeOrdered(unixMilliseconds: time, counter: 0, installation: Self.installation),
+                        amountMillilitres: cup, unixMilliseconds: time))
             }
         }
         return entries

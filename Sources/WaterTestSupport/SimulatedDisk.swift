@@ -78,8 +78,9 @@ public final class SimulatedDisk: Sendable {
     /// Every file's current content, for comparing a directory byte for byte.
     public func contents(under prefix: String) -> [String: [UInt8]] {
         state.withLock { state in
-            Dictionary(uniqueKeysWithValues: state.names.filter { $0.key.hasPrefix(prefix) }
-                .map { ($0.key, state.inodes[$0.value]!.data) })
+            Dictionary(
+                uniqueKeysWithValues: state.names.filter { $0.key.hasPrefix(prefix) }
+                    .map { ($0.key, state.inodes[$0.value]!.data) })
         }
     }
 

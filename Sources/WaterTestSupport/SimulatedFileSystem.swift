@@ -6,8 +6,10 @@ public struct SimulatedFileSystem: FileSystem {
     let disk: SimulatedDisk
     let boot: Int
 
-    private func withState<T>(_ operation: String, _ path: String,
-                              _ body: (inout SimulatedDisk.State) throws(FileSystemError) -> T)
+    private func withState<T>(
+        _ operation: String, _ path: String,
+        _ body: (inout SimulatedDisk.State) throws(FileSystemError) -> T
+    )
         throws(FileSystemError) -> T
     {
         try disk.state.withLock { (state) throws(FileSystemError) -> T in
@@ -29,19 +31,26 @@ public struct SimulatedFileSystem: FileSystem {
 
     public func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
         try withState("opendir", path) { (state) throws(FileSystemError) -> [String] in
-            guard state.directories.contains(path) else { throw FileSystemError(operation: "opendir", path: path, errno: ENOENT) }
-            let children = (Array(state.names.keys) + Array(state.directories)).filter { Self.parent($0) == path && $0 != path }
+            guard state.directories.contains(path) else {
+                throw FileSystemError(operation: "opendir", path: path, errno: ENOENT)
+            }
+            let children = (Array(state.names.keys) + Array(state.directories)).filter {
+                Self.parent($0) == path && $0 != path
+            }
             return Set(children.map { String($0.dropFirst(path.count + 1)) }).sorted()
         }
     }
 
     public func fileExists(_ path: String) -> Bool {
-        (try? withState("access", path) { state in state.names[path] != nil || state.directories.contains(path) }) ?? false
+        (try? withState("access", path) { state in state.names[path] != nil || state.directories.contains(path) })
+            ?? false
     }
 
     public func readFile(_ path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
         try withState("open", path) { (state) throws(FileSystemError) -> [UInt8] in
-            guard let number = state.names[path] else { throw FileSystemError(operation: "open", path: path, errno: ENOENT) }
+            guard let number = state.names[path] else {
+                throw FileSystemError(operation: "open", path: path, errno: ENOENT)
+            }
             let data = state.inodes[number]!.data
             guard data.count <= limit else { throw FileSystemError(operation: "read", path: path, errno: EFBIG) }
             return data
@@ -78,7 +87,9 @@ public struct SimulatedFileSystem: FileSystem {
         try withState("write", "fd \(handle.raw)") { (state) throws(FileSystemError) in
             let number = try inode(handle, state, "write")
             var data = state.inodes[number]!.data
-            if data.count < offset + bytes.count { data += [UInt8](repeating: 0, count: offset + bytes.count - data.count) }
+            if data.count < offset + bytes.count {
+                data += [UInt8](repeating: 0, count: offset + bytes.count - data.count)
+            }
             data.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
             state.inodes[number]!.data = data
         }
@@ -94,7 +105,9 @@ public struct SimulatedFileSystem: FileSystem {
         try withState("ftruncate", "fd \(handle.raw)") { (state) throws(FileSystemError) in
             let number = try inode(handle, state, "ftruncate")
             var data = state.inodes[number]!.data
-            if data.count > length { data.removeLast(data.count - length) } else {
+            if data.count > length {
+                data.removeLast(data.count - length)
+            } else {
                 data += [UInt8](repeating: 0, count: length - data.count)
             }
             state.inodes[number]!.data = data
@@ -146,7 +159,9 @@ public struct SimulatedFileSystem: FileSystem {
 
     public func lockExclusively(_ path: String, owner: String) throws(FileSystemError) -> FileHandleID {
         try withState("lock", path) { (state) throws(FileSystemError) -> FileHandleID in
-            if let holder = state.locks[path] { throw FileSystemError(operation: "lock", path: holder, errno: EWOULDBLOCK) }
+            if let holder = state.locks[path] {
+                throw FileSystemError(operation: "lock", path: holder, errno: EWOULDBLOCK)
+            }
             state.locks[path] = owner
             let handle = state.nextHandle
             state.nextHandle += 1

@@ -111,11 +111,14 @@ public final class EventLoop: @unchecked Sendable {
                     continue
                 }
                 let flags = events[index]
-                handlers[tokens[index]]?.ready(Readiness(
-                    readable: flags & UInt32(CLinux_EPOLLIN) != 0, writable: flags & UInt32(CLinux_EPOLLOUT) != 0,
-                    failed: flags & UInt32(CLinux_EPOLLERR | CLinux_EPOLLHUP) != 0))
+                handlers[tokens[index]]?.ready(
+                    Readiness(
+                        readable: flags & UInt32(CLinux_EPOLLIN) != 0, writable: flags & UInt32(CLinux_EPOLLOUT) != 0,
+                        failed: flags & UInt32(CLinux_EPOLLERR | CLinux_EPOLLHUP) != 0))
             }
-            for task in tasks.withLock({ tasks in defer { tasks.removeAll() }; return tasks }) { task() }
+            for task in tasks.withLock({ tasks in
+                defer { tasks.removeAll() }; return tasks
+            }) { task() }
             for timer in timers.takeDue(now: Self.now()) { timer() }
             turnEnded()
         }

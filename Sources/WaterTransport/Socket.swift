@@ -13,7 +13,9 @@ public struct Socket: Hashable, Sendable {
     /// A listening socket bound to `address` (port 0 picks a free one), non-blocking.
     public static func listen(on address: HostPort, backlog: Int32 = 512) throws(SocketError) -> Socket {
         let resolved = try SocketAddress.resolve(address, passive: true)
-        let fd = try socketCall("socket") { Glibc.socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let fd = try socketCall("socket") {
+            Glibc.socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
         let socket = Socket(descriptor: fd)
         do throws(SocketError) {
             try socket.setOption(SOL_SOCKET, SO_REUSEADDR, 1)
@@ -30,7 +32,9 @@ public struct Socket: Hashable, Sendable {
     /// A socket connected to `address`, blocking (for clients).
     public static func connect(to address: HostPort) throws(SocketError) -> Socket {
         let resolved = try SocketAddress.resolve(address)
-        let fd = try socketCall("socket") { Glibc.socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let fd = try socketCall("socket") {
+            Glibc.socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
         let socket = Socket(descriptor: fd)
         do throws(SocketError) {
             try socketCall("connect to \(address)") { resolved.withSockaddr { Glibc.connect(fd, $0, $1) } }
@@ -90,13 +94,17 @@ public struct Socket: Hashable, Sendable {
 
     public func setOption(_ level: Int32, _ name: Int32, _ value: Int32) throws(SocketError) {
         var value = value
-        try socketCall("setsockopt") { setsockopt(descriptor, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) }
+        try socketCall("setsockopt") {
+            setsockopt(descriptor, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
     }
 
     /// Sets a receive timeout for a blocking socket (clients).
     public func setReceiveTimeout(milliseconds: Int) throws(SocketError) {
         var time = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
-        try socketCall("setsockopt") { setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size)) }
+        try socketCall("setsockopt") {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        }
     }
 
     public var localAddress: HostPort? { SocketAddress.of(descriptor, peer: false)?.hostPort }

@@ -21,7 +21,8 @@ public struct SocketAddress: Sendable {
         defer { freeaddrinfo(result) }
         var address = SocketAddress(storage: sockaddr_storage(), length: first.pointee.ai_addrlen)
         withUnsafeMutableBytes(of: &address.storage) { buffer in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen)))
+            buffer.copyMemory(
+                from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen)))
         }
         return address
     }
@@ -33,12 +34,15 @@ public struct SocketAddress: Sendable {
         var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
         let status = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo($0, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
-                            NI_NUMERICHOST | NI_NUMERICSERV)
+                getnameinfo(
+                    $0, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
+                    NI_NUMERICHOST | NI_NUMERICSERV)
             }
         }
         guard status == 0 else { return HostPort(host: "?", port: 0) }
-        let text = { (chars: [CChar]) in String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        let text = { (chars: [CChar]) in
+            String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         return HostPort(host: text(host), port: UInt16(text(service)) ?? 0)
     }
 

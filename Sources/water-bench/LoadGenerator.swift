@@ -87,9 +87,10 @@ struct LoadGenerator {
         }
         let seconds = Double(Measure.now() - start) / 1e9
         let cpu = cpuMicroseconds(of: serverPID) - cpuBefore
-        return Result(operations: latencies.count, perSecond: Double(latencies.count) / seconds,
-                      p50: Measure.median(latencies), p99: Measure.percentile(latencies, 0.99),
-                      serverCPUMicroseconds: cpu / Double(latencies.count))
+        return Result(
+            operations: latencies.count, perSecond: Double(latencies.count) / seconds,
+            p50: Measure.median(latencies), p99: Measure.percentile(latencies, 0.99),
+            serverCPUMicroseconds: cpu / Double(latencies.count))
     }
 
     private static func send(_ lane: Lane) throws {
@@ -99,7 +100,9 @@ struct LoadGenerator {
         var done = 0
         while done < request.count {
             switch request.withUnsafeBytes({ raw in
-                Swift.Result { () throws(SocketError) in try lane.socket.write(UnsafeRawBufferPointer(rebasing: raw[done...])) }
+                Swift.Result { () throws(SocketError) in
+                    try lane.socket.write(UnsafeRawBufferPointer(rebasing: raw[done...]))
+                }
             }) {
             case .success(let written): done += written  // 0 only while the peer's window is full
             case .failure(let error): throw WaterBenchError("send: \(error)")

@@ -33,11 +33,16 @@ struct ServerBenchmark {
         try prepare(data)
 
         let start = Measure.now()
-        let server = try Spawned(productsDirectory + "/water-server",
-                                 ["serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
-                                  "--max-connections", "1024", "--time-zone", "UTC"])
+        let server = try Spawned(
+            productsDirectory + "/water-server",
+            [
+                "serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
+                "--max-connections", "1024", "--time-zone", "UTC",
+            ])
         defer { server.stop() }
-        let address = try require(HostPort(parsing: server.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0), "the listening address")
+        let address = try require(
+            HostPort(parsing: server.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
+            "the listening address")
         let first = try Self.login(address, "h1")
         _ = try first.call(WaterV1.LogWaterRequest(entryID: first.newID().description, amountMl: 250))
         record("start_to_first_write_ms", Double(Measure.now() - start) / 1e6)
@@ -48,9 +53,12 @@ struct ServerBenchmark {
         record("server_rss_mib", Self.residentMiB(of: server.pid))
         withExtendedLifetime(idle) {}
 
-        let redis = try Spawned("/usr/bin/redis-server",
-                                ["--port", "\(Self.freePort())", "--bind", "127.0.0.1", "--dir", scratch.path, "--save", "",
-                                 "--appendonly", "yes", "--appendfsync", "always"], readyText: "Ready to accept connections")
+        let redis = try Spawned(
+            "/usr/bin/redis-server",
+            [
+                "--port", "\(Self.freePort())", "--bind", "127.0.0.1", "--dir", scratch.path, "--save", "",
+                "--appendonly", "yes", "--appendfsync", "always",
+            ], readyText: "Ready to accept connections")
         defer { redis.stop() }
         let redisPort = UInt16(redis.arguments[1])!
         let setup = try RedisClient(port: redisPort)
@@ -67,12 +75,17 @@ struct ServerBenchmark {
             let water = try LoadGenerator.run(
                 try (0..<connections).map { index in
                     let token = tokens[index % Self.historic]
-                    return (try Self.handshaken(address), Self.logRequests(perConnection, token: token, installation: UInt64(index)))
+                    return (
+                        try Self.handshaken(address),
+                        Self.logRequests(perConnection, token: token, installation: UInt64(index))
+                    )
                 }, framing: .water, serverPID: server.pid)
             let peer = try LoadGenerator.run(
                 try (0..<connections).map { _ in
-                    (try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
-                     Array(repeating: logScript, count: perConnection))
+                    (
+                        try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
+                        Array(repeating: logScript, count: perConnection)
+                    )
                 }, framing: .redis, serverPID: redis.pid)
             record("log_per_s_\(connections)", water.perSecond)
             record("log_p50_us_\(connections)", water.p50)
@@ -96,8 +109,10 @@ struct ServerBenchmark {
             framing: .water, serverPID: server.pid)
         let peerBoards = try LoadGenerator.run(
             try (0..<16).map { _ in
-                (try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
-                 Array(repeating: Self.redisCommand(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]), count: 1500))
+                (
+                    try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
+                    Array(repeating: Self.redisCommand(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]), count: 1500)
+                )
             }, framing: .redis, serverPID: redis.pid)
         record("board_per_s_16", boards.perSecond)
         record("board_server_cpu_us_16", boards.serverCPUMicroseconds)
@@ -114,20 +129,29 @@ struct ServerBenchmark {
     /// with the same password. The connections of the load phases log in as them in turn, as
     /// Redis's are given the same 10-member board.
     private func prepare(_ data: String) throws {
-        _ = try AdminCommands.initialize(dataDirectory: data, admin: "admin", password: Self.password, timeZone: .utc,
-                                         strength: .minimum, logger: .silent)
+        _ = try AdminCommands.initialize(
+            dataDirectory: data, admin: "admin", password: Self.password, timeZone: .utc,
+            strength: .minimum, logger: .silent)
         let store = try FileArchiveStore(path: data, owner: "water-bench")
         defer { store.close() }
         let hash = PasswordHasher(strength: .minimum).hashNow(Self.password)!
         for (index, name) in (1...Self.historic).map({ "h\($0)" }).enumerated() {
-            let id: UInt64 = try store.accounts.commitAndWait({ book in
-                [try book.validateAdd(username: name, displayName: name, role: .member, timeZone: .utc, passwordHash: hash, now: 0)]
-            }, result: { $0.account(named: name)!.id })
+            let id: UInt64 = try store.accounts.commitAndWait(
+                { book in
+                    [
+                        try book.validateAdd(
+                            username: name, displayName: name, role: .member, timeZone: .utc, passwordHash: hash, now: 0
+                        )
+                    ]
+                }, result: { $0.account(named: name)!.id })
             let archive = try store.createMember(id)
             var history = RealisticHistory(seed: UInt64(index))
-            let entries = history.entries(days: 5 * 365, startingAt: UnixTime.nowMilliseconds() - Int64(5 * 365 + 1) * 86_400_000)
+            let entries = history.entries(
+                days: 5 * 365, startingAt: UnixTime.nowMilliseconds() - Int64(5 * 365 + 1) * 86_400_000)
             for chunk in stride(from: 0, to: entries.count, by: 2000) {
-                try archive.commitAndWait { _ in entries[chunk..<min(chunk + 2000, entries.count)].map { .water(.logged($0)) } }
+                try archive.commitAndWait { _ in
+                    entries[chunk..<min(chunk + 2000, entries.count)].map { .water(.logged($0)) }
+                }
             }
             archive.compact()
         }
@@ -139,8 +163,9 @@ struct ServerBenchmark {
     /// A raw connection past the handshake, for the load generator.
     static func handshaken(_ address: HostPort) throws -> Socket {
         let socket = try Socket.connect(to: address)
-        let hello = try frame(WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: "water-bench"),
-                              callID: 1, token: [])
+        let hello = try frame(
+            WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: "water-bench"),
+            callID: 1, token: [])
         _ = try hello.withUnsafeBytes { try socket.write($0) }
         var reply = [UInt8](repeating: 0, count: 4096)
         var received: [UInt8] = []
@@ -157,10 +182,13 @@ struct ServerBenchmark {
     static func logRequests(_ count: Int, token: [UInt8], installation: UInt64) -> [[UInt8]] {
         let now = UnixTime.nowMilliseconds()
         return (0..<count).map { n in
-            let id = RecordID.timeOrdered(unixMilliseconds: now - 60_000, counter: UInt16(truncatingIfNeeded: n),
-                                          installation: installation << 20 | UInt64(n >> 16))
-            return (try? frame(WaterV1.LogWaterRequest(entryID: id.description, amountMl: 250), callID: UInt64(n + 2),
-                               token: token)) ?? []
+            let id = RecordID.timeOrdered(
+                unixMilliseconds: now - 60_000, counter: UInt16(truncatingIfNeeded: n),
+                installation: installation << 20 | UInt64(n >> 16))
+            return
+                (try? frame(
+                    WaterV1.LogWaterRequest(entryID: id.description, amountMl: 250), callID: UInt64(n + 2),
+                    token: token)) ?? []
         }
     }
 
@@ -184,7 +212,10 @@ struct ServerBenchmark {
     /// "Log a drink" for Redis: append it to the member's list and add it to the weekly board.
     /// Returns the script's SHA-1, for EVALSHA.
     static func loadScript(_ redis: RedisClient) throws -> String {
-        try redis.command(["SCRIPT", "LOAD", "redis.call('RPUSH', KEYS[1], ARGV[3]); return redis.call('ZINCRBY', KEYS[2], ARGV[1], ARGV[2])"])
+        try redis.command([
+            "SCRIPT", "LOAD",
+            "redis.call('RPUSH', KEYS[1], ARGV[3]); return redis.call('ZINCRBY', KEYS[2], ARGV[1], ARGV[2])",
+        ])
     }
 
     static func pingMicroseconds(_ redis: RedisClient) throws -> Double {
@@ -199,10 +230,11 @@ struct ServerBenchmark {
         let payload = [UInt8](repeating: 1, count: 100)
         var times: [Double] = []
         for index in 0..<1000 {
-            times.append(Measure.microseconds {
-                _ = payload.withUnsafeBytes { pwrite(fd, $0.baseAddress, 100, off_t(index * 100)) }
-                fdatasync(fd)
-            })
+            times.append(
+                Measure.microseconds {
+                    _ = payload.withUnsafeBytes { pwrite(fd, $0.baseAddress, 100, off_t(index * 100)) }
+                    fdatasync(fd)
+                })
         }
         return Measure.median(times)
     }
@@ -216,15 +248,19 @@ struct ServerBenchmark {
 
     /// `water-client log` from process start to exit, median of 20.
     static func clientWallTime(_ address: HostPort, scratch: String) throws -> Double {
-        let environment = ["WATER_SERVER": address.description, "XDG_CONFIG_HOME": "\(scratch)/client", "NO_COLOR": "1"]
-        let login = try Spawned.run(productsDirectory + "/water-client", ["login", "h2", "--password-stdin"],
-                                    input: password + "\n", environment: environment)
+        let environment = [
+            "WATER_SERVER": address.description, "XDG_CONFIG_HOME": "\(scratch)/client", "NO_COLOR": "1",
+        ]
+        let login = try Spawned.run(
+            productsDirectory + "/water-client", ["login", "h2", "--password-stdin"],
+            input: password + "\n", environment: environment)
         guard login == 0 else { throw WaterError(.internal, "water-client login failed") }
         var times: [Double] = []
         for _ in 0..<20 {
-            times.append(try Measure.microseconds {
-                _ = try Spawned.run(productsDirectory + "/water-client", ["log", "250"], environment: environment)
-            } / 1000)
+            times.append(
+                try Measure.microseconds {
+                    _ = try Spawned.run(productsDirectory + "/water-client", ["log", "250"], environment: environment)
+                } / 1000)
         }
         return Measure.median(times)
     }
@@ -238,8 +274,10 @@ struct ServerBenchmark {
 }
 
 /// The directory of this executable, where the other executables are built too.
-let productsDirectory = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
-    .deletingLastPathComponent().path
+let productsDirectory = URL(
+    fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+)
+.deletingLastPathComponent().path
 
 func require<T>(_ value: T?, _ what: String = "value") throws -> T {
     guard let value else { throw WaterError(.internal, "missing \(what)") }

@@ -40,7 +40,9 @@ final class Spawned {
     }
 
     /// Runs a command to completion and returns its exit status.
-    static func run(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Int32 {
+    static func run(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:])
+        throws -> Int32
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments

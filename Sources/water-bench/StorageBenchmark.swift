@@ -67,14 +67,16 @@ struct StorageBenchmark {
         var appendTimes: [Double] = []
         let payload = [UInt8](repeating: 0x5A, count: 100)
         for (index, entry) in entries.prefix(2000).enumerated() {
-            rawTimes.append(Measure.microseconds {
-                _ = payload.withUnsafeBytes { pwrite(raw, $0.baseAddress, 100, off_t(index * 100)) }
-                fdatasync(raw)
-            })
-            inPlaceTimes.append(Measure.microseconds {
-                _ = payload.withUnsafeBytes { pwrite(allocated, $0.baseAddress, 100, off_t(index * 100)) }
-                fdatasync(allocated)
-            })
+            rawTimes.append(
+                Measure.microseconds {
+                    _ = payload.withUnsafeBytes { pwrite(raw, $0.baseAddress, 100, off_t(index * 100)) }
+                    fdatasync(raw)
+                })
+            inPlaceTimes.append(
+                Measure.microseconds {
+                    _ = payload.withUnsafeBytes { pwrite(allocated, $0.baseAddress, 100, off_t(index * 100)) }
+                    fdatasync(allocated)
+                })
             appendTimes.append(try Measure.microseconds { try log(entry, to: archive) })
         }
         store.close()
@@ -176,11 +178,12 @@ struct StorageBenchmark {
         for _ in 0..<5 {
             var opened: FileArchiveStore?
             // Members load when first used: time opening the directory and reading every archive.
-            times.append(try Measure.microseconds {
-                let store = try openStore(path)
-                for member in store.memberIDs { _ = try store.member(member)?.read { $0.water.entries.count } }
-                opened = store
-            } / 1000)
+            times.append(
+                try Measure.microseconds {
+                    let store = try openStore(path)
+                    for member in store.memberIDs { _ = try store.member(member)?.read { $0.water.entries.count } }
+                    opened = store
+                } / 1000)
             opened?.close()
         }
         record("load_ms_10_users_5_years", Measure.median(times))
@@ -203,8 +206,9 @@ private struct SeedArchive: Encodable {
     init(_ entries: [WaterEntry]) {
         let calendar = Calendar(identifier: .gregorian)
         self.entries = entries.map { entry in
-            Entry(id: UUID(uuid: Self.uuid(entry.id.bytes)), amount: Int(entry.amountMillilitres),
-                  date: Date(timeIntervalSince1970: Double(entry.unixMilliseconds) / 1000))
+            Entry(
+                id: UUID(uuid: Self.uuid(entry.id.bytes)), amount: Int(entry.amountMillilitres),
+                date: Date(timeIntervalSince1970: Double(entry.unixMilliseconds) / 1000))
         }
         var goals: [String: Int] = [:]
         for entry in self.entries {

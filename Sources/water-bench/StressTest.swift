@@ -42,8 +42,13 @@ struct StressTest {
         defer { scratch.remove() }
         let data = "\(scratch.path)/data"
         let server = productsDirectory + "/water-server"
-        guard try Spawned.run(server, ["init", "--data", data, "--admin", "mum", "--password-stdin", "--password-strength",
-                                       "minimum", "--time-zone", "UTC"], input: Self.members[0].1 + "\n") == 0
+        guard
+            try Spawned.run(
+                server,
+                [
+                    "init", "--data", data, "--admin", "mum", "--password-stdin", "--password-strength",
+                    "minimum", "--time-zone", "UTC",
+                ], input: Self.members[0].1 + "\n") == 0
         else { throw WaterError(.internal, "water-server init failed") }
         try withServer(data) { address in
             let mum = try login(address, Self.members[0])
@@ -57,8 +62,10 @@ struct StressTest {
         var random = SystemRandomNumberGenerator()
         for cycle in 1...cycles {
             let spawned = try start(data)
-            let address = try require(HostPort(parsing: spawned.firstLine.replacingOccurrences(of: "listening on ", with: ""),
-                                               defaultPort: 0), "the listening address")
+            let address = try require(
+                HostPort(
+                    parsing: spawned.firstLine.replacingOccurrences(of: "listening on ", with: ""),
+                    defaultPort: 0), "the listening address")
             ledger.kept.withLock { $0.removeAll() }
             ledger.ended.withLock { $0.removeAll() }
             let writers = drive(address, into: ledger)
@@ -71,8 +78,10 @@ struct StressTest {
             try withServer(data) { address in totals = try verify(address, ledger) }
             totals.damaged = damaged
             if cycle % 10 == 0 || totals.lost + totals.duplicated + totals.damaged > 0 {
-                FileHandle.standardError.write(Data(("cycle \(cycle): acknowledged \(totals.acknowledged) lost \(totals.lost) "
-                    + "duplicated \(totals.duplicated) damaged \(totals.damaged)\n").utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        ("cycle \(cycle): acknowledged \(totals.acknowledged) lost \(totals.lost) "
+                            + "duplicated \(totals.duplicated) damaged \(totals.damaged)\n").utf8))
             }
             if totals.lost + totals.duplicated + totals.damaged > 0 { break }
         }
@@ -80,16 +89,23 @@ struct StressTest {
     }
 
     private func start(_ data: String) throws -> Spawned {
-        try Spawned(productsDirectory + "/water-server",
-                    ["serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum", "--time-zone", "UTC"])
+        try Spawned(
+            productsDirectory + "/water-server",
+            [
+                "serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum", "--time-zone",
+                "UTC",
+            ])
     }
 
     /// Runs `body` against a server that is stopped cleanly afterwards.
     private func withServer(_ data: String, _ body: (HostPort) throws -> Void) throws {
         let spawned = try start(data)
         defer { spawned.stop() }
-        try body(try require(HostPort(parsing: spawned.firstLine.replacingOccurrences(of: "listening on ", with: ""),
-                                      defaultPort: 0), "the listening address"))
+        try body(
+            try require(
+                HostPort(
+                    parsing: spawned.firstLine.replacingOccurrences(of: "listening on ", with: ""),
+                    defaultPort: 0), "the listening address"))
     }
 
     private func login(_ address: HostPort, _ member: (String, String)) throws -> WaterClient {
@@ -126,7 +142,8 @@ struct StressTest {
             connection {
                 let client = try WaterClient(configuration: ClientConfiguration(server: address))
                 for n in 0..<20_000 {
-                    let response = try client.call(WaterV1.LoginRequest(username: Self.members[2].0, password: Self.members[2].1))
+                    let response = try client.call(
+                        WaterV1.LoginRequest(username: Self.members[2].0, password: Self.members[2].1))
                     // One session in ten is kept; the others end at once (a second accounts write).
                     guard n % 10 != 0 else {
                         ledger.kept.withLock { $0.append(response.authToken) }

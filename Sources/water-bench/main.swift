@@ -63,7 +63,8 @@ switch arguments.first {
 case "log-load" where arguments.count == 5:
     // For profiling a running server: water-bench log-load HOST:PORT USER PASSWORD COUNT
     orExit {
-        let client = try WaterClient(configuration: ClientConfiguration(server: HostPort(parsing: arguments[1], defaultPort: 7420)!))
+        let client = try WaterClient(
+            configuration: ClientConfiguration(server: HostPort(parsing: arguments[1], defaultPort: 7420)!))
         try client.login(username: arguments[2], password: arguments[3])
         for _ in 0..<(Int(arguments[4]) ?? 1000) {
             _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 250))
@@ -78,10 +79,14 @@ case "drive" where arguments.count == 6:
         let connections = Int(arguments[4]) ?? 16
         let result = try LoadGenerator.run(
             try (0..<connections).map { index in
-                (try ServerBenchmark.handshaken(address),
-                 ServerBenchmark.logRequests(Int(arguments[5]) ?? 1000, token: token, installation: UInt64(index)))
+                (
+                    try ServerBenchmark.handshaken(address),
+                    ServerBenchmark.logRequests(Int(arguments[5]) ?? 1000, token: token, installation: UInt64(index))
+                )
             }, framing: .water, serverPID: 0)
-        print("logs \(result.operations) per_s \(Int(result.perSecond)) p50_us \(Int(result.p50)) p99_us \(Int(result.p99))")
+        print(
+            "logs \(result.operations) per_s \(Int(result.perSecond)) p50_us \(Int(result.p50)) p99_us \(Int(result.p99))"
+        )
     }
 case "server":
     var benchmark = ServerBenchmark(directory: directory)
@@ -103,9 +108,14 @@ case "stress" where arguments.count == 2:
     var totals = StressTest.Totals()
     orExit { totals = try StressTest(directory: directory, cycles: cycles).run() }
     // The last line: what scripts/stress reports.
-    print("acknowledged \(totals.acknowledged) lost \(totals.lost) duplicated \(totals.duplicated) damaged \(totals.damaged)")
+    print(
+        "acknowledged \(totals.acknowledged) lost \(totals.lost) duplicated \(totals.duplicated) damaged \(totals.damaged)"
+    )
     exit(totals.lost + totals.duplicated + totals.damaged == 0 ? 0 : 1)
 default:
-    FileHandle.standardError.write(Data("usage: water-bench storage|server|codec [--json] [--dir DIRECTORY] | stress CYCLES [--dir DIRECTORY]\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "usage: water-bench storage|server|codec [--json] [--dir DIRECTORY] | stress CYCLES [--dir DIRECTORY]\n"
+                .utf8))
     exit(64)
 }

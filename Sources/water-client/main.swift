@@ -5,54 +5,66 @@ import WaterProtocol
 
 let help: [String: String] = [
     "": """
-        usage: water-client [--server HOST:PORT] [--json] <command> [options]
+    usage: water-client [--server HOST:PORT] [--json] <command> [options]
 
-        The household water tracker's command line. The server is --server, else $WATER_SERVER,
-        else the one you logged in to, else 127.0.0.1:\(WireProtocol.defaultPort).
+    The household water tracker's command line. The server is --server, else $WATER_SERVER,
+    else the one you logged in to, else 127.0.0.1:\(WireProtocol.defaultPort).
 
-          login [NAME] [--password-stdin]   log in (the session is kept in ~/.config/water, 0600)
-          logout | whoami | passwd          end the session, show who you are, change your password
-          log [ML] [--at WHEN] [--id UUID]  log a drink (default: your usual cup, now)
-          undo                              remove the drink you logged last
-          edit ID [--amount ML] [--at WHEN] change a drink (ID: the short id from today)
-          rm ID                             remove a drink
-          today                             today's progress and drinks, newest first
-          week | history --days N           a bar per day against its goal
-          goal [ML] | cup [ML]              show or set your daily goal or usual cup
-          board [--week last|YYYY-Www] [--by total] [--explain] [--watch]
-                                            the household's weekly ranking
-          todo add TEXT | ls | done ID | rm ID | mv ID POSITION
-                                            the household's shared todo list
-          habit add NAME [--icon ICON] [--color COLOR] | ls [--week last|YYYY-Www]
-          habit check|uncheck NAME [--day WHEN] | rm NAME
-                                            your habits and their 7-day check lists
-          member add|rename|reset|rm|ls     manage the household (admins)
-          export --format json|csv [--household] [--output FILE]
-          import FILE                       your whole history out, and back in (twice changes nothing)
+      login [NAME] [--password-stdin]   log in (the session is kept in ~/.config/water, 0600)
+      logout | whoami | passwd          end the session, show who you are, change your password
+      log [ML] [--at WHEN] [--id UUID]  log a drink (default: your usual cup, now)
+      undo                              remove the drink you logged last
+      edit ID [--amount ML] [--at WHEN] change a drink (ID: the short id from today)
+      rm ID                             remove a drink
+      today                             today's progress and drinks, newest first
+      week | history --days N           a bar per day against its goal
+      goal [ML] | cup [ML]              show or set your daily goal or usual cup
+      board [--week last|YYYY-Www] [--by total] [--explain] [--watch]
+                                        the household's weekly ranking
+      todo add TEXT | ls | done ID | rm ID | mv ID POSITION
+                                        the household's shared todo list
+      habit add NAME [--icon ICON] [--color COLOR] | ls [--week last|YYYY-Www]
+      habit check|uncheck NAME [--day WHEN] | rm NAME
+                                        your habits and their 7-day check lists
+      member add|rename|reset|rm|ls     manage the household (admins)
+      export --format json|csv [--household] [--output FILE]
+      import FILE                       your whole history out, and back in (twice changes nothing)
 
-        WHEN is 21:30, "yesterday 21:30", "2026-11-30 21:30" or ISO 8601. --json prints replies with
-        the proto's field names. Exit codes: 0 ok, 1 failed, 64 usage, 65 bad data, 69 server
-        unavailable, 77 not allowed. `water-client COMMAND --help` shows one command.
-        """,
-    "login": "usage: water-client login [NAME] [--password-stdin]\nLogs in; the password is asked for without echo, or read from standard input.",
+    WHEN is 21:30, "yesterday 21:30", "2026-11-30 21:30" or ISO 8601. --json prints replies with
+    the proto's field names. Exit codes: 0 ok, 1 failed, 64 usage, 65 bad data, 69 server
+    unavailable, 77 not allowed. `water-client COMMAND --help` shows one command.
+    """,
+    "login":
+        "usage: water-client login [NAME] [--password-stdin]\nLogs in; the password is asked for without echo, or read from standard input.",
     "logout": "usage: water-client logout\nEnds this session on the server and forgets it here.",
     "whoami": "usage: water-client whoami\nShows who you are logged in as.",
-    "passwd": "usage: water-client passwd [--password-stdin]\nChanges your password (with --password-stdin: current, then new, one per line). Your other sessions end.",
-    "log": "usage: water-client log [ML] [--at WHEN] [--id UUID]\nLogs a drink of ML millilitres (1-2000; default: your usual cup) at WHEN (default: now).\n--id replays a drink with a known id: it is never counted twice.",
+    "passwd":
+        "usage: water-client passwd [--password-stdin]\nChanges your password (with --password-stdin: current, then new, one per line). Your other sessions end.",
+    "log":
+        "usage: water-client log [ML] [--at WHEN] [--id UUID]\nLogs a drink of ML millilitres (1-2000; default: your usual cup) at WHEN (default: now).\n--id replays a drink with a known id: it is never counted twice.",
     "undo": "usage: water-client undo\nRemoves the drink you logged most recently.",
-    "edit": "usage: water-client edit ID [--amount ML] [--at WHEN]\nChanges a drink's amount, time or both. ID is the short id `today` shows, or a full UUID.",
+    "edit":
+        "usage: water-client edit ID [--amount ML] [--at WHEN]\nChanges a drink's amount, time or both. ID is the short id `today` shows, or a full UUID.",
     "rm": "usage: water-client rm ID\nRemoves a drink.",
-    "today": "usage: water-client today\nShows today's amount, goal, percent, what is left and the drinks, newest first.",
+    "today":
+        "usage: water-client today\nShows today's amount, goal, percent, what is left and the drinks, newest first.",
     "week": "usage: water-client week\nShows the last 7 days, a bar each against that day's goal.",
     "history": "usage: water-client history [--days N]\nShows the last N days (1-366, default 7).",
-    "goal": "usage: water-client goal [ML]\nShows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
+    "goal":
+        "usage: water-client goal [ML]\nShows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
     "cup": "usage: water-client cup [ML]\nShows or sets your usual cup (1-2000 ml) and the quick cups.",
-    "board": "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day; --watch keeps it live.",
-    "todo": "usage: water-client todo add TEXT | ls | done ID | rm ID | mv ID POSITION\nThe household's shared list. ID is the item's number in `todo ls` (or its id); done toggles; POSITION 1 is the top.\nText must be longer than 3 characters.",
-    "habit": "usage: water-client habit add NAME [--icon ICON] [--color COLOR]\n       water-client habit ls [--week last|YYYY-Www]\n       water-client habit check|uncheck NAME|ID [--day today|yesterday|YYYY-MM-DD]\n       water-client habit rm NAME|ID\nIcons: alarm book pencil desktopcomputer gamecontroller sportscourt lightbulb.\nColours: blue green yellow orange coral pink purple indigo red. A day in the future cannot be checked.",
-    "export": "usage: water-client export [--format json|csv] [--household] [--output FILE]\nWrites your whole history (entries, each day's goal, habits and check-ins); admins may export the whole household.",
-    "import": "usage: water-client import FILE\nReads back an export of one member into your archive. Ids make it idempotent: importing twice changes nothing.",
-    "member": "usage: water-client member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin]\n       water-client member rename NAME [--to NEW] [--display-name TEXT]\n       water-client member reset NAME [--password-stdin]\n       water-client member rm NAME\n       water-client member ls",
+    "board":
+        "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day; --watch keeps it live.",
+    "todo":
+        "usage: water-client todo add TEXT | ls | done ID | rm ID | mv ID POSITION\nThe household's shared list. ID is the item's number in `todo ls` (or its id); done toggles; POSITION 1 is the top.\nText must be longer than 3 characters.",
+    "habit":
+        "usage: water-client habit add NAME [--icon ICON] [--color COLOR]\n       water-client habit ls [--week last|YYYY-Www]\n       water-client habit check|uncheck NAME|ID [--day today|yesterday|YYYY-MM-DD]\n       water-client habit rm NAME|ID\nIcons: alarm book pencil desktopcomputer gamecontroller sportscourt lightbulb.\nColours: blue green yellow orange coral pink purple indigo red. A day in the future cannot be checked.",
+    "export":
+        "usage: water-client export [--format json|csv] [--household] [--output FILE]\nWrites your whole history (entries, each day's goal, habits and check-ins); admins may export the whole household.",
+    "import":
+        "usage: water-client import FILE\nReads back an export of one member into your archive. Ids make it idempotent: importing twice changes nothing.",
+    "member":
+        "usage: water-client member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin]\n       water-client member rename NAME [--to NEW] [--display-name TEXT]\n       water-client member reset NAME [--password-stdin]\n       water-client member rm NAME\n       water-client member ls",
 ]
 
 // Ctrl-C and SIGTERM end the client, even when the parent started it with them ignored or
@@ -77,8 +89,9 @@ do {
         exit(ExitCode.ok.rawValue)
     }
     let environment = ProcessInfo.processInfo.environment
-    var invocation = Invocation(arguments: arguments, json: json, serverOption: server, environment: environment,
-                                files: ClientFiles(environment: environment))
+    var invocation = Invocation(
+        arguments: arguments, json: json, serverOption: server, environment: environment,
+        files: ClientFiles(environment: environment))
     switch command! {
     case "login": try SessionCommands.login(&invocation)
     case "logout": try SessionCommands.logout(&invocation)

@@ -76,11 +76,18 @@ func serve(_ arguments: inout Arguments) throws -> Never {
         configuration.listen = address
     }
     configuration.householdTimeZone = try householdTimeZone(try arguments.option("time-zone"))
-    configuration.maximumConnections = try arguments.integer("max-connections", in: 1...100_000) ?? configuration.maximumConnections
-    configuration.maximumCallsInFlight = try arguments.integer("max-calls", in: 1...10_000) ?? configuration.maximumCallsInFlight
-    configuration.maximumPayloadLength = try arguments.integer("max-frame", in: 1024...(64 << 20)) ?? configuration.maximumPayloadLength
-    if let seconds = try arguments.integer("frame-deadline", in: 1...3600) { configuration.frameDeadline = .seconds(seconds) }
-    if let seconds = try arguments.integer("idle-timeout", in: 1...86_400) { configuration.idleTimeout = .seconds(seconds) }
+    configuration.maximumConnections =
+        try arguments.integer("max-connections", in: 1...100_000) ?? configuration.maximumConnections
+    configuration.maximumCallsInFlight =
+        try arguments.integer("max-calls", in: 1...10_000) ?? configuration.maximumCallsInFlight
+    configuration.maximumPayloadLength =
+        try arguments.integer("max-frame", in: 1024...(64 << 20)) ?? configuration.maximumPayloadLength
+    if let seconds = try arguments.integer("frame-deadline", in: 1...3600) {
+        configuration.frameDeadline = .seconds(seconds)
+    }
+    if let seconds = try arguments.integer("idle-timeout", in: 1...86_400) {
+        configuration.idleTimeout = .seconds(seconds)
+    }
     configuration.passwordStrength = try strength(try arguments.option("password-strength"))
     if let clock = try arguments.integer("clock", in: Int64(946_684_800_000)...Int64(4_102_444_800_000)) {
         configuration.clockOffsetMilliseconds = clock - UnixTime.nowMilliseconds()
@@ -115,11 +122,14 @@ func initialize(_ arguments: inout Arguments) throws {
     let zone = try householdTimeZone(try arguments.option("time-zone"))
     let hashing = try strength(try arguments.option("password-strength"))
     try arguments.finish()
-    guard let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(admin): ",
-                                           confirm: !fromStandardInput)
+    guard
+        let password = Terminal.password(
+            fromStandardInput: fromStandardInput, prompt: "password for \(admin): ",
+            confirm: !fromStandardInput)
     else { throw AdminCommands.Failure(description: "no password given") }
-    let account = try AdminCommands.initialize(dataDirectory: data, admin: admin, password: password, timeZone: zone,
-                                               strength: hashing, logger: .standardError(minimumLevel: .warning))
+    let account = try AdminCommands.initialize(
+        dataDirectory: data, admin: admin, password: password, timeZone: zone,
+        strength: hashing, logger: .standardError(minimumLevel: .warning))
     Terminal.print("created \(data) with admin \(account.username); start it with: water-server serve --data \(data)")
 }
 
@@ -130,18 +140,22 @@ func check(_ arguments: inout Arguments) throws -> ExitCode {
     let reports = try AdminCommands.check(dataDirectory: data)
     for report in reports {
         let path = "\(data)/\(report.archive)"
-        Terminal.print(report.problem.map { "DAMAGED   \(path): \($0)" } ?? "ok        \(path) (\(report.lastRecord) \(report.lastRecord == 1 ? "record" : "records"))")
+        Terminal.print(
+            report.problem.map { "DAMAGED   \(path): \($0)" }
+                ?? "ok        \(path) (\(report.lastRecord) \(report.lastRecord == 1 ? "record" : "records"))")
         if let tail = report.tornTail {
             let records = tail.records.map { "\($0) records" } ?? "records unknown"
-            Terminal.print("note      \(path)/\(tail.journal) ends in \(tail.bytes) bytes (\(records)) of a write that never "
-                + "completed: never acknowledged, cut when the archive is next loaded")
+            Terminal.print(
+                "note      \(path)/\(tail.journal) ends in \(tail.bytes) bytes (\(records)) of a write that never "
+                    + "completed: never acknowledged, cut when the archive is next loaded")
         }
     }
     let damaged = reports.filter { $0.problem != nil }.count
-    Terminal.print(damaged == 0
-        ? "all \(reports.count) archives are healthy"
-        : "\(damaged) of \(reports.count) archives are damaged; the server refuses to change them. "
-            + "Take a backup, then stop the server and run: water-server repair --all --data \(data)")
+    Terminal.print(
+        damaged == 0
+            ? "all \(reports.count) archives are healthy"
+            : "\(damaged) of \(reports.count) archives are damaged; the server refuses to change them. "
+                + "Take a backup, then stop the server and run: water-server repair --all --data \(data)")
     return damaged == 0 ? .ok : .failure
 }
 
@@ -179,11 +193,14 @@ func passwd(_ arguments: inout Arguments) throws {
     let hashing = try strength(try arguments.option("password-strength"))
     guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
     try arguments.finish()
-    guard let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "new password for \(name): ",
-                                           confirm: !fromStandardInput)
+    guard
+        let password = Terminal.password(
+            fromStandardInput: fromStandardInput, prompt: "new password for \(name): ",
+            confirm: !fromStandardInput)
     else { throw AdminCommands.Failure(description: "no password given") }
-    try AdminCommands.resetPassword(dataDirectory: data, username: name, password: password, strength: hashing,
-                                    logger: .standardError(minimumLevel: .warning))
+    try AdminCommands.resetPassword(
+        dataDirectory: data, username: name, password: password, strength: hashing,
+        logger: .standardError(minimumLevel: .warning))
     Terminal.print("password of \(name) changed; their sessions have ended")
 }
 
@@ -205,8 +222,9 @@ func backup(_ arguments: inout Arguments) throws -> ExitCode {
     for report in try AdminCommands.check(dataDirectory: destination) {
         guard let problem = report.problem else { continue }
         if damagedHere.contains(report.archive) {
-            Terminal.error("water-server: warning: \(data)/\(report.archive) is damaged (\(problem)); "
-                + "copied as it is. Repair it with water-server repair")
+            Terminal.error(
+                "water-server: warning: \(data)/\(report.archive) is damaged (\(problem)); "
+                    + "copied as it is. Repair it with water-server repair")
         } else {
             Terminal.error("water-server: the copy of \(report.archive) does not read: \(problem)")
             failed = true
@@ -214,8 +232,9 @@ func backup(_ arguments: inout Arguments) throws -> ExitCode {
     }
     guard !failed else { return .failure }
     let healthy = archives - damagedHere.count
-    Terminal.print("backed up \(archives) archives of \(data) to \(destination); \(healthy) read back"
-        + (damagedHere.isEmpty ? "" : ", \(damagedHere.count) damaged ones copied as they are"))
+    Terminal.print(
+        "backed up \(archives) archives of \(data) to \(destination); \(healthy) read back"
+            + (damagedHere.isEmpty ? "" : ", \(damagedHere.count) damaged ones copied as they are"))
     return .ok
 }
 
@@ -226,9 +245,12 @@ func restore(_ arguments: inout Arguments) throws {
     let member = try arguments.option("member")
     try arguments.finish()
     if let member {
-        guard !force else { throw UsageError("--member restores one archive and keeps the one it replaces; it takes no --force") }
-        let (archive, aside) = try AdminCommands.restoreMember(member, from: backup, dataDirectory: data,
-                                                               now: UnixTime.nowMilliseconds())
+        guard !force else {
+            throw UsageError("--member restores one archive and keeps the one it replaces; it takes no --force")
+        }
+        let (archive, aside) = try AdminCommands.restoreMember(
+            member, from: backup, dataDirectory: data,
+            now: UnixTime.nowMilliseconds())
         if let aside { Terminal.print("the archive that was in \(data)/\(archive) is kept in \(aside)") }
         Terminal.print("restored \(member)'s archive from \(backup) into \(data)/\(archive)")
         return

@@ -42,8 +42,9 @@ DispatchQueue.concurrentPerform(iterations: Int(writers)) { index in
         let archive = try store.createMember(member)
         var n = UInt64(try archive.read { $0.water.entries.count })
         while true {
-            let entry = WaterEntry(id: RecordID(high: member, low: n), amountMillilitres: 250,
-                                   unixMilliseconds: start + Int64(n) * 1000)
+            let entry = WaterEntry(
+                id: RecordID(high: member, low: n), amountMillilitres: 250,
+                unixMilliseconds: start + Int64(n) * 1000)
             try archive.commitAndWait { _ in [.water(.logged(entry))] }
             emit("\(member) \(n)", to: STDOUT_FILENO)
             n += 1

@@ -29,45 +29,127 @@ struct AuthorizationTests {
     }
 
     static let rows: [String: (expected: WaterV1.StatusCode, call: Row)] = [
-        "water.v1.Connection/Handshake": (.failedPrecondition, { ann, _ in code { try ann.call(WaterV1.HandshakeRequest(protocolVersion: 1)) } }),
-        "water.v1.Accounts/Login": (.unauthenticated, { ann, bob in code { try ann.call(WaterV1.LoginRequest(username: bob.username, password: "ann-password-1")) } }),
+        "water.v1.Connection/Handshake": (
+            .failedPrecondition, { ann, _ in code { try ann.call(WaterV1.HandshakeRequest(protocolVersion: 1)) } }
+        ),
+        "water.v1.Accounts/Login": (
+            .unauthenticated,
+            { ann, bob in
+                code { try ann.call(WaterV1.LoginRequest(username: bob.username, password: "ann-password-1")) }
+            }
+        ),
         "water.v1.Accounts/Logout": (.ok, { ann, _ in code { try ann.call(WaterV1.LogoutRequest()) } }),
         "water.v1.Accounts/WhoAmI": (.ok, { ann, _ in code { try ann.call(WaterV1.WhoAmIRequest()) } }),
-        "water.v1.Accounts/ChangePassword": (.unauthenticated, { ann, _ in code { try ann.call(WaterV1.ChangePasswordRequest(currentPassword: "bob-password-1", newPassword: "taken-over-1")) } }),
-        "water.v1.Accounts/AddMember": (.permissionDenied, { ann, _ in code { try ann.call(WaterV1.AddMemberRequest(username: "eve", password: "eve-password-1", role: .admin)) } }),
-        "water.v1.Accounts/RenameMember": (.permissionDenied, { ann, bob in code { try ann.call(WaterV1.RenameMemberRequest(username: bob.username, newUsername: "robert")) } }),
-        "water.v1.Accounts/ResetPassword": (.permissionDenied, { ann, bob in code { try ann.call(WaterV1.ResetPasswordRequest(username: bob.username, newPassword: "taken-over-1")) } }),
-        "water.v1.Accounts/RemoveMember": (.permissionDenied, { ann, bob in code { try ann.call(WaterV1.RemoveMemberRequest(username: bob.username)) } }),
+        "water.v1.Accounts/ChangePassword": (
+            .unauthenticated,
+            { ann, _ in
+                code {
+                    try ann.call(
+                        WaterV1.ChangePasswordRequest(currentPassword: "bob-password-1", newPassword: "taken-over-1"))
+                }
+            }
+        ),
+        "water.v1.Accounts/AddMember": (
+            .permissionDenied,
+            { ann, _ in
+                code {
+                    try ann.call(WaterV1.AddMemberRequest(username: "eve", password: "eve-password-1", role: .admin))
+                }
+            }
+        ),
+        "water.v1.Accounts/RenameMember": (
+            .permissionDenied,
+            { ann, bob in
+                code { try ann.call(WaterV1.RenameMemberRequest(username: bob.username, newUsername: "robert")) }
+            }
+        ),
+        "water.v1.Accounts/ResetPassword": (
+            .permissionDenied,
+            { ann, bob in
+                code { try ann.call(WaterV1.ResetPasswordRequest(username: bob.username, newPassword: "taken-over-1")) }
+            }
+        ),
+        "water.v1.Accounts/RemoveMember": (
+            .permissionDenied,
+            { ann, bob in code { try ann.call(WaterV1.RemoveMemberRequest(username: bob.username)) } }
+        ),
         "water.v1.Accounts/ListMembers": (.ok, { ann, _ in code { try ann.call(WaterV1.ListMembersRequest()) } }),
         // The same id in ann's own archive is ann's drink, not bob's.
-        "water.v1.Tracker/LogWater": (.ok, { ann, bob in code { try ann.call(WaterV1.LogWaterRequest(entryID: bob.entryID, amountMl: 111)) } }),
-        "water.v1.Tracker/EditWater": (.notFound, { ann, bob in code { try ann.call(WaterV1.EditWaterRequest(entryID: bob.entryID, amountMl: 1)) } }),
-        "water.v1.Tracker/DeleteWater": (.notFound, { ann, bob in code { try ann.call(WaterV1.DeleteWaterRequest(entryID: bob.entryID)) } }),
+        "water.v1.Tracker/LogWater": (
+            .ok, { ann, bob in code { try ann.call(WaterV1.LogWaterRequest(entryID: bob.entryID, amountMl: 111)) } }
+        ),
+        "water.v1.Tracker/EditWater": (
+            .notFound,
+            { ann, bob in code { try ann.call(WaterV1.EditWaterRequest(entryID: bob.entryID, amountMl: 1)) } }
+        ),
+        "water.v1.Tracker/DeleteWater": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.DeleteWaterRequest(entryID: bob.entryID)) } }
+        ),
         "water.v1.Tracker/UndoWater": (.ok, { ann, _ in code { try ann.call(WaterV1.UndoWaterRequest()) } }),
         "water.v1.Tracker/GetToday": (.ok, { ann, _ in code { try ann.call(WaterV1.GetTodayRequest()) } }),
         "water.v1.Tracker/GetHistory": (.ok, { ann, _ in code { try ann.call(WaterV1.GetHistoryRequest(days: 7)) } }),
-        "water.v1.Tracker/SetGoal": (.ok, { ann, _ in code { try ann.call(WaterV1.SetGoalRequest(dailyGoalMl: 3000)) } }),
-        "water.v1.Tracker/SetUsualCup": (.ok, { ann, _ in code { try ann.call(WaterV1.SetUsualCupRequest(usualCupMl: 500)) } }),
+        "water.v1.Tracker/SetGoal": (
+            .ok, { ann, _ in code { try ann.call(WaterV1.SetGoalRequest(dailyGoalMl: 3000)) } }
+        ),
+        "water.v1.Tracker/SetUsualCup": (
+            .ok, { ann, _ in code { try ann.call(WaterV1.SetUsualCupRequest(usualCupMl: 500)) } }
+        ),
         "water.v1.Tracker/GetSettings": (.ok, { ann, _ in code { try ann.call(WaterV1.GetSettingsRequest()) } }),
         "water.v1.Board/GetBoard": (.ok, { ann, _ in code { try ann.call(WaterV1.GetBoardRequest()) } }),
-        "water.v1.Board/WatchBoard": (.ok, { ann, _ in code { try ann.stream(WaterV1.WatchBoardRequest()) { _ in false } } }),
+        "water.v1.Board/WatchBoard": (
+            .ok, { ann, _ in code { try ann.stream(WaterV1.WatchBoardRequest()) { _ in false } } }
+        ),
         // The todo list is the household's: every member may change it, by design.
-        "water.v1.Todo/AddTodo": (.ok, { ann, _ in code { try ann.call(WaterV1.AddTodoRequest(itemID: ann.newID().description, text: "buy filters")) } }),
-        "water.v1.Todo/ToggleTodo": (.notFound, { ann, bob in code { try ann.call(WaterV1.ToggleTodoRequest(itemID: bob.entryID)) } }),
-        "water.v1.Todo/DeleteTodo": (.notFound, { ann, bob in code { try ann.call(WaterV1.DeleteTodoRequest(itemID: bob.entryID)) } }),
-        "water.v1.Todo/MoveTodo": (.notFound, { ann, bob in code { try ann.call(WaterV1.MoveTodoRequest(itemID: bob.habitID, position: 0)) } }),
+        "water.v1.Todo/AddTodo": (
+            .ok,
+            { ann, _ in
+                code { try ann.call(WaterV1.AddTodoRequest(itemID: ann.newID().description, text: "buy filters")) }
+            }
+        ),
+        "water.v1.Todo/ToggleTodo": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.ToggleTodoRequest(itemID: bob.entryID)) } }
+        ),
+        "water.v1.Todo/DeleteTodo": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.DeleteTodoRequest(itemID: bob.entryID)) } }
+        ),
+        "water.v1.Todo/MoveTodo": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.MoveTodoRequest(itemID: bob.habitID, position: 0)) } }
+        ),
         "water.v1.Todo/ListTodos": (.ok, { ann, _ in code { try ann.call(WaterV1.ListTodosRequest()) } }),
         // Habits are each member's own: bob's habit id does not exist for ann.
-        "water.v1.Habits/AddHabit": (.ok, { ann, _ in code { try ann.call(WaterV1.AddHabitRequest(habitID: ann.newID().description, name: "read")) } }),
-        "water.v1.Habits/CheckHabit": (.notFound, { ann, bob in code { try ann.call(WaterV1.CheckHabitRequest(habitID: bob.habitID)) } }),
-        "water.v1.Habits/UncheckHabit": (.notFound, { ann, bob in code { try ann.call(WaterV1.UncheckHabitRequest(habitID: bob.habitID)) } }),
-        "water.v1.Habits/DeleteHabit": (.notFound, { ann, bob in code { try ann.call(WaterV1.DeleteHabitRequest(habitID: bob.habitID)) } }),
+        "water.v1.Habits/AddHabit": (
+            .ok,
+            { ann, _ in code { try ann.call(WaterV1.AddHabitRequest(habitID: ann.newID().description, name: "read")) } }
+        ),
+        "water.v1.Habits/CheckHabit": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.CheckHabitRequest(habitID: bob.habitID)) } }
+        ),
+        "water.v1.Habits/UncheckHabit": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.UncheckHabitRequest(habitID: bob.habitID)) } }
+        ),
+        "water.v1.Habits/DeleteHabit": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.DeleteHabitRequest(habitID: bob.habitID)) } }
+        ),
         "water.v1.Habits/ListHabitWeek": (.ok, { ann, _ in code { try ann.call(WaterV1.ListHabitWeekRequest()) } }),
         // Only admins export the household; an import goes into the caller's own archive.
-        "water.v1.Transfer/Export": (.permissionDenied, { ann, _ in code { try ann.stream(WaterV1.ExportRequest(household: true)) { _ in true } } }),
-        "water.v1.Transfer/Import": (.ok, { ann, bob in code { try ann.call(WaterV1.ImportRequest(history: WaterV1.MemberHistory(
-            member: WaterV1.Member(username: bob.username),
-            entries: [WaterV1.WaterEntry(entryID: bob.entryID, amountMl: 999, atUnixMs: 1_764_504_000_000)]))) } }),
+        "water.v1.Transfer/Export": (
+            .permissionDenied,
+            { ann, _ in code { try ann.stream(WaterV1.ExportRequest(household: true)) { _ in true } } }
+        ),
+        "water.v1.Transfer/Import": (
+            .ok,
+            { ann, bob in
+                code {
+                    try ann.call(
+                        WaterV1.ImportRequest(
+                            history: WaterV1.MemberHistory(
+                                member: WaterV1.Member(username: bob.username),
+                                entries: [
+                                    WaterV1.WaterEntry(entryID: bob.entryID, amountMl: 999, atUnixMs: 1_764_504_000_000)
+                                ])))
+                }
+            }
+        ),
     ]
 
     @Test("has a row for every method of the API")
@@ -85,11 +167,14 @@ struct AuthorizationTests {
         let bob = try server.client("bob", password: "bob-password-1")
         let drink = try bob.call(WaterV1.LogWaterRequest(entryID: bob.newID().description, amountMl: 400))
         _ = try bob.call(WaterV1.SetGoalRequest(dailyGoalMl: 2500))
-        let habit = try bob.call(WaterV1.AddHabitRequest(habitID: bob.newID().description, name: "read", icon: .book, color: .green))
+        let habit = try bob.call(
+            WaterV1.AddHabitRequest(habitID: bob.newID().description, name: "read", icon: .book, color: .green))
         let habitID = try #require(habit.habit?.habitID)
         _ = try bob.call(WaterV1.CheckHabitRequest(habitID: habitID))
-        let before = (try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)),
-                      try bob.call(WaterV1.ListHabitWeekRequest()))
+        let before = (
+            try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)),
+            try bob.call(WaterV1.ListHabitWeekRequest())
+        )
         let bobInfo = Bob(username: "bob", entryID: drink.entry!.entryID, habitID: habitID)
 
         for method in MethodTable.shared.methods.map(\.fullName).sorted() {
@@ -98,12 +183,16 @@ struct AuthorizationTests {
             _ = try ann.call(WaterV1.LogWaterRequest(entryID: ann.newID().description, amountMl: 100))
             #expect(try row.call(ann, bobInfo) == row.expected, "\(method)")
         }
-        let after = (try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)),
-                     try bob.call(WaterV1.ListHabitWeekRequest()))
+        let after = (
+            try bob.call(WaterV1.GetTodayRequest()), try bob.call(WaterV1.GetHistoryRequest(days: 30)),
+            try bob.call(WaterV1.ListHabitWeekRequest())
+        )
         #expect(after.0 == before.0)
         #expect(after.1 == before.1)
         #expect(after.2 == before.2)
-        #expect(try server.client("bob", password: "bob-password-1").call(WaterV1.WhoAmIRequest()).member?.username == "bob")
+        #expect(
+            try server.client("bob", password: "bob-password-1").call(WaterV1.WhoAmIRequest()).member?.username == "bob"
+        )
         #expect(server.stop() == 0)
     }
 }

@@ -57,7 +57,9 @@ struct BackupTests {
         var stored: Set<String> = []
         for (name, password) in [("mum", adminPassword), ("dad", "dad-password-1")] {
             let client = try restored.client(name, password: password)
-            for entry in try client.call(WaterV1.GetTodayRequest()).entries { stored.insert("\(name) \(entry.entryID)") }
+            for entry in try client.call(WaterV1.GetTodayRequest()).entries {
+                stored.insert("\(name) \(entry.entryID)")
+            }
         }
         let missing = before.filter { !stored.contains($0) }
         #expect(missing.isEmpty, "\(missing.count) acknowledged writes missing from the backup")

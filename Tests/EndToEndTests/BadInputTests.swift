@@ -7,7 +7,9 @@ import WaterProtocol
 import WaterTransport
 
 /// Sends raw bytes on a fresh connection and returns what the server sent back before closing.
-func exchange(_ address: HostPort, _ bytes: [UInt8], readFor milliseconds: Int = 3000) throws -> (replies: [WaterV1.ResponseEnvelope], closed: Bool) {
+func exchange(_ address: HostPort, _ bytes: [UInt8], readFor milliseconds: Int = 3000) throws -> (
+    replies: [WaterV1.ResponseEnvelope], closed: Bool
+) {
     let socket = try Socket.connect(to: address)
     defer { socket.close() }
     try socket.setReceiveTimeout(milliseconds: milliseconds)
@@ -20,16 +22,23 @@ func exchange(_ address: HostPort, _ bytes: [UInt8], readFor milliseconds: Int =
         guard let count else { return (replies, false) }  // timed out, still open
         if count == 0 { return (replies, true) }
         decoder.append(buffer[0..<count])
-        while let frame = try decoder.nextFrame() { replies.append(try WaterV1.ResponseEnvelope(serializedBytes: frame.payload)) }
+        while let frame = try decoder.nextFrame() {
+            replies.append(try WaterV1.ResponseEnvelope(serializedBytes: frame.payload))
+        }
     }
 }
 
 func handshakeFrame() -> [UInt8] {
-    FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
-        callID: 1, request: WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version)).serializedBytes())
+    FrameEncoder.frame(
+        flags: [],
+        wirePayload: WaterV1.RequestEnvelope(
+            callID: 1, request: WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version)
+        ).serializedBytes())
 }
 
-func expectCode<T>(_ code: WaterV1.StatusCode, _ body: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectCode<T>(
+    _ code: WaterV1.StatusCode, _ body: () throws -> T, sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(sourceLocation: sourceLocation) { _ = try body() } throws: { ($0 as? WaterError)?.code == code }
 }
 
@@ -40,7 +49,9 @@ struct BadInputTests {
         let server = try ServerProcess.fresh()
         let mum = try server.client("mum", password: adminPassword)
         for amount: Int32 in [-1, 2001, 5000, .min, .max] {
-            expectCode(.invalidArgument) { try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: amount)) }
+            expectCode(.invalidArgument) {
+                try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: amount))
+            }
         }
         for goal: Int32 in [499, 10_001, -2000] {
             expectCode(.invalidArgument) { try mum.call(WaterV1.SetGoalRequest(dailyGoalMl: goal)) }
@@ -49,11 +60,15 @@ struct BadInputTests {
             expectCode(.invalidArgument) { try mum.call(WaterV1.SetUsualCupRequest(usualCupMl: cup)) }
         }
         expectCode(.invalidArgument) {
-            try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250, atUnixMs: UnixTime.nowMilliseconds() + 3_600_000))
+            try mum.call(
+                WaterV1.LogWaterRequest(
+                    entryID: mum.newID().description, amountMl: 250, atUnixMs: UnixTime.nowMilliseconds() + 3_600_000))
         }
         expectCode(.invalidArgument) { try mum.call(WaterV1.LogWaterRequest(entryID: "not-a-uuid", amountMl: 250)) }
         expectCode(.notFound) { try mum.call(WaterV1.DeleteWaterRequest(entryID: mum.newID().description)) }
-        expectCode(.notFound) { try mum.call(WaterV1.EditWaterRequest(entryID: mum.newID().description, amountMl: 300)) }
+        expectCode(.notFound) {
+            try mum.call(WaterV1.EditWaterRequest(entryID: mum.newID().description, amountMl: 300))
+        }
         expectCode(.notFound) { try mum.call(WaterV1.UndoWaterRequest()) }
         expectCode(.invalidArgument) { try mum.call(WaterV1.GetHistoryRequest(days: 0)) }
         expectCode(.invalidArgument) { try mum.call(WaterV1.GetBoardRequest(week: "2099-W01")) }

@@ -8,8 +8,10 @@ struct CommandLineTests {
     @Test("every water-client command has --help, and mistakes are usage errors (64)")
     func help() throws {
         let person = CommandLineUser(environment: ["WATER_SERVER": "127.0.0.1:1", "XDG_CONFIG_HOME": "/nonexistent"])
-        for command in ["login", "logout", "whoami", "passwd", "log", "undo", "edit", "rm", "today", "week", "history", "goal",
-                        "cup", "board", "member"] {
+        for command in [
+            "login", "logout", "whoami", "passwd", "log", "undo", "edit", "rm", "today", "week", "history", "goal",
+            "cup", "board", "member",
+        ] {
             let result = try person.run([command, "--help"])
             #expect(result.status == 0 && result.output.contains("usage: water-client \(command)"), "\(command)")
         }
@@ -36,42 +38,52 @@ struct CommandLineTests {
         let server = try ServerProcess.fresh()
         let mum = server.cli("mum")
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
-        let sessionFile = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path + "/mum/water/session"
+        let sessionFile =
+            URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path + "/mum/water/session"
         var info = stat()
         #expect(stat(sessionFile, &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(try mum.json(WaterV1.WhoAmIResponse.self, ["whoami"]).member?.username == "mum")
         #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
-        #expect(try mum.json(WaterV1.ListMembersResponse.self, ["member", "ls"]).members.map(\.username) == ["dad", "mum"])
+        #expect(
+            try mum.json(WaterV1.ListMembersResponse.self, ["member", "ls"]).members.map(\.username) == ["dad", "mum"])
         // A member is not an admin.
         let dad = server.cli("dad")
         #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
         #expect(try dad.run(["member", "rm", "mum"]).status == 77)
         // While the server runs, the data directory is locked: passwd refuses clearly.
-        let passwd = try run("water-server", ["passwd", "dad", "--data", server.dataDirectory, "--password-stdin"],
-                             input: "new-password-1\n")
+        let passwd = try run(
+            "water-server", ["passwd", "dad", "--data", server.dataDirectory, "--password-stdin"],
+            input: "new-password-1\n")
         #expect(passwd.status == 69)
         #expect(passwd.error.contains("in use by pid"))
         #expect(try mum.run(["logout"]).status == 0)
         #expect(try mum.run(["today"]).status == 77)
         #expect(server.stop() == 0)
         // Stopped, passwd works, and ends dad's sessions.
-        let reset = try run("water-server", ["passwd", "dad", "--data", server.dataDirectory, "--password-stdin",
-                                             "--password-strength", "minimum"], input: "new-password-1\n")
+        let reset = try run(
+            "water-server",
+            [
+                "passwd", "dad", "--data", server.dataDirectory, "--password-stdin",
+                "--password-strength", "minimum",
+            ], input: "new-password-1\n")
         #expect(reset.status == 0, "\(reset.error)")
         let restarted = try server.restarted()
         let dadAgain = restarted.cli("dad")
         #expect(try dadAgain.run(["today"]).status == 77)
         #expect(try dadAgain.run(["login", "dad", "--password-stdin"], input: "new-password-1\n").status == 0)
         // passwd: the current password, then the new one; the old one stops working.
-        #expect(try dadAgain.run(["passwd", "--password-stdin"], input: "wrong-password\nnewer-password-2\n").status == 77)
-        #expect(try dadAgain.run(["passwd", "--password-stdin"], input: "new-password-1\nnewer-password-2\n").status == 0)
+        #expect(
+            try dadAgain.run(["passwd", "--password-stdin"], input: "wrong-password\nnewer-password-2\n").status == 77)
+        #expect(
+            try dadAgain.run(["passwd", "--password-stdin"], input: "new-password-1\nnewer-password-2\n").status == 0)
         #expect(try dadAgain.run(["whoami"]).status == 0)  // this session goes on with its new token
         #expect(try dadAgain.run(["login", "dad", "--password-stdin"], input: "new-password-1\n").status == 77)
         // An admin renames and resets; the member logs in under the new name and password.
         let mumAgain = restarted.cli("mum")
         #expect(try mumAgain.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
         #expect(try mumAgain.run(["member", "rename", "dad", "--to", "papa", "--display-name", "Papa"]).status == 0)
-        #expect(try mumAgain.run(["member", "reset", "papa", "--password-stdin"], input: "reset-password-3\n").status == 0)
+        #expect(
+            try mumAgain.run(["member", "reset", "papa", "--password-stdin"], input: "reset-password-3\n").status == 0)
         #expect(try dadAgain.run(["today"]).status == 77)  // the reset ended his session
         #expect(try dadAgain.run(["login", "papa", "--password-stdin"], input: "reset-password-3\n").status == 0)
         #expect(try dadAgain.json(WaterV1.WhoAmIResponse.self, ["whoami"]).member?.displayName == "Papa")
@@ -97,7 +109,9 @@ struct StatusTests {
         #expect(running.output.contains("connections: 1"))
         #expect(running.output.contains("members: 2"))
         #expect(running.output.contains("protected: none"))
-        #expect(running.output.contains("users/1") && running.output.contains("users/2") && running.output.contains("accounts"))
+        #expect(
+            running.output.contains("users/1") && running.output.contains("users/2")
+                && running.output.contains("accounts"))
         #expect(server.stop() == 0)
         let stopped = try run("water-server", ["status", "--data", server.dataDirectory])
         #expect(stopped.output.hasPrefix("not running"))

@@ -26,9 +26,10 @@ struct ConcurrentWritesTests {
 
     /// Runs the 16 connections until each has made `perConnection` writes (or the server
     /// went away), calling `whileRunning` with the running count of acknowledged writes.
-    static func drive(_ server: ServerProcess, perConnection: (water: Int, logins: Int, todos: Int), into writes: Writes,
-                      whileRunning: @escaping @Sendable (Int) -> Void = { _ in })
-    {
+    static func drive(
+        _ server: ServerProcess, perConnection: (water: Int, logins: Int, todos: Int), into writes: Writes,
+        whileRunning: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         let address = server.address
         let group = DispatchGroup()
         func connection(_ body: @escaping @Sendable (WaterClient) throws -> Void) {
@@ -108,7 +109,9 @@ struct ConcurrentWritesTests {
         #expect(check.status == 0 && check.output.contains("healthy"), "\(check.output)")
     }
 
-    @Test("16 connections on three archives, 100 000 writes in all: nothing acknowledged is lost over a clean restart and a SIGKILL")
+    @Test(
+        "16 connections on three archives, 100 000 writes in all: nothing acknowledged is lost over a clean restart and a SIGKILL"
+    )
     func manyConnectionsOneArchive() throws {
         var server = try ServerProcess.fresh()
         let mum = try server.client("mum", password: adminPassword)
@@ -125,7 +128,9 @@ struct ConcurrentWritesTests {
         // SIGKILL in the middle of the load, after another 50 000 acknowledged writes.
         let pid = server.process.processIdentifier
         Self.drive(server, perConnection: (water: 6000, logins: 600, todos: 600), into: writes) { count in
-            if count >= first + 50_000, writes.killed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+            if count >= first + 50_000,
+                writes.killed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+            {
                 kill(pid, SIGKILL)
             }
         }

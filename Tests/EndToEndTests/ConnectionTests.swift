@@ -20,15 +20,26 @@ struct ConnectionTests {
         let oversized = try exchange(server.address, handshakeFrame() + [0x00, 0x7F, 0xFF, 0xFF, 0xFF])
         #expect(oversized.closed && oversized.replies.last?.status?.code == .resourceExhausted)
         // Garbage where an envelope should be.
-        let garbage = try exchange(server.address, handshakeFrame() + FrameEncoder.frame(flags: [], wirePayload: [0xFF, 0xFF, 0xFF]))
+        let garbage = try exchange(
+            server.address, handshakeFrame() + FrameEncoder.frame(flags: [], wirePayload: [0xFF, 0xFF, 0xFF]))
         #expect(garbage.closed && garbage.replies.last?.status?.code == .invalidArgument)
         // A call before the handshake.
-        let early = try exchange(server.address, FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
-            callID: 1, request: WaterV1.GetTodayRequest()).serializedBytes()))
+        let early = try exchange(
+            server.address,
+            FrameEncoder.frame(
+                flags: [],
+                wirePayload: WaterV1.RequestEnvelope(
+                    callID: 1, request: WaterV1.GetTodayRequest()
+                ).serializedBytes()))
         #expect(early.closed && early.replies.last?.status?.code == .failedPrecondition)
         // A protocol version from the future.
-        let future = try exchange(server.address, FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
-            callID: 1, request: WaterV1.HandshakeRequest(protocolVersion: 99)).serializedBytes()))
+        let future = try exchange(
+            server.address,
+            FrameEncoder.frame(
+                flags: [],
+                wirePayload: WaterV1.RequestEnvelope(
+                    callID: 1, request: WaterV1.HandshakeRequest(protocolVersion: 99)
+                ).serializedBytes()))
         #expect(future.closed && future.replies.last?.status?.message.contains("version 99") == true)
         // Half a frame, then silence: closed at the frame deadline (1 s here), with a status.
         let half = Array(handshakeFrame().prefix(7))
@@ -41,12 +52,19 @@ struct ConnectionTests {
         truncated.close()
         usleep(200_000)
         // An unknown method is that call's error, not the connection's.
-        let unknown = try exchange(server.address, handshakeFrame() + FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
-            callID: 2, method: "water.v1.Tracker/Teleport").serializedBytes()), readFor: 500)
+        let unknown = try exchange(
+            server.address,
+            handshakeFrame()
+                + FrameEncoder.frame(
+                    flags: [],
+                    wirePayload: WaterV1.RequestEnvelope(
+                        callID: 2, method: "water.v1.Tracker/Teleport"
+                    ).serializedBytes()), readFor: 500)
         #expect(!unknown.closed && unknown.replies.last?.status?.code == .unimplemented)
         // After all that, a normal client still works.
         let mum = try server.client("mum", password: adminPassword)
-        #expect(try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250)).day?.amountMl == 250)
+        #expect(
+            try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250)).day?.amountMl == 250)
         #expect(server.stop() == 0)
         #expect(server.log.contains("connection error"))
         #expect(server.log.contains("closed inside a frame"))
@@ -68,8 +86,11 @@ struct ConnectionTests {
         usleep(200_000)
         // Three live boards on one connection allowed two calls in flight: the third is refused.
         let watch = { (id: UInt64) in
-            FrameEncoder.frame(flags: [], wirePayload: WaterV1.RequestEnvelope(
-                callID: id, request: WaterV1.WatchBoardRequest(), authToken: token).serializedBytes())
+            FrameEncoder.frame(
+                flags: [],
+                wirePayload: WaterV1.RequestEnvelope(
+                    callID: id, request: WaterV1.WatchBoardRequest(), authToken: token
+                ).serializedBytes())
         }
         let replies = try exchange(server.address, handshakeFrame() + watch(2) + watch(3) + watch(4), readFor: 1500)
         #expect(!replies.closed)
@@ -110,7 +131,9 @@ struct ConnectionTests {
         server = try server.restarted()
         let dadAgain = try server.client("dad", password: "dad-password-1")
         expectCode(.failedPrecondition) { try dadAgain.call(WaterV1.GetTodayRequest()) }
-        expectCode(.failedPrecondition) { try dadAgain.call(WaterV1.LogWaterRequest(entryID: dadAgain.newID().description, amountMl: 1)) }
+        expectCode(.failedPrecondition) {
+            try dadAgain.call(WaterV1.LogWaterRequest(entryID: dadAgain.newID().description, amountMl: 1))
+        }
         let mumAgain = try server.client("mum", password: adminPassword)
         #expect(try mumAgain.call(WaterV1.GetTodayRequest()).day?.amountMl == 250)
         #expect(try mumAgain.call(WaterV1.GetBoardRequest()).board?.rows.map(\.username) == ["mum"])

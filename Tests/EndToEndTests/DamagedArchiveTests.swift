@@ -31,14 +31,17 @@ struct DamagedArchiveTests {
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: dadPassword))
         let dad = try server.client("dad", password: dadPassword)
-        for _ in 0..<drinks { _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 10)) }
+        for _ in 0..<drinks {
+            _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 10))
+        }
         #expect(server.stop() == 0)
         return server
     }
 
     static func dadsJournal(_ server: ServerProcess) throws -> String {
         let directory = "\(server.dataDirectory)/users/2"
-        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("journal-") }.max())
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("journal-") }.max())
         return "\(directory)/\(name)"
     }
 
@@ -82,7 +85,9 @@ struct DamagedArchiveTests {
         #expect(serving.output.contains("ok        \(server.dataDirectory)/users/1"))
         // The server itself rewrites its lock (naming itself) and its status file.
         let serverFiles: Set<String> = ["lock", "status"]
-        #expect(try Self.tree(server.dataDirectory, excluding: serverFiles) == before.filter { !serverFiles.contains($0.key) })
+        #expect(
+            try Self.tree(server.dataDirectory, excluding: serverFiles)
+                == before.filter { !serverFiles.contains($0.key) })
         #expect(server.stop() == 0)
     }
 
@@ -104,7 +109,9 @@ struct DamagedArchiveTests {
         let healthy = try run("water-server", ["repair", "--all", "--data", server.dataDirectory])
         #expect(healthy.output.contains("no archive is damaged"))
         #expect(try run("water-server", ["check", "--data", server.dataDirectory]).status == 0)
-        let aside = try FileManager.default.contentsOfDirectory(atPath: "\(server.dataDirectory)/users").filter { $0.hasPrefix("2.damaged-") }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: "\(server.dataDirectory)/users").filter {
+            $0.hasPrefix("2.damaged-")
+        }
         #expect(aside.count == 1)
 
         server = try server.restarted()
@@ -122,7 +129,8 @@ struct DamagedArchiveTests {
     func damagedAccounts() throws {
         var server = try Self.household(drinks: 1)
         let accounts = "\(server.dataDirectory)/accounts"
-        let journal = try #require(try FileManager.default.contentsOfDirectory(atPath: accounts).filter { $0.hasPrefix("journal-") }.max())
+        let journal = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: accounts).filter { $0.hasPrefix("journal-") }.max())
         // Damage the second frame (mum's first session), keeping the accounts themselves.
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(accounts)/\(journal)")))
         let frames = Self.frameOffsets(bytes)
@@ -131,14 +139,17 @@ struct DamagedArchiveTests {
         server = try server.restarted()
         let login = try server.cli("dad").run(["login", "dad", "--password-stdin"], input: Self.dadPassword + "\n")
         #expect(login.status != 0)
-        #expect(login.error.contains("accounts cannot be read") && login.error.contains("water-server check"), "\(login.error)")
+        #expect(
+            login.error.contains("accounts cannot be read") && login.error.contains("water-server check"),
+            "\(login.error)")
         #expect(!login.error.contains("wrong username or password"))
         #expect(server.stop() == 0)
 
         let repair = try run("water-server", ["repair", "--accounts", "--data", server.dataDirectory])
         #expect(repair.status == 0 && repair.output.contains("repaired \(accounts)"), "\(repair.output)\(repair.error)")
         server = try server.restarted()
-        #expect(try server.cli("mum").run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(
+            try server.cli("mum").run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
         #expect(server.stop() == 0)
     }
 
@@ -157,13 +168,21 @@ struct DamagedArchiveTests {
         try Self.flipByte(try Self.dadsJournal(server), at: 10)
         let damaged = try run("water-server", ["backup", "--data", server.dataDirectory, "--to", "\(root)/damaged"])
         #expect(damaged.status == 0, "\(damaged.error)")
-        #expect(damaged.error.contains("users/2 is damaged") && damaged.error.contains("copied as it is"), "\(damaged.error)")
+        #expect(
+            damaged.error.contains("users/2 is damaged") && damaged.error.contains("copied as it is"),
+            "\(damaged.error)")
         #expect(try Self.tree("\(root)/damaged/users/2") == Self.tree("\(server.dataDirectory)/users/2"))
 
-        let restore = try run("water-server", ["restore", "--from", "\(root)/healthy", "--data", server.dataDirectory,
-                                               "--member", "dad"])
+        let restore = try run(
+            "water-server",
+            [
+                "restore", "--from", "\(root)/healthy", "--data", server.dataDirectory,
+                "--member", "dad",
+            ])
         #expect(restore.status == 0, "\(restore.error)")
-        #expect(restore.output.contains("restored dad's archive") && restore.output.contains("is kept in"), "\(restore.output)")
+        #expect(
+            restore.output.contains("restored dad's archive") && restore.output.contains("is kept in"),
+            "\(restore.output)")
         #expect(try run("water-server", ["check", "--data", server.dataDirectory]).status == 0)
         server = try server.restarted()
         let dadAgain = try server.client("dad", password: Self.dadPassword)

@@ -28,9 +28,11 @@ struct DeployTests {
         let install = "\(repositoryRoot)/deploy/install --destdir \(root) --binaries \(productsDirectory.path)"
         let first = shell(install)
         #expect(first.status == 0, "\(first.output)")
-        for (path, mode) in [("usr/local/bin/water-server", 0o755), ("usr/local/bin/water-client", 0o755),
-                             ("etc/systemd/system/water-server.service", 0o644), ("etc/water/water-server.env", 0o644),
-                             ("usr/local/share/doc/water/deploy.md", 0o644)] {
+        for (path, mode) in [
+            ("usr/local/bin/water-server", 0o755), ("usr/local/bin/water-client", 0o755),
+            ("etc/systemd/system/water-server.service", 0o644), ("etc/water/water-server.env", 0o644),
+            ("usr/local/share/doc/water/deploy.md", 0o644),
+        ] {
             var info = stat()
             #expect(stat("\(root)/\(path)", &info) == 0, "\(path) was installed")
             #expect(Int(info.st_mode & 0o777) == mode, "\(path) mode")
@@ -56,10 +58,15 @@ struct DeployTests {
     func unitVerifies() throws {
         let root = "/tmp/water-unit-\(getpid())"
         defer { _ = shell("rm -rf \(root)") }
-        #expect(shell("\(repositoryRoot)/deploy/install --destdir \(root) --binaries \(productsDirectory.path)").status == 0)
+        #expect(
+            shell("\(repositoryRoot)/deploy/install --destdir \(root) --binaries \(productsDirectory.path)").status == 0
+        )
         // The unit names /usr/local/bin/water-server; point it at the copy in the temporary root.
         let unit = "\(root)/water-server.service"
-        #expect(shell("sed 's|/usr/local/bin/water-server|\(root)/usr/local/bin/water-server|' \(root)/etc/systemd/system/water-server.service > \(unit)").status == 0)
+        #expect(
+            shell(
+                "sed 's|/usr/local/bin/water-server|\(root)/usr/local/bin/water-server|' \(root)/etc/systemd/system/water-server.service > \(unit)"
+            ).status == 0)
         let verify = shell("systemd-analyze verify \(unit)")
         #expect(verify.status == 0, "\(verify.output)")
         #expect(!verify.output.contains("water-server.service:"), "\(verify.output)")

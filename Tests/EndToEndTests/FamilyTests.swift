@@ -15,7 +15,10 @@ struct FamilyTests {
         let mum = server.cli("mum")
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
         #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
-        #expect(try mum.run(["member", "add", "kid", "--display-name", "Kiddo", "--password-stdin"], input: "kid-password-1\n").status == 0)
+        #expect(
+            try mum.run(
+                ["member", "add", "kid", "--display-name", "Kiddo", "--password-stdin"], input: "kid-password-1\n"
+            ).status == 0)
         let dad = server.cli("dad")
         let kid = server.cli("kid")
         #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
@@ -36,7 +39,8 @@ struct FamilyTests {
 
         // kid: Monday's 1000 edited to 500, a mistaken drink undone, 2000 on Tuesday and
         // Wednesday, and on Thursday the seed's worked example: 250 (12 %), then 350 (30 %).
-        let mondayEntry = try kid.json(WaterV1.LogWaterResponse.self, ["log", "1000", "--at", "2026-11-23T10:00Z"]).entry
+        let mondayEntry = try kid.json(WaterV1.LogWaterResponse.self, ["log", "1000", "--at", "2026-11-23T10:00Z"])
+            .entry
         let mondayID = try #require(mondayEntry?.entryID)
         let monday = try kid.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "4"])
         #expect(monday.days.map(\.amountMl) == [1000, 0, 0, 0])
@@ -55,13 +59,15 @@ struct FamilyTests {
         let first = try kidAgain.json(WaterV1.LogWaterResponse.self, ["log", "250"])
         #expect(first.day.map { [$0.amountMl, Int32($0.count), Int32($0.percent)] } == [250, 1, 12])
         let second = try kidAgain.json(WaterV1.LogWaterResponse.self, ["log", "350"])
-        #expect(second.day.map { [$0.amountMl, Int32($0.count), Int32($0.percent), $0.remainingMl] } == [600, 2, 30, 1400])
+        #expect(
+            second.day.map { [$0.amountMl, Int32($0.count), Int32($0.percent), $0.remainingMl] } == [600, 2, 30, 1400])
         // Edit Monday's drink from 1000 to 500 by the full id its log reply gave.
         #expect(try kidAgain.run(["edit", mondayID, "--amount", "500"]).status == 0)
         // A replayed id is recognised: the same drink is not counted twice.
         let replayID = "0192e4a0-7b5c-8cc3-8a1e-6f1d2b3c4d5e"
         #expect(try dadAgain.run(["log", "100", "--at", "2026-11-26T17:00Z", "--id", replayID]).status == 0)
-        let replay = try dadAgain.json(WaterV1.LogWaterResponse.self, ["log", "100", "--at", "2026-11-26T17:00Z", "--id", replayID])
+        let replay = try dadAgain.json(
+            WaterV1.LogWaterResponse.self, ["log", "100", "--at", "2026-11-26T17:00Z", "--id", replayID])
         #expect(replay.duplicate)
         #expect(replay.day?.amountMl == 1600)
         #expect(try dadAgain.run(["rm", replayID]).status == 0)

@@ -6,8 +6,10 @@ import WaterProtocol
 import WaterTransport
 
 /// The directory the package's executables were built into (beside the test bundle).
-let productsDirectory = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
-    .deletingLastPathComponent()
+let productsDirectory = URL(
+    fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+)
+.deletingLastPathComponent()
 
 let adminPassword = "mum-password-1"
 
@@ -49,9 +51,13 @@ final class ServerProcess {
     static func fresh(_ options: [String] = []) throws -> ServerProcess {
         var template = Array("/tmp/water-e2e-XXXXXX".utf8CString)
         let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) } + "/data"
-        let created = try run("water-server", ["init", "--data", directory, "--admin", "mum", "--password-stdin",
-                                               "--password-strength", "minimum", "--time-zone", "UTC"],
-                              input: adminPassword + "\n")
+        let created = try run(
+            "water-server",
+            [
+                "init", "--data", directory, "--admin", "mum", "--password-stdin",
+                "--password-strength", "minimum", "--time-zone", "UTC",
+            ],
+            input: adminPassword + "\n")
         #expect(created.status == 0, "water-server init: \(created.error)")
         let server = try ServerProcess(dataDirectory: directory, options: options)
         server.ownsDirectory = true
@@ -61,8 +67,11 @@ final class ServerProcess {
     init(dataDirectory: String, options: [String] = []) throws {
         self.dataDirectory = dataDirectory
         process.executableURL = productsDirectory.appendingPathComponent("water-server")
-        process.arguments = ["serve", "--data", dataDirectory, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
-                             "--time-zone", "UTC"] + options
+        process.arguments =
+            [
+                "serve", "--data", dataDirectory, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
+                "--time-zone", "UTC",
+            ] + options
         let output = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -95,7 +104,8 @@ final class ServerProcess {
     }
 
     /// What the server logged (read once it has stopped).
-    private(set) lazy var log: String = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    private(set) lazy var log: String = String(
+        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
 
     /// Restarts on the same data directory.
     func restarted(_ options: [String] = []) throws -> ServerProcess {
@@ -126,9 +136,11 @@ final class ServerProcess {
 
     /// The `water-client` command line of one person, with their own config directory.
     func cli(_ home: String) -> CommandLineUser {
-        CommandLineUser(environment: ["WATER_SERVER": address.description,
-                                      "XDG_CONFIG_HOME": URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path + "/\(home)",
-                                      "NO_COLOR": "1"])
+        CommandLineUser(environment: [
+            "WATER_SERVER": address.description,
+            "XDG_CONFIG_HOME": URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path + "/\(home)",
+            "NO_COLOR": "1",
+        ])
     }
 
     deinit {

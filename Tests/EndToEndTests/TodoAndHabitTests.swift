@@ -23,9 +23,12 @@ struct TodoAndHabitTests {
                     let client = try WaterClient(configuration: ClientConfiguration(server: address))
                     try client.login(username: name, password: password)
                     for n in 0..<40 {
-                        let item = try client.call(WaterV1.AddTodoRequest(itemID: client.newID().description, text: "\(name) task \(n)"))
+                        let item = try client.call(
+                            WaterV1.AddTodoRequest(itemID: client.newID().description, text: "\(name) task \(n)"))
                         if n % 3 == 0 { _ = try client.call(WaterV1.ToggleTodoRequest(itemID: item.item!.itemID)) }
-                        if n % 5 == 0 { _ = try client.call(WaterV1.MoveTodoRequest(itemID: item.item!.itemID, position: 0)) }
+                        if n % 5 == 0 {
+                            _ = try client.call(WaterV1.MoveTodoRequest(itemID: item.item!.itemID, position: 0))
+                        }
                     }
                 } catch {
                     failures.withLock { $0.append("\(name): \(error)") }

@@ -27,13 +27,17 @@ struct TransferTests {
         // Each format into a member of its own: the same history comes back, and a second
         // import adds nothing.
         for (name, format) in [("jay", "json"), ("cas", "csv")] {
-            #expect(try mum.run(["member", "add", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
+            #expect(
+                try mum.run(["member", "add", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
             let person = server.cli(name)
             #expect(try person.run(["login", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
             let first = try person.json(WaterV1.ImportResponse.self, ["import", "\(folder)/mum.\(format)"])
-            #expect([first.entriesAdded, first.goalsAdded, first.habitsAdded, first.checkinsAdded] == [3, 1, 1, 1], "\(format)")
+            #expect(
+                [first.entriesAdded, first.goalsAdded, first.habitsAdded, first.checkinsAdded] == [3, 1, 1, 1],
+                "\(format)")
             let second = try person.json(WaterV1.ImportResponse.self, ["import", "\(folder)/mum.\(format)"])
-            #expect([second.entriesAdded, second.goalsAdded, second.habitsAdded, second.checkinsAdded] == [0, 0, 0, 0])
+            #expect(
+                [second.entriesAdded, second.goalsAdded, second.habitsAdded, second.checkinsAdded] == [0, 0, 0, 0])
             let theirs = try person.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "4"]).days
             let mums = try mum.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "4"]).days
             #expect(theirs.map(\.amountMl) == mums.map(\.amountMl))

@@ -10,17 +10,19 @@ private let hour: Int64 = 3_600_000
 struct WhenTests {
     private let berlin = MemberTimeZone(identifier: "Europe/Berlin")!
 
-    @Test("reads --at as people type it", arguments: [
-        ("21:30", now - 12 * hour + 21 * hour + 30 * 60_000),
-        ("yesterday 21:30", now - 12 * hour - 24 * hour + 21 * hour + 30 * 60_000),
-        ("today 07:05", now - 12 * hour + 7 * hour + 5 * 60_000),
-        ("2026-11-28 08:00", now - 12 * hour - 2 * 24 * hour + 8 * hour),
-        ("2026-11-30T09:15", now - 3 * hour + 15 * 60_000),
-        ("2026-11-30T09:15:30", now - 3 * hour + 15 * 60_000 + 30_000),
-        ("2026-11-30T09:15Z", now - 3 * hour + 15 * 60_000),
-        ("2026-11-30T10:15+01:00", now - 3 * hour + 15 * 60_000),
-        ("2026-11-30T04:15-05:00", now - 3 * hour + 15 * 60_000),
-    ] as [(String, Int64)])
+    @Test(
+        "reads --at as people type it",
+        arguments: [
+            ("21:30", now - 12 * hour + 21 * hour + 30 * 60_000),
+            ("yesterday 21:30", now - 12 * hour - 24 * hour + 21 * hour + 30 * 60_000),
+            ("today 07:05", now - 12 * hour + 7 * hour + 5 * 60_000),
+            ("2026-11-28 08:00", now - 12 * hour - 2 * 24 * hour + 8 * hour),
+            ("2026-11-30T09:15", now - 3 * hour + 15 * 60_000),
+            ("2026-11-30T09:15:30", now - 3 * hour + 15 * 60_000 + 30_000),
+            ("2026-11-30T09:15Z", now - 3 * hour + 15 * 60_000),
+            ("2026-11-30T10:15+01:00", now - 3 * hour + 15 * 60_000),
+            ("2026-11-30T04:15-05:00", now - 3 * hour + 15 * 60_000),
+        ] as [(String, Int64)])
     func times(text: String, expected: Int64) {
         #expect(When.parse(text, now: now, zone: .utc) == expected)
     }
@@ -31,8 +33,12 @@ struct WhenTests {
         #expect(When.parse("21:30", now: now, zone: berlin) == now - 12 * hour + 20 * hour + 30 * 60_000)
     }
 
-    @Test("refuses what is not a time", arguments: ["", "25:00", "21:60", "tomorrow 10:00", "2026-13-01 10:00",
-                                                   "2026-11-30T", "2026-11-30T10:15+1", "noon", "10", "a b c"])
+    @Test(
+        "refuses what is not a time",
+        arguments: [
+            "", "25:00", "21:60", "tomorrow 10:00", "2026-13-01 10:00",
+            "2026-11-30T", "2026-11-30T10:15+1", "noon", "10", "a b c",
+        ])
     func invalid(text: String) {
         #expect(When.parse(text, now: now, zone: .utc) == nil)
     }

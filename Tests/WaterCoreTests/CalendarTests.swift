@@ -4,16 +4,21 @@ import WaterCore
 
 @Suite("LocalDate and ISOWeek")
 struct CalendarTests {
-    @Test("converts between dates and days since 1970", arguments: [
-        ("1970-01-01", 0), ("1969-12-31", -1), ("2000-02-29", 11_016), ("2026-11-30", 20_787), ("2400-03-01", 157_114),
-    ])
+    @Test(
+        "converts between dates and days since 1970",
+        arguments: [
+            ("1970-01-01", 0), ("1969-12-31", -1), ("2000-02-29", 11_016), ("2026-11-30", 20_787),
+            ("2400-03-01", 157_114),
+        ])
     func civil(text: String, days: Int) throws {
         let date = try #require(LocalDate(text))
         #expect(date.daysSinceEpoch == days)
         #expect(date.description == text)
     }
 
-    @Test("refuses dates that do not exist", arguments: ["2026-02-29", "2026-13-01", "2026-00-10", "2026-4-01", "26-04-01", "2026-04-31", "2026-04-1x"])
+    @Test(
+        "refuses dates that do not exist",
+        arguments: ["2026-02-29", "2026-13-01", "2026-00-10", "2026-4-01", "26-04-01", "2026-04-31", "2026-04-1x"])
     func invalid(text: String) {
         #expect(LocalDate(text) == nil)
     }
@@ -26,10 +31,12 @@ struct CalendarTests {
         #expect(LocalDate(daysSinceEpoch: -1).isoWeekday == 3)
     }
 
-    @Test("numbers weeks as ISO 8601 does, across year boundaries", arguments: [
-        ("2026-11-30", "2026-W49"), ("2026-01-01", "2026-W01"), ("2027-01-01", "2026-W53"),
-        ("2024-12-30", "2025-W01"), ("2021-01-03", "2020-W53"), ("2026-12-27", "2026-W52"),
-    ])
+    @Test(
+        "numbers weeks as ISO 8601 does, across year boundaries",
+        arguments: [
+            ("2026-11-30", "2026-W49"), ("2026-01-01", "2026-W01"), ("2027-01-01", "2026-W53"),
+            ("2024-12-30", "2025-W01"), ("2021-01-03", "2020-W53"), ("2026-12-27", "2026-W52"),
+        ])
     func isoWeek(date: String, week: String) throws {
         let parsed = ISOWeek(containing: try #require(LocalDate(date)))
         #expect(parsed.description == week)
@@ -86,7 +93,12 @@ struct RecordIDTests {
         #expect(RecordID("00000000-0000-0000-0000-000000000001")?.low == 1)
     }
 
-    @Test("refuses what is not a UUID", arguments: ["", "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5", "0192e4a0_7b5c-7cc3-8a1e-6f1d2b3c4d5e", "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5g", "0192e4a07b5c7cc38a1e6f1d2b3c4d5e0000"])
+    @Test(
+        "refuses what is not a UUID",
+        arguments: [
+            "", "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5", "0192e4a0_7b5c-7cc3-8a1e-6f1d2b3c4d5e",
+            "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5g", "0192e4a07b5c7cc38a1e6f1d2b3c4d5e0000",
+        ])
     func invalid(text: String) {
         #expect(RecordID(text) == nil)
     }
@@ -104,9 +116,12 @@ struct RecordIDTests {
 
 @Suite("MemberTimeZone offsets")
 struct MemberTimeZoneOffsetTests {
-    @Test("agree with the system's time zone database at 2000 instants", arguments: [
-        "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/Sao_Paulo", "Pacific/Apia", "UTC",
-    ])
+    @Test(
+        "agree with the system's time zone database at 2000 instants",
+        arguments: [
+            "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/Sao_Paulo",
+            "Pacific/Apia", "UTC",
+        ])
     func matchesFoundation(identifier: String) throws {
         let zone = try #require(MemberTimeZone(identifier: identifier))
         let reference = try #require(TimeZone(identifier: identifier))

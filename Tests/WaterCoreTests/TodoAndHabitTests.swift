@@ -29,7 +29,8 @@ struct TodoListTests {
         var list = try list(["buy filters", "call grandma"])
         list.apply(try list.validateToggle(id: id(0), by: 2, now: noon))
         #expect(list.items.map(\.id) == [id(0), id(1)])
-        #expect(list.items[0].isDone && list.items[0].completedBy == 2 && list.items[0].completedAtUnixMilliseconds == noon)
+        #expect(
+            list.items[0].isDone && list.items[0].completedBy == 2 && list.items[0].completedAtUnixMilliseconds == noon)
         list.apply(try list.validateToggle(id: id(0), by: 3, now: noon))
         #expect(!list.items[0].isDone && list.items[0].completedBy == nil)
     }
@@ -64,7 +65,8 @@ struct HabitBookTests {
     func newestFirstAndWeek() throws {
         var book = HabitBook()
         book.apply(try #require(try book.validateAdd(id: id(1), name: "read", icon: .book, color: .blue, now: noon)))
-        book.apply(try #require(try book.validateAdd(id: id(2), name: "run", icon: .sportscourt, color: .red, now: noon)))
+        book.apply(
+            try #require(try book.validateAdd(id: id(2), name: "run", icon: .sportscourt, color: .red, now: noon)))
         #expect(book.habits.map(\.name) == ["run", "read"])
         book.apply(try book.validateCheck(id: id(1), date: today, checked: true, today: today))
         book.apply(try book.validateCheck(id: id(1), date: today.adding(days: -1), checked: true, today: today))
@@ -79,16 +81,27 @@ struct HabitBookTests {
     func badInput() throws {
         var book = HabitBook()
         book.apply(try #require(try book.validateAdd(id: id(1), name: "read", icon: .book, color: .blue, now: noon)))
-        #expect(throws: DomainError.self) { try book.validateCheck(id: id(1), date: today.adding(days: 1), checked: true, today: today) }
-        #expect(throws: DomainError.self) { try book.validateAdd(id: id(2), name: "  ", icon: .book, color: .blue, now: noon) }
-        #expect(throws: DomainError.self) { try book.validateAdd(id: id(2), name: "Read", icon: .pencil, color: .blue, now: noon) }
-        #expect(throws: DomainError.self) { try book.validateCheck(id: id(9), date: today, checked: true, today: today) }
+        #expect(throws: DomainError.self) {
+            try book.validateCheck(id: id(1), date: today.adding(days: 1), checked: true, today: today)
+        }
+        #expect(throws: DomainError.self) {
+            try book.validateAdd(id: id(2), name: "  ", icon: .book, color: .blue, now: noon)
+        }
+        #expect(throws: DomainError.self) {
+            try book.validateAdd(id: id(2), name: "Read", icon: .pencil, color: .blue, now: noon)
+        }
+        #expect(throws: DomainError.self) {
+            try book.validateCheck(id: id(9), date: today, checked: true, today: today)
+        }
         #expect(throws: DomainError.self) { try book.validateDelete(id: id(9)) }
     }
 
     @Test("knows the seed's seven icons and nine colours by name")
     func iconsAndColours() {
-        #expect(HabitIcon.allCases.map(\.description) == ["alarm", "book", "pencil", "desktopcomputer", "gamecontroller", "sportscourt", "lightbulb"])
+        #expect(
+            HabitIcon.allCases.map(\.description) == [
+                "alarm", "book", "pencil", "desktopcomputer", "gamecontroller", "sportscourt", "lightbulb",
+            ])
         #expect(HabitColor.allCases.count == 9)
         #expect(HabitColor(name: "Indigo") == .indigo && HabitColor(name: "teal") == nil)
         #expect(HabitColor.blue.rgb == (75, 166, 239) ? true : false)

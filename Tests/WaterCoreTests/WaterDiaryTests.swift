@@ -12,8 +12,9 @@ func id(_ n: UInt64) -> RecordID { RecordID(high: 0x0192_e4a0_7b5c_7cc3, low: n)
 func diary(_ drinks: [(Int32, Int64)], zone: MemberTimeZone = .utc) throws -> WaterDiary {
     var diary = WaterDiary(timeZone: zone)
     for (index, (amount, offset)) in drinks.enumerated() {
-        guard case .log(let mutation) = try diary.validateLog(
-            id: id(UInt64(index)), amountMillilitres: amount, unixMilliseconds: noon + offset, now: noon)
+        guard
+            case .log(let mutation) = try diary.validateLog(
+                id: id(UInt64(index)), amountMillilitres: amount, unixMilliseconds: noon + offset, now: noon)
         else { Issue.record("unexpected duplicate"); continue }
         diary.apply(mutation)
     }
@@ -31,12 +32,17 @@ struct WaterDiaryTests {
         #expect((summary.amountMillilitres, summary.count, summary.percent) == (250, 1, 12))
         #expect(summary.progress == 0.125 && summary.remainingMillilitres == 1750 && summary.goalMillilitres == 2000)
 
-        water.apply(try water.validateLog(id: id(10), amountMillilitres: 350, unixMilliseconds: noon - 2 * hour, now: noon).mutation)
+        water.apply(
+            try water.validateLog(id: id(10), amountMillilitres: 350, unixMilliseconds: noon - 2 * hour, now: noon)
+                .mutation)
         summary = water.day(today)
         #expect((summary.amountMillilitres, summary.count, summary.percent) == (600, 2, 30))
 
         for n in 0..<5 {
-            water.apply(try water.validateLog(id: id(20 + UInt64(n)), amountMillilitres: 400, unixMilliseconds: noon - hour, now: noon).mutation)
+            water.apply(
+                try water.validateLog(
+                    id: id(20 + UInt64(n)), amountMillilitres: 400, unixMilliseconds: noon - hour, now: noon
+                ).mutation)
         }
         summary = water.day(today)
         #expect(summary.amountMillilitres == 2600)
@@ -101,7 +107,8 @@ struct WaterDiaryTests {
     @Test("recognises a replayed id instead of counting it twice, and refuses a reused one")
     func replay() throws {
         let water = try diary([(250, -hour)])
-        let replay = try water.validateLog(id: id(0), amountMillilitres: 250, unixMilliseconds: noon - hour, now: noon + hour)
+        let replay = try water.validateLog(
+            id: id(0), amountMillilitres: 250, unixMilliseconds: noon - hour, now: noon + hour)
         #expect(replay == .duplicate(WaterEntry(id: id(0), amountMillilitres: 250, unixMilliseconds: noon - hour)))
         #expect(throws: DomainError.self) {
             try water.validateLog(id: id(0), amountMillilitres: 300, unixMilliseconds: noon - hour, now: noon)
@@ -123,7 +130,9 @@ struct WaterDiaryTests {
         water.apply(try water.validateUndo())
         #expect(water.entries.map(\.id) == [id(0)])
         #expect(throws: DomainError.self) { try water.validateDelete(id: id(1)) }
-        #expect(throws: DomainError.self) { try water.validateEdit(id: id(9), amountMillilitres: 1, unixMilliseconds: nil, now: noon) }
+        #expect(throws: DomainError.self) {
+            try water.validateEdit(id: id(9), amountMillilitres: 1, unixMilliseconds: nil, now: noon)
+        }
         water.apply(try water.validateUndo())
         #expect(throws: DomainError(.notFound, "there is no entry to undo")) { try water.validateUndo() }
     }
@@ -137,7 +146,9 @@ struct WaterDiaryTests {
         #expect(!water.day(today.adding(days: -1)).isGoalMet)
         #expect(water.day(today.adding(days: 5)).goalMillilitres == 1000)
         // A drink backdated to before the change gets the goal of its own day.
-        water.apply(try water.validateLog(id: id(9), amountMillilitres: 100, unixMilliseconds: noon - 3 * day, now: noon).mutation)
+        water.apply(
+            try water.validateLog(id: id(9), amountMillilitres: 100, unixMilliseconds: noon - 3 * day, now: noon)
+                .mutation)
         #expect(water.day(today.adding(days: -3)).goalMillilitres == 2000)
     }
 
@@ -174,7 +185,9 @@ struct WaterDiaryTests {
         #expect(late - early == 24 * hour)  // 23 wall-clock hours apart, 24 real ones
         var water = WaterDiary(timeZone: berlin)
         for (n, at) in [early, late].enumerated() {
-            water.apply(try water.validateLog(id: id(UInt64(n)), amountMillilitres: 250, unixMilliseconds: at, now: noon).mutation)
+            water.apply(
+                try water.validateLog(id: id(UInt64(n)), amountMillilitres: 250, unixMilliseconds: at, now: noon)
+                    .mutation)
         }
         #expect(water.day(date).count == 2)
         #expect(water.day(date.adding(days: 1)).count == 0)
@@ -206,14 +219,19 @@ struct WaterDiaryIndexTests {
             switch next(10) {
             case 0 where !water.entries.isEmpty:
                 let victim = water.entries[Int(next(UInt64(water.entries.count)))].id
-                water.apply(try water.validateEdit(id: victim, amountMillilitres: Int32(1 + next(2000)), unixMilliseconds: at, now: noon))
+                water.apply(
+                    try water.validateEdit(
+                        id: victim, amountMillilitres: Int32(1 + next(2000)), unixMilliseconds: at, now: noon))
             case 1 where !water.entries.isEmpty:
                 water.apply(try water.validateDelete(id: water.entries[Int(next(UInt64(water.entries.count)))].id))
             case 2:
                 water.apply(.timeZoneSet(zones[Int(next(UInt64(zones.count)))]))
             default:
-                water.apply(try water.validateLog(id: id(UInt64(n)), amountMillilitres: Int32(1 + next(2000)),
-                                                  unixMilliseconds: at, now: noon).mutation)
+                water.apply(
+                    try water.validateLog(
+                        id: id(UInt64(n)), amountMillilitres: Int32(1 + next(2000)),
+                        unixMilliseconds: at, now: noon
+                    ).mutation)
             }
         }
         let today = water.today(atUnixMilliseconds: noon)

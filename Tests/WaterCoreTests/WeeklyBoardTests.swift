@@ -20,8 +20,11 @@ private func member(_ name: String, amounts: [Int32], goals: [(Int, Int32)] = []
         while left > 0 {
             n += 1
             let cup = min(left, 1000)
-            water.apply(try water.validateLog(id: id(n), amountMillilitres: cup, unixMilliseconds: at + minute * 60_000,
-                                              now: at + minute * 60_000).mutation)
+            water.apply(
+                try water.validateLog(
+                    id: id(n), amountMillilitres: cup, unixMilliseconds: at + minute * 60_000,
+                    now: at + minute * 60_000
+                ).mutation)
             left -= cup
             minute += 1
         }
@@ -47,7 +50,8 @@ struct WeeklyBoardTests {
     private func family() throws -> [BoardMember] {
         [
             try member("ana", amounts: [2000, 1000, 2500, 500]),
-            try member("ben", amounts: [1500, 1500, 1500, 0], goals: [(-1, 1500)], lastWeek: [0, 0, 0, 0, 0, 0, 1500]),
+            try member(
+                "ben", amounts: [1500, 1500, 1500, 0], goals: [(-1, 1500)], lastWeek: [0, 0, 0, 0, 0, 0, 1500]),
             try member("cai", amounts: [3000, 3000, 3000, 3000], goals: [(2, 3000)]),
         ]
     }
@@ -85,7 +89,8 @@ struct WeeklyBoardTests {
         #expect(lastWeekAfter == lastWeekBefore)
         #expect(members[0].water.day(week.monday) == mondayBefore)
         let board = WeeklyBoard(members: members, week: week, order: .progress, now: thursday)
-        #expect(board.standings.first { $0.username == "ana" }?.days.map(\.goalMillilitres) == [2000, 2000, 2000, 10_000])
+        #expect(
+            board.standings.first { $0.username == "ana" }?.days.map(\.goalMillilitres) == [2000, 2000, 2000, 10_000])
     }
 
     @Test("counts all seven days of a past week and none of a future one")
@@ -93,14 +98,17 @@ struct WeeklyBoardTests {
         let members = try family()
         let past = WeeklyBoard(members: members, week: week.previous, order: .progress, now: thursday)
         #expect(past.standings.allSatisfy { $0.days.count == 7 })
-        let future = WeeklyBoard(members: members, week: ISOWeek(containing: week.monday.adding(days: 7)),
-                                 order: .progress, now: thursday)
+        let future = WeeklyBoard(
+            members: members, week: ISOWeek(containing: week.monday.adding(days: 7)),
+            order: .progress, now: thursday)
         #expect(future.standings.allSatisfy { $0.days.isEmpty && $0.averageProgress == 0 && $0.streakDays == 0 })
     }
 
     @Test("members equal on every key share a rank, listed by username")
     func ties() throws {
-        let members = [try member("zoe", amounts: [1000]), try member("max", amounts: [1000]), try member("ida", amounts: [2000])]
+        let members = [
+            try member("zoe", amounts: [1000]), try member("max", amounts: [1000]), try member("ida", amounts: [2000]),
+        ]
         let board = WeeklyBoard(members: members, week: week, order: .progress, now: noon)
         #expect(board.standings.map(\.username) == ["ida", "max", "zoe"])
         #expect(board.standings.map(\.rank) == [1, 2, 2])
@@ -112,7 +120,8 @@ struct WeeklyBoardTests {
         let auckland = try #require(MemberTimeZone(identifier: "Pacific/Auckland"))
         var far = try member("kiri", amounts: [])
         far.water.apply(.timeZoneSet(auckland))
-        let board = WeeklyBoard(members: [far, try member("ana", amounts: [])], week: week, order: .progress, now: thursday)
+        let board = WeeklyBoard(
+            members: [far, try member("ana", amounts: [])], week: week, order: .progress, now: thursday)
         #expect(board.standings.first { $0.username == "kiri" }?.days.count == 5)
         #expect(board.standings.first { $0.username == "ana" }?.days.count == 4)
     }
@@ -120,11 +129,14 @@ struct WeeklyBoardTests {
     @Test("counts each member's habit check-ins of the week")
     func habitColumn() throws {
         var ana = try member("ana", amounts: [])
-        let habit = try #require(try ana.habits.validateAdd(id: id(99), name: "read", icon: .book, color: .green, now: noon))
+        let habit = try #require(
+            try ana.habits.validateAdd(id: id(99), name: "read", icon: .book, color: .green, now: noon))
         ana.habits.apply(habit)
         for offset in [-1, 0, 2] {  // Sunday of last week, Monday, Wednesday
-            ana.habits.apply(try ana.habits.validateCheck(id: id(99), date: week.monday.adding(days: offset), checked: true,
-                                                          today: week.monday.adding(days: 3)))
+            ana.habits.apply(
+                try ana.habits.validateCheck(
+                    id: id(99), date: week.monday.adding(days: offset), checked: true,
+                    today: week.monday.adding(days: 3)))
         }
         let board = WeeklyBoard(members: [ana], week: week, order: .progress, now: thursday)
         #expect(board.standings[0].habitCheckIns == 2)

@@ -18,8 +18,9 @@ struct DocumentedFramesTests {
         callID: 2,
         response: WaterV1.LogWaterResponse(
             entry: WaterV1.WaterEntry(entryID: entryID, amountMl: 250, atUnixMs: 1_764_504_000_000, date: "2025-11-30"),
-            day: WaterV1.DaySummary(date: "2025-11-30", amountMl: 250, goalMl: 2000, progress: 0.125, percent: 12,
-                            remainingMl: 1750, count: 1)))
+            day: WaterV1.DaySummary(
+                date: "2025-11-30", amountMl: 250, goalMl: 2000, progress: 0.125, percent: 12,
+                remainingMl: 1750, count: 1)))
 
     /// The bytes of the ```hex block that follows `<!-- marker -->` in proto/README.md.
     static func documentedBytes(after marker: String) throws -> [UInt8] {

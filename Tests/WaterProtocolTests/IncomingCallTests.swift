@@ -5,8 +5,9 @@ import WaterProtocol
 struct IncomingCallTests {
     @Test("finds the method and decodes its request")
     func decodesACall() throws {
-        let envelope = WaterV1.RequestEnvelope(callID: 7, request: WaterV1.LogWaterRequest(entryID: "e", amountMl: 300),
-                                       authToken: [1, 2, 3])
+        let envelope = WaterV1.RequestEnvelope(
+            callID: 7, request: WaterV1.LogWaterRequest(entryID: "e", amountMl: 300),
+            authToken: [1, 2, 3])
         let call = try IncomingCall(payload: envelope.serializedBytes())
         #expect(call.callID == 7)
         #expect(call.method == WaterV1.LogWaterRequest.method)
@@ -64,7 +65,8 @@ struct IncomingCallTests {
 struct ResponseEnvelopeTests {
     @Test("carries a response with an OK status and the end of the stream")
     func success() throws {
-        let reply = WaterV1.ResponseEnvelope(callID: 4, response: WaterV1.SetGoalResponse(settings: WaterV1.Settings(dailyGoalMl: 2500)))
+        let reply = WaterV1.ResponseEnvelope(
+            callID: 4, response: WaterV1.SetGoalResponse(settings: WaterV1.Settings(dailyGoalMl: 2500)))
         let decoded = try WaterV1.ResponseEnvelope(serializedBytes: reply.serializedBytes())
         #expect(decoded.endOfStream)
         #expect(decoded.statusCode == .ok)
@@ -74,7 +76,8 @@ struct ResponseEnvelopeTests {
     @Test("carries an error that the client gets back as the same WaterError")
     func failure() throws {
         let error = WaterError.invalidField("amount_ml", "must be between 1 and 2000 ml, got 2500")
-        let decoded = try WaterV1.ResponseEnvelope(serializedBytes: WaterV1.ResponseEnvelope(callID: 4, error: error).serializedBytes())
+        let decoded = try WaterV1.ResponseEnvelope(
+            serializedBytes: WaterV1.ResponseEnvelope(callID: 4, error: error).serializedBytes())
         #expect(decoded.endOfStream)
         #expect(throws: error) { try decoded.response(as: WaterV1.LogWaterResponse.self) }
     }
@@ -89,12 +92,14 @@ struct ResponseEnvelopeTests {
 
 @Suite("WaterError")
 struct WaterErrorTests {
-    @Test("uses gRPC's canonical code numbers", arguments: [
-        (WaterV1.StatusCode.ok, 0), (.cancelled, 1), (.unknown, 2), (.invalidArgument, 3), (.deadlineExceeded, 4),
-        (.notFound, 5), (.alreadyExists, 6), (.permissionDenied, 7), (.resourceExhausted, 8),
-        (.failedPrecondition, 9), (.aborted, 10), (.outOfRange, 11), (.unimplemented, 12), (.internal, 13),
-        (.unavailable, 14), (.dataLoss, 15), (.unauthenticated, 16),
-    ] as [(WaterV1.StatusCode, Int32)])
+    @Test(
+        "uses gRPC's canonical code numbers",
+        arguments: [
+            (WaterV1.StatusCode.ok, 0), (.cancelled, 1), (.unknown, 2), (.invalidArgument, 3), (.deadlineExceeded, 4),
+            (.notFound, 5), (.alreadyExists, 6), (.permissionDenied, 7), (.resourceExhausted, 8),
+            (.failedPrecondition, 9), (.aborted, 10), (.outOfRange, 11), (.unimplemented, 12), (.internal, 13),
+            (.unavailable, 14), (.dataLoss, 15), (.unauthenticated, 16),
+        ] as [(WaterV1.StatusCode, Int32)])
     func codeNumbers(code: WaterV1.StatusCode, number: Int32) {
         #expect(code.rawValue == number)
     }

@@ -50,7 +50,8 @@ struct MessageCodecTests {
         let bytes = WaterV1.LogWaterRequest(entryID: "x", amountMl: 250).serializedBytes()
         // field 15 as a varint, field 16 as length-delimited: neither exists in version 1.
         let newer = bytes + [0x78, 0x01, 0x82, 0x01, 0x02, 0x68, 0x69]
-        #expect(try WaterV1.LogWaterRequest(serializedBytes: newer) == WaterV1.LogWaterRequest(entryID: "x", amountMl: 250))
+        #expect(
+            try WaterV1.LogWaterRequest(serializedBytes: newer) == WaterV1.LogWaterRequest(entryID: "x", amountMl: 250))
     }
 
     @Test("keeps enum values it does not know")
@@ -68,13 +69,15 @@ struct MessageCodecTests {
         #expect(decoded.entryID == "\u{FFFD}A")
     }
 
-    @Test("rejects garbage with INVALID_ARGUMENT", arguments: [
-        [0xFF, 0xFF, 0xFF],  // a key with no end
-        [0x0A, 0x05, 0x61],  // a string longer than the message
-        [0x10],  // a varint field with no value
-        [0x12, 0x01, 0x00],  // amount_ml (a varint) sent as bytes
-        [0x0B],  // a group start, which proto3 does not have
-    ] as [[UInt8]])
+    @Test(
+        "rejects garbage with INVALID_ARGUMENT",
+        arguments: [
+            [0xFF, 0xFF, 0xFF],  // a key with no end
+            [0x0A, 0x05, 0x61],  // a string longer than the message
+            [0x10],  // a varint field with no value
+            [0x12, 0x01, 0x00],  // amount_ml (a varint) sent as bytes
+            [0x0B],  // a group start, which proto3 does not have
+        ] as [[UInt8]])
     func garbage(bytes: [UInt8]) {
         #expect {
             try WaterV1.LogWaterRequest(serializedBytes: bytes)
@@ -85,7 +88,8 @@ struct MessageCodecTests {
 
     @Test("rejects a message cut short")
     func truncatedMessage() {
-        let bytes = WaterV1.LogWaterRequest(entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250).serializedBytes()
+        let bytes = WaterV1.LogWaterRequest(entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250)
+            .serializedBytes()
         // Every prefix ends inside a field, except the one that drops amount_ml (3 bytes) whole.
         for length in 1..<bytes.count where length != bytes.count - 3 {
             #expect(throws: WaterError.self) { try WaterV1.LogWaterRequest(serializedBytes: bytes.prefix(length)) }
@@ -137,7 +141,9 @@ private final class KeyRecorder: Encoder {
         private func note(_ key: Key) { if let index = key.intValue { recorder.names[index] = key.stringValue } }
         mutating func encodeNil(forKey key: Key) throws { note(key) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { note(key) }
-        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type, forKey key: Key) -> KeyedEncodingContainer<N> {
+        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type, forKey key: Key) -> KeyedEncodingContainer<
+            N
+        > {
             fatalError("not used")
         }
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { fatalError("not used") }

@@ -8,7 +8,8 @@ private func rpcsWrittenInProtoFiles() throws -> [(service: String, method: Stri
     let protoDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../proto").standardizedFileURL
     var found: [(String, String, Bool)] = []
-    for file in try FileManager.default.contentsOfDirectory(atPath: protoDirectory.path) where file.hasSuffix(".proto") {
+    for file in try FileManager.default.contentsOfDirectory(atPath: protoDirectory.path) where file.hasSuffix(".proto")
+    {
         let text = try String(contentsOf: protoDirectory.appendingPathComponent(file), encoding: .utf8)
         var service = ""
         for line in text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
@@ -33,8 +34,9 @@ struct MethodTableTests {
             let method = try #require(MethodTable.shared.method(named: "\(rpc.service)/\(rpc.method)"))
             #expect(method.isServerStreaming == rpc.streaming, "\(method)")
         }
-        #expect(table.filter(\.isServerStreaming).map(\.fullName).sorted()
-            == ["water.v1.Board/WatchBoard", "water.v1.Transfer/Export"])
+        #expect(
+            table.filter(\.isServerStreaming).map(\.fullName).sorted()
+                == ["water.v1.Board/WatchBoard", "water.v1.Transfer/Export"])
     }
 
     @Test("every method's request and response are generated types, one request per method")
@@ -66,7 +68,8 @@ struct MethodTableTests {
     func fullNames() throws {
         #expect(WaterV1.LogWaterRequest.method.fullName == "water.v1.Tracker/LogWater")
         #expect(WaterV1.HandshakeRequest.method.fullName == "water.v1.Connection/Handshake")
-        #expect(MethodTable.shared.method(named: "water.v1.Tracker/LogWater")?.requestType == "water.v1.LogWaterRequest")
+        #expect(
+            MethodTable.shared.method(named: "water.v1.Tracker/LogWater")?.requestType == "water.v1.LogWaterRequest")
         #expect(MethodTable.shared.method(named: "water.v1.Tracker/Drink") == nil)
     }
 }

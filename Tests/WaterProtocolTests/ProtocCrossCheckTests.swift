@@ -47,31 +47,41 @@ struct ProtocCrossCheckTests {
 
     @Test("protoc sees the field names and values a stranger would expect")
     func readableByProtoc() throws {
-        let request = WaterV1.LogWaterRequest(entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250,
-                                      atUnixMs: 1_764_504_000_000)
-        let text = String(decoding: try protoc(["--decode=water.v1.LogWaterRequest"], input: request.serializedBytes()),
-                          as: UTF8.self)
-        #expect(text == """
-            entry_id: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e"
-            amount_ml: 250
-            at_unix_ms: 1764504000000
+        let request = WaterV1.LogWaterRequest(
+            entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250,
+            atUnixMs: 1_764_504_000_000)
+        let text = String(
+            decoding: try protoc(["--decode=water.v1.LogWaterRequest"], input: request.serializedBytes()),
+            as: UTF8.self)
+        #expect(
+            text == """
+                entry_id: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e"
+                amount_ml: 250
+                at_unix_ms: 1764504000000
 
-            """)
+                """)
     }
 
     @Test("we read an envelope written by protoc from text")
     func envelopeFromText() throws {
-        let bytes = try protoc(["--encode=water.v1.ResponseEnvelope"], input: Array("""
-            call_id: 12
-            status { code: INVALID_ARGUMENT message: "amount_ml must be between 1 and 2000 ml"
-                     violations { field: "amount_ml" description: "must be between 1 and 2000 ml" } }
-            end_of_stream: true
-            """.utf8))
+        let bytes = try protoc(
+            ["--encode=water.v1.ResponseEnvelope"],
+            input: Array(
+                """
+                call_id: 12
+                status { code: INVALID_ARGUMENT message: "amount_ml must be between 1 and 2000 ml"
+                         violations { field: "amount_ml" description: "must be between 1 and 2000 ml" } }
+                end_of_stream: true
+                """.utf8))
         let envelope = try WaterV1.ResponseEnvelope(serializedBytes: bytes)
         #expect(envelope.callID == 12)
         #expect(envelope.endOfStream)
         #expect(envelope.status?.code == .invalidArgument)
-        #expect(envelope.status?.violations == [WaterV1.FieldViolation(field: "amount_ml",
-                                                               description: "must be between 1 and 2000 ml")])
+        #expect(
+            envelope.status?.violations == [
+                WaterV1.FieldViolation(
+                    field: "amount_ml",
+                    description: "must be between 1 and 2000 ml")
+            ])
     }
 }

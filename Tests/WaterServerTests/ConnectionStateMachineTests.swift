@@ -23,8 +23,9 @@ private enum Frames {
 struct ConnectionStateMachineTests {
     typealias Machine = ConnectionStateMachine
     static let second: UInt64 = 1_000_000_000
-    static let limits = Machine.Limits(maximumPayloadLength: 1024, maximumCallsInFlight: 2, frameDeadline: 10 * second,
-                                       idleTimeout: 300 * second)
+    static let limits = Machine.Limits(
+        maximumPayloadLength: 1024, maximumCallsInFlight: 2, frameDeadline: 10 * second,
+        idleTimeout: 300 * second)
     static let hello = WaterV1.HandshakeResponse(protocolVersion: WireProtocol.version, serverName: "test")
 
     static func machine() -> Machine {
@@ -63,14 +64,22 @@ struct ConnectionStateMachineTests {
         #expect(both.first == reply && Self.dispatched(both) == [2])
     }
 
-    @Test("protocol errors get a connection-level status, then close", arguments: [
-        ("a call before the handshake", Frames.call(1), WaterV1.StatusCode.failedPrecondition),
-        ("a protocol version from the future", Frames.handshake(version: 99), .failedPrecondition),
-        ("an envelope that does not decode", FrameEncoder.frame(flags: [], wirePayload: [0xFF, 0xFF, 0xFF]), .invalidArgument),
-        ("a frame over the limit", [0x00, 0x00, 0x01, 0x00, 0x00], .resourceExhausted),
-        ("reserved flag bits", [0x80, 0x00, 0x00, 0x00, 0x00], .invalidArgument),
-        ("call id 0", Frames.frame(WaterV1.RequestEnvelope(callID: 0, request: WaterV1.HandshakeRequest())), .invalidArgument),
-    ])
+    @Test(
+        "protocol errors get a connection-level status, then close",
+        arguments: [
+            ("a call before the handshake", Frames.call(1), WaterV1.StatusCode.failedPrecondition),
+            ("a protocol version from the future", Frames.handshake(version: 99), .failedPrecondition),
+            (
+                "an envelope that does not decode", FrameEncoder.frame(flags: [], wirePayload: [0xFF, 0xFF, 0xFF]),
+                .invalidArgument
+            ),
+            ("a frame over the limit", [0x00, 0x00, 0x01, 0x00, 0x00], .resourceExhausted),
+            ("reserved flag bits", [0x80, 0x00, 0x00, 0x00, 0x00], .invalidArgument),
+            (
+                "call id 0", Frames.frame(WaterV1.RequestEnvelope(callID: 0, request: WaterV1.HandshakeRequest())),
+                .invalidArgument
+            ),
+        ])
     func protocolErrors(_ what: String, _ bytes: [UInt8], _ code: WaterV1.StatusCode) {
         var machine = Self.machine()
         let actions = machine.bytesReceived(bytes[...], now: 0)
@@ -82,7 +91,8 @@ struct ConnectionStateMachineTests {
     @Test("an unknown method, a second handshake and a repeated call id fail only that call")
     func callErrors() {
         var machine = Self.open()
-        let unknown = machine.bytesReceived(Frames.frame(WaterV1.RequestEnvelope(callID: 5, method: "water.v1.Tracker/Teleport"))[...], now: 0)
+        let unknown = machine.bytesReceived(
+            Frames.frame(WaterV1.RequestEnvelope(callID: 5, method: "water.v1.Tracker/Teleport"))[...], now: 0)
         #expect(Self.status(unknown) == .unimplemented && !machine.isClosed)
         #expect(Self.status(machine.bytesReceived(Frames.handshake(callID: 6)[...], now: 0)) == .failedPrecondition)
         #expect(Self.dispatched(machine.bytesReceived(Frames.call(7)[...], now: 0)) == [7])
@@ -132,7 +142,8 @@ struct ConnectionStateMachineTests {
         _ = machine.bytesReceived(Frames.call(2)[...], now: 10 * Self.second)
         #expect(machine.nextDeadline == nil, "no idle timeout while a call is in flight")
         #expect(machine.deadlinePassed(now: 1000 * Self.second).isEmpty)
-        _ = machine.replyReady(WaterV1.ResponseEnvelope(callID: 2, response: WaterV1.GetTodayResponse()), now: 20 * Self.second)
+        _ = machine.replyReady(
+            WaterV1.ResponseEnvelope(callID: 2, response: WaterV1.GetTodayResponse()), now: 20 * Self.second)
         #expect(machine.nextDeadline == 320 * Self.second)
         let idle = machine.deadlinePassed(now: 320 * Self.second)
         #expect(Self.status(idle) == .unavailable && Self.closes(idle))

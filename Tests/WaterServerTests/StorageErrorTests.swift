@@ -23,14 +23,17 @@ struct StorageErrorTests {
     func failedWrite() throws {
         let lines = Mutex<[String]>([])
         let logger = Logger(minimumLevel: .info) { line in lines.withLock { $0.append(line) } }
-        let error = WaterError.storage(ArchiveError(.ioFailure, "write fd 7: No space left on device (errno 28)"), logger: logger)
+        let error = WaterError.storage(
+            ArchiveError(.ioFailure, "write fd 7: No space left on device (errno 28)"), logger: logger)
         #expect(error.code == .internal)
         #expect(try Self.documented(.internal).contains("could not store the write"))
         #expect(error.message.contains("nothing was changed") && !error.message.contains("errno"))
         #expect(lines.withLock { $0 }.contains { $0.contains("No space left on device") })
     }
 
-    @Test("a protected archive is FAILED_PRECONDITION, as documented; protected accounts never look like a wrong password")
+    @Test(
+        "a protected archive is FAILED_PRECONDITION, as documented; protected accounts never look like a wrong password"
+    )
     func protectedArchive() throws {
         let error = WaterError.storage(ArchiveError(.protected, "data/users/2 could not be read"), logger: .silent)
         #expect(error.code == .failedPrecondition)

@@ -18,9 +18,10 @@ struct ConcurrentWritersTests {
 
     /// `writers` threads, half logging drinks for member 1 and half adding todos, each
     /// `perThread` writes from `first` on; returns once all are answered.
-    static func write(_ store: FileArchiveStore, writers: Int, perThread: Int, first: Int, into outcome: Outcome,
-                      whileRunning body: () -> Void = {})
-    {
+    static func write(
+        _ store: FileArchiveStore, writers: Int, perThread: Int, first: Int, into outcome: Outcome,
+        whileRunning body: () -> Void = {}
+    ) {
         let group = DispatchGroup()
         for thread in 0..<writers {
             DispatchQueue.global().async(group: group) {
@@ -33,8 +34,9 @@ struct ConcurrentWritersTests {
                             let entry = WaterEntry(id: id(n), amountMillilitres: 250, unixMilliseconds: workloadStart)
                             try archive.commitAndWait { _ in [.water(.logged(entry))] }
                         } else {
-                            let item = TodoItem(id: id(n), text: "task \(n)", isDone: false, addedBy: 1,
-                                                addedAtUnixMilliseconds: workloadStart)
+                            let item = TodoItem(
+                                id: id(n), text: "task \(n)", isDone: false, addedBy: 1,
+                                addedAtUnixMilliseconds: workloadStart)
                             try store.household.commitAndWait { _ in [.added(item)] }
                         }
                         outcome.acknowledged.withLock { _ = $0.insert(id(n)) }

@@ -30,7 +30,8 @@ struct CrashRecoveryTests {
         #expect(expected.members.values.map(\.water.entries.count).reduce(0, +) > 100)
     }
 
-    @Test("a crash in the middle of a write (a torn journal tail) loses only that write", arguments: [1, 5, 11, 30, 64])
+    @Test(
+        "a crash in the middle of a write (a torn journal tail) loses only that write", arguments: [1, 5, 11, 30, 64])
     func tornTail(keptBytes: Int) throws {
         let disk = SimulatedDisk()
         let faulty = FaultInjectingFileSystem(base: disk.fileSystem())
@@ -42,7 +43,8 @@ struct CrashRecoveryTests {
         var lost = expected
         #expect(!run(.log(member: 1, n: 9_999, amount: 250), on: store, expecting: &lost))
         // Power goes: part of the unsynced frame made it to the platter.
-        let recovered = try openStore(disk.crash { path, unsynced in path.contains("journal") ? min(keptBytes, unsynced - 1) : 0 })
+        let recovered = try openStore(
+            disk.crash { path, unsynced in path.contains("journal") ? min(keptBytes, unsynced - 1) : 0 })
         #expect(try Expected(recovered) == expected)
         #expect(recovered.protectedArchives.isEmpty)
     }
@@ -87,4 +89,3 @@ struct FaultInjectionTests {
         #expect(Self.faults.count >= 50)
     }
 }
-

@@ -11,20 +11,26 @@ import WaterTestSupport
 @Suite("Damage detection")
 struct DamageDetectionTests {
     static let directory = "/data/household"
-    static func journalPath(_ generation: UInt64) -> String { "\(directory)/\(ArchiveFiles.journal(generation: generation))" }
+    static func journalPath(_ generation: UInt64) -> String {
+        "\(directory)/\(ArchiveFiles.journal(generation: generation))"
+    }
 
     static func record(_ n: Int) -> [UInt8] {
-        TodoList.encodeRecord(.added(TodoItem(id: id(n), text: "task \(n)", addedBy: 1, addedAtUnixMilliseconds: workloadStart)),
-                              sequence: UInt64(n))
+        TodoList.encodeRecord(
+            .added(TodoItem(id: id(n), text: "task \(n)", addedBy: 1, addedAtUnixMilliseconds: workloadStart)),
+            sequence: UInt64(n))
     }
 
     /// Journal `generation`: `frames` (each a list of record numbers) after record `startsAfter`,
     /// sealed when `sealed`.
     static func journal(_ generation: UInt64, startsAfter: UInt64, frames: [[Int]], sealed: Bool) -> [UInt8] {
-        var bytes = JournalFile.segment(kind: .household, generation: generation, startsAfter: startsAfter, length: 2048)
+        var bytes = JournalFile.segment(
+            kind: .household, generation: generation, startsAfter: startsAfter, length: 2048)
         var offset = JournalFile.headerLength
         var written = frames.map { JournalFile.frame(records: $0.map(record)) }
-        if sealed { written.append(JournalFile.seal(nextGeneration: generation + 1, lastSequence: UInt64(frames.last!.last!))) }
+        if sealed {
+            written.append(JournalFile.seal(nextGeneration: generation + 1, lastSequence: UInt64(frames.last!.last!)))
+        }
         for frame in written {
             bytes.replaceSubrange(offset..<(offset + frame.count), with: frame)
             offset += frame.count
@@ -38,10 +44,12 @@ struct DamageDetectionTests {
         let disk = SimulatedDisk()
         try openStore(disk.fileSystem()).close()
         let fileSystem = disk.fileSystem()
-        try fileSystem.replaceFile(journalPath(1), with: journal(1, startsAfter: 0, frames: [[1, 2], [3], [4, 5]], sealed: true),
-                                   mode: 0o600)
-        try fileSystem.replaceFile(journalPath(2), with: journal(2, startsAfter: 5, frames: [[6], [7, 8]], sealed: false),
-                                   mode: 0o600)
+        try fileSystem.replaceFile(
+            journalPath(1), with: journal(1, startsAfter: 0, frames: [[1, 2], [3], [4, 5]], sealed: true),
+            mode: 0o600)
+        try fileSystem.replaceFile(
+            journalPath(2), with: journal(2, startsAfter: 5, frames: [[6], [7, 8]], sealed: false),
+            mode: 0o600)
         return disk
     }
 
@@ -49,8 +57,9 @@ struct DamageDetectionTests {
     static func open(_ disk: SimulatedDisk, logger: Logger = .silent) throws -> Result<[Int], ArchiveError> {
         var options = StoreOptions()
         options.compactionThreshold = 2048
-        let store = try FileArchiveStore(path: "/data", fileSystem: disk.crash(), options: options, logger: logger,
-                                         owner: "test")
+        let store = try FileArchiveStore(
+            path: "/data", fileSystem: disk.crash(), options: options, logger: logger,
+            owner: "test")
         defer { store.close() }
         if let protection = store.household.protection { return .failure(protection) }
         let items = try store.household.read { $0.items.map(\.text) }
@@ -70,15 +79,19 @@ struct DamageDetectionTests {
     @Test("the newest journal cut halfway is refused, not read as a shorter history")
     func newestCutHalfway() throws {
         let disk = try Self.twoJournals()
-        disk.overwrite(Self.journalPath(2), with: Array(disk.contents(under: Self.journalPath(2)).values.first!.prefix(1024)))
-        #expect(try Self.protection(disk).contains("journal-0000000000000002 is 1024 bytes long but was made 2048 bytes long"))
+        disk.overwrite(
+            Self.journalPath(2), with: Array(disk.contents(under: Self.journalPath(2)).values.first!.prefix(1024)))
+        #expect(
+            try Self.protection(disk).contains(
+                "journal-0000000000000002 is 1024 bytes long but was made 2048 bytes long"))
     }
 
     @Test("a journal that is not the newest and ends early is refused")
     func olderEndsEarly() throws {
         let disk = try Self.twoJournals()
         // Its last frame and seal zeroed: the file keeps its length, but records 4 and 5 are gone.
-        disk.overwrite(Self.journalPath(1), with: Self.journal(1, startsAfter: 0, frames: [[1, 2], [3]], sealed: false))
+        disk.overwrite(
+            Self.journalPath(1), with: Self.journal(1, startsAfter: 0, frames: [[1, 2], [3]], sealed: false))
         #expect(try Self.protection(disk).contains("without the seal"))
     }
 
@@ -86,7 +99,8 @@ struct DamageDetectionTests {
     func deletedNewest() throws {
         let disk = try Self.twoJournals()
         disk.remove(Self.journalPath(2))
-        #expect(try Self.protection(disk).contains("journal-0000000000000002 is missing: journal-0000000000000001 says"))
+        #expect(
+            try Self.protection(disk).contains("journal-0000000000000002 is missing: journal-0000000000000001 says"))
 
         let compacted = SimulatedDisk()
         let store = try openStore(compacted.fileSystem())
@@ -133,9 +147,11 @@ struct DamageDetectionTests {
     @Test("records out of order or repeated are refused with the sequence numbers")
     func outOfOrder() throws {
         let disk = try Self.twoJournals()
-        disk.overwrite(Self.journalPath(2), with: Self.journal(2, startsAfter: 5, frames: [[6], [8, 7]], sealed: false))
+        disk.overwrite(
+            Self.journalPath(2), with: Self.journal(2, startsAfter: 5, frames: [[6], [8, 7]], sealed: false))
         #expect(try Self.protection(disk).contains("skips from record 6 to 8"))
-        disk.overwrite(Self.journalPath(2), with: Self.journal(2, startsAfter: 4, frames: [[6], [7, 8]], sealed: false))
+        disk.overwrite(
+            Self.journalPath(2), with: Self.journal(2, startsAfter: 4, frames: [[6], [7, 8]], sealed: false))
         #expect(try Self.protection(disk).contains("starts after record 4, but the records before it end at 5"))
     }
 
@@ -146,15 +162,19 @@ struct DamageDetectionTests {
             try openStore(disk.fileSystem()).close()
             let fileSystem = disk.fileSystem()
             var first = Self.journal(1, startsAfter: 0, frames: [[1, 2], [3]], sealed: true)
-            let sealStart = JournalFile.headerLength + JournalFile.frame(records: [Self.record(1), Self.record(2)]).count
+            let sealStart =
+                JournalFile.headerLength + JournalFile.frame(records: [Self.record(1), Self.record(2)]).count
                 + JournalFile.frame(records: [Self.record(3)]).count
-            first.replaceSubrange((sealStart + kept)..<(sealStart + JournalFile.sealLength),
-                                  with: [UInt8](repeating: 0, count: JournalFile.sealLength - kept))
+            first.replaceSubrange(
+                (sealStart + kept)..<(sealStart + JournalFile.sealLength),
+                with: [UInt8](repeating: 0, count: JournalFile.sealLength - kept))
             try fileSystem.replaceFile(Self.journalPath(1), with: first, mode: 0o600)
-            try fileSystem.replaceFile(Self.journalPath(2), with: Self.journal(2, startsAfter: 3, frames: [], sealed: false),
-                                       mode: 0o600)
+            try fileSystem.replaceFile(
+                Self.journalPath(2), with: Self.journal(2, startsAfter: 3, frames: [], sealed: false),
+                mode: 0o600)
             #expect(try Self.open(disk).get() == [1, 2, 3], "seal bytes kept: \(kept)")
-            let sealed = try JournalFile.read(disk.contents(under: Self.journalPath(1)).values.first!, kind: .household, path: "j")
+            let sealed = try JournalFile.read(
+                disk.contents(under: Self.journalPath(1)).values.first!, kind: .household, path: "j")
             #expect(sealed.seal?.nextGeneration == 2 && sealed.seal?.lastSequence == 3)
         }
     }
@@ -163,7 +183,8 @@ struct DamageDetectionTests {
     func tornTailLogged() throws {
         let disk = try Self.twoJournals()
         var newest = Self.journal(2, startsAfter: 5, frames: [[6], [7, 8]], sealed: false)
-        let end = JournalFile.headerLength + JournalFile.frame(records: [Self.record(6)]).count
+        let end =
+            JournalFile.headerLength + JournalFile.frame(records: [Self.record(6)]).count
             + JournalFile.frame(records: [Self.record(7), Self.record(8)]).count
         newest[end - 4] ^= 0xff  // the last frame's checksum fails: it never reached the disk whole
         disk.overwrite(Self.journalPath(2), with: newest)

@@ -32,14 +32,18 @@ struct SnapshotFileTests {
     @Test("refuses a version it does not know, and the other kind of archive")
     func versionAndKind() {
         let future = SnapshotFile.encode(body: body, version: 3, kind: .member)
-        #expect(throws: ArchiveError.self) { try SnapshotFile.decode(future, kind: .member, versions: 1...2, path: "s") }
+        #expect(throws: ArchiveError.self) {
+            try SnapshotFile.decode(future, kind: .member, versions: 1...2, path: "s")
+        }
         do {
             _ = try SnapshotFile.decode(future, kind: .member, versions: 1...2, path: "s")
         } catch {
             #expect(error.code == .unsupportedVersion)
         }
         let household = SnapshotFile.encode(body: body, version: 1, kind: .household)
-        #expect(throws: ArchiveError.self) { try SnapshotFile.decode(household, kind: .member, versions: 1...2, path: "s") }
+        #expect(throws: ArchiveError.self) {
+            try SnapshotFile.decode(household, kind: .member, versions: 1...2, path: "s")
+        }
     }
 
     @Test("refuses a snapshot built to exhaust memory before inflating it")
@@ -108,7 +112,9 @@ struct JournalFileTests {
             // The frame starts with its length, whose first bytes are zeros: keeping only those
             // leaves nothing to see.
             let keptAnything = whole[start..<length].contains { $0 != 0 }
-            #expect(keptAnything ? contents.tornTail?.offset == start : contents.tornTail == nil, "kept \(length - start) bytes")
+            #expect(
+                keptAnything ? contents.tornTail?.offset == start : contents.tornTail == nil,
+                "kept \(length - start) bytes")
             if length >= start + JournalFile.frameHeaderLength + 5 { #expect(contents.tornTail?.records == 1) }
         }
     }
@@ -158,13 +164,16 @@ struct JournalFileTests {
 
     @Test("still reads a version 1 journal, whose torn tail is the end of the file")
     func version1() throws {
-        let start = Array("WTRJ".utf8) + BigEndian.bytes(UInt16(1)) + [ArchiveKind.member.rawValue, 0] + BigEndian.bytes(UInt64(3))
+        let start =
+            Array("WTRJ".utf8) + BigEndian.bytes(UInt16(1)) + [ArchiveKind.member.rawValue, 0]
+            + BigEndian.bytes(UInt64(3))
         var bytes = start + BigEndian.bytes(Checksum.crc32(start))
         for pair in records.chunked(2) {
             var payload: [UInt8] = []
             for record in pair { payload += BigEndian.bytes(UInt32(record.count)) + record }
             let length = UInt32(payload.count)
-            bytes += BigEndian.bytes(length) + BigEndian.bytes(~length) + BigEndian.bytes(Checksum.crc32(payload)) + payload
+            bytes +=
+                BigEndian.bytes(length) + BigEndian.bytes(~length) + BigEndian.bytes(Checksum.crc32(payload)) + payload
         }
         let contents = try JournalFile.read(bytes, kind: .member, path: "j")
         #expect(contents.version == 1 && contents.generation == 3 && contents.startsAfter == nil)

@@ -118,15 +118,21 @@ struct MigrationTests {
         let old = WaterArchiveV1.MemberSnapshot(
             lastSequence: 50, journalGeneration: 1, usualCupMl: 300, timeZone: "Europe/Berlin",
             goalChanges: [WaterArchiveV1.GoalChange(fromDay: 20_000, goalMl: 2500)],
-            entryRows: entries.map { WaterArchiveV1.StoredEntry(id: $0.id.bytes, amountMl: 250, atUnixMs: $0.unixMilliseconds) })
+            entryRows: entries.map {
+                WaterArchiveV1.StoredEntry(id: $0.id.bytes, amountMl: 250, atUnixMs: $0.unixMilliseconds)
+            })
         let fileSystem = disk.fileSystem()
         try fileSystem.createDirectory("/data/users/9", mode: 0o700)
-        try fileSystem.replaceFile("/data/users/9/snapshot",
-                                   with: SnapshotFile.encode(body: old.serializedBytes(), version: 1, kind: .member), mode: 0o600)
+        try fileSystem.replaceFile(
+            "/data/users/9/snapshot",
+            with: SnapshotFile.encode(body: old.serializedBytes(), version: 1, kind: .member), mode: 0o600)
         // The version 1 journal that followed it: a header, no frames yet.
-        let header = Array("WTRJ".utf8) + BigEndian.bytes(UInt16(1)) + [ArchiveKind.member.rawValue, 0] + BigEndian.bytes(UInt64(2))
-        try fileSystem.replaceFile("/data/users/9/journal-0000000000000002", with: header + BigEndian.bytes(Checksum.crc32(header)),
-                                   mode: 0o600)
+        let header =
+            Array("WTRJ".utf8) + BigEndian.bytes(UInt16(1)) + [ArchiveKind.member.rawValue, 0]
+            + BigEndian.bytes(UInt64(2))
+        try fileSystem.replaceFile(
+            "/data/users/9/journal-0000000000000002", with: header + BigEndian.bytes(Checksum.crc32(header)),
+            mode: 0o600)
         try fileSystem.syncDirectory("/data/users")
 
         let store = try openStore(disk.crash())

@@ -16,8 +16,9 @@ struct RepairTests {
         let fileSystem = PosixFileSystem()
         try fileSystem.remove("\(path)/household/journal-0000000000000001")
         for (generation, bytes) in journals {
-            try fileSystem.replaceFile("\(path)/household/\(ArchiveFiles.journal(generation: generation))", with: bytes,
-                                       mode: 0o600)
+            try fileSystem.replaceFile(
+                "\(path)/household/\(ArchiveFiles.journal(generation: generation))", with: bytes,
+                mode: 0o600)
         }
         return path
     }
@@ -39,7 +40,9 @@ struct RepairTests {
         return files
     }
 
-    @Test("records out of order, a damaged frame and a gap: every record that verifies is kept, in order, and the originals are kept aside")
+    @Test(
+        "records out of order, a damaged frame and a gap: every record that verifies is kept, in order, and the originals are kept aside"
+    )
     func repairKeepsWhatVerifies() throws {
         // Journal 1 holds records 1-5 with 3 and 2 swapped (the bug of two connections) and is
         // sealed; journal 2 holds 6, a damaged frame (7), then 8 and 9.
@@ -51,7 +54,9 @@ struct RepairTests {
         ])
         defer { removeTree(String(path.dropLast(5))) }
         let before = try Self.files("\(path)/household")
-        #expect(try DataDirectoryCheck.run(path).first { $0.archive == "household" }?.problem?.contains("journal-0000000000000002 has a damaged record") == true)
+        #expect(
+            try DataDirectoryCheck.run(path).first { $0.archive == "household" }?.problem?.contains(
+                "journal-0000000000000002 has a damaged record") == true)
 
         let outcome = try ArchiveRepair.repair("household", in: path, now: 1_800_000_000)
         #expect(outcome.kept.contains("1 records that were out of order, put back in order"))
@@ -70,7 +75,9 @@ struct RepairTests {
         let whole = Damage.journal(1, startsAfter: 0, frames: (1...30).map { [$0] }, sealed: false)
         let path = try Self.dataDirectory(household: [(1, Array(whole.prefix(700)))])
         defer { removeTree(String(path.dropLast(5))) }
-        #expect(try DataDirectoryCheck.run(path).first { $0.archive == "household" }?.problem?.contains("cut short") == true)
+        #expect(
+            try DataDirectoryCheck.run(path).first { $0.archive == "household" }?.problem?.contains("cut short") == true
+        )
         let outcome = try ArchiveRepair.repair("household", in: path, now: 1_800_000_000)
         let kept = try Self.items(path)
         #expect(!kept.isEmpty && kept == (1...kept.count).map { "task \($0)" })
@@ -81,7 +88,8 @@ struct RepairTests {
     @Test("check changes no byte, cuts no torn tail and reports it; a second check finds the same")
     func checkOnlyReads() throws {
         var newest = Damage.journal(1, startsAfter: 0, frames: [[1], [2, 3]], sealed: false)
-        let end = JournalFile.headerLength + JournalFile.frame(records: [Damage.record(1)]).count
+        let end =
+            JournalFile.headerLength + JournalFile.frame(records: [Damage.record(1)]).count
             + JournalFile.frame(records: [Damage.record(2), Damage.record(3)]).count
         newest[end - 2] ^= 0x01
         let path = try Self.dataDirectory(household: [(1, newest)])
@@ -96,15 +104,17 @@ struct RepairTests {
         #expect(after == before)
     }
 
-    @Test("check: a member in the accounts without an archive is damage; an empty folder an interrupted add left is not")
+    @Test(
+        "check: a member in the accounts without an archive is damage; an empty folder an interrupted add left is not")
     func membersAndFolders() throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(String(path.dropLast(5))) }
         let store = try FileArchiveStore(path: path, owner: "test")
         for name in ["ann", "bob"] {
             try store.accounts.commitAndWait { book in
-                let mutation = try book.validateAdd(username: name, displayName: name, role: .member, timeZone: .utc,
-                                                    passwordHash: "not a real hash", now: workloadStart)
+                let mutation = try book.validateAdd(
+                    username: name, displayName: name, role: .member, timeZone: .utc,
+                    passwordHash: "not a real hash", now: workloadStart)
                 if case .added(let account) = mutation { _ = try store.createMember(account.id) }
                 return [mutation]
             }

@@ -6,7 +6,9 @@ import WaterTestSupport
 /// 2026-11-30 08:00 UTC; each step of a workload happens a few minutes later.
 let workloadStart: Int64 = 1_796_025_600_000
 
-func id(_ n: Int) -> RecordID { RecordID.timeOrdered(unixMilliseconds: workloadStart + Int64(n), counter: 0, installation: 7) }
+func id(_ n: Int) -> RecordID {
+    RecordID.timeOrdered(unixMilliseconds: workloadStart + Int64(n), counter: 0, installation: 7)
+}
 
 /// One step of a scripted workload: a request of one member, or of the household's list.
 enum Step: Hashable {
@@ -67,18 +69,25 @@ enum Step: Hashable {
         do {
             switch self {
             case .log(_, let n, let amount):
-                guard case .log(let m) = try archive.water.validateLog(
-                    id: id(n), amountMillilitres: amount, unixMilliseconds: now - 60_000, now: now)
+                guard
+                    case .log(let m) = try archive.water.validateLog(
+                        id: id(n), amountMillilitres: amount, unixMilliseconds: now - 60_000, now: now)
                 else { return [] }
                 return [.water(m)]
             case .edit(_, let n, let amount):
-                return [.water(try archive.water.validateEdit(id: id(n), amountMillilitres: amount, unixMilliseconds: nil, now: now))]
+                return [
+                    .water(
+                        try archive.water.validateEdit(
+                            id: id(n), amountMillilitres: amount, unixMilliseconds: nil, now: now))
+                ]
             case .delete(_, let n): return [.water(try archive.water.validateDelete(id: id(n)))]
             case .goal(_, let goal): return [.water(try archive.water.validateGoal(goal, now: now))]
             case .cup(_, let cup): return [.water(try archive.water.validateUsualCup(cup))]
             case .habit(_, let n):
-                return try archive.habits.validateAdd(id: id(n), name: "habit \(n)", icon: .book, color: .green, now: now)
-                    .map { [.habit($0)] } ?? []
+                return try archive.habits.validateAdd(
+                    id: id(n), name: "habit \(n)", icon: .book, color: .green, now: now
+                )
+                .map { [.habit($0)] } ?? []
             case .check(_, let n):
                 let today = archive.water.today(atUnixMilliseconds: now)
                 return [.habit(try archive.habits.validateCheck(id: id(n), date: today, checked: true, today: today))]
@@ -92,7 +101,8 @@ enum Step: Hashable {
     func mutations(on list: TodoList, at now: Int64) -> [TodoMutation] {
         do {
             switch self {
-            case .todo(let n): return try list.validateAdd(id: id(n), text: "task number \(n)", by: 1, now: now).map { [$0] } ?? []
+            case .todo(let n):
+                return try list.validateAdd(id: id(n), text: "task number \(n)", by: 1, now: now).map { [$0] } ?? []
             case .toggle(let n): return [try list.validateToggle(id: id(n), by: 2, now: now)]
             case .move(let n, let to):
                 return [try list.validateMove(id: id(n), to: min(to, max(list.items.count - 1, 0)))]

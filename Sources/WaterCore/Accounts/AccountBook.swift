@@ -21,8 +21,10 @@ public struct Account: Hashable, Sendable {
     public var passwordHash: String
     public var createdAtUnixMilliseconds: Int64
 
-    public init(id: UInt64, username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
-                passwordHash: String, createdAtUnixMilliseconds: Int64) {
+    public init(
+        id: UInt64, username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
+        passwordHash: String, createdAtUnixMilliseconds: Int64
+    ) {
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -106,7 +108,9 @@ public struct AccountBook: Hashable, Sendable {
 
     public static func isValidUsername(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else { return false }
+        guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else {
+            return false
+        }
         return bytes.allSatisfy {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
                 || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
@@ -115,13 +119,16 @@ public struct AccountBook: Hashable, Sendable {
 
     // MARK: Validating requests
 
-    public func validateAdd(username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
-                            passwordHash: String, now: Int64) throws(DomainError) -> AccountMutation
-    {
+    public func validateAdd(
+        username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
+        passwordHash: String, now: Int64
+    ) throws(DomainError) -> AccountMutation {
         try checkUsername(username, field: "username")
         let displayName = try Self.checkedDisplayName(displayName.isEmpty ? username : displayName)
-        return .added(Account(id: nextMemberID, username: username, displayName: displayName, role: role,
-                              timeZone: timeZone, passwordHash: passwordHash, createdAtUnixMilliseconds: now))
+        return .added(
+            Account(
+                id: nextMemberID, username: username, displayName: displayName, role: role,
+                timeZone: timeZone, passwordHash: passwordHash, createdAtUnixMilliseconds: now))
     }
 
     /// Renames `username`: a new username, a new display name, or both (nil keeps).
@@ -158,7 +165,9 @@ public struct AccountBook: Hashable, Sendable {
         guard !name.isEmpty, name.count <= Account.maximumDisplayNameLength,
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
-            throw .invalid("display_name", "must be 1 to \(Account.maximumDisplayNameLength) characters, with no control characters")
+            throw .invalid(
+                "display_name",
+                "must be 1 to \(Account.maximumDisplayNameLength) characters, with no control characters")
         }
         return name
     }
@@ -176,9 +185,10 @@ public struct AccountBook: Hashable, Sendable {
             guard let old = accounts[account.id] else { return }
             idsByUsername[old.username] = nil
             idsByUsername[account.username] = account.id
-            accounts[account.id] = Account(id: account.id, username: account.username, displayName: account.displayName,
-                                           role: account.role, timeZone: account.timeZone, passwordHash: old.passwordHash,
-                                           createdAtUnixMilliseconds: old.createdAtUnixMilliseconds)
+            accounts[account.id] = Account(
+                id: account.id, username: account.username, displayName: account.displayName,
+                role: account.role, timeZone: account.timeZone, passwordHash: old.passwordHash,
+                createdAtUnixMilliseconds: old.createdAtUnixMilliseconds)
         case .passwordSet(let memberID, let hash):
             accounts[memberID]?.passwordHash = hash
             sessions = sessions.filter { $0.value.memberID != memberID }
@@ -201,6 +211,7 @@ public struct AccountBook: Hashable, Sendable {
     /// Usernames valid and unique, every session's member present.
     public var isValid: Bool {
         idsByUsername.count == accounts.count && accounts.values.allSatisfy { Self.isValidUsername($0.username) }
-            && sessions.values.allSatisfy { accounts[$0.memberID] != nil } && accounts.keys.allSatisfy { $0 < nextMemberID }
+            && sessions.values.allSatisfy { accounts[$0.memberID] != nil }
+            && accounts.keys.allSatisfy { $0 < nextMemberID }
     }
 }

@@ -35,7 +35,9 @@ public struct MemberTimeZone: Hashable, Sendable, CustomStringConvertible {
         if let file = fopen("/etc/timezone", "r") {
             var buffer = [CChar](repeating: 0, count: 128)
             if fgets(&buffer, 128, file) != nil {
-                candidates.append(String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+                candidates.append(
+                    String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                )
             }
             fclose(file)
         }
@@ -44,7 +46,9 @@ public struct MemberTimeZone: Hashable, Sendable, CustomStringConvertible {
         if length > 0 {
             let target = String(decoding: link.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let parts = target.split(separator: "/", omittingEmptySubsequences: true)
-            if let index = parts.firstIndex(of: "zoneinfo") { candidates.append(parts[(index + 1)...].joined(separator: "/")) }
+            if let index = parts.firstIndex(of: "zoneinfo") {
+                candidates.append(parts[(index + 1)...].joined(separator: "/"))
+            }
         }
         return candidates.lazy.compactMap(MemberTimeZone.init(identifier:)).first ?? .utc
     }

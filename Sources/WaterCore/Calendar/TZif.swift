@@ -20,7 +20,9 @@ enum TZif {
     /// A zone name, never a path that leaves the zoneinfo directory.
     private static func isSafe(_ identifier: String) -> Bool {
         !identifier.isEmpty && identifier.count < 64 && !identifier.hasPrefix("/") && !identifier.contains("..")
-            && identifier.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789/_+-".unicodeScalars.contains($0)) }
+            && identifier.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || "0123456789/_+-".unicodeScalars.contains($0))
+            }
     }
 
     private static func read(_ path: String) -> [UInt8]? {
@@ -74,18 +76,23 @@ enum TZif {
         }
 
         mutating func header() -> Header? {
-            guard offset + 44 <= bytes.count, Array(bytes[offset..<(offset + 4)]) == Array("TZif".utf8) else { return nil }
+            guard offset + 44 <= bytes.count, Array(bytes[offset..<(offset + 4)]) == Array("TZif".utf8) else {
+                return nil
+            }
             let versionByte = bytes[offset + 4]
             let version = versionByte == 0 ? 1 : Int(versionByte) - Int(UInt8(ascii: "0"))
             offset += 20
             var counts: [Int] = []
             for _ in 0..<6 { counts.append(Int(integer(4) ?? -1)) }
             guard counts.allSatisfy({ $0 >= 0 && $0 < 100_000 }) else { return nil }
-            return Header(version: version, isutcnt: counts[0], isstdcnt: counts[1], leapcnt: counts[2],
-                          timecnt: counts[3], typecnt: counts[4], charcnt: counts[5])
+            return Header(
+                version: version, isutcnt: counts[0], isstdcnt: counts[1], leapcnt: counts[2],
+                timecnt: counts[3], typecnt: counts[4], charcnt: counts[5])
         }
 
-        mutating func data(_ header: Header, timeSize: Int) -> (initialOffset: Int64, instants: [Int64], offsets: [Int64])? {
+        mutating func data(_ header: Header, timeSize: Int) -> (
+            initialOffset: Int64, instants: [Int64], offsets: [Int64]
+        )? {
             guard header.typecnt > 0, offset + header.dataLength(timeSize: timeSize) <= bytes.count else { return nil }
             var instants: [Int64] = []
             for _ in 0..<header.timecnt { instants.append(integer(timeSize)!) }

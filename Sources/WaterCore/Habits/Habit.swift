@@ -10,7 +10,9 @@ public enum HabitIcon: Int, CaseIterable, Hashable, Sendable, CustomStringConver
         self.init(rawValue: index)
     }
 
-    private static let names = ["alarm", "book", "pencil", "desktopcomputer", "gamecontroller", "sportscourt", "lightbulb"]
+    private static let names = [
+        "alarm", "book", "pencil", "desktopcomputer", "gamecontroller", "sportscourt", "lightbulb",
+    ]
 }
 
 /// The seed's nine theme colours, in its order.
@@ -54,8 +56,10 @@ public struct Habit: Hashable, Sendable {
     public var createdAtUnixMilliseconds: Int64
     public var checkedDays: Set<LocalDate>
 
-    public init(id: RecordID, name: String, icon: HabitIcon, color: HabitColor, createdAtUnixMilliseconds: Int64,
-                checkedDays: Set<LocalDate> = []) {
+    public init(
+        id: RecordID, name: String, icon: HabitIcon, color: HabitColor, createdAtUnixMilliseconds: Int64,
+        checkedDays: Set<LocalDate> = []
+    ) {
         self.id = id
         self.name = name
         self.icon = icon

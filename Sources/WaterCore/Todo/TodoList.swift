@@ -13,8 +13,10 @@ public struct TodoItem: Hashable, Sendable {
     public var completedBy: UInt64?
     public var completedAtUnixMilliseconds: Int64?
 
-    public init(id: RecordID, text: String, isDone: Bool = false, addedBy: UInt64, addedAtUnixMilliseconds: Int64,
-                completedBy: UInt64? = nil, completedAtUnixMilliseconds: Int64? = nil) {
+    public init(
+        id: RecordID, text: String, isDone: Bool = false, addedBy: UInt64, addedAtUnixMilliseconds: Int64,
+        completedBy: UInt64? = nil, completedAtUnixMilliseconds: Int64? = nil
+    ) {
         self.id = id
         self.text = text
         self.isDone = isDone

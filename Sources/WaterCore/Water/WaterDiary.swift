@@ -47,8 +47,9 @@ public struct WaterDiary: Hashable, Sendable {
     /// The day's amount, goal and count.
     public func day(_ date: LocalDate) -> WaterDay {
         let bucket = days[date]
-        return WaterDay(date: date, amountMillilitres: bucket?.amountMillilitres ?? 0,
-                        goalMillilitres: goals.goalMillilitres(on: date), count: bucket?.ids.count ?? 0)
+        return WaterDay(
+            date: date, amountMillilitres: bucket?.amountMillilitres ?? 0,
+            goalMillilitres: goals.goalMillilitres(on: date), count: bucket?.ids.count ?? 0)
     }
 
     /// The day's entries, newest first.
@@ -85,8 +86,9 @@ public struct WaterDiary: Hashable, Sendable {
     public func validateLog(id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, now: Int64)
         throws(DomainError) -> LogDecision
     {
-        let entry = WaterEntry(id: id, amountMillilitres: amountMillilitres ?? usualCupMillilitres,
-                               unixMilliseconds: unixMilliseconds ?? now)
+        let entry = WaterEntry(
+            id: id, amountMillilitres: amountMillilitres ?? usualCupMillilitres,
+            unixMilliseconds: unixMilliseconds ?? now)
         if let existing = self.entry(id) {
             // A replay may leave out what the original left out; what it states must match.
             let sameAmount = amountMillilitres.map { $0 == existing.amountMillilitres } ?? true

@@ -52,8 +52,9 @@ enum FieldValue {
         case (PROTOBUF_C_TYPE_STRING, .string(let v)):
             address.storeBytes(of: arena.copy(string: v), as: UnsafeMutablePointer<CChar>.self)
         case (PROTOBUF_C_TYPE_BYTES, .bytes(let v)):
-            address.storeBytes(of: ProtobufCBinaryData(len: v.count, data: arena.copy(bytes: v)),
-                               as: ProtobufCBinaryData.self)
+            address.storeBytes(
+                of: ProtobufCBinaryData(len: v.count, data: arena.copy(bytes: v)),
+                as: ProtobufCBinaryData.self)
         case (PROTOBUF_C_TYPE_MESSAGE, .message(let v)):
             address.storeBytes(of: v, as: UnsafeRawPointer?.self)
         default:

@@ -65,13 +65,15 @@ final class MessageBuilder {
     }
 
     private func storeArray<Element>(_ elements: [Element], for field: UnsafePointer<ProtobufCFieldDescriptor>) {
-        precondition(field.pointee.label == PROTOBUF_C_LABEL_REPEATED
-            && FieldValue.size(of: field.pointee.type) == MemoryLayout<Element>.stride, "field layout")
+        precondition(
+            field.pointee.label == PROTOBUF_C_LABEL_REPEATED
+                && FieldValue.size(of: field.pointee.type) == MemoryLayout<Element>.stride, "field layout")
         let array = arena.allocate(byteCount: MemoryLayout<Element>.stride * elements.count)
         elements.withUnsafeBytes { if let base = $0.baseAddress { array.copyMemory(from: base, byteCount: $0.count) } }
         (storage + Int(field.pointee.quantifier_offset)).storeBytes(of: elements.count, as: Int.self)
-        (storage + Int(field.pointee.offset)).storeBytes(of: elements.isEmpty ? nil : UnsafeRawPointer(array),
-                                                         as: UnsafeRawPointer?.self)
+        (storage + Int(field.pointee.offset)).storeBytes(
+            of: elements.isEmpty ? nil : UnsafeRawPointer(array),
+            as: UnsafeRawPointer?.self)
     }
 
     /// A builder for a submessage of `field`, in the same arena.
@@ -112,8 +114,9 @@ final class MessageBuilder {
             let array = arena.allocate(byteCount: MemoryLayout<Element>.stride * elements.count)
             elements.withUnsafeBytes { array.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
             (storage + Int(field.pointee.quantifier_offset)).storeBytes(of: elements.count, as: Int.self)
-            (storage + Int(field.pointee.offset)).storeBytes(of: elements.isEmpty ? nil : UnsafeRawPointer(array),
-                                                             as: UnsafeRawPointer?.self)
+            (storage + Int(field.pointee.offset)).storeBytes(
+                of: elements.isEmpty ? nil : UnsafeRawPointer(array),
+                as: UnsafeRawPointer?.self)
             return true
         }
         switch (field.pointee.type, value) {

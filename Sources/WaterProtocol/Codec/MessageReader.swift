@@ -24,8 +24,9 @@ struct MessageReader {
         let address = storage + Int(field.pointee.offset)
         guard let index else { return FieldValue.load(from: address, type: field.pointee.type) }
         let array = address.loadUnaligned(as: UnsafeRawPointer?.self)
-        return FieldValue.load(from: array.map { $0 + index * FieldValue.size(of: field.pointee.type) },
-                               type: field.pointee.type)
+        return FieldValue.load(
+            from: array.map { $0 + index * FieldValue.size(of: field.pointee.type) },
+            type: field.pointee.type)
     }
 
     /// A repeated field of numbers in one copy: `Element` has the layout of the field's C type
@@ -34,7 +35,8 @@ struct MessageReader {
         let field = field(at: index)
         precondition(FieldValue.size(of: field.pointee.type) == MemoryLayout<Element>.stride, "field layout")
         let count = count(of: field)
-        guard count > 0, let base = storage.flatMap({ ($0 + Int(field.pointee.offset)).loadUnaligned(as: UnsafeRawPointer?.self) })
+        guard count > 0,
+            let base = storage.flatMap({ ($0 + Int(field.pointee.offset)).loadUnaligned(as: UnsafeRawPointer?.self) })
         else { return [] }
         return Array(UnsafeBufferPointer(start: base.assumingMemoryBound(to: Element.self), count: count))
     }
@@ -62,12 +64,16 @@ struct MessageReader {
         let field = field(at: index)
         let descriptor = submessageDescriptor(field)
         return (0..<count(of: field)).map { element in
-            guard case .message(let pointer) = value(of: field, at: element) else { preconditionFailure("not a message") }
+            guard case .message(let pointer) = value(of: field, at: element) else {
+                preconditionFailure("not a message")
+            }
             return MessageReader(descriptor: descriptor, storage: pointer)
         }
     }
 
-    private func submessageDescriptor(_ field: UnsafePointer<ProtobufCFieldDescriptor>) -> UnsafePointer<ProtobufCMessageDescriptor> {
+    private func submessageDescriptor(_ field: UnsafePointer<ProtobufCFieldDescriptor>) -> UnsafePointer<
+        ProtobufCMessageDescriptor
+    > {
         guard let raw = field.pointee.descriptor else {
             preconditionFailure("field \(String(cString: field.pointee.name)) is not a message")
         }

@@ -39,12 +39,14 @@ enum WireCodec {
         throws(WaterError) -> Message
     {
         let descriptor = Message.wireDescriptor.pointer
-        let unpacked = bytes.withContiguousStorageIfAvailable { buffer in
-            // - NULL: the bytes are not a valid encoding (or memory ran out).
-            protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
-        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
-            protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
-        }
+        let unpacked =
+            bytes.withContiguousStorageIfAvailable { buffer in
+                // - NULL: the bytes are not a valid encoding (or memory ran out).
+                protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
+            }
+            ?? Array(bytes).withUnsafeBufferPointer { buffer in
+                protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
+            }
         guard let unpacked else {
             throw WaterError(.invalidArgument, "malformed \(Message.protoName): not a valid protobuf encoding")
         }

@@ -41,7 +41,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     /// Read at most this much per turn, so one busy peer cannot starve the others.
     private static let readBudget = 256 * 1024
 
-    init(id: UInt64, socket: Socket, loop: EventLoop, services: ServerServices, router: Router, owner: ConnectionOwner) {
+    init(id: UInt64, socket: Socket, loop: EventLoop, services: ServerServices, router: Router, owner: ConnectionOwner)
+    {
         let configuration = services.configuration
         self.id = id
         self.peer = socket.peerAddress?.description ?? "?"
@@ -53,8 +54,10 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         self.owner = owner
         self.encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
         let limits = ConnectionStateMachine.Limits(
-            maximumPayloadLength: configuration.maximumPayloadLength, maximumCallsInFlight: configuration.maximumCallsInFlight,
-            frameDeadline: Self.nanoseconds(configuration.frameDeadline), idleTimeout: Self.nanoseconds(configuration.idleTimeout))
+            maximumPayloadLength: configuration.maximumPayloadLength,
+            maximumCallsInFlight: configuration.maximumCallsInFlight,
+            frameDeadline: Self.nanoseconds(configuration.frameDeadline),
+            idleTimeout: Self.nanoseconds(configuration.idleTimeout))
         self.machine = ConnectionStateMachine(limits: limits, now: EventLoop.now()) {
             WaterV1.HandshakeResponse(
                 protocolVersion: WireProtocol.version, serverName: "water-server",
@@ -101,7 +104,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 return peerClosed(nil)
             case .success(let count?):
                 total += count
-                perform(machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), now: EventLoop.now()))
+                perform(
+                    machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), now: EventLoop.now()))
                 if count < buffer.count { return armTimer() }  // drained: the next read would say EAGAIN
             case .failure(let error):
                 return peerClosed(error)
@@ -112,7 +116,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     private func peerClosed(_ error: SocketError?) {
         if machine.isInsideFrame {
-            logger.info("connection error", ["peer": peer, "error": "closed inside a frame", "cause": error?.description ?? "end of stream"])
+            logger.info(
+                "connection error",
+                ["peer": peer, "error": "closed inside a frame", "cause": error?.description ?? "end of stream"])
         } else if let error {
             logger.info("connection error", ["peer": peer, "error": error.description])
         }
@@ -136,8 +142,12 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 if envelope.endOfStream {
                     cancelHandlers[envelope.callID] = nil
                     if envelope.statusCode != .ok {
-                        logger.info("call failed", ["rpc.method": method ?? "?", "rpc.code": "\(envelope.statusCode)",
-                                                    "peer": peer, "message": envelope.status?.message ?? ""])
+                        logger.info(
+                            "call failed",
+                            [
+                                "rpc.method": method ?? "?", "rpc.code": "\(envelope.statusCode)",
+                                "peer": peer, "message": envelope.status?.message ?? "",
+                            ])
                     }
                 }
                 enqueue(envelope)
@@ -147,7 +157,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 cancelHandlers.removeValue(forKey: callID)?.forEach { $0() }
             case .close(let reason):
                 if let reason {
-                    logger.info("connection error", ["peer": peer, "rpc.code": "\(reason.code)", "message": reason.message])
+                    logger.info(
+                        "connection error", ["peer": peer, "rpc.code": "\(reason.code)", "message": reason.message])
                 }
                 closeWhenFlushed = true
                 stopReading()
@@ -159,9 +170,12 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     private func dispatch(_ call: IncomingCall) {
         let method = call.method!
         guard let handler = router.handler(for: method) else {
-            return perform(machine.replyReady(WaterV1.ResponseEnvelope(
-                callID: call.callID, error: WaterError(.unimplemented, "\(method.fullName) is not available on this server yet")),
-                now: EventLoop.now()), method: method.fullName)
+            return perform(
+                machine.replyReady(
+                    WaterV1.ResponseEnvelope(
+                        callID: call.callID,
+                        error: WaterError(.unimplemented, "\(method.fullName) is not available on this server yet")),
+                    now: EventLoop.now()), method: method.fullName)
         }
         let now = services.now()
         var caller: Caller?
@@ -169,13 +183,18 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
             switch services.authenticate(call.envelope.authToken, now: now) {
             case .success(let found): caller = found
             case .failure(let error):
-                return perform(machine.replyReady(WaterV1.ResponseEnvelope(callID: call.callID, error: error), now: EventLoop.now()),
-                               method: method.fullName)
+                return perform(
+                    machine.replyReady(
+                        WaterV1.ResponseEnvelope(callID: call.callID, error: error), now: EventLoop.now()),
+                    method: method.fullName)
             }
             if handler.access == .admin, caller?.account.role != .admin {
-                return perform(machine.replyReady(WaterV1.ResponseEnvelope(
-                    callID: call.callID, error: WaterError(.permissionDenied, "only an admin may call \(method.name)")),
-                    now: EventLoop.now()), method: method.fullName)
+                return perform(
+                    machine.replyReady(
+                        WaterV1.ResponseEnvelope(
+                            callID: call.callID,
+                            error: WaterError(.permissionDenied, "only an admin may call \(method.name)")),
+                        now: EventLoop.now()), method: method.fullName)
             }
         }
         let callID = call.callID
@@ -183,7 +202,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
             callID: callID, method: method.fullName,
             deliver: { [self] envelope in deliver(envelope, method: method.fullName) },
             onCancel: { [self] cancel in
-                guard loop.inLoop else { return loop.execute { self.cancelHandlers[callID, default: []].append(cancel) } }
+                guard loop.inLoop else {
+                    return loop.execute { self.cancelHandlers[callID, default: []].append(cancel) }
+                }
                 cancelHandlers[callID, default: []].append(cancel)
             })
         handler.handle(call, CallContext(services: services, caller: caller, now: now, peer: peer), responder)
@@ -197,7 +218,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
             output += try encoder.encode(envelope.serializedBytes())
         } catch {
             // A reply over the frame limit: say so instead of sending what the client would refuse.
-            let tooLarge = WaterV1.ResponseEnvelope(callID: envelope.callID, error: WaterError(.resourceExhausted, "the reply is too large to send"))
+            let tooLarge = WaterV1.ResponseEnvelope(
+                callID: envelope.callID, error: WaterError(.resourceExhausted, "the reply is too large to send"))
             output += (try? encoder.encode(tooLarge.serializedBytes())) ?? []
         }
         if output.count - outputOffset > Self.maximumPendingOutput { stopReading() }

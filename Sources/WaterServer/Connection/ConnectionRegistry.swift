@@ -24,7 +24,9 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     init(listener: Socket, loop: EventLoop, services: ServerServices, router: Router, stopped: DispatchSemaphore) {
-        (self.listener, self.loop, self.services, self.router, self.stopped) = (listener, loop, services, router, stopped)
+        (self.listener, self.loop, self.services, self.router, self.stopped) = (
+            listener, loop, services, router, stopped
+        )
     }
 
     deinit {
@@ -77,7 +79,8 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     }
 
     private func accepted(_ socket: Socket) {
-        let connection = Connection(id: nextID, socket: socket, loop: loop, services: services, router: router, owner: self)
+        let connection = Connection(
+            id: nextID, socket: socket, loop: loop, services: services, router: router, owner: self)
         nextID += 1
         let refusal: WaterError? =
             isShuttingDown || connections.count >= services.configuration.maximumConnections

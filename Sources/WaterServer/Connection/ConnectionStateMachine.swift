@@ -81,7 +81,8 @@ struct ConnectionStateMachine {
                 actions += frameReceived(frame.payload)
             }
         } catch {
-            let code: WaterV1.StatusCode = if case .frameTooLarge = error { .resourceExhausted } else { .invalidArgument }
+            let code: WaterV1.StatusCode =
+                if case .frameTooLarge = error { .resourceExhausted } else { .invalidArgument }
             return actions + fail(WaterError(code, "protocol error: \(error)"))
         }
         if decoder.isInsideFrame {
@@ -106,7 +107,9 @@ struct ConnectionStateMachine {
     mutating func deadlinePassed(now: UInt64) -> [Action] {
         guard !isClosed else { return [] }
         if let frameStartedAt, now >= frameStartedAt + limits.frameDeadline {
-            return fail(WaterError(.deadlineExceeded, "a frame took longer than \(Self.seconds(limits.frameDeadline)) to arrive"))
+            return fail(
+                WaterError(
+                    .deadlineExceeded, "a frame took longer than \(Self.seconds(limits.frameDeadline)) to arrive"))
         }
         if inFlight.isEmpty, now >= lastActivity + limits.idleTimeout {
             return fail(WaterError(.unavailable, "closing a connection idle for \(Self.seconds(limits.idleTimeout))"))
@@ -132,8 +135,12 @@ struct ConnectionStateMachine {
         var actions: [Action] = []
         for (callID, isStream) in inFlight.sorted(by: { $0.key < $1.key }) where isStream {
             inFlight[callID] = nil
-            actions += [.cancelCall(callID),
-                        .send(WaterV1.ResponseEnvelope(callID: callID, error: WaterError(.unavailable, "the server is shutting down")))]
+            actions += [
+                .cancelCall(callID),
+                .send(
+                    WaterV1.ResponseEnvelope(
+                        callID: callID, error: WaterError(.unavailable, "the server is shutting down"))),
+            ]
         }
         return actions + closeIfDrained()
     }
@@ -159,8 +166,12 @@ struct ConnectionStateMachine {
         }
         if call.envelope.cancel {
             guard inFlight.removeValue(forKey: call.callID) != nil else { return [] }
-            return [.cancelCall(call.callID),
-                    .send(WaterV1.ResponseEnvelope(callID: call.callID, error: WaterError(.cancelled, "cancelled by the client")))]
+            return [
+                .cancelCall(call.callID),
+                .send(
+                    WaterV1.ResponseEnvelope(
+                        callID: call.callID, error: WaterError(.cancelled, "cancelled by the client"))),
+            ]
                 + closeIfDrained()
         }
         guard let method = call.method else { return [] }
@@ -170,7 +181,9 @@ struct ConnectionStateMachine {
             return []
         case .awaitingHandshake:
             guard method == WaterV1.HandshakeRequest.method else {
-                return fail(WaterError(.failedPrecondition, "the first call must be \(WaterV1.HandshakeRequest.method.fullName)"))
+                return fail(
+                    WaterError(
+                        .failedPrecondition, "the first call must be \(WaterV1.HandshakeRequest.method.fullName)"))
             }
             return handshake(call)
         case .draining:
@@ -181,7 +194,8 @@ struct ConnectionStateMachine {
             } else if inFlight[call.callID] != nil {
                 refusal = .invalidField("call_id", "\(call.callID) is already in flight on this connection")
             } else if inFlight.count >= limits.maximumCallsInFlight {
-                refusal = WaterError(.resourceExhausted, "more than \(limits.maximumCallsInFlight) calls in flight; wait for replies")
+                refusal = WaterError(
+                    .resourceExhausted, "more than \(limits.maximumCallsInFlight) calls in flight; wait for replies")
             } else {
                 refusal = nil
             }
@@ -199,8 +213,12 @@ struct ConnectionStateMachine {
             return fail(error)
         }
         guard request.protocolVersion == WireProtocol.version else {
-            return fail(WaterError(.failedPrecondition, "protocol version \(request.protocolVersion) is not supported; "
-                + "this server speaks version \(WireProtocol.version): update water-client"), callID: call.callID)
+            return fail(
+                WaterError(
+                    .failedPrecondition,
+                    "protocol version \(request.protocolVersion) is not supported; "
+                        + "this server speaks version \(WireProtocol.version): update water-client"),
+                callID: call.callID)
         }
         state = .open
         return [.send(WaterV1.ResponseEnvelope(callID: call.callID, response: hello()))]

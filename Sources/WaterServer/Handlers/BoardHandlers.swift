@@ -10,7 +10,8 @@ extension Router {
             var week = current
             if !request.week.isEmpty {
                 guard let parsed = ISOWeek(request.week) else {
-                    throw WaterError.invalidField("week", "must be an ISO week like 2026-W49, got \"\(request.week.prefix(20))\"")
+                    throw WaterError.invalidField(
+                        "week", "must be an ISO week like 2026-W49, got \"\(request.week.prefix(20))\"")
                 }
                 guard parsed <= current else { throw WaterError.invalidField("week", "\(parsed) has not started yet") }
                 week = parsed

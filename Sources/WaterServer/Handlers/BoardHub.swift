@@ -42,7 +42,9 @@ final class BoardHub: Sendable {
         }
         queue.async { [boards, self] in
             let now = self.now()
-            responder.yield(WaterV1.WatchBoardResponse(board: boards.wireBoard(week: boards.currentWeek(now: now), order: order, now: now)))
+            responder.yield(
+                WaterV1.WatchBoardResponse(
+                    board: boards.wireBoard(week: boards.currentWeek(now: now), order: order, now: now)))
         }
     }
 
@@ -67,7 +69,8 @@ final class BoardHub: Sendable {
         var built: [BoardOrder: WaterV1.WatchBoardResponse] = [:]
         for watcher in watchers {
             if built[watcher.order] == nil {
-                built[watcher.order] = WaterV1.WatchBoardResponse(board: boards.wireBoard(week: week, order: watcher.order, now: now))
+                built[watcher.order] = WaterV1.WatchBoardResponse(
+                    board: boards.wireBoard(week: week, order: watcher.order, now: now))
             }
             watcher.responder.yield(built[watcher.order]!)
         }

@@ -97,17 +97,22 @@ extension WaterError {
     /// to the client.
     static func storage(_ error: ArchiveError, logger: Logger) -> WaterError {
         if error.code == .protected {
-            return WaterError(.failedPrecondition, "this archive could not be read and is protected: nothing can be "
-                + "changed until an admin repairs it (water-server check shows why)")
+            return WaterError(
+                .failedPrecondition,
+                "this archive could not be read and is protected: nothing can be "
+                    + "changed until an admin repairs it (water-server check shows why)")
         }
         logger.error("storage failed", ["error": error.description])
-        return WaterError(.internal, "the server could not save this (its disk refused the write), so nothing was "
-            + "changed; try again, and tell an admin if it keeps failing")
+        return WaterError(
+            .internal,
+            "the server could not save this (its disk refused the write), so nothing was "
+                + "changed; try again, and tell an admin if it keeps failing")
     }
 
     /// What every login and every call is told while the accounts archive is protected: the
     /// server cannot check anyone, which is not the caller's fault (never "wrong password").
     static let accountsUnreadable = WaterError(
-        .failedPrecondition, "the server's accounts cannot be read, so nobody can log in; an admin should run "
+        .failedPrecondition,
+        "the server's accounts cannot be read, so nobody can log in; an admin should run "
             + "water-server check on the server (and then water-server repair --accounts)")
 }

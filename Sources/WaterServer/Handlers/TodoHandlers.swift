@@ -6,51 +6,73 @@ extension Router {
     mutating func registerTodo() {
         unary(WaterV1.AddTodoRequest.self, .member) { request, context, reply in
             let id: RecordID
-            do throws(WaterError) { id = try recordID(request.itemID, field: "item_id") } catch { return reply(.failure(error)) }
+            do throws(WaterError) { id = try recordID(request.itemID, field: "item_id") } catch {
+                return reply(.failure(error))
+            }
             let names = context.memberNames()
-            context.commit(context.store.household, { list in
-                (try list.validateAdd(id: id, text: request.text, by: context.account.id, now: context.now)).map { [$0] } ?? []
-            }, result: { list in
-                WaterV1.AddTodoResponse(item: Wire.todo(in: list, id: id, names: names))
-            }, reply: reply)
+            context.commit(
+                context.store.household,
+                { list in
+                    (try list.validateAdd(id: id, text: request.text, by: context.account.id, now: context.now)).map {
+                        [$0]
+                    } ?? []
+                },
+                result: { list in
+                    WaterV1.AddTodoResponse(item: Wire.todo(in: list, id: id, names: names))
+                }, reply: reply)
         }
 
         unary(WaterV1.ToggleTodoRequest.self, .member) { request, context, reply in
             let id: RecordID
-            do throws(WaterError) { id = try recordID(request.itemID, field: "item_id") } catch { return reply(.failure(error)) }
+            do throws(WaterError) { id = try recordID(request.itemID, field: "item_id") } catch {
+                return reply(.failure(error))
+            }
             let names = context.memberNames()
-            context.commit(context.store.household, { list in
-                [try list.validateToggle(id: id, by: context.account.id, now: context.now)]
-            }, result: { list in
-                WaterV1.ToggleTodoResponse(item: Wire.todo(in: list, id: id, names: names))
-            }, reply: reply)
+            context.commit(
+                context.store.household,
+                { list in
+                    [try list.validateToggle(id: id, by: context.account.id, now: context.now)]
+                },
+                result: { list in
+                    WaterV1.ToggleTodoResponse(item: Wire.todo(in: list, id: id, names: names))
+                }, reply: reply)
         }
 
         unary(WaterV1.DeleteTodoRequest.self, .member) { request, context, reply in
             let id: RecordID
-            do throws(WaterError) { id = try recordID(request.itemID, field: "item_id") } catch { return reply(.failure(error)) }
+            do throws(WaterError) { id = try recordID(request.itemID, field: "item_id") } catch {
+                return reply(.failure(error))
+            }
             let names = context.memberNames()
             var removed: WaterV1.TodoItem?
-            context.commit(context.store.household, { list in
-                removed = Wire.todo(in: list, id: id, names: names)
-                return [try list.validateDelete(id: id)]
-            }, result: { _ in WaterV1.DeleteTodoResponse(item: removed) }, reply: reply)
+            context.commit(
+                context.store.household,
+                { list in
+                    removed = Wire.todo(in: list, id: id, names: names)
+                    return [try list.validateDelete(id: id)]
+                }, result: { _ in WaterV1.DeleteTodoResponse(item: removed) }, reply: reply)
         }
 
         unary(WaterV1.MoveTodoRequest.self, .member) { request, context, reply in
             let id: RecordID
-            do throws(WaterError) { id = try recordID(request.itemID, field: "item_id") } catch { return reply(.failure(error)) }
+            do throws(WaterError) { id = try recordID(request.itemID, field: "item_id") } catch {
+                return reply(.failure(error))
+            }
             let names = context.memberNames()
-            context.commit(context.store.household, { list in
-                [try list.validateMove(id: id, to: Int(request.position))]
-            }, result: { list in
-                WaterV1.MoveTodoResponse(items: Wire.todos(list, names: names))
-            }, reply: reply)
+            context.commit(
+                context.store.household,
+                { list in
+                    [try list.validateMove(id: id, to: Int(request.position))]
+                },
+                result: { list in
+                    WaterV1.MoveTodoResponse(items: Wire.todos(list, names: names))
+                }, reply: reply)
         }
 
         immediate(WaterV1.ListTodosRequest.self, .member) { _, context throws(WaterError) in
             let names = context.memberNames()
-            return WaterV1.ListTodosResponse(items: try context.read(context.store.household) { Wire.todos($0, names: names) })
+            return WaterV1.ListTodosResponse(
+                items: try context.read(context.store.household) { Wire.todos($0, names: names) })
         }
     }
 }
@@ -72,9 +94,10 @@ extension Wire {
     }
 
     static func todo(_ item: TodoItem, position: Int, names: [UInt64: String]) -> WaterV1.TodoItem {
-        WaterV1.TodoItem(itemID: item.id.description, text: item.text, done: item.isDone, position: UInt32(position),
-                         addedBy: names[item.addedBy] ?? "a former member", addedAtUnixMs: item.addedAtUnixMilliseconds,
-                         completedBy: item.completedBy.map { names[$0] ?? "a former member" } ?? "",
-                         completedAtUnixMs: item.completedAtUnixMilliseconds ?? 0)
+        WaterV1.TodoItem(
+            itemID: item.id.description, text: item.text, done: item.isDone, position: UInt32(position),
+            addedBy: names[item.addedBy] ?? "a former member", addedAtUnixMs: item.addedAtUnixMilliseconds,
+            completedBy: item.completedBy.map { names[$0] ?? "a former member" } ?? "",
+            completedAtUnixMs: item.completedAtUnixMilliseconds ?? 0)
     }
 }

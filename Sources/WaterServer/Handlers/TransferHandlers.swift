@@ -19,7 +19,8 @@ extension Router {
             }
             let members: [Account]
             do throws(WaterError) {
-                members = request.household
+                members =
+                    request.household
                     ? try context.read(context.store.accounts) { $0.members } : [context.account]
             } catch {
                 return responder.finish(error)
@@ -29,7 +30,8 @@ extension Router {
             exportQueue.async {
                 for account in members {
                     guard let archive = context.store.member(account.id), let model = try? archive.read({ $0 }) else {
-                        return responder.finish(WaterError(.failedPrecondition, "the archive of \(account.username) cannot be read"))
+                        return responder.finish(
+                            WaterError(.failedPrecondition, "the archive of \(account.username) cannot be read"))
                     }
                     for chunk in Export.histories(of: account, model) {
                         responder.yield(WaterV1.ExportResponse(history: chunk))
@@ -44,11 +46,12 @@ extension Router {
                 return reply(.failure(.invalidField("history", "is missing")))
             }
             var counts = WaterV1.ImportResponse()
-            context.commitOwn({ archive in
-                let (mutations, added) = try Import.mutations(history, into: archive, now: context.now)
-                counts = added
-                return mutations
-            }, result: { _ in counts }, reply: reply)
+            context.commitOwn(
+                { archive in
+                    let (mutations, added) = try Import.mutations(history, into: archive, now: context.now)
+                    counts = added
+                    return mutations
+                }, result: { _ in counts }, reply: reply)
         }
     }
 }
@@ -59,7 +62,9 @@ enum Export {
     static func histories(of account: Account, _ archive: MemberArchive) -> [WaterV1.MemberHistory] {
         let water = archive.water
         let entries = water.entries.map { Wire.entry($0, in: water) }
-        let goals = water.datesWithEntries.map { WaterV1.DailyGoal(date: $0.description, goalMl: water.goals.goalMillilitres(on: $0)) }
+        let goals = water.datesWithEntries.map {
+            WaterV1.DailyGoal(date: $0.description, goalMl: water.goals.goalMillilitres(on: $0))
+        }
         let habits = archive.habits.habits.map {
             WaterV1.HabitHistory(habit: Wire.habit($0), checkedDates: $0.checkedDays.sorted().map(\.description))
         }
@@ -68,9 +73,10 @@ enum Export {
         repeat {
             let end = min(start + exportChunkEntries, entries.count)
             let first = start == 0
-            chunks.append(WaterV1.MemberHistory(
-                member: Wire.member(account), settings: first ? Wire.settings(water) : nil,
-                entries: Array(entries[start..<end]), goals: first ? goals : [], habits: first ? habits : []))
+            chunks.append(
+                WaterV1.MemberHistory(
+                    member: Wire.member(account), settings: first ? Wire.settings(water) : nil,
+                    entries: Array(entries[start..<end]), goals: first ? goals : [], habits: first ? habits : []))
             start = end
         } while start < entries.count
         return chunks
@@ -89,8 +95,9 @@ enum Import {
         for entry in history.entries {
             let id = try recordID(entry.entryID, field: "entries.entry_id")
             guard !seen.contains(id) else { continue }
-            guard case .log(let mutation) = try archive.water.validateLog(
-                id: id, amountMillilitres: entry.amountMl, unixMilliseconds: entry.atUnixMs, now: now)
+            guard
+                case .log(let mutation) = try archive.water.validateLog(
+                    id: id, amountMillilitres: entry.amountMl, unixMilliseconds: entry.atUnixMs, now: now)
             else { continue }
             mutations.append(.water(mutation))
             seen.insert(id)
@@ -101,7 +108,9 @@ enum Import {
         let lastChange = archive.water.goals.changes.last?.from
         var previous: Int32?
         for goal in history.goals.sorted(by: { $0.date < $1.date }) {
-            guard let date = LocalDate(goal.date) else { throw WaterError.invalidField("goals.date", "\"\(goal.date)\" is not a date") }
+            guard let date = LocalDate(goal.date) else {
+                throw WaterError.invalidField("goals.date", "\"\(goal.date)\" is not a date")
+            }
             guard WaterLimits.dailyGoalMillilitres.contains(goal.goalMl) else {
                 throw WaterError.invalidField("goals.goal_ml", "must be between 500 and 10000 ml, got \(goal.goalMl)")
             }
@@ -118,15 +127,18 @@ enum Import {
             guard let habit = stored.habit else { continue }
             let id = try recordID(habit.habitID, field: "habits.habit.habit_id")
             if habits.habit(id) == nil {
-                guard let icon = HabitIcon(rawValue: Int(habit.icon.rawValue)), let color = HabitColor(rawValue: Int(habit.color.rawValue)),
-                    let added = try habits.validateAdd(id: id, name: habit.name, icon: icon, color: color, now: habit.createdAtUnixMs)
+                guard let icon = HabitIcon(rawValue: Int(habit.icon.rawValue)),
+                    let color = HabitColor(rawValue: Int(habit.color.rawValue)),
+                    let added = try habits.validateAdd(
+                        id: id, name: habit.name, icon: icon, color: color, now: habit.createdAtUnixMs)
                 else { continue }
                 mutations.append(.habit(added))
                 habits.apply(added)
                 counts.habitsAdded += 1
             }
             for text in stored.checkedDates {
-                guard let date = LocalDate(text), date <= today, habits.habit(id)?.checkedDays.contains(date) == false else { continue }
+                guard let date = LocalDate(text), date <= today, habits.habit(id)?.checkedDays.contains(date) == false
+                else { continue }
                 mutations.append(.habit(.checked(id, date)))
                 habits.apply(.checked(id, date))
                 counts.checkinsAdded += 1

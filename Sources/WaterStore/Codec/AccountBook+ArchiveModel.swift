@@ -73,7 +73,9 @@ extension AccountBook: ArchiveModel {
         case .accountRemoved: mutation = .removed(memberID: record.memberID)
         case .sessionStarted: mutation = .sessionStarted(try session(record.session))
         case .sessionEnded:
-            guard let digest = TokenDigest(bytes: record.id) else { throw StoredValues.corrupt("a session digest is not 32 bytes") }
+            guard let digest = TokenDigest(bytes: record.id) else {
+                throw StoredValues.corrupt("a session digest is not 32 bytes")
+            }
             mutation = .sessionEnded(digest)
         default: throw StoredValues.corrupt("the accounts' journal has a record of kind \(record.kind.rawValue)")
         }
@@ -81,21 +83,26 @@ extension AccountBook: ArchiveModel {
     }
 
     private static func stored(_ account: Account) -> WaterArchiveV1.StoredAccount {
-        WaterArchiveV1.StoredAccount(memberID: account.id, username: account.username, displayName: account.displayName,
-                                     role: Int32(account.role.rawValue), timeZone: account.timeZone.identifier,
-                                     passwordHash: account.passwordHash, createdAtUnixMs: account.createdAtUnixMilliseconds)
+        WaterArchiveV1.StoredAccount(
+            memberID: account.id, username: account.username, displayName: account.displayName,
+            role: Int32(account.role.rawValue), timeZone: account.timeZone.identifier,
+            passwordHash: account.passwordHash, createdAtUnixMs: account.createdAtUnixMilliseconds)
     }
 
     private static func account(_ stored: WaterArchiveV1.StoredAccount?) throws(ArchiveError) -> Account {
-        guard let stored, let role = Role(rawValue: Int(stored.role)) else { throw StoredValues.corrupt("an account is missing or has no role") }
-        return Account(id: stored.memberID, username: stored.username, displayName: stored.displayName, role: role,
-                       timeZone: try StoredValues.timeZone(stored.timeZone), passwordHash: stored.passwordHash,
-                       createdAtUnixMilliseconds: stored.createdAtUnixMs)
+        guard let stored, let role = Role(rawValue: Int(stored.role)) else {
+            throw StoredValues.corrupt("an account is missing or has no role")
+        }
+        return Account(
+            id: stored.memberID, username: stored.username, displayName: stored.displayName, role: role,
+            timeZone: try StoredValues.timeZone(stored.timeZone), passwordHash: stored.passwordHash,
+            createdAtUnixMilliseconds: stored.createdAtUnixMs)
     }
 
     private static func stored(_ session: Session) -> WaterArchiveV1.StoredSession {
-        WaterArchiveV1.StoredSession(tokenDigest: session.digest.bytes, memberID: session.memberID,
-                                     expiresAtUnixMs: session.expiresAtUnixMilliseconds)
+        WaterArchiveV1.StoredSession(
+            tokenDigest: session.digest.bytes, memberID: session.memberID,
+            expiresAtUnixMs: session.expiresAtUnixMilliseconds)
     }
 
     private static func session(_ stored: WaterArchiveV1.StoredSession?) throws(ArchiveError) -> Session {

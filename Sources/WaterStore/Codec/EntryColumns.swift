@@ -53,8 +53,10 @@ enum EntryColumns {
                 throw StoredValues.corrupt("entry \(index) has an id that does not fit")
             }
             let tail = tails[tailIndex]
-            entries.append(WaterEntry(id: RecordID(high: UInt64(idTime) << 16 | UInt64(tail.versionAndCounter), low: tail.low),
-                                      amountMillilitres: columns.amountMl[index], unixMilliseconds: time))
+            entries.append(
+                WaterEntry(
+                    id: RecordID(high: UInt64(idTime) << 16 | UInt64(tail.versionAndCounter), low: tail.low),
+                    amountMillilitres: columns.amountMl[index], unixMilliseconds: time))
         }
         return entries
     }

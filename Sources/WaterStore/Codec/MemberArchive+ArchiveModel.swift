@@ -54,7 +54,9 @@ extension MemberArchive: ArchiveModel {
             archive.apply(.habit(.added(habit)))
             for day in days { archive.apply(.habit(.checked(habit.id, day))) }
         }
-        guard archive.habits.habits.count == snapshot.habits.count else { throw StoredValues.corrupt("habit ids repeat") }
+        guard archive.habits.habits.count == snapshot.habits.count else {
+            throw StoredValues.corrupt("habit ids repeat")
+        }
         return (archive, snapshot.lastSequence, snapshot.journalGeneration)
     }
 

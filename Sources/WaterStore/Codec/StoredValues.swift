@@ -14,43 +14,50 @@ enum StoredValues {
     }
 
     static func stored(_ entry: WaterEntry) -> WaterArchiveV1.StoredEntry {
-        WaterArchiveV1.StoredEntry(id: entry.id.bytes, amountMl: entry.amountMillilitres, atUnixMs: entry.unixMilliseconds)
+        WaterArchiveV1.StoredEntry(
+            id: entry.id.bytes, amountMl: entry.amountMillilitres, atUnixMs: entry.unixMilliseconds)
     }
 
     static func entry(_ stored: WaterArchiveV1.StoredEntry?) throws(ArchiveError) -> WaterEntry {
         guard let stored else { throw corrupt("a record has no entry") }
-        return WaterEntry(id: try recordID(stored.id, "an entry"), amountMillilitres: stored.amountMl,
-                          unixMilliseconds: stored.atUnixMs)
+        return WaterEntry(
+            id: try recordID(stored.id, "an entry"), amountMillilitres: stored.amountMl,
+            unixMilliseconds: stored.atUnixMs)
     }
 
     static func stored(_ habit: Habit) -> WaterArchiveV1.StoredHabit {
-        WaterArchiveV1.StoredHabit(id: habit.id.bytes, name: habit.name, icon: Int32(habit.icon.rawValue),
-                    color: Int32(habit.color.rawValue), createdAtUnixMs: habit.createdAtUnixMilliseconds,
-                    checkedDays: habit.checkedDays.map { Int32($0.daysSinceEpoch) }.sorted())
+        WaterArchiveV1.StoredHabit(
+            id: habit.id.bytes, name: habit.name, icon: Int32(habit.icon.rawValue),
+            color: Int32(habit.color.rawValue), createdAtUnixMs: habit.createdAtUnixMilliseconds,
+            checkedDays: habit.checkedDays.map { Int32($0.daysSinceEpoch) }.sorted())
     }
 
     static func habit(_ stored: WaterArchiveV1.StoredHabit?) throws(ArchiveError) -> Habit {
         guard let stored else { throw corrupt("a record has no habit") }
-        guard let icon = HabitIcon(rawValue: Int(stored.icon)), let color = HabitColor(rawValue: Int(stored.color)) else {
+        guard let icon = HabitIcon(rawValue: Int(stored.icon)), let color = HabitColor(rawValue: Int(stored.color))
+        else {
             throw corrupt("habit \(stored.name) has icon \(stored.icon) and colour \(stored.color)")
         }
-        return Habit(id: try recordID(stored.id, "a habit"), name: stored.name, icon: icon, color: color,
-                     createdAtUnixMilliseconds: stored.createdAtUnixMs,
-                     checkedDays: Set(stored.checkedDays.map { LocalDate(daysSinceEpoch: Int($0)) }))
+        return Habit(
+            id: try recordID(stored.id, "a habit"), name: stored.name, icon: icon, color: color,
+            createdAtUnixMilliseconds: stored.createdAtUnixMs,
+            checkedDays: Set(stored.checkedDays.map { LocalDate(daysSinceEpoch: Int($0)) }))
     }
 
     static func stored(_ item: TodoItem) -> WaterArchiveV1.StoredTodo {
-        WaterArchiveV1.StoredTodo(id: item.id.bytes, text: item.text, done: item.isDone, addedBy: item.addedBy,
-                   addedAtUnixMs: item.addedAtUnixMilliseconds, completedBy: item.completedBy ?? 0,
-                   completedAtUnixMs: item.completedAtUnixMilliseconds ?? 0)
+        WaterArchiveV1.StoredTodo(
+            id: item.id.bytes, text: item.text, done: item.isDone, addedBy: item.addedBy,
+            addedAtUnixMs: item.addedAtUnixMilliseconds, completedBy: item.completedBy ?? 0,
+            completedAtUnixMs: item.completedAtUnixMilliseconds ?? 0)
     }
 
     static func todo(_ stored: WaterArchiveV1.StoredTodo?) throws(ArchiveError) -> TodoItem {
         guard let stored else { throw corrupt("a record has no todo item") }
-        return TodoItem(id: try recordID(stored.id, "a todo item"), text: stored.text, isDone: stored.done,
-                        addedBy: stored.addedBy, addedAtUnixMilliseconds: stored.addedAtUnixMs,
-                        completedBy: stored.done ? stored.completedBy : nil,
-                        completedAtUnixMilliseconds: stored.done ? stored.completedAtUnixMs : nil)
+        return TodoItem(
+            id: try recordID(stored.id, "a todo item"), text: stored.text, isDone: stored.done,
+            addedBy: stored.addedBy, addedAtUnixMilliseconds: stored.addedAtUnixMs,
+            completedBy: stored.done ? stored.completedBy : nil,
+            completedAtUnixMilliseconds: stored.done ? stored.completedAtUnixMs : nil)
     }
 
     static func timeZone(_ identifier: String) throws(ArchiveError) -> MemberTimeZone {

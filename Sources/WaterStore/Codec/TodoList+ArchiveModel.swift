@@ -14,8 +14,10 @@ extension TodoList: ArchiveModel {
     }
 
     public func encodeSnapshot(lastSequence: UInt64, journalGeneration: UInt64) -> [UInt8] {
-        WaterArchiveV1.HouseholdSnapshot(lastSequence: lastSequence, journalGeneration: journalGeneration,
-                                         items: items.map(StoredValues.stored)).serializedBytes()
+        WaterArchiveV1.HouseholdSnapshot(
+            lastSequence: lastSequence, journalGeneration: journalGeneration,
+            items: items.map(StoredValues.stored)
+        ).serializedBytes()
     }
 
     public static func decodeSnapshot(_ body: [UInt8], version: UInt16, context: ArchiveContext)
@@ -59,10 +61,12 @@ extension TodoList: ArchiveModel {
         switch record.kind {
         case .todoAdded: mutation = .added(try StoredValues.todo(record.todo))
         case .todoCompletionSet:
-            mutation = .completionSet(try StoredValues.recordID(record.id, "a toggle"), done: record.done,
-                                      by: record.memberID, atUnixMilliseconds: record.atUnixMs)
+            mutation = .completionSet(
+                try StoredValues.recordID(record.id, "a toggle"), done: record.done,
+                by: record.memberID, atUnixMilliseconds: record.atUnixMs)
         case .todoDeleted: mutation = .deleted(try StoredValues.recordID(record.id, "a deletion"))
-        case .todoMoved: mutation = .moved(try StoredValues.recordID(record.id, "a move"), toPosition: Int(record.position))
+        case .todoMoved:
+            mutation = .moved(try StoredValues.recordID(record.id, "a move"), toPosition: Int(record.position))
         default: throw StoredValues.corrupt("the household's journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)

@@ -37,8 +37,9 @@ extension Archive {
     /// Writes one snapshot and removes the journals it folds; returns the one queued meanwhile.
     private func writeSnapshot(_ job: Compaction) -> Compaction? {
         let generation = job.generation
-        let file = SnapshotFile.encode(body: job.model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: generation),
-                                       version: Model.snapshotVersion, kind: Model.kind)
+        let file = SnapshotFile.encode(
+            body: job.model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: generation),
+            version: Model.snapshotVersion, kind: Model.kind)
         var succeeded = false
         do {
             try fileSystem.replaceFile("\(directory)/\(ArchiveFiles.snapshot)", with: file, mode: 0o600)
@@ -69,7 +70,9 @@ extension Archive {
     }
 
     /// How this archive's files stand, for tests, benchmarks and the status command.
-    public var fileStatus: (journalBytes: Int, snapshotBytes: Int, generation: UInt64, compactions: Int, isCompacting: Bool) {
+    public var fileStatus:
+        (journalBytes: Int, snapshotBytes: Int, generation: UInt64, compactions: Int, isCompacting: Bool)
+    {
         durable.withLock { ($0.length, $0.snapshotLength, $0.generation, $0.compactions, $0.isCompacting) }
     }
 

@@ -15,8 +15,10 @@ import WaterLog
 extension Archive: CommitTarget {
     /// After a successful load, and only then: cut a torn tail, finish a seal a crash cut
     /// short, remove leftovers, and open the journal to append to.
-    static func prepareForWriting(_ loaded: ArchiveLoader<Model>.LoadedArchive, directory: String,
-                                  fileSystem: any FileSystem, logger: Logger, compactionThreshold: Int)
+    static func prepareForWriting(
+        _ loaded: ArchiveLoader<Model>.LoadedArchive, directory: String,
+        fileSystem: any FileSystem, logger: Logger, compactionThreshold: Int
+    )
         throws(ArchiveError) -> Durable
     {
         do {
@@ -24,25 +26,33 @@ extension Archive: CommitTarget {
                 try fileSystem.remove("\(directory)/\(name)")
             }
             if let unfinished = loaded.unfinishedSeal {
-                let handle = try fileSystem.open("\(directory)/\(ArchiveFiles.journal(generation: unfinished.generation))",
-                                                 create: false, mode: 0o600)
+                let handle = try fileSystem.open(
+                    "\(directory)/\(ArchiveFiles.journal(generation: unfinished.generation))",
+                    create: false, mode: 0o600)
                 defer { fileSystem.close(handle) }
-                try fileSystem.write(handle, JournalFile.seal(nextGeneration: unfinished.generation + 1,
-                                                               lastSequence: unfinished.lastSequence), at: unfinished.offset)
+                try fileSystem.write(
+                    handle,
+                    JournalFile.seal(
+                        nextGeneration: unfinished.generation + 1,
+                        lastSequence: unfinished.lastSequence), at: unfinished.offset)
                 try fileSystem.sync(handle)
             }
-            var durable = Durable(model: loaded.model, sequence: loaded.lastSequence, journal: nil,
-                                  generation: loaded.snapshotGeneration, length: 0, syncedLength: 0,
-                                  snapshotLength: loaded.snapshotLength)
+            var durable = Durable(
+                model: loaded.model, sequence: loaded.lastSequence, journal: nil,
+                generation: loaded.snapshotGeneration, length: 0, syncedLength: 0,
+                snapshotLength: loaded.snapshotLength)
             if let current = loaded.currentJournal {
-                let handle = try fileSystem.open("\(directory)/\(ArchiveFiles.journal(generation: current.generation))",
-                                                 create: false, mode: 0o600)
+                let handle = try fileSystem.open(
+                    "\(directory)/\(ArchiveFiles.journal(generation: current.generation))",
+                    create: false, mode: 0o600)
                 if let tail = current.tornTail {
-                    logger.warning("journal tail cut", [
-                        "archive.path": directory, "journal.generation": "\(current.generation)",
-                        "bytes": "\(tail.length)", "records": tail.records.map { "\($0)" } ?? "unknown",
-                        "why": "a write a crash cut short; it was never acknowledged",
-                    ])
+                    logger.warning(
+                        "journal tail cut",
+                        [
+                            "archive.path": directory, "journal.generation": "\(current.generation)",
+                            "bytes": "\(tail.length)", "records": tail.records.map { "\($0)" } ?? "unknown",
+                            "why": "a write a crash cut short; it was never acknowledged",
+                        ])
                     if current.version == 1 {
                         try fileSystem.truncate(handle, to: tail.offset)
                     } else {
@@ -55,16 +65,19 @@ extension Archive: CommitTarget {
                 durable.length = current.validLength
             } else {
                 durable.generation += 1
-                durable.segmentLength = segmentLength(compactionThreshold: compactionThreshold,
-                                                      snapshotLength: durable.snapshotLength, frameLength: 0)
-                durable.journal = try startJournal(generation: durable.generation, startsAfter: durable.sequence,
-                                                   length: durable.segmentLength, directory: directory,
-                                                   fileSystem: fileSystem)
+                durable.segmentLength = segmentLength(
+                    compactionThreshold: compactionThreshold,
+                    snapshotLength: durable.snapshotLength, frameLength: 0)
+                durable.journal = try startJournal(
+                    generation: durable.generation, startsAfter: durable.sequence,
+                    length: durable.segmentLength, directory: directory,
+                    fileSystem: fileSystem)
                 durable.length = JournalFile.headerLength
             }
             durable.syncedLength = durable.length
             durable.writtenEnd = durable.length
-            durable.isCompactionDue = loaded.needsMigration || loaded.liveJournalCount > 1
+            durable.isCompactionDue =
+                loaded.needsMigration || loaded.liveJournalCount > 1
                 || durable.journalVersion < JournalFile.version
             return durable
         } catch {
@@ -76,17 +89,20 @@ extension Archive: CommitTarget {
     /// ``StoreOptions/compactionThreshold``), and always room for one frame and the seal; whole
     /// sectors.
     static func segmentLength(compactionThreshold: Int, snapshotLength: Int, frameLength: Int) -> Int {
-        let needed = max(compactionThreshold, snapshotLength / 2,
-                         JournalFile.headerLength + frameLength + JournalFile.sealLength)
+        let needed = max(
+            compactionThreshold, snapshotLength / 2,
+            JournalFile.headerLength + frameLength + JournalFile.sealLength)
         return (needed + 511) / 512 * 512
     }
 
     /// Creates journal `generation` durably, full length, and opens it for appending.
-    static func startJournal(generation: UInt64, startsAfter sequence: UInt64, length: Int, directory: String,
-                             fileSystem: any FileSystem) throws(FileSystemError) -> FileHandleID
-    {
+    static func startJournal(
+        generation: UInt64, startsAfter sequence: UInt64, length: Int, directory: String,
+        fileSystem: any FileSystem
+    ) throws(FileSystemError) -> FileHandleID {
         let path = "\(directory)/\(ArchiveFiles.journal(generation: generation))"
-        let segment = JournalFile.segment(kind: Model.kind, generation: generation, startsAfter: sequence, length: length)
+        let segment = JournalFile.segment(
+            kind: Model.kind, generation: generation, startsAfter: sequence, length: length)
         try fileSystem.replaceFile(path, with: segment, mode: 0o600)
         return try fileSystem.open(path, create: false, mode: 0o600)
     }
@@ -121,7 +137,9 @@ extension Archive: CommitTarget {
     /// Forces a rotation and a snapshot now, between two groups (admin commands, benchmarks).
     func rotateNow() {
         durable.withLock { durable in
-            guard durable.journal != nil, durable.length > JournalFile.headerLength || durable.isCompactionDue else { return }
+            guard durable.journal != nil, durable.length > JournalFile.headerLength || durable.isCompactionDue else {
+                return
+            }
             do throws(FileSystemError) {
                 try cleanTail(&durable)
                 try rotate(&durable, frameLength: 0)
@@ -133,16 +151,19 @@ extension Archive: CommitTarget {
 
     private func rotate(_ durable: inout Durable, frameLength: Int) throws(FileSystemError) {
         let next = durable.generation + 1
-        let length = Self.segmentLength(compactionThreshold: compactionThreshold, snapshotLength: durable.snapshotLength,
-                                        frameLength: frameLength)
-        let journal = try Self.startJournal(generation: next, startsAfter: durable.sequence, length: length,
-                                            directory: directory, fileSystem: fileSystem)
+        let length = Self.segmentLength(
+            compactionThreshold: compactionThreshold, snapshotLength: durable.snapshotLength,
+            frameLength: frameLength)
+        let journal = try Self.startJournal(
+            generation: next, startsAfter: durable.sequence, length: length,
+            directory: directory, fileSystem: fileSystem)
         let old = durable.journal!
         if durable.journalVersion >= 2 {
             do {
                 durable.writtenEnd = max(durable.writtenEnd, durable.length + JournalFile.sealLength)
-                try fileSystem.write(old, JournalFile.seal(nextGeneration: next, lastSequence: durable.sequence),
-                                     at: durable.length)
+                try fileSystem.write(
+                    old, JournalFile.seal(nextGeneration: next, lastSequence: durable.sequence),
+                    at: durable.length)
                 try fileSystem.sync(old)
             } catch {
                 // Undo the rotation: the new segment goes, the old one stays current and its
@@ -202,8 +223,9 @@ extension Archive: CommitTarget {
     /// Zeroes what a failed write may have left past the synced bytes, and syncs that.
     private func cleanTail(_ durable: inout Durable) throws(FileSystemError) {
         guard durable.tailIsDirty, let journal = durable.journal else { return }
-        try fileSystem.write(journal, [UInt8](repeating: 0, count: durable.writtenEnd - durable.syncedLength),
-                             at: durable.syncedLength)
+        try fileSystem.write(
+            journal, [UInt8](repeating: 0, count: durable.writtenEnd - durable.syncedLength),
+            at: durable.syncedLength)
         try fileSystem.sync(journal)
         durable.writtenEnd = durable.syncedLength
     }

@@ -78,9 +78,11 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     let latest: Mutex<Latest>
     let durable: Mutex<Durable>
 
-    init(directory: String, fileSystem: any FileSystem, context: ArchiveContext, expectation: ArchiveLoader<Model>.Expectation,
-         committer: GroupCommitter, logger: Logger, compactionThreshold: Int)
-    {
+    init(
+        directory: String, fileSystem: any FileSystem, context: ArchiveContext,
+        expectation: ArchiveLoader<Model>.Expectation,
+        committer: GroupCommitter, logger: Logger, compactionThreshold: Int
+    ) {
         self.directory = directory
         self.fileSystem = fileSystem
         self.committer = committer
@@ -88,19 +90,25 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         self.compactionThreshold = compactionThreshold
         let empty = Model(context: context)
         var latest = Latest(model: empty, nextSequence: 1)
-        var durable = Durable(model: empty, sequence: 0, journal: nil, generation: 0, length: 0, syncedLength: 0,
-                              snapshotLength: 0)
+        var durable = Durable(
+            model: empty, sequence: 0, journal: nil, generation: 0, length: 0, syncedLength: 0,
+            snapshotLength: 0)
         do {
-            let loaded = try ArchiveLoader<Model>(fileSystem: fileSystem, directory: directory, context: context,
-                                                  expectation: expectation).load()
+            let loaded = try ArchiveLoader<Model>(
+                fileSystem: fileSystem, directory: directory, context: context,
+                expectation: expectation
+            ).load()
             latest.model = loaded.model
             latest.nextSequence = loaded.lastSequence + 1
-            durable = try Self.prepareForWriting(loaded, directory: directory, fileSystem: fileSystem, logger: logger,
-                                                 compactionThreshold: compactionThreshold)
+            durable = try Self.prepareForWriting(
+                loaded, directory: directory, fileSystem: fileSystem, logger: logger,
+                compactionThreshold: compactionThreshold)
         } catch {
             logger.error("archive protected", ["archive.path": directory, "reason": error.description])
-            latest.protection = ArchiveError(.protected, "\(directory) could not be read (\(error.message)); "
-                + "it is kept untouched and writes are refused until it is repaired")
+            latest.protection = ArchiveError(
+                .protected,
+                "\(directory) could not be read (\(error.message)); "
+                    + "it is kept untouched and writes are refused until it is repaired")
         }
         self.latest = Mutex(latest)
         self.durable = Mutex(durable)
@@ -147,8 +155,11 @@ public final class Archive<Model: ArchiveModel>: Sendable {
             let value = result(latest.model)
             // Numbered and queued in one critical section: the committer sees this archive's
             // records in sequence order.
-            return committer.enqueue(CommitItem(target: self, epoch: latest.epoch, records: records,
-                                                lastSequence: latest.nextSequence - 1) { completion($0.map { value }) })
+            return committer.enqueue(
+                CommitItem(
+                    target: self, epoch: latest.epoch, records: records,
+                    lastSequence: latest.nextSequence - 1
+                ) { completion($0.map { value }) })
         }
         if mustLead { committer.lead() }
     }
@@ -156,9 +167,10 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     /// Commits and waits until the mutations are durable. Never call it on Swift's
     /// cooperative thread pool.
     @discardableResult
-    public func commitAndWait<Value: Sendable>(_ decide: (Model) throws -> [Model.Mutation],
-                                               result: (Model) -> Value) throws -> Value
-    {
+    public func commitAndWait<Value: Sendable>(
+        _ decide: (Model) throws -> [Model.Mutation],
+        result: (Model) -> Value
+    ) throws -> Value {
         let done = ResultWaiter<Value>()
         try commit(decide, result: result) { done.signal($0) }
         return try done.wait().get()

@@ -67,16 +67,18 @@ struct ArchiveLoader<Model: ArchiveModel> {
         } catch {
             throw ArchiveError(error)
         }
-        var loaded = LoadedArchive(model: Model(context: context), lastSequence: 0, snapshotGeneration: 0,
-                                   currentJournal: nil, obsoleteJournals: [], temporaryFiles: [], needsMigration: false,
-                                   snapshotLength: 0)
+        var loaded = LoadedArchive(
+            model: Model(context: context), lastSequence: 0, snapshotGeneration: 0,
+            currentJournal: nil, obsoleteJournals: [], temporaryFiles: [], needsMigration: false,
+            snapshotLength: 0)
         let hasSnapshot = names.contains(ArchiveFiles.snapshot)
         if hasSnapshot {
             let path = "\(directory)/\(ArchiveFiles.snapshot)"
             let file = try read(path, limit: SnapshotFile.maximumLength)
             loaded.snapshotLength = file.count
-            let (version, body) = try SnapshotFile.decode(file, kind: Model.kind,
-                                                          versions: Model.readableSnapshotVersions, path: path)
+            let (version, body) = try SnapshotFile.decode(
+                file, kind: Model.kind,
+                versions: Model.readableSnapshotVersions, path: path)
             (loaded.model, loaded.lastSequence, loaded.snapshotGeneration) =
                 try Model.decodeSnapshot(body, version: version, context: context)
             loaded.needsMigration = version != Model.snapshotVersion
@@ -90,16 +92,20 @@ struct ArchiveLoader<Model: ArchiveModel> {
 
         if live.isEmpty, hasSnapshot || expectation == .existing {
             let missing = ArchiveFiles.journal(generation: loaded.snapshotGeneration + 1)
-            throw ArchiveError(.corrupt, hasSnapshot
-                ? "\(directory)/\(missing) is missing: the snapshot says the archive goes on there"
-                : "\(directory) has no snapshot and no journal: its files are missing")
+            throw ArchiveError(
+                .corrupt,
+                hasSnapshot
+                    ? "\(directory)/\(missing) is missing: the snapshot says the archive goes on there"
+                    : "\(directory) has no snapshot and no journal: its files are missing")
         }
         var contents: [(generation: UInt64, path: String, contents: JournalFile.Contents, fileLength: Int)] = []
         for (index, (generation, name)) in live.enumerated() {
             let expected = loaded.snapshotGeneration + UInt64(index) + 1
             guard generation == expected else {
-                throw ArchiveError(.corrupt, "\(directory)/\(ArchiveFiles.journal(generation: expected)) is missing "
-                    + "(the journals go on at generation \(generation))")
+                throw ArchiveError(
+                    .corrupt,
+                    "\(directory)/\(ArchiveFiles.journal(generation: expected)) is missing "
+                        + "(the journals go on at generation \(generation))")
             }
             let path = "\(directory)/\(name)"
             let bytes = try read(path, limit: JournalFile.maximumFileLength)
@@ -116,23 +122,28 @@ struct ArchiveLoader<Model: ArchiveModel> {
             let isNewest = index == contents.count - 1
             let mayLackSeal = index == contents.count - 2 && newestIsUnused
             if let startsAfter = journal.startsAfter, startsAfter != loaded.lastSequence {
-                throw ArchiveError(.corrupt, "\(path) starts after record \(startsAfter), but the records before it "
-                    + "end at \(loaded.lastSequence): "
-                    + (startsAfter > loaded.lastSequence ? "records are missing" : "records repeat"))
+                throw ArchiveError(
+                    .corrupt,
+                    "\(path) starts after record \(startsAfter), but the records before it "
+                        + "end at \(loaded.lastSequence): "
+                        + (startsAfter > loaded.lastSequence ? "records are missing" : "records repeat"))
             }
             // Only the journal being appended to can end in a torn write; an older one was
             // complete and synced before the next was started.
             if let tail = journal.tornTail, !isNewest, !(mayLackSeal && tail.length <= JournalFile.sealLength) {
-                throw ArchiveError(.corrupt, "\(path) is damaged at byte \(tail.offset), and a newer journal follows it")
+                throw ArchiveError(
+                    .corrupt, "\(path) is damaged at byte \(tail.offset), and a newer journal follows it")
             }
             for record in journal.records {
                 let (mutation, sequence) = try Model.decodeRecord(record)
                 // Version 1 journals may repeat what a snapshot folded in; version 2 never does.
                 if journal.version == 1, sequence <= loaded.lastSequence { continue }
                 guard sequence == loaded.lastSequence + 1 else {
-                    throw ArchiveError(.corrupt, sequence <= loaded.lastSequence
-                        ? "\(path) repeats record \(sequence) after record \(loaded.lastSequence)"
-                        : "\(path) skips from record \(loaded.lastSequence) to \(sequence)")
+                    throw ArchiveError(
+                        .corrupt,
+                        sequence <= loaded.lastSequence
+                            ? "\(path) repeats record \(sequence) after record \(loaded.lastSequence)"
+                            : "\(path) skips from record \(loaded.lastSequence) to \(sequence)")
                 }
                 loaded.model.apply(mutation)
                 loaded.lastSequence = sequence
@@ -143,24 +154,30 @@ struct ArchiveLoader<Model: ArchiveModel> {
                     throw ArchiveError(.corrupt, "\(path) has a seal that does not match its records")
                 }
                 if isNewest {
-                    throw ArchiveError(.corrupt, "\(directory)/\(ArchiveFiles.journal(generation: generation + 1)) is "
-                        + "missing: \(ArchiveFiles.journal(generation: generation)) says the archive goes on there")
+                    throw ArchiveError(
+                        .corrupt,
+                        "\(directory)/\(ArchiveFiles.journal(generation: generation + 1)) is "
+                            + "missing: \(ArchiveFiles.journal(generation: generation)) says the archive goes on there")
                 }
             } else if !isNewest, journal.version >= 2 {
                 guard mayLackSeal else {
-                    throw ArchiveError(.corrupt, "\(path) ends at byte \(journal.validLength) without the seal "
-                        + "that every journal but the newest has: records are missing from its end")
+                    throw ArchiveError(
+                        .corrupt,
+                        "\(path) ends at byte \(journal.validLength) without the seal "
+                            + "that every journal but the newest has: records are missing from its end")
                 }
                 loaded.unfinishedSeal = (generation, journal.validLength, loaded.lastSequence)
             }
             if isNewest {
-                loaded.currentJournal = CurrentJournal(generation: generation, version: journal.version,
-                                                       validLength: journal.validLength, fileLength: fileLength,
-                                                       tornTail: journal.tornTail)
+                loaded.currentJournal = CurrentJournal(
+                    generation: generation, version: journal.version,
+                    validLength: journal.validLength, fileLength: fileLength,
+                    tornTail: journal.tornTail)
             }
         }
         guard loaded.model.isValid else {
-            throw ArchiveError(.corrupt, "\(directory) fails the archive's checks (a value out of range or a repeated id)")
+            throw ArchiveError(
+                .corrupt, "\(directory) fails the archive's checks (a value out of range or a repeated id)")
         }
         return loaded
     }
@@ -168,9 +185,9 @@ struct ArchiveLoader<Model: ArchiveModel> {
     private func read(_ path: String, limit: Int) throws(ArchiveError) -> [UInt8] {
         do {
             return try fileSystem.readFile(path, limit: limit)
-        } catch where error.errno == EFBIG {
+        } catch  where error.errno == EFBIG {
             throw ArchiveError(.tooLarge, "\(path) is larger than the \(limit) bytes any archive file may have")
-        } catch where error.errno == ENOENT {
+        } catch  where error.errno == ENOENT {
             throw ArchiveError(.vanished, "\(path) was removed while it was read")
         } catch {
             throw ArchiveError(error)

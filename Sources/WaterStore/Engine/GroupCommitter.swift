@@ -173,7 +173,8 @@ public final class GroupCommitter: Sendable {
             let target = group[0].target
             let current = group.filter { target.isCurrent(epoch: $0.epoch) }
             for stale in group where !target.isCurrent(epoch: stale.epoch) {
-                failures.append((stale, ArchiveError(.ioFailure, "an earlier write to this archive failed; nothing was saved")))
+                failures.append(
+                    (stale, ArchiveError(.ioFailure, "an earlier write to this archive failed; nothing was saved")))
             }
             let records = current.flatMap(\.records)
             if records.isEmpty {

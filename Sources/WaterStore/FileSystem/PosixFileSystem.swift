@@ -33,11 +33,15 @@ public struct PosixFileSystem: FileSystem {
     }
 
     public func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
-        guard let directory = opendir(path) else { throw FileSystemError(operation: "opendir", path: path, errno: errno) }
+        guard let directory = opendir(path) else {
+            throw FileSystemError(operation: "opendir", path: path, errno: errno)
+        }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
@@ -75,7 +79,9 @@ public struct PosixFileSystem: FileSystem {
         var done = 0
         while done < bytes.count {
             done += try syscall("write", "fd \(handle.raw)") {
-                bytes.withUnsafeBytes { pwrite(handle.raw, $0.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+                bytes.withUnsafeBytes {
+                    pwrite(handle.raw, $0.baseAddress! + done, bytes.count - done, off_t(offset + done))
+                }
             }
         }
     }
@@ -135,7 +141,8 @@ public struct PosixFileSystem: FileSystem {
             let error = errno
             let holder = (try? readFile(path, limit: 4096)).map { String(decoding: $0, as: UTF8.self) } ?? ""
             Glibc.close(fd)
-            throw FileSystemError(operation: "lock", path: holder.isEmpty ? path : holder.trimmingNewlines(), errno: error)
+            throw FileSystemError(
+                operation: "lock", path: holder.isEmpty ? path : holder.trimmingNewlines(), errno: error)
         }
         let bytes = Array(owner.utf8)
         _ = ftruncate(fd, 0)
@@ -153,7 +160,8 @@ extension PosixFileSystem {
             flock(fd, LOCK_UN)
             return nil
         }
-        let holder = (try? readFile(path, limit: 4096)).map { String(decoding: $0, as: UTF8.self).trimmingNewlines() } ?? ""
+        let holder =
+            (try? readFile(path, limit: 4096)).map { String(decoding: $0, as: UTF8.self).trimmingNewlines() } ?? ""
         return holder.isEmpty ? "another process" : holder
     }
 

@@ -18,12 +18,14 @@ extension JournalFile {
     /// Scans `bytes` from the header on, taking each verified frame and stepping a byte at a
     /// time over anything else, so that one damaged frame costs only itself.
     static func salvage(_ bytes: [UInt8], path: String) -> Salvage {
-        let headerVersion = bytes.count >= 6 && Array(bytes[0..<4]) == magic
+        let headerVersion =
+            bytes.count >= 6 && Array(bytes[0..<4]) == magic
             ? BigEndian.read(UInt16.self, from: bytes, at: 4) : version
         let version = readableVersions.contains(headerVersion) ? headerVersion : Self.version
         var salvage = Salvage(version: version, records: [], damaged: [], malformedFrames: 0)
         if version >= 2, bytes.count >= headerLength,
-            BigEndian.read(UInt32.self, from: bytes, at: headerLength - 4) == Checksum.crc32(Array(bytes[0..<(headerLength - 4)]))
+            BigEndian.read(UInt32.self, from: bytes, at: headerLength - 4)
+                == Checksum.crc32(Array(bytes[0..<(headerLength - 4)]))
         {
             let segmentLength = Int(BigEndian.read(UInt32.self, from: bytes, at: 16))
             if bytes.count < segmentLength { salvage.cutShort = (bytes.count, segmentLength) }

@@ -50,7 +50,8 @@ enum JournalFile {
     /// A new segment: the header, then zeros up to `length`.
     static func segment(kind: ArchiveKind, generation: UInt64, startsAfter sequence: UInt64, length: Int) -> [UInt8] {
         precondition(length >= headerLength + sealLength && length <= maximumFileLength, "segment length \(length)")
-        let start = magic + BigEndian.bytes(version) + [kind.rawValue, 0] + BigEndian.bytes(generation)
+        let start =
+            magic + BigEndian.bytes(version) + [kind.rawValue, 0] + BigEndian.bytes(generation)
             + BigEndian.bytes(UInt32(length)) + BigEndian.bytes(sequence)
         return start + BigEndian.bytes(Checksum.crc32(start)) + [UInt8](repeating: 0, count: length - headerLength)
     }
@@ -113,20 +114,27 @@ enum JournalFile {
         let fileVersion = BigEndian.read(UInt16.self, from: bytes, at: 4)
         let headerLength = fileVersion == 1 ? 20 : Self.headerLength
         guard bytes.count >= headerLength,
-            BigEndian.read(UInt32.self, from: bytes, at: headerLength - 4) == Checksum.crc32(Array(bytes[0..<(headerLength - 4)]))
+            BigEndian.read(UInt32.self, from: bytes, at: headerLength - 4)
+                == Checksum.crc32(Array(bytes[0..<(headerLength - 4)]))
         else { throw ArchiveError(.corrupt, "\(path) has a damaged header") }
         guard readableVersions.contains(fileVersion) else {
-            throw ArchiveError(.unsupportedVersion, "\(path) is journal version \(fileVersion); this server reads \(readableVersions)")
+            throw ArchiveError(
+                .unsupportedVersion, "\(path) is journal version \(fileVersion); this server reads \(readableVersions)")
         }
-        guard bytes[6] == kind.rawValue else { throw ArchiveError(.corrupt, "\(path) belongs to another kind of archive") }
+        guard bytes[6] == kind.rawValue else {
+            throw ArchiveError(.corrupt, "\(path) belongs to another kind of archive")
+        }
 
-        var contents = Contents(version: fileVersion, generation: BigEndian.read(UInt64.self, from: bytes, at: 8),
-                                startsAfter: nil, records: [], validLength: headerLength)
+        var contents = Contents(
+            version: fileVersion, generation: BigEndian.read(UInt64.self, from: bytes, at: 8),
+            startsAfter: nil, records: [], validLength: headerLength)
         if fileVersion >= 2 {
             let segmentLength = Int(BigEndian.read(UInt32.self, from: bytes, at: 16))
             guard bytes.count == segmentLength else {
-                throw ArchiveError(.corrupt, "\(path) is \(bytes.count) bytes long but was made \(segmentLength) bytes long: "
-                    + (bytes.count < segmentLength ? "it was cut short" : "something was added to it"))
+                throw ArchiveError(
+                    .corrupt,
+                    "\(path) is \(bytes.count) bytes long but was made \(segmentLength) bytes long: "
+                        + (bytes.count < segmentLength ? "it was cut short" : "something was added to it"))
             }
             contents.startsAfter = BigEndian.read(UInt64.self, from: bytes, at: 20)
         }
@@ -139,8 +147,10 @@ enum JournalFile {
                 case .records:
                     contents.records += try records(in: payload.dropFirst(), path: path, offset: offset)
                 case .seal where payload.count == 17:
-                    contents.seal = (BigEndian.read(UInt64.self, from: payload, at: 1),
-                                     BigEndian.read(UInt64.self, from: payload, at: 9))
+                    contents.seal = (
+                        BigEndian.read(UInt64.self, from: payload, at: 1),
+                        BigEndian.read(UInt64.self, from: payload, at: 9)
+                    )
                 default:
                     throw ArchiveError(.corrupt, "\(path) has a frame of an unknown kind at byte \(offset)")
                 }
@@ -160,8 +170,10 @@ enum JournalFile {
         throws(ArchiveError) -> TornTail?
     {
         // Version 2 segments end in zeros; version 1 files simply end.
-        guard let lastByte = version == 1 ? (offset < bytes.count ? bytes.count - 1 : nil)
-            : bytes[offset...].lastIndex(where: { $0 != 0 })
+        guard
+            let lastByte = version == 1
+                ? (offset < bytes.count ? bytes.count - 1 : nil)
+                : bytes[offset...].lastIndex(where: { $0 != 0 })
         else { return nil }
         if hasValidFrame(in: bytes, from: offset + 1, through: lastByte) {
             throw ArchiveError(.corrupt, "\(path) has a damaged record at byte \(offset), with records after it")
@@ -170,9 +182,11 @@ enum JournalFile {
         // When the torn frame's header reached the disk, its bytes end where it says.
         if bytes.count - offset >= frameHeaderLength {
             let length = Int(BigEndian.read(UInt32.self, from: bytes, at: offset))
-            if BigEndian.read(UInt32.self, from: bytes, at: offset + 4) == ~UInt32(length), length <= maximumFrameLength {
+            if BigEndian.read(UInt32.self, from: bytes, at: offset + 4) == ~UInt32(length), length <= maximumFrameLength
+            {
                 guard lastByte < offset + frameHeaderLength + length else {
-                    throw ArchiveError(.corrupt, "\(path) has a damaged record at byte \(offset), and bytes past its end")
+                    throw ArchiveError(
+                        .corrupt, "\(path) has a damaged record at byte \(offset), and bytes past its end")
                 }
                 let payload = bytes[(offset + frameHeaderLength)...].prefix(length).dropFirst(version == 1 ? 0 : 1)
                 tail.records = recordCount(in: payload)

@@ -39,19 +39,22 @@ enum SnapshotFile {
         }
         let version = BigEndian.read(UInt16.self, from: bytes, at: 4)
         guard versions.contains(version) else {
-            throw ArchiveError(.unsupportedVersion, "\(path) is format version \(version); this server reads \(versions)")
+            throw ArchiveError(
+                .unsupportedVersion, "\(path) is format version \(version); this server reads \(versions)")
         }
         guard bytes[6] == kind.rawValue else {
             throw ArchiveError(.corrupt, "\(path) holds another kind of archive (\(bytes[6]))")
         }
         let inflatedLength = Int(BigEndian.read(UInt32.self, from: bytes, at: 8))
         guard inflatedLength <= maximumLength else {
-            throw ArchiveError(.tooLarge, "\(path) would inflate to \(inflatedLength) bytes, over the cap of \(maximumLength)")
+            throw ArchiveError(
+                .tooLarge, "\(path) would inflate to \(inflatedLength) bytes, over the cap of \(maximumLength)")
         }
         do {
             let body = try Zlib.decompress(bytes[headerLength...], limit: inflatedLength)
             guard body.count == inflatedLength else {
-                throw ArchiveError(.corrupt, "\(path) inflates to \(body.count) bytes, not the \(inflatedLength) it says")
+                throw ArchiveError(
+                    .corrupt, "\(path) inflates to \(body.count) bytes, not the \(inflatedLength) it says")
             }
             return (version, body)
         } catch let error as ArchiveError {

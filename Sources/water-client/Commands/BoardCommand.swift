@@ -39,18 +39,22 @@ enum BoardCommand {
     }
 
     static func render(_ board: WaterV1.WeeklyBoard, explain: Bool) -> String {
-        var lines = ["\(Format.bold("Week \(board.week)")) from \(board.startsOn), ranked by "
-            + (board.order == .total ? "total" : "average daily progress")]
+        var lines = [
+            "\(Format.bold("Week \(board.week)")) from \(board.startsOn), ranked by "
+                + (board.order == .total ? "total" : "average daily progress")
+        ]
         if board.rows.isEmpty { lines.append("no members yet") }
         for row in board.rows {
             let name = row.displayName.padding(toLength: 14, withPad: " ", startingAt: 0)
-            lines.append("\(Format.pad("\(row.rank).", 3)) \(name) \(Format.bar(row.averageProgress, width: 12)) "
-                + "\(Format.pad("\(row.averagePercent)", 3)) %  \(Format.pad("\(row.totalMl)", 6)) ml  "
-                + "\(row.daysMet) met  streak \(row.streakDays)  habits \(row.habitCheckins)")
+            lines.append(
+                "\(Format.pad("\(row.rank).", 3)) \(name) \(Format.bar(row.averageProgress, width: 12)) "
+                    + "\(Format.pad("\(row.averagePercent)", 3)) %  \(Format.pad("\(row.totalMl)", 6)) ml  "
+                    + "\(row.daysMet) met  streak \(row.streakDays)  habits \(row.habitCheckins)")
             if explain {
                 for day in row.days {
-                    lines.append("      \(day.date)  \(Format.pad("\(day.amountMl)", 5)) / \(day.goalMl) ml  \(Format.pad("\(day.percent)", 3)) %"
-                        + (day.goalMet ? "  met" : ""))
+                    lines.append(
+                        "      \(day.date)  \(Format.pad("\(day.amountMl)", 5)) / \(day.goalMl) ml  \(Format.pad("\(day.percent)", 3)) %"
+                            + (day.goalMet ? "  met" : ""))
                 }
             }
         }

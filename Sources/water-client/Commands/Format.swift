@@ -25,9 +25,11 @@ enum Format {
 
     /// One day as a line of the week or history: date, bar, amount against goal.
     static func dayLine(_ day: WaterV1.DaySummary) -> String {
-        let weekday = LocalDate(day.date).map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0.isoWeekday - 1] } ?? "   "
+        let weekday =
+            LocalDate(day.date).map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0.isoWeekday - 1] } ?? "   "
         let mark = day.goalMet ? green("✓") : " "
-        return "\(weekday) \(day.date)  \(bar(day.progress, width: 14)) \(pad("\(day.amountMl)", 5)) / \(day.goalMl) ml \(mark)"
+        return
+            "\(weekday) \(day.date)  \(bar(day.progress, width: 14)) \(pad("\(day.amountMl)", 5)) / \(day.goalMl) ml \(mark)"
     }
 
     /// An entry as "2ae53626  21:30  +250 ml".

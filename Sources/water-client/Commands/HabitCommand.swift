@@ -7,7 +7,9 @@ import WaterProtocol
 /// check NAME|ID [--day WHEN] | uncheck NAME|ID [--day WHEN] | rm NAME|ID`.
 enum HabitCommand {
     static func run(_ invocation: inout Invocation) throws {
-        guard let action = invocation.arguments.positional() else { throw UsageError("habit needs add, ls, check, uncheck or rm") }
+        guard let action = invocation.arguments.positional() else {
+            throw UsageError("habit needs add, ls, check, uncheck or rm")
+        }
         switch action {
         case "add":
             let iconName = try invocation.arguments.option("icon") ?? "alarm"
@@ -20,8 +22,10 @@ enum HabitCommand {
             let icon = WaterV1.HabitIcon(rawValue: Int32(HabitIcon(name: iconName)?.rawValue ?? -1))
             let color = WaterV1.HabitColor(rawValue: Int32(HabitColor(name: colorName)?.rawValue ?? -1))
             let client = try invocation.client()
-            let response = try client.call(WaterV1.AddHabitRequest(habitID: client.newID().description,
-                                                                   name: words.joined(separator: " "), icon: icon, color: color))
+            let response = try client.call(
+                WaterV1.AddHabitRequest(
+                    habitID: client.newID().description,
+                    name: words.joined(separator: " "), icon: icon, color: color))
             invocation.output(response) { "added the habit \(response.habit?.name ?? "")" }
         case "ls":
             let weekOption = try invocation.arguments.option("week")
@@ -31,7 +35,9 @@ enum HabitCommand {
             invocation.output(response) { render(response) }
         case "check", "uncheck":
             let dayOption = try invocation.arguments.option("day")
-            guard let target = invocation.arguments.positional() else { throw UsageError("habit \(action) needs a habit's name or id") }
+            guard let target = invocation.arguments.positional() else {
+                throw UsageError("habit \(action) needs a habit's name or id")
+            }
             try invocation.arguments.finish()
             let client = try invocation.client()
             let id = try resolve(target, client)
@@ -44,7 +50,9 @@ enum HabitCommand {
                 invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
             }
         case "rm":
-            guard let target = invocation.arguments.positional() else { throw UsageError("habit rm needs a habit's name or id") }
+            guard let target = invocation.arguments.positional() else {
+                throw UsageError("habit rm needs a habit's name or id")
+            }
             try invocation.arguments.finish()
             let client = try invocation.client()
             let response = try client.call(WaterV1.DeleteHabitRequest(habitID: try resolve(target, client)))
@@ -66,26 +74,36 @@ enum HabitCommand {
     private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
         if RecordID(text) != nil { return text }
         let habits = try client.call(WaterV1.ListHabitWeekRequest()).habits.compactMap(\.habit)
-        guard let habit = habits.first(where: { $0.name.lowercased() == text.lowercased() || Format.shortID($0.habitID) == text.lowercased() })
+        guard
+            let habit = habits.first(where: {
+                $0.name.lowercased() == text.lowercased() || Format.shortID($0.habitID) == text.lowercased()
+            })
         else { throw WaterError(.notFound, "you have no habit called \(text); see water-client habit ls") }
         return habit.habitID
     }
 
     static func render(_ response: WaterV1.ListHabitWeekResponse) -> String {
-        guard !response.habits.isEmpty else { return "no habits yet: water-client habit add read --icon book --color green" }
+        guard !response.habits.isEmpty else {
+            return "no habits yet: water-client habit add read --icon book --color green"
+        }
         let width = max(response.habits.map { ($0.habit?.name.count ?? 0) }.max() ?? 0, 8)
-        let header = "\(Format.bold("Week \(response.week)"))".padding(toLength: width + 3 + (Terminal.usesColour ? 8 : 0), withPad: " ", startingAt: 0)
+        let header =
+            "\(Format.bold("Week \(response.week)"))".padding(
+                toLength: width + 3 + (Terminal.usesColour ? 8 : 0), withPad: " ", startingAt: 0)
             + "Mo Tu We Th Fr Sa Su"
-        return ([header] + response.habits.map { week in
-            let habit = week.habit ?? WaterV1.Habit()
-            return "\(habit.name.padding(toLength: width + 3, withPad: " ", startingAt: 0))"
-                + week.checked.map { coloured($0 ? "■ " : "· ", habit.color) }.joined(separator: " ")
-        }).joined(separator: "\n")
+        return
+            ([header]
+            + response.habits.map { week in
+                let habit = week.habit ?? WaterV1.Habit()
+                return "\(habit.name.padding(toLength: width + 3, withPad: " ", startingAt: 0))"
+                    + week.checked.map { coloured($0 ? "■ " : "· ", habit.color) }.joined(separator: " ")
+            }).joined(separator: "\n")
     }
 
     private static func weekLine(_ week: WaterV1.HabitWeek) -> String {
         let habit = week.habit ?? WaterV1.Habit()
-        return "\(habit.name): " + zip(["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"], week.checked)
+        return "\(habit.name): "
+            + zip(["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"], week.checked)
             .map { "\($0.0) \(coloured($0.1 ? "■" : "·", habit.color))" }.joined(separator: "  ")
     }
 

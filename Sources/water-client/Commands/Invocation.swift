@@ -15,8 +15,10 @@ struct Invocation {
 
     /// The server to talk to: --server, else WATER_SERVER, else the saved session's, else local.
     func server() throws(UsageError) -> HostPort {
-        guard let server = ClientConfiguration.resolveServer(option: serverOption, environment: environment,
-                                                             saved: files.loadSession()?.server)
+        guard
+            let server = ClientConfiguration.resolveServer(
+                option: serverOption, environment: environment,
+                saved: files.loadSession()?.server)
         else {
             let text = serverOption ?? environment[ClientConfiguration.serverEnvironmentVariable] ?? ""
             throw UsageError("the server must be HOST:PORT, got \(text)")
@@ -34,8 +36,9 @@ struct Invocation {
         guard let session = files.loadSession() else {
             throw WaterError(.unauthenticated, "not logged in: run water-client login")
         }
-        return try WaterClient(configuration: ClientConfiguration(server: try server()), token: session.token,
-                               installation: files.installationID())
+        return try WaterClient(
+            configuration: ClientConfiguration(server: try server()), token: session.token,
+            installation: files.installationID())
     }
 
     /// Prints `message` as JSON with --json, else the human text.

@@ -5,7 +5,9 @@ import WaterProtocol
 /// `member add|rename|reset|rm|ls` (admins, except ls).
 enum MemberCommands {
     static func run(_ invocation: inout Invocation) throws {
-        guard let action = invocation.arguments.positional() else { throw UsageError("member needs add, rename, reset, rm or ls") }
+        guard let action = invocation.arguments.positional() else {
+            throw UsageError("member needs add, rename, reset, rm or ls")
+        }
         switch action {
         case "add":
             let displayName = try invocation.arguments.option("display-name") ?? ""
@@ -15,23 +17,35 @@ enum MemberCommands {
             guard let name = invocation.arguments.positional() else { throw UsageError("member add needs a username") }
             try invocation.arguments.finish()
             let password = try newPassword(for: name, fromStandardInput)
-            let response = try invocation.client().call(WaterV1.AddMemberRequest(
-                username: name, displayName: displayName, password: password, role: admin ? .admin : .member, timeZone: zone))
+            let response = try invocation.client().call(
+                WaterV1.AddMemberRequest(
+                    username: name, displayName: displayName, password: password, role: admin ? .admin : .member,
+                    timeZone: zone))
             invocation.output(response) { "added \(name); they can log in with: water-client login \(name)" }
         case "rename":
             let to = try invocation.arguments.option("to") ?? ""
             let displayName = try invocation.arguments.option("display-name") ?? ""
-            guard let name = invocation.arguments.positional() else { throw UsageError("member rename needs a username") }
+            guard let name = invocation.arguments.positional() else {
+                throw UsageError("member rename needs a username")
+            }
             try invocation.arguments.finish()
-            guard !to.isEmpty || !displayName.isEmpty else { throw UsageError("member rename needs --to NEW_NAME, --display-name TEXT or both") }
-            let response = try invocation.client().call(WaterV1.RenameMemberRequest(username: name, newUsername: to, newDisplayName: displayName))
-            invocation.output(response) { "renamed: \(response.member?.username ?? to) (\(response.member?.displayName ?? displayName))" }
+            guard !to.isEmpty || !displayName.isEmpty else {
+                throw UsageError("member rename needs --to NEW_NAME, --display-name TEXT or both")
+            }
+            let response = try invocation.client().call(
+                WaterV1.RenameMemberRequest(username: name, newUsername: to, newDisplayName: displayName))
+            invocation.output(response) {
+                "renamed: \(response.member?.username ?? to) (\(response.member?.displayName ?? displayName))"
+            }
         case "reset":
             let fromStandardInput = invocation.arguments.flag("password-stdin")
-            guard let name = invocation.arguments.positional() else { throw UsageError("member reset needs a username") }
+            guard let name = invocation.arguments.positional() else {
+                throw UsageError("member reset needs a username")
+            }
             try invocation.arguments.finish()
             let password = try newPassword(for: name, fromStandardInput)
-            let response = try invocation.client().call(WaterV1.ResetPasswordRequest(username: name, newPassword: password))
+            let response = try invocation.client().call(
+                WaterV1.ResetPasswordRequest(username: name, newPassword: password))
             invocation.output(response) { "password of \(name) reset; their sessions have ended" }
         case "rm":
             guard let name = invocation.arguments.positional() else { throw UsageError("member rm needs a username") }
@@ -42,8 +56,10 @@ enum MemberCommands {
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListMembersRequest())
             invocation.output(response) {
-                response.members.map { "\($0.username.padding(toLength: 16, withPad: " ", startingAt: 0)) \($0.displayName)"
-                    + ($0.role == .admin ? "  (admin)" : "") }.joined(separator: "\n")
+                response.members.map {
+                    "\($0.username.padding(toLength: 16, withPad: " ", startingAt: 0)) \($0.displayName)"
+                        + ($0.role == .admin ? "  (admin)" : "")
+                }.joined(separator: "\n")
             }
         default:
             throw UsageError("member takes add, rename, reset, rm or ls, not \(action)")
@@ -51,8 +67,10 @@ enum MemberCommands {
     }
 
     private static func newPassword(for name: String, _ fromStandardInput: Bool) throws -> String {
-        guard let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(name): ",
-                                               confirm: !fromStandardInput)
+        guard
+            let password = Terminal.password(
+                fromStandardInput: fromStandardInput, prompt: "password for \(name): ",
+                confirm: !fromStandardInput)
         else { throw UsageError("no password given") }
         return password
     }

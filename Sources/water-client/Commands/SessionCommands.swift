@@ -11,13 +11,17 @@ enum SessionCommands {
         guard let username = name ?? Terminal.password(fromStandardInput: false, prompt: "username: ") else {
             throw UsageError("login needs a username")
         }
-        guard let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(username): ") else {
+        guard
+            let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(username): ")
+        else {
             throw UsageError("no password given")
         }
         let client = try invocation.anonymousClient()
         let response = try client.login(username: username, password: password)
-        try invocation.files.saveSession(ClientFiles.Session(server: try invocation.server().description,
-                                                             username: username, token: response.authToken))
+        try invocation.files.saveSession(
+            ClientFiles.Session(
+                server: try invocation.server().description,
+                username: username, token: response.authToken))
         invocation.output(response.member ?? WaterV1.Member()) {
             "logged in as \(username) on \((try? invocation.server().description) ?? "")"
         }
@@ -36,7 +40,8 @@ enum SessionCommands {
         let response = try invocation.client().call(WaterV1.WhoAmIRequest())
         invocation.output(response) {
             let member = response.member ?? WaterV1.Member()
-            return "\(member.username) (\(member.displayName)), \(member.role == .admin ? "admin" : "member"), \(member.timeZone)"
+            return
+                "\(member.username) (\(member.displayName)), \(member.role == .admin ? "admin" : "member"), \(member.timeZone)"
         }
     }
 
@@ -45,10 +50,14 @@ enum SessionCommands {
         try invocation.arguments.finish()
         // With --password-stdin: the current password on the first line, the new one on the second.
         guard let current = Terminal.password(fromStandardInput: fromStandardInput, prompt: "current password: "),
-            let new = Terminal.password(fromStandardInput: fromStandardInput, prompt: "new password: ", confirm: !fromStandardInput)
+            let new = Terminal.password(
+                fromStandardInput: fromStandardInput, prompt: "new password: ", confirm: !fromStandardInput)
         else { throw UsageError("no password given") }
-        guard var session = invocation.files.loadSession() else { throw WaterError(.unauthenticated, "not logged in: run water-client login") }
-        let response = try invocation.client().call(WaterV1.ChangePasswordRequest(currentPassword: current, newPassword: new))
+        guard var session = invocation.files.loadSession() else {
+            throw WaterError(.unauthenticated, "not logged in: run water-client login")
+        }
+        let response = try invocation.client().call(
+            WaterV1.ChangePasswordRequest(currentPassword: current, newPassword: new))
         session.token = response.authToken
         try invocation.files.saveSession(session)
         invocation.output(WaterV1.ChangePasswordResponse(expiresAtUnixMs: response.expiresAtUnixMs)) {

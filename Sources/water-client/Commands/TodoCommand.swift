@@ -7,15 +7,20 @@ import WaterProtocol
 /// ID is the item's number in `todo ls`, its short id, or its full id.
 enum TodoCommand {
     static func run(_ invocation: inout Invocation) throws {
-        guard let action = invocation.arguments.positional() else { throw UsageError("todo needs add, ls, done, rm or mv") }
+        guard let action = invocation.arguments.positional() else {
+            throw UsageError("todo needs add, ls, done, rm or mv")
+        }
         switch action {
         case "add":
             var words: [String] = []
             while let word = invocation.arguments.positional() { words.append(word) }
             try invocation.arguments.finish()
-            guard !words.isEmpty else { throw UsageError("todo add needs the text, e.g. todo add \"buy water filters\"") }
+            guard !words.isEmpty else {
+                throw UsageError("todo add needs the text, e.g. todo add \"buy water filters\"")
+            }
             let client = try invocation.client()
-            let response = try client.call(WaterV1.AddTodoRequest(itemID: client.newID().description, text: words.joined(separator: " ")))
+            let response = try client.call(
+                WaterV1.AddTodoRequest(itemID: client.newID().description, text: words.joined(separator: " ")))
             invocation.output(response) { "added: \(response.item?.text ?? "")" }
         case "ls":
             try invocation.arguments.finish()
@@ -58,7 +63,8 @@ enum TodoCommand {
         return items.enumerated().map { index, item in
             let box = item.done ? Format.green("[x]") : "[ ]"
             let who = item.done ? "done by \(item.completedBy)" : "added by \(item.addedBy)"
-            return "\(Format.pad("\(index + 1).", 3)) \(box) \(item.text)  \(Format.dim("\(Format.shortID(item.itemID))  \(who)"))"
+            return
+                "\(Format.pad("\(index + 1).", 3)) \(box) \(item.text)  \(Format.dim("\(Format.shortID(item.itemID))  \(who)"))"
         }.joined(separator: "\n")
     }
 
@@ -72,7 +78,9 @@ enum TodoCommand {
         if RecordID(text) != nil { return text }
         let items = try client.call(WaterV1.ListTodosRequest()).items
         if text.count <= 3, let number = Int(text) {
-            guard items.indices.contains(number - 1) else { throw WaterError.invalidField("position", "the list has no item \(number)") }
+            guard items.indices.contains(number - 1) else {
+                throw WaterError.invalidField("position", "the list has no item \(number)")
+            }
             return items[number - 1].itemID
         }
         guard let item = items.first(where: { Format.shortID($0.itemID) == text.lowercased() }) else {

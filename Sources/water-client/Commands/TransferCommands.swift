@@ -20,17 +20,24 @@ enum TransferCommands {
         let merged = merge(histories)
         let text = format == "json" ? json(merged) : HistoryCSV.write(merged)
         if let output {
-            guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: output, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+            else {
                 throw WaterClientError("cannot write \(output)")
             }
-            Terminal.error("exported \(merged.map { $0.entries.count }.reduce(0, +)) entries of \(merged.count) member(s) to \(output)")
+            Terminal.error(
+                "exported \(merged.map { $0.entries.count }.reduce(0, +)) entries of \(merged.count) member(s) to \(output)"
+            )
         } else {
             Terminal.write(1, text)
         }
     }
 
     static func `import`(_ invocation: inout Invocation) throws {
-        guard let path = invocation.arguments.positional() else { throw UsageError("import needs a file written by water-client export") }
+        guard let path = invocation.arguments.positional() else {
+            throw UsageError("import needs a file written by water-client export")
+        }
         try invocation.arguments.finish()
         guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
         let text = String(decoding: data, as: UTF8.self)
@@ -45,7 +52,8 @@ enum TransferCommands {
             }
         }
         guard histories.count == 1, let history = histories.first else {
-            throw WaterError(.invalidArgument, "\(path) holds \(histories.count) members' histories; import one member's export")
+            throw WaterError(
+                .invalidArgument, "\(path) holds \(histories.count) members' histories; import one member's export")
         }
         let client = try invocation.client()
         var total = WaterV1.ImportResponse()
@@ -54,8 +62,9 @@ enum TransferCommands {
         var start = 0
         repeat {
             let end = min(start + 4000, history.entries.count)
-            let part = WaterV1.MemberHistory(entries: Array(history.entries[start..<end]),
-                                             goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [])
+            let part = WaterV1.MemberHistory(
+                entries: Array(history.entries[start..<end]),
+                goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [])
             let added = try client.call(WaterV1.ImportRequest(history: part))
             total.entriesAdded += added.entriesAdded
             total.goalsAdded += added.goalsAdded
@@ -103,17 +112,24 @@ enum HistoryCSV {
         for history in histories {
             let member = history.member?.username ?? ""
             for entry in history.entries {
-                rows.append(["entry", member, entry.entryID, entry.date, "\(entry.atUnixMs)", "\(entry.amountMl)", "", "", "", ""])
+                rows.append([
+                    "entry", member, entry.entryID, entry.date, "\(entry.atUnixMs)", "\(entry.amountMl)", "", "", "",
+                    "",
+                ])
             }
             for goal in history.goals {
                 rows.append(["goal", member, "", goal.date, "", "", "\(goal.goalMl)", "", "", ""])
             }
             for stored in history.habits {
                 guard let habit = stored.habit else { continue }
-                rows.append(["habit", member, habit.habitID, "", "\(habit.createdAtUnixMs)", "", "", habit.name,
-                             HabitIcon(rawValue: Int(habit.icon.rawValue))?.description ?? "",
-                             HabitColor(rawValue: Int(habit.color.rawValue))?.description ?? ""])
-                for date in stored.checkedDates { rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", ""]) }
+                rows.append([
+                    "habit", member, habit.habitID, "", "\(habit.createdAtUnixMs)", "", "", habit.name,
+                    HabitIcon(rawValue: Int(habit.icon.rawValue))?.description ?? "",
+                    HabitColor(rawValue: Int(habit.color.rawValue))?.description ?? "",
+                ])
+                for date in stored.checkedDates {
+                    rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", ""])
+                }
             }
         }
         return rows.map { $0.map(quoted).joined(separator: ",") }.joined(separator: "\n") + "\n"
@@ -124,7 +140,9 @@ enum HistoryCSV {
         var order: [String] = []
         var habitIndex: [String: Int] = [:]
         for (number, row) in try rows(text).enumerated().dropFirst() where !(row.count == 1 && row[0].isEmpty) {
-            guard row.count == header.count else { throw WaterError(.invalidArgument, "line \(number + 1) has \(row.count) fields, not \(header.count)") }
+            guard row.count == header.count else {
+                throw WaterError(.invalidArgument, "line \(number + 1) has \(row.count) fields, not \(header.count)")
+            }
             let member = row[1]
             if histories[member] == nil {
                 order.append(member)
@@ -132,19 +150,24 @@ enum HistoryCSV {
             }
             switch row[0] {
             case "entry":
-                histories[member]!.entries.append(WaterV1.WaterEntry(entryID: row[2], amountMl: Int32(row[5]) ?? 0,
-                                                                     atUnixMs: Int64(row[4]) ?? 0, date: row[3]))
+                histories[member]!.entries.append(
+                    WaterV1.WaterEntry(
+                        entryID: row[2], amountMl: Int32(row[5]) ?? 0,
+                        atUnixMs: Int64(row[4]) ?? 0, date: row[3]))
             case "goal":
                 histories[member]!.goals.append(WaterV1.DailyGoal(date: row[3], goalMl: Int32(row[6]) ?? 0))
             case "habit":
-                let habit = WaterV1.Habit(habitID: row[2], name: row[7],
-                                          icon: WaterV1.HabitIcon(rawValue: Int32(HabitIcon(name: row[8])?.rawValue ?? -1)),
-                                          color: WaterV1.HabitColor(rawValue: Int32(HabitColor(name: row[9])?.rawValue ?? -1)),
-                                          createdAtUnixMs: Int64(row[4]) ?? 0)
+                let habit = WaterV1.Habit(
+                    habitID: row[2], name: row[7],
+                    icon: WaterV1.HabitIcon(rawValue: Int32(HabitIcon(name: row[8])?.rawValue ?? -1)),
+                    color: WaterV1.HabitColor(rawValue: Int32(HabitColor(name: row[9])?.rawValue ?? -1)),
+                    createdAtUnixMs: Int64(row[4]) ?? 0)
                 habitIndex[row[2]] = histories[member]!.habits.count
                 histories[member]!.habits.append(WaterV1.HabitHistory(habit: habit))
             case "checkin":
-                guard let index = habitIndex[row[2]] else { throw WaterError(.invalidArgument, "line \(number + 1): a check-in of an unknown habit") }
+                guard let index = habitIndex[row[2]] else {
+                    throw WaterError(.invalidArgument, "line \(number + 1): a check-in of an unknown habit")
+                }
                 histories[member]!.habits[index].checkedDates.append(row[3])
             default:
                 throw WaterError(.invalidArgument, "line \(number + 1): unknown kind \"\(row[0])\"")
@@ -168,9 +191,13 @@ enum HistoryCSV {
             if quoted {
                 if character == "\"" {
                     if let next = characters.next() {
-                        if next == "\"" { field.append("\"") } else {
+                        if next == "\"" {
+                            field.append("\"")
+                        } else {
                             quoted = false
-                            if next == "," { rows[rows.count - 1].append(field); field = "" } else if next == "\n" {
+                            if next == "," {
+                                rows[rows.count - 1].append(field); field = ""
+                            } else if next == "\n" {
                                 rows[rows.count - 1].append(field); field = ""; rows.append([])
                             }
                         }

@@ -14,15 +14,17 @@ enum WaterCommands {
         let now = UnixTime.nowMilliseconds()
         let time = try Invocation.time(at)  // 0: the server's now
         // The id carries the moment of logging; a replay with --id is recognised by the server.
-        let id = try idText.map { text -> String in
-            guard RecordID(text) != nil else { throw UsageError("--id must be a UUID, got \"\(text)\"") }
-            return text
-        } ?? client.newID(at: now).description
+        let id =
+            try idText.map { text -> String in
+                guard RecordID(text) != nil else { throw UsageError("--id must be a UUID, got \"\(text)\"") }
+                return text
+            } ?? client.newID(at: now).description
         let response = try client.call(WaterV1.LogWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time))
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
             let verb = response.duplicate ? "already logged" : "logged"
-            return "\(verb) \(entry.amountMl) ml at \(Format.clock(entry.atUnixMs, zone: Invocation.localZone)) (\(Format.shortID(entry.entryID)))\n"
+            return
+                "\(verb) \(entry.amountMl) ml at \(Format.clock(entry.atUnixMs, zone: Invocation.localZone)) (\(Format.shortID(entry.entryID)))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
         }
     }
@@ -39,7 +41,9 @@ enum WaterCommands {
     static func edit(_ invocation: inout Invocation) throws {
         let amount = try invocation.arguments.option("amount").map(amountMl)
         let at = try invocation.arguments.option("at")
-        guard let idText = invocation.arguments.positional() else { throw UsageError("edit needs an entry id (see water-client today)") }
+        guard let idText = invocation.arguments.positional() else {
+            throw UsageError("edit needs an entry id (see water-client today)")
+        }
         try invocation.arguments.finish()
         guard amount != nil || at != nil else { throw UsageError("edit needs --amount ML, --at WHEN or both") }
         let client = try invocation.client()
@@ -48,13 +52,16 @@ enum WaterCommands {
         let response = try client.call(WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time))
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
-            return "now \(entry.amountMl) ml at \(Format.clock(entry.atUnixMs, zone: Invocation.localZone)) on \(entry.date)\n"
+            return
+                "now \(entry.amountMl) ml at \(Format.clock(entry.atUnixMs, zone: Invocation.localZone)) on \(entry.date)\n"
                 + response.days.map(Format.dayLine).joined(separator: "\n")
         }
     }
 
     static func remove(_ invocation: inout Invocation) throws {
-        guard let idText = invocation.arguments.positional() else { throw UsageError("rm needs an entry id (see water-client today)") }
+        guard let idText = invocation.arguments.positional() else {
+            throw UsageError("rm needs an entry id (see water-client today)")
+        }
         try invocation.arguments.finish()
         let client = try invocation.client()
         let response = try client.call(WaterV1.DeleteWaterRequest(entryID: try resolve(idText, client)))
@@ -70,7 +77,9 @@ enum WaterCommands {
             let day = response.day ?? WaterV1.DaySummary()
             var lines = ["\(Format.bold("Today")) \(day.date)", Format.daySummary(day)]
             if response.entries.isEmpty {
-                lines.append("no drinks yet today: water-client log logs your usual cup (\(response.settings?.usualCupMl ?? 250) ml)")
+                lines.append(
+                    "no drinks yet today: water-client log logs your usual cup (\(response.settings?.usualCupMl ?? 250) ml)"
+                )
             }
             let zone = MemberTimeZone(identifier: response.settings?.timeZone ?? "") ?? Invocation.localZone
             lines += response.entries.map { Format.entry($0, zone: zone) }
@@ -85,7 +94,8 @@ enum WaterCommands {
         let response = try invocation.client().call(WaterV1.GetHistoryRequest(days: days))
         invocation.output(response) {
             let met = response.days.filter(\.goalMet).count
-            return (response.days.map(Format.dayLine) + ["goal met on \(met) of \(response.days.count) days"]).joined(separator: "\n")
+            return (response.days.map(Format.dayLine) + ["goal met on \(met) of \(response.days.count) days"]).joined(
+                separator: "\n")
         }
     }
 
@@ -129,17 +139,23 @@ enum WaterCommands {
     /// An amount in millilitres as typed: "250" or "250ml".
     static func amountMl(_ text: String) throws(UsageError) -> Int32 {
         let digits = text.hasSuffix("ml") ? String(text.dropLast(2)) : text
-        guard let value = Int32(digits) else { throw UsageError("an amount is a whole number of millilitres, got \"\(text)\"") }
+        guard let value = Int32(digits) else {
+            throw UsageError("an amount is a whole number of millilitres, got \"\(text)\"")
+        }
         return value
     }
 
     /// A full id, or the short id `today` shows, looked up among today's entries.
     private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
         if RecordID(text) != nil { return text }
-        let matches = try client.call(WaterV1.GetTodayRequest()).entries.filter { Format.shortID($0.entryID) == text.lowercased() }
+        let matches = try client.call(WaterV1.GetTodayRequest()).entries.filter {
+            Format.shortID($0.entryID) == text.lowercased()
+        }
         guard matches.count == 1, text.count >= 4 else {
-            throw UsageError(matches.isEmpty ? "no entry of today starts with \(text); give the full id"
-                : "\(text) matches \(matches.count) entries; give more of the id")
+            throw UsageError(
+                matches.isEmpty
+                    ? "no entry of today starts with \(text); give the full id"
+                    : "\(text) matches \(matches.count) entries; give more of the id")
         }
         return matches[0].entryID
     }
