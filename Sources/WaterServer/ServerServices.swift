@@ -1,8 +1,8 @@
-import Synchronization
 import WaterCore
 import WaterLog
 import WaterProtocol
 import WaterStore
+import WaterSync
 
 /// The parts of a running server that handlers share.
 public final class ServerServices: Sendable {
@@ -112,6 +112,6 @@ final class BoardCache: Sendable {
         var minute: Int64
     }
 
-    let generation = Mutex<UInt64>(0)
-    let boards = Mutex<[Key: (generation: UInt64, board: WaterV1.WeeklyBoard)]>([:])
+    let generation = Locked<UInt64>(0)
+    let boards = Locked<[Key: (generation: UInt64, board: WaterV1.WeeklyBoard)]>([:])
 }

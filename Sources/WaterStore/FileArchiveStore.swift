@@ -1,7 +1,7 @@
 import CLinux
-import Synchronization
 import WaterCore
 import WaterLog
+import WaterSync
 
 /// Tunables of the store, with the defaults a household needs.
 public struct StoreOptions: Sendable {
@@ -28,7 +28,7 @@ public final class FileArchiveStore: Sendable {
     private let options: StoreOptions
     private let logger: Logger
     /// Every member's archive; nil until first used.
-    private let members: Mutex<[UInt64: Archive<MemberArchive>?]>
+    private let members: Locked<[UInt64: Archive<MemberArchive>?]>
     private let context: ArchiveContext
     private let lock: FileHandleID
 
@@ -72,7 +72,7 @@ public final class FileArchiveStore: Sendable {
         } catch {
             throw ArchiveError(error)
         }
-        self.members = Mutex(members)
+        self.members = Locked(members)
         self.context = context
     }
 

@@ -1,5 +1,5 @@
-import Synchronization
 import WaterStore
+import WaterSync
 
 /// Wraps a file system and fails chosen calls, as a disk that fills up or breaks would.
 ///
@@ -23,7 +23,7 @@ public final class FaultInjectingFileSystem: FileSystem {
     }
 
     public let base: any FileSystem
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(base: any FileSystem) {
         self.base = base

@@ -1,6 +1,6 @@
 import Glibc
-import Synchronization
 import WaterStore
+import WaterSync
 
 /// An in-memory disk that remembers what is durable, for crash tests in the way SQLite tests
 /// its I/O layer: file data is durable once synced, a created, renamed or removed name once
@@ -27,7 +27,7 @@ public final class SimulatedDisk: Sendable {
         var nextHandle: Int32 = 3
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
 
     public init() {}
 

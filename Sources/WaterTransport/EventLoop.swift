@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import Synchronization
+import WaterSync
 
 /// What an ``EventLoop`` calls when a descriptor it watches is ready. Called on the loop only.
 public protocol EventLoopHandler: AnyObject {
@@ -34,7 +35,7 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeup: Int32
     private static let wakeupToken: Token = 0
     /// Work handed in from other threads; the one piece of state not confined to the loop.
-    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    private let tasks = Locked<[@Sendable () -> Void]>([])
     private let isStopping = Atomic<Bool>(false)
 
     // Confined to the loop's thread:
@@ -87,7 +88,7 @@ public final class EventLoop: @unchecked Sendable {
         return pthread_equal(thread, pthread_self()) != 0
     }
 
-    private let loopThread = Mutex<pthread_t?>(nil)
+    private let loopThread = Locked<pthread_t?>(nil)
 
     public func preconditionInLoop(_ file: StaticString = #fileID, line: UInt = #line) {
         precondition(inLoop, "called off the event loop's thread", file: file, line: line)

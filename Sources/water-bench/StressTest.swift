@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import Glibc
-import Synchronization
 import WaterClient
 import WaterProtocol
+import WaterSync
 import WaterTransport
 
 /// `water-bench stress`: kill -9 cycles against the real water-server (issue 13).
@@ -21,13 +21,13 @@ struct StressTest {
 
     /// What the writers were told is durable, by member, and every id they tried.
     final class Ledger: Sendable {
-        let drinks = Mutex([String: Set<String>]())
-        let tried = Mutex(Set<String>())
-        let todos = Mutex(Set<String>())
-        let removedTodos = Mutex(Set<String>())
+        let drinks = Locked([String: Set<String>]())
+        let tried = Locked(Set<String>())
+        let todos = Locked(Set<String>())
+        let removedTodos = Locked(Set<String>())
         /// This cycle's sessions: logged in and kept, and logged in then out.
-        let kept = Mutex([[UInt8]]())
-        let ended = Mutex([[UInt8]]())
+        let kept = Locked([[UInt8]]())
+        let ended = Locked([[UInt8]]())
     }
 
     struct Totals {

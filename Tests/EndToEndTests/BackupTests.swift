@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import Testing
 import WaterClient
 import WaterProtocol
+import WaterSync
 
 @Suite("Backups, end to end", .serialized)
 struct BackupTests {
@@ -13,8 +13,8 @@ struct BackupTests {
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
         // Two writers log as fast as they can; each remembers when each write was acknowledged.
-        let acknowledged = Mutex<[(id: String, at: Date)]>([])
-        let stop = Mutex(false)
+        let acknowledged = Locked<[(id: String, at: Date)]>([])
+        let stop = Locked(false)
         let group = DispatchGroup()
         let address = server.address
         for (name, password) in [("mum", adminPassword), ("dad", "dad-password-1")] {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import WaterClient
 import WaterProtocol
+import WaterSync
 
 /// One archive written from many connections at once, through the real server (issue 13):
 /// one member's archive from 10 connections, the accounts from 3 connections logging in over
@@ -12,11 +13,11 @@ import WaterProtocol
 struct ConcurrentWritesTests {
     /// What the writers were told is durable, and everything they tried.
     final class Writes: Sendable {
-        let water = Mutex(Set<String>())
-        let waterTried = Mutex(Set<String>())
-        let tokens = Mutex([[UInt8]]())
-        let todos = Mutex(Set<String>())
-        let todosTried = Mutex(Set<String>())
+        let water = Locked(Set<String>())
+        let waterTried = Locked(Set<String>())
+        let tokens = Locked([[UInt8]]())
+        let todos = Locked(Set<String>())
+        let todosTried = Locked(Set<String>())
         let acknowledged = Atomic<Int>(0)
         /// Set once the test has killed the server.
         let killed = Atomic<Bool>(false)

@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 import WaterClient
 import WaterCore
 import WaterProtocol
+import WaterSync
 import WaterTransport
 
 @Suite("Connections, end to end", .serialized)
@@ -150,7 +150,7 @@ struct ConnectionTests {
         let token = try server.client("mum", password: adminPassword).token
         let address = server.address
         let ended = DispatchSemaphore(value: 0)
-        let boards = Mutex(0)
+        let boards = Locked(0)
         Thread {
             let client = try? WaterClient(configuration: ClientConfiguration(server: address), token: token)
             do {

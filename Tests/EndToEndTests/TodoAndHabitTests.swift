@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import Testing
 import WaterClient
 import WaterCore
 import WaterProtocol
+import WaterSync
 
 @Suite("The todo list and habits, end to end", .serialized)
 struct TodoAndHabitTests {
@@ -13,7 +13,7 @@ struct TodoAndHabitTests {
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
         let address = server.address
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         let group = DispatchGroup()
         for (name, password) in [("mum", adminPassword), ("dad", "dad-password-1")] {
             group.enter()

@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import Testing
 import WaterLog
 import WaterProtocol
 import WaterStore
+import WaterSync
 
 @testable import WaterServer
 
@@ -21,7 +21,7 @@ struct StorageErrorTests {
 
     @Test("a write the disk refused (ENOSPC, EIO) is INTERNAL, as documented; the errno goes to the log only")
     func failedWrite() throws {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let logger = Logger(minimumLevel: .info) { line in lines.withLock { $0.append(line) } }
         let error = WaterError.storage(
             ArchiveError(.ioFailure, "write fd 7: No space left on device (errno 28)"), logger: logger)

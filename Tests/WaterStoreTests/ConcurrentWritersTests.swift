@@ -1,9 +1,9 @@
 import Dispatch
 import Glibc
-import Synchronization
 import Testing
 import WaterCore
 import WaterStore
+import WaterSync
 import WaterTestSupport
 
 /// Many threads writing the same archive at once: records must reach the journal in the order
@@ -12,8 +12,8 @@ import WaterTestSupport
 struct ConcurrentWritersTests {
     /// What the writers did: ids they were told are durable, and every id they tried.
     final class Outcome: Sendable {
-        let acknowledged = Mutex(Set<RecordID>())
-        let attempted = Mutex(Set<RecordID>())
+        let acknowledged = Locked(Set<RecordID>())
+        let attempted = Locked(Set<RecordID>())
     }
 
     /// `writers` threads, half logging drinks for member 1 and half adding todos, each

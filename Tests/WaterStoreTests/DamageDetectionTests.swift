@@ -1,7 +1,7 @@
-import Synchronization
 import Testing
 import WaterCore
 import WaterLog
+import WaterSync
 import WaterTestSupport
 
 @testable import WaterStore
@@ -188,7 +188,7 @@ struct DamageDetectionTests {
             + JournalFile.frame(records: [Self.record(7), Self.record(8)]).count
         newest[end - 4] ^= 0xff  // the last frame's checksum fails: it never reached the disk whole
         disk.overwrite(Self.journalPath(2), with: newest)
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let logger = Logger(minimumLevel: .warning) { line in lines.withLock { $0.append(line) } }
         #expect(try Self.open(disk, logger: logger).get() == [1, 2, 3, 4, 5, 6])
         let cut = try #require(lines.withLock { $0 }.first { $0.contains("journal tail cut") })

@@ -1,7 +1,7 @@
 import Dispatch
 import Glibc
-import Synchronization
 import Testing
+import WaterSync
 
 @testable import WaterTransport
 
@@ -40,9 +40,9 @@ struct EventLoopTests {
     @Test("a task from another thread wakes the loop and runs on it; the turn hooks frame it")
     func execute() throws {
         let running = try Running()
-        let seen = Mutex<[String]>([])
+        let seen = Locked<[String]>([])
         running.loop.turnEnded = { seen.withLock { $0.append("end") } }
-        let ranOnLoop = Mutex(false)
+        let ranOnLoop = Locked(false)
         running.onLoop {
             ranOnLoop.withLock { $0 = running.loop.inLoop }
             seen.withLock { $0.append("task") }
@@ -57,7 +57,7 @@ struct EventLoopTests {
     @Test("timers fire in deadline order, a cancelled one never")
     func timers() throws {
         let running = try Running()
-        let fired = Mutex<[Int]>([])
+        let fired = Locked<[Int]>([])
         let done = DispatchSemaphore(value: 0)
         running.onLoop {
             let now = EventLoop.now()
@@ -75,7 +75,7 @@ struct EventLoopTests {
 
     final class Reader: EventLoopHandler, @unchecked Sendable {
         let descriptor: Int32
-        let received = Mutex<[UInt8]>([])
+        let received = Locked<[UInt8]>([])
         let got = DispatchSemaphore(value: 0)
         init(_ descriptor: Int32) { self.descriptor = descriptor }
 

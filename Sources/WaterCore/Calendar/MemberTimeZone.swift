@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import WaterSync
 
 /// The IANA time zone a member's days belong to, and the conversion from instants to days.
 ///
@@ -130,4 +130,4 @@ private final class UTCOffsets: Sendable {
 }
 
 /// Tables already read, by zone identifier.
-private let utcOffsetsCache = Mutex<[String: UTCOffsets]>([:])
+private let utcOffsetsCache = Locked<[String: UTCOffsets]>([:])

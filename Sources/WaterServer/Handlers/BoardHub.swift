@@ -1,7 +1,7 @@
 import Dispatch
-import Synchronization
 import WaterCore
 import WaterProtocol
+import WaterSync
 
 /// The live boards of `WatchBoard` calls: each watcher gets the board when it starts and again
 /// after every change to anyone's water or habits. Changes that come in a burst are sent once.
@@ -22,7 +22,7 @@ final class BoardHub: Sendable {
 
     private let boards: BoardBuilder
     private let now: @Sendable () -> Int64
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let queue = DispatchQueue(label: "water.board-hub")
 
     init(boards: BoardBuilder, now: @escaping @Sendable () -> Int64) {

@@ -1,4 +1,4 @@
-import Synchronization
+import WaterSync
 
 /// Slows down password guessing: after failed logins for a username, the next attempt must
 /// wait, longer after each failure (1 s, 2 s, 4 s, ... up to 5 minutes), until one succeeds.
@@ -12,7 +12,7 @@ public final class LoginThrottle: Sendable {
         var blockedUntil: Int64 = 0
     }
 
-    private let records = Mutex<[String: Record]>([:])
+    private let records = Locked<[String: Record]>([:])
 
     public init() {}
 

@@ -1,6 +1,6 @@
 import CSodium
 import Dispatch
-import Synchronization
+import WaterSync
 
 /// argon2id through libsodium, off the event loop, with a bound on hashes running at once:
 /// each takes `memoryLimit` bytes, so the bound is what keeps a burst of logins from
@@ -30,7 +30,7 @@ public final class PasswordHasher: Sendable {
     private let strength: Strength
     private let queue = DispatchQueue(label: "water.password-hashing", attributes: .concurrent)
     private let concurrentHashes: Int
-    private let jobs = Mutex(Jobs())
+    private let jobs = Locked(Jobs())
 
     public init(strength: Strength, concurrentHashes: Int = 2) {
         precondition(sodium_init() >= 0, "libsodium failed to initialise")
@@ -75,7 +75,7 @@ public final class PasswordHasher: Sendable {
         }
     }
 
-    private let decoy = Mutex<String?>(nil)
+    private let decoy = Locked<String?>(nil)
 
     private func run(_ work: @escaping @Sendable () -> Void) {
         let startsRunner = jobs.withLock { jobs -> Bool in

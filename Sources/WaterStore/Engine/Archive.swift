@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import WaterLog
+import WaterSync
 
 /// One archive in use: its state in memory and its files.
 ///
@@ -75,8 +75,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var generation: UInt64
     }
 
-    let latest: Mutex<Latest>
-    let durable: Mutex<Durable>
+    let latest: Locked<Latest>
+    let durable: Locked<Durable>
 
     init(
         directory: String, fileSystem: any FileSystem, context: ArchiveContext,
@@ -110,8 +110,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
                 "\(directory) could not be read (\(error.message)); "
                     + "it is kept untouched and writes are refused until it is repaired")
         }
-        self.latest = Mutex(latest)
-        self.durable = Mutex(durable)
+        self.latest = Locked(latest)
+        self.durable = Locked(durable)
     }
 
     // MARK: Reading and writing
@@ -195,7 +195,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
 
 /// Waits for one result on a thread that may block.
 final class ResultWaiter<Value: Sendable>: Sendable {
-    private let result = Mutex<Result<Value, ArchiveError>?>(nil)
+    private let result = Locked<Result<Value, ArchiveError>?>(nil)
     private let semaphore = DispatchSemaphore(value: 0)
 
     func signal(_ result: Result<Value, ArchiveError>) {

@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import WaterLog
+import WaterSync
 
 /// What the committer needs of an archive; ``Archive`` is the one implementation.
 protocol CommitTarget: AnyObject, Sendable {
@@ -59,8 +59,8 @@ public final class GroupCommitter: Sendable {
     }
 
     private let fileSystem: any FileSystem
-    private let pending = Mutex(Pending())
-    private let statistics = Mutex(Statistics())
+    private let pending = Locked(Pending())
+    private let statistics = Locked(Statistics())
 
     /// How much grouping happened, for the benchmark and the status page.
     public struct Statistics: Sendable {
