@@ -31,13 +31,11 @@ public final class WaterConnection {
         }
         decoder = FrameDecoder(maximumPayloadLength: configuration.maximumPayloadLength)
         encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
-        do {
-            server = try call(
-                WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: configuration.clientName))
-        } catch {
-            socket.close()
-            throw error
-        }
+        // A failed handshake needs no close here: every property is set, so deinit runs and
+        // closes the socket. Closing it here too closed whatever had reused the number since
+        // (another connection of the process: a test saw "read: Bad file descriptor").
+        server = try call(
+            WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: configuration.clientName))
     }
 
     deinit {

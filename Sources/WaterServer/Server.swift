@@ -48,8 +48,14 @@ public final class Server: Sendable {
         let listener: Socket
         do {
             listener = try Socket.listen(on: configuration.listen)
+        } catch {
+            store.close()
+            throw error
+        }
+        do {
             loop = try EventLoop()
         } catch {
+            listener.close()
             store.close()
             throw error
         }

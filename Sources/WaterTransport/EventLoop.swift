@@ -51,20 +51,16 @@ public final class EventLoop: @unchecked Sendable {
         epoll = CLinux_epoll_create()
         guard epoll >= 0 else { throw SocketError(operation: "epoll_create1", errno: errno) }
         wakeup = CLinux_eventfd()
-        guard wakeup >= 0 else {
-            Glibc.close(epoll)
-            throw SocketError(operation: "eventfd", errno: errno)
-        }
+        // Past this point every property is set: a throw runs deinit, which closes both.
+        guard wakeup >= 0 else { throw SocketError(operation: "eventfd", errno: errno) }
         guard CLinux_epoll_control(epoll, 0, wakeup, UInt32(CLinux_EPOLLIN), Self.wakeupToken) == 0 else {
-            Glibc.close(epoll)
-            Glibc.close(wakeup)
             throw SocketError(operation: "epoll_ctl", errno: errno)
         }
     }
 
     deinit {
         Glibc.close(epoll)
-        Glibc.close(wakeup)
+        if wakeup >= 0 { Glibc.close(wakeup) }
     }
 
     // MARK: Any thread

@@ -141,6 +141,9 @@ final class MessageBuilder {
     func pack() -> [UInt8] {
         let message = UnsafePointer(storage.assumingMemoryBound(to: ProtobufCMessage.self))
         let size = protobuf_c_message_get_packed_size(message)
+        // An empty message packs to nothing; the initializer below would write the count of
+        // the shared empty-array storage from every thread doing so (TSan saw it).
+        guard size > 0 else { return [] }
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             initialized = protobuf_c_message_pack(message, buffer.baseAddress)
         }
