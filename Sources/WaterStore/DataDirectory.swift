@@ -102,11 +102,22 @@ public enum DataDirectory {
     public static func lock(_ path: String, fileSystem: any FileSystem = PosixFileSystem(), owner: String)
         throws(ArchiveError) -> FileHandleID
     {
-        do {
-            return try fileSystem.lockExclusively("\(path)/\(lockFile)", owner: owner)
-        } catch {
-            guard error.errno == EWOULDBLOCK else { throw ArchiveError(error) }
-            throw ArchiveError(.locked, "the data directory \(path) is in use by \(error.path); stop it first")
+        // A lock just released can look held for an instant: a process that another thread of
+        // the releasing program was forking holds a copy of every descriptor until its exec
+        // closes them. So a refusal is only believed after a tenth of a second of them.
+        var attempts = 0
+        while true {
+            do {
+                return try fileSystem.lockExclusively("\(path)/\(lockFile)", owner: owner)
+            } catch {
+                guard error.errno == EWOULDBLOCK else { throw ArchiveError(error) }
+                attempts += 1
+                if attempts < 20 {
+                    usleep(5_000)
+                    continue
+                }
+                throw ArchiveError(.locked, "the data directory \(path) is in use by \(error.path); stop it first")
+            }
         }
     }
 
