@@ -47,7 +47,7 @@ let package = Package(
             dependencies: ["WaterClient", "WaterCLI", "WaterCore", "WaterProtocol", "WaterTransport"]),
 
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
-        .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore", "WaterSync"]),
+        .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore", "WaterSync", "CLinux"]),
         // scripts/bench: the storage and server benchmarks.
         .executableTarget(
             name: "water-bench",
@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(name: "water-fuzz", dependencies: ["WaterFuzzing"]),
 
         .testTarget(
-            name: "WaterProtocolTests", dependencies: ["WaterProtocol", "WaterFuzzing"],
+            name: "WaterProtocolTests", dependencies: ["WaterProtocol", "WaterFuzzing", "WaterTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport", "WaterSync"]),
@@ -74,7 +74,9 @@ let package = Package(
             name: "WaterServerTests",
             dependencies: ["WaterServer", "WaterStore", "WaterProtocol", "WaterLog", "WaterSync"]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
-        .testTarget(name: "EndToEndTests", dependencies: ["WaterClient", "WaterCore", "WaterStore", "WaterSync"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["WaterClient", "WaterCore", "WaterStore", "WaterSync", "WaterTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -37,3 +37,5 @@ int CLinux_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int capacity
 }
 
 int CLinux_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int CLinux_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

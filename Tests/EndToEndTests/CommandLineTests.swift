@@ -105,7 +105,7 @@ struct StatusTests {
         usleep(5_500_000)  // the server writes its status every 5 seconds
         let running = try run("water-server", ["status", "--data", server.dataDirectory])
         #expect(running.status == 0)
-        #expect(running.output.contains("running: pid \(server.process.processIdentifier)"))
+        #expect(running.output.contains("running: pid \(server.pid)"))
         #expect(running.output.contains("connections: 1"))
         #expect(running.output.contains("members: 2"))
         #expect(running.output.contains("protected: none"))

@@ -127,7 +127,7 @@ struct ConcurrentWritesTests {
         try Self.verify(server, writes)
 
         // SIGKILL in the middle of the load, after another 50 000 acknowledged writes.
-        let pid = server.process.processIdentifier
+        let pid = server.pid
         Self.drive(server, perConnection: (water: 6000, logins: 600, todos: 600), into: writes) { count in
             if count >= first + 50_000,
                 writes.killed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged

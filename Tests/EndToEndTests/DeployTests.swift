@@ -1,22 +1,16 @@
 import Foundation
 import Glibc
 import Testing
+import WaterTestSupport
 
 /// The repository's root, from this file's place in it.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().path
 
 func shell(_ command: String) -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", command]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try? process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
+    // Standard error joins standard output, as a person at the terminal would see them.
+    guard let result = try? ChildProcess.run("/bin/bash", ["-c", "exec 2>&1; " + command]) else { return (-1, "") }
+    return (result.status, result.output)
 }
 
 @Suite("deploy/", .serialized)

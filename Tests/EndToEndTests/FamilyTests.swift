@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WaterCore
 import WaterProtocol
+import WaterTestSupport
 
 /// Thursday 2026-11-26 18:00 UTC: the server's clock for these tests, in week 2026-W48.
 let thursday: Int64 = Int64(LocalDate("2026-11-26")!.daysSinceEpoch) * 86_400_000 + 18 * 3_600_000
@@ -104,23 +105,18 @@ struct LiveBoardTests {
         let server = try ServerProcess.fresh()
         let mum = server.cli("mum")
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
-        let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("water-client")
-        process.arguments = ["--json", "board", "--watch"]
-        process.environment = ProcessInfo.processInfo.environment.merging(mum.environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let process = try ChildProcess(
+            productsDirectory.appendingPathComponent("water-client").path,
+            ["--json", "board", "--watch"], environment: mum.environment)
         // Give it time to show the first board, log a drink elsewhere, give it time to show the
         // next, then stop it (by pid) and read what it printed.
         usleep(1_000_000)
         let client = try server.client("mum", password: adminPassword)
         _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 300))
         usleep(1_000_000)
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .split(separator: "\n").map(String.init)
+        kill(process.pid, SIGTERM)
+        let lines = process.readOutput().split(separator: "\n").map(String.init)
+        process.wait()
         let boards = try lines.map { try JSONDecoder().decode(WaterV1.WatchBoardResponse.self, from: Data($0.utf8)) }
         #expect(boards.count == 2)
         #expect(boards.first?.board?.rows.first?.totalMl == 0)

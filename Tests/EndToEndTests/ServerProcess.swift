@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WaterClient
 import WaterProtocol
+import WaterTestSupport
 import WaterTransport
 
 /// The directory the package's executables were built into (beside the test bundle).
@@ -17,32 +18,17 @@ let adminPassword = "mum-password-1"
 func run(_ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:])
     throws -> (status: Int32, output: String, error: String)
 {
-    let process = Process()
-    process.executableURL = productsDirectory.appendingPathComponent(executable)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    if let input { try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
-    let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let error = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, output, error)
+    try ChildProcess.run(
+        productsDirectory.appendingPathComponent(executable).path, arguments, environment: environment,
+        input: input)
 }
 
 /// A real `water-server serve` on 127.0.0.1, port 0, over a temporary data directory. It is
 /// stopped by process id (SIGTERM) in ``stop()``, or killed when the test forgets.
 final class ServerProcess {
     let dataDirectory: String
-    let process = Process()
+    private let process: ChildProcess
     private(set) var address = HostPort(host: "127.0.0.1", port: 0)
-    private let errors = Pipe()
     /// Whether this process removes the temporary directory when it goes; a restart passes
     /// that on to the process that replaces it.
     private var ownsDirectory = false
@@ -66,46 +52,35 @@ final class ServerProcess {
 
     init(dataDirectory: String, options: [String] = []) throws {
         self.dataDirectory = dataDirectory
-        process.executableURL = productsDirectory.appendingPathComponent("water-server")
-        process.arguments =
+        process = try ChildProcess(
+            productsDirectory.appendingPathComponent("water-server").path,
             [
                 "serve", "--data", dataDirectory, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
                 "--time-zone", "UTC",
-            ] + options
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+            ] + options)
         // Wait (bounded) for the one line the server prints when it is ready.
-        let handle = output.fileHandleForReading
-        var text = ""
-        let deadline = Date().addingTimeInterval(15)
-        while !text.contains("\n"), Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = process.readOutput(until: { $0.contains("\n") }, seconds: 15)
         guard let line = text.split(separator: "\n").first, line.hasPrefix("listening on "),
             let parsed = HostPort(parsing: String(line.dropFirst("listening on ".count)), defaultPort: 0)
         else {
-            process.terminate()
+            kill(process.pid, SIGKILL)
             throw WaterError(.unavailable, "water-server did not start: \(text)")
         }
         address = parsed
     }
 
+    /// The server's process id.
+    var pid: Int32 { process.pid }
+
     /// SIGTERM, then waits for a clean exit.
     @discardableResult
     func stop() -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        return process.terminationStatus
+        if process.isRunning { kill(process.pid, SIGTERM) }
+        return process.wait()
     }
 
     /// What the server logged (read once it has stopped).
-    private(set) lazy var log: String = String(
-        decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    var log: String { process.errorText }
 
     /// Restarts on the same data directory.
     func restarted(_ options: [String] = []) throws -> ServerProcess {
@@ -119,8 +94,8 @@ final class ServerProcess {
     /// Kills with SIGKILL (as a power cut or the OOM killer would end it), then starts again on
     /// the same data directory.
     func killedAndRestarted(_ options: [String] = []) throws -> ServerProcess {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if process.isRunning { kill(process.pid, SIGKILL) }
+        process.wait()
         let next = try ServerProcess(dataDirectory: dataDirectory, options: options)
         next.ownsDirectory = ownsDirectory
         ownsDirectory = false
@@ -145,8 +120,8 @@ final class ServerProcess {
 
     deinit {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(process.pid, SIGKILL)
+            process.wait()
         }
         if ownsDirectory {
             _ = system("rm -rf '\(URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path)'")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaterProtocol
+import WaterTestSupport
 
 /// Runs Google's `protoc` (Debian's protobuf-compiler, a protobuf implementation that is not
 /// protobuf-c) over `input` with `arguments`, from the repository's proto/ folder.
@@ -9,24 +10,12 @@ private func protoc(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
         .appendingPathComponent("../../proto").standardizedFileURL
     let protoFiles = try FileManager.default.contentsOfDirectory(atPath: protoDirectory.path)
         .filter { $0.hasSuffix(".proto") }.sorted()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/protoc")
-    process.currentDirectoryURL = protoDirectory
-    process.arguments = arguments + ["-I."] + protoFiles
-    let stdin = Pipe()
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    try stdin.fileHandleForWriting.write(contentsOf: Data(input))
-    try stdin.fileHandleForWriting.close()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    let errors = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw WaterError(.internal, "protoc \(arguments.joined(separator: " ")) failed: \(errors)")
+    let protoc = try ChildProcess(
+        "/usr/bin/protoc", arguments + ["-I\(protoDirectory.path)"] + protoFiles.map { "\(protoDirectory.path)/\($0)" },
+        bytes: input)
+    let output = protoc.readOutputBytes(seconds: 120)
+    guard protoc.wait() == 0 else {
+        throw WaterError(.internal, "protoc \(arguments.joined(separator: " ")) failed: \(protoc.errorText)")
     }
     return Array(output)
 }

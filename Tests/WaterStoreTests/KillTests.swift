@@ -23,17 +23,11 @@ struct KillTests {
         var totalAcknowledged = 0
 
         for cycle in 0..<60 {
-            let process = Process()
-            process.executableURL = child
-            process.arguments = [path, "4"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
+            let process = try ChildProcess(child.path, [path, "4"])
             usleep(UInt32(5_000 + random.next() % 60_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "cycle \(cycle): the child died on its own")
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            kill(process.pid, SIGKILL)
+            #expect(process.wait() == 128 + SIGKILL, "cycle \(cycle): the child died on its own: \(process.errorText)")
+            let text = process.readOutput()
             // Only complete lines count: a line cut by the kill was never fully reported.
             for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
                 let parts = line.split(separator: " ").compactMap { UInt64($0) }
@@ -52,6 +46,8 @@ struct KillTests {
             }
             store.close()
         }
-        #expect(totalAcknowledged > 500, "the child got to write between kills")
+        // At least one write a cycle on average: the kills land on a child that writes (a
+        // sanitizer build writes ten times slower, hence no higher bar).
+        #expect(totalAcknowledged > 60, "the child got to write between kills")
     }
 }

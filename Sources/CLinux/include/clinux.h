@@ -26,4 +26,7 @@ int CLinux_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int capacity
 /* A non-blocking eventfd: another thread wakes an event loop by writing to it. */
 int CLinux_eventfd(void);
 
+/* pipe2 with O_CLOEXEC: no process forked meanwhile by another thread inherits the ends. */
+int CLinux_pipe_cloexec(int fds[2]);
+
 #endif
