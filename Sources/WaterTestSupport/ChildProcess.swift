@@ -18,14 +18,18 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `path` with `arguments` (and `environment` added to this process's), writes
     /// `input` to its standard input and closes it; its standard error is collected in the
     /// background (``errorText``).
-    public convenience init(_ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil)
+    public convenience init(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+    )
         throws
     {
         try self.init(path, arguments, environment: environment, bytes: input.map { Array($0.utf8) })
     }
 
     /// The same, with standard input given as bytes.
-    public init(_ path: String, _ arguments: [String], environment: [String: String] = [:], bytes input: [UInt8]?) throws {
+    public init(_ path: String, _ arguments: [String], environment: [String: String] = [:], bytes input: [UInt8]?)
+        throws
+    {
         func pipe() throws -> (read: Int32, write: Int32) {
             var ends: [Int32] = [0, 0]
             guard CLinux_pipe_cloexec(&ends) == 0 else { throw ChildProcessError("pipe: errno \(errno)") }
@@ -42,7 +46,9 @@ public final class ChildProcess: @unchecked Sendable {
         var index = 0
         while let entry = environ[index] {
             let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") { merged[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+            if let equals = text.firstIndex(of: "=") {
+                merged[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
             index += 1
         }
         merged.merge(environment) { $1 }
@@ -98,7 +104,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Reads standard output until `done` says so, the stream ends, or `seconds` pass.
     public func readOutput(until done: (String) -> Bool = { _ in false }, seconds: Int = 60) -> String {
-        String(decoding: readOutputBytes(until: { done(String(decoding: $0, as: UTF8.self)) }, seconds: seconds), as: UTF8.self)
+        String(
+            decoding: readOutputBytes(until: { done(String(decoding: $0, as: UTF8.self)) }, seconds: seconds),
+            as: UTF8.self)
     }
 
     /// ``readOutput(until:seconds:)`` as bytes.
@@ -148,7 +156,9 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Runs a command to its end: exit status, standard output and standard error.
-    public static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil)
+    public static func run(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+    )
         throws -> (status: Int32, output: String, error: String)
     {
         let child = try ChildProcess(path, arguments, environment: environment, input: input)
