@@ -77,11 +77,17 @@ public final class FileArchiveStore: Sendable {
     }
 
     /// The archive of member `id`, or nil when there is none.
+    ///
+    /// A member the accounts list must have files: a folder without any is damage. A folder the
+    /// accounts do not know may be an add that a crash cut short before its first journal (or,
+    /// for the store's own tests, a member written without accounts): it reads as empty.
+    /// - Important: Not to be called while holding the accounts archive's lock.
     public func member(_ id: UInt64) -> Archive<MemberArchive>? {
-        members.withLock { members in
+        let listed = (try? accounts.read { $0.accounts[id] != nil }) ?? true
+        return members.withLock { members in
             guard let slot = members[id] else { return nil }
             if let loaded = slot { return loaded }
-            let archive = openMember(id, expectation: .existing)
+            let archive = openMember(id, expectation: listed ? .existing : .newOrExisting)
             members[id] = archive
             return archive
         }
