@@ -169,32 +169,24 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     private func dispatch(_ call: IncomingCall) {
         let method = call.method!
+        // A call that ends before reaching a handler.
+        func refuse(_ error: WaterError) {
+            perform(
+                machine.replyReady(WaterV1.ResponseEnvelope(callID: call.callID, error: error), now: EventLoop.now()),
+                method: method.fullName)
+        }
         guard let handler = router.handler(for: method) else {
-            return perform(
-                machine.replyReady(
-                    WaterV1.ResponseEnvelope(
-                        callID: call.callID,
-                        error: WaterError(.unimplemented, "\(method.fullName) is not available on this server yet")),
-                    now: EventLoop.now()), method: method.fullName)
+            return refuse(WaterError(.unimplemented, "\(method.fullName) is not available on this server yet"))
         }
         let now = services.now()
         var caller: Caller?
         if handler.access != .anyone {
             switch services.authenticate(call.envelope.authToken, now: now) {
             case .success(let found): caller = found
-            case .failure(let error):
-                return perform(
-                    machine.replyReady(
-                        WaterV1.ResponseEnvelope(callID: call.callID, error: error), now: EventLoop.now()),
-                    method: method.fullName)
+            case .failure(let error): return refuse(error)
             }
             if handler.access == .admin, caller?.account.role != .admin {
-                return perform(
-                    machine.replyReady(
-                        WaterV1.ResponseEnvelope(
-                            callID: call.callID,
-                            error: WaterError(.permissionDenied, "only an admin may call \(method.name)")),
-                        now: EventLoop.now()), method: method.fullName)
+                return refuse(WaterError(.permissionDenied, "only an admin may call \(method.name)"))
             }
         }
         let callID = call.callID
