@@ -105,11 +105,13 @@ public enum Backup {
         for attempt in 1...20 {
             let before = try list(source).filter { !$0.hasSuffix(".tmp") }
             do {
-                // Journals first, snapshot last: a snapshot newer than the journals copied
-                // only makes them obsolete; never the other way round.
-                for name in before.sorted(by: {
-                    ($0 == ArchiveFiles.snapshot ? 1 : 0, $0) < ($1 == ArchiveFiles.snapshot ? 1 : 0, $1)
-                }) {
+                // Journals first, newest first, and the snapshot last. A snapshot newer than
+                // the journals copied only makes them obsolete, never the other way round. An
+                // older journal changes only by its seal, which is on disk before the newer
+                // journal takes a record: so when the newer one was copied with records, the
+                // older one copied after it has its seal.
+                let journals = before.filter { ArchiveFiles.generation(ofJournal: $0) != nil }.sorted(by: >)
+                for name in journals + before.filter({ ArchiveFiles.generation(ofJournal: $0) == nil }) {
                     try copyFile("\(source)/\(name)", to: "\(destination)/\(name)")
                 }
             } catch let error as Failure where attempt < 20 && error.description.contains("No such file") {

@@ -98,8 +98,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
                     ? "\(directory)/\(missing) is missing: the snapshot says the archive goes on there"
                     : "\(directory) has no snapshot and no journal: its files are missing")
         }
-        var contents: [(generation: UInt64, path: String, contents: JournalFile.Contents, fileLength: Int)] = []
-        for (index, (generation, name)) in live.enumerated() {
+        for (index, (generation, _)) in live.enumerated() {
             let expected = loaded.snapshotGeneration + UInt64(index) + 1
             guard generation == expected else {
                 throw ArchiveError(
@@ -107,13 +106,20 @@ struct ArchiveLoader<Model: ArchiveModel> {
                     "\(directory)/\(ArchiveFiles.journal(generation: expected)) is missing "
                         + "(the journals go on at generation \(generation))")
             }
+        }
+        // Read newest first: a server appending meanwhile changes an older journal only by its
+        // seal, which is on disk before the newer one takes a record, so a reader beside a
+        // running server (check, backup) never sees records after an older journal it read
+        // unsealed.
+        var contents: [(generation: UInt64, path: String, contents: JournalFile.Contents, fileLength: Int)] = []
+        for (generation, name) in live.reversed() {
             let path = "\(directory)/\(name)"
             let bytes = try read(path, limit: JournalFile.maximumFileLength)
             let journal = try JournalFile.read(bytes, kind: Model.kind, path: path)
             guard journal.generation == generation else {
                 throw ArchiveError(.corrupt, "\(path) says it is generation \(journal.generation)")
             }
-            contents.append((generation, path, journal, bytes.count))
+            contents.insert((generation, path, journal, bytes.count), at: 0)
         }
         // The one state a crash may leave between two journals: the newest was made, still
         // empty, and the seal of the one before did not reach the disk whole.
