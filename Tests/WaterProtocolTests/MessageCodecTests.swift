@@ -109,9 +109,9 @@ struct CodingKeyIndexTests {
     }
 
     private func keyName<Message: ProtoMessage>(_ type: Message.Type, index: Int) -> String? {
-        // Encoding records which key names go to which index: a message with every field set
-        // goes through `field(for:)`, and a wrong index would put a value in the wrong field,
-        // which the round trips and the protoc cross-check catch. Here, check the names directly.
+        // The generator gives each key the index its WireMessage code stores the field at; a
+        // wrong index would put a value in the wrong field, which the round trips and the
+        // protoc cross-check catch. Here, check the names directly.
         IndexProbe.names(of: Message.self)[index]
     }
 }

@@ -274,7 +274,8 @@ def swift_message(package, message, index, comments, rpc_kinds):
     out.append("    }")
     if fields:
         # The int value of each key is the field's index in protoc-c's descriptor, whose
-        # fields are sorted by number: the codec finds a field without a name lookup.
+        # fields are sorted by number: the same index the WireMessage code stores and reads by,
+        # so a test can check the generator's indexes against the descriptor by name.
         by_number = sorted(fields, key=lambda f: int(one(f, "number")))
         out.append("")
         out.append("    enum CodingKeys: String, CodingKey {")

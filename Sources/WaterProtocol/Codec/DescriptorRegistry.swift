@@ -21,12 +21,8 @@ enum DescriptorRegistry {
         return byName
     }()
 
-    /// The descriptor of a generated message type. Traps when proto/ has no such message,
+    /// The descriptor of the message named `name`. Traps when proto/ has no such message,
     /// which only a hand-written conformance could cause.
-    static func descriptor<Message: ProtoMessage>(of type: Message.Type) -> MessageDescriptorRef {
-        descriptor(named: Message.protoName)
-    }
-
     static func descriptor(named name: String) -> MessageDescriptorRef {
         guard let descriptor = messages[name] else {
             preconditionFailure("\(name) has no protobuf-c descriptor; run scripts/generate-proto")

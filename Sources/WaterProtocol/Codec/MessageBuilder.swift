@@ -14,18 +14,6 @@ final class MessageBuilder {
         descriptor.pointee.message_init(storage.assumingMemoryBound(to: ProtobufCMessage.self))
     }
 
-    /// The descriptor of the field whose proto name is `key.stringValue`; generated keys carry
-    /// the field's index as their int value, which saves the lookup by name.
-    func field(for key: some CodingKey) -> UnsafePointer<ProtobufCFieldDescriptor> {
-        if let index = key.intValue, index >= 0, index < Int(descriptor.pointee.n_fields) {
-            return descriptor.pointee.fields + index
-        }
-        guard let field = protobuf_c_message_descriptor_get_field_by_name(descriptor, key.stringValue) else {
-            preconditionFailure("\(String(cString: descriptor.pointee.name)) has no field \(key.stringValue)")
-        }
-        return field
-    }
-
     /// The descriptor of the field at `index` (protoc-c sorts a message's fields by number;
     /// the generated code knows each field's place).
     func field(at index: Int) -> UnsafePointer<ProtobufCFieldDescriptor> {
@@ -103,37 +91,6 @@ final class MessageBuilder {
             values[0].store(at: address, type: type, arena: arena)
         default:
             preconditionFailure("proto2 labels are not used in proto/")
-        }
-    }
-
-    /// Stores a repeated field of plain numbers in one copy when `value` is the array type of
-    /// the field's C type (the fast path for snapshot columns); returns false otherwise.
-    func setNumberArray<T>(_ value: T, for field: UnsafePointer<ProtobufCFieldDescriptor>) -> Bool {
-        guard field.pointee.label == PROTOBUF_C_LABEL_REPEATED else { return false }
-        func store<Element>(_ elements: [Element]) -> Bool {
-            let array = arena.allocate(byteCount: MemoryLayout<Element>.stride * elements.count)
-            elements.withUnsafeBytes { array.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            (storage + Int(field.pointee.quantifier_offset)).storeBytes(of: elements.count, as: Int.self)
-            (storage + Int(field.pointee.offset)).storeBytes(
-                of: elements.isEmpty ? nil : UnsafeRawPointer(array),
-                as: UnsafeRawPointer?.self)
-            return true
-        }
-        switch (field.pointee.type, value) {
-        case (PROTOBUF_C_TYPE_INT32, let v as [Int32]), (PROTOBUF_C_TYPE_SINT32, let v as [Int32]),
-            (PROTOBUF_C_TYPE_SFIXED32, let v as [Int32]):
-            return store(v)
-        case (PROTOBUF_C_TYPE_INT64, let v as [Int64]), (PROTOBUF_C_TYPE_SINT64, let v as [Int64]),
-            (PROTOBUF_C_TYPE_SFIXED64, let v as [Int64]):
-            return store(v)
-        case (PROTOBUF_C_TYPE_UINT32, let v as [UInt32]), (PROTOBUF_C_TYPE_FIXED32, let v as [UInt32]):
-            return store(v)
-        case (PROTOBUF_C_TYPE_UINT64, let v as [UInt64]), (PROTOBUF_C_TYPE_FIXED64, let v as [UInt64]):
-            return store(v)
-        case (PROTOBUF_C_TYPE_DOUBLE, let v as [Double]):
-            return store(v)
-        default:
-            return false
         }
     }
 
