@@ -18,9 +18,7 @@ final class RedisClient {
     /// Sends one command and returns its reply: a bulk string's content, else the first line.
     @discardableResult
     func command(_ words: [String]) throws -> String {
-        var request = "*\(words.count)\r\n"
-        for word in words { request += "$\(word.utf8.count)\r\n\(word)\r\n" }
-        let bytes = Array(request.utf8)
+        let bytes = Self.encode(words)
         var done = 0
         while done < bytes.count {
             done += try bytes.withUnsafeBytes { try socket.write(UnsafeRawBufferPointer(rebasing: $0[done...])) }
@@ -67,5 +65,12 @@ final class RedisClient {
         }
         defer { buffer.removeFirst(count) }
         return Array(buffer[0..<count])
+    }
+
+    /// A command as RESP puts it on the wire: an array of bulk strings.
+    static func encode(_ words: [String]) -> [UInt8] {
+        var request = "*\(words.count)\r\n"
+        for word in words { request += "$\(word.utf8.count)\r\n\(word)\r\n" }
+        return Array(request.utf8)
     }
 }

@@ -71,7 +71,7 @@ struct ServerBenchmark {
         let rtt = try Self.pingMicroseconds(setup)
         let fsync = Self.fdatasyncMicroseconds(in: scratch.path)
         let tokens = try (1...Self.historic).map { try Self.login(address, "h\($0)").token }
-        let logScript = Self.redisCommand(["EVALSHA", sha, "2", "log:h1", "board", "250", "h1", "{\"ml\":250}"])
+        let logScript = RedisClient.encode(["EVALSHA", sha, "2", "log:h1", "board", "250", "h1", "{\"ml\":250}"])
         // The same load generator drives both: pre-encoded requests, closed loop, one thread.
         for connections in [1, 16, 64] {
             let perConnection = connections == 1 ? 4000 : (connections == 16 ? 1500 : 400)
@@ -114,7 +114,7 @@ struct ServerBenchmark {
             try (0..<16).map { _ in
                 (
                     try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
-                    Array(repeating: Self.redisCommand(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]), count: 1500)
+                    Array(repeating: RedisClient.encode(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]), count: 1500)
                 )
             }, framing: .redis, serverPID: redis.pid)
         record("board_per_s_16", boards.perSecond)
@@ -198,12 +198,6 @@ struct ServerBenchmark {
     static func frame<Request: RPCRequest>(_ request: Request, callID: UInt64, token: [UInt8]) throws -> [UInt8] {
         try FrameEncoder(maximumPayloadLength: WireProtocol.defaultMaximumPayloadLength)
             .encode(WaterV1.RequestEnvelope(callID: callID, request: request, authToken: token).serializedBytes())
-    }
-
-    static func redisCommand(_ words: [String]) -> [UInt8] {
-        var request = "*\(words.count)\r\n"
-        for word in words { request += "$\(word.utf8.count)\r\n\(word)\r\n" }
-        return Array(request.utf8)
     }
 
     static func login(_ address: HostPort, _ name: String, password: String = password) throws -> WaterClient {
