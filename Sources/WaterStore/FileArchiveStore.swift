@@ -83,6 +83,12 @@ public final class FileArchiveStore: Sendable {
     /// for the store's own tests, a member written without accounts): it reads as empty.
     /// - Important: Not to be called while holding the accounts archive's lock.
     public func member(_ id: UInt64) -> Archive<MemberArchive>? {
+        // Loaded already, or no such folder: the usual case, one lock.
+        switch members.withLock({ $0[id] }) {
+        case nil: return nil
+        case let loaded??: return loaded
+        case .some(nil): break
+        }
         let listed = (try? accounts.read { $0.accounts[id] != nil }) ?? true
         return members.withLock { members in
             guard let slot = members[id] else { return nil }

@@ -78,13 +78,14 @@ public final class EventLoop: @unchecked Sendable {
         execute {}
     }
 
-    /// Whether the caller runs on the loop's thread.
+    /// Whether the caller runs on the loop's thread (asked on every reply: an atomic, no lock).
     public var inLoop: Bool {
-        guard let thread = loopThread.withLock({ $0 }) else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
+        let thread = loopThread.load(ordering: .acquiring)
+        return thread != 0 && pthread_equal(thread, pthread_self()) != 0
     }
 
-    private let loopThread = Locked<pthread_t?>(nil)
+    /// The thread running ``run()``, or 0.
+    private let loopThread = Atomic<pthread_t>(0)
 
     public func preconditionInLoop(_ file: StaticString = #fileID, line: UInt = #line) {
         precondition(inLoop, "called off the event loop's thread", file: file, line: line)
@@ -94,7 +95,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs turns on the calling thread until ``stop()``.
     public func run() {
-        loopThread.withLock { $0 = pthread_self() }
+        loopThread.store(pthread_self(), ordering: .releasing)
         var tokens = [UInt64](repeating: 0, count: 256)
         var events = [UInt32](repeating: 0, count: 256)
         while !isStopping.load(ordering: .acquiring) {
@@ -119,7 +120,7 @@ public final class EventLoop: @unchecked Sendable {
             for timer in timers.takeDue(now: Self.now()) { timer() }
             turnEnded()
         }
-        loopThread.withLock { $0 = nil }
+        loopThread.store(0, ordering: .releasing)
     }
 
     /// Watches `descriptor` for `readable` and `writable`, calling `handler` when ready.
