@@ -217,9 +217,13 @@ func backup(_ arguments: inout Arguments) throws -> ExitCode {
     let archives = try Backup.copy(from: data, to: destination)
     // Prove the copy reads. An archive damaged in the data directory too is copied as it is
     // (that copy is what a repair would want), and said so; any other failure fails the backup.
-    let damagedHere = Set(try AdminCommands.check(dataDirectory: data).filter { $0.problem != nil }.map(\.archive))
+    // The data directory is read again only when the copy has something to explain.
+    let copyProblems = try AdminCommands.check(dataDirectory: destination).filter { $0.problem != nil }
+    let damagedHere =
+        copyProblems.isEmpty
+        ? [] : Set(try AdminCommands.check(dataDirectory: data).filter { $0.problem != nil }.map(\.archive))
     var failed = false
-    for report in try AdminCommands.check(dataDirectory: destination) {
+    for report in copyProblems {
         guard let problem = report.problem else { continue }
         if damagedHere.contains(report.archive) {
             Terminal.error(
