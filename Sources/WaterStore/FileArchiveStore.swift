@@ -151,8 +151,9 @@ public final class FileArchiveStore: Sendable {
         return (loaded.count, loaded.filter { $0.protection != nil }.map(\.directory).sorted(), last)
     }
 
-    /// Every archive in protected mode, with the reason: what `water-server check` reports.
-    /// Loads every member's archive.
+    /// Every archive this process has in protected mode, with the reason (tests and tools;
+    /// `water-server check` reads the files instead, without opening the store). Loads every
+    /// member's archive.
     public var protectedArchives: [(path: String, reason: ArchiveError)] {
         let all: [(String, ArchiveError?)] =
             [(accounts.directory, accounts.protection), (household.directory, household.protection)]

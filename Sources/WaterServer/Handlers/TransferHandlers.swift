@@ -25,8 +25,8 @@ extension Router {
             } catch {
                 return responder.finish(error)
             }
-            // Years of a household's history take a while to encode: do it off the connection's
-            // queue, which must stay free to take the replies of other calls (and of commits).
+            // Years of a household's history take a while to encode: do it off the event loop,
+            // which must stay free to serve every other connection (the chunks go back through it).
             exportQueue.async {
                 for account in members {
                     guard let archive = context.store.member(account.id), let model = try? archive.read({ $0 }) else {
