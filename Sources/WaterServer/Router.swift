@@ -10,6 +10,9 @@ enum Access: Sendable {
     case admin
 }
 
+/// How a unary handler answers once its work is done (after a durable write, a password hash).
+typealias Reply<Response: Sendable> = @Sendable (Result<Response, WaterError>) -> Void
+
 /// How a handler answers a call: exactly one ``reply(_:)`` for a unary call; any number of
 /// ``yield(_:)`` and then one ``finish(_:)`` for a stream. The connection counts the call as
 /// finished at the final reply.
@@ -47,50 +50,63 @@ struct MethodHandler: Sendable {
     let handle: @Sendable (IncomingCall, CallContext, Responder) -> Void
 }
 
+/// A group of handlers (one `service` of `proto/`) with the parts of the server it needs,
+/// handed to it when it is made.
+protocol Service: Sendable {
+    /// Adds a handler for each of the service's methods.
+    func register(in router: inout Router)
+}
+
 /// The handler of every method, by full name. A method of the API with no handler answers
-/// UNIMPLEMENTED.
+/// UNIMPLEMENTED. Handlers are typed: each gets its decoded request and the call's context;
+/// a refusal is thrown (before anything is written) and becomes the call's status.
 struct Router: Sendable {
     private(set) var handlers: [String: MethodHandler] = [:]
+
+    init(_ services: [any Service] = []) {
+        for service in services { service.register(in: &self) }
+    }
 
     func handler(for method: MethodDescriptor) -> MethodHandler? {
         handlers[method.fullName]
     }
 
-    /// A unary method whose handler answers later (after a durable write, a password hash).
+    /// A unary method whose handler answers later, through `reply`.
     mutating func unary<Request: UnaryRPCRequest>(
-        _ type: Request.Type, _ access: Access,
-        _ body:
-            @escaping @Sendable (
-                Request, CallContext, @escaping @Sendable (Result<Request.Response, WaterError>) -> Void
-            ) -> Void
+        _ access: Access,
+        _ handle:
+            @escaping @Sendable (Request, CallContext, @escaping Reply<Request.Response>) throws(WaterError) -> Void
     ) {
         handlers[Request.method.fullName] = MethodHandler(access: access) { call, context, responder in
-            switch Result(catching: { () throws(WaterError) in try call.request(as: Request.self) }) {
-            case .success(let request): body(request, context) { responder.reply($0) }
-            case .failure(let error): responder.reply(Result<Request.Response, WaterError>.failure(error))
+            let reply: Reply<Request.Response> = { responder.reply($0) }
+            do throws(WaterError) {
+                try handle(try call.request(as: Request.self), context, reply)
+            } catch {
+                reply(.failure(error))
             }
         }
     }
 
     /// A unary method answered at once (reads).
     mutating func immediate<Request: UnaryRPCRequest>(
-        _ type: Request.Type, _ access: Access,
-        _ body: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Request.Response
+        _ access: Access,
+        _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Request.Response
     ) {
-        unary(type, access) { request, context, reply in
-            reply(Result { () throws(WaterError) in try body(request, context) })
+        unary(access) { (request: Request, context, reply) throws(WaterError) in
+            reply(.success(try handle(request, context)))
         }
     }
 
     /// A method that answers with a stream.
     mutating func stream<Request: ServerStreamingRPCRequest>(
-        _ type: Request.Type, _ access: Access,
-        _ body: @escaping @Sendable (Request, CallContext, Responder) -> Void
+        _ access: Access,
+        _ handle: @escaping @Sendable (Request, CallContext, Responder) throws(WaterError) -> Void
     ) {
         handlers[Request.method.fullName] = MethodHandler(access: access) { call, context, responder in
-            switch Result(catching: { () throws(WaterError) in try call.request(as: Request.self) }) {
-            case .success(let request): body(request, context, responder)
-            case .failure(let error): responder.finish(error)
+            do throws(WaterError) {
+                try handle(try call.request(as: Request.self), context, responder)
+            } catch {
+                responder.finish(error)
             }
         }
     }

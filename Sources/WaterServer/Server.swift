@@ -27,6 +27,9 @@ import WaterTransport
 ///   through ``EventLoop/execute(_:)``; no other thread writes to a socket.
 /// - **Timers**: one heap in the loop, at each connection's next deadline; an idle connection
 ///   costs one wake-up per idle timeout.
+/// - **Handlers** are typed ``Service``s holding only what they were handed; they run on the
+///   loop (or after a password hash, on the hashing pool) and touch archives only through
+///   ``ArchiveAccess``, so through each archive's lock.
 public final class Server: Sendable {
     private let services: ServerServices
     private let loop: EventLoop
@@ -61,15 +64,8 @@ public final class Server: Sendable {
         }
         listenAddress = listener.localAddress ?? configuration.listen
         services = ServerServices(store: store, configuration: configuration, logger: logger)
-        var router = Router()
-        router.registerAccounts()
-        router.registerTracker()
-        router.registerBoard()
-        router.registerTodo()
-        router.registerHabits()
-        router.registerTransfer()
         connections = ConnectionRegistry(
-            listener: listener, loop: loop, services: services, router: router,
+            listener: listener, loop: loop, services: services, router: services.router(),
             stopped: stopped)
         statusTimer = SendableTimer(
             source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.status", qos: .utility)))

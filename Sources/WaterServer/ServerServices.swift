@@ -1,3 +1,4 @@
+import Dispatch
 import WaterCore
 import WaterLog
 import WaterProtocol
@@ -26,6 +27,21 @@ public final class ServerServices: Sendable {
         self.boardHub = BoardHub(
             boards: boards, now: { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds })
         self.startedAt = UnixTime.nowMilliseconds()
+    }
+
+    /// Every service of the API, each handed the parts it needs.
+    func router() -> Router {
+        let archives = ArchiveAccess(store: store, boards: boards, hub: boardHub, logger: logger)
+        return Router([
+            AccountService(
+                archives: archives, hasher: hasher, throttle: throttle,
+                householdTimeZone: configuration.householdTimeZone, logger: logger),
+            TrackerService(archives: archives),
+            BoardService(boards: boards, hub: boardHub),
+            TodoService(archives: archives),
+            HabitService(archives: archives),
+            TransferService(archives: archives, exportQueue: DispatchQueue(label: "water.export", qos: .utility)),
+        ])
     }
 
     /// The server's now: the system clock, shifted when `--clock` started it elsewhere.

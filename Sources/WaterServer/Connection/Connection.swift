@@ -199,7 +199,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 }
                 cancelHandlers[callID, default: []].append(cancel)
             })
-        handler.handle(call, CallContext(services: services, caller: caller, now: now, peer: peer), responder)
+        handler.handle(call, CallContext(caller: caller, now: now, peer: peer), responder)
     }
 
     // MARK: Output

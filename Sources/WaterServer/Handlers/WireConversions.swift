@@ -43,28 +43,3 @@ enum Wire {
             generatedAtUnixMs: now)
     }
 }
-
-extension WaterError {
-    /// A domain rule's refusal, with the field it names.
-    init(_ error: DomainError) {
-        let code: WaterV1.StatusCode =
-            switch error.kind {
-            case .invalid: .invalidArgument
-            case .notFound: .notFound
-            case .conflict: .alreadyExists
-            }
-        let violations = error.field.map { [WaterV1.FieldViolation(field: $0, description: error.message)] } ?? []
-        self.init(code, error.field.map { "\($0) \(error.message)" } ?? error.message, violations: violations)
-    }
-
-    /// A request field that is not a UUID.
-    static func badID(_ field: String, _ text: String) -> WaterError {
-        .invalidField(field, "must be a UUID like 0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e, got \"\(text.prefix(40))\"")
-    }
-}
-
-/// A request's id field as a ``RecordID``.
-func recordID(_ text: String, field: String) throws(WaterError) -> RecordID {
-    guard let id = RecordID(text) else { throw WaterError.badID(field, text) }
-    return id
-}

@@ -141,9 +141,21 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         result: (Model) -> Value,
         completion: @escaping @Sendable (Result<Value, ArchiveError>) -> Void
     ) throws {
+        try commit({ Decision(try decide($0)) }, result: { model, _ in result(model) }, completion: completion)
+    }
+
+    /// ``commit(_:result:completion:)`` for a decision that the reply depends on: `decide`
+    /// returns the mutations with a note of what it saw before them (the entry it removes, the
+    /// day an edit moves from), and `result` gets that note with the state after them.
+    public func commit<Note, Value: Sendable>(
+        _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
+        result: (Model, Note) -> Value,
+        completion: @escaping @Sendable (Result<Value, ArchiveError>) -> Void
+    ) throws {
         let mustLead = try latest.withLock { latest -> Bool in
             if let protection = latest.protection { throw protection }
-            let mutations = try decide(latest.model)
+            let decision = try decide(latest.model)
+            let mutations = decision.mutations
             var records: [[UInt8]] = []
             records.reserveCapacity(mutations.count)
             for mutation in mutations {
@@ -152,7 +164,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
                 latest.unsynced.append((latest.nextSequence, mutation))
                 latest.nextSequence += 1
             }
-            let value = result(latest.model)
+            let value = result(latest.model, decision.note)
             // Numbered and queued in one critical section: the committer sees this archive's
             // records in sequence order.
             return committer.enqueue(

@@ -3,56 +3,53 @@ import WaterCore
 import WaterProtocol
 import WaterStore
 
-/// Where exports are encoded, one at a time.
-private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
-
 /// Entries per `ExportResponse`, so a chunk stays well under the frame limit (about 60 bytes
 /// an entry on the wire).
 let exportChunkEntries = 5000
 
-extension Router {
-    /// `water.v1.Transfer`: a member's whole history out (the household's, for admins) and back in.
-    mutating func registerTransfer() {
-        stream(WaterV1.ExportRequest.self, .member) { request, context, responder in
-            guard !request.household || context.account.role == .admin else {
-                return responder.finish(WaterError(.permissionDenied, "only an admin may export the whole household"))
-            }
-            let members: [Account]
-            do throws(WaterError) {
-                members =
-                    request.household
-                    ? try context.read(context.store.accounts) { $0.members } : [context.account]
-            } catch {
-                return responder.finish(error)
-            }
-            // Years of a household's history take a while to encode: do it off the event loop,
-            // which must stay free to serve every other connection (the chunks go back through it).
-            exportQueue.async {
-                for account in members {
-                    guard let archive = context.store.member(account.id), let model = try? archive.read({ $0 }) else {
-                        return responder.finish(
-                            WaterError(.failedPrecondition, "the archive of \(account.username) cannot be read"))
-                    }
-                    for chunk in Export.histories(of: account, model) {
-                        responder.yield(WaterV1.ExportResponse(history: chunk))
-                    }
-                }
-                responder.finish(nil)
-            }
-        }
+/// `water.v1.Transfer`: a member's whole history out (the household's, for admins) and back in.
+struct TransferService: Service {
+    let archives: ArchiveAccess
+    /// Where exports are encoded, one at a time: years of a household's history take a while,
+    /// and the event loop must stay free to serve every other connection.
+    let exportQueue: DispatchQueue
 
-        unary(WaterV1.ImportRequest.self, .member) { request, context, reply in
-            guard let history = request.history else {
-                return reply(.failure(.invalidField("history", "is missing")))
-            }
-            var counts = WaterV1.ImportResponse()
-            context.commitOwn(
-                { archive in
-                    let (mutations, added) = try Import.mutations(history, into: archive, now: context.now)
-                    counts = added
-                    return mutations
-                }, result: { _ in counts }, reply: reply)
+    func register(in router: inout Router) {
+        router.stream(.member, export)
+        router.unary(.member, importHistory)
+    }
+
+    func export(_ request: WaterV1.ExportRequest, _ call: CallContext, responder: Responder) throws(WaterError) {
+        guard !request.household || call.account.role == .admin else {
+            throw WaterError(.permissionDenied, "only an admin may export the whole household")
         }
+        let members = request.household ? try archives.read(archives.accounts) { $0.members } : [call.account]
+        let store = archives.store
+        exportQueue.async {
+            for account in members {
+                guard let archive = store.member(account.id), let model = try? archive.read({ $0 }) else {
+                    return responder.finish(
+                        WaterError(.failedPrecondition, "the archive of \(account.username) cannot be read"))
+                }
+                for chunk in Export.histories(of: account, model) {
+                    responder.yield(WaterV1.ExportResponse(history: chunk))
+                }
+            }
+            responder.finish(nil)
+        }
+    }
+
+    /// Adds what the archive does not have yet of an exported history.
+    func importHistory(
+        _ request: WaterV1.ImportRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.ImportResponse>
+    ) throws(WaterError) {
+        guard let history = request.history else { throw .invalidField("history", "is missing") }
+        try archives.commitOwn(
+            call,
+            { archive in
+                let (mutations, added) = try Import.mutations(history, into: archive, now: call.now)
+                return Decision(mutations, note: added)
+            }, result: { _, added in added }, reply: reply)
     }
 }
 

@@ -1,0 +1,249 @@
+import WaterCore
+import WaterLog
+import WaterProtocol
+import WaterStore
+
+/// `water.v1.Accounts`: login and sessions for everyone; members for admins.
+struct AccountService: Service {
+    let archives: ArchiveAccess
+    let hasher: PasswordHasher
+    let throttle: LoginThrottle
+    /// A new member's zone when the request names none.
+    let householdTimeZone: MemberTimeZone
+    let logger: Logger
+
+    func register(in router: inout Router) {
+        router.unary(.anyone, login)
+        router.unary(.member, logout)
+        router.immediate(.member, whoAmI)
+        router.unary(.member, changePassword)
+        router.unary(.admin, addMember)
+        router.unary(.admin, renameMember)
+        router.unary(.admin, resetPassword)
+        router.unary(.admin, removeMember)
+        router.immediate(.member, listMembers)
+    }
+
+    /// Login: throttled per username, the same answer and about the same time for an unknown
+    /// user as for a wrong password, a new random token of which only the digest is stored.
+    func login(_ request: WaterV1.LoginRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.LoginResponse>)
+        throws(WaterError)
+    {
+        let username = request.username
+        if archives.accounts.protection != nil { throw .accountsUnreadable }
+        if let retry = throttle.retryAfter(username, now: call.now) {
+            let seconds = (retry - call.now + 999) / 1000
+            throw WaterError(.resourceExhausted, "too many failed logins for \(username); try again in \(seconds) s")
+        }
+        let account = try? archives.read(archives.accounts) { $0.account(named: username) }
+        let (archives, throttle, logger) = (self.archives, self.throttle, self.logger)
+        hasher.verify(request.password, against: account?.passwordHash ?? hasher.decoyHash) { matches in
+            guard matches, let account else {
+                throttle.failed(username, now: call.now)
+                logger.info("login failed", ["user.name": String(username.prefix(32)), "peer": call.peer])
+                return reply(.failure(WaterError(.unauthenticated, "wrong username or password")))
+            }
+            throttle.succeeded(username)
+            let (token, session) = newSession(for: account.id, now: call.now)
+            replying(reply) { () throws(WaterError) in
+                try archives.commit(
+                    archives.accounts,
+                    { book in
+                        // Logging in also forgets this member's expired sessions.
+                        let expired = book.sessions.values.filter {
+                            $0.memberID == account.id && $0.expiresAtUnixMilliseconds <= call.now
+                        }
+                        return Decision(expired.map { .sessionEnded($0.digest) } + [.sessionStarted(session)])
+                    },
+                    result: { _, _ in
+                        WaterV1.LoginResponse(
+                            authToken: token, expiresAtUnixMs: session.expiresAtUnixMilliseconds,
+                            member: Wire.member(account))
+                    }, reply: reply)
+            }
+        }
+    }
+
+    func logout(_ request: WaterV1.LogoutRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.LogoutResponse>)
+        throws(WaterError)
+    {
+        let digest = call.caller!.digest
+        try archives.commit(
+            archives.accounts, { _ in Decision([.sessionEnded(digest)]) },
+            result: { _, _ in WaterV1.LogoutResponse() }, reply: reply)
+    }
+
+    func whoAmI(_ request: WaterV1.WhoAmIRequest, _ call: CallContext) throws(WaterError) -> WaterV1.WhoAmIResponse {
+        let session = try archives.read(archives.accounts) { $0.sessions[call.caller!.digest] }
+        return WaterV1.WhoAmIResponse(
+            member: Wire.member(call.account), sessionExpiresAtUnixMs: session?.expiresAtUnixMilliseconds ?? 0)
+    }
+
+    /// A new password ends every session of the member; the caller's goes on with a new token.
+    func changePassword(
+        _ request: WaterV1.ChangePasswordRequest, _ call: CallContext,
+        reply: @escaping Reply<WaterV1.ChangePasswordResponse>
+    ) throws(WaterError) {
+        try checkNewPassword(request.newPassword, field: "new_password")
+        let account = call.account
+        let (archives, hasher) = (self.archives, self.hasher)
+        hasher.verify(request.currentPassword, against: account.passwordHash) { matches in
+            guard matches else { return reply(.failure(WaterError(.unauthenticated, "the current password is wrong"))) }
+            hasher.hash(request.newPassword) { hash in
+                guard let hash else { return reply(.failure(outOfMemory)) }
+                let (token, session) = newSession(for: account.id, now: call.now)
+                replying(reply) { () throws(WaterError) in
+                    try archives.commit(
+                        archives.accounts,
+                        { _ in Decision([.passwordSet(memberID: account.id, hash: hash), .sessionStarted(session)]) },
+                        result: { _, _ in
+                            WaterV1.ChangePasswordResponse(
+                                authToken: token, expiresAtUnixMs: session.expiresAtUnixMilliseconds)
+                        }, reply: reply)
+                }
+            }
+        }
+    }
+
+    /// Adds a member: the name is checked before a password hash is spent on it; the member's
+    /// days follow their own zone from the first drink.
+    func addMember(
+        _ request: WaterV1.AddMemberRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.AddMemberResponse>
+    ) throws(WaterError) {
+        try checkNewPassword(request.password, field: "password")
+        let zoneName = request.timeZone.isEmpty ? householdTimeZone.identifier : request.timeZone
+        guard let zone = MemberTimeZone(identifier: zoneName) else {
+            throw .invalidField("time_zone", "\"\(zoneName)\" is not a time zone this server knows (try Europe/Berlin)")
+        }
+        guard request.role == .admin || request.role == .member || request.role == .unspecified else {
+            throw .invalidField("role", "must be ROLE_MEMBER or ROLE_ADMIN")
+        }
+        let role: Role = request.role == .admin ? .admin : .member
+        _ = try archives.read(archives.accounts) { book in
+            try book.validateAdd(
+                username: request.username, displayName: request.displayName, role: role,
+                timeZone: zone, passwordHash: "", now: call.now)
+        }
+        let archives = self.archives
+        hasher.hash(request.password) { hash in
+            guard let hash else { return reply(.failure(outOfMemory)) }
+            replying(reply) { () throws(WaterError) in
+                try archives.commit(
+                    archives.accounts,
+                    { book -> Decision<AccountMutation, Account?> in
+                        let mutation = try book.validateAdd(
+                            username: request.username, displayName: request.displayName,
+                            role: role, timeZone: zone, passwordHash: hash, now: call.now)
+                        guard case .added(let account) = mutation else { return Decision([], note: nil) }
+                        // The archive exists before the account does, so a member can never log
+                        // in without one; an archive left by a failed add is simply reused. (Only
+                        // its folder is made here: never wait for a commit while holding another
+                        // archive's lock.)
+                        _ = try archives.store.createMember(account.id)
+                        return Decision([mutation], note: account)
+                    },
+                    result: { _, added in added },
+                    reply: { outcome in
+                        guard case .success(let account?) = outcome else {
+                            return reply(outcome.map { WaterV1.AddMemberResponse(member: $0.map(Wire.member)) })
+                        }
+                        replying(reply) { () throws(WaterError) in
+                            guard let archive = archives.store.member(account.id) else {
+                                throw WaterError(.internal, "the new member's archive is missing")
+                            }
+                            try archives.commit(
+                                archive, { _ in Decision([.water(.timeZoneSet(zone))]) },
+                                result: { _, _ in WaterV1.AddMemberResponse(member: Wire.member(account)) },
+                                reply: reply)
+                        }
+                    })
+            }
+        }
+    }
+
+    func renameMember(
+        _ request: WaterV1.RenameMemberRequest, _ call: CallContext,
+        reply: @escaping Reply<WaterV1.RenameMemberResponse>
+    ) throws(WaterError) {
+        let newUsername = request.newUsername.isEmpty ? nil : request.newUsername
+        let newDisplayName = request.newDisplayName.isEmpty ? nil : request.newDisplayName
+        try archives.commit(
+            archives.accounts,
+            { book in
+                Decision([
+                    try book.validateRename(request.username, newUsername: newUsername, newDisplayName: newDisplayName)
+                ])
+            },
+            result: { book, _ in
+                WaterV1.RenameMemberResponse(
+                    member: book.account(named: newUsername ?? request.username).map(Wire.member))
+            }, reply: reply)
+    }
+
+    func resetPassword(
+        _ request: WaterV1.ResetPasswordRequest, _ call: CallContext,
+        reply: @escaping Reply<WaterV1.ResetPasswordResponse>
+    ) throws(WaterError) {
+        try checkNewPassword(request.newPassword, field: "new_password")
+        let member = try archives.read(archives.accounts) { try $0.existing(request.username) }
+        let archives = self.archives
+        hasher.hash(request.newPassword) { hash in
+            guard let hash else { return reply(.failure(outOfMemory)) }
+            replying(reply) { () throws(WaterError) in
+                try archives.commit(
+                    archives.accounts, { _ in Decision([.passwordSet(memberID: member.id, hash: hash)]) },
+                    result: { _, _ in WaterV1.ResetPasswordResponse() }, reply: reply)
+            }
+        }
+    }
+
+    /// Removes a member's account; the archive stays on disk: removing a member never deletes data.
+    func removeMember(
+        _ request: WaterV1.RemoveMemberRequest, _ call: CallContext,
+        reply: @escaping Reply<WaterV1.RemoveMemberResponse>
+    ) throws(WaterError) {
+        try archives.commit(
+            archives.accounts,
+            { book in
+                let member = try book.existing(request.username)
+                if member.role == .admin, book.members.filter({ $0.role == .admin }).count == 1 {
+                    throw WaterError(
+                        .failedPrecondition, "\(member.username) is the last admin; make another admin first")
+                }
+                return Decision([.removed(memberID: member.id)])
+            }, result: { _, _ in WaterV1.RemoveMemberResponse() }, reply: reply)
+    }
+
+    func listMembers(_ request: WaterV1.ListMembersRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.ListMembersResponse
+    {
+        WaterV1.ListMembersResponse(members: try archives.read(archives.accounts) { $0.members.map(Wire.member) })
+    }
+}
+
+private let outOfMemory = WaterError(.resourceExhausted, "the server is short of memory for a password hash; try again")
+
+private func checkNewPassword(_ password: String, field: String) throws(WaterError) {
+    do {
+        try AccountBook.checkPassword(password, field: field)
+    } catch {
+        throw WaterError(error)
+    }
+}
+
+/// Runs the next step of a handler that continues after a password hash: a refusal it throws
+/// is the call's answer.
+private func replying<Response>(_ reply: Reply<Response>, _ step: () throws(WaterError) -> Void) {
+    do throws(WaterError) { try step() } catch { reply(.failure(error)) }
+}
+
+/// A random token for the client and the session that stores only its digest.
+private func newSession(for memberID: UInt64, now: Int64) -> (token: [UInt8], session: Session) {
+    let token = SessionTokens.make()
+    return (
+        token,
+        Session(
+            digest: SessionTokens.digest(of: token)!, memberID: memberID,
+            expiresAtUnixMilliseconds: now + SessionTokens.lifetimeMilliseconds)
+    )
+}

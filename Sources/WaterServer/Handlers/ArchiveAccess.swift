@@ -1,0 +1,75 @@
+import WaterCore
+import WaterLog
+import WaterProtocol
+import WaterStore
+
+/// How handlers reach the archives: a decision is applied and journaled, the reply waits until
+/// it is durable, and every refusal and storage failure becomes the status a client is
+/// promised. The boards hear of every durable change.
+struct ArchiveAccess: Sendable {
+    let store: FileArchiveStore
+    let boards: BoardBuilder
+    let hub: BoardHub
+    let logger: Logger
+
+    var accounts: Archive<AccountBook> { store.accounts }
+    var household: Archive<TodoList> { store.household }
+
+    /// The caller's own archive: never anyone else's, whatever the request says.
+    func own(_ call: CallContext) throws(WaterError) -> Archive<MemberArchive> {
+        guard let archive = store.member(call.account.id) else {
+            throw WaterError(.internal, "your archive is missing; ask an admin to run water-server check")
+        }
+        return archive
+    }
+
+    /// Decides on the caller's archive; the live boards hear of the change.
+    /// - Throws: the refusal, before anything is written.
+    func commitOwn<Note, Value: Sendable>(
+        _ call: CallContext,
+        _ decide: (MemberArchive) throws -> Decision<MemberMutation, Note>,
+        result: (MemberArchive, Note) -> Value,
+        reply: @escaping Reply<Value>
+    ) throws(WaterError) {
+        let hub = self.hub
+        try commit(try own(call), decide, result: result) { outcome in
+            if case .success = outcome { hub.changed() }
+            reply(outcome)
+        }
+    }
+
+    /// Decides on `archive` and replies with `result` of the state after the change once it is
+    /// durable.
+    /// - Throws: the refusal of `decide` (a `DomainError` or `WaterError`) or the archive's
+    ///   protection, before anything is written.
+    func commit<Model: ArchiveModel, Note, Value: Sendable>(
+        _ archive: Archive<Model>,
+        _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
+        result: (Model, Note) -> Value,
+        reply: @escaping Reply<Value>
+    ) throws(WaterError) {
+        let (logger, boards) = (self.logger, self.boards)
+        do {
+            try archive.commit(decide, result: result) { outcome in
+                if case .success = outcome { boards.changed() }
+                reply(outcome.mapError { WaterError.storage($0, logger: logger) })
+            }
+        } catch {
+            throw WaterError(refusal: error, logger: logger)
+        }
+    }
+
+    /// Reads `archive`, mapping protection to a clear status.
+    func read<Model: ArchiveModel, T>(_ archive: Archive<Model>, _ body: (Model) throws -> T) throws(WaterError) -> T {
+        do {
+            return try archive.read(body)
+        } catch {
+            throw WaterError(refusal: error, logger: logger)
+        }
+    }
+
+    /// Usernames by member id, for "added by" and "completed by".
+    func memberNames() -> [UInt64: String] {
+        (try? accounts.read { book in book.accounts.mapValues(\.username) }) ?? [:]
+    }
+}

@@ -1,0 +1,44 @@
+import WaterCore
+import WaterProtocol
+
+/// `water.v1.Board`: the household's weekly ranking, once or live.
+struct BoardService: Service {
+    let boards: BoardBuilder
+    let hub: BoardHub
+
+    func register(in router: inout Router) {
+        router.immediate(.member, board)
+        router.stream(.member, watch)
+    }
+
+    /// The ranking of this week or a past one.
+    func board(_ request: WaterV1.GetBoardRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.GetBoardResponse
+    {
+        let current = boards.currentWeek(now: call.now)
+        var week = current
+        if !request.week.isEmpty {
+            guard let parsed = ISOWeek(request.week) else {
+                throw WaterError.invalidField(
+                    "week", "must be an ISO week like 2026-W49, got \"\(request.week.prefix(20))\"")
+            }
+            guard parsed <= current else { throw WaterError.invalidField("week", "\(parsed) has not started yet") }
+            week = parsed
+        }
+        return WaterV1.GetBoardResponse(
+            board: boards.wireBoard(week: week, order: try boardOrder(request.order), now: call.now))
+    }
+
+    /// This week's ranking now and after every change, until the call is cancelled.
+    func watch(_ request: WaterV1.WatchBoardRequest, _ call: CallContext, responder: Responder) throws(WaterError) {
+        hub.watch(order: try boardOrder(request.order), responder: responder)
+    }
+}
+
+private func boardOrder(_ order: WaterV1.BoardOrder) throws(WaterError) -> BoardOrder {
+    switch order {
+    case .progress: return .progress
+    case .total: return .total
+    default: throw WaterError.invalidField("order", "must be BOARD_ORDER_PROGRESS or BOARD_ORDER_TOTAL")
+    }
+}

@@ -1,0 +1,66 @@
+import WaterCore
+import WaterLog
+import WaterProtocol
+import WaterStore
+
+extension WaterError {
+    /// Any error a handler's decision or a read can end in, as the client sees it.
+    init(refusal error: any Error, logger: Logger) {
+        switch error {
+        case let error as WaterError: self = error
+        case let error as DomainError: self.init(error)
+        case let error as ArchiveError: self = .storage(error, logger: logger)
+        default:
+            logger.error("unexpected error", ["error": "\(error)"])
+            self.init(.internal, "the server hit an unexpected error; nothing was changed")
+        }
+    }
+
+    /// What the client is told when the store fails: the cause goes to the log, never an errno
+    /// to the client.
+    static func storage(_ error: ArchiveError, logger: Logger) -> WaterError {
+        if error.code == .protected {
+            return WaterError(
+                .failedPrecondition,
+                "this archive could not be read and is protected: nothing can be "
+                    + "changed until an admin repairs it (water-server check shows why)")
+        }
+        logger.error("storage failed", ["error": error.description])
+        return WaterError(
+            .internal,
+            "the server could not save this (its disk refused the write), so nothing was "
+                + "changed; try again, and tell an admin if it keeps failing")
+    }
+
+    /// What every login and every call is told while the accounts archive is protected: the
+    /// server cannot check anyone, which is not the caller's fault (never "wrong password").
+    static let accountsUnreadable = WaterError(
+        .failedPrecondition,
+        "the server's accounts cannot be read, so nobody can log in; an admin should run "
+            + "water-server check on the server (and then water-server repair --accounts)")
+}
+
+extension WaterError {
+    /// A domain rule's refusal, with the field it names.
+    init(_ error: DomainError) {
+        let code: WaterV1.StatusCode =
+            switch error.kind {
+            case .invalid: .invalidArgument
+            case .notFound: .notFound
+            case .conflict: .alreadyExists
+            }
+        let violations = error.field.map { [WaterV1.FieldViolation(field: $0, description: error.message)] } ?? []
+        self.init(code, error.field.map { "\($0) \(error.message)" } ?? error.message, violations: violations)
+    }
+
+    /// A request field that is not a UUID.
+    static func badID(_ field: String, _ text: String) -> WaterError {
+        .invalidField(field, "must be a UUID like 0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e, got \"\(text.prefix(40))\"")
+    }
+}
+
+/// A request's id field as a ``RecordID``.
+func recordID(_ text: String, field: String) throws(WaterError) -> RecordID {
+    guard let id = RecordID(text) else { throw WaterError.badID(field, text) }
+    return id
+}

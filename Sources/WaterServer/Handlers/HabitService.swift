@@ -1,0 +1,139 @@
+import WaterCore
+import WaterProtocol
+import WaterStore
+
+/// `water.v1.Habits`: the caller's own habits; no request can reach another member's.
+struct HabitService: Service {
+    let archives: ArchiveAccess
+
+    func register(in router: inout Router) {
+        router.unary(.member, addHabit)
+        router.unary(.member, checkHabit)
+        router.unary(.member, uncheckHabit)
+        router.unary(.member, deleteHabit)
+        router.immediate(.member, listWeek)
+    }
+
+    /// Adds a habit; the same habit id again is a replay and changes nothing.
+    func addHabit(
+        _ request: WaterV1.AddHabitRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.AddHabitResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.habitID, field: "habit_id")
+        let icon = try habitIcon(request.icon)
+        let color = try habitColor(request.color)
+        try archives.commitOwn(
+            call,
+            { archive in
+                Decision(
+                    (try archive.habits.validateAdd(id: id, name: request.name, icon: icon, color: color, now: call.now))
+                        .map { [.habit($0)] } ?? [])
+            },
+            result: { archive, _ in WaterV1.AddHabitResponse(habit: archive.habits.habit(id).map(Wire.habit)) },
+            reply: reply)
+    }
+
+    func checkHabit(
+        _ request: WaterV1.CheckHabitRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.CheckHabitResponse>
+    ) throws(WaterError) {
+        try check(request.habitID, request.date, checked: true, call) { reply($0.map(WaterV1.CheckHabitResponse.init)) }
+    }
+
+    func uncheckHabit(
+        _ request: WaterV1.UncheckHabitRequest, _ call: CallContext,
+        reply: @escaping Reply<WaterV1.UncheckHabitResponse>
+    ) throws(WaterError) {
+        try check(request.habitID, request.date, checked: false, call) {
+            reply($0.map(WaterV1.UncheckHabitResponse.init))
+        }
+    }
+
+    func deleteHabit(
+        _ request: WaterV1.DeleteHabitRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.DeleteHabitResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.habitID, field: "habit_id")
+        try archives.commitOwn(
+            call,
+            { archive in
+                Decision(
+                    [.habit(try archive.habits.validateDelete(id: id))], note: archive.habits.habit(id).map(Wire.habit))
+            }, result: { _, removed in WaterV1.DeleteHabitResponse(habit: removed) }, reply: reply)
+    }
+
+    /// Every habit with the days of one ISO week checked (empty: this week).
+    func listWeek(_ request: WaterV1.ListHabitWeekRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.ListHabitWeekResponse
+    {
+        try archives.read(try archives.own(call)) { archive in
+            let today = archive.water.today(atUnixMilliseconds: call.now)
+            var week = ISOWeek(containing: today)
+            if !request.week.isEmpty {
+                guard let parsed = ISOWeek(request.week) else {
+                    throw WaterError.invalidField(
+                        "week", "must be an ISO week like 2026-W49, got \"\(request.week.prefix(20))\"")
+                }
+                week = parsed
+            }
+            return WaterV1.ListHabitWeekResponse(
+                week: week.description, dates: week.days.map(\.description),
+                habits: archive.habits.checkLists(for: week).map {
+                    WaterV1.HabitWeek(habit: Wire.habit($0.habit), checked: $0.checked)
+                })
+        }
+    }
+
+    /// Checks or unchecks a day (empty: today) and answers with the habit's week.
+    private func check(
+        _ habitID: String, _ dateText: String, checked: Bool, _ call: CallContext,
+        _ reply: @escaping Reply<WaterV1.HabitWeek>
+    ) throws(WaterError) {
+        let id = try recordID(habitID, field: "habit_id")
+        var date: LocalDate?
+        if !dateText.isEmpty {
+            guard let parsed = LocalDate(dateText) else {
+                throw .invalidField("date", "must be a date like 2026-11-30, got \"\(dateText.prefix(20))\"")
+            }
+            date = parsed
+        }
+        try archives.commitOwn(
+            call,
+            { archive in
+                let today = archive.water.today(atUnixMilliseconds: call.now)
+                let day = date ?? today
+                return Decision(
+                    [.habit(try archive.habits.validateCheck(id: id, date: day, checked: checked, today: today))],
+                    note: day)
+            },
+            result: { archive, day in
+                let week = ISOWeek(containing: day)
+                let habit = archive.habits.habit(id)!
+                return WaterV1.HabitWeek(
+                    habit: Wire.habit(habit), checked: week.days.map { habit.checkedDays.contains($0) })
+            }, reply: reply)
+    }
+}
+
+private func habitIcon(_ icon: WaterV1.HabitIcon) throws(WaterError) -> HabitIcon {
+    guard let known = HabitIcon(rawValue: Int(icon.rawValue)) else {
+        throw WaterError.invalidField(
+            "icon", "must be one of \(HabitIcon.allCases.map(\.description).joined(separator: ", "))")
+    }
+    return known
+}
+
+private func habitColor(_ color: WaterV1.HabitColor) throws(WaterError) -> HabitColor {
+    guard let known = HabitColor(rawValue: Int(color.rawValue)) else {
+        throw WaterError.invalidField(
+            "color", "must be one of \(HabitColor.allCases.map(\.description).joined(separator: ", "))")
+    }
+    return known
+}
+
+extension Wire {
+    static func habit(_ habit: Habit) -> WaterV1.Habit {
+        WaterV1.Habit(
+            habitID: habit.id.description, name: habit.name,
+            icon: WaterV1.HabitIcon(rawValue: Int32(habit.icon.rawValue)),
+            color: WaterV1.HabitColor(rawValue: Int32(habit.color.rawValue)),
+            createdAtUnixMs: habit.createdAtUnixMilliseconds)
+    }
+}

@@ -1,0 +1,91 @@
+import WaterCore
+import WaterProtocol
+import WaterStore
+
+/// `water.v1.Todo`: the household's one shared list; every member may change it.
+struct TodoService: Service {
+    let archives: ArchiveAccess
+
+    func register(in router: inout Router) {
+        router.unary(.member, addTodo)
+        router.unary(.member, toggleTodo)
+        router.unary(.member, deleteTodo)
+        router.unary(.member, moveTodo)
+        router.immediate(.member, listTodos)
+    }
+
+    /// Adds an item at the end; the same item id again is a replay and changes nothing.
+    func addTodo(
+        _ request: WaterV1.AddTodoRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.AddTodoResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.itemID, field: "item_id")
+        let names = archives.memberNames()
+        try archives.commit(
+            archives.household,
+            { list in
+                Decision(
+                    (try list.validateAdd(id: id, text: request.text, by: call.account.id, now: call.now)).map { [$0] }
+                        ?? [])
+            },
+            result: { list, _ in WaterV1.AddTodoResponse(item: Wire.todo(in: list, id: id, names: names)) },
+            reply: reply)
+    }
+
+    func toggleTodo(
+        _ request: WaterV1.ToggleTodoRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.ToggleTodoResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.itemID, field: "item_id")
+        let names = archives.memberNames()
+        try archives.commit(
+            archives.household,
+            { list in Decision([try list.validateToggle(id: id, by: call.account.id, now: call.now)]) },
+            result: { list, _ in WaterV1.ToggleTodoResponse(item: Wire.todo(in: list, id: id, names: names)) },
+            reply: reply)
+    }
+
+    func deleteTodo(
+        _ request: WaterV1.DeleteTodoRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.DeleteTodoResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.itemID, field: "item_id")
+        let names = archives.memberNames()
+        try archives.commit(
+            archives.household,
+            { list in Decision([try list.validateDelete(id: id)], note: Wire.todo(in: list, id: id, names: names)) },
+            result: { _, removed in WaterV1.DeleteTodoResponse(item: removed) }, reply: reply)
+    }
+
+    func moveTodo(
+        _ request: WaterV1.MoveTodoRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.MoveTodoResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.itemID, field: "item_id")
+        let names = archives.memberNames()
+        try archives.commit(
+            archives.household, { list in Decision([try list.validateMove(id: id, to: Int(request.position))]) },
+            result: { list, _ in WaterV1.MoveTodoResponse(items: Wire.todos(list, names: names)) }, reply: reply)
+    }
+
+    func listTodos(_ request: WaterV1.ListTodosRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.ListTodosResponse
+    {
+        let names = archives.memberNames()
+        return WaterV1.ListTodosResponse(items: try archives.read(archives.household) { Wire.todos($0, names: names) })
+    }
+}
+
+extension Wire {
+    static func todos(_ list: TodoList, names: [UInt64: String]) -> [WaterV1.TodoItem] {
+        list.items.enumerated().map { todo($0.element, position: $0.offset, names: names) }
+    }
+
+    static func todo(in list: TodoList, id: RecordID, names: [UInt64: String]) -> WaterV1.TodoItem? {
+        list.items.firstIndex { $0.id == id }.map { todo(list.items[$0], position: $0, names: names) }
+    }
+
+    static func todo(_ item: TodoItem, position: Int, names: [UInt64: String]) -> WaterV1.TodoItem {
+        WaterV1.TodoItem(
+            itemID: item.id.description, text: item.text, done: item.isDone, position: UInt32(position),
+            addedBy: names[item.addedBy] ?? "a former member", addedAtUnixMs: item.addedAtUnixMilliseconds,
+            completedBy: item.completedBy.map { names[$0] ?? "a former member" } ?? "",
+            completedAtUnixMs: item.completedAtUnixMilliseconds ?? 0)
+    }
+}

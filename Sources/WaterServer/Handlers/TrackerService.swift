@@ -1,0 +1,158 @@
+import WaterCore
+import WaterProtocol
+import WaterStore
+
+/// `water.v1.Tracker`: the caller's own water diary. No request can name another member: the
+/// archive is always the caller's.
+struct TrackerService: Service {
+    let archives: ArchiveAccess
+
+    func register(in router: inout Router) {
+        router.unary(.member, logWater)
+        router.unary(.member, editWater)
+        router.unary(.member, deleteWater)
+        router.unary(.member, undoWater)
+        router.immediate(.member, today)
+        router.immediate(.member, history)
+        router.unary(.member, setGoal)
+        router.unary(.member, setUsualCup)
+        router.immediate(.member, settings)
+    }
+
+    /// Logs a drink; the same entry id again is a replay and changes nothing (`duplicate`).
+    func logWater(
+        _ request: WaterV1.LogWaterRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.LogWaterResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.entryID, field: "entry_id")
+        try archives.commitOwn(
+            call,
+            { archive in
+                let decision = try archive.water.validateLog(
+                    id: id, amountMillilitres: request.amountMl == 0 ? nil : request.amountMl,
+                    unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs, now: call.now)
+                guard case .log(let mutation) = decision else { return Decision([], note: true) }
+                return Decision([.water(mutation)], note: false)
+            },
+            result: { archive, duplicate in
+                let entry = archive.water.entry(id)!
+                return WaterV1.LogWaterResponse(
+                    entry: Wire.entry(entry, in: archive.water),
+                    day: Wire.day(archive.water.day(archive.water.date(of: entry))),
+                    duplicate: duplicate)
+            }, reply: reply)
+    }
+
+    /// Changes a drink's amount or time; the reply has its day before and after when it moved.
+    func editWater(
+        _ request: WaterV1.EditWaterRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.EditWaterResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.entryID, field: "entry_id")
+        try archives.commitOwn(
+            call,
+            { archive in
+                Decision(
+                    [
+                        .water(
+                            try archive.water.validateEdit(
+                                id: id, amountMillilitres: request.amountMl == 0 ? nil : request.amountMl,
+                                unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs, now: call.now))
+                    ], note: archive.water.entry(id).map(archive.water.date))
+            },
+            result: { archive, before in
+                let entry = archive.water.entry(id)!
+                let after = archive.water.date(of: entry)
+                let dates = before.map { $0 == after ? [after] : [$0, after] } ?? [after]
+                return WaterV1.EditWaterResponse(
+                    entry: Wire.entry(entry, in: archive.water), days: dates.map { Wire.day(archive.water.day($0)) })
+            }, reply: reply)
+    }
+
+    func deleteWater(
+        _ request: WaterV1.DeleteWaterRequest, _ call: CallContext,
+        reply: @escaping Reply<WaterV1.DeleteWaterResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.entryID, field: "entry_id")
+        try deleteEntry(call, reply: reply, respond: WaterV1.DeleteWaterResponse.init) { water in
+            try water.validateDelete(id: id)
+        }
+    }
+
+    func undoWater(
+        _ request: WaterV1.UndoWaterRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.UndoWaterResponse>
+    ) throws(WaterError) {
+        try deleteEntry(call, reply: reply, respond: WaterV1.UndoWaterResponse.init) { water in
+            try water.validateUndo()
+        }
+    }
+
+    func today(_ request: WaterV1.GetTodayRequest, _ call: CallContext) throws(WaterError) -> WaterV1.GetTodayResponse {
+        try archives.read(try archives.own(call)) { archive in
+            let today = archive.water.today(atUnixMilliseconds: call.now)
+            return WaterV1.GetTodayResponse(
+                day: Wire.day(archive.water.day(today)),
+                entries: archive.water.entries(on: today).map { Wire.entry($0, in: archive.water) },
+                settings: Wire.settings(archive.water))
+        }
+    }
+
+    func history(_ request: WaterV1.GetHistoryRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.GetHistoryResponse
+    {
+        guard (1...366).contains(request.days) else {
+            throw WaterError.invalidField("days", "must be between 1 and 366, got \(request.days)")
+        }
+        return try archives.read(try archives.own(call)) { archive in
+            let today = archive.water.today(atUnixMilliseconds: call.now)
+            return WaterV1.GetHistoryResponse(
+                days: archive.water.days(count: Int(request.days), endingOn: today).map(Wire.day))
+        }
+    }
+
+    func setGoal(
+        _ request: WaterV1.SetGoalRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetGoalResponse>
+    ) throws(WaterError) {
+        try archives.commitOwn(
+            call, { archive in Decision([.water(try archive.water.validateGoal(request.dailyGoalMl, now: call.now))]) },
+            result: { archive, _ in
+                WaterV1.SetGoalResponse(
+                    settings: Wire.settings(archive.water),
+                    today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
+            }, reply: reply)
+    }
+
+    func setUsualCup(
+        _ request: WaterV1.SetUsualCupRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetUsualCupResponse>
+    ) throws(WaterError) {
+        try archives.commitOwn(
+            call, { archive in Decision([.water(try archive.water.validateUsualCup(request.usualCupMl))]) },
+            result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive.water)) },
+            reply: reply)
+    }
+
+    func settings(_ request: WaterV1.GetSettingsRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.GetSettingsResponse
+    {
+        WaterV1.GetSettingsResponse(settings: try archives.read(try archives.own(call)) { Wire.settings($0.water) })
+    }
+
+    /// Deletes the entry `decide` picks, answering with that entry and its day afterwards.
+    private func deleteEntry<Response: ProtoMessage>(
+        _ call: CallContext, reply: @escaping Reply<Response>,
+        respond: (WaterV1.WaterEntry?, WaterV1.DaySummary?) -> Response,
+        decide: (WaterDiary) throws -> WaterMutation
+    ) throws(WaterError) {
+        try archives.commitOwn(
+            call,
+            { archive in
+                let mutation = try decide(archive.water)
+                var removed: (entry: WaterV1.WaterEntry, date: LocalDate)?
+                if case .deleted(let id) = mutation, let entry = archive.water.entry(id) {
+                    removed = (Wire.entry(entry, in: archive.water), archive.water.date(of: entry))
+                }
+                return Decision([.water(mutation)], note: removed)
+            },
+            result: { archive, removed in
+                respond(removed?.entry, removed.map { Wire.day(archive.water.day($0.date)) })
+            }, reply: reply)
+    }
+}

@@ -1,0 +1,95 @@
+import Testing
+import WaterCore
+import WaterProtocol
+import WaterStore
+
+@testable import WaterServer
+
+/// `water.v1.Accounts`' handlers, called in process on a real store with real argon2id hashes.
+@Suite("Account service")
+struct AccountServiceTests {
+    typealias H = HandlerHarness
+
+    @Test("a wrong password and an unknown user get the same answer; the throttle then asks to wait")
+    func failedLogins() throws {
+        let h = try H()
+        let wrong = h.call(h.accounts.login, WaterV1.LoginRequest(username: "ann", password: "nope nope"), as: nil)
+        let unknown = h.call(
+            h.accounts.login, WaterV1.LoginRequest(username: "nobody", password: H.password), as: nil)
+        #expect(wrong.error?.code == .unauthenticated && unknown.error?.code == .unauthenticated)
+        #expect(wrong.error?.message == unknown.error?.message)
+        for _ in 1..<LoginThrottle.freeFailures {
+            _ = h.call(h.accounts.login, WaterV1.LoginRequest(username: "nobody", password: "x"), as: nil)
+        }
+        let throttled = h.call(h.accounts.login, WaterV1.LoginRequest(username: "nobody", password: "x"), as: nil)
+        #expect(throttled.error?.code == .resourceExhausted)
+    }
+
+    @Test("a login's token opens a session that WhoAmI sees and Logout ends")
+    func sessionLifecycle() throws {
+        let h = try H()
+        let caller = try h.login("ann")
+        #expect(caller.account.id == h.admin.id)
+        let me = try h.call(h.accounts.whoAmI, WaterV1.WhoAmIRequest(), by: caller).get()
+        #expect(me.member?.username == "ann")
+        #expect(me.sessionExpiresAtUnixMs == H.monday + SessionTokens.lifetimeMilliseconds)
+        _ = try h.call(h.accounts.logout, WaterV1.LogoutRequest(), by: caller).get()
+        let after = try h.call(h.accounts.whoAmI, WaterV1.WhoAmIRequest(), by: caller).get()
+        #expect(after.sessionExpiresAtUnixMs == 0)
+    }
+
+    @Test("ChangePassword checks the current one, and the new one is the only one that logs in")
+    func changePassword() throws {
+        let h = try H()
+        let caller = try h.login("ann")
+        let refused = h.call(
+            h.accounts.changePassword,
+            WaterV1.ChangePasswordRequest(currentPassword: "not it at all", newPassword: "a new long password"),
+            by: caller)
+        #expect(refused.error?.code == .unauthenticated)
+        let changed = try h.call(
+            h.accounts.changePassword,
+            WaterV1.ChangePasswordRequest(currentPassword: H.password, newPassword: "a new long password"), by: caller
+        ).get()
+        #expect(try h.services.authenticate(changed.authToken, now: H.monday).get().account.id == h.admin.id)
+        let old = h.call(h.accounts.login, WaterV1.LoginRequest(username: "ann", password: H.password), as: nil)
+        #expect(old.error?.code == .unauthenticated)
+    }
+
+    @Test("AddMember makes the archive before the account, in the household's zone unless one is named")
+    func addMember() throws {
+        let h = try H(householdTimeZone: MemberTimeZone(identifier: "Europe/Berlin")!)
+        let bea = try h.addMember("bea")
+        #expect(bea.timeZone.identifier == "Europe/Berlin")
+        let zone = try h.services.store.member(bea.id)!.read { $0.water.timeZone.identifier }
+        #expect(zone == "Europe/Berlin")
+        let cal = try h.addMember("cal", timeZone: "Asia/Tokyo")
+        #expect(try h.services.store.member(cal.id)!.read { $0.water.timeZone.identifier } == "Asia/Tokyo")
+    }
+
+    @Test(
+        "a refused AddMember names the field and adds no one",
+        arguments: [
+            (WaterV1.AddMemberRequest(username: "dan", password: "short"), "password"),
+            (WaterV1.AddMemberRequest(username: "dan", password: H.password, timeZone: "Mars/Olympus"), "time_zone"),
+            (WaterV1.AddMemberRequest(username: "ann", password: H.password), "username"),
+        ])
+    func refusedAdd(request: WaterV1.AddMemberRequest, field: String) throws {
+        let h = try H()
+        let error = try #require(h.call(h.accounts.addMember, request, as: h.admin).error)
+        #expect(error.violations.map(\.field) == [field])
+        #expect(try h.services.store.accounts.read { $0.members.count } == 1)
+    }
+
+    @Test("the last admin cannot be removed; a member can, and their archive stays")
+    func removeMember() throws {
+        let h = try H()
+        let last = h.call(h.accounts.removeMember, WaterV1.RemoveMemberRequest(username: "ann"), as: h.admin)
+        #expect(last.error?.code == .failedPrecondition)
+        let bea = try h.addMember("bea")
+        _ = try h.call(h.accounts.removeMember, WaterV1.RemoveMemberRequest(username: "bea"), as: h.admin).get()
+        let members = try h.call(h.accounts.listMembers, WaterV1.ListMembersRequest(), as: h.admin).get()
+        #expect(members.members.map(\.username) == ["ann"])
+        #expect(h.services.store.member(bea.id) != nil)
+    }
+}

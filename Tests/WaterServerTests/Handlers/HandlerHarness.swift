@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import WaterCore
+import WaterLog
+import WaterProtocol
+import WaterStore
+import WaterSync
+
+@testable import WaterServer
+
+/// The server's services on a real store in a temporary directory, called in process: typed
+/// requests in, typed replies out, no socket and no frames.
+final class HandlerHarness {
+    /// 2026-11-30 12:00 UTC, a Monday.
+    static let monday: Int64 = 1_796_040_000_000
+    static let hour: Int64 = 3_600_000
+    static let password = "correct horse battery"
+
+    let directory: String
+    let services: ServerServices
+    let admin: Account
+
+    init(householdTimeZone: MemberTimeZone = .utc) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("handlers-\(UUID())").path
+        admin = try AdminCommands.initialize(
+            dataDirectory: directory, admin: "ann", password: Self.password, timeZone: householdTimeZone,
+            strength: .minimum, logger: .silent)
+        var configuration = ServerConfiguration(dataDirectory: directory)
+        configuration.passwordStrength = .minimum
+        configuration.householdTimeZone = householdTimeZone
+        let store = try FileArchiveStore(path: directory, owner: "handler tests")
+        services = ServerServices(store: store, configuration: configuration, logger: .silent)
+    }
+
+    deinit {
+        services.store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var archives: ArchiveAccess {
+        ArchiveAccess(store: services.store, boards: services.boards, hub: services.boardHub, logger: .silent)
+    }
+
+    var tracker: TrackerService { TrackerService(archives: archives) }
+    var habits: HabitService { HabitService(archives: archives) }
+    var todo: TodoService { TodoService(archives: archives) }
+    var board: BoardService { BoardService(boards: services.boards, hub: services.boardHub) }
+    var transfer: TransferService { TransferService(archives: archives, exportQueue: DispatchQueue(label: "export")) }
+    var accounts: AccountService {
+        AccountService(
+            archives: archives, hasher: services.hasher, throttle: services.throttle,
+            householdTimeZone: services.configuration.householdTimeZone, logger: .silent)
+    }
+
+    /// A call by `account` (nil: nobody logged in), as if its session had been checked.
+    static func caller(_ account: Account?) -> Caller? {
+        account.map { Caller(account: $0, digest: TokenDigest(bytes: [UInt8](repeating: 0, count: 32))!) }
+    }
+
+    /// Calls a unary handler and waits for its reply (it may come from the password pool).
+    func call<Request, Response: Sendable>(
+        _ handler: (Request, CallContext, @escaping Reply<Response>) throws(WaterError) -> Void,
+        _ request: Request, as account: Account?, now: Int64 = monday
+    ) -> Result<Response, WaterError> {
+        call(handler, request, by: Self.caller(account), now: now)
+    }
+
+    func call<Request, Response: Sendable>(
+        _ handler: (Request, CallContext, @escaping Reply<Response>) throws(WaterError) -> Void,
+        _ request: Request, by caller: Caller?, now: Int64 = monday
+    ) -> Result<Response, WaterError> {
+        let reply = Locked<Result<Response, WaterError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        do throws(WaterError) {
+            try handler(request, CallContext(caller: caller, now: now, peer: "in-process")) { result in
+                reply.withLock { $0 = result }
+                done.signal()
+            }
+        } catch {
+            return .failure(error)
+        }
+        done.wait()
+        return reply.withLock { $0! }
+    }
+
+    /// Calls a handler that answers at once (a read).
+    func call<Request, Response>(
+        _ handler: (Request, CallContext) throws(WaterError) -> Response, _ request: Request, as account: Account?,
+        now: Int64 = monday
+    ) -> Result<Response, WaterError> {
+        call(handler, request, by: Self.caller(account), now: now)
+    }
+
+    func call<Request, Response>(
+        _ handler: (Request, CallContext) throws(WaterError) -> Response, _ request: Request, by caller: Caller?,
+        now: Int64 = monday
+    ) -> Result<Response, WaterError> {
+        Result { () throws(WaterError) in
+            try handler(request, CallContext(caller: caller, now: now, peer: "in-process"))
+        }
+    }
+
+    /// Logs in as `username` and returns the session the token opens, as the server resolves it.
+    func login(_ username: String, now: Int64 = monday) throws -> Caller {
+        let response = try call(
+            accounts.login, WaterV1.LoginRequest(username: username, password: Self.password), as: nil, now: now
+        ).get()
+        return try services.authenticate(response.authToken, now: now).get()
+    }
+
+    /// Adds a member through the admin's AddMember call.
+    func addMember(_ username: String, timeZone: String = "") throws -> Account {
+        _ = try call(
+            accounts.addMember,
+            WaterV1.AddMemberRequest(
+                username: username, displayName: username.capitalized, password: Self.password, role: .member,
+                timeZone: timeZone), as: admin
+        ).get()
+        return try #require(try services.store.accounts.read { $0.account(named: username) })
+    }
+}
+
+extension Result where Failure == WaterError {
+    /// The refusal, or nil when the call succeeded.
+    var error: WaterError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// A fresh record id in the form the protocol carries.
+func newID() -> String {
+    UUID().uuidString.lowercased()
+}

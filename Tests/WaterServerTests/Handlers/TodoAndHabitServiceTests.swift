@@ -1,0 +1,58 @@
+import Testing
+import WaterCore
+import WaterProtocol
+
+@testable import WaterServer
+
+/// `water.v1.Todo` and `water.v1.Habits` handlers, called in process on a real store.
+@Suite("Todo and habit services")
+struct TodoAndHabitServiceTests {
+    typealias H = HandlerHarness
+
+    @Test("the shared list: added by, completed by, moved, and removed answers the item it removed")
+    func todoList() throws {
+        let h = try H()
+        let bea = try h.addMember("bea")
+        let (milk, bread) = (newID(), newID())
+        let added = try h.call(h.todo.addTodo, WaterV1.AddTodoRequest(itemID: milk, text: "milk"), as: h.admin).get()
+        #expect(added.item?.addedBy == "ann" && added.item?.position == 0)
+        _ = try h.call(h.todo.addTodo, WaterV1.AddTodoRequest(itemID: bread, text: "bread"), as: bea).get()
+        let done = try h.call(h.todo.toggleTodo, WaterV1.ToggleTodoRequest(itemID: milk), as: bea).get()
+        #expect(done.item?.done == true && done.item?.completedBy == "bea")
+        let moved = try h.call(h.todo.moveTodo, WaterV1.MoveTodoRequest(itemID: bread, position: 0), as: h.admin).get()
+        #expect(moved.items.map(\.text) == ["bread", "milk"])
+        let far = h.call(h.todo.moveTodo, WaterV1.MoveTodoRequest(itemID: bread, position: 9), as: h.admin).error
+        #expect(far?.violations.map(\.field) == ["position"])
+        let removed = try h.call(h.todo.deleteTodo, WaterV1.DeleteTodoRequest(itemID: milk), as: bea).get()
+        #expect(removed.item?.text == "milk" && removed.item?.done == true)
+        let list = try h.call(h.todo.listTodos, WaterV1.ListTodosRequest(), as: bea).get()
+        #expect(list.items.map(\.text) == ["bread"])
+    }
+
+    @Test("a habit's week: checked today and on a past day, unchecked, and a day in the future refused")
+    func habitWeek() throws {
+        let h = try H()
+        let id = newID()
+        let added = try h.call(
+            h.habits.addHabit, WaterV1.AddHabitRequest(habitID: id, name: "Read", icon: .book, color: .blue),
+            as: h.admin
+        ).get()
+        #expect(added.habit?.name == "Read")
+        let today = try h.call(h.habits.checkHabit, WaterV1.CheckHabitRequest(habitID: id), as: h.admin).get()
+        #expect(today.week?.checked == [true, false, false, false, false, false, false])
+        let sunday = try h.call(
+            h.habits.checkHabit, WaterV1.CheckHabitRequest(habitID: id, date: "2026-11-29"), as: h.admin
+        ).get()
+        #expect(sunday.week?.checked == [false, false, false, false, false, false, true])
+        _ = try h.call(h.habits.uncheckHabit, WaterV1.UncheckHabitRequest(habitID: id), as: h.admin).get()
+        let future = h.call(
+            h.habits.checkHabit, WaterV1.CheckHabitRequest(habitID: id, date: "2026-12-01"), as: h.admin
+        ).error
+        #expect(future?.code == .invalidArgument)
+        let week = try h.call(h.habits.listWeek, WaterV1.ListHabitWeekRequest(week: "2026-W48"), as: h.admin).get()
+        #expect(week.habits.first?.checked == [false, false, false, false, false, false, true])
+        let removed = try h.call(h.habits.deleteHabit, WaterV1.DeleteHabitRequest(habitID: id), as: h.admin).get()
+        #expect(removed.habit?.habitID == id)
+        #expect(try h.call(h.habits.listWeek, WaterV1.ListHabitWeekRequest(), as: h.admin).get().habits.isEmpty)
+    }
+}
