@@ -2,17 +2,6 @@
 #include "water_registry.h"
 
 static const ProtobufCMessageDescriptor *const messages[] = {
-    &water__archive__v1__accounts_snapshot__descriptor,
-    &water__archive__v1__entry_columns__descriptor,
-    &water__archive__v1__goal_change__descriptor,
-    &water__archive__v1__household_snapshot__descriptor,
-    &water__archive__v1__journal_record__descriptor,
-    &water__archive__v1__member_snapshot__descriptor,
-    &water__archive__v1__stored_account__descriptor,
-    &water__archive__v1__stored_entry__descriptor,
-    &water__archive__v1__stored_habit__descriptor,
-    &water__archive__v1__stored_session__descriptor,
-    &water__archive__v1__stored_todo__descriptor,
     &water__v1__add_habit_request__descriptor,
     &water__v1__add_habit_response__descriptor,
     &water__v1__add_member_request__descriptor,

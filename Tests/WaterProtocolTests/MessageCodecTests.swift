@@ -1,21 +1,50 @@
 import Testing
+import WaterStore
 
 @testable import WaterProtocol
 
-/// Every generated message type's full proto name, sorted.
-let allMessageNames = GeneratedMessages.byProtoName.keys.sorted()
+/// One set of generated messages: the API's (in WaterProtocol) or the storage format's (in
+/// WaterStore, which the client never links). The same generator and runtime make both.
+struct GeneratedSet: Sendable {
+    let folder: String
+    let descriptors: DescriptorRegistry
+    let types: [String: any ProtoMessage.Type]
+
+    static let all = [
+        GeneratedSet(folder: "proto", descriptors: GeneratedMessages.descriptors, types: GeneratedMessages.byProtoName),
+        GeneratedSet(
+            folder: "proto/storage", descriptors: ArchiveMessages.descriptors, types: ArchiveMessages.byProtoName),
+    ]
+
+    /// The set that holds message `name`.
+    static func of(_ name: String) -> GeneratedSet {
+        all.first { $0.types[name] != nil }!
+    }
+}
+
+/// Every generated message type's full proto name, of both sets, sorted.
+let allMessageNames = GeneratedSet.all.flatMap(\.types.keys).sorted()
 
 @Suite("Message codec")
 struct MessageCodecTests {
-    @Test("every protobuf-c descriptor has a generated Swift type, and the other way round")
+    @Test("every protobuf-c descriptor has a generated Swift type, and the other way round, in each set")
     func everyMessageHasASwiftType() {
-        #expect(Set(DescriptorRegistry.messages.keys) == Set(GeneratedMessages.byProtoName.keys))
-        #expect(allMessageNames.count > 80)
+        for set in GeneratedSet.all {
+            #expect(Set(set.descriptors.messages.keys) == Set(set.types.keys), "\(set.folder)")
+        }
+        #expect(GeneratedMessages.byProtoName.count > 70)
+        #expect(ArchiveMessages.byProtoName.count > 10)
+    }
+
+    @Test("the API set holds no storage message: the client does not ship the disk format")
+    func apiHasNoStorageFormat() {
+        #expect(!GeneratedMessages.byProtoName.keys.contains { $0.hasPrefix("water.archive.") })
+        #expect(ArchiveMessages.byProtoName.keys.allSatisfy { $0.hasPrefix("water.archive.") })
     }
 
     @Test("round-trips every message type with every field set", arguments: allMessageNames)
     func roundTrip(name: String) throws {
-        try roundTrip(GeneratedMessages.byProtoName[name]!)
+        try roundTrip(GeneratedSet.of(name).types[name]!)
     }
 
     private func roundTrip<Message: ProtoMessage>(_ type: Message.Type) throws {
@@ -101,10 +130,11 @@ struct MessageCodecTests {
 struct CodingKeyIndexTests {
     @Test("name each field by its index in protoc-c's descriptor", arguments: allMessageNames)
     func indexesMatchNames(name: String) throws {
-        let descriptor = try #require(DescriptorRegistry.messages[name]).pointer.pointee
+        let set = GeneratedSet.of(name)
+        let descriptor = try #require(set.descriptors.messages[name]).pointer.pointee
         for index in 0..<Int(descriptor.n_fields) {
             let fieldName = String(cString: descriptor.fields[index].name)
-            #expect(keyName(GeneratedMessages.byProtoName[name]!, index: index) == fieldName, "\(name) field \(index)")
+            #expect(keyName(set.types[name]!, index: index) == fieldName, "\(name) field \(index)")
         }
     }
 

@@ -4,10 +4,10 @@ import WaterProtocol
 import WaterTestSupport
 
 /// Runs Google's `protoc` (Debian's protobuf-compiler, a protobuf implementation that is not
-/// protobuf-c) over `input` with `arguments`, from the repository's proto/ folder.
-private func protoc(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
+/// protobuf-c) over `input` with `arguments`, from the repository's `folder` of .proto files.
+private func protoc(_ arguments: [String], folder: String, input: [UInt8]) throws -> [UInt8] {
     let protoDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../proto").standardizedFileURL
+        .appendingPathComponent("../../\(folder)").standardizedFileURL
     let protoFiles = try FileManager.default.contentsOfDirectory(atPath: protoDirectory.path)
         .filter { $0.hasSuffix(".proto") }.sorted()
     let protoc = try ChildProcess(
@@ -24,13 +24,14 @@ private func protoc(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
 struct ProtocCrossCheckTests {
     @Test("protoc reads what we encode, and we read what protoc encodes", arguments: allMessageNames)
     func bothWays(name: String) throws {
-        try crossCheck(GeneratedMessages.byProtoName[name]!)
+        let set = GeneratedSet.of(name)
+        try crossCheck(set.types[name]!, folder: set.folder)
     }
 
-    private func crossCheck<Message: ProtoMessage>(_ type: Message.Type) throws {
+    private func crossCheck<Message: ProtoMessage>(_ type: Message.Type, folder: String) throws {
         let original = SampleValues.make(Message.self)
-        let text = try protoc(["--decode=\(Message.protoName)"], input: original.serializedBytes())
-        let reencoded = try protoc(["--encode=\(Message.protoName)"], input: text)
+        let text = try protoc(["--decode=\(Message.protoName)"], folder: folder, input: original.serializedBytes())
+        let reencoded = try protoc(["--encode=\(Message.protoName)"], folder: folder, input: text)
         #expect(try Message(serializedBytes: reencoded) == original)
     }
 
@@ -40,7 +41,8 @@ struct ProtocCrossCheckTests {
             entryID: "0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e", amountMl: 250,
             atUnixMs: 1_764_504_000_000)
         let text = String(
-            decoding: try protoc(["--decode=water.v1.LogWaterRequest"], input: request.serializedBytes()),
+            decoding: try protoc(
+                ["--decode=water.v1.LogWaterRequest"], folder: "proto", input: request.serializedBytes()),
             as: UTF8.self)
         #expect(
             text == """
@@ -54,7 +56,7 @@ struct ProtocCrossCheckTests {
     @Test("we read an envelope written by protoc from text")
     func envelopeFromText() throws {
         let bytes = try protoc(
-            ["--encode=water.v1.ResponseEnvelope"],
+            ["--encode=water.v1.ResponseEnvelope"], folder: "proto",
             input: Array(
                 """
                 call_id: 12

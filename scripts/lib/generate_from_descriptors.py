@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Writes what protoc-c does not: the descriptor registry in C and the Swift message types.
 
-Input: protoc's FileDescriptorSet of proto/*.proto (with source info) in text format, as printed
-by `protoc --decode=google.protobuf.FileDescriptorSet`. Output, into the two folders given:
+Input: which set (`api`: proto/*.proto; `storage`: proto/storage/*.proto), and protoc's
+FileDescriptorSet of its files (with source info) in text format, as printed by
+`protoc --decode=google.protobuf.FileDescriptorSet`. Output, into the two folders given:
 
-- water_registry.h / water_registry.c: every message and service descriptor that protoc-c
+- <registry>.h / <registry>.c: every message and service descriptor that protoc-c
   generated, and the full names of the methods that stream, so the Swift method table is
   derived from the .proto files and never typed twice.
 - <file>.pb.swift: one Swift value type per message and one open enum type per enum, with the
@@ -203,14 +204,14 @@ NUMBER_ARRAYS = {"TYPE_INT32", "TYPE_SINT32", "TYPE_SFIXED32", "TYPE_INT64", "TY
                  "TYPE_UINT32", "TYPE_FIXED32", "TYPE_UINT64", "TYPE_FIXED64", "TYPE_DOUBLE", "TYPE_FLOAT"}
 
 
-def swift_wire_encoding(package, message):
+def swift_wire_encoding(package, message, index_name):
     """The message's conformance to WireMessage: its fields stored into a protobuf-c struct by
     field index, with no Codable and no runtime generics on the way."""
     qualified = f"{namespace(package)}.{one(message, 'name')}"
     fields = message.get("field", [])
     by_number = sorted(fields, key=lambda f: int(one(f, "number")))
     out = [f"extension {qualified}: WireMessage {{",
-           "    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)", "",
+           f"    package static let wireDescriptor = {index_name}.descriptors.descriptor(named: protoName)", "",
            "    public func serializedBytes() -> [UInt8] {",
            "        WireCodec.pack(self)",
            "    }", "",
@@ -218,13 +219,13 @@ def swift_wire_encoding(package, message):
            "        self = try WireCodec.unpack(Self.self, from: bytes)",
            "    }", ""]
     if not fields:
-        out += ["    init(wire reader: MessageReader) {", "        self.init()", "    }", "",
-                "    func encodeFields(into builder: MessageBuilder) {}", "}"]
+        out += ["    package init(wire reader: MessageReader) {", "        self.init()", "    }", "",
+                "    package func encodeFields(into builder: MessageBuilder) {}", "}"]
         return out
     arguments = ", ".join(f"{lower_camel(one(f, 'name')).strip('`')}: {read_expression(f, by_number.index(f))}"
                           for f in fields)
-    out += ["    init(wire reader: MessageReader) {", f"        self.init({arguments})", "    }", ""]
-    out.append("    func encodeFields(into builder: MessageBuilder) {")
+    out += ["    package init(wire reader: MessageReader) {", f"        self.init({arguments})", "    }", ""]
+    out.append("    package func encodeFields(into builder: MessageBuilder) {")
     for field in fields:
         index = by_number.index(field)
         swift_name = lower_camel(one(field, "name"))
@@ -365,7 +366,7 @@ def indent(lines):
     return [("    " + line) if line else line for line in lines]
 
 
-def write_swift(files, swift_dir):
+def write_swift(files, swift_dir, options):
     rpc_kinds = rpc_kinds_of(files)
     names = sorted(f"{one(file, 'package')}.{one(m, 'name')}" for file in files for m in file.get("message_type", []))
     packages = sorted({one(file, "package") for file in files})
@@ -373,18 +374,26 @@ def write_swift(files, swift_dir):
     for package in packages:
         spaces += [f"/// The Swift types of the proto package `{package}`.", f"public enum {namespace(package)} {{}}", ""]
     (swift_dir / "Namespaces.pb.swift").write_text("\n".join(spaces).rstrip("\n") + "\n")
-    index = [f"// {BANNER}", "",
-             "/// Every generated message type, by full proto name: what decodes a payload when only",
-             "/// the name is known (the fuzzer, tests, tools).",
-             "public enum GeneratedMessages {",
-             "    public static let byProtoName: [String: any ProtoMessage.Type] = ["]
+    imports = [f"import {m}" for m in options["imports"]]
+    message_imports = [i for i in imports if not i.startswith("import C")]
+    prefix = options["registry"]
+    index = [f"// {BANNER}", ""] + imports + ([""] if imports else [])
+    index += [f"/// Every generated message type of {options['what']}, by full proto name: what decodes a payload",
+              "/// when only the name is known (the fuzzer, tests, tools).",
+              f"public enum {options['index']} {{",
+              "    public static let byProtoName: [String: any ProtoMessage.Type] = ["]
     index += [f'        "{n}": {namespace(n.rsplit(".", 1)[0])}.{n.rsplit(".", 1)[1]}.self,' for n in names]
-    index += ["    ]", "}"]
-    (swift_dir / "GeneratedMessages.pb.swift").write_text("\n".join(index) + "\n")
+    index += ["    ]", "",
+              "    /// protoc-c's descriptor of each of them.",
+              "    package static let descriptors = DescriptorRegistry(",
+              f"        count: {prefix}_message_count(), descriptor: {{ {prefix}_message($0)! }})",
+              "}"]
+    (swift_dir / f"{options['index']}.pb.swift").write_text("\n".join(index) + "\n")
     for file in files:
         package = one(file, "package")
         comments = comments_by_path(file)
-        lines = [f"// {BANNER}", f"// Source: proto/{one(file, 'name')}", "", f"extension {namespace(package)} {{"]
+        lines = [f"// {BANNER}", f"// Source: {options['what']}{one(file, 'name')}", ""] + message_imports
+        lines += ([""] if message_imports else []) + [f"extension {namespace(package)} {{"]
         blocks = [swift_enum(package, e, i, comments) for i, e in enumerate(file.get("enum_type", []))]
         blocks += [swift_message(package, m, i, comments, rpc_kinds)
                    for i, m in enumerate(file.get("message_type", []))]
@@ -392,14 +401,16 @@ def write_swift(files, swift_dir):
             lines += indent(block) + [""]
         lines = lines[:-1] + ["}", ""]
         for message in file.get("message_type", []):
-            lines += swift_wire_encoding(package, message) + [""]
+            lines += swift_wire_encoding(package, message, options["index"]) + [""]
         stem = one(file, "name").removesuffix(".proto")
         (swift_dir / f"{stem}.pb.swift").write_text("\n".join(lines).rstrip("\n") + "\n")
 
 
 # --- C registry ---------------------------------------------------------------------------
 
-def write_registry(files, c_dir, headers):
+def write_registry(files, c_dir, headers, options):
+    prefix = options["registry"]
+    guard = prefix.upper() + "_H"
     messages, services, streaming = [], [], []
     for file in files:
         package = one(file, "package")
@@ -415,44 +426,61 @@ def write_registry(files, c_dir, headers):
     messages.sort()
     services.sort()
     streaming.sort()
-    header = [f"/* {BANNER} */", "#ifndef WATER_REGISTRY_H", "#define WATER_REGISTRY_H", "",
+    header = [f"/* {BANNER} */", f"#ifndef {guard}", f"#define {guard}", "",
               "#include <stddef.h>", "#include <protobuf-c/protobuf-c.h>"]
     header += [f'#include "{h}"' for h in sorted(headers)]
-    header += ["", "/* Every message descriptor of proto/, in symbol order. */",
-               "size_t water_registry_message_count(void);",
-               "const ProtobufCMessageDescriptor *water_registry_message(size_t index);", "",
-               "/* Every service descriptor of proto/, in symbol order. */",
-               "size_t water_registry_service_count(void);",
-               "const ProtobufCServiceDescriptor *water_registry_service(size_t index);", "",
-               '/* The full names ("package.Service/Method") of the methods that return a stream. */',
-               "size_t water_registry_streaming_method_count(void);",
-               "const char *water_registry_streaming_method(size_t index);", "", "#endif"]
-    (c_dir / "include" / "water_registry.h").write_text("\n".join(header) + "\n")
+    header += ["", f"/* Every message descriptor of {options['what']}, in symbol order. */",
+               f"size_t {prefix}_message_count(void);",
+               f"const ProtobufCMessageDescriptor *{prefix}_message(size_t index);"]
+    if services:
+        header += ["", f"/* Every service descriptor of {options['what']}, in symbol order. */",
+                   f"size_t {prefix}_service_count(void);",
+                   f"const ProtobufCServiceDescriptor *{prefix}_service(size_t index);", "",
+                   '/* The full names ("package.Service/Method") of the methods that return a stream. */',
+                   f"size_t {prefix}_streaming_method_count(void);",
+                   f"const char *{prefix}_streaming_method(size_t index);"]
+    header += ["", "#endif"]
+    (c_dir / "include" / f"{prefix}.h").write_text("\n".join(header) + "\n")
 
-    source = [f"/* {BANNER} */", '#include "water_registry.h"', "",
+    source = [f"/* {BANNER} */", f'#include "{prefix}.h"', "",
               "static const ProtobufCMessageDescriptor *const messages[] = {"]
     source += [f"    &{m}," for m in messages]
-    source += ["};", "", "static const ProtobufCServiceDescriptor *const services[] = {"]
-    source += [f"    &{s}," for s in services]
-    source += ["};", "", "static const char *const streaming_methods[] = {"]
-    source += [f'    "{m}",' for m in streaming]
-    source += ["};", "",
-               "size_t water_registry_message_count(void) { return sizeof messages / sizeof messages[0]; }",
-               "const ProtobufCMessageDescriptor *water_registry_message(size_t index) { return messages[index]; }",
-               "size_t water_registry_service_count(void) { return sizeof services / sizeof services[0]; }",
-               "const ProtobufCServiceDescriptor *water_registry_service(size_t index) { return services[index]; }",
-               "size_t water_registry_streaming_method_count(void) {",
-               "    return sizeof streaming_methods / sizeof streaming_methods[0];", "}",
-               "const char *water_registry_streaming_method(size_t index) { return streaming_methods[index]; }"]
-    (c_dir / "water_registry.c").write_text("\n".join(source) + "\n")
+    source += ["};", ""]
+    if services:
+        source += ["static const ProtobufCServiceDescriptor *const services[] = {"]
+        source += [f"    &{s}," for s in services]
+        source += ["};", "", "static const char *const streaming_methods[] = {"]
+        source += [f'    "{m}",' for m in streaming]
+        source += ["};", ""]
+    source += [f"size_t {prefix}_message_count(void) {{ return sizeof messages / sizeof messages[0]; }}",
+               f"const ProtobufCMessageDescriptor *{prefix}_message(size_t index) {{ return messages[index]; }}"]
+    if services:
+        source += [
+            f"size_t {prefix}_service_count(void) {{ return sizeof services / sizeof services[0]; }}",
+            f"const ProtobufCServiceDescriptor *{prefix}_service(size_t index) {{ return services[index]; }}",
+            f"size_t {prefix}_streaming_method_count(void) {{",
+            "    return sizeof streaming_methods / sizeof streaming_methods[0];", "}",
+            f"const char *{prefix}_streaming_method(size_t index) {{ return streaming_methods[index]; }}"]
+    (c_dir / f"{prefix}.c").write_text("\n".join(source) + "\n")
+
+
+# What differs between the two sets of .proto files: the API (proto/*.proto, in WaterProtocol,
+# shipped with the client) and the storage format (proto/storage/*.proto, in WaterStore only).
+SETS = {
+    "api": {"registry": "water_registry", "index": "GeneratedMessages", "imports": ["CWaterProto"],
+            "what": "proto/"},
+    "storage": {"registry": "water_archive_registry", "index": "ArchiveMessages",
+                "imports": ["CWaterArchive", "WaterProtocol"], "what": "proto/storage/"},
+}
 
 
 def main():
-    descriptor_text, c_dir, swift_dir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    kind, descriptor_text, c_dir, swift_dir = sys.argv[1], sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4])
+    options = SETS[kind]
     files = parse_text_format(Path(descriptor_text).read_text().splitlines()).get("file", [])
     headers = [p.name for p in (c_dir / "include").glob("*.pb-c.h")]
-    write_registry(files, c_dir, headers)
-    write_swift(files, swift_dir)
+    write_registry(files, c_dir, headers, options)
+    write_swift(files, swift_dir, options)
 
 
 if __name__ == "__main__":

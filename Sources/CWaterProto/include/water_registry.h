@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <protobuf-c/protobuf-c.h>
 #include "accounts.pb-c.h"
-#include "archive.pb-c.h"
 #include "board.pb-c.h"
 #include "envelope.pb-c.h"
 #include "habits.pb-c.h"

@@ -3,7 +3,7 @@ import CProtobufC
 /// One scalar or submessage as it sits in a protobuf-c message struct, independent of the Swift
 /// type it came from. The codec moves every field through this type, so the C memory layout
 /// rules live in one place (``FieldValue/store(at:type:arena:)`` and ``FieldValue/load(from:type:)``).
-enum FieldValue {
+package enum FieldValue {
     case signed(Int64)
     case unsigned(UInt64)
     case bool(Bool)

@@ -1,7 +1,7 @@
 import CProtobufC
 
 /// A protobuf-c message struct being filled from Swift values, with its C memory in an arena.
-final class MessageBuilder {
+package final class MessageBuilder {
     let descriptor: UnsafePointer<ProtobufCMessageDescriptor>
     let storage: UnsafeMutableRawPointer
     let arena: CArena
@@ -22,33 +22,33 @@ final class MessageBuilder {
     }
 
     /// A builder for the submessage of the field at `index`.
-    func child(at index: Int) -> MessageBuilder {
+    package func child(at index: Int) -> MessageBuilder {
         child(for: field(at: index))
     }
 
     /// Stores one singular field's value.
-    func set(_ value: FieldValue, at index: Int) {
+    package func set(_ value: FieldValue, at index: Int) {
         let field = field(at: index)
         precondition(field.pointee.label == PROTOBUF_C_LABEL_NONE, "field \(index) is repeated")
         value.store(at: storage + Int(field.pointee.offset), type: field.pointee.type, arena: arena)
     }
 
     /// Stores a repeated field's values.
-    func set(_ values: [FieldValue], at index: Int) {
+    package func set(_ values: [FieldValue], at index: Int) {
         set(values, for: field(at: index))
     }
 
     /// Stores a repeated field of numbers in one copy: `Element` has the layout of the field's
     /// C type (the generator only calls it so).
-    func setNumbers<Element: BinaryInteger & FixedWidthInteger>(_ elements: [Element], at index: Int) {
+    package func setNumbers<Element: BinaryInteger & FixedWidthInteger>(_ elements: [Element], at index: Int) {
         storeArray(elements, for: field(at: index))
     }
 
-    func setNumbers(_ elements: [Double], at index: Int) {
+    package func setNumbers(_ elements: [Double], at index: Int) {
         storeArray(elements, for: field(at: index))
     }
 
-    func setNumbers(_ elements: [Float], at index: Int) {
+    package func setNumbers(_ elements: [Float], at index: Int) {
         storeArray(elements, for: field(at: index))
     }
 

@@ -2,7 +2,7 @@ import CProtobufC
 
 /// Reads the fields of an unpacked protobuf-c message struct; a nil `storage` stands for an
 /// absent submessage, whose every field reads as its proto3 default.
-struct MessageReader {
+package struct MessageReader {
     let descriptor: UnsafePointer<ProtobufCMessageDescriptor>
     let storage: UnsafeRawPointer?
 
@@ -31,7 +31,7 @@ struct MessageReader {
 
     /// A repeated field of numbers in one copy: `Element` has the layout of the field's C type
     /// (the generator only asks so). Snapshot columns hold hundreds of thousands of numbers.
-    func numbers<Element>(at index: Int, as element: Element.Type) -> [Element] {
+    package func numbers<Element>(at index: Int, as element: Element.Type) -> [Element] {
         let field = field(at: index)
         precondition(FieldValue.size(of: field.pointee.type) == MemoryLayout<Element>.stride, "field layout")
         let count = count(of: field)
@@ -42,25 +42,25 @@ struct MessageReader {
     }
 
     /// The value of the singular field at `index`.
-    func value(at index: Int) -> FieldValue {
+    package func value(at index: Int) -> FieldValue {
         value(of: field(at: index))
     }
 
     /// The elements of the repeated field at `index`.
-    func values(at index: Int) -> [FieldValue] {
+    package func values(at index: Int) -> [FieldValue] {
         let field = field(at: index)
         return (0..<count(of: field)).map { value(of: field, at: $0) }
     }
 
     /// The submessage of the singular field at `index`, or nil when it is absent.
-    func message(at index: Int) -> MessageReader? {
+    package func message(at index: Int) -> MessageReader? {
         let field = field(at: index)
         guard case .message(let pointer?) = value(of: field) else { return nil }
         return MessageReader(descriptor: submessageDescriptor(field), storage: pointer)
     }
 
     /// The submessages of the repeated field at `index`.
-    func messages(at index: Int) -> [MessageReader] {
+    package func messages(at index: Int) -> [MessageReader] {
         let field = field(at: index)
         let descriptor = submessageDescriptor(field)
         return (0..<count(of: field)).map { element in
@@ -84,13 +84,13 @@ struct MessageReader {
 extension FieldValue {
     // What a generated initializer asks of a field value: protobuf-c has already checked the
     // wire types, so each value is of the kind its field declares.
-    var int32: Int32 { if case .signed(let v) = self { Int32(truncatingIfNeeded: v) } else { 0 } }
-    var int64: Int64 { if case .signed(let v) = self { v } else { 0 } }
-    var uint32: UInt32 { if case .unsigned(let v) = self { UInt32(truncatingIfNeeded: v) } else { 0 } }
-    var uint64: UInt64 { if case .unsigned(let v) = self { v } else { 0 } }
-    var bool: Bool { if case .bool(let v) = self { v } else { false } }
-    var double: Double { if case .double(let v) = self { v } else { 0 } }
-    var float: Float { if case .float(let v) = self { v } else { 0 } }
-    var string: String { if case .string(let v) = self { v } else { "" } }
-    var bytes: [UInt8] { if case .bytes(let v) = self { v } else { [] } }
+    package var int32: Int32 { if case .signed(let v) = self { Int32(truncatingIfNeeded: v) } else { 0 } }
+    package var int64: Int64 { if case .signed(let v) = self { v } else { 0 } }
+    package var uint32: UInt32 { if case .unsigned(let v) = self { UInt32(truncatingIfNeeded: v) } else { 0 } }
+    package var uint64: UInt64 { if case .unsigned(let v) = self { v } else { 0 } }
+    package var bool: Bool { if case .bool(let v) = self { v } else { false } }
+    package var double: Double { if case .double(let v) = self { v } else { 0 } }
+    package var float: Float { if case .float(let v) = self { v } else { 0 } }
+    package var string: String { if case .string(let v) = self { v } else { "" } }
+    package var bytes: [UInt8] { if case .bytes(let v) = self { v } else { [] } }
 }

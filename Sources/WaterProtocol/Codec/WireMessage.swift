@@ -4,7 +4,7 @@ import CProtobufC
 /// by index, with concrete types: no Codable containers, no dynamic casts, no generic metadata
 /// looked up at run time on the way to the wire. `scripts/generate-proto` writes every
 /// conformance; the JSON of `--json` still goes through Codable.
-protocol WireMessage: ProtoMessage {
+package protocol WireMessage: ProtoMessage {
     /// protoc-c's descriptor of this message, looked up once.
     static var wireDescriptor: MessageDescriptorRef { get }
     /// Stores every field into `builder`, whose struct was made from ``wireDescriptor``.
@@ -15,15 +15,15 @@ protocol WireMessage: ProtoMessage {
 
 extension WireMessage {
     /// Fills `builder` (a submessage's struct) and returns the struct, for the parent's field.
-    func built(in builder: MessageBuilder) -> UnsafeRawPointer {
+    package func built(in builder: MessageBuilder) -> UnsafeRawPointer {
         encodeFields(into: builder)
         return UnsafeRawPointer(builder.storage)
     }
 }
 
 /// Packing a ``WireMessage`` with protobuf-c.
-enum WireCodec {
-    static func pack<Message: WireMessage>(_ message: Message) -> [UInt8] {
+package enum WireCodec {
+    package static func pack<Message: WireMessage>(_ message: Message) -> [UInt8] {
         let arena = CArena()
         defer { arena.releaseAll() }
         let builder = MessageBuilder(descriptor: Message.wireDescriptor.pointer, arena: arena)
@@ -35,7 +35,7 @@ enum WireCodec {
     /// freed before returning. Unknown fields are skipped, as proto3 requires, so older peers
     /// read newer messages.
     /// - Throws: INVALID_ARGUMENT when the bytes are not a valid encoding of the message.
-    static func unpack<Message: WireMessage>(_ type: Message.Type, from bytes: some Collection<UInt8>)
+    package static func unpack<Message: WireMessage>(_ type: Message.Type, from bytes: some Collection<UInt8>)
         throws(WaterError) -> Message
     {
         let descriptor = Message.wireDescriptor.pointer

@@ -586,7 +586,7 @@ extension WaterV1 {
 }
 
 extension WaterV1.Member: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -596,11 +596,11 @@ extension WaterV1.Member: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: WaterV1.Role(rawValue: reader.value(at: 3).int32), timeZone: reader.value(at: 4).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(memberID), at: 0)
         builder.set(.string(username), at: 1)
         builder.set(.string(displayName), at: 2)
@@ -610,7 +610,7 @@ extension WaterV1.Member: WireMessage {
 }
 
 extension WaterV1.LoginRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -620,18 +620,18 @@ extension WaterV1.LoginRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(username: reader.value(at: 0).string, password: reader.value(at: 1).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(username), at: 0)
         builder.set(.string(password), at: 1)
     }
 }
 
 extension WaterV1.LoginResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -641,11 +641,11 @@ extension WaterV1.LoginResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(authToken: reader.value(at: 0).bytes, expiresAtUnixMs: reader.value(at: 1).int64, member: reader.message(at: 2).map(WaterV1.Member.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.bytes(authToken), at: 0)
         builder.set(.signed(expiresAtUnixMs), at: 1)
         if let value = member { builder.set(.message(value.built(in: builder.child(at: 2))), at: 2) }
@@ -653,7 +653,7 @@ extension WaterV1.LoginResponse: WireMessage {
 }
 
 extension WaterV1.LogoutRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -663,15 +663,15 @@ extension WaterV1.LogoutRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.LogoutResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -681,15 +681,15 @@ extension WaterV1.LogoutResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.WhoAmIRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -699,15 +699,15 @@ extension WaterV1.WhoAmIRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.WhoAmIResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -717,18 +717,18 @@ extension WaterV1.WhoAmIResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)), sessionExpiresAtUnixMs: reader.value(at: 1).int64)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         builder.set(.signed(sessionExpiresAtUnixMs), at: 1)
     }
 }
 
 extension WaterV1.ChangePasswordRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -738,18 +738,18 @@ extension WaterV1.ChangePasswordRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(currentPassword: reader.value(at: 0).string, newPassword: reader.value(at: 1).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(currentPassword), at: 0)
         builder.set(.string(newPassword), at: 1)
     }
 }
 
 extension WaterV1.ChangePasswordResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -759,18 +759,18 @@ extension WaterV1.ChangePasswordResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(authToken: reader.value(at: 0).bytes, expiresAtUnixMs: reader.value(at: 1).int64)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.bytes(authToken), at: 0)
         builder.set(.signed(expiresAtUnixMs), at: 1)
     }
 }
 
 extension WaterV1.AddMemberRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -780,11 +780,11 @@ extension WaterV1.AddMemberRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(username: reader.value(at: 0).string, displayName: reader.value(at: 1).string, password: reader.value(at: 2).string, role: WaterV1.Role(rawValue: reader.value(at: 3).int32), timeZone: reader.value(at: 4).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(username), at: 0)
         builder.set(.string(displayName), at: 1)
         builder.set(.string(password), at: 2)
@@ -794,7 +794,7 @@ extension WaterV1.AddMemberRequest: WireMessage {
 }
 
 extension WaterV1.AddMemberResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -804,17 +804,17 @@ extension WaterV1.AddMemberResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.RenameMemberRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -824,11 +824,11 @@ extension WaterV1.RenameMemberRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(username: reader.value(at: 0).string, newUsername: reader.value(at: 1).string, newDisplayName: reader.value(at: 2).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(username), at: 0)
         builder.set(.string(newUsername), at: 1)
         builder.set(.string(newDisplayName), at: 2)
@@ -836,7 +836,7 @@ extension WaterV1.RenameMemberRequest: WireMessage {
 }
 
 extension WaterV1.RenameMemberResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -846,17 +846,17 @@ extension WaterV1.RenameMemberResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.ResetPasswordRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -866,18 +866,18 @@ extension WaterV1.ResetPasswordRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(username: reader.value(at: 0).string, newPassword: reader.value(at: 1).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(username), at: 0)
         builder.set(.string(newPassword), at: 1)
     }
 }
 
 extension WaterV1.ResetPasswordResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -887,15 +887,15 @@ extension WaterV1.ResetPasswordResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.RemoveMemberRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -905,17 +905,17 @@ extension WaterV1.RemoveMemberRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(username: reader.value(at: 0).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(username), at: 0)
     }
 }
 
 extension WaterV1.RemoveMemberResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -925,15 +925,15 @@ extension WaterV1.RemoveMemberResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.ListMembersRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -943,15 +943,15 @@ extension WaterV1.ListMembersRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.ListMembersResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -961,11 +961,11 @@ extension WaterV1.ListMembersResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(members: reader.messages(at: 0).map(WaterV1.Member.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(members.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
     }
 }

@@ -302,7 +302,7 @@ extension WaterV1 {
 }
 
 extension WaterV1.BoardRow: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -312,11 +312,11 @@ extension WaterV1.BoardRow: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9).map(WaterV1.DaySummary.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(rank)), at: 0)
         builder.set(.string(username), at: 1)
         builder.set(.string(displayName), at: 2)
@@ -331,7 +331,7 @@ extension WaterV1.BoardRow: WireMessage {
 }
 
 extension WaterV1.WeeklyBoard: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -341,11 +341,11 @@ extension WaterV1.WeeklyBoard: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(week: reader.value(at: 0).string, startsOn: reader.value(at: 1).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 2).int32), rows: reader.messages(at: 3).map(WaterV1.BoardRow.init(wire:)), generatedAtUnixMs: reader.value(at: 4).int64)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
         builder.set(.string(startsOn), at: 1)
         builder.set(.signed(Int64(order.rawValue)), at: 2)
@@ -355,7 +355,7 @@ extension WaterV1.WeeklyBoard: WireMessage {
 }
 
 extension WaterV1.GetBoardRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -365,18 +365,18 @@ extension WaterV1.GetBoardRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(week: reader.value(at: 0).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 1).int32))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
         builder.set(.signed(Int64(order.rawValue)), at: 1)
     }
 }
 
 extension WaterV1.GetBoardResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -386,17 +386,17 @@ extension WaterV1.GetBoardResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(board: reader.message(at: 0).map(WaterV1.WeeklyBoard.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = board { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.WatchBoardRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -406,17 +406,17 @@ extension WaterV1.WatchBoardRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(order: WaterV1.BoardOrder(rawValue: reader.value(at: 0).int32))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(order.rawValue)), at: 0)
     }
 }
 
 extension WaterV1.WatchBoardResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -426,11 +426,11 @@ extension WaterV1.WatchBoardResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(board: reader.message(at: 0).map(WaterV1.WeeklyBoard.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = board { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }

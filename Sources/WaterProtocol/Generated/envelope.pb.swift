@@ -374,7 +374,7 @@ extension WaterV1 {
 }
 
 extension WaterV1.RequestEnvelope: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -384,11 +384,11 @@ extension WaterV1.RequestEnvelope: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(callID: reader.value(at: 0).uint64, method: reader.value(at: 1).string, authToken: reader.value(at: 2).bytes, payload: reader.value(at: 3).bytes, cancel: reader.value(at: 4).bool)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(callID), at: 0)
         builder.set(.string(method), at: 1)
         builder.set(.bytes(authToken), at: 2)
@@ -398,7 +398,7 @@ extension WaterV1.RequestEnvelope: WireMessage {
 }
 
 extension WaterV1.ResponseEnvelope: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -408,11 +408,11 @@ extension WaterV1.ResponseEnvelope: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(callID: reader.value(at: 0).uint64, status: reader.message(at: 1).map(WaterV1.Status.init(wire:)), payload: reader.value(at: 2).bytes, endOfStream: reader.value(at: 3).bool)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(callID), at: 0)
         if let value = status { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
         builder.set(.bytes(payload), at: 2)
@@ -421,7 +421,7 @@ extension WaterV1.ResponseEnvelope: WireMessage {
 }
 
 extension WaterV1.Status: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -431,11 +431,11 @@ extension WaterV1.Status: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(code: WaterV1.StatusCode(rawValue: reader.value(at: 0).int32), message: reader.value(at: 1).string, violations: reader.messages(at: 2).map(WaterV1.FieldViolation.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(code.rawValue)), at: 0)
         builder.set(.string(message), at: 1)
         builder.set(violations.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
@@ -443,7 +443,7 @@ extension WaterV1.Status: WireMessage {
 }
 
 extension WaterV1.FieldViolation: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -453,18 +453,18 @@ extension WaterV1.FieldViolation: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(field: reader.value(at: 0).string, description: reader.value(at: 1).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(field), at: 0)
         builder.set(.string(description), at: 1)
     }
 }
 
 extension WaterV1.HandshakeRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -474,18 +474,18 @@ extension WaterV1.HandshakeRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(protocolVersion: reader.value(at: 0).uint32, clientName: reader.value(at: 1).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(protocolVersion)), at: 0)
         builder.set(.string(clientName), at: 1)
     }
 }
 
 extension WaterV1.HandshakeResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -495,11 +495,11 @@ extension WaterV1.HandshakeResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(protocolVersion: reader.value(at: 0).uint32, serverName: reader.value(at: 1).string, maxFrameLength: reader.value(at: 2).uint32, maxCallsInFlight: reader.value(at: 3).uint32, serverTimeUnixMs: reader.value(at: 4).int64, householdTimeZone: reader.value(at: 5).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(protocolVersion)), at: 0)
         builder.set(.string(serverName), at: 1)
         builder.set(.unsigned(UInt64(maxFrameLength)), at: 2)

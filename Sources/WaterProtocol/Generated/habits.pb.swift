@@ -541,7 +541,7 @@ extension WaterV1 {
 }
 
 extension WaterV1.Habit: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -551,11 +551,11 @@ extension WaterV1.Habit: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habitID: reader.value(at: 0).string, name: reader.value(at: 1).string, icon: WaterV1.HabitIcon(rawValue: reader.value(at: 2).int32), color: WaterV1.HabitColor(rawValue: reader.value(at: 3).int32), createdAtUnixMs: reader.value(at: 4).int64)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
         builder.set(.string(name), at: 1)
         builder.set(.signed(Int64(icon.rawValue)), at: 2)
@@ -565,7 +565,7 @@ extension WaterV1.Habit: WireMessage {
 }
 
 extension WaterV1.HabitWeek: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -575,18 +575,18 @@ extension WaterV1.HabitWeek: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)), checked: reader.values(at: 1).map { $0.bool })
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         builder.set(checked.map { .bool($0) }, at: 1)
     }
 }
 
 extension WaterV1.AddHabitRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -596,11 +596,11 @@ extension WaterV1.AddHabitRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habitID: reader.value(at: 0).string, name: reader.value(at: 1).string, icon: WaterV1.HabitIcon(rawValue: reader.value(at: 2).int32), color: WaterV1.HabitColor(rawValue: reader.value(at: 3).int32))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
         builder.set(.string(name), at: 1)
         builder.set(.signed(Int64(icon.rawValue)), at: 2)
@@ -609,7 +609,7 @@ extension WaterV1.AddHabitRequest: WireMessage {
 }
 
 extension WaterV1.AddHabitResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -619,17 +619,17 @@ extension WaterV1.AddHabitResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.CheckHabitRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -639,18 +639,18 @@ extension WaterV1.CheckHabitRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habitID: reader.value(at: 0).string, date: reader.value(at: 1).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
         builder.set(.string(date), at: 1)
     }
 }
 
 extension WaterV1.CheckHabitResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -660,17 +660,17 @@ extension WaterV1.CheckHabitResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(week: reader.message(at: 0).map(WaterV1.HabitWeek.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = week { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.UncheckHabitRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -680,18 +680,18 @@ extension WaterV1.UncheckHabitRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habitID: reader.value(at: 0).string, date: reader.value(at: 1).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
         builder.set(.string(date), at: 1)
     }
 }
 
 extension WaterV1.UncheckHabitResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -701,17 +701,17 @@ extension WaterV1.UncheckHabitResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(week: reader.message(at: 0).map(WaterV1.HabitWeek.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = week { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.DeleteHabitRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -721,17 +721,17 @@ extension WaterV1.DeleteHabitRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habitID: reader.value(at: 0).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
     }
 }
 
 extension WaterV1.DeleteHabitResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -741,17 +741,17 @@ extension WaterV1.DeleteHabitResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.ListHabitWeekRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -761,17 +761,17 @@ extension WaterV1.ListHabitWeekRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(week: reader.value(at: 0).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
     }
 }
 
 extension WaterV1.ListHabitWeekResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -781,11 +781,11 @@ extension WaterV1.ListHabitWeekResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(week: reader.value(at: 0).string, dates: reader.values(at: 1).map { $0.string }, habits: reader.messages(at: 2).map(WaterV1.HabitWeek.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
         builder.set(dates.map { .string($0) }, at: 1)
         builder.set(habits.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)

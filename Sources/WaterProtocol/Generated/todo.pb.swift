@@ -368,7 +368,7 @@ extension WaterV1 {
 }
 
 extension WaterV1.TodoItem: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -378,11 +378,11 @@ extension WaterV1.TodoItem: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string, done: reader.value(at: 2).bool, position: reader.value(at: 3).uint32, addedBy: reader.value(at: 4).string, addedAtUnixMs: reader.value(at: 5).int64, completedBy: reader.value(at: 6).string, completedAtUnixMs: reader.value(at: 7).int64)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
         builder.set(.string(text), at: 1)
         builder.set(.bool(done), at: 2)
@@ -395,7 +395,7 @@ extension WaterV1.TodoItem: WireMessage {
 }
 
 extension WaterV1.AddTodoRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -405,18 +405,18 @@ extension WaterV1.AddTodoRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
         builder.set(.string(text), at: 1)
     }
 }
 
 extension WaterV1.AddTodoResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -426,17 +426,17 @@ extension WaterV1.AddTodoResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.ToggleTodoRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -446,17 +446,17 @@ extension WaterV1.ToggleTodoRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(itemID: reader.value(at: 0).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
     }
 }
 
 extension WaterV1.ToggleTodoResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -466,17 +466,17 @@ extension WaterV1.ToggleTodoResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.DeleteTodoRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -486,17 +486,17 @@ extension WaterV1.DeleteTodoRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(itemID: reader.value(at: 0).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
     }
 }
 
 extension WaterV1.DeleteTodoResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -506,17 +506,17 @@ extension WaterV1.DeleteTodoResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.MoveTodoRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -526,18 +526,18 @@ extension WaterV1.MoveTodoRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(itemID: reader.value(at: 0).string, position: reader.value(at: 1).uint32)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
         builder.set(.unsigned(UInt64(position)), at: 1)
     }
 }
 
 extension WaterV1.MoveTodoResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -547,17 +547,17 @@ extension WaterV1.MoveTodoResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(items: reader.messages(at: 0).map(WaterV1.TodoItem.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
     }
 }
 
 extension WaterV1.ListTodosRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -567,15 +567,15 @@ extension WaterV1.ListTodosRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.ListTodosResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -585,11 +585,11 @@ extension WaterV1.ListTodosResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(items: reader.messages(at: 0).map(WaterV1.TodoItem.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
     }
 }

@@ -737,7 +737,7 @@ extension WaterV1 {
 }
 
 extension WaterV1.WaterEntry: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -747,11 +747,11 @@ extension WaterV1.WaterEntry: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, date: reader.value(at: 3).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
@@ -760,7 +760,7 @@ extension WaterV1.WaterEntry: WireMessage {
 }
 
 extension WaterV1.DaySummary: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -770,11 +770,11 @@ extension WaterV1.DaySummary: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, progress: reader.value(at: 3).double, percent: reader.value(at: 4).uint32, remainingMl: reader.value(at: 5).int32, count: reader.value(at: 6).uint32, goalMet: reader.value(at: 7).bool)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(date), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(Int64(goalMl)), at: 2)
@@ -787,7 +787,7 @@ extension WaterV1.DaySummary: WireMessage {
 }
 
 extension WaterV1.Settings: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -797,11 +797,11 @@ extension WaterV1.Settings: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(dailyGoalMl)), at: 0)
         builder.set(.signed(Int64(usualCupMl)), at: 1)
         builder.setNumbers(quickCupsMl, at: 2)
@@ -810,7 +810,7 @@ extension WaterV1.Settings: WireMessage {
 }
 
 extension WaterV1.LogWaterRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -820,11 +820,11 @@ extension WaterV1.LogWaterRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
@@ -832,7 +832,7 @@ extension WaterV1.LogWaterRequest: WireMessage {
 }
 
 extension WaterV1.LogWaterResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -842,11 +842,11 @@ extension WaterV1.LogWaterResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)), duplicate: reader.value(at: 2).bool)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
         builder.set(.bool(duplicate), at: 2)
@@ -854,7 +854,7 @@ extension WaterV1.LogWaterResponse: WireMessage {
 }
 
 extension WaterV1.EditWaterRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -864,11 +864,11 @@ extension WaterV1.EditWaterRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
@@ -876,7 +876,7 @@ extension WaterV1.EditWaterRequest: WireMessage {
 }
 
 extension WaterV1.EditWaterResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -886,18 +886,18 @@ extension WaterV1.EditWaterResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), days: reader.messages(at: 1).map(WaterV1.DaySummary.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         builder.set(days.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
     }
 }
 
 extension WaterV1.DeleteWaterRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -907,17 +907,17 @@ extension WaterV1.DeleteWaterRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entryID: reader.value(at: 0).string)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
     }
 }
 
 extension WaterV1.DeleteWaterResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -927,18 +927,18 @@ extension WaterV1.DeleteWaterResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
     }
 }
 
 extension WaterV1.UndoWaterRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -948,15 +948,15 @@ extension WaterV1.UndoWaterRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.UndoWaterResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -966,18 +966,18 @@ extension WaterV1.UndoWaterResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
     }
 }
 
 extension WaterV1.GetTodayRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -987,15 +987,15 @@ extension WaterV1.GetTodayRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.GetTodayResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1005,11 +1005,11 @@ extension WaterV1.GetTodayResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(day: reader.message(at: 0).map(WaterV1.DaySummary.init(wire:)), entries: reader.messages(at: 1).map(WaterV1.WaterEntry.init(wire:)), settings: reader.message(at: 2).map(WaterV1.Settings.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = day { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         builder.set(entries.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
         if let value = settings { builder.set(.message(value.built(in: builder.child(at: 2))), at: 2) }
@@ -1017,7 +1017,7 @@ extension WaterV1.GetTodayResponse: WireMessage {
 }
 
 extension WaterV1.GetHistoryRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1027,17 +1027,17 @@ extension WaterV1.GetHistoryRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(days: reader.value(at: 0).uint32)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(days)), at: 0)
     }
 }
 
 extension WaterV1.GetHistoryResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1047,17 +1047,17 @@ extension WaterV1.GetHistoryResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(days: reader.messages(at: 0).map(WaterV1.DaySummary.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(days.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
     }
 }
 
 extension WaterV1.SetGoalRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1067,17 +1067,17 @@ extension WaterV1.SetGoalRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(dailyGoalMl: reader.value(at: 0).int32)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(dailyGoalMl)), at: 0)
     }
 }
 
 extension WaterV1.SetGoalResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1087,18 +1087,18 @@ extension WaterV1.SetGoalResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)), today: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         if let value = today { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
     }
 }
 
 extension WaterV1.SetUsualCupRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1108,17 +1108,17 @@ extension WaterV1.SetUsualCupRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(usualCupMl: reader.value(at: 0).int32)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(usualCupMl)), at: 0)
     }
 }
 
 extension WaterV1.SetUsualCupResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1128,17 +1128,17 @@ extension WaterV1.SetUsualCupResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.GetSettingsRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1148,15 +1148,15 @@ extension WaterV1.GetSettingsRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init()
     }
 
-    func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {}
 }
 
 extension WaterV1.GetSettingsResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -1166,11 +1166,11 @@ extension WaterV1.GetSettingsResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }

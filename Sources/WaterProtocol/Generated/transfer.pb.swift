@@ -268,7 +268,7 @@ extension WaterV1 {
 }
 
 extension WaterV1.DailyGoal: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -278,18 +278,18 @@ extension WaterV1.DailyGoal: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(date: reader.value(at: 0).string, goalMl: reader.value(at: 1).int32)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(date), at: 0)
         builder.set(.signed(Int64(goalMl)), at: 1)
     }
 }
 
 extension WaterV1.HabitHistory: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -299,18 +299,18 @@ extension WaterV1.HabitHistory: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)), checkedDates: reader.values(at: 1).map { $0.string })
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         builder.set(checkedDates.map { .string($0) }, at: 1)
     }
 }
 
 extension WaterV1.MemberHistory: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -320,11 +320,11 @@ extension WaterV1.MemberHistory: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)), settings: reader.message(at: 1).map(WaterV1.Settings.init(wire:)), entries: reader.messages(at: 2).map(WaterV1.WaterEntry.init(wire:)), goals: reader.messages(at: 3).map(WaterV1.DailyGoal.init(wire:)), habits: reader.messages(at: 4).map(WaterV1.HabitHistory.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
         if let value = settings { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
         builder.set(entries.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
@@ -334,7 +334,7 @@ extension WaterV1.MemberHistory: WireMessage {
 }
 
 extension WaterV1.ExportRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -344,17 +344,17 @@ extension WaterV1.ExportRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(household: reader.value(at: 0).bool)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.bool(household), at: 0)
     }
 }
 
 extension WaterV1.ExportResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -364,17 +364,17 @@ extension WaterV1.ExportResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(history: reader.message(at: 0).map(WaterV1.MemberHistory.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = history { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.ImportRequest: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -384,17 +384,17 @@ extension WaterV1.ImportRequest: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(history: reader.message(at: 0).map(WaterV1.MemberHistory.init(wire:)))
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         if let value = history { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
     }
 }
 
 extension WaterV1.ImportResponse: WireMessage {
-    static let wireDescriptor = DescriptorRegistry.descriptor(named: protoName)
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {
         WireCodec.pack(self)
@@ -404,11 +404,11 @@ extension WaterV1.ImportResponse: WireMessage {
         self = try WireCodec.unpack(Self.self, from: bytes)
     }
 
-    init(wire reader: MessageReader) {
+    package init(wire reader: MessageReader) {
         self.init(entriesAdded: reader.value(at: 0).uint32, goalsAdded: reader.value(at: 1).uint32, habitsAdded: reader.value(at: 2).uint32, checkinsAdded: reader.value(at: 3).uint32)
     }
 
-    func encodeFields(into builder: MessageBuilder) {
+    package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(entriesAdded)), at: 0)
         builder.set(.unsigned(UInt64(goalsAdded)), at: 1)
         builder.set(.unsigned(UInt64(habitsAdded)), at: 2)
