@@ -25,16 +25,22 @@ let package = Package(
         // The one lock every layer shares state with (a pthread mutex, which TSan sees).
         .target(name: "WaterSync"),
         .target(name: "WaterProtocol", dependencies: ["CWaterProto", "CProtobufC", "CZlib"]),
-        .target(name: "WaterCore", dependencies: ["WaterSync"]),
+        .target(name: "WaterCore"),
+        // The system's time zones (zoneinfo files), which the programs hand the domain.
+        .target(name: "WaterZoneInfo", dependencies: ["WaterCore", "WaterSync"]),
         .target(name: "WaterLog"),
         .target(name: "WaterTransport", dependencies: ["CLinux", "WaterSync"]),
         .target(
             name: "WaterStore",
-            dependencies: ["WaterCore", "WaterProtocol", "WaterLog", "WaterSync", "CWaterArchive", "CZlib", "CLinux"]),
+            dependencies: [
+                "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterLog", "WaterSync", "CWaterArchive", "CZlib",
+                "CLinux",
+            ]),
         .target(
             name: "WaterServer",
             dependencies: [
-                "WaterCore", "WaterProtocol", "WaterStore", "WaterTransport", "WaterLog", "WaterSync", "CSodium",
+                "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterStore", "WaterTransport", "WaterLog", "WaterSync",
+                "CSodium",
             ]),
         .target(name: "WaterClient", dependencies: ["WaterCore", "WaterProtocol", "WaterTransport"]),
         // Argument parsing, exit codes and the terminal, for both command lines.
@@ -42,11 +48,12 @@ let package = Package(
         .executableTarget(
             name: "water-server",
             dependencies: [
-                "WaterServer", "WaterCLI", "WaterCore", "WaterLog", "WaterProtocol", "WaterStore", "WaterTransport",
+                "WaterServer", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol", "WaterStore",
+                "WaterTransport",
             ]),
         .executableTarget(
             name: "water-client",
-            dependencies: ["WaterClient", "WaterCLI", "WaterCore", "WaterProtocol", "WaterTransport"]),
+            dependencies: ["WaterClient", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterTransport"]),
 
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
         .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore", "WaterSync", "CLinux"]),
@@ -69,13 +76,15 @@ let package = Package(
             name: "WaterProtocolTests",
             dependencies: ["WaterProtocol", "WaterStore", "WaterFuzzing", "WaterTestSupport"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore"]),
+        .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore", "WaterZoneInfo"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport", "WaterSync"]),
         .testTarget(name: "WaterStoreTests", dependencies: ["WaterStore", "WaterTestSupport", "WaterSync"]),
-        .testTarget(name: "WaterClientTests", dependencies: ["WaterClient", "WaterCore"]),
+        .testTarget(name: "WaterClientTests", dependencies: ["WaterClient", "WaterCore", "WaterZoneInfo"]),
         .testTarget(
             name: "WaterServerTests",
-            dependencies: ["WaterServer", "WaterStore", "WaterProtocol", "WaterCore", "WaterLog", "WaterSync"]),
+            dependencies: [
+                "WaterServer", "WaterStore", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterSync",
+            ]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(
             name: "EndToEndTests",

@@ -45,6 +45,7 @@ public final class Server: Sendable {
     public init(configuration: ServerConfiguration, logger: Logger) throws {
         var options = StoreOptions()
         options.defaultTimeZone = configuration.householdTimeZone
+        options.timeZones = configuration.timeZones
         let store = try FileArchiveStore(
             path: configuration.dataDirectory, options: options, logger: logger,
             owner: "pid \(getpid()) water-server serve")

@@ -1,6 +1,7 @@
 import WaterCore
 import WaterProtocol
 import WaterTransport
+import WaterZoneInfo
 
 /// Everything `water-server serve` can be told, with the defaults a household needs.
 public struct ServerConfiguration: Sendable {
@@ -20,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(300)
     /// The household's time zone: its calendar week, and new members' days.
     public var householdTimeZone = MemberTimeZone.utc
+    /// Where members' zones are found (the system's zoneinfo).
+    public var timeZones: any TimeZoneSource = ZoneInfo.system
     /// How hard password hashes are (argon2id either way).
     public var passwordStrength = PasswordHasher.Strength.interactive
     /// How many password hashes may run at once (each takes 64 MiB at interactive strength).

@@ -15,6 +15,8 @@ public final class ServerServices: Sendable {
     let boards: BoardBuilder
     let boardHub: BoardHub
     let startedAt: Int64
+    /// Where exports are encoded, one at a time.
+    private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
 
     init(store: FileArchiveStore, configuration: ServerConfiguration, logger: Logger) {
         self.store = store
@@ -30,18 +32,23 @@ public final class ServerServices: Sendable {
     }
 
     /// Every service of the API, each handed the parts it needs.
-    func router() -> Router {
+    var api: APIServices {
         let archives = ArchiveAccess(store: store, boards: boards, hub: boardHub, logger: logger)
-        return Router([
-            AccountService(
+        return APIServices(
+            accounts: AccountService(
                 archives: archives, hasher: hasher, throttle: throttle,
-                householdTimeZone: configuration.householdTimeZone, logger: logger),
-            TrackerService(archives: archives),
-            BoardService(boards: boards, hub: boardHub),
-            TodoService(archives: archives),
-            HabitService(archives: archives),
-            TransferService(archives: archives, exportQueue: DispatchQueue(label: "water.export", qos: .utility)),
-        ])
+                householdTimeZone: configuration.householdTimeZone, timeZones: configuration.timeZones,
+                logger: logger),
+            tracker: TrackerService(archives: archives),
+            board: BoardService(boards: boards, hub: boardHub),
+            todo: TodoService(archives: archives),
+            habits: HabitService(archives: archives),
+            transfer: TransferService(archives: archives, exportQueue: exportQueue))
+    }
+
+    /// The handler of every method.
+    func router() -> Router {
+        Router(api.all)
     }
 
     /// The server's now: the system clock, shifted when `--clock` started it elsewhere.
@@ -68,6 +75,18 @@ public final class ServerServices: Sendable {
         }
         return .success(found)
     }
+}
+
+/// The services of `proto/`, by name: what the router registers and the handler tests call.
+struct APIServices: Sendable {
+    let accounts: AccountService
+    let tracker: TrackerService
+    let board: BoardService
+    let todo: TodoService
+    let habits: HabitService
+    let transfer: TransferService
+
+    var all: [any Service] { [accounts, tracker, board, todo, habits, transfer] }
 }
 
 /// Builds the household's board from every member's archive, and keeps the last board of

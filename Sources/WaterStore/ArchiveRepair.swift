@@ -100,7 +100,7 @@ private struct Rebuild<Model: ArchiveModel> {
             var undecodable = 0
             var previous: UInt64 = 0
             for record in salvage.records {
-                guard let (mutation, sequence) = try? Model.decodeRecord(record) else {
+                guard let (mutation, sequence) = try? Model.decodeRecord(record, context: context) else {
                     undecodable += 1
                     continue
                 }

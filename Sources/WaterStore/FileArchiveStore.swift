@@ -2,6 +2,7 @@ import CLinux
 import WaterCore
 import WaterLog
 import WaterSync
+import WaterZoneInfo
 
 /// Tunables of the store, with the defaults a household needs.
 public struct StoreOptions: Sendable {
@@ -12,6 +13,8 @@ public struct StoreOptions: Sendable {
     public var compactionThreshold = 8 * 1024
     /// A new member's time zone until they choose one.
     public var defaultTimeZone = MemberTimeZone.utc
+    /// Where the zones named in the archives are found.
+    public var timeZones: any TimeZoneSource = ZoneInfo.system
 
     public init() {}
 }
@@ -49,7 +52,7 @@ public final class FileArchiveStore: Sendable {
         self.logger = logger
         let committer = GroupCommitter(fileSystem: fileSystem)
         self.committer = committer
-        let context = ArchiveContext(defaultTimeZone: options.defaultTimeZone)
+        let context = ArchiveContext(defaultTimeZone: options.defaultTimeZone, timeZones: options.timeZones)
         self.accounts = Archive(
             directory: "\(path)/\(DataDirectory.accounts)", fileSystem: fileSystem,
             context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,

@@ -7,6 +7,7 @@ import WaterProtocol
 import WaterServer
 import WaterStore
 import WaterTransport
+import WaterZoneInfo
 
 let usage = """
     usage: water-server <command> [options]
@@ -44,8 +45,8 @@ let usage = """
 
 /// The household's zone: the option, else this machine's.
 func householdTimeZone(_ option: String?) throws(UsageError) -> MemberTimeZone {
-    guard let option else { return MemberTimeZone.system }
-    guard let zone = MemberTimeZone(identifier: option) else {
+    guard let option else { return ZoneInfo.system.local() }
+    guard let zone = ZoneInfo.system.zone(named: option) else {
         throw UsageError("--time-zone \(option) is not a time zone this system knows (try Europe/Berlin)")
     }
     return zone

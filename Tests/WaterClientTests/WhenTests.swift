@@ -1,6 +1,7 @@
 import Testing
 import WaterClient
 import WaterCore
+import WaterZoneInfo
 
 /// Monday 2026-11-30 12:00 UTC.
 private let now: Int64 = 1_796_040_000_000
@@ -8,7 +9,7 @@ private let hour: Int64 = 3_600_000
 
 @Suite("When")
 struct WhenTests {
-    private let berlin = MemberTimeZone(identifier: "Europe/Berlin")!
+    private let berlin = ZoneInfo.system.zone(named: "Europe/Berlin")!
 
     @Test(
         "reads --at as people type it",

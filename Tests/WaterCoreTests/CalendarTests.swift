@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaterCore
+import WaterZoneInfo
 
 @Suite("LocalDate and ISOWeek")
 struct CalendarTests {
@@ -57,15 +58,15 @@ struct MemberTimeZoneTests {
     func differentZones() throws {
         let instant: Int64 = 1_764_547_200_000  // 2025-12-01 00:00 UTC
         #expect(MemberTimeZone.utc.date(atUnixMilliseconds: instant).description == "2025-12-01")
-        let newYork = try #require(MemberTimeZone(identifier: "America/New_York"))
+        let newYork = try #require(ZoneInfo.system.zone(named: "America/New_York"))
         #expect(newYork.date(atUnixMilliseconds: instant).description == "2025-11-30")
-        let tokyo = try #require(MemberTimeZone(identifier: "Asia/Tokyo"))
+        let tokyo = try #require(ZoneInfo.system.zone(named: "Asia/Tokyo"))
         #expect(tokyo.date(atUnixMilliseconds: instant - 8 * 3_600_000).description == "2025-12-01")
     }
 
     @Test("gives the 23-hour and 25-hour days of daylight saving every instant of theirs")
     func daylightSaving() throws {
-        let berlin = try #require(MemberTimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(ZoneInfo.system.zone(named: "Europe/Berlin"))
         for (day, hours) in [("2026-03-29", 23), ("2026-10-25", 25), ("2026-06-01", 24)] {
             let date = try #require(LocalDate(day))
             let start = berlin.unixMilliseconds(of: date, hour: 0, minute: 0)
@@ -77,9 +78,20 @@ struct MemberTimeZoneTests {
         }
     }
 
-    @Test("refuses a zone the system does not know")
+    @Test("refuses a zone the system does not know, and a name that would leave the zoneinfo folder")
     func unknownZone() {
-        #expect(MemberTimeZone(identifier: "Mars/Olympus_Mons") == nil)
+        #expect(ZoneInfo.system.zone(named: "Mars/Olympus_Mons") == nil)
+        #expect(ZoneInfo.system.zone(named: "../../etc/passwd") == nil)
+        #expect(ZoneInfo(directory: "/nonexistent").zone(named: "Europe/Berlin") == nil)
+    }
+
+    @Test("the domain takes its zones from whatever source it is handed: a fixed +05:30 table, no file")
+    func handedZone() {
+        let india = MemberTimeZone(
+            identifier: "Asia/Kolkata", offsets: UTCOffsetTable(initialOffset: 19_800, instants: [], offsets: []))
+        // 2025-11-30 20:00 UTC is already 1 December in India.
+        #expect(india.date(atUnixMilliseconds: 1_764_532_800_000).description == "2025-12-01")
+        #expect(india == ZoneInfo.system.zone(named: "Asia/Kolkata"))
     }
 }
 
@@ -123,7 +135,7 @@ struct MemberTimeZoneOffsetTests {
             "Pacific/Apia", "UTC",
         ])
     func matchesFoundation(identifier: String) throws {
-        let zone = try #require(MemberTimeZone(identifier: identifier))
+        let zone = try #require(ZoneInfo.system.zone(named: identifier))
         let reference = try #require(TimeZone(identifier: identifier))
         var seconds: Int64 = 946_684_800  // 2000-01-01
         for step in 0..<2000 {

@@ -1,5 +1,6 @@
 import Testing
 import WaterCore
+import WaterZoneInfo
 
 /// 2026-11-30 (a Monday) 12:00 UTC, the "now" of these tests.
 let noon: Int64 = 1_796_040_000_000
@@ -163,7 +164,7 @@ struct WaterDiaryTests {
 
     @Test("puts drinks on the member's own days, and moves them when the time zone changes")
     func timeZones() throws {
-        let newYork = try #require(MemberTimeZone(identifier: "America/New_York"))
+        let newYork = try #require(ZoneInfo.system.zone(named: "America/New_York"))
         // Noon UTC is 07:00 in New York: 13 hours earlier is Nov 29 there and in UTC,
         // 1 hour earlier is Nov 30 in both.
         var water = try diary([(250, -13 * hour), (250, -1 * hour)], zone: newYork)
@@ -171,14 +172,14 @@ struct WaterDiaryTests {
         #expect(water.day(today).count == 1)
         water.apply(.timeZoneSet(.utc))
         #expect(water.day(today).count == 1 && water.day(today.adding(days: -1)).count == 1)
-        let tokyo = try #require(MemberTimeZone(identifier: "Asia/Tokyo"))
+        let tokyo = try #require(ZoneInfo.system.zone(named: "Asia/Tokyo"))
         water.apply(.timeZoneSet(tokyo))  // both are on Nov 30 in Tokyo (08:00 and 20:00)
         #expect(water.day(today).count == 2)
     }
 
     @Test("keeps the two drinks of a 25-hour day on that one day")
     func longDay() throws {
-        let berlin = try #require(MemberTimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(ZoneInfo.system.zone(named: "Europe/Berlin"))
         let date = try #require(LocalDate("2026-10-25"))
         let early = berlin.unixMilliseconds(of: date, hour: 0, minute: 30)
         let late = berlin.unixMilliseconds(of: date, hour: 23, minute: 30)
@@ -213,7 +214,8 @@ struct WaterDiaryIndexTests {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return (state >> 33) % bound
         }
-        let zones = ["UTC", "Europe/Berlin", "Pacific/Auckland", "America/Los_Angeles"].compactMap(MemberTimeZone.init)
+        let zones = ["UTC", "Europe/Berlin", "Pacific/Auckland", "America/Los_Angeles"].compactMap(
+            ZoneInfo.system.zone(named:))
         for n in 0..<600 {
             let at = noon - Int64(next(20)) * day - Int64(next(24)) * hour
             switch next(10) {

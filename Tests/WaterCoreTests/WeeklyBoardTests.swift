@@ -1,5 +1,6 @@
 import Testing
 import WaterCore
+import WaterZoneInfo
 
 /// Thursday 2026-12-03 12:00 UTC: the board's week (2026-W49) has run Monday to Thursday.
 private let thursday: Int64 = noon + 3 * day
@@ -117,7 +118,7 @@ struct WeeklyBoardTests {
     @Test("ends each member's week at their own today")
     func memberTimeZones() throws {
         // Thursday 12:00 UTC is already Friday 01:00 in Auckland.
-        let auckland = try #require(MemberTimeZone(identifier: "Pacific/Auckland"))
+        let auckland = try #require(ZoneInfo.system.zone(named: "Pacific/Auckland"))
         var far = try member("kiri", amounts: [])
         far.water.apply(.timeZoneSet(auckland))
         let board = WeeklyBoard(

@@ -1,18 +1,13 @@
-import Glibc
-import WaterSync
-
 /// The IANA time zone a member's days belong to, and the conversion from instants to days.
 ///
 /// A day is whatever the zone's wall clock calls that date, so the days of daylight-saving
 /// changes are 23 or 25 hours long and every instant still falls on exactly one day.
 public struct MemberTimeZone: Hashable, Sendable, CustomStringConvertible {
     public let identifier: String
-    private let offsets: UTCOffsets
+    private let offsets: UTCOffsetTable
 
-    /// The zone named `identifier` (`"Europe/Berlin"`), or nil when the system's zoneinfo
-    /// (Debian's tzdata) does not have it.
-    public init?(identifier: String) {
-        guard let offsets = UTCOffsets.of(identifier) else { return nil }
+    /// The zone `identifier` with its offsets, as a ``TimeZoneSource`` found them.
+    public init(identifier: String, offsets: UTCOffsetTable) {
         self.identifier = identifier
         self.offsets = offsets
     }
@@ -25,41 +20,14 @@ public struct MemberTimeZone: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(identifier)
     }
 
-    /// This machine's zone: `$TZ`, else /etc/timezone, else where /etc/localtime points,
-    /// else UTC.
-    public static var system: MemberTimeZone {
-        var candidates: [String] = []
-        if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty {
-            candidates.append(tz.hasPrefix(":") ? String(tz.dropFirst()) : tz)
-        }
-        if let file = fopen("/etc/timezone", "r") {
-            var buffer = [CChar](repeating: 0, count: 128)
-            if fgets(&buffer, 128, file) != nil {
-                candidates.append(
-                    String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                )
-            }
-            fclose(file)
-        }
-        var link = [CChar](repeating: 0, count: 256)
-        let length = readlink("/etc/localtime", &link, 255)
-        if length > 0 {
-            let target = String(decoding: link.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let parts = target.split(separator: "/", omittingEmptySubsequences: true)
-            if let index = parts.firstIndex(of: "zoneinfo") {
-                candidates.append(parts[(index + 1)...].joined(separator: "/"))
-            }
-        }
-        return candidates.lazy.compactMap(MemberTimeZone.init(identifier:)).first ?? .utc
-    }
-
     /// Seconds east of UTC at `unixSeconds`.
     public func offsetSeconds(atUnixSeconds unixSeconds: Int64) -> Int64 {
         offsets.offset(atUnixSeconds: unixSeconds)
     }
 
     /// UTC, which needs no zone file.
-    public static let utc = MemberTimeZone(identifier: "UTC")!
+    public static let utc = MemberTimeZone(
+        identifier: "UTC", offsets: UTCOffsetTable(initialOffset: 0, instants: [], offsets: []))
 
     /// The local date at `unixMilliseconds`.
     public func date(atUnixMilliseconds unixMilliseconds: Int64) -> LocalDate {
@@ -89,28 +57,19 @@ public struct MemberTimeZone: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A zone's UTC offsets as a table of transitions, read once per zone from its TZif file:
-/// finding a day is a binary search.
-private final class UTCOffsets: Sendable {
+/// A zone's UTC offsets as a table of transitions: finding a day is a binary search. Shared
+/// by every value of the zone (a class: one table per zone, however many members use it).
+public final class UTCOffsetTable: Sendable {
     /// Transition instants (Unix seconds), ascending, and the offset from each on.
     private let instants: [Int64]
     private let offsets: [Int64]
     private let initialOffset: Int64
 
-    static func of(_ identifier: String) -> UTCOffsets? {
-        if let cached = utcOffsetsCache.withLock({ $0[identifier] }) { return cached }
-        let table: UTCOffsets
-        if identifier == "UTC" {
-            table = UTCOffsets(initialOffset: 0, instants: [], offsets: [])
-        } else {
-            guard let loaded = TZif.load(identifier) else { return nil }
-            table = UTCOffsets(initialOffset: loaded.initialOffset, instants: loaded.instants, offsets: loaded.offsets)
-        }
-        utcOffsetsCache.withLock { $0[identifier] = table }
-        return table
-    }
-
-    private init(initialOffset: Int64, instants: [Int64], offsets: [Int64]) {
+    /// - Parameters:
+    ///   - initialOffset: the offset before the first transition.
+    ///   - instants: the transitions, ascending; `offsets` holds the offset from each on.
+    public init(initialOffset: Int64, instants: [Int64], offsets: [Int64]) {
+        precondition(instants.count == offsets.count, "one offset per transition")
         self.initialOffset = initialOffset
         self.instants = instants
         self.offsets = offsets
@@ -129,5 +88,10 @@ private final class UTCOffsets: Sendable {
     }
 }
 
-/// Tables already read, by zone identifier.
-private let utcOffsetsCache = Locked<[String: UTCOffsets]>([:])
+/// Where the domain's zones come from. The domain never reads zone files: it is handed a
+/// source (the system's zoneinfo in the programs, `WaterZoneInfo.ZoneInfo`), or zones made
+/// from one.
+public protocol TimeZoneSource: Sendable {
+    /// The zone named `identifier` (`"Europe/Berlin"`), or nil when the source has no such zone.
+    func zone(named identifier: String) -> MemberTimeZone?
+}

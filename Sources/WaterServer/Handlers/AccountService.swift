@@ -10,6 +10,8 @@ struct AccountService: Service {
     let throttle: LoginThrottle
     /// A new member's zone when the request names none.
     let householdTimeZone: MemberTimeZone
+    /// Where a requested zone is found.
+    let timeZones: any TimeZoneSource
     let logger: Logger
 
     func register(in router: inout Router) {
@@ -112,7 +114,7 @@ struct AccountService: Service {
     ) throws(WaterError) {
         try checkNewPassword(request.password, field: "password")
         let zoneName = request.timeZone.isEmpty ? householdTimeZone.identifier : request.timeZone
-        guard let zone = MemberTimeZone(identifier: zoneName) else {
+        guard let zone = timeZones.zone(named: zoneName) else {
             throw .invalidField("time_zone", "\"\(zoneName)\" is not a time zone this server knows (try Europe/Berlin)")
         }
         guard request.role == .admin || request.role == .member || request.role == .unspecified else {

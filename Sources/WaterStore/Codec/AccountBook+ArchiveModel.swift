@@ -26,7 +26,7 @@ extension AccountBook: ArchiveModel {
     {
         let snapshot = try StoredValues.decode(WaterArchiveV1.AccountsSnapshot.self, body)
         var book = AccountBook()
-        for stored in snapshot.accounts { book.apply(.added(try account(stored))) }
+        for stored in snapshot.accounts { book.apply(.added(try account(stored, in: context))) }
         book.reserveIDs(below: snapshot.nextMemberID)
         for stored in snapshot.sessions { book.apply(.sessionStarted(try session(stored))) }
         guard book.accounts.count == snapshot.accounts.count, book.sessions.count == snapshot.sessions.count else {
@@ -61,14 +61,14 @@ extension AccountBook: ArchiveModel {
         return record.serializedBytes()
     }
 
-    public static func decodeRecord(_ bytes: ArraySlice<UInt8>) throws(ArchiveError)
+    public static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)
         -> (mutation: AccountMutation, sequence: UInt64)
     {
         let record = try StoredValues.decode(WaterArchiveV1.JournalRecord.self, bytes)
         let mutation: AccountMutation
         switch record.kind {
-        case .accountAdded: mutation = .added(try account(record.account))
-        case .accountChanged: mutation = .changed(try account(record.account))
+        case .accountAdded: mutation = .added(try account(record.account, in: context))
+        case .accountChanged: mutation = .changed(try account(record.account, in: context))
         case .passwordSet: mutation = .passwordSet(memberID: record.memberID, hash: record.text)
         case .accountRemoved: mutation = .removed(memberID: record.memberID)
         case .sessionStarted: mutation = .sessionStarted(try session(record.session))
@@ -89,13 +89,16 @@ extension AccountBook: ArchiveModel {
             passwordHash: account.passwordHash, createdAtUnixMs: account.createdAtUnixMilliseconds)
     }
 
-    private static func account(_ stored: WaterArchiveV1.StoredAccount?) throws(ArchiveError) -> Account {
+    private static func account(_ stored: WaterArchiveV1.StoredAccount?, in context: ArchiveContext)
+        throws(ArchiveError)
+        -> Account
+    {
         guard let stored, let role = Role(rawValue: Int(stored.role)) else {
             throw StoredValues.corrupt("an account is missing or has no role")
         }
         return Account(
             id: stored.memberID, username: stored.username, displayName: stored.displayName, role: role,
-            timeZone: try StoredValues.timeZone(stored.timeZone), passwordHash: stored.passwordHash,
+            timeZone: try StoredValues.timeZone(stored.timeZone, in: context), passwordHash: stored.passwordHash,
             createdAtUnixMilliseconds: stored.createdAtUnixMs)
     }
 

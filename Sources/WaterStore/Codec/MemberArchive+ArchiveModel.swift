@@ -31,7 +31,7 @@ extension MemberArchive: ArchiveModel {
         throws(ArchiveError) -> (archive: MemberArchive, lastSequence: UInt64, journalGeneration: UInt64)
     {
         let snapshot = try StoredValues.decode(WaterArchiveV1.MemberSnapshot.self, body)
-        var archive = MemberArchive(timeZone: try StoredValues.timeZone(snapshot.timeZone))
+        var archive = MemberArchive(timeZone: try StoredValues.timeZone(snapshot.timeZone, in: context))
         archive.apply(.water(.usualCupSet(snapshot.usualCupMl)))
         for change in snapshot.goalChanges {
             archive.apply(.water(.goalSet(change.goalMl, from: LocalDate(daysSinceEpoch: Int(change.fromDay)))))
@@ -99,7 +99,7 @@ extension MemberArchive: ArchiveModel {
         return record.serializedBytes()
     }
 
-    public static func decodeRecord(_ bytes: ArraySlice<UInt8>) throws(ArchiveError)
+    public static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)
         -> (mutation: MemberMutation, sequence: UInt64)
     {
         let record = try StoredValues.decode(WaterArchiveV1.JournalRecord.self, bytes)
@@ -113,7 +113,7 @@ extension MemberArchive: ArchiveModel {
             guard let goal = record.goal else { throw StoredValues.corrupt("a goal record has no goal") }
             mutation = .water(.goalSet(goal.goalMl, from: LocalDate(daysSinceEpoch: Int(goal.fromDay))))
         case .usualCupSet: mutation = .water(.usualCupSet(record.amountMl))
-        case .timeZoneSet: mutation = .water(.timeZoneSet(try StoredValues.timeZone(record.text)))
+        case .timeZoneSet: mutation = .water(.timeZoneSet(try StoredValues.timeZone(record.text, in: context)))
         case .habitAdded: mutation = .habit(.added(try StoredValues.habit(record.habit)))
         case .habitChecked: mutation = .habit(.checked(try StoredValues.recordID(record.id, "a check-in"), day))
         case .habitUnchecked: mutation = .habit(.unchecked(try StoredValues.recordID(record.id, "a check-in"), day))

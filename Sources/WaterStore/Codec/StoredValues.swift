@@ -60,8 +60,8 @@ enum StoredValues {
             completedAtUnixMilliseconds: stored.done ? stored.completedAtUnixMs : nil)
     }
 
-    static func timeZone(_ identifier: String) throws(ArchiveError) -> MemberTimeZone {
-        guard let zone = MemberTimeZone(identifier: identifier) else {
+    static func timeZone(_ identifier: String, in context: ArchiveContext) throws(ArchiveError) -> MemberTimeZone {
+        guard let zone = context.timeZones.zone(named: identifier) else {
             throw corrupt("time zone \"\(identifier)\" is unknown to this system")
         }
         return zone

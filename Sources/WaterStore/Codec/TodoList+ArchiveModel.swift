@@ -53,7 +53,7 @@ extension TodoList: ArchiveModel {
         return record.serializedBytes()
     }
 
-    public static func decodeRecord(_ bytes: ArraySlice<UInt8>) throws(ArchiveError)
+    public static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)
         -> (mutation: TodoMutation, sequence: UInt64)
     {
         let record = try StoredValues.decode(WaterArchiveV1.JournalRecord.self, bytes)

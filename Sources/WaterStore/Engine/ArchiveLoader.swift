@@ -141,7 +141,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
                     .corrupt, "\(path) is damaged at byte \(tail.offset), and a newer journal follows it")
             }
             for record in journal.records {
-                let (mutation, sequence) = try Model.decodeRecord(record)
+                let (mutation, sequence) = try Model.decodeRecord(record, context: context)
                 // Version 1 journals may repeat what a snapshot folded in; version 2 never does.
                 if journal.version == 1, sequence <= loaded.lastSequence { continue }
                 guard sequence == loaded.lastSequence + 1 else {

@@ -1,12 +1,16 @@
 import WaterCore
+import WaterZoneInfo
 
-/// What an archive needs to know when it starts empty.
+/// What an archive needs to know when it starts empty, and to read its files.
 public struct ArchiveContext: Sendable {
     /// The household's time zone: a new member's days belong to it until they choose another.
     public var defaultTimeZone: MemberTimeZone
+    /// Where the zones that archives name are looked up.
+    public var timeZones: any TimeZoneSource
 
-    public init(defaultTimeZone: MemberTimeZone) {
+    public init(defaultTimeZone: MemberTimeZone, timeZones: any TimeZoneSource = ZoneInfo.system) {
         self.defaultTimeZone = defaultTimeZone
+        self.timeZones = timeZones
     }
 }
 
@@ -41,7 +45,8 @@ public protocol ArchiveModel: Sendable {
     /// One journal record (an encoded `JournalRecord`).
     static func encodeRecord(_ mutation: Mutation, sequence: UInt64) -> [UInt8]
 
-    static func decodeRecord(_ bytes: ArraySlice<UInt8>) throws(ArchiveError) -> (mutation: Mutation, sequence: UInt64)
+    static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)
+        -> (mutation: Mutation, sequence: UInt64)
 }
 
 /// Which archive a file belongs to, so that one is never read as the other.

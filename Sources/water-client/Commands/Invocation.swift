@@ -4,6 +4,7 @@ import WaterClient
 import WaterCore
 import WaterProtocol
 import WaterTransport
+import WaterZoneInfo
 
 /// One run of `water-client`: the parsed global options, the saved session and the output.
 struct Invocation {
@@ -75,7 +76,7 @@ struct Invocation {
 
     /// The local time zone of this terminal, for reading and showing times.
     static var localZone: MemberTimeZone {
-        MemberTimeZone.system
+        ZoneInfo.system.local()
     }
 }
 

@@ -2,6 +2,7 @@ import WaterCLI
 import WaterClient
 import WaterCore
 import WaterProtocol
+import WaterZoneInfo
 
 /// `log`, `undo`, `edit`, `rm`, `today`, `week`, `history`, `goal`, `cup`.
 enum WaterCommands {
@@ -81,7 +82,7 @@ enum WaterCommands {
                     "no drinks yet today: water-client log logs your usual cup (\(response.settings?.usualCupMl ?? 250) ml)"
                 )
             }
-            let zone = MemberTimeZone(identifier: response.settings?.timeZone ?? "") ?? Invocation.localZone
+            let zone = ZoneInfo.system.zone(named: response.settings?.timeZone ?? "") ?? Invocation.localZone
             lines += response.entries.map { Format.entry($0, zone: zone) }
             return lines.joined(separator: "\n")
         }

@@ -2,6 +2,7 @@ import Testing
 import WaterCore
 import WaterProtocol
 import WaterStore
+import WaterZoneInfo
 
 @testable import WaterServer
 
@@ -58,7 +59,7 @@ struct AccountServiceTests {
 
     @Test("AddMember makes the archive before the account, in the household's zone unless one is named")
     func addMember() throws {
-        let h = try H(householdTimeZone: MemberTimeZone(identifier: "Europe/Berlin")!)
+        let h = try H(householdTimeZone: ZoneInfo.system.zone(named: "Europe/Berlin")!)
         let bea = try h.addMember("bea")
         #expect(bea.timeZone.identifier == "Europe/Berlin")
         let zone = try h.services.store.member(bea.id)!.read { $0.water.timeZone.identifier }

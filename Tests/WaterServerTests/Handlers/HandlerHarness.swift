@@ -37,20 +37,12 @@ final class HandlerHarness {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    var archives: ArchiveAccess {
-        ArchiveAccess(store: services.store, boards: services.boards, hub: services.boardHub, logger: .silent)
-    }
-
-    var tracker: TrackerService { TrackerService(archives: archives) }
-    var habits: HabitService { HabitService(archives: archives) }
-    var todo: TodoService { TodoService(archives: archives) }
-    var board: BoardService { BoardService(boards: services.boards, hub: services.boardHub) }
-    var transfer: TransferService { TransferService(archives: archives, exportQueue: DispatchQueue(label: "export")) }
-    var accounts: AccountService {
-        AccountService(
-            archives: archives, hasher: services.hasher, throttle: services.throttle,
-            householdTimeZone: services.configuration.householdTimeZone, logger: .silent)
-    }
+    var tracker: TrackerService { services.api.tracker }
+    var habits: HabitService { services.api.habits }
+    var todo: TodoService { services.api.todo }
+    var board: BoardService { services.api.board }
+    var transfer: TransferService { services.api.transfer }
+    var accounts: AccountService { services.api.accounts }
 
     /// A call by `account` (nil: nobody logged in), as if its session had been checked.
     static func caller(_ account: Account?) -> Caller? {

@@ -1,44 +1,10 @@
-import Glibc
+import WaterCore
 
-/// Reads a compiled time zone file (TZif, RFC 8536) from the system's zoneinfo directory:
-/// the UTC offsets a zone has had and when they changed.
-///
-/// Foundation's `TimeZone` cannot find the zone data in a binary built with `-static-stdlib`
-/// (what `scripts/run` and `deploy/` ship), so the zones come from here in every build.
+/// Parses a compiled time zone file (TZif, RFC 8536): the UTC offsets a zone has had and when
+/// they changed.
 enum TZif {
-    /// The transitions of `identifier` (`Europe/Berlin`), or nil when there is no such zone.
-    static func load(_ identifier: String) -> (initialOffset: Int64, instants: [Int64], offsets: [Int64])? {
-        guard isSafe(identifier), let bytes = read("\(directory)/\(identifier)") else { return nil }
-        return parse(bytes)
-    }
-
-    /// `$TZDIR`, else /usr/share/zoneinfo (Debian's tzdata).
-    static var directory: String {
-        getenv("TZDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
-    }
-
-    /// A zone name, never a path that leaves the zoneinfo directory.
-    private static func isSafe(_ identifier: String) -> Bool {
-        !identifier.isEmpty && identifier.count < 64 && !identifier.hasPrefix("/") && !identifier.contains("..")
-            && identifier.unicodeScalars.allSatisfy {
-                $0.isASCII && ($0.properties.isAlphabetic || "0123456789/_+-".unicodeScalars.contains($0))
-            }
-    }
-
-    private static func read(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        while bytes.count < 1 << 20 {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return bytes
-    }
-
-    static func parse(_ bytes: [UInt8]) -> (initialOffset: Int64, instants: [Int64], offsets: [Int64])? {
+    /// The zone's offsets, or nil when `bytes` are not a TZif file.
+    static func parse(_ bytes: [UInt8]) -> UTCOffsetTable? {
         var reader = Reader(bytes: bytes)
         guard let v1 = reader.header() else { return nil }
         // Version 2 and later repeat the data with 64-bit times after the 32-bit block.
@@ -90,9 +56,7 @@ enum TZif {
                 timecnt: counts[3], typecnt: counts[4], charcnt: counts[5])
         }
 
-        mutating func data(_ header: Header, timeSize: Int) -> (
-            initialOffset: Int64, instants: [Int64], offsets: [Int64]
-        )? {
+        mutating func data(_ header: Header, timeSize: Int) -> UTCOffsetTable? {
             guard header.typecnt > 0, offset + header.dataLength(timeSize: timeSize) <= bytes.count else { return nil }
             var instants: [Int64] = []
             for _ in 0..<header.timecnt { instants.append(integer(timeSize)!) }
@@ -103,7 +67,8 @@ enum TZif {
                 skip(2)  // isdst, designation index
             }
             guard typeIndices.allSatisfy({ $0 < typeOffsets.count }) else { return nil }
-            return (typeOffsets[0], instants, typeIndices.map { typeOffsets[$0] })
+            return UTCOffsetTable(
+                initialOffset: typeOffsets[0], instants: instants, offsets: typeIndices.map { typeOffsets[$0] })
         }
     }
 }
