@@ -78,8 +78,13 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore", "WaterZoneInfo"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport", "WaterSync"]),
-        .testTarget(name: "WaterStoreTests", dependencies: ["WaterStore", "WaterTestSupport", "WaterSync"]),
-        .testTarget(name: "WaterClientTests", dependencies: ["WaterClient", "WaterCore", "WaterZoneInfo"]),
+        .testTarget(
+            name: "WaterStoreTests",
+            dependencies: [
+                "WaterStore", "WaterCore", "WaterProtocol", "WaterLog", "WaterTestSupport", "WaterSync",
+            ]),
+        .testTarget(
+            name: "WaterClientTests", dependencies: ["WaterClient", "WaterCore", "WaterZoneInfo", "WaterTransport"]),
         .testTarget(
             name: "WaterServerTests",
             dependencies: [
@@ -88,7 +93,10 @@ let package = Package(
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["WaterClient", "WaterCore", "WaterStore", "WaterSync", "WaterTestSupport"]),
+            dependencies: [
+                "WaterClient", "WaterCore", "WaterProtocol", "WaterTransport", "WaterStore", "WaterSync",
+                "WaterTestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
