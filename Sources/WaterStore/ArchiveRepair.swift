@@ -155,13 +155,12 @@ private struct Rebuild<Model: ArchiveModel> {
             for name in try fileSystem.listDirectory(building) { try fileSystem.remove("\(building)/\(name)") }
         }
         try fileSystem.createDirectory(building, mode: 0o700)
-        let snapshot = SnapshotFile.encode(
-            body: model.encodeSnapshot(lastSequence: lastSequence, journalGeneration: generation),
-            version: Model.snapshotVersion, kind: Model.kind)
+        let body = model.encodeSnapshot(lastSequence: lastSequence, journalGeneration: generation)
+        let snapshot = SnapshotFile.encode(body: body, version: Model.snapshotVersion, kind: Model.kind)
         try fileSystem.replaceFile("\(building)/\(ArchiveFiles.snapshot)", with: snapshot, mode: 0o600)
         let length = Archive<Model>.segmentLength(
             compactionThreshold: StoreOptions().compactionThreshold,
-            snapshotLength: snapshot.count, frameLength: 0)
+            snapshotBodyLength: body.count, frameLength: 0)
         try fileSystem.replaceFile(
             "\(building)/\(ArchiveFiles.journal(generation: generation + 1))",
             with: JournalFile.segment(

@@ -6,10 +6,11 @@ import WaterZoneInfo
 
 /// Tunables of the store, with the defaults a household needs.
 public struct StoreOptions: Sendable {
-    /// The smallest journal segment. A segment is made this long or half the snapshot's size,
-    /// whichever is larger, and folded into a new snapshot once full: the space reserved on
-    /// disk stays small next to the archive, and rewriting the snapshot costs at most about
-    /// twice what was appended since the last one.
+    /// The smallest journal segment. A segment is made this long or half the snapshot's body
+    /// (its size before compression), whichever is larger, and folded into a new snapshot once
+    /// full: the space reserved on disk stays small next to the archive's content, and
+    /// rewriting the snapshot (encoding and compressing its body) costs at most about twice
+    /// what was appended since the last one, however well that body compresses.
     public var compactionThreshold = 8 * 1024
     /// A new member's time zone until they choose one.
     public var defaultTimeZone = MemberTimeZone.utc

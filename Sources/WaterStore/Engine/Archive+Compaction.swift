@@ -37,9 +37,8 @@ extension Archive {
     /// Writes one snapshot and removes the journals it folds; returns the one queued meanwhile.
     private func writeSnapshot(_ job: Compaction) -> Compaction? {
         let generation = job.generation
-        let file = SnapshotFile.encode(
-            body: job.model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: generation),
-            version: Model.snapshotVersion, kind: Model.kind)
+        let body = job.model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: generation)
+        let file = SnapshotFile.encode(body: body, version: Model.snapshotVersion, kind: Model.kind)
         var succeeded = false
         do {
             try fileSystem.replaceFile("\(directory)/\(ArchiveFiles.snapshot)", with: file, mode: 0o600)
@@ -55,7 +54,7 @@ extension Archive {
         }
         let next = durable.withLock { durable -> Compaction? in
             if succeeded {
-                durable.snapshotLength = file.count
+                (durable.snapshotLength, durable.snapshotBodyLength) = (file.count, body.count)
                 durable.compactions += 1
                 durable.lastCompactionUnixMilliseconds = UnixTime.nowMilliseconds()
             }

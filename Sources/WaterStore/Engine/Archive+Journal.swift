@@ -40,7 +40,7 @@ extension Archive: CommitTarget {
             var durable = Durable(
                 model: loaded.model, sequence: loaded.lastSequence, journal: nil,
                 generation: loaded.snapshotGeneration, length: 0, syncedLength: 0,
-                snapshotLength: loaded.snapshotLength)
+                snapshotLength: loaded.snapshotLength, snapshotBodyLength: loaded.snapshotBodyLength)
             if let current = loaded.currentJournal {
                 let handle = try fileSystem.open(
                     "\(directory)/\(ArchiveFiles.journal(generation: current.generation))",
@@ -67,7 +67,7 @@ extension Archive: CommitTarget {
                 durable.generation += 1
                 durable.segmentLength = segmentLength(
                     compactionThreshold: compactionThreshold,
-                    snapshotLength: durable.snapshotLength, frameLength: 0)
+                    snapshotBodyLength: durable.snapshotBodyLength, frameLength: 0)
                 durable.journal = try startJournal(
                     generation: durable.generation, startsAfter: durable.sequence,
                     length: durable.segmentLength, directory: directory,
@@ -85,12 +85,12 @@ extension Archive: CommitTarget {
         }
     }
 
-    /// A segment's length: the compaction threshold, or half the snapshot's size if larger (see
-    /// ``StoreOptions/compactionThreshold``), and always room for one frame and the seal; whole
-    /// sectors.
-    static func segmentLength(compactionThreshold: Int, snapshotLength: Int, frameLength: Int) -> Int {
+    /// A segment's length: the compaction threshold, or half the snapshot's body (before
+    /// compression) if larger (see ``StoreOptions/compactionThreshold``), and always room for
+    /// one frame and the seal; whole sectors.
+    static func segmentLength(compactionThreshold: Int, snapshotBodyLength: Int, frameLength: Int) -> Int {
         let needed = max(
-            compactionThreshold, snapshotLength / 2,
+            compactionThreshold, snapshotBodyLength / 2,
             JournalFile.headerLength + frameLength + JournalFile.sealLength)
         return (needed + 511) / 512 * 512
     }
@@ -152,7 +152,7 @@ extension Archive: CommitTarget {
     private func rotate(_ durable: inout Durable, frameLength: Int) throws(FileSystemError) {
         let next = durable.generation + 1
         let length = Self.segmentLength(
-            compactionThreshold: compactionThreshold, snapshotLength: durable.snapshotLength,
+            compactionThreshold: compactionThreshold, snapshotBodyLength: durable.snapshotBodyLength,
             frameLength: frameLength)
         let journal = try Self.startJournal(
             generation: next, startsAfter: durable.sequence, length: length,

@@ -53,6 +53,9 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         /// are zeroed before anything else is appended.
         var writtenEnd = 0
         var snapshotLength: Int
+        /// The snapshot's body before compression: what a compaction encodes and compresses,
+        /// so what the next segment's length is measured against.
+        var snapshotBodyLength: Int
         /// The snapshot or journal is in an older format, or a compaction was cut short:
         /// rotate and compact at the first write.
         var isCompactionDue = false
@@ -92,7 +95,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var latest = Latest(model: empty, nextSequence: 1)
         var durable = Durable(
             model: empty, sequence: 0, journal: nil, generation: 0, length: 0, syncedLength: 0,
-            snapshotLength: 0)
+            snapshotLength: 0, snapshotBodyLength: 0)
         do {
             let loaded = try ArchiveLoader<Model>(
                 fileSystem: fileSystem, directory: directory, context: context,

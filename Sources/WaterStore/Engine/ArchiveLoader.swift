@@ -39,8 +39,9 @@ struct ArchiveLoader<Model: ArchiveModel> {
         var temporaryFiles: [String]
         /// Whether the snapshot is in an older format that the next compaction rewrites.
         var needsMigration: Bool
-        /// The snapshot file's size.
+        /// The snapshot file's size, and its body's before compression.
         var snapshotLength: Int
+        var snapshotBodyLength: Int
         /// How many journals follow the snapshot: more than one means a compaction was cut short.
         var liveJournalCount = 0
         /// How many records the journals added to the snapshot.
@@ -70,7 +71,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
         var loaded = LoadedArchive(
             model: Model(context: context), lastSequence: 0, snapshotGeneration: 0,
             currentJournal: nil, obsoleteJournals: [], temporaryFiles: [], needsMigration: false,
-            snapshotLength: 0)
+            snapshotLength: 0, snapshotBodyLength: 0)
         let hasSnapshot = names.contains(ArchiveFiles.snapshot)
         if hasSnapshot {
             let path = "\(directory)/\(ArchiveFiles.snapshot)"
@@ -79,6 +80,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
             let (version, body) = try SnapshotFile.decode(
                 file, kind: Model.kind,
                 versions: Model.readableSnapshotVersions, path: path)
+            loaded.snapshotBodyLength = body.count
             (loaded.model, loaded.lastSequence, loaded.snapshotGeneration) =
                 try Model.decodeSnapshot(body, version: version, context: context)
             loaded.needsMigration = version != Model.snapshotVersion
