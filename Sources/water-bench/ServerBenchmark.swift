@@ -30,7 +30,7 @@ struct ServerBenchmark {
         let scratch = ScratchDirectory(under: directory)
         defer { scratch.remove() }
         let data = "\(scratch.path)/data"
-        try prepare(data)
+        try Self.prepare(data)
 
         let start = Measure.now()
         let server = try Spawned(
@@ -80,7 +80,7 @@ struct ServerBenchmark {
                     let token = tokens[index % Self.historic]
                     return (
                         try Self.handshaken(address),
-                        Self.logRequests(perConnection, token: token, installation: UInt64(index))
+                        Self.logRequests(perConnection, token: token)
                     )
                 }, framing: .water, serverPID: server.pid)
             let peer = try LoadGenerator.run(
@@ -131,7 +131,7 @@ struct ServerBenchmark {
     /// A data directory with 10 members of 5 years each (about 18 000 entries apiece), all
     /// with the same password. The connections of the load phases log in as them in turn, as
     /// Redis's are given the same 10-member board.
-    private func prepare(_ data: String) throws {
+    static func prepare(_ data: String) throws {
         _ = try AdminCommands.initialize(
             dataDirectory: data, admin: "admin", password: Self.password, timeZone: .utc,
             strength: .minimum, logger: .silent)
@@ -181,13 +181,15 @@ struct ServerBenchmark {
         return socket
     }
 
-    /// `count` LogWater frames with ids of their own, encoded now.
-    static func logRequests(_ count: Int, token: [UInt8], installation: UInt64) -> [[UInt8]] {
-        let now = UnixTime.nowMilliseconds()
+    /// `count` LogWater frames with ids of their own, encoded now: made as `WaterClient.newID`
+    /// makes them (a millisecond each, counter 0, one installation of its own, new for every
+    /// call so that no two runs make the same id), so the archives hold what a client's drinks
+    /// would put there.
+    static func logRequests(_ count: Int, token: [UInt8]) -> [[UInt8]] {
+        let start = UnixTime.nowMilliseconds() - Int64(count) - 60_000
+        let installation = UInt64.random(in: 1..<(1 << 62))
         return (0..<count).map { n in
-            let id = RecordID.timeOrdered(
-                unixMilliseconds: now - 60_000, counter: UInt16(truncatingIfNeeded: n),
-                installation: installation << 20 | UInt64(n >> 16))
+            let id = RecordID.timeOrdered(unixMilliseconds: start + Int64(n), counter: 0, installation: installation)
             return
                 (try? frame(
                     WaterV1.LogWaterRequest(entryID: id.description, amountMl: 250), callID: UInt64(n + 2),

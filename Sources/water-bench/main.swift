@@ -70,18 +70,26 @@ case "log-load" where arguments.count == 5:
             _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 250))
         }
     }
+case "prepare" where arguments.count == 2:
+    // For profiling: the benchmark's data directory (10 members h1...h10 of 5 years each,
+    // password bench-password), made at DIRECTORY.
+    // water-bench prepare DIRECTORY
+    orExit { try ServerBenchmark.prepare(arguments[1]) }
 case "drive" where arguments.count == 6:
-    // For profiling a running server with the benchmark's load generator:
-    // water-bench drive HOST:PORT USER PASSWORD CONNECTIONS LOGS_PER_CONNECTION
+    // For profiling a running server with the benchmark's load generator; connections log in
+    // as the users in turn:
+    // water-bench drive HOST:PORT USER[,USER...] PASSWORD CONNECTIONS LOGS_PER_CONNECTION
     orExit {
         let address = try require(HostPort(parsing: arguments[1], defaultPort: 7420), "HOST:PORT")
-        let token = try ServerBenchmark.login(address, arguments[2], password: arguments[3]).token
+        let tokens = try arguments[2].split(separator: ",").map {
+            try ServerBenchmark.login(address, String($0), password: arguments[3]).token
+        }
         let connections = Int(arguments[4]) ?? 16
         let result = try LoadGenerator.run(
             try (0..<connections).map { index in
                 (
                     try ServerBenchmark.handshaken(address),
-                    ServerBenchmark.logRequests(Int(arguments[5]) ?? 1000, token: token, installation: UInt64(index))
+                    ServerBenchmark.logRequests(Int(arguments[5]) ?? 1000, token: tokens[index % tokens.count])
                 )
             }, framing: .water, serverPID: 0)
         print(
