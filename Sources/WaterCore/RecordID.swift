@@ -14,12 +14,20 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Parses the canonical text form, `8-4-4-4-12` hex digits, either case.
     public init?(_ text: some StringProtocol) {
-        let utf8 = Array(text.utf8)
+        // Every request carries an id or two: read the UTF-8 in place, with no copies.
+        let parsed = text.utf8.withContiguousStorageIfAvailable(Self.parse) ?? Self.parse(Array(text.utf8))
+        guard let parsed else { return nil }
+        self.init(high: parsed.high, low: parsed.low)
+    }
+
+    private static func parse(_ utf8: some Collection<UInt8>) -> (high: UInt64, low: UInt64)? {
         guard utf8.count == 36 else { return nil }
-        var value: (UInt64, UInt64) = (0, 0)
+        var (high, low): (UInt64, UInt64) = (0, 0)
         var digits = 0
-        for (index, byte) in utf8.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+        var index = 0
+        for byte in utf8 {
+            defer { index += 1 }
+            if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return nil }
                 continue
             }
@@ -30,10 +38,10 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible 
             case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = UInt64(byte - UInt8(ascii: "A") + 10)
             default: return nil
             }
-            if digits < 16 { value.0 = value.0 << 4 | nibble } else { value.1 = value.1 << 4 | nibble }
+            if digits < 16 { high = high << 4 | nibble } else { low = low << 4 | nibble }
             digits += 1
         }
-        self.init(high: value.0, low: value.1)
+        return (high, low)
     }
 
     /// The 16 bytes, big-endian.
@@ -51,11 +59,23 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible 
             low: array[8..<16].reduce(0) { $0 << 8 | UInt64($1) })
     }
 
-    /// Lowercase canonical text.
+    /// Lowercase canonical text. (Every reply about an entry carries one: written straight into
+    /// the string's storage.)
     public var description: String {
-        let hex = String(high, radix: 16).leftPadded(to: 16) + String(low, radix: 16).leftPadded(to: 16)
-        let characters = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            for digit in 0..<32 {
+                if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+                    buffer[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let half = digit < 16 ? high : low
+                let nibble = UInt8(truncatingIfNeeded: half >> (60 - 4 * UInt64(digit % 16))) & 0xF
+                buffer[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+                position += 1
+            }
+            return position
+        }
     }
 
     public static func < (lhs: RecordID, rhs: RecordID) -> Bool {
@@ -79,10 +99,4 @@ extension RecordID {
 
     /// The 48-bit millisecond timestamp in the id's first bytes; meaningful for time-ordered ids.
     public var embeddedUnixMilliseconds: Int64 { Int64(high >> 16) }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
-    }
 }

@@ -105,6 +105,17 @@ struct RecordIDTests {
         #expect(RecordID("00000000-0000-0000-0000-000000000001")?.low == 1)
     }
 
+    @Test("prints and parses as Foundation's UUID does, for 1000 random ids")
+    func agreesWithFoundation() throws {
+        for _ in 0..<1000 {
+            let uuid = UUID()
+            let id = try #require(RecordID(uuid.uuidString))
+            #expect(id.description == uuid.uuidString.lowercased())
+            #expect(RecordID(bytes: withUnsafeBytes(of: uuid.uuid) { Array($0) }) == id)
+            #expect(RecordID(id.description[...]) == id)
+        }
+    }
+
     @Test(
         "refuses what is not a UUID",
         arguments: [
