@@ -11,11 +11,12 @@ extension Archive {
     /// Starts writing a snapshot of `durable` folding every journal up to `generation`; while
     /// one is being written, this one waits for it (and replaces any that was waiting).
     func startCompaction(_ durable: inout Durable, folding generation: UInt64) {
-        let job = Compaction(model: durable.model, sequence: durable.sequence, generation: generation)
         guard !durable.isCompacting else {
-            durable.queuedCompaction = job
+            durable.queuedCompaction = (durable.sequence, generation)
             return
         }
+        let job = Compaction(
+            base: durable.folded, mutations: durable.unfolded, sequence: durable.sequence, generation: generation)
         durable.isCompacting = true
         Self.compactionQueue.async {
             // Snapshots queued meanwhile are written in the same turn, so a flush of the
@@ -37,7 +38,8 @@ extension Archive {
     /// Writes one snapshot and removes the journals it folds; returns the one queued meanwhile.
     private func writeSnapshot(_ job: Compaction) -> Compaction? {
         let generation = job.generation
-        let body = job.model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: generation)
+        let model = job.state()
+        let body = model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: generation)
         let file = SnapshotFile.encode(body: body, version: Model.snapshotVersion, kind: Model.kind)
         var succeeded = false
         do {
@@ -53,6 +55,10 @@ extension Archive {
             logger.error("compaction failed", ["archive.path": directory, "error": "\(error)"])
         }
         let next = durable.withLock { durable -> Compaction? in
+            // Written or not, `model` is the durable state through the job's sequence: the
+            // mutations it folded are the oldest unfolded ones (only appends happened since).
+            durable.folded = model
+            durable.unfolded.removeFirst(job.mutations.count)
             if succeeded {
                 (durable.snapshotLength, durable.snapshotBodyLength) = (file.count, body.count)
                 durable.compactions += 1
@@ -60,7 +66,11 @@ extension Archive {
             }
             defer { durable.queuedCompaction = nil }
             durable.isCompacting = durable.queuedCompaction != nil
-            return durable.queuedCompaction
+            return durable.queuedCompaction.map { queued in
+                Compaction(
+                    base: durable.folded, mutations: Array(durable.unfolded.prefix { $0.sequence <= queued.sequence }),
+                    sequence: queued.sequence, generation: queued.generation)
+            }
         }
         if succeeded {
             logger.debug("compacted", ["archive.path": directory, "snapshot.bytes": "\(file.count)"])

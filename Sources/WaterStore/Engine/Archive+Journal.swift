@@ -38,7 +38,7 @@ extension Archive: CommitTarget {
                 try fileSystem.sync(handle)
             }
             var durable = Durable(
-                model: loaded.model, sequence: loaded.lastSequence, journal: nil,
+                folded: loaded.model, sequence: loaded.lastSequence, journal: nil,
                 generation: loaded.snapshotGeneration, length: 0, syncedLength: 0,
                 snapshotLength: loaded.snapshotLength, snapshotBodyLength: loaded.snapshotBodyLength)
             if let current = loaded.currentJournal {
@@ -186,15 +186,16 @@ extension Archive: CommitTarget {
         startCompaction(&durable, folding: next - 1)
     }
 
-    /// Everything submitted up to `sequence` is on disk: fold it into the durable state.
+    /// Everything submitted up to `sequence` is on disk: it joins the durable state (applied to
+    /// it only when a compaction needs it).
     func markDurable(through sequence: UInt64) {
         let synced = latest.withLock { latest in
             let count = latest.unsynced.prefix { $0.sequence <= sequence }.count
             defer { latest.unsynced.removeFirst(count) }
-            return Array(latest.unsynced.prefix(count))
+            return latest.unsynced.prefix(count)
         }
         durable.withLock { durable in
-            for (_, mutation) in synced { durable.model.apply(mutation) }
+            durable.unfolded += synced
             durable.sequence = max(durable.sequence, sequence)
             durable.syncedLength = durable.length
             durable.writtenEnd = durable.length
@@ -209,7 +210,9 @@ extension Archive: CommitTarget {
         let (model, sequence) = durable.withLock { durable -> (Model, UInt64) in
             durable.length = durable.syncedLength
             try? cleanTail(&durable)
-            return (durable.model, durable.sequence)
+            let state = Compaction(
+                base: durable.folded, mutations: durable.unfolded, sequence: durable.sequence, generation: 0)
+            return (state.state(), durable.sequence)
         }
         latest.withLock { latest in
             latest.model = model

@@ -38,7 +38,13 @@ public final class Archive<Model: ArchiveModel>: Sendable {
 
     /// What the committer's leader and compaction own: the durable state and the open journal.
     struct Durable {
-        var model: Model
+        /// The durable state in two parts: `folded`, and the durable mutations after it,
+        /// oldest first. The leader only appends to `unfolded` (a sync is never followed by
+        /// applying a group's mutations a second time on the loop); compaction applies them, off
+        /// the leader's thread, for the snapshot it writes, and that becomes the new `folded`.
+        var folded: Model
+        var unfolded: [(sequence: UInt64, mutation: Model.Mutation)] = []
+        /// Everything through this sequence number is on disk.
         var sequence: UInt64
         var journal: FileHandleID?
         var generation: UInt64
@@ -62,7 +68,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var isCompacting = false
         /// A snapshot to write once the one being written is done: the state at a later
         /// rotation, which folds every journal sealed by then.
-        var queuedCompaction: Compaction?
+        var queuedCompaction: (sequence: UInt64, generation: UInt64)?
         var compactions = 0
         var lastCompactionUnixMilliseconds: Int64?
 
@@ -70,12 +76,20 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var tailIsDirty: Bool { writtenEnd > syncedLength }
     }
 
-    /// A snapshot to write: the durable state, which is exactly what the journals up to
-    /// `generation` hold.
+    /// A snapshot to write: the durable state through `sequence` (`base` with `mutations`
+    /// applied), which is exactly what the journals up to `generation` hold.
     struct Compaction {
-        var model: Model
+        var base: Model
+        var mutations: [(sequence: UInt64, mutation: Model.Mutation)]
         var sequence: UInt64
         var generation: UInt64
+
+        /// The durable state through `sequence`.
+        func state() -> Model {
+            var model = base
+            for (_, mutation) in mutations { model.apply(mutation) }
+            return model
+        }
     }
 
     let latest: Locked<Latest>
@@ -94,7 +108,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         let empty = Model(context: context)
         var latest = Latest(model: empty, nextSequence: 1)
         var durable = Durable(
-            model: empty, sequence: 0, journal: nil, generation: 0, length: 0, syncedLength: 0,
+            folded: empty, sequence: 0, journal: nil, generation: 0, length: 0, syncedLength: 0,
             snapshotLength: 0, snapshotBodyLength: 0)
         do {
             let loaded = try ArchiveLoader<Model>(
