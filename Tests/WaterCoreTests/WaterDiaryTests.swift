@@ -206,7 +206,9 @@ extension LogDecision {
 
 @Suite("WaterDiary day index")
 struct WaterDiaryIndexTests {
-    @Test("per-day totals always equal a count from scratch, through logs, edits, deletes and zone changes")
+    @Test(
+        "per-day totals and entries, newest first, always equal a scan from scratch, through logs, edits, deletes and zone changes"
+    )
     func indexMatchesBruteForce() throws {
         var water = WaterDiary(timeZone: .utc)
         var state: UInt64 = 12_345
@@ -216,7 +218,20 @@ struct WaterDiaryIndexTests {
         }
         let zones = ["UTC", "Europe/Berlin", "Pacific/Auckland", "America/Los_Angeles"].compactMap(
             ZoneInfo.system.zone(named:))
+        func expectIndexMatchesEntries() {
+            let today = water.today(atUnixMilliseconds: noon)
+            for offset in 0..<22 {
+                let date = today.adding(days: -offset)
+                let onDate = water.entries.filter { water.date(of: $0) == date }
+                let summary = water.day(date)
+                #expect(summary.amountMillilitres == onDate.reduce(0) { $0 + $1.amountMillilitres })
+                #expect(summary.count == onDate.count)
+                let newestFirst = onDate.sorted { ($0.unixMilliseconds, $0.id) > ($1.unixMilliseconds, $1.id) }
+                #expect(water.entries(on: date) == newestFirst)
+            }
+        }
         for n in 0..<600 {
+            if n % 50 == 0 { expectIndexMatchesEntries() }
             let at = noon - Int64(next(20)) * day - Int64(next(24)) * hour
             switch next(10) {
             case 0 where !water.entries.isEmpty:
@@ -236,14 +251,7 @@ struct WaterDiaryIndexTests {
                     ).mutation)
             }
         }
-        let today = water.today(atUnixMilliseconds: noon)
-        for offset in 0..<22 {
-            let date = today.adding(days: -offset)
-            let onDate = water.entries.filter { water.date(of: $0) == date }
-            let summary = water.day(date)
-            #expect(summary.amountMillilitres == onDate.reduce(0) { $0 + $1.amountMillilitres })
-            #expect(summary.count == onDate.count)
-            #expect(Set(water.entries(on: date).map(\.id)) == Set(onDate.map(\.id)))
-        }
+        expectIndexMatchesEntries()
+        #expect(water.isValid)
     }
 }

@@ -12,13 +12,24 @@ public struct WaterDiary: Hashable, Sendable {
     public private(set) var goals = GoalHistory()
     /// Every entry, in the order it was logged.
     public private(set) var entries: [WaterEntry] = []
-    private var positions: [RecordID: Int] = [:]
-    /// Per-day totals and ids, kept up to date by `apply` so days cost no scan of the history.
-    private var days: [LocalDate: DayBucket] = [:]
+    // The indexes below are kept up to date by `apply`, so reading a day costs no scan of the
+    // history. They are kept small (about 40 bytes an entry on top of the entry's 32): a
+    // household keeps years of drinks in memory on a Raspberry Pi.
+    /// Where each entry is in `entries`.
+    private var positions: [RecordID: Int32] = [:]
+    /// Positions in `entries`, ordered by time (then id): the entries of a day are one run.
+    private var byTime: [Int32] = []
+    /// Per-day totals.
+    private var days: [LocalDate: DayTotal] = [:]
 
-    private struct DayBucket: Hashable, Sendable {
+    private struct DayTotal: Hashable, Sendable {
         var amountMillilitres: Int32 = 0
-        var ids: [RecordID] = []
+        var count: Int32 = 0
+
+        mutating func add(_ amount: Int32, count: Int32) {
+            amountMillilitres += amount
+            self.count += count
+        }
     }
 
     public init(timeZone: MemberTimeZone) {
@@ -31,7 +42,7 @@ public struct WaterDiary: Hashable, Sendable {
     public var quickCupsMillilitres: [Int32] { WaterLimits.quickCupsMillilitres(usualCup: usualCupMillilitres) }
 
     public func entry(_ id: RecordID) -> WaterEntry? {
-        positions[id].map { entries[$0] }
+        positions[id].map { entries[Int($0)] }
     }
 
     public func date(of entry: WaterEntry) -> LocalDate {
@@ -46,17 +57,55 @@ public struct WaterDiary: Hashable, Sendable {
 
     /// The day's amount, goal and count.
     public func day(_ date: LocalDate) -> WaterDay {
-        let bucket = days[date]
+        let total = days[date]
         return WaterDay(
-            date: date, amountMillilitres: bucket?.amountMillilitres ?? 0,
-            goalMillilitres: goals.goalMillilitres(on: date), count: bucket?.ids.count ?? 0)
+            date: date, amountMillilitres: total?.amountMillilitres ?? 0,
+            goalMillilitres: goals.goalMillilitres(on: date), count: Int(total?.count ?? 0))
     }
 
     /// The day's entries, newest first.
     public func entries(on date: LocalDate) -> [WaterEntry] {
-        (days[date]?.ids ?? []).compactMap(entry).sorted {
-            ($0.unixMilliseconds, $0.id) > ($1.unixMilliseconds, $1.id)
+        guard days[date] != nil else { return [] }
+        // Every instant whose local date is `date` lies within a day and a bit (no zone is
+        // more than 26 hours from UTC) of that date's UTC midnights: take that run of the time
+        // index and keep exactly the entries the zone puts on `date`.
+        let margin: Int64 = 26 * 3_600_000
+        let start = Int64(date.daysSinceEpoch) * 86_400_000 - margin
+        let end = Int64(date.daysSinceEpoch + 1) * 86_400_000 + margin
+        var found: [WaterEntry] = []
+        var index = firstByTime(atOrAfter: start)
+        while index < byTime.count, entries[Int(byTime[index])].unixMilliseconds < end {
+            let entry = entries[Int(byTime[index])]
+            if self.date(of: entry) == date { found.append(entry) }
+            index += 1
         }
+        return found.reversed()
+    }
+
+    /// The first index of `byTime` whose entry is at `unixMilliseconds` or later.
+    private func firstByTime(atOrAfter unixMilliseconds: Int64) -> Int {
+        var (low, high) = (0, byTime.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[Int(byTime[middle])].unixMilliseconds < unixMilliseconds {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        return low
+    }
+
+    /// Where `entry` goes in (or is in) `byTime`: the first index whose entry sorts at or after it.
+    private func byTimeIndex(of entry: WaterEntry) -> Int {
+        let key = (entry.unixMilliseconds, entry.id)
+        var (low, high) = (0, byTime.count)
+        while low < high {
+            let middle = (low + high) / 2
+            let other = entries[Int(byTime[middle])]
+            if (other.unixMilliseconds, other.id) < key { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// `count` days ending with `last`, oldest first.
@@ -172,18 +221,27 @@ public struct WaterDiary: Hashable, Sendable {
         switch mutation {
         case .logged(let entry):
             guard positions[entry.id] == nil else { return }
-            positions[entry.id] = entries.count
+            let position = Int32(entries.count)
+            // New drinks are nearly always the latest: the insertion is at the end.
+            let slot = byTimeIndex(of: entry)
+            positions[entry.id] = position
             entries.append(entry)
+            byTime.insert(position, at: slot)
             add(entry)
         case .edited(let entry):
             guard let position = positions[entry.id] else { return }
-            remove(entries[position])
-            entries[position] = entry
+            remove(entries[Int(position)])
+            byTime.remove(at: byTimeIndex(of: entries[Int(position)]))
+            entries[Int(position)] = entry
+            byTime.insert(position, at: byTimeIndex(of: entry))
             add(entry)
         case .deleted(let id):
             guard let position = positions.removeValue(forKey: id) else { return }
-            remove(entries.remove(at: position))
-            for index in position..<entries.count { positions[entries[index].id] = index }
+            remove(entries[Int(position)])
+            byTime.remove(at: byTimeIndex(of: entries[Int(position)]))
+            entries.remove(at: Int(position))
+            for index in Int(position)..<entries.count { positions[entries[index].id] = Int32(index) }
+            for index in byTime.indices where byTime[index] > position { byTime[index] -= 1 }
         case .goalSet(let goal, let from):
             goals.set(goal, from: from)
         case .usualCupSet(let cup):
@@ -196,16 +254,13 @@ public struct WaterDiary: Hashable, Sendable {
     }
 
     private mutating func add(_ entry: WaterEntry) {
-        let date = date(of: entry)
-        days[date, default: DayBucket()].amountMillilitres += entry.amountMillilitres
-        days[date, default: DayBucket()].ids.append(entry.id)
+        days[date(of: entry), default: DayTotal()].add(entry.amountMillilitres, count: 1)
     }
 
     private mutating func remove(_ entry: WaterEntry) {
         let date = date(of: entry)
-        days[date]?.amountMillilitres -= entry.amountMillilitres
-        days[date]?.ids.removeAll { $0 == entry.id }
-        if days[date]?.ids.isEmpty == true { days[date] = nil }
+        days[date]?.add(-entry.amountMillilitres, count: -1)
+        if days[date]?.count == 0 { days[date] = nil }
     }
 
     /// Two diaries are equal when their settings, goals and entries are: the per-day index is
@@ -227,7 +282,7 @@ public struct WaterDiary: Hashable, Sendable {
         WaterLimits.usualCupMillilitres.contains(usualCupMillilitres)
             && GoalHistory(changes: goals.changes) != nil
             && entries.allSatisfy { WaterLimits.amountMillilitres.contains($0.amountMillilitres) }
-            && positions.count == entries.count
+            && positions.count == entries.count && byTime.count == entries.count
     }
 }
 
