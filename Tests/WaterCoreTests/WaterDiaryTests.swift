@@ -255,3 +255,41 @@ struct WaterDiaryIndexTests {
         #expect(water.isValid)
     }
 }
+
+@Suite("WaterDiary bulk load")
+struct WaterDiaryBulkLoadTests {
+    /// `count` drinks over three weeks with random ids (not time-ordered, as an import brings).
+    static func drinks(_ count: Int, seed: UInt64) -> [WaterEntry] {
+        var state = seed
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+        return (0..<count).map { _ in
+            WaterEntry(
+                id: RecordID(high: next(), low: next()), amountMillilitres: Int32(1 + next() % 2000),
+                unixMilliseconds: noon - Int64(next() % UInt64(21 * day)))
+        }
+    }
+
+    @Test("logAll builds the same diary and indexes as logging one at a time, also when ids repeat")
+    func sameAsOneByOne() throws {
+        let zone = try #require(ZoneInfo.system.zone(named: "Europe/Berlin"))
+        var drinks = Self.drinks(500, seed: 7)
+        for withRepeat in [false, true] {
+            if withRepeat { drinks.append(WaterEntry(id: drinks[3].id, amountMillilitres: 1, unixMilliseconds: noon)) }
+            var bulk = WaterDiary(timeZone: zone)
+            bulk.logAll(drinks)
+            var single = WaterDiary(timeZone: zone)
+            for drink in drinks { single.apply(.logged(drink)) }
+            #expect(bulk == single)
+            #expect(bulk.isValid)
+            for offset in 0..<22 {
+                let date = bulk.today(atUnixMilliseconds: noon).adding(days: -offset)
+                #expect(bulk.entries(on: date) == single.entries(on: date))
+                #expect(bulk.day(date) == single.day(date))
+            }
+            for drink in drinks.prefix(50) { #expect(bulk.entry(drink.id) == single.entry(drink.id)) }
+        }
+    }
+}

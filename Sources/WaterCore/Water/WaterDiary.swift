@@ -12,12 +12,13 @@ public struct WaterDiary: Hashable, Sendable {
     public private(set) var goals = GoalHistory()
     /// Every entry, in the order it was logged.
     public private(set) var entries: [WaterEntry] = []
-    // The indexes below are kept up to date by `apply`, so reading a day costs no scan of the
-    // history. They are kept small (about 40 bytes an entry on top of the entry's 32): a
-    // household keeps years of drinks in memory on a Raspberry Pi.
-    /// Where each entry is in `entries`.
-    private var positions: [RecordID: Int32] = [:]
-    /// Positions in `entries`, ordered by time (then id): the entries of a day are one run.
+    // The indexes below are kept up to date by `apply`, so finding an entry or reading a day
+    // costs no scan of the history. They are positions in `entries`, 4 bytes each (a hash
+    // table of ids took 36 an entry): a household keeps years of drinks in memory on a
+    // Raspberry Pi, and a binary search over them is still well under a microsecond.
+    /// Positions ordered by id.
+    private var byID: [Int32] = []
+    /// Positions ordered by time (then id): the entries of a day are one run.
     private var byTime: [Int32] = []
     /// Per-day totals.
     private var days: [LocalDate: DayTotal] = [:]
@@ -42,7 +43,7 @@ public struct WaterDiary: Hashable, Sendable {
     public var quickCupsMillilitres: [Int32] { WaterLimits.quickCupsMillilitres(usualCup: usualCupMillilitres) }
 
     public func entry(_ id: RecordID) -> WaterEntry? {
-        positions[id].map { entries[Int($0)] }
+        position(of: id).map { entries[Int($0)] }
     }
 
     public func date(of entry: WaterEntry) -> LocalDate {
@@ -80,6 +81,23 @@ public struct WaterDiary: Hashable, Sendable {
             index += 1
         }
         return found.reversed()
+    }
+
+    /// Where the entry `id` is in `entries`.
+    private func position(of id: RecordID) -> Int32? {
+        let index = byIDIndex(of: id)
+        guard index < byID.count, entries[Int(byID[index])].id == id else { return nil }
+        return byID[index]
+    }
+
+    /// Where `id` goes in (or is in) `byID`: the first index whose entry's id is not below it.
+    private func byIDIndex(of id: RecordID) -> Int {
+        var (low, high) = (0, byID.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[Int(byID[middle])].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// The first index of `byTime` whose entry is at `unixMilliseconds` or later.
@@ -220,27 +238,30 @@ public struct WaterDiary: Hashable, Sendable {
     public mutating func apply(_ mutation: WaterMutation) {
         switch mutation {
         case .logged(let entry):
-            guard positions[entry.id] == nil else { return }
+            let idSlot = byIDIndex(of: entry.id)
+            guard idSlot == byID.count || entries[Int(byID[idSlot])].id != entry.id else { return }
             let position = Int32(entries.count)
-            // New drinks are nearly always the latest: the insertion is at the end.
-            let slot = byTimeIndex(of: entry)
-            positions[entry.id] = position
+            // New drinks are nearly always the latest, with the latest ids (clients make them
+            // time-ordered): both insertions are at the end.
+            let timeSlot = byTimeIndex(of: entry)
             entries.append(entry)
-            byTime.insert(position, at: slot)
+            byID.insert(position, at: idSlot)
+            byTime.insert(position, at: timeSlot)
             add(entry)
         case .edited(let entry):
-            guard let position = positions[entry.id] else { return }
+            guard let position = position(of: entry.id) else { return }
             remove(entries[Int(position)])
             byTime.remove(at: byTimeIndex(of: entries[Int(position)]))
             entries[Int(position)] = entry
             byTime.insert(position, at: byTimeIndex(of: entry))
             add(entry)
         case .deleted(let id):
-            guard let position = positions.removeValue(forKey: id) else { return }
+            guard let position = position(of: id) else { return }
             remove(entries[Int(position)])
+            byID.remove(at: byIDIndex(of: id))
             byTime.remove(at: byTimeIndex(of: entries[Int(position)]))
             entries.remove(at: Int(position))
-            for index in Int(position)..<entries.count { positions[entries[index].id] = Int32(index) }
+            for index in byID.indices where byID[index] > position { byID[index] -= 1 }
             for index in byTime.indices where byTime[index] > position { byTime[index] -= 1 }
         case .goalSet(let goal, let from):
             goals.set(goal, from: from)
@@ -251,6 +272,26 @@ public struct WaterDiary: Hashable, Sendable {
             days = [:]
             for entry in entries { add(entry) }
         }
+    }
+
+    /// Logs `new` in order, as `apply(.logged(...))` for each would, but builds the indexes by
+    /// sorting once: what loading a snapshot of years of drinks does.
+    public mutating func logAll(_ new: [WaterEntry]) {
+        var order = Array(Int32(0)..<Int32(new.count))
+        order.sort { new[Int($0)].id < new[Int($1)].id }
+        let unique = zip(order, order.dropFirst()).allSatisfy { new[Int($0)].id != new[Int($1)].id }
+        guard entries.isEmpty, unique else {
+            // Not a fresh diary, or ids that repeat (which only a damaged file has): one at a time.
+            for entry in new { apply(.logged(entry)) }
+            return
+        }
+        entries = new
+        byID = order
+        byTime = Array(Int32(0)..<Int32(new.count))
+        byTime.sort {
+            (new[Int($0)].unixMilliseconds, new[Int($0)].id) < (new[Int($1)].unixMilliseconds, new[Int($1)].id)
+        }
+        for entry in new { add(entry) }
     }
 
     private mutating func add(_ entry: WaterEntry) {
@@ -282,7 +323,8 @@ public struct WaterDiary: Hashable, Sendable {
         WaterLimits.usualCupMillilitres.contains(usualCupMillilitres)
             && GoalHistory(changes: goals.changes) != nil
             && entries.allSatisfy { WaterLimits.amountMillilitres.contains($0.amountMillilitres) }
-            && positions.count == entries.count && byTime.count == entries.count
+            && byID.count == entries.count && byTime.count == entries.count
+            && zip(byID, byID.dropFirst()).allSatisfy { entries[Int($0)].id < entries[Int($1)].id }
     }
 }
 

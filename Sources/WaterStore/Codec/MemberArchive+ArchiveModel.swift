@@ -45,7 +45,7 @@ extension MemberArchive: ArchiveModel {
             version == 1
             ? try snapshot.entryRows.map { (row) throws(ArchiveError) in try StoredValues.entry(row) }
             : try EntryColumns.decode(snapshot.entries ?? WaterArchiveV1.EntryColumns())
-        for entry in entries { archive.apply(.water(.logged(entry))) }
+        archive.water.logAll(entries)
         guard archive.water.entries.count == entries.count else { throw StoredValues.corrupt("entry ids repeat") }
         for stored in snapshot.habits.reversed() {  // stored newest first; adding puts each first
             var habit = try StoredValues.habit(stored)
