@@ -22,13 +22,33 @@ extension WaterV1.RequestEnvelope {
     }
 }
 
+/// A message already encoded: a reply that many calls share (the household's board) is encoded
+/// once, not once per call.
+public struct Encoded<Message: ProtoMessage>: Sendable {
+    public let bytes: [UInt8]
+
+    public init(_ message: Message) {
+        bytes = message.serializedBytes()
+    }
+
+    /// The message again.
+    public func decoded() throws(WaterError) -> Message {
+        try Message(serializedBytes: bytes)
+    }
+}
+
 extension WaterV1.ResponseEnvelope {
     /// A reply that carries `response`: the only reply of a unary call (`endOfStream` true) or
     /// one message of a stream (`endOfStream` false, no status).
     public init(callID: UInt64, response: some ProtoMessage, endOfStream: Bool = true) {
+        self.init(callID: callID, encoded: Encoded(response), endOfStream: endOfStream)
+    }
+
+    /// The same, for a response encoded beforehand.
+    public init<Response>(callID: UInt64, encoded: Encoded<Response>, endOfStream: Bool = true) {
         self.init(
             callID: callID, status: endOfStream ? WaterV1.Status(code: .ok) : nil,
-            payload: response.serializedBytes(), endOfStream: endOfStream)
+            payload: encoded.bytes, endOfStream: endOfStream)
     }
 
     /// The last reply of a call that failed.

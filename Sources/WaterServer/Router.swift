@@ -30,6 +30,10 @@ struct Responder: Sendable {
         }
     }
 
+    func reply<Response: ProtoMessage>(encoded response: Encoded<Response>) {
+        deliver(ResponseEnvelope(callID: callID, encoded: response))
+    }
+
     func yield<Response: ProtoMessage>(_ response: Response) {
         deliver(ResponseEnvelope(callID: callID, response: response, endOfStream: false))
     }
@@ -94,6 +98,21 @@ struct Router: Sendable {
     ) {
         unary(access) { (request: Request, context, reply) throws(WaterError) in
             reply(.success(try handle(request, context)))
+        }
+    }
+
+    /// A unary method answered at once with a reply encoded beforehand, one that many calls
+    /// share (see ``Encoded``).
+    mutating func immediate<Request: UnaryRPCRequest>(
+        _ access: Access,
+        _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Encoded<Request.Response>
+    ) {
+        handlers[Request.method.fullName] = MethodHandler(access: access) { call, context, responder in
+            do throws(WaterError) {
+                responder.reply(encoded: try handle(try call.request(as: Request.self), context))
+            } catch {
+                responder.reply(Result<Request.Response, WaterError>.failure(error))
+            }
         }
     }
 

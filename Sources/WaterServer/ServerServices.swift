@@ -109,15 +109,26 @@ struct BoardBuilder: Sendable {
 
     /// The board as it goes on the wire, computed at most once per change and minute.
     func wireBoard(week: ISOWeek, order: BoardOrder, now: Int64) -> WaterV1.WeeklyBoard {
+        cached(week: week, order: order, now: now).board
+    }
+
+    /// `GetBoard`'s reply, encoded once per change and minute.
+    func encodedBoard(week: ISOWeek, order: BoardOrder, now: Int64) -> Encoded<WaterV1.GetBoardResponse> {
+        cached(week: week, order: order, now: now).reply
+    }
+
+    private func cached(week: ISOWeek, order: BoardOrder, now: Int64) -> BoardCache.Entry {
         let key = BoardCache.Key(week: week, order: order, minute: now / 60_000)
         let generation = cache.generation.withLock { $0 }
-        if let hit = cache.boards.withLock({ $0[key] }), hit.generation == generation { return hit.board }
+        if let hit = cache.boards.withLock({ $0[key] }), hit.generation == generation { return hit }
         let board = Wire.board(self.board(week: week, order: order, now: now), now: now)
+        let entry = BoardCache.Entry(
+            generation: generation, board: board, reply: Encoded(WaterV1.GetBoardResponse(board: board)))
         cache.boards.withLock { boards in
             if boards.count > 64 { boards.removeAll() }
-            boards[key] = (generation, board)
+            boards[key] = entry
         }
-        return board
+        return entry
     }
 
     /// The household's current week.
@@ -147,6 +158,13 @@ final class BoardCache: Sendable {
         var minute: Int64
     }
 
+    /// A board built for one key, as a message and as `GetBoard`'s encoded reply.
+    struct Entry {
+        var generation: UInt64
+        var board: WaterV1.WeeklyBoard
+        var reply: Encoded<WaterV1.GetBoardResponse>
+    }
+
     let generation = Locked<UInt64>(0)
-    let boards = Locked<[Key: (generation: UInt64, board: WaterV1.WeeklyBoard)]>([:])
+    let boards = Locked<[Key: Entry]>([:])
 }

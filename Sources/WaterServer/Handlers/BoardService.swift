@@ -11,9 +11,10 @@ struct BoardService: Service {
         router.stream(.member, watch)
     }
 
-    /// The ranking of this week or a past one.
+    /// The ranking of this week or a past one, encoded once for every caller until something
+    /// on it changes.
     func board(_ request: WaterV1.GetBoardRequest, _ call: CallContext) throws(WaterError)
-        -> WaterV1.GetBoardResponse
+        -> Encoded<WaterV1.GetBoardResponse>
     {
         let current = boards.currentWeek(now: call.now)
         var week = current
@@ -25,8 +26,7 @@ struct BoardService: Service {
             guard parsed <= current else { throw WaterError.invalidField("week", "\(parsed) has not started yet") }
             week = parsed
         }
-        return WaterV1.GetBoardResponse(
-            board: boards.wireBoard(week: week, order: try boardOrder(request.order), now: call.now))
+        return boards.encodedBoard(week: week, order: try boardOrder(request.order), now: call.now)
     }
 
     /// This week's ranking now and after every change, until the call is cancelled.

@@ -92,6 +92,16 @@ final class HandlerHarness {
         }
     }
 
+    /// Calls a handler that answers at once with a reply encoded beforehand, and decodes it.
+    func call<Request, Response>(
+        _ handler: (Request, CallContext) throws(WaterError) -> Encoded<Response>, _ request: Request,
+        as account: Account?, now: Int64 = monday
+    ) -> Result<Response, WaterError> {
+        call(handler, request, by: Self.caller(account), now: now).flatMap { encoded in
+            Result { () throws(WaterError) in try encoded.decoded() }
+        }
+    }
+
     /// Logs in as `username` and returns the session the token opens, as the server resolves it.
     func login(_ username: String, now: Int64 = monday) throws -> Caller {
         let response = try call(
