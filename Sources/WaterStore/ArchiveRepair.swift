@@ -160,7 +160,7 @@ private struct Rebuild<Model: ArchiveModel> {
         try fileSystem.replaceFile("\(building)/\(ArchiveFiles.snapshot)", with: snapshot, mode: 0o600)
         let length = Archive<Model>.segmentLength(
             compactionThreshold: StoreOptions().compactionThreshold,
-            snapshotBodyLength: body.count, frameLength: 0)
+            snapshotLength: snapshot.count, frameLength: 0)
         try fileSystem.replaceFile(
             "\(building)/\(ArchiveFiles.journal(generation: generation + 1))",
             with: JournalFile.segment(

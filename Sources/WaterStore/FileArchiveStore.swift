@@ -6,11 +6,12 @@ import WaterZoneInfo
 
 /// Tunables of the store, with the defaults a household needs.
 public struct StoreOptions: Sendable {
-    /// The smallest journal segment. A segment is made this long or half the snapshot's body
-    /// (its size before compression), whichever is larger, and folded into a new snapshot once
-    /// full: the space reserved on disk stays small next to the archive's content, and
-    /// rewriting the snapshot (encoding and compressing its body) costs at most about twice
-    /// what was appended since the last one, however well that body compresses.
+    /// The smallest journal segment, and the fewest sealed journal bytes a compaction folds. A
+    /// segment is made this long or half the snapshot file, whichever is larger, so the space
+    /// reserved on disk stays small next to the archive. Full segments are sealed and folded
+    /// into a new snapshot once they add up to half the snapshot's body (its size before
+    /// compression), so rewriting the snapshot (encoding and compressing that body) costs
+    /// about twice what was appended since the last one, however well the body compresses.
     public var compactionThreshold = 8 * 1024
     /// A new member's time zone until they choose one.
     public var defaultTimeZone = MemberTimeZone.utc

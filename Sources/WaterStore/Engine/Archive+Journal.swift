@@ -67,7 +67,7 @@ extension Archive: CommitTarget {
                 durable.generation += 1
                 durable.segmentLength = segmentLength(
                     compactionThreshold: compactionThreshold,
-                    snapshotBodyLength: durable.snapshotBodyLength, frameLength: 0)
+                    snapshotLength: durable.snapshotLength, frameLength: 0)
                 durable.journal = try startJournal(
                     generation: durable.generation, startsAfter: durable.sequence,
                     length: durable.segmentLength, directory: directory,
@@ -85,12 +85,12 @@ extension Archive: CommitTarget {
         }
     }
 
-    /// A segment's length: the compaction threshold, or half the snapshot's body (before
-    /// compression) if larger (see ``StoreOptions/compactionThreshold``), and always room for
-    /// one frame and the seal; whole sectors.
-    static func segmentLength(compactionThreshold: Int, snapshotBodyLength: Int, frameLength: Int) -> Int {
+    /// A segment's length: the compaction threshold, or half the snapshot file if larger (see
+    /// ``StoreOptions/compactionThreshold``), and always room for one frame and the seal; whole
+    /// sectors. The space a segment reserves stays small beside the archive.
+    static func segmentLength(compactionThreshold: Int, snapshotLength: Int, frameLength: Int) -> Int {
         let needed = max(
-            compactionThreshold, snapshotBodyLength / 2,
+            compactionThreshold, snapshotLength / 2,
             JournalFile.headerLength + frameLength + JournalFile.sealLength)
         return (needed + 511) / 512 * 512
     }
@@ -122,7 +122,7 @@ extension Archive: CommitTarget {
                 try cleanTail(&durable)
                 let fits = durable.length + frame.count + JournalFile.sealLength <= durable.segmentLength
                 if !fits || durable.isCompactionDue || durable.journalVersion < JournalFile.version {
-                    try rotate(&durable, frameLength: frame.count)
+                    try rotate(&durable, frameLength: frame.count, compacting: durable.isCompactionDue)
                 }
                 durable.writtenEnd = max(durable.writtenEnd, durable.length + frame.count)
                 try fileSystem.write(durable.journal!, frame, at: durable.length)
@@ -134,6 +134,15 @@ extension Archive: CommitTarget {
         }
     }
 
+    /// How many sealed journal bytes wait before a compaction folds them: the compaction
+    /// threshold, or half the snapshot's body (its size before compression) if larger. A
+    /// compaction encodes and compresses that whole body, so this keeps its cost at about twice
+    /// what was appended since the last one, however well the body compresses; with a body that
+    /// compresses well, several segments are folded at once.
+    static func compactionDue(compactionThreshold: Int, snapshotBodyLength: Int) -> Int {
+        max(compactionThreshold, snapshotBodyLength / 2)
+    }
+
     /// Forces a rotation and a snapshot now, between two groups (admin commands, benchmarks).
     func rotateNow() {
         durable.withLock { durable in
@@ -142,17 +151,19 @@ extension Archive: CommitTarget {
             }
             do throws(FileSystemError) {
                 try cleanTail(&durable)
-                try rotate(&durable, frameLength: 0)
+                try rotate(&durable, frameLength: 0, compacting: true)
             } catch {
                 logger.error("journal rotation failed", ["archive.path": directory, "error": error.description])
             }
         }
     }
 
-    private func rotate(_ durable: inout Durable, frameLength: Int) throws(FileSystemError) {
+    /// Seals the journal and starts the next segment; then starts a compaction of every sealed
+    /// segment when `compacting` says so or enough of them wait (``compactionDue``).
+    private func rotate(_ durable: inout Durable, frameLength: Int, compacting: Bool) throws(FileSystemError) {
         let next = durable.generation + 1
         let length = Self.segmentLength(
-            compactionThreshold: compactionThreshold, snapshotBodyLength: durable.snapshotBodyLength,
+            compactionThreshold: compactionThreshold, snapshotLength: durable.snapshotLength,
             frameLength: frameLength)
         let journal = try Self.startJournal(
             generation: next, startsAfter: durable.sequence, length: length,
@@ -175,6 +186,7 @@ extension Archive: CommitTarget {
             }
         }
         fileSystem.close(old)
+        durable.sealedBytes += durable.segmentLength
         durable.journal = journal
         durable.generation = next
         durable.journalVersion = JournalFile.version
@@ -183,7 +195,12 @@ extension Archive: CommitTarget {
         durable.syncedLength = durable.length
         durable.writtenEnd = durable.length
         durable.isCompactionDue = false
-        startCompaction(&durable, folding: next - 1)
+        let due = Self.compactionDue(
+            compactionThreshold: compactionThreshold, snapshotBodyLength: durable.snapshotBodyLength)
+        if compacting || durable.sealedBytes >= due {
+            durable.sealedBytes = 0
+            startCompaction(&durable, folding: next - 1)
+        }
     }
 
     /// Everything submitted up to `sequence` is on disk: it joins the durable state (applied to

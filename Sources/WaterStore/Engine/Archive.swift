@@ -62,6 +62,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         /// The snapshot's body before compression: what a compaction encodes and compresses,
         /// so what the next segment's length is measured against.
         var snapshotBodyLength: Int
+        /// The length of the sealed journals no compaction has taken yet.
+        var sealedBytes = 0
         /// The snapshot or journal is in an older format, or a compaction was cut short:
         /// rotate and compact at the first write.
         var isCompactionDue = false

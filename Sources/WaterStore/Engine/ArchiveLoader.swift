@@ -42,7 +42,8 @@ struct ArchiveLoader<Model: ArchiveModel> {
         /// The snapshot file's size, and its body's before compression.
         var snapshotLength: Int
         var snapshotBodyLength: Int
-        /// How many journals follow the snapshot: more than one means a compaction was cut short.
+        /// How many journals follow the snapshot: more than one means sealed ones wait for a
+        /// compaction (or one was cut short), which the first write then starts.
         var liveJournalCount = 0
         /// How many records the journals added to the snapshot.
         var journalRecords = 0
