@@ -142,6 +142,14 @@ struct CommandLineUser {
     func json<Message: ProtoMessage>(_ type: Message.Type, _ arguments: [String]) throws -> Message {
         let result = try run(["--json"] + arguments)
         #expect(result.status == 0, "water-client \(arguments): \(result.error)")
-        return try JSONDecoder().decode(Message.self, from: Data(result.output.utf8))
+        do {
+            return try JSONDecoder().decode(Message.self, from: Data(result.output.utf8))
+        } catch {
+            // Say what was printed instead: a decoding error alone names neither.
+            Issue.record(
+                "water-client --json \(arguments) printed \(result.output.debugDescription), error output \(result.error.debugDescription)"
+            )
+            throw error
+        }
     }
 }
