@@ -75,9 +75,19 @@ public final class WaterConnection {
     }
 
     private func send<Request: RPCRequest>(_ request: Request, token: [UInt8]) throws(WaterError) -> UInt64 {
+        let payload = request.serializedBytes()
+        // protobuf-c takes strings as C strings: a U+0000 would cut one short on the way out.
+        // The protocol refuses such strings; say so here rather than send a different request.
+        guard (try? Request(serializedBytes: payload)) == request else {
+            throw WaterError(
+                .invalidArgument,
+                "a text in this request contains U+0000 (a NUL character), which the protocol does not allow")
+        }
         let callID = nextCallID
         nextCallID += 1
-        try write(WaterV1.RequestEnvelope(callID: callID, request: request, authToken: token).serializedBytes())
+        try write(
+            WaterV1.RequestEnvelope(callID: callID, method: Request.method.fullName, authToken: token, payload: payload)
+                .serializedBytes())
         return callID
     }
 

@@ -22,7 +22,8 @@ public struct IncomingCall: Sendable, Equatable {
         guard let method = MethodTable.shared.method(named: envelope.method) else {
             throw WaterError(
                 .unimplemented,
-                "unknown method '\(envelope.method)'; this server speaks protocol version \(WireProtocol.version)")
+                "unknown method \(quotedPeerText(envelope.method)); this server speaks protocol version "
+                    + "\(WireProtocol.version)")
         }
         self.method = method
     }

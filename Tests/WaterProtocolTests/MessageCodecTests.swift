@@ -92,10 +92,12 @@ struct MessageCodecTests {
         #expect(WaterV1.HabitIcon.book.protoName == "HABIT_ICON_BOOK")
     }
 
-    @Test("repairs text that is not UTF-8 instead of trusting it")
+    @Test("refuses text that is not UTF-8 instead of repairing it (see StrictStringsTests for every field)")
     func invalidUTF8() throws {
-        let decoded = try WaterV1.LogWaterRequest(serializedBytes: [0x0A, 0x02, 0xFF, 0x41])
-        #expect(decoded.entryID == "\u{FFFD}A")
+        let error = try #require(throws: WaterError.self) {
+            try WaterV1.LogWaterRequest(serializedBytes: [0x0A, 0x02, 0xFF, 0x41])
+        }
+        #expect(error.code == .invalidArgument && error.violations.map(\.field) == ["entry_id"])
     }
 
     @Test(

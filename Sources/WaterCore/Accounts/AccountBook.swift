@@ -146,7 +146,10 @@ public struct AccountBook: Hashable, Sendable {
 
     public func existing(_ username: String) throws(DomainError) -> Account {
         guard let account = account(named: username) else {
-            throw DomainError(.notFound, field: "username", "there is no member called \(username)")
+            // Only a name that could be a username is repeated back: what a peer sends is never
+            // echoed whole.
+            let named = Self.isValidUsername(username) ? username : "that"
+            throw DomainError(.notFound, field: "username", "there is no member called \(named)")
         }
         return account
     }

@@ -34,19 +34,21 @@ package enum WireCodec {
     /// Unpacks `bytes` with protobuf-c and reads the message out of the C struct, which is
     /// freed before returning. Unknown fields are skipped, as proto3 requires, so older peers
     /// read newer messages.
-    /// - Throws: INVALID_ARGUMENT when the bytes are not a valid encoding of the message.
+    /// - Throws: INVALID_ARGUMENT when the bytes are not a valid encoding of the message, or a
+    ///   string field holds U+0000 or is not UTF-8 (``StrictStrings``, naming the field).
     package static func unpack<Message: WireMessage>(_ type: Message.Type, from bytes: some Collection<UInt8>)
         throws(WaterError) -> Message
     {
         let descriptor = Message.wireDescriptor.pointer
-        let unpacked =
-            bytes.withContiguousStorageIfAvailable { buffer in
+        let unpack = { (buffer: UnsafeBufferPointer<UInt8>) in
+            Result { () throws(WaterError) in
+                try StrictStrings.check(UnsafeRawBufferPointer(buffer), descriptor)
                 // - NULL: the bytes are not a valid encoding (or memory ran out).
-                protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
+                return protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
             }
-            ?? Array(bytes).withUnsafeBufferPointer { buffer in
-                protobuf_c_message_unpack(descriptor, nil, buffer.count, buffer.baseAddress)
-            }
+        }
+        let unpacked =
+            try (bytes.withContiguousStorageIfAvailable(unpack) ?? Array(bytes).withUnsafeBufferPointer(unpack)).get()
         guard let unpacked else {
             throw WaterError(.invalidArgument, "malformed \(Message.protoName): not a valid protobuf encoding")
         }

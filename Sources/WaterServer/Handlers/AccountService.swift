@@ -35,14 +35,15 @@ struct AccountService: Service {
         if archives.accounts.protection != nil { throw .accountsUnreadable }
         if let retry = throttle.retryAfter(username, now: call.now) {
             let seconds = (retry - call.now + 999) / 1000
-            throw WaterError(.resourceExhausted, "too many failed logins for \(username); try again in \(seconds) s")
+            throw WaterError(
+                .resourceExhausted, "too many failed logins for \(quotedPeerText(username)); try again in \(seconds) s")
         }
         let account = try? archives.read(archives.accounts) { $0.account(named: username) }
         let (archives, throttle, logger) = (self.archives, self.throttle, self.logger)
         hasher.verify(request.password, against: account?.passwordHash ?? hasher.decoyHash) { matches in
             guard matches, let account else {
                 throttle.failed(username, now: call.now)
-                logger.info("login failed", ["user.name": String(username.prefix(32)), "peer": call.peer])
+                logger.info("login failed", ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
                 return reply(.failure(WaterError(.unauthenticated, "wrong username or password")))
             }
             throttle.succeeded(username)

@@ -21,7 +21,7 @@ struct BoardService: Service {
         if !request.week.isEmpty {
             guard let parsed = ISOWeek(request.week) else {
                 throw WaterError.invalidField(
-                    "week", "must be an ISO week like 2026-W49, got \"\(request.week.prefix(20))\"")
+                    "week", "must be an ISO week like 2026-W49, got \(quotedPeerText(request.week))")
             }
             guard parsed <= current else { throw WaterError.invalidField("week", "\(parsed) has not started yet") }
             week = parsed

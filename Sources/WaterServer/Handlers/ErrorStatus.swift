@@ -55,7 +55,7 @@ extension WaterError {
 
     /// A request field that is not a UUID.
     static func badID(_ field: String, _ text: String) -> WaterError {
-        .invalidField(field, "must be a UUID like 0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e, got \"\(text.prefix(40))\"")
+        .invalidField(field, "must be a UUID like 0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e, got \(quotedPeerText(text))")
     }
 }
 

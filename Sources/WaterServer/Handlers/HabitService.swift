@@ -69,7 +69,7 @@ struct HabitService: Service {
             if !request.week.isEmpty {
                 guard let parsed = ISOWeek(request.week) else {
                     throw WaterError.invalidField(
-                        "week", "must be an ISO week like 2026-W49, got \"\(request.week.prefix(20))\"")
+                        "week", "must be an ISO week like 2026-W49, got \(quotedPeerText(request.week))")
                 }
                 week = parsed
             }
@@ -90,7 +90,7 @@ struct HabitService: Service {
         var date: LocalDate?
         if !dateText.isEmpty {
             guard let parsed = LocalDate(dateText) else {
-                throw .invalidField("date", "must be a date like 2026-11-30, got \"\(dateText.prefix(20))\"")
+                throw .invalidField("date", "must be a date like 2026-11-30, got \(quotedPeerText(dateText))")
             }
             date = parsed
         }

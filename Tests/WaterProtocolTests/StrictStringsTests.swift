@@ -1,0 +1,139 @@
+import CProtobufC
+import Testing
+
+@testable import WaterProtocol
+
+/// Every string field of every request message (and the envelope's), found through protoc-c's
+/// descriptors: nested messages by their path of field names.
+private func stringFields(of name: String) -> [String] {
+    func walk(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ path: String) -> [String] {
+        (0..<Int(descriptor.pointee.n_fields)).flatMap { index -> [String] in
+            let field = descriptor.pointee.fields[index]
+            let fieldPath = path.isEmpty ? String(cString: field.name) : "\(path).\(String(cString: field.name))"
+            switch field.type {
+            case PROTOBUF_C_TYPE_STRING: return [fieldPath]
+            case PROTOBUF_C_TYPE_MESSAGE:
+                return walk(field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self), fieldPath)
+            default: return []
+            }
+        }
+    }
+    return walk(GeneratedMessages.descriptors.descriptor(named: name).pointer, "")
+}
+
+/// The protobuf encoding of a message whose field at `path` (nested through submessages) holds
+/// `bytes`, and nothing else.
+private func encoding(of name: String, path: String, holding bytes: [UInt8]) -> [UInt8] {
+    func lengthDelimited(_ number: UInt32, _ value: [UInt8]) -> [UInt8] {
+        varint(UInt64(number) << 3 | 2) + varint(UInt64(value.count)) + value
+    }
+    func varint(_ value: UInt64) -> [UInt8] {
+        var value = value
+        var out: [UInt8] = []
+        while value >= 0x80 {
+            out.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        return out + [UInt8(value)]
+    }
+    func build(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ names: ArraySlice<Substring>) -> [UInt8] {
+        let field = (0..<Int(descriptor.pointee.n_fields)).map { descriptor.pointee.fields[$0] }
+            .first { String(cString: $0.name) == names.first! }!
+        guard names.count > 1 else { return lengthDelimited(field.id, bytes) }
+        let nested = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
+        return lengthDelimited(field.id, build(nested, names.dropFirst()))
+    }
+    return build(GeneratedMessages.descriptors.descriptor(named: name).pointer, path.split(separator: ".")[...])
+}
+
+/// One row per string field a peer can send. A string field added to a request later fails
+/// `everyFieldHasARow` until it gets its row here.
+private let rows: [(message: String, fields: [String])] = [
+    ("water.v1.RequestEnvelope", ["method"]),
+    ("water.v1.HandshakeRequest", ["client_name"]),
+    ("water.v1.LoginRequest", ["username", "password"]),
+    ("water.v1.LogoutRequest", []),
+    ("water.v1.WhoAmIRequest", []),
+    ("water.v1.ChangePasswordRequest", ["current_password", "new_password"]),
+    ("water.v1.AddMemberRequest", ["username", "display_name", "password", "time_zone"]),
+    ("water.v1.RenameMemberRequest", ["username", "new_username", "new_display_name"]),
+    ("water.v1.ResetPasswordRequest", ["username", "new_password"]),
+    ("water.v1.RemoveMemberRequest", ["username"]),
+    ("water.v1.ListMembersRequest", []),
+    ("water.v1.LogWaterRequest", ["entry_id"]),
+    ("water.v1.EditWaterRequest", ["entry_id"]),
+    ("water.v1.DeleteWaterRequest", ["entry_id"]),
+    ("water.v1.UndoWaterRequest", []),
+    ("water.v1.GetTodayRequest", []),
+    ("water.v1.GetHistoryRequest", []),
+    ("water.v1.SetGoalRequest", []),
+    ("water.v1.SetUsualCupRequest", []),
+    ("water.v1.GetSettingsRequest", []),
+    ("water.v1.GetBoardRequest", ["week"]),
+    ("water.v1.WatchBoardRequest", []),
+    ("water.v1.AddTodoRequest", ["item_id", "text"]),
+    ("water.v1.ToggleTodoRequest", ["item_id"]),
+    ("water.v1.DeleteTodoRequest", ["item_id"]),
+    ("water.v1.MoveTodoRequest", ["item_id"]),
+    ("water.v1.ListTodosRequest", []),
+    ("water.v1.AddHabitRequest", ["habit_id", "name"]),
+    ("water.v1.CheckHabitRequest", ["habit_id", "date"]),
+    ("water.v1.UncheckHabitRequest", ["habit_id", "date"]),
+    ("water.v1.DeleteHabitRequest", ["habit_id"]),
+    ("water.v1.ListHabitWeekRequest", ["week"]),
+    ("water.v1.ExportRequest", []),
+    (
+        "water.v1.ImportRequest",
+        [
+            "history.member.username", "history.member.display_name", "history.member.time_zone",
+            "history.settings.time_zone", "history.entries.entry_id", "history.entries.date", "history.goals.date",
+            "history.habits.habit.habit_id", "history.habits.habit.name", "history.habits.checked_dates",
+        ]
+    ),
+]
+
+private let cases: [(message: String, field: String)] = rows.flatMap { row in row.fields.map { (row.message, $0) } }
+
+/// Strings that protobuf-c would change without a word, each with what the refusal says.
+private let badStrings: [(bytes: [UInt8], says: String)] = [
+    (Array("ann\u{0}x".utf8), "U+0000"),
+    ([0x6D, 0x69, 0x6C, 0x6B, 0xFF, 0xFE, 0xFD], "UTF-8"),
+    ([0xC0, 0x80], "UTF-8"),  // an overlong NUL
+    ([0xED, 0xA0, 0x80], "UTF-8"),  // a lone surrogate
+]
+
+@Suite("Strict strings at the boundary")
+struct StrictStringsTests {
+    @Test("every string field of every request has a row, and every row is a string field")
+    func everyFieldHasARow() {
+        let requests = Set(MethodTable.shared.methods.map(\.requestType) + ["water.v1.RequestEnvelope"])
+        #expect(Set(rows.map(\.message)) == requests)
+        for row in rows {
+            #expect(Set(stringFields(of: row.message)) == Set(row.fields), "\(row.message)")
+        }
+    }
+
+    @Test("U+0000 or invalid UTF-8 in any string field is INVALID_ARGUMENT naming the field", arguments: cases)
+    func refused(message: String, field: String) throws {
+        let type = try #require(GeneratedMessages.byProtoName[message])
+        for bad in badStrings {
+            let bytes = encoding(of: message, path: field, holding: bad.bytes)
+            let error = try #require(throws: WaterError.self) { try type.init(serializedBytes: bytes) }
+            #expect(error.code == .invalidArgument)
+            #expect(error.violations.map(\.field) == [field])
+            #expect(error.message.contains(bad.says))
+        }
+        // The same field with good text decodes, so the refusal is about the text.
+        _ = try type.init(serializedBytes: encoding(of: message, path: field, holding: Array("Zoë 💧".utf8)))
+    }
+
+    @Test("a method name with a NUL is refused, not looked up as the method before it")
+    func methodName() throws {
+        let envelope = WaterV1.RequestEnvelope(callID: 7, method: "water.v1.Tracker/GetSettings\u{0}", payload: [])
+        // The encoder hands protobuf-c a C string: encode the name by hand.
+        var bytes = encoding(of: "water.v1.RequestEnvelope", path: "method", holding: Array(envelope.method.utf8))
+        bytes = [0x08, 0x07] + bytes
+        let error = try #require(throws: WaterError.self) { try IncomingCall(payload: bytes) }
+        #expect(error.code == .invalidArgument && error.violations.map(\.field) == ["method"])
+    }
+}
