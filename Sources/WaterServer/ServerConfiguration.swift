@@ -9,8 +9,13 @@ public struct ServerConfiguration: Sendable {
     public var listen = HostPort(host: "127.0.0.1", port: WireProtocol.defaultPort)
     /// The data directory: one archive per member, the accounts, the lock file.
     public var dataDirectory: String
-    /// Connections served at once; more are accepted and closed with UNAVAILABLE.
+    /// Connections served at once; more are accepted and closed with RESOURCE_EXHAUSTED.
     public var maximumConnections = 256
+    /// Connections served at once from one address (one device): a device on the LAN that
+    /// opens hundreds cannot take the slots everyone else needs. More get RESOURCE_EXHAUSTED.
+    public var maximumConnectionsPerAddress = 32
+    /// How long a new connection may take to send its handshake before it is closed.
+    public var handshakeDeadline: Duration = .seconds(10)
     /// Calls in flight per connection; more fail with RESOURCE_EXHAUSTED.
     public var maximumCallsInFlight = 32
     /// The largest frame payload, on the wire and inflated.

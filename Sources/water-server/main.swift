@@ -32,6 +32,8 @@ let usage = """
     options of serve:
       --time-zone ZONE          the household's IANA time zone (default: $TZ, /etc/timezone, or UTC)
       --max-connections N       connections served at once (default 256)
+      --max-per-address N       connections served at once from one address (default 32)
+      --handshake-deadline SECONDS   time from connecting to the handshake (default 10)
       --max-calls N             calls in flight per connection (default 32)
       --max-frame BYTES         largest frame payload (default 1048576)
       --frame-deadline SECONDS  time to deliver a started frame (default 10)
@@ -79,6 +81,11 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     configuration.householdTimeZone = try householdTimeZone(try arguments.option("time-zone"))
     configuration.maximumConnections =
         try arguments.integer("max-connections", in: 1...100_000) ?? configuration.maximumConnections
+    configuration.maximumConnectionsPerAddress =
+        try arguments.integer("max-per-address", in: 1...100_000) ?? configuration.maximumConnectionsPerAddress
+    if let seconds = try arguments.integer("handshake-deadline", in: 1...3600) {
+        configuration.handshakeDeadline = .seconds(seconds)
+    }
     configuration.maximumCallsInFlight =
         try arguments.integer("max-calls", in: 1...10_000) ?? configuration.maximumCallsInFlight
     configuration.maximumPayloadLength =

@@ -80,7 +80,7 @@ struct ConnectionTests {
         defer { first.close(); second.close() }
         usleep(200_000)
         let third = try exchange(server.address, [], readFor: 2000)
-        #expect(third.closed && third.replies.last?.status?.code == .unavailable)
+        #expect(third.closed && third.replies.last?.status?.code == .resourceExhausted)
         first.close()
         second.close()
         usleep(200_000)
@@ -96,21 +96,6 @@ struct ConnectionTests {
         #expect(!replies.closed)
         #expect(replies.replies.contains { $0.callID == 4 && $0.status?.code == .resourceExhausted })
         #expect(replies.replies.contains { $0.callID == 2 && !$0.endOfStream })
-        #expect(server.stop() == 0)
-    }
-
-    @Test("200 idle connections held open do not keep a family member from logging in and logging a drink")
-    func idleConnections() throws {
-        let server = try ServerProcess.fresh()
-        var idle: [Socket] = []
-        defer { idle.forEach { $0.close() } }
-        for _ in 0..<200 { idle.append(try Socket.connect(to: server.address)) }
-        let start = Date()
-        let mum = try server.client("mum", password: adminPassword)
-        let reply = try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 300))
-        let elapsed = Date().timeIntervalSince(start)
-        #expect(reply.day?.amountMl == 300)
-        #expect(elapsed < 1, "took \(elapsed) s with 200 idle connections")
         #expect(server.stop() == 0)
     }
 

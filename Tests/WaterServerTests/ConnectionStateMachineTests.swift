@@ -25,7 +25,7 @@ struct ConnectionStateMachineTests {
     static let second: UInt64 = 1_000_000_000
     static let limits = Machine.Limits(
         maximumPayloadLength: 1024, maximumCallsInFlight: 2, frameDeadline: 10 * second,
-        idleTimeout: 300 * second)
+        idleTimeout: 300 * second, handshakeDeadline: 10 * second)
     static let hello = WaterV1.HandshakeResponse(protocolVersion: WireProtocol.version, serverName: "test")
 
     static func machine() -> Machine {
@@ -133,6 +133,24 @@ struct ConnectionStateMachineTests {
         #expect(machine.deadlinePassed(now: 15 * Self.second - 1).isEmpty)
         let late = machine.deadlinePassed(now: 15 * Self.second)
         #expect(Self.status(late) == .deadlineExceeded && Self.closes(late))
+    }
+
+    @Test("a connection that sends no handshake, or only part of one, is closed at the handshake deadline")
+    func handshakeDeadline() {
+        var silent = Self.machine()
+        #expect(silent.nextDeadline == 10 * Self.second, "the handshake deadline, not the idle timeout")
+        #expect(silent.deadlinePassed(now: 10 * Self.second - 1).isEmpty)
+        let late = silent.deadlinePassed(now: 10 * Self.second)
+        #expect(Self.status(late) == .deadlineExceeded && Self.closes(late))
+        // Trickling the handshake's bytes does not buy time: the deadline runs from the start.
+        var trickling = Self.machine()
+        for (index, byte) in Frames.handshake().dropLast().enumerated() {
+            _ = trickling.bytesReceived([byte], now: UInt64(index) * Self.second / 4)
+        }
+        #expect(trickling.nextDeadline == 10 * Self.second)
+        #expect(Self.closes(trickling.deadlinePassed(now: 10 * Self.second)))
+        // Once the handshake is done, only the idle timeout is left.
+        #expect(Self.open().nextDeadline == 300 * Self.second)
     }
 
     @Test("a connection idle for the idle timeout is closed; a call in flight keeps it open")

@@ -13,6 +13,8 @@ import WaterTransport
 final class Connection: EventLoopHandler, @unchecked Sendable {
     let id: UInt64
     let peer: String
+    /// The peer's address without the port: what connection limits and login throttling count.
+    let peerHost: String
     private let socket: Socket
     private let loop: EventLoop
     private let services: ServerServices
@@ -45,7 +47,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     {
         let configuration = services.configuration
         self.id = id
-        self.peer = socket.peerAddress?.description ?? "?"
+        let peerAddress = socket.peerAddress
+        self.peer = peerAddress?.description ?? "?"
+        self.peerHost = peerAddress?.host ?? "?"
         self.socket = socket
         self.loop = loop
         self.services = services
@@ -57,7 +61,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
             maximumPayloadLength: configuration.maximumPayloadLength,
             maximumCallsInFlight: configuration.maximumCallsInFlight,
             frameDeadline: Self.nanoseconds(configuration.frameDeadline),
-            idleTimeout: Self.nanoseconds(configuration.idleTimeout))
+            idleTimeout: Self.nanoseconds(configuration.idleTimeout),
+            handshakeDeadline: Self.nanoseconds(configuration.handshakeDeadline))
         self.machine = ConnectionStateMachine(limits: limits, now: EventLoop.now()) {
             WaterV1.HandshakeResponse(
                 protocolVersion: WireProtocol.version, serverName: "water-server",

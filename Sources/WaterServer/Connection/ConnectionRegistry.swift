@@ -17,6 +17,8 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     private var listenerToken: EventLoop.Token?
     private var connections: [UInt64: Connection] = [:]
+    /// Open connections by the peer's address, for the per-address limit.
+    private var perAddress: [String: Int] = [:]
     private var nextID: UInt64 = 1
     private var needingFlush: [Connection] = []
     private var holdsLeadership = false
@@ -82,21 +84,43 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         let connection = Connection(
             id: nextID, socket: socket, loop: loop, services: services, router: router, owner: self)
         nextID += 1
-        let refusal: WaterError? =
-            isShuttingDown || connections.count >= services.configuration.maximumConnections
-            ? WaterError(.unavailable, "the server has too many connections; try again shortly") : nil
-        if refusal != nil {
-            services.logger.info("connection refused", ["peer": connection.peer, "reason": "too many connections"])
+        let refusal = refusal(of: connection)
+        if let refusal {
+            services.logger.info("connection refused", ["peer": connection.peer, "reason": refusal.message])
         }
         connections[connection.id] = connection
+        perAddress[connection.peerHost, default: 0] += 1
         count.store(connections.count, ordering: .relaxed)
         do {
             try connection.start(refusing: refusal)
         } catch {
             services.logger.error("connection failed", ["peer": connection.peer, "error": error.description])
-            connections[connection.id] = nil
+            forget(connection)
             socket.close()
         }
+    }
+
+    /// Why a new connection cannot be served, or nil when it can.
+    private func refusal(of connection: Connection) -> WaterError? {
+        let configuration = services.configuration
+        if isShuttingDown { return WaterError(.unavailable, "the server is shutting down; try again shortly") }
+        if connections.count >= configuration.maximumConnections {
+            return WaterError(.resourceExhausted, "the server has too many connections; try again shortly")
+        }
+        if perAddress[connection.peerHost, default: 0] >= configuration.maximumConnectionsPerAddress {
+            return WaterError(
+                .resourceExhausted,
+                "too many connections from \(connection.peerHost) (at most \(configuration.maximumConnectionsPerAddress)); "
+                    + "close some and try again")
+        }
+        return nil
+    }
+
+    private func forget(_ connection: Connection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        count.store(connections.count, ordering: .relaxed)
+        let remaining = perAddress[connection.peerHost, default: 1] - 1
+        perAddress[connection.peerHost] = remaining > 0 ? remaining : nil
     }
 
     func needsFlush(_ connection: Connection) {
@@ -104,8 +128,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     }
 
     func closed(_ connection: Connection) {
-        connections[connection.id] = nil
-        count.store(connections.count, ordering: .relaxed)
+        forget(connection)
         if isShuttingDown, connections.isEmpty { stopped.signal() }
     }
 

@@ -15,6 +15,9 @@ struct ConnectionStateMachine {
         var frameDeadline: UInt64
         /// Nanoseconds a connection with nothing in flight may stay silent.
         var idleTimeout: UInt64
+        /// Nanoseconds from the connection's start to the end of its handshake: a peer that
+        /// opens a connection and says nothing holds a slot this long, not an idle timeout.
+        var handshakeDeadline: UInt64
     }
 
     enum Action: Equatable {
@@ -48,11 +51,13 @@ struct ConnectionStateMachine {
     private var inFlight: [UInt64: Bool] = [:]
     private var frameStartedAt: UInt64?
     private var lastActivity: UInt64
+    private let startedAt: UInt64
 
     init(limits: Limits, now: UInt64, hello: @escaping () -> WaterV1.HandshakeResponse) {
         self.limits = limits
         self.hello = hello
         self.lastActivity = now
+        self.startedAt = now
         self.decoder = FrameDecoder(maximumPayloadLength: limits.maximumPayloadLength)
     }
 
@@ -61,12 +66,18 @@ struct ConnectionStateMachine {
     /// Whether the peer stopped in the middle of a frame (for the log when it closes).
     var isInsideFrame: Bool { decoder.isInsideFrame }
 
-    /// When ``deadlinePassed(now:)`` should next be called: the frame deadline while a frame is
-    /// arriving, the idle timeout while nothing is in flight, else never.
+    /// When ``deadlinePassed(now:)`` should next be called: the handshake deadline until the
+    /// handshake is done, the frame deadline while a frame is arriving, the idle timeout while
+    /// nothing is in flight, else never.
     var nextDeadline: UInt64? {
         guard !isClosed else { return nil }
-        if let frameStartedAt { return frameStartedAt + limits.frameDeadline }
-        return inFlight.isEmpty ? lastActivity + limits.idleTimeout : nil
+        let handshake: UInt64? =
+            if case .awaitingHandshake = state { startedAt + limits.handshakeDeadline } else { nil }
+        let activity: UInt64? =
+            if let frameStartedAt { frameStartedAt + limits.frameDeadline } else {
+                inFlight.isEmpty ? lastActivity + limits.idleTimeout : nil
+            }
+        return [handshake, activity].compactMap { $0 }.min()
     }
 
     // MARK: Events
@@ -103,9 +114,15 @@ struct ConnectionStateMachine {
         return [.send(envelope)] + closeIfDrained()
     }
 
-    /// Checks the frame deadline and the idle timeout.
+    /// Checks the handshake deadline, the frame deadline and the idle timeout.
     mutating func deadlinePassed(now: UInt64) -> [Action] {
         guard !isClosed else { return [] }
+        if case .awaitingHandshake = state, now >= startedAt + limits.handshakeDeadline {
+            return fail(
+                WaterError(
+                    .deadlineExceeded,
+                    "the handshake did not arrive within \(Self.seconds(limits.handshakeDeadline)) of connecting"))
+        }
         if let frameStartedAt, now >= frameStartedAt + limits.frameDeadline {
             return fail(
                 WaterError(
