@@ -204,7 +204,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 }
                 cancelHandlers[callID, default: []].append(cancel)
             })
-        handler.handle(call, CallContext(caller: caller, now: now, peer: peer), responder)
+        handler.handle(call, CallContext(caller: caller, now: now, peer: peer, peerHost: peerHost), responder)
     }
 
     // MARK: Output

@@ -26,27 +26,30 @@ struct AccountService: Service {
         router.immediate(.member, listMembers)
     }
 
-    /// Login: throttled per username, the same answer and about the same time for an unknown
-    /// user as for a wrong password, a new random token of which only the digest is stored.
+    /// Login: throttled per username and address and per address (``LoginThrottle``), the same
+    /// answer and about the same time for an unknown user as for a wrong password, a new random
+    /// token of which only the digest is stored.
     func login(_ request: WaterV1.LoginRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.LoginResponse>)
         throws(WaterError)
     {
         let username = request.username
         if archives.accounts.protection != nil { throw .accountsUnreadable }
-        if let retry = throttle.retryAfter(username, now: call.now) {
+        if let retry = throttle.retryAfter(username, from: call.peerHost, now: call.now) {
             let seconds = (retry - call.now + 999) / 1000
             throw WaterError(
-                .resourceExhausted, "too many failed logins for \(quotedPeerText(username)); try again in \(seconds) s")
+                .resourceExhausted,
+                "too many failed logins for \(quotedPeerText(username)) from \(call.peerHost); try again in \(seconds) s"
+            )
         }
         let account = try? archives.read(archives.accounts) { $0.account(named: username) }
         let (archives, throttle, logger) = (self.archives, self.throttle, self.logger)
         hasher.verify(request.password, against: account?.passwordHash ?? hasher.decoyHash) { matches in
             guard matches, let account else {
-                throttle.failed(username, now: call.now)
+                throttle.failed(username, from: call.peerHost, now: call.now)
                 logger.info("login failed", ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
                 return reply(.failure(WaterError(.unauthenticated, "wrong username or password")))
             }
-            throttle.succeeded(username)
+            throttle.succeeded(username, from: call.peerHost)
             let (token, session) = newSession(for: account.id, now: call.now)
             replying(reply) { () throws(WaterError) in
                 try archives.commit(

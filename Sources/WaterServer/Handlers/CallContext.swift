@@ -11,7 +11,10 @@ struct CallContext: Sendable {
     /// Nil only for methods anyone may call (Handshake, Login).
     let caller: Caller?
     let now: Int64
+    /// The peer's address and port, for the log.
     let peer: String
+    /// The peer's address alone: what login throttling counts by.
+    let peerHost: String
 
     /// The caller, for methods that require one (the router guarantees it).
     var account: Account { caller!.account }

@@ -26,6 +26,35 @@ struct AccountServiceTests {
         #expect(throttled.error?.code == .resourceExhausted)
     }
 
+    @Test("a device guessing a password slows only itself: the owner on another address logs in at once")
+    func throttleByAddress() throws {
+        let h = try H()
+        let guess = WaterV1.LoginRequest(username: "ann", password: "a wrong guess")
+        for _ in 0..<LoginThrottle.freeFailures {
+            #expect(h.call(h.accounts.login, guess, as: nil, from: "192.168.1.66").error?.code == .unauthenticated)
+        }
+        let slowed = h.call(h.accounts.login, guess, as: nil, from: "192.168.1.66").error
+        #expect(slowed?.code == .resourceExhausted && slowed?.message.contains("192.168.1.66") == true)
+        // Even the right password waits on the guessing device...
+        let right = WaterV1.LoginRequest(username: "ann", password: H.password)
+        #expect(h.call(h.accounts.login, right, as: nil, from: "192.168.1.66").error?.code == .resourceExhausted)
+        // ...but not on the owner's.
+        #expect(try h.call(h.accounts.login, right, as: nil, from: "192.168.1.20").get().member?.username == "ann")
+        // A device trying many names is slowed as a whole, for names it never tried before too.
+        for index in 0..<LoginThrottle.freeFailuresPerAddress {
+            _ = h.call(
+                h.accounts.login, WaterV1.LoginRequest(username: "guess\(index)", password: "x"), as: nil,
+                from: "10.0.0.9")
+        }
+        let scan = h.call(
+            h.accounts.login, WaterV1.LoginRequest(username: "ann", password: "x"), as: nil, from: "10.0.0.9")
+        #expect(scan.error?.code == .resourceExhausted)
+        // Time heals: past the delay, the guessing device may try again.
+        let later = H.monday + LoginThrottle.maximumDelayMilliseconds
+        #expect(
+            try h.call(h.accounts.login, right, as: nil, now: later, from: "192.168.1.66").get().authToken.count == 32)
+    }
+
     @Test("a login's token opens a session that WhoAmI sees and Logout ends")
     func sessionLifecycle() throws {
         let h = try H()

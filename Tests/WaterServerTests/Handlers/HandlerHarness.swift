@@ -44,6 +44,11 @@ final class HandlerHarness {
     var transfer: TransferService { services.api.transfer }
     var accounts: AccountService { services.api.accounts }
 
+    /// A call's context, as the connection from `address` makes it.
+    static func context(_ caller: Caller?, now: Int64, from address: String) -> CallContext {
+        CallContext(caller: caller, now: now, peer: "\(address):50000", peerHost: address)
+    }
+
     /// A call by `account` (nil: nobody logged in), as if its session had been checked.
     static func caller(_ account: Account?) -> Caller? {
         account.map { Caller(account: $0, digest: TokenDigest(bytes: [UInt8](repeating: 0, count: 32))!) }
@@ -52,19 +57,19 @@ final class HandlerHarness {
     /// Calls a unary handler and waits for its reply (it may come from the password pool).
     func call<Request, Response: Sendable>(
         _ handler: (Request, CallContext, @escaping Reply<Response>) throws(WaterError) -> Void,
-        _ request: Request, as account: Account?, now: Int64 = monday
+        _ request: Request, as account: Account?, now: Int64 = monday, from address: String = "127.0.0.1"
     ) -> Result<Response, WaterError> {
-        call(handler, request, by: Self.caller(account), now: now)
+        call(handler, request, by: Self.caller(account), now: now, from: address)
     }
 
     func call<Request, Response: Sendable>(
         _ handler: (Request, CallContext, @escaping Reply<Response>) throws(WaterError) -> Void,
-        _ request: Request, by caller: Caller?, now: Int64 = monday
+        _ request: Request, by caller: Caller?, now: Int64 = monday, from address: String = "127.0.0.1"
     ) -> Result<Response, WaterError> {
         let reply = Locked<Result<Response, WaterError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         do throws(WaterError) {
-            try handler(request, CallContext(caller: caller, now: now, peer: "in-process")) { result in
+            try handler(request, Self.context(caller, now: now, from: address)) { result in
                 reply.withLock { $0 = result }
                 done.signal()
             }
@@ -88,7 +93,7 @@ final class HandlerHarness {
         now: Int64 = monday
     ) -> Result<Response, WaterError> {
         Result { () throws(WaterError) in
-            try handler(request, CallContext(caller: caller, now: now, peer: "in-process"))
+            try handler(request, Self.context(caller, now: now, from: "127.0.0.1"))
         }
     }
 
