@@ -59,6 +59,20 @@ public enum Terminal {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Asks a yes-or-no question on the terminal (/dev/tty, so it works while standard input is
+    /// a pipe); nil when there is no terminal to ask on.
+    public static func confirm(_ question: String) -> Bool? {
+        let tty = open("/dev/tty", O_RDWR)
+        guard tty >= 0 else { return nil }
+        defer { close(tty) }
+        write(tty, question)
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(tty, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+        let answer = String(decoding: bytes, as: UTF8.self).lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
     /// The password for a command: the first line of standard input with `--password-stdin`,
     /// else a hidden prompt (twice when `confirm`, which must match).
     public static func password(fromStandardInput: Bool, prompt: String, confirm: Bool = false) -> String? {

@@ -1,4 +1,5 @@
 import WaterProtocol
+import WaterTLS
 import WaterTransport
 
 /// Where the client connects and how it identifies itself.
@@ -12,9 +13,28 @@ public struct ClientConfiguration: Sendable {
     public var maximumPayloadLength = WireProtocol.defaultMaximumPayloadLength
     /// How long to wait for a reply before giving up.
     public var replyTimeoutMilliseconds = 30_000
+    /// How the server is trusted.
+    public var security = Security.pinned(nil)
+    /// A TLS session saved from an earlier connection to the same server, offered for
+    /// resumption (``WaterConnection/savedTLSSession``).
+    public var tlsSessionToResume: [UInt8]?
 
-    public init(server: HostPort) {
+    /// How the client knows it talks to the household's server.
+    public enum Security: Sendable, Equatable {
+        /// TLS 1.3 with the server's own (self-signed) certificate, known by its fingerprint.
+        /// With nil, nothing is pinned yet: the connection completes and reports the
+        /// fingerprint it saw (``WaterConnection/serverFingerprint``) for the caller to confirm
+        /// before it sends anything secret.
+        case pinned(Fingerprint?)
+        /// TLS 1.3 with a certificate that the system's CAs vouch for, for the host name.
+        case certificateAuthorities
+        /// No TLS at all: insecure, for a server on this machine (tests, benchmarks).
+        case plaintext
+    }
+
+    public init(server: HostPort, security: Security = .pinned(nil)) {
         self.server = server
+        self.security = security
     }
 
     /// The server to use: `--server` first, then `WATER_SERVER`, then the one the saved

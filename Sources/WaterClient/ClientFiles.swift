@@ -1,5 +1,6 @@
 import Glibc
 import WaterCore
+import WaterTLS
 
 /// The client's files under `$XDG_CONFIG_HOME/water/` (else `~/.config/water/`), directory
 /// 0700 and files 0600: the session (server, username, token) and the installation id that
@@ -47,6 +48,31 @@ public struct ClientFiles: Sendable {
 
     public func removeSession() {
         unlink("\(directory)/session")
+    }
+
+    /// How this computer knows the server at `server` (`HOST:PORT`), as the first login
+    /// settled it, like ssh's known_hosts: its certificate's fingerprint, or that the system's
+    /// CAs vouch for it. Nil when it has not met that server.
+    public func trust(of server: String) -> ClientConfiguration.Security? {
+        for line in (read("known_servers") ?? "").split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, parts[0] == server else { continue }
+            if parts[1] == "ca" { return .certificateAuthorities }
+            if let fingerprint = Fingerprint(String(parts[1])) { return .pinned(fingerprint) }
+        }
+        return nil
+    }
+
+    /// Remembers how `server` is trusted (replacing what was known of it).
+    public func saveTrust(_ trust: ClientConfiguration.Security, of server: String) throws(WaterClientError) {
+        let value: String
+        switch trust {
+        case .pinned(let fingerprint?): value = fingerprint.description
+        case .certificateAuthorities: value = "ca"
+        case .pinned(nil), .plaintext: return
+        }
+        let others = (read("known_servers") ?? "").split(separator: "\n").filter { !$0.hasPrefix("\(server) ") }
+        try write("known_servers", (others.map(String.init) + ["\(server) \(value)"]).joined(separator: "\n") + "\n")
     }
 
     /// This installation's random id, made on first use.

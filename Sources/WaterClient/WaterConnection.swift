@@ -1,5 +1,6 @@
 import Glibc
 import WaterProtocol
+import WaterTLS
 import WaterTransport
 
 /// A connection to `water-server`, used from one thread at a time: each call sends its frame
@@ -13,6 +14,12 @@ public final class WaterConnection {
     private let encoder: FrameEncoder
     private var nextCallID: UInt64 = 1
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The TLS session under the frames; nil in plaintext.
+    private let tls: TLSSession?
+    /// The fingerprint of the certificate the server presented (nil in plaintext).
+    public let serverFingerprint: Fingerprint?
+    /// The cipher suite agreed (nil in plaintext).
+    public let cipher: String?
 
     /// Connects and shakes hands.
     /// - Throws: UNAVAILABLE when the server cannot be reached, FAILED_PRECONDITION when it
@@ -31,6 +38,27 @@ public final class WaterConnection {
         }
         decoder = FrameDecoder(maximumPayloadLength: configuration.maximumPayloadLength)
         encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
+        if configuration.security == .plaintext {
+            (tls, serverFingerprint, cipher) = (nil, nil, nil)
+        } else {
+            let session: TLSSession
+            do {
+                session = try Self.handshakeTLS(configuration, on: socket)
+            } catch {
+                socket.close()
+                throw error
+            }
+            (tls, serverFingerprint, cipher) = (session, session.peerFingerprint, session.cipher)
+            if case .pinned(let expected?) = configuration.security, serverFingerprint != expected {
+                socket.close()
+                throw WaterError(
+                    .failedPrecondition,
+                    "the server at \(configuration.server) presents the certificate "
+                        + "\(serverFingerprint.map(\.description) ?? "(none)"), not \(expected), the one pinned for it. "
+                        + "Someone may be in between. Check on the server with water-server status; if its "
+                        + "certificate changed on purpose, log in again with --fingerprint and the new one.")
+            }
+        }
         // A failed handshake needs no close here: every property is set, so deinit runs and
         // closes the socket. Closing it here too closed whatever had reused the number since
         // (another connection of the process: a test saw "read: Bad file descriptor").
@@ -41,6 +69,61 @@ public final class WaterConnection {
     deinit {
         socket.close()
     }
+
+    /// The TLS handshake over the blocking socket, with the configuration's trust.
+    private static func handshakeTLS(_ configuration: ClientConfiguration, on socket: Socket) throws(WaterError)
+        -> TLSSession
+    {
+        func failed(_ reason: String) -> WaterError {
+            WaterError(
+                .unavailable,
+                "no secure connection to \(configuration.server): \(reason) (is it a water-server with TLS? "
+                    + "a server on this machine started with --plaintext needs --plaintext here too)")
+        }
+        do throws(TLSError) {
+            let context = try TLSContexts.client(
+                verifyingWithSystemCAs: configuration.security == .certificateAuthorities)
+            let session = try TLSSession(context, isServer: false, host: configuration.server.host)
+            if let saved = configuration.tlsSessionToResume { session.offer(savedSession: saved) }
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while try session.handshake() == .inProgress {
+                try Self.writeAll(session.takeOutput(), to: socket, server: configuration.server)
+                let read = buffer.withUnsafeMutableBytes { raw in
+                    Result { () throws(SocketError) in try socket.read(into: raw) }
+                }
+                switch read {
+                case .success(let count?) where count > 0: try session.feed(Array(buffer[0..<count]))
+                case .success(0): throw TLSError("the server closed the connection during the TLS handshake")
+                case .success: throw TLSError("the server did not finish the TLS handshake in time")
+                case .failure(let error): throw TLSError(error.description)
+                }
+            }
+            try Self.writeAll(session.takeOutput(), to: socket, server: configuration.server)
+            return session
+        } catch {
+            throw failed(error.description)
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to socket: Socket, server: HostPort) throws(TLSError) {
+        var done = 0
+        while done < bytes.count {
+            let result = bytes.withUnsafeBytes { raw in
+                Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[done...])) }
+            }
+            switch result {
+            case .success(let count): done += count
+            case .failure(let error): throw TLSError("writing to \(server): \(error)")
+            }
+        }
+    }
+
+    /// A TLS session to offer the next connection to this server for resumption, if the server
+    /// gave one (it arrives with the first replies, so ask after a call).
+    public var savedTLSSession: [UInt8]? { tls?.savedSession() }
+
+    /// Whether this connection resumed an earlier TLS session.
+    public var resumedTLSSession: Bool { tls?.resumed ?? false }
 
     /// Calls a unary method and returns its response.
     /// - Throws: the call's ``WaterError``; UNAVAILABLE when the connection fails.
@@ -98,15 +181,15 @@ public final class WaterConnection {
         } catch {
             throw WaterError(.invalidArgument, "the request is too large to send (\(error))")
         }
-        var done = 0
-        while done < frame.count {
-            let result = frame.withUnsafeBytes { raw in
-                Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[done...])) }
+        do throws(TLSError) {
+            if let tls {
+                try tls.write(frame)
+                try Self.writeAll(tls.takeOutput(), to: socket, server: configuration.server)
+            } else {
+                try Self.writeAll(frame, to: socket, server: configuration.server)
             }
-            switch result {
-            case .success(let count): done += count
-            case .failure(let error): throw lost(error.description)
-            }
+        } catch {
+            throw lost(error.description)
         }
     }
 
@@ -137,7 +220,7 @@ public final class WaterConnection {
                 if waitingForever { continue }
                 throw WaterError(.deadlineExceeded, "the server did not answer in time")
             case .success(0): throw lost("the server closed the connection")
-            case .success(let count?): decoder.append(readBuffer[0..<count])
+            case .success(let count?): try received(count)
             case .failure(let error) where error.errno == EAGAIN || error.errno == EWOULDBLOCK:
                 if waitingForever { continue }
                 throw WaterError(
@@ -148,7 +231,44 @@ public final class WaterConnection {
         }
     }
 
+    /// `count` bytes arrived in the read buffer: into the frame decoder, through TLS if on.
+    private func received(_ count: Int) throws(WaterError) {
+        guard let tls else { return decoder.append(readBuffer[0..<count]) }
+        do throws(TLSError) {
+            try tls.feed(Array(readBuffer[0..<count]))
+        } catch {
+            throw lost(error.description)
+        }
+        var plaintext = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            guard let read = plaintext.withUnsafeMutableBytes({ tls.read(into: $0) }) else {
+                throw lost("the server ended the TLS session")
+            }
+            if read == 0 { break }
+            decoder.append(plaintext[0..<read])
+        }
+        // Whatever TLS has to say back (a key update), said now.
+        do throws(TLSError) {
+            try Self.writeAll(tls.takeOutput(), to: socket, server: configuration.server)
+        } catch {
+            throw lost(error.description)
+        }
+    }
+
     private func lost(_ reason: String) -> WaterError {
         WaterError(.unavailable, "lost the connection to \(configuration.server): \(reason)")
+    }
+}
+
+/// The two client contexts, made once per process: OpenSSL loads the system's CAs when one is
+/// made, which is worth doing once.
+enum TLSContexts {
+    private static let pinned = Result { () throws(TLSError) in try TLSContext.client(verifyingWithSystemCAs: false) }
+    private static let authorities = Result { () throws(TLSError) in
+        try TLSContext.client(verifyingWithSystemCAs: true)
+    }
+
+    static func client(verifyingWithSystemCAs: Bool) throws(TLSError) -> TLSContext {
+        try (verifyingWithSystemCAs ? authorities : pinned).get()
     }
 }

@@ -5,6 +5,7 @@ import WaterCore
 import WaterLog
 import WaterProtocol
 import WaterStore
+import WaterTLS
 import WaterTransport
 
 /// `water-server serve`: the store, one event loop, the listener and the connections.
@@ -33,6 +34,8 @@ import WaterTransport
 public final class Server: Sendable {
     private let services: ServerServices
     private let loop: EventLoop
+    /// The fingerprint of the certificate served, for `water-server status`.
+    private let certificate: String
     private let connections: ConnectionRegistry
     private let listenAddress: HostPort
     private let stopped = DispatchSemaphore(value: 0)
@@ -43,6 +46,12 @@ public final class Server: Sendable {
     /// - Throws: ``ArchiveError`` for the data directory (locked, unknown format), or
     ///   ``SocketError`` when the address cannot be bound.
     public init(configuration: ServerConfiguration, logger: Logger) throws {
+        let tls = try Self.tlsContext(configuration)
+        certificate =
+            try configuration.tls.map { (files) throws(TLSError) in
+                try Fingerprint(certificateAt: files.certificate).description
+            }
+            ?? "none: plaintext (insecure)"
         var options = StoreOptions()
         options.defaultTimeZone = configuration.householdTimeZone
         options.timeZones = configuration.timeZones
@@ -64,13 +73,27 @@ public final class Server: Sendable {
             throw error
         }
         listenAddress = listener.localAddress ?? configuration.listen
-        services = ServerServices(store: store, configuration: configuration, logger: logger)
+        services = ServerServices(store: store, configuration: configuration, logger: logger, tls: tls)
         connections = ConnectionRegistry(
             listener: listener, loop: loop, services: services, router: services.router(),
             stopped: stopped)
         statusTimer = SendableTimer(
             source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.status", qos: .utility)))
         // Members' archives load when first used; one that cannot be read logs why then.
+    }
+
+    /// The TLS context to serve with, making the self-signed pair in the data directory if it
+    /// is the one asked for and missing; nil for plaintext, which only a loopback address may
+    /// serve (anything else would send passwords and tokens in the clear over the LAN).
+    private static func tlsContext(_ configuration: ServerConfiguration) throws -> TLSContext? {
+        guard let files = configuration.tls else {
+            guard configuration.listen.isLoopback else { throw InsecureListen(address: configuration.listen) }
+            return nil
+        }
+        if files == .selfSigned(in: configuration.dataDirectory) {
+            try ServerTLSFiles.ensureSelfSigned(in: configuration.dataDirectory)
+        }
+        return try TLSContext.server(certificate: files.certificate, key: files.key)
     }
 
     /// The address the server listens on (with port 0 asked for, the port chosen).
@@ -102,6 +125,7 @@ public final class Server: Sendable {
             "members \(members)",
             "archives_loaded \(loaded)",
             "protected \(protected.isEmpty ? "none" : protected.joined(separator: ","))",
+            "certificate \(certificate)",
         ]
         if let compaction { lines.append("last_compaction \(compaction.unixMilliseconds) \(compaction.path)") }
         let path = "\(services.configuration.dataDirectory)/status"

@@ -36,7 +36,12 @@ public struct ServerConfiguration: Sendable {
     /// demonstrations that need a known week. 0 in real use.
     public var clockOffsetMilliseconds: Int64 = 0
 
+    /// TLS 1.3 with this certificate and key; nil serves plaintext, which ``Server`` allows on a
+    /// loopback address only. By default, the self-signed pair in the data directory.
+    public var tls: ServerTLSFiles?
+
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory
+        self.tls = .selfSigned(in: dataDirectory)
     }
 }

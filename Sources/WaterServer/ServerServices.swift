@@ -4,6 +4,7 @@ import WaterLog
 import WaterProtocol
 import WaterStore
 import WaterSync
+import WaterTLS
 
 /// The parts of a running server that handlers share.
 public final class ServerServices: Sendable {
@@ -15,11 +16,14 @@ public final class ServerServices: Sendable {
     let boards: BoardBuilder
     let boardHub: BoardHub
     let startedAt: Int64
+    /// What every connection's TLS session is made from; nil when serving plaintext.
+    let tls: TLSContext?
     /// Where exports are encoded, one at a time.
     private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
 
-    init(store: FileArchiveStore, configuration: ServerConfiguration, logger: Logger) {
+    init(store: FileArchiveStore, configuration: ServerConfiguration, logger: Logger, tls: TLSContext? = nil) {
         self.store = store
+        self.tls = tls
         self.configuration = configuration
         self.logger = logger
         self.hasher = PasswordHasher(

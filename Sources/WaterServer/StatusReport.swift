@@ -1,5 +1,6 @@
 import Glibc
 import WaterStore
+import WaterTLS
 
 /// `water-server status --data DIR`: what the running server last wrote to `DATA/status`,
 /// whether it is still alive, and the size of every archive on disk. It takes no lock, so it
@@ -24,6 +25,7 @@ public enum StatusReport {
             lines.append("not running" + (pid.map { " (pid \($0) was the last server)" } ?? ""))
         }
         lines.append("members: \(fields["members"] ?? "?")")
+        lines.append("certificate: \(fields["certificate"] ?? Self.selfSignedFingerprint(in: dataDirectory))")
         lines.append("protected: \(fields["protected"] ?? "unknown (water-server check tells)")")
         if let compaction = fields["last_compaction"]?.split(separator: " ", maxSplits: 1), compaction.count == 2,
             let time = Int64(compaction[0])
@@ -41,6 +43,14 @@ public enum StatusReport {
             lines.append("  \(name) \(size(of: "\(dataDirectory)/\(archive)"))")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The fingerprint of the self-signed certificate `init` made, for when no server has said
+    /// which one it serves.
+    private static func selfSignedFingerprint(in dataDirectory: String) -> String {
+        let files = ServerTLSFiles.selfSigned(in: dataDirectory)
+        return (try? Fingerprint(certificateAt: files.certificate))?.description
+            ?? "none (the server makes one at start)"
     }
 
     private static func read(_ path: String) -> String {

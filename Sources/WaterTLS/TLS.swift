@@ -1,4 +1,4 @@
-import CWaterTLS
+internal import CWaterTLS
 import Glibc
 
 /// Why TLS failed: OpenSSL's last error, or what this code found wrong.

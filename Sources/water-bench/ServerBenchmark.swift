@@ -36,7 +36,7 @@ struct ServerBenchmark {
         let server = try Spawned(
             productsDirectory + "/water-server",
             [
-                "serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
+                "serve", "--data", data, "--listen", "127.0.0.1:0", "--plaintext", "--password-strength", "minimum",
                 "--max-connections", "1024", "--time-zone", "UTC",
             ])
         defer { server.stop() }
@@ -49,7 +49,9 @@ struct ServerBenchmark {
 
         // Memory with every archive loaded (a board reads them all) and 50 connections open.
         _ = try first.call(WaterV1.GetBoardRequest())
-        let idle = try (0..<50).map { _ in try WaterConnection(configuration: ClientConfiguration(server: address)) }
+        let idle = try (0..<50).map { _ in
+            try WaterConnection(configuration: ClientConfiguration(server: address, security: .plaintext))
+        }
         // DESIGN.md's target is private memory (RssAnon); the whole resident set (VmRSS) also
         // counts the binary's own pages, shared with the page cache.
         record("server_rss_anon_mib", Self.statusMiB("RssAnon:", of: server.pid))
@@ -203,7 +205,7 @@ struct ServerBenchmark {
     }
 
     static func login(_ address: HostPort, _ name: String, password: String = password) throws -> WaterClient {
-        let client = try WaterClient(configuration: ClientConfiguration(server: address))
+        let client = try WaterClient(configuration: ClientConfiguration(server: address, security: .plaintext))
         try client.login(username: name, password: password)
         return client
     }

@@ -92,7 +92,8 @@ struct StressTest {
         try Spawned(
             productsDirectory + "/water-server",
             [
-                "serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum", "--time-zone",
+                "serve", "--data", data, "--listen", "127.0.0.1:0", "--plaintext", "--password-strength", "minimum",
+                "--time-zone",
                 "UTC",
             ])
     }
@@ -109,7 +110,7 @@ struct StressTest {
     }
 
     private func login(_ address: HostPort, _ member: (String, String)) throws -> WaterClient {
-        let client = try WaterClient(configuration: ClientConfiguration(server: address))
+        let client = try WaterClient(configuration: ClientConfiguration(server: address, security: .plaintext))
         try client.login(username: member.0, password: member.1)
         return client
     }
@@ -140,7 +141,7 @@ struct StressTest {
         }
         for _ in 0..<3 {
             connection {
-                let client = try WaterClient(configuration: ClientConfiguration(server: address))
+                let client = try WaterClient(configuration: ClientConfiguration(server: address, security: .plaintext))
                 for n in 0..<20_000 {
                     let response = try client.call(
                         WaterV1.LoginRequest(username: Self.members[2].0, password: Self.members[2].1))
@@ -201,7 +202,7 @@ struct StressTest {
         totals.duplicated += items.count - Set(items).count
 
         // This cycle's sessions: a kept one still works, an ended one no longer does.
-        let checker = try WaterClient(configuration: ClientConfiguration(server: address))
+        let checker = try WaterClient(configuration: ClientConfiguration(server: address, security: .plaintext))
         for (tokens, working) in [(ledger.kept.withLock { $0 }, true), (ledger.ended.withLock { $0 }, false)] {
             totals.acknowledged += tokens.count
             for token in tokens {

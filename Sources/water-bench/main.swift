@@ -64,7 +64,8 @@ case "log-load" where arguments.count == 5:
     // For profiling a running server: water-bench log-load HOST:PORT USER PASSWORD COUNT
     orExit {
         let client = try WaterClient(
-            configuration: ClientConfiguration(server: HostPort(parsing: arguments[1], defaultPort: 7420)!))
+            configuration: ClientConfiguration(
+                server: HostPort(parsing: arguments[1], defaultPort: 7420)!, security: .plaintext))
         try client.login(username: arguments[2], password: arguments[3])
         for _ in 0..<(Int(arguments[4]) ?? 1000) {
             _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 250))

@@ -5,12 +5,15 @@ import WaterProtocol
 
 let help: [String: String] = [
     "": """
-    usage: water-client [--server HOST:PORT] [--json] <command> [options]
+    usage: water-client [--server HOST:PORT] [--json] [--plaintext] <command> [options]
 
     The household water tracker's command line. The server is --server, else $WATER_SERVER,
-    else the one you logged in to, else 127.0.0.1:\(WireProtocol.defaultPort).
+    else the one you logged in to, else 127.0.0.1:\(WireProtocol.defaultPort). Connections use
+    TLS 1.3; the first login pins the server's certificate (see login --help). --plaintext (or
+    WATER_PLAINTEXT=1) turns TLS off: insecure, only for a server on this machine.
 
-      login [NAME] [--password-stdin]   log in (the session is kept in ~/.config/water, 0600)
+      login [NAME] [--password-stdin] [--fingerprint SHA256:...]
+                                        log in (the session is kept in ~/.config/water, 0600)
       logout | whoami | passwd          end the session, show who you are, change your password
       log [ML] [--at WHEN] [--id UUID]  log a drink (default: your usual cup, now)
       undo                              remove the drink you logged last
@@ -35,7 +38,7 @@ let help: [String: String] = [
     unavailable, 77 not allowed. `water-client COMMAND --help` shows one command.
     """,
     "login":
-        "usage: water-client login [NAME] [--password-stdin]\nLogs in; the password is asked for without echo, or read from standard input.",
+        "usage: water-client login [NAME] [--password-stdin] [--fingerprint SHA256:...]\nLogs in; the password is asked for without echo, or read from standard input.\nThe first login to a server pins its certificate, as ssh does: it shows the fingerprint and asks,\nor --fingerprint pins the one `water-server status` shows on the server without asking. A server\nwhose certificate the system's CAs vouch for needs no pin. A changed certificate is refused.",
     "logout": "usage: water-client logout\nEnds this session on the server and forgets it here.",
     "whoami": "usage: water-client whoami\nShows who you are logged in as.",
     "passwd":
@@ -82,6 +85,7 @@ let exitStatus: ExitCode
 do {
     let server = try arguments.option("server")
     let json = arguments.flag("json")
+    let plaintext = arguments.flag("plaintext")
     let wantsHelp = arguments.flag("help") || arguments.flag("h")
     let command = arguments.positional()
     if wantsHelp || command == nil || command == "help" {
@@ -91,7 +95,7 @@ do {
     let environment = ProcessInfo.processInfo.environment
     var invocation = Invocation(
         arguments: arguments, json: json, serverOption: server, environment: environment,
-        files: ClientFiles(environment: environment))
+        files: ClientFiles(environment: environment), plaintext: plaintext || environment["WATER_PLAINTEXT"] == "1")
     switch command! {
     case "login": try SessionCommands.login(&invocation)
     case "logout": try SessionCommands.logout(&invocation)

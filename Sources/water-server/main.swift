@@ -31,6 +31,9 @@ let usage = """
 
     options of serve:
       --time-zone ZONE          the household's IANA time zone (default: $TZ, /etc/timezone, or UTC)
+      --tls-cert PATH --tls-key PATH   a certificate (with its chain) and key in PEM, when the household
+                                has one from a CA (default: the self-signed pair init made in DIR/tls)
+      --plaintext               no TLS: insecure, refused unless --listen is a loopback address
       --max-connections N       connections served at once (default 256)
       --max-per-address N       connections served at once from one address (default 32)
       --handshake-deadline SECONDS   time from connecting to the handshake (default 10)
@@ -79,6 +82,19 @@ func serve(_ arguments: inout Arguments) throws -> Never {
         configuration.listen = address
     }
     configuration.householdTimeZone = try householdTimeZone(try arguments.option("time-zone"))
+    let certificate = try arguments.option("tls-cert")
+    let key = try arguments.option("tls-key")
+    switch (arguments.flag("plaintext"), certificate, key) {
+    case (true, nil, nil):
+        guard configuration.listen.isLoopback else {
+            throw UsageError(InsecureListen(address: configuration.listen).description)
+        }
+        configuration.tls = nil
+    case (true, _, _): throw UsageError("--plaintext turns TLS off; it cannot go with --tls-cert or --tls-key")
+    case (false, let certificate?, let key?): configuration.tls = ServerTLSFiles(certificate: certificate, key: key)
+    case (false, nil, nil): break
+    case (false, _, _): throw UsageError("--tls-cert and --tls-key go together")
+    }
     configuration.maximumConnections =
         try arguments.integer("max-connections", in: 1...100_000) ?? configuration.maximumConnections
     configuration.maximumConnectionsPerAddress =
@@ -138,7 +154,10 @@ func initialize(_ arguments: inout Arguments) throws {
     let account = try AdminCommands.initialize(
         dataDirectory: data, admin: admin, password: password, timeZone: zone,
         strength: hashing, logger: .standardError(minimumLevel: .warning))
+    let fingerprint = try ServerTLSFiles.ensureSelfSigned(in: data)
     Terminal.print("created \(data) with admin \(account.username); start it with: water-server serve --data \(data)")
+    Terminal.print(
+        "the server's certificate is \(fingerprint)\n(members check this once, when water-client login shows it)")
 }
 
 func check(_ arguments: inout Arguments) throws -> ExitCode {

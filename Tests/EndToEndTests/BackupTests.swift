@@ -21,7 +21,9 @@ struct BackupTests {
             group.enter()
             Thread {
                 defer { group.leave() }
-                guard let client = try? WaterClient(configuration: ClientConfiguration(server: address)),
+                guard
+                    let client = try? WaterClient(
+                        configuration: ClientConfiguration(server: address, security: .plaintext)),
                     (try? client.login(username: name, password: password)) != nil
                 else { return }
                 var count = 0

@@ -87,7 +87,8 @@ struct BadInputTests {
     @Test("wrong passwords, unknown users, garbage, expired and revoked tokens, and calls before login")
     func authentication() throws {
         var server = try ServerProcess.fresh()
-        let anonymous = try WaterClient(configuration: ClientConfiguration(server: server.address))
+        let anonymous = try WaterClient(
+            configuration: ClientConfiguration(server: server.address, security: .plaintext))
         expectCode(.unauthenticated) { try anonymous.login(username: "mum", password: "wrong-password") }
         expectCode(.unauthenticated) { try anonymous.login(username: "nobody", password: "wrong-password") }
         expectCode(.unauthenticated) { try anonymous.call(WaterV1.GetTodayRequest()) }
@@ -109,7 +110,8 @@ struct BadInputTests {
         server = try server.restarted()
         let again = try server.client("mum", password: adminPassword)
         let later = try server.restarted(["--clock", "\(UnixTime.nowMilliseconds() + 91 * 86_400_000)"])
-        let stale = try WaterClient(configuration: ClientConfiguration(server: later.address), token: again.token)
+        let stale = try WaterClient(
+            configuration: ClientConfiguration(server: later.address, security: .plaintext), token: again.token)
         expectCode(.unauthenticated) { try stale.call(WaterV1.WhoAmIRequest()) }
         #expect(token != again.token)
         let cli = later.cli("x")

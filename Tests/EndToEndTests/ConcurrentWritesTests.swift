@@ -37,7 +37,10 @@ struct ConcurrentWritesTests {
             group.enter()
             Thread {
                 defer { group.leave() }
-                guard let client = try? WaterClient(configuration: ClientConfiguration(server: address)) else { return }
+                guard
+                    let client = try? WaterClient(
+                        configuration: ClientConfiguration(server: address, security: .plaintext))
+                else { return }
                 try? body(client)
             }.start()
         }
@@ -98,7 +101,7 @@ struct ConcurrentWritesTests {
         #expect(todos.subtracting(items).isEmpty, "\(todos.subtracting(items).count) acknowledged todos lost")
         #expect(Set(items).isSubset(of: todosTried))
 
-        let dad = try WaterClient(configuration: ClientConfiguration(server: server.address))
+        let dad = try WaterClient(configuration: ClientConfiguration(server: server.address, security: .plaintext))
         var lostSessions = 0
         for token in writes.tokens.withLock({ $0 }) {
             dad.token = token

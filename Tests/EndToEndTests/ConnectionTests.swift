@@ -137,7 +137,8 @@ struct ConnectionTests {
         let ended = DispatchSemaphore(value: 0)
         let boards = Locked(0)
         Thread {
-            let client = try? WaterClient(configuration: ClientConfiguration(server: address), token: token)
+            let client = try? WaterClient(
+                configuration: ClientConfiguration(server: address, security: .plaintext), token: token)
             do {
                 try client?.stream(WaterV1.WatchBoardRequest()) { _ in
                     boards.withLock { $0 += 1 }

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WaterClient
 import WaterProtocol
+import WaterTLS
 import WaterTestSupport
 import WaterTransport
 
@@ -27,6 +28,8 @@ func run(_ executable: String, _ arguments: [String], input: String? = nil, envi
 /// stopped by process id (SIGTERM) in ``stop()``, or killed when the test forgets.
 final class ServerProcess {
     let dataDirectory: String
+    /// Whether it serves TLS (with the self-signed certificate `init` made) or plaintext.
+    let tls: Bool
     private let process: ChildProcess
     private(set) var address = HostPort(host: "127.0.0.1", port: 0)
     /// Whether this process removes the temporary directory when it goes; a restart passes
@@ -34,7 +37,8 @@ final class ServerProcess {
     private var ownsDirectory = false
 
     /// Creates a data directory with the admin `mum` and starts serving it.
-    static func fresh(_ options: [String] = []) throws -> ServerProcess {
+    /// Serves plaintext on 127.0.0.1 unless `tls`: then TLS with the certificate init made.
+    static func fresh(_ options: [String] = [], tls: Bool = false) throws -> ServerProcess {
         var template = Array("/tmp/water-e2e-XXXXXX".utf8CString)
         let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) } + "/data"
         let created = try run(
@@ -45,19 +49,20 @@ final class ServerProcess {
             ],
             input: adminPassword + "\n")
         #expect(created.status == 0, "water-server init: \(created.error)")
-        let server = try ServerProcess(dataDirectory: directory, options: options)
+        let server = try ServerProcess(dataDirectory: directory, options: options, tls: tls)
         server.ownsDirectory = true
         return server
     }
 
-    init(dataDirectory: String, options: [String] = []) throws {
+    init(dataDirectory: String, options: [String] = [], tls: Bool = false) throws {
         self.dataDirectory = dataDirectory
+        self.tls = tls
         process = try ChildProcess(
             productsDirectory.appendingPathComponent("water-server").path,
             [
-                "serve", "--data", dataDirectory, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
-                "--time-zone", "UTC",
-            ] + options)
+                "serve", "--data", dataDirectory, "--password-strength", "minimum", "--time-zone", "UTC",
+            ] + (options.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]) + (tls ? [] : ["--plaintext"])
+                + options)
         // Wait (bounded) for the one line the server prints when it is ready.
         let text = process.readOutput(until: { $0.contains("\n") }, seconds: 15)
         guard let line = text.split(separator: "\n").first, line.hasPrefix("listening on "),
@@ -67,6 +72,12 @@ final class ServerProcess {
             throw WaterError(.unavailable, "water-server did not start: \(text)")
         }
         address = parsed
+    }
+
+    /// How a library client trusts this server: the certificate's fingerprint, or plaintext.
+    var security: ClientConfiguration.Security {
+        guard tls else { return .plaintext }
+        return .pinned(try? Fingerprint(certificateAt: "\(dataDirectory)/tls/certificate.pem"))
     }
 
     /// The server's process id.
@@ -85,7 +96,7 @@ final class ServerProcess {
     /// Restarts on the same data directory.
     func restarted(_ options: [String] = []) throws -> ServerProcess {
         #expect(stop() == 0)
-        let next = try ServerProcess(dataDirectory: dataDirectory, options: options)
+        let next = try ServerProcess(dataDirectory: dataDirectory, options: options, tls: tls)
         next.ownsDirectory = ownsDirectory
         ownsDirectory = false
         return next
@@ -96,7 +107,7 @@ final class ServerProcess {
     func killedAndRestarted(_ options: [String] = []) throws -> ServerProcess {
         if process.isRunning { kill(process.pid, SIGKILL) }
         process.wait()
-        let next = try ServerProcess(dataDirectory: dataDirectory, options: options)
+        let next = try ServerProcess(dataDirectory: dataDirectory, options: options, tls: tls)
         next.ownsDirectory = ownsDirectory
         ownsDirectory = false
         return next
@@ -104,18 +115,19 @@ final class ServerProcess {
 
     /// A library client, logged in as `username`.
     func client(_ username: String, password: String) throws -> WaterClient {
-        let client = try WaterClient(configuration: ClientConfiguration(server: address))
+        let client = try WaterClient(configuration: ClientConfiguration(server: address, security: security))
         try client.login(username: username, password: password)
         return client
     }
 
     /// The `water-client` command line of one person, with their own config directory.
     func cli(_ home: String) -> CommandLineUser {
-        CommandLineUser(environment: [
-            "WATER_SERVER": address.description,
-            "XDG_CONFIG_HOME": URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path + "/\(home)",
-            "NO_COLOR": "1",
-        ])
+        CommandLineUser(
+            environment: [
+                "WATER_SERVER": address.description,
+                "XDG_CONFIG_HOME": URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path + "/\(home)",
+                "NO_COLOR": "1",
+            ].merging(tls ? [:] : ["WATER_PLAINTEXT": "1"]) { $1 })
     }
 
     deinit {

@@ -20,7 +20,8 @@ struct TodoAndHabitTests {
             Thread {
                 defer { group.leave() }
                 do {
-                    let client = try WaterClient(configuration: ClientConfiguration(server: address))
+                    let client = try WaterClient(
+                        configuration: ClientConfiguration(server: address, security: .plaintext))
                     try client.login(username: name, password: password)
                     for n in 0..<40 {
                         let item = try client.call(

@@ -1,6 +1,7 @@
 import WaterCore
 import WaterLog
 import WaterProtocol
+import WaterTLS
 import WaterTransport
 
 /// One client connection, owned by the server's event loop: its socket, its
@@ -25,6 +26,13 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     private var machine: ConnectionStateMachine
     private let encoder: FrameEncoder
+    /// The TLS session under the frames; nil when serving plaintext on loopback.
+    private let tls: TLSSession?
+    private var isTLSReady = false
+    /// Frames written before the TLS handshake ended (a refusal): sent once it has.
+    private var waitingForTLS: [UInt8] = []
+    /// Closes the connection if its TLS handshake is not done by the handshake deadline.
+    private var tlsTimer: TimerQueue.ID?
     private var token: EventLoop.Token = 0
     private var output: [UInt8] = []
     private var outputOffset = 0
@@ -43,8 +51,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     /// Read at most this much per turn, so one busy peer cannot starve the others.
     private static let readBudget = 256 * 1024
 
-    init(id: UInt64, socket: Socket, loop: EventLoop, services: ServerServices, router: Router, owner: ConnectionOwner)
-    {
+    init(
+        id: UInt64, socket: Socket, loop: EventLoop, services: ServerServices, router: Router, owner: ConnectionOwner
+    ) throws(TLSError) {
         let configuration = services.configuration
         self.id = id
         let peerAddress = socket.peerAddress
@@ -57,6 +66,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         self.logger = services.logger
         self.owner = owner
         self.encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
+        self.tls = try services.tls.map { (context) throws(TLSError) in try TLSSession(context, isServer: true) }
         let limits = ConnectionStateMachine.Limits(
             maximumPayloadLength: configuration.maximumPayloadLength,
             maximumCallsInFlight: configuration.maximumCallsInFlight,
@@ -75,7 +85,22 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     /// Starts reading; with `refusal`, answers it at once and closes instead.
     func start(refusing refusal: WaterError? = nil) throws(SocketError) {
         loop.preconditionInLoop()
-        token = try loop.register(socket.descriptor, readable: refusal == nil, writable: false, handler: self)
+        // Over TLS even a refusal needs the handshake first: it reads until then.
+        token = try loop.register(
+            socket.descriptor, readable: refusal == nil || tls != nil, writable: false, handler: self)
+        if tls != nil {
+            // A peer that never finishes TLS is closed at the handshake deadline; the machine
+            // cannot tell it a status without TLS, and a refused one has no timer of its own.
+            let deadline = EventLoop.now() + Self.nanoseconds(services.configuration.handshakeDeadline)
+            tlsTimer = loop.schedule(at: deadline) { [weak self] in
+                guard let self else { return }
+                self.tlsTimer = nil
+                guard !self.isTLSReady else { return }
+                self.logger.info(
+                    "connection error", ["peer": self.peer, "error": "TLS handshake not finished in time"])
+                self.close()
+            }
+        }
         if let refusal {
             perform(machine.refuse(refusal))
         } else {
@@ -109,14 +134,68 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 return peerClosed(nil)
             case .success(let count?):
                 total += count
-                perform(
-                    machine.bytesReceived(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), now: EventLoop.now()))
+                let received = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                if let tls {
+                    guard decrypt(received, with: tls) else { return }
+                } else {
+                    perform(machine.bytesReceived(received, now: EventLoop.now()))
+                }
                 if count < buffer.count { return armTimer() }  // drained: the next read would say EAGAIN
             case .failure(let error):
                 return peerClosed(error)
             }
         }
         armTimer()
+    }
+
+    /// Ciphertext from the peer: moves the handshake on, then hands the plaintext to the
+    /// machine. Returns false when the connection is closing.
+    private func decrypt(_ ciphertext: UnsafeRawBufferPointer, with tls: TLSSession) -> Bool {
+        do throws(TLSError) {
+            try tls.feed(ciphertext)
+            if !isTLSReady {
+                guard try tls.handshake() == .done else {
+                    sendCiphertext(tls.takeOutput())
+                    return true
+                }
+                isTLSReady = true
+                if let tlsTimer { loop.cancel(tlsTimer) }
+                tlsTimer = nil
+                sendCiphertext(tls.takeOutput())
+                if !waitingForTLS.isEmpty {
+                    try tls.write(waitingForTLS)
+                    waitingForTLS = []
+                    sendCiphertext(tls.takeOutput())
+                }
+                if closeWhenFlushed { stopReading() }
+            }
+            let plaintext = owner.plaintextBuffer
+            while !isClosed {
+                guard let count = tls.read(into: plaintext) else {
+                    peerClosed(nil)
+                    return false
+                }
+                if count == 0 { break }
+                perform(
+                    machine.bytesReceived(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]), now: EventLoop.now()))
+            }
+            sendCiphertext(tls.takeOutput())  // session tickets, key updates
+            return true
+        } catch {
+            logger.info("connection error", ["peer": peer, "error": error.description])
+            sendCiphertext(tls.takeOutput())  // the alert that says why
+            closeWhenFlushed = true
+            stopReading()
+            perform(machine.peerClosed())
+            owner.needsFlush(self)
+            return false
+        }
+    }
+
+    private func sendCiphertext(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        output += bytes
+        owner.needsFlush(self)
     }
 
     private func peerClosed(_ error: SocketError?) {
@@ -166,7 +245,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                         "connection error", ["peer": peer, "rpc.code": "\(reason.code)", "message": reason.message])
                 }
                 closeWhenFlushed = true
-                stopReading()
+                // Over TLS, a refusal waits for the handshake, which needs reading.
+                if tls == nil || isTLSReady { stopReading() }
                 owner.needsFlush(self)
             }
         }
@@ -211,13 +291,28 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     private func enqueue(_ envelope: WaterV1.ResponseEnvelope) {
         guard !isClosed else { return }
+        let frame: [UInt8]
         do {
-            output += try encoder.encode(envelope.serializedBytes())
+            frame = try encoder.encode(envelope.serializedBytes())
         } catch {
             // A reply over the frame limit: say so instead of sending what the client would refuse.
             let tooLarge = WaterV1.ResponseEnvelope(
                 callID: envelope.callID, error: WaterError(.resourceExhausted, "the reply is too large to send"))
-            output += (try? encoder.encode(tooLarge.serializedBytes())) ?? []
+            frame = (try? encoder.encode(tooLarge.serializedBytes())) ?? []
+        }
+        if let tls {
+            guard isTLSReady else {
+                waitingForTLS += frame
+                return
+            }
+            do throws(TLSError) {
+                try tls.write(frame)
+            } catch {
+                logger.error("connection error", ["peer": peer, "error": error.description])
+            }
+            output += tls.takeOutput()
+        } else {
+            output += frame
         }
         if output.count - outputOffset > Self.maximumPendingOutput { stopReading() }
         owner.needsFlush(self)
@@ -241,7 +336,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
         watchWrites(false)
-        if closeWhenFlushed { return close() }
+        if closeWhenFlushed, tls == nil || isTLSReady || !isReading { return close() }
         if !isReading, machine.isClosed == false {
             isReading = true
             loop.modify(socket.descriptor, token: token, readable: true, writable: isWatchingWrites)
@@ -266,6 +361,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         for handlers in cancelHandlers.values { handlers.forEach { $0() } }
         cancelHandlers.removeAll()
         if let timer { loop.cancel(timer) }
+        if let tlsTimer { loop.cancel(tlsTimer) }
         loop.deregister(socket.descriptor, token: token)
         socket.close()
         owner.closed(self)
@@ -299,6 +395,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 protocol ConnectionOwner: AnyObject {
     /// Where every connection of the loop reads into: one buffer, since one read runs at a time.
     var readBuffer: UnsafeMutableRawBufferPointer { get }
+    /// Where TLS connections decrypt into, likewise shared.
+    var plaintextBuffer: UnsafeMutableRawBufferPointer { get }
     /// The connection has output to write at the end of this turn.
     func needsFlush(_ connection: Connection)
     func closed(_ connection: Connection)

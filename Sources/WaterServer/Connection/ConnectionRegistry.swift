@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import WaterProtocol
+import WaterTLS
 import WaterTransport
 
 /// What the event loop owns besides the connections themselves: the listening socket, the
@@ -24,6 +25,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private var holdsLeadership = false
     private var isShuttingDown = false
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    let plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     init(listener: Socket, loop: EventLoop, services: ServerServices, router: Router, stopped: DispatchSemaphore) {
         (self.listener, self.loop, self.services, self.router, self.stopped) = (
@@ -33,6 +35,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     deinit {
         readBuffer.deallocate()
+        plaintextBuffer.deallocate()
     }
 
     func startAccepting() {
@@ -81,8 +84,14 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     }
 
     private func accepted(_ socket: Socket) {
-        let connection = Connection(
-            id: nextID, socket: socket, loop: loop, services: services, router: router, owner: self)
+        let connection: Connection
+        do throws(TLSError) {
+            connection = try Connection(
+                id: nextID, socket: socket, loop: loop, services: services, router: router, owner: self)
+        } catch {
+            services.logger.error("connection failed", ["error": error.description])
+            return socket.close()
+        }
         nextID += 1
         let refusal = refusal(of: connection)
         if let refusal {

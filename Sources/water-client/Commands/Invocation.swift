@@ -3,6 +3,7 @@ import WaterCLI
 import WaterClient
 import WaterCore
 import WaterProtocol
+import WaterTLS
 import WaterTransport
 import WaterZoneInfo
 
@@ -13,6 +14,8 @@ struct Invocation {
     let serverOption: String?
     let environment: [String: String]
     let files: ClientFiles
+    /// --plaintext or WATER_PLAINTEXT=1: no TLS, for a server on this machine (insecure).
+    let plaintext: Bool
 
     /// The server to talk to: --server, else WATER_SERVER, else the saved session's, else local.
     func server() throws(UsageError) -> HostPort {
@@ -27,9 +30,58 @@ struct Invocation {
         return server
     }
 
-    /// A connected client with no login (for `login`).
-    func anonymousClient() throws -> WaterClient {
-        try WaterClient(configuration: ClientConfiguration(server: try server()), installation: files.installationID())
+    /// How to reach the server, trusted as this computer's first login settled.
+    func configuration() throws -> ClientConfiguration {
+        let server = try server()
+        var configuration = ClientConfiguration(server: server)
+        if plaintext {
+            configuration.security = .plaintext
+        } else if let trust = files.trust(of: server.description) {
+            configuration.security = trust
+        } else {
+            throw WaterError(
+                .failedPrecondition,
+                "this computer does not know the certificate of the server at \(server) yet: run water-client login")
+        }
+        return configuration
+    }
+
+    /// A connected client with no login, for `login`, and how the server came to be trusted:
+    /// `--fingerprint`, what this computer already knew, the system's CAs, or the person at the
+    /// terminal shown its fingerprint, as ssh does on first contact.
+    func anonymousClient(fingerprint: Fingerprint?) throws -> (WaterClient, ClientConfiguration.Security) {
+        let server = try server()
+        var configuration = ClientConfiguration(server: server)
+        let known = plaintext ? .plaintext : fingerprint.map { .pinned($0) } ?? files.trust(of: server.description)
+        if let known {
+            configuration.security = known
+            return (try WaterClient(configuration: configuration, installation: files.installationID()), known)
+        }
+        // A first meeting. A certificate the system's CAs vouch for for this name needs no pin.
+        configuration.security = .certificateAuthorities
+        if let client = try? WaterClient(configuration: configuration, installation: files.installationID()) {
+            return (client, .certificateAuthorities)
+        }
+        configuration.security = .pinned(nil)
+        let client = try WaterClient(configuration: configuration, installation: files.installationID())
+        guard let seen = client.connection.serverFingerprint else {
+            throw WaterError(.unavailable, "the server at \(server) presented no certificate")
+        }
+        let question = """
+            The server at \(server) presents a certificate this computer has not seen:
+              \(seen)
+            Check that it is the one `water-server status` shows on the server. Trust it? [y/N]\u{20}
+            """
+        switch Terminal.confirm(question) {
+        case true?: return (client, .pinned(seen))
+        case false?: throw WaterError(.permissionDenied, "the server's certificate was not trusted; nothing was sent")
+        case nil:
+            throw WaterError(
+                .permissionDenied,
+                "the server at \(server) presents the certificate \(seen), which this computer has not pinned, and "
+                    + "there is no terminal to ask: check it with water-server status on the server, then log in "
+                    + "with --fingerprint \(seen)")
+        }
     }
 
     /// A connected client with the saved login.
@@ -38,8 +90,7 @@ struct Invocation {
             throw WaterError(.unauthenticated, "not logged in: run water-client login")
         }
         return try WaterClient(
-            configuration: ClientConfiguration(server: try server()), token: session.token,
-            installation: files.installationID())
+            configuration: try configuration(), token: session.token, installation: files.installationID())
     }
 
     /// Prints `message` as JSON with --json, else the human text.

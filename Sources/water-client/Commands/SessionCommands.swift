@@ -1,11 +1,18 @@
 import WaterCLI
 import WaterClient
 import WaterProtocol
+import WaterTLS
 
 /// `login [NAME]`, `logout`, `whoami`, `passwd`.
 enum SessionCommands {
     static func login(_ invocation: inout Invocation) throws {
         let fromStandardInput = invocation.arguments.flag("password-stdin")
+        let fingerprint = try invocation.arguments.option("fingerprint").map { (text) throws(UsageError) in
+            guard let parsed = Fingerprint(text) else {
+                throw UsageError("--fingerprint must be SHA256: and 43 characters, as water-server status shows it")
+            }
+            return parsed
+        }
         let name = invocation.arguments.positional() ?? invocation.files.loadSession()?.username
         try invocation.arguments.finish()
         guard let username = name ?? Terminal.password(fromStandardInput: false, prompt: "username: ") else {
@@ -16,8 +23,9 @@ enum SessionCommands {
         else {
             throw UsageError("no password given")
         }
-        let client = try invocation.anonymousClient()
+        let (client, trust) = try invocation.anonymousClient(fingerprint: fingerprint)
         let response = try client.login(username: username, password: password)
+        try invocation.files.saveTrust(trust, of: try invocation.server().description)
         try invocation.files.saveSession(
             ClientFiles.Session(
                 server: try invocation.server().description,

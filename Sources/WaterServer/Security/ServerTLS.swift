@@ -1,0 +1,60 @@
+import Glibc
+import WaterTLS
+import WaterTransport
+
+/// The server's certificate and key. `water-server init` makes a key and a self-signed
+/// certificate in the data directory (`tls/`, 0700, the files 0600); a household with a real
+/// certificate names its own files instead.
+public struct ServerTLSFiles: Sendable, Equatable {
+    public var certificate: String
+    public var key: String
+
+    public init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
+    }
+
+    /// The self-signed pair `init` makes, in `dataDirectory`.
+    public static func selfSigned(in dataDirectory: String) -> ServerTLSFiles {
+        ServerTLSFiles(certificate: "\(dataDirectory)/tls/certificate.pem", key: "\(dataDirectory)/tls/key.pem")
+    }
+
+    /// Makes the self-signed pair in `dataDirectory` unless it is there (a data directory made
+    /// before TLS gets one at its first start). Returns the certificate's fingerprint.
+    @discardableResult
+    public static func ensureSelfSigned(in dataDirectory: String) throws(TLSError) -> Fingerprint {
+        let files = selfSigned(in: dataDirectory)
+        if access(files.certificate, R_OK) != 0 || access(files.key, R_OK) != 0 {
+            mkdir("\(dataDirectory)/tls", 0o700)
+            try TLSContext.makeSelfSigned(certificate: files.certificate, key: files.key, commonName: "water-server")
+            let directory = open("\(dataDirectory)/tls", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directory >= 0 {
+                fsync(directory)
+                close(directory)
+            }
+        }
+        return try Fingerprint(certificateAt: files.certificate)
+    }
+}
+
+extension HostPort {
+    /// Whether the address is this machine only (127.0.0.0/8, ::1, localhost): the one place
+    /// plaintext may be served.
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+/// Plaintext asked for on an address other machines can reach.
+public struct InsecureListen: Error, CustomStringConvertible {
+    public let address: HostPort
+
+    public init(address: HostPort) {
+        self.address = address
+    }
+
+    public var description: String {
+        "--plaintext is insecure and only allowed on a loopback address (127.0.0.1, ::1); "
+            + "\(address) is reachable from the network"
+    }
+}
