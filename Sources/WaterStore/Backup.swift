@@ -24,6 +24,16 @@ public enum Backup {
         try makeDirectory(destination)
         try copyFile("\(source)/\(DataDirectory.formatFile)", to: "\(destination)/\(DataDirectory.formatFile)")
         try makeDirectory("\(destination)/\(DataDirectory.users)")
+        // The server's key and certificate go with the data: a restored server presents the
+        // certificate every member's computer has pinned.
+        if access("\(source)/\(DataDirectory.tls)", F_OK) == 0 {
+            try makeDirectory("\(destination)/\(DataDirectory.tls)")
+            for name in try list("\(source)/\(DataDirectory.tls)") where !name.hasSuffix(".tmp") {
+                try copyFile(
+                    "\(source)/\(DataDirectory.tls)/\(name)", to: "\(destination)/\(DataDirectory.tls)/\(name)")
+            }
+            try syncDirectory("\(destination)/\(DataDirectory.tls)")
+        }
         let archives: [String]
         do {
             archives = try DataDirectory.archives(in: source, fileSystem: PosixFileSystem())

@@ -18,6 +18,8 @@ public enum DataDirectory {
     public static let accounts = "accounts"
     public static let household = "household"
     public static let users = "users"
+    /// The server's TLS key and certificate (made by `water-server init`).
+    public static let tls = "tls"
 
     /// The ids of the members whose archives are in the data directory at `path`: the
     /// folders of `users/` named by a number (anything else there is not an archive).

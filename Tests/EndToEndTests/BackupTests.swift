@@ -48,6 +48,12 @@ struct BackupTests {
         let before = acknowledged.withLock { $0.filter { $0.at < began }.map(\.id) }
         #expect(before.count > 50, "writes were acknowledged before the backup began")
 
+        // The server's key and certificate are in the copy: a restored server keeps its fingerprint.
+        for file in ["tls/certificate.pem", "tls/key.pem"] {
+            let original = try Data(contentsOf: URL(fileURLWithPath: "\(server.dataDirectory)/\(file)"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: "\(backupPath)/\(file)")) == original, "\(file)")
+        }
+
         // `check` passes on the copy, and a restore of it serves every one of those writes.
         #expect(try run("water-server", ["check", "--data", backupPath]).status == 0)
         let restoredPath = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path + "/restored"

@@ -1,4 +1,5 @@
 import Glibc
+import WaterStore
 import WaterTLS
 import WaterTransport
 
@@ -16,7 +17,9 @@ public struct ServerTLSFiles: Sendable, Equatable {
 
     /// The self-signed pair `init` makes, in `dataDirectory`.
     public static func selfSigned(in dataDirectory: String) -> ServerTLSFiles {
-        ServerTLSFiles(certificate: "\(dataDirectory)/tls/certificate.pem", key: "\(dataDirectory)/tls/key.pem")
+        ServerTLSFiles(
+            certificate: "\(dataDirectory)/\(DataDirectory.tls)/certificate.pem",
+            key: "\(dataDirectory)/\(DataDirectory.tls)/key.pem")
     }
 
     /// Makes the self-signed pair in `dataDirectory` unless it is there (a data directory made
@@ -25,9 +28,9 @@ public struct ServerTLSFiles: Sendable, Equatable {
     public static func ensureSelfSigned(in dataDirectory: String) throws(TLSError) -> Fingerprint {
         let files = selfSigned(in: dataDirectory)
         if access(files.certificate, R_OK) != 0 || access(files.key, R_OK) != 0 {
-            mkdir("\(dataDirectory)/tls", 0o700)
+            mkdir("\(dataDirectory)/\(DataDirectory.tls)", 0o700)
             try TLSContext.makeSelfSigned(certificate: files.certificate, key: files.key, commonName: "water-server")
-            let directory = open("\(dataDirectory)/tls", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let directory = open("\(dataDirectory)/\(DataDirectory.tls)", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if directory >= 0 {
                 fsync(directory)
                 close(directory)
