@@ -59,9 +59,11 @@ public enum Terminal {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Asks a yes-or-no question on the terminal (/dev/tty, so it works while standard input is
-    /// a pipe); nil when there is no terminal to ask on.
+    /// Asks a yes-or-no question on the terminal; nil when the run is not interactive
+    /// (standard input is not a terminal: a script, a pipe, `--password-stdin`), which then
+    /// must not wait for an answer nobody will type.
     public static func confirm(_ question: String) -> Bool? {
+        guard isatty(STDIN_FILENO) == 1 else { return nil }
         let tty = open("/dev/tty", O_RDWR)
         guard tty >= 0 else { return nil }
         defer { close(tty) }

@@ -75,6 +75,19 @@ public struct ClientFiles: Sendable {
         try write("known_servers", (others.map(String.init) + ["\(server) \(value)"]).joined(separator: "\n") + "\n")
     }
 
+    /// A TLS session to offer `server` for resumption (saved by ``saveTLSSession(_:for:)``).
+    public func tlsSession(for server: String) -> [UInt8]? {
+        guard let text = read("tls-session") else { return nil }
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, parts[0] == server else { return nil }
+        return Self.bytes(hex: String(parts[1].filter { !$0.isWhitespace }))
+    }
+
+    /// Keeps the TLS session of the last connection, so that the next command resumes it.
+    public func saveTLSSession(_ session: [UInt8], for server: String) {
+        try? write("tls-session", "\(server) \(Self.hex(session))\n")
+    }
+
     /// This installation's random id, made on first use.
     public func installationID() -> UInt64 {
         if let text = read("installation"), let id = UInt64(text.filter { !$0.isWhitespace }, radix: 16) { return id }

@@ -118,6 +118,7 @@ do {
     case "import": try TransferCommands.import(&invocation)
     case let other: throw UsageError("unknown command \(other)")
     }
+    invocation.saveTLSSession()
     exitStatus = .ok
 } catch let error as UsageError {
     Terminal.error("water-client: \(error.message); see water-client --help")

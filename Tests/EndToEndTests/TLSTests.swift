@@ -82,6 +82,20 @@ struct TLSTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("a saved TLS session is resumed by the next connection")
+    func resumption() throws {
+        let server = try ServerProcess.fresh(tls: true)
+        let first = try server.client("mum", password: adminPassword)
+        _ = try first.call(WaterV1.GetSettingsRequest())  // the ticket comes after the handshake
+        let saved = try #require(first.connection.savedTLSSession)
+        var configuration = ClientConfiguration(server: server.address, security: server.security)
+        configuration.tlsSessionToResume = saved
+        let second = try WaterConnection(configuration: configuration)
+        #expect(second.resumedTLSSession)
+        #expect(second.serverFingerprint == first.connection.serverFingerprint)
+        #expect(server.stop() == 0)
+    }
+
     @Test("plaintext is refused on an address other machines reach, and allowed on loopback only")
     func plaintextOnlyOnLoopback() throws {
         let server = try ServerProcess.fresh(tls: true)

@@ -16,6 +16,8 @@ struct Invocation {
     let files: ClientFiles
     /// --plaintext or WATER_PLAINTEXT=1: no TLS, for a server on this machine (insecure).
     let plaintext: Bool
+    /// The connections this run made, whose TLS session the next run resumes.
+    let made = MadeConnections()
 
     /// The server to talk to: --server, else WATER_SERVER, else the saved session's, else local.
     func server() throws(UsageError) -> HostPort {
@@ -38,6 +40,12 @@ struct Invocation {
             configuration.security = .plaintext
         } else if let trust = files.trust(of: server.description) {
             configuration.security = trust
+            // Resuming the last TLS session saves nothing measurable here (scripts/bench server
+            // compares both: a full TLS 1.3 handshake costs little beside starting the
+            // process), so it is only on with WATER_TLS_RESUME=1.
+            if resumesTLS {
+                configuration.tlsSessionToResume = files.tlsSession(for: server.description)
+            }
         } else {
             throw WaterError(
                 .failedPrecondition,
@@ -89,8 +97,20 @@ struct Invocation {
         guard let session = files.loadSession() else {
             throw WaterError(.unauthenticated, "not logged in: run water-client login")
         }
-        return try WaterClient(
+        let client = try WaterClient(
             configuration: try configuration(), token: session.token, installation: files.installationID())
+        made.connections.append(client.connection)
+        return client
+    }
+
+    private var resumesTLS: Bool { environment["WATER_TLS_RESUME"] == "1" }
+
+    /// Keeps the TLS session of the last connection for the next run to resume.
+    func saveTLSSession() {
+        guard resumesTLS, let connection = made.connections.last,
+            let session = connection.savedTLSSession
+        else { return }
+        files.saveTLSSession(session, for: connection.configuration.server.description)
     }
 
     /// Prints `message` as JSON with --json, else the human text.
@@ -139,4 +159,9 @@ func exitCode(for error: WaterError) -> ExitCode {
     case .permissionDenied, .unauthenticated: .notAllowed
     default: .failure
     }
+}
+
+/// What one run of `water-client` connected to, for the TLS session the next run resumes.
+final class MadeConnections {
+    var connections: [WaterConnection] = []
 }
