@@ -70,8 +70,9 @@ public final class WaterConnection {
         socket.close()
     }
 
-    /// The TLS handshake over the blocking socket, with the configuration's trust.
-    private static func handshakeTLS(_ configuration: ClientConfiguration, on socket: Socket) throws(WaterError)
+    /// The TLS handshake over a connected blocking socket, with the configuration's trust (the
+    /// pin is checked by the caller). Public for tools that drive raw frames over TLS.
+    public static func handshakeTLS(_ configuration: ClientConfiguration, on socket: Socket) throws(WaterError)
         -> TLSSession
     {
         func failed(_ reason: String) -> WaterError {

@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import Glibc
+import WaterTLS
 import WaterTransport
 
 /// Drives a server from many connections over loopback, closed loop, the way redis-benchmark
@@ -27,25 +28,33 @@ struct LoadGenerator {
 
     private final class Lane {
         let socket: Socket
+        /// The connection's TLS session, past its handshake; nil in plaintext.
+        let tls: TLSSession?
         let requests: [[UInt8]]
         var sent = 0
         var input: [UInt8] = []
         var sentAt: UInt64 = 0
 
-        init(socket: Socket, requests: [[UInt8]]) {
-            (self.socket, self.requests) = (socket, requests)
+        init(socket: Socket, tls: TLSSession?, requests: [[UInt8]]) {
+            (self.socket, self.tls, self.requests) = (socket, tls, requests)
         }
     }
 
     /// Sends every request of every lane, one at a time per lane, and measures.
     /// - Parameters:
     ///   - lanes: connected sockets (already past any handshake), each with its requests.
+    ///   - tls: each lane's TLS session (past its handshake), when the server speaks TLS: the
+    ///     requests are encrypted as they are sent, on this side.
     ///   - serverPID: whose CPU time to count.
-    static func run(_ lanes: [(Socket, [[UInt8]])], framing: Framing, serverPID: Int32) throws -> Result {
+    static func run(_ lanes: [(Socket, [[UInt8]])], tls: [TLSSession] = [], framing: Framing, serverPID: Int32) throws
+        -> Result
+    {
         let epoll = CLinux_epoll_create()
         guard epoll >= 0 else { throw WaterBenchError("epoll_create: errno \(errno)") }
         defer { close(epoll) }
-        let lanes = lanes.map { Lane(socket: $0.0, requests: $0.1) }
+        let lanes = lanes.enumerated().map {
+            Lane(socket: $0.element.0, tls: tls.isEmpty ? nil : tls[$0.offset], requests: $0.element.1)
+        }
         for (index, lane) in lanes.enumerated() {
             try lane.socket.setNonBlocking()
             guard CLinux_epoll_control(epoll, 0, lane.socket.descriptor, UInt32(CLinux_EPOLLIN), UInt64(index)) == 0
@@ -72,7 +81,7 @@ struct LoadGenerator {
                     Swift.Result { () throws(SocketError) in try lane.socket.read(into: raw) }
                 }) {
                     guard read > 0 else { throw WaterBenchError("the server closed a connection") }
-                    lane.input += chunk[0..<read]
+                    try receive(chunk[0..<read], on: lane)
                 }
                 while let end = replyEnd(lane.input, framing) {
                     lane.input.removeFirst(end)
@@ -93,10 +102,24 @@ struct LoadGenerator {
             serverCPUMicroseconds: cpu / Double(latencies.count))
     }
 
+    /// Bytes from the socket into the lane's input, decrypted first over TLS.
+    private static func receive(_ bytes: ArraySlice<UInt8>, on lane: Lane) throws {
+        guard let tls = lane.tls else { return lane.input += bytes }
+        try tls.feed(Array(bytes))
+        var plaintext = [UInt8](repeating: 0, count: 16 * 1024)
+        while let count = plaintext.withUnsafeMutableBytes({ tls.read(into: $0) }), count > 0 {
+            lane.input += plaintext[0..<count]
+        }
+    }
+
     private static func send(_ lane: Lane) throws {
-        let request = lane.requests[lane.sent]
+        var request = lane.requests[lane.sent]
         lane.sent += 1
         lane.sentAt = Measure.now()
+        if let tls = lane.tls {
+            try tls.write(request)
+            request = tls.takeOutput()
+        }
         var done = 0
         while done < request.count {
             switch request.withUnsafeBytes({ raw in

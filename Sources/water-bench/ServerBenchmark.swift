@@ -5,6 +5,7 @@ import WaterCore
 import WaterProtocol
 import WaterServer
 import WaterStore
+import WaterTLS
 import WaterTestSupport
 import WaterTransport
 
@@ -37,7 +38,7 @@ struct ServerBenchmark {
             productsDirectory + "/water-server",
             [
                 "serve", "--data", data, "--listen", "127.0.0.1:0", "--plaintext", "--password-strength", "minimum",
-                "--max-connections", "1024", "--time-zone", "UTC",
+                "--max-connections", "1024", "--max-per-address", "1024", "--time-zone", "UTC",
             ])
         defer { server.stop() }
         let address = try require(
@@ -75,6 +76,7 @@ struct ServerBenchmark {
         let tokens = try (1...Self.historic).map { try Self.login(address, "h\($0)").token }
         let logScript = RedisClient.encode(["EVALSHA", sha, "2", "log:h1", "board", "250", "h1", "{\"ml\":250}"])
         // The same load generator drives both: pre-encoded requests, closed loop, one thread.
+        var plaintext16: LoadGenerator.Result?
         for connections in [1, 16, 64] {
             let perConnection = connections == 1 ? 4000 : (connections == 16 ? 1500 : 400)
             let water = try LoadGenerator.run(
@@ -102,6 +104,7 @@ struct ServerBenchmark {
             record("redis_log_server_cpu_us_\(connections)", peer.serverCPUMicroseconds)
             record("log_ratio_vs_redis_\(connections)", water.perSecond / peer.perSecond)
             record("log_cpu_ratio_vs_redis_\(connections)", water.serverCPUMicroseconds / peer.serverCPUMicroseconds)
+            if connections == 16 { plaintext16 = water }
             if connections == 1 {
                 record("fdatasync_plus_rtt_us", fsync + rtt)
                 record("log_p50_vs_fsync_plus_rtt_1", water.p50 / (fsync + rtt))
@@ -125,7 +128,45 @@ struct ServerBenchmark {
         record("redis_board_server_cpu_us_16", peerBoards.serverCPUMicroseconds)
         record("board_ratio_vs_redis_16", boards.perSecond / peerBoards.perSecond)
 
-        record("client_log_wall_ms", try Self.clientWallTime(address, scratch: scratch.path))
+        record(
+            "client_log_wall_ms",
+            try Self.clientWallTime(address, scratch: scratch.path, environment: ["WATER_PLAINTEXT": "1"]))
+
+        // The cost of TLS: the same server and data, now serving TLS, under the same load.
+        server.stop()
+        let secure = try Spawned(
+            productsDirectory + "/water-server",
+            [
+                "serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
+                "--max-connections", "1024", "--max-per-address", "1024", "--time-zone", "UTC",
+            ])
+        defer { secure.stop() }
+        let secureAddress = try require(
+            HostPort(parsing: secure.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
+            "the listening address")
+        let fingerprint = try Fingerprint(certificateAt: "\(data)/tls/certificate.pem")
+        let secureLanes = try (0..<16).map { index in
+            (try Self.handshaken(secureAddress, security: .pinned(fingerprint)), tokens[index % Self.historic])
+        }
+        let overTLS = try LoadGenerator.run(
+            secureLanes.map { ($0.0.socket, Self.logRequests(1500, token: $0.1)) },
+            tls: secureLanes.map { $0.0.tls! }, framing: .water, serverPID: secure.pid)
+        record("tls_log_per_s_16", overTLS.perSecond)
+        record("tls_log_p99_us_16", overTLS.p99)
+        record("tls_log_server_cpu_us_16", overTLS.serverCPUMicroseconds)
+        if let plaintext16 {
+            record("tls_vs_plaintext_log_per_s_16", overTLS.perSecond / plaintext16.perSecond)
+            record("tls_vs_plaintext_cpu_16", overTLS.serverCPUMicroseconds / plaintext16.serverCPUMicroseconds)
+        }
+        let trust = ["WATER_TLS_FINGERPRINT": fingerprint.description]
+        record(
+            "client_log_wall_ms_tls",
+            try Self.clientWallTime(secureAddress, scratch: scratch.path + "/tls", environment: trust))
+        record(
+            "client_log_wall_ms_tls_resumed",
+            try Self.clientWallTime(
+                secureAddress, scratch: scratch.path + "/tls-resumed",
+                environment: trust.merging(["WATER_TLS_RESUME": "1"]) { $1 }))
     }
 
     // MARK: Preparation
@@ -167,10 +208,25 @@ struct ServerBenchmark {
 
     /// A raw connection past the handshake, for the load generator.
     static func handshaken(_ address: HostPort) throws -> Socket {
+        try handshaken(address, security: .plaintext).socket
+    }
+
+    /// A raw connection past TLS (unless `security` is plaintext) and the protocol's handshake.
+    static func handshaken(_ address: HostPort, security: ClientConfiguration.Security) throws -> (
+        socket: Socket, tls: TLSSession?
+    ) {
         let socket = try Socket.connect(to: address)
-        let hello = try frame(
+        let tls =
+            security == .plaintext
+            ? nil
+            : try WaterConnection.handshakeTLS(ClientConfiguration(server: address, security: security), on: socket)
+        var hello = try frame(
             WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: "water-bench"),
             callID: 1, token: [])
+        if let tls {
+            try tls.write(hello)
+            hello = tls.takeOutput()
+        }
         _ = try hello.withUnsafeBytes { try socket.write($0) }
         var reply = [UInt8](repeating: 0, count: 4096)
         var received: [UInt8] = []
@@ -178,9 +234,17 @@ struct ServerBenchmark {
             guard let count = try reply.withUnsafeMutableBytes({ try socket.read(into: $0) }), count > 0 else {
                 throw WaterBenchError("the handshake got no reply")
             }
-            received += reply[0..<count]
+            guard let tls else {
+                received += reply[0..<count]
+                continue
+            }
+            try tls.feed(Array(reply[0..<count]))
+            var plaintext = [UInt8](repeating: 0, count: 4096)
+            while let read = plaintext.withUnsafeMutableBytes({ tls.read(into: $0) }), read > 0 {
+                received += plaintext[0..<read]
+            }
         }
-        return socket
+        return (socket, tls)
     }
 
     /// `count` LogWater frames with ids of their own, encoded now: made as `WaterClient.newID`
@@ -249,12 +313,17 @@ struct ServerBenchmark {
     }
 
     /// `water-client log` from process start to exit, median of 20.
-    static func clientWallTime(_ address: HostPort, scratch: String) throws -> Double {
+    /// The median wall time of `water-client log` (20 runs) after one login. With
+    /// `WATER_TLS_FINGERPRINT` in `extra`, the login pins it.
+    static func clientWallTime(_ address: HostPort, scratch: String, environment extra: [String: String]) throws
+        -> Double
+    {
         let environment = [
             "WATER_SERVER": address.description, "XDG_CONFIG_HOME": "\(scratch)/client", "NO_COLOR": "1",
-        ]
+        ].merging(extra.filter { $0.key != "WATER_TLS_FINGERPRINT" }) { $1 }
+        let pin = extra["WATER_TLS_FINGERPRINT"].map { ["--fingerprint", $0] } ?? []
         let login = try Spawned.run(
-            productsDirectory + "/water-client", ["login", "h2", "--password-stdin"],
+            productsDirectory + "/water-client", ["login", "h2", "--password-stdin"] + pin,
             input: password + "\n", environment: environment)
         guard login == 0 else { throw WaterError(.internal, "water-client login failed") }
         var times: [Double] = []

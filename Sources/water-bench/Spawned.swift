@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WaterTestSupport
 
 /// A process the benchmark starts and stops by its pid.
 final class Spawned {
@@ -39,22 +40,11 @@ final class Spawned {
         process.waitUntilExit()
     }
 
-    /// Runs a command to completion and returns its exit status.
+    /// Runs a command to completion and returns its exit status. (posix_spawn and waitpid:
+    /// Foundation's `Process.waitUntilExit` polls, which added about 50 ms to every timed run.)
     static func run(_ path: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:])
         throws -> Int32
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let stdin = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        if let input { try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try ChildProcess.run(path, arguments, environment: environment, input: input).status
     }
 }
