@@ -82,6 +82,52 @@ struct TLSTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("a CA-issued certificate is verified against the system's CAs and the host name, and nothing is pinned")
+    func certificateAuthority() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A household CA, and a certificate from it for "localhost" only.
+        try "subjectAltName=DNS:localhost\n".write(toFile: "\(folder)/san.cnf", atomically: true, encoding: .utf8)
+        for command in [
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=Household CA", "-keyout", "\(folder)/ca.key", "-out", "\(folder)/ca.pem",
+            ],
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=localhost",
+                "-keyout", "\(folder)/server.key", "-out", "\(folder)/server.csr",
+            ],
+            [
+                "x509", "-req", "-in", "\(folder)/server.csr", "-CA", "\(folder)/ca.pem", "-CAkey", "\(folder)/ca.key",
+                "-CAcreateserial", "-days", "2", "-extfile", "\(folder)/san.cnf", "-out", "\(folder)/server.pem",
+            ],
+        ] {
+            let made = try ChildProcess.run("/usr/bin/openssl", command)
+            try #require(made.status == 0, "openssl \(command[0]): \(made.error)")
+        }
+        let server = try ServerProcess.fresh(
+            ["--tls-cert", "\(folder)/server.pem", "--tls-key", "\(folder)/server.key"], tls: true)
+        // The client's "system CAs" are the household CA alone (OpenSSL reads SSL_CERT_FILE).
+        var environment = server.cli("mum").environment
+        environment["SSL_CERT_FILE"] = "\(folder)/ca.pem"
+        environment["WATER_SERVER"] = "localhost:\(server.address.port)"
+        let mum = CommandLineUser(environment: environment)
+        let login = try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n")
+        #expect(login.status == 0, "\(login.error)")
+        #expect(try mum.run(["log", "150"]).status == 0)
+        let known = try String(
+            contentsOfFile: "\(environment["XDG_CONFIG_HOME"]!)/water/known_servers", encoding: .utf8)
+        #expect(known.contains("localhost:\(server.address.port) ca"))
+        // The same server by another name is not what the certificate vouches for: not trusted.
+        environment["WATER_SERVER"] = "127.0.0.1:\(server.address.port)"
+        environment["XDG_CONFIG_HOME"]! += "-by-address"
+        let byAddress = try CommandLineUser(environment: environment).run(
+            ["login", "mum", "--password-stdin"], input: adminPassword + "\n")
+        #expect(byAddress.status == 77)
+        #expect(server.stop() == 0)
+    }
+
     @Test("a saved TLS session is resumed by the next connection")
     func resumption() throws {
         let server = try ServerProcess.fresh(tls: true)
