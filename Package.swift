@@ -67,7 +67,8 @@ let package = Package(
         .executableTarget(
             name: "water-bench",
             dependencies: [
-                "WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport", "WaterProtocol",
+                "WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport", "WaterTLS",
+                "WaterProtocol",
                 "WaterCore", "WaterSync", "CLinux",
             ]),
 
