@@ -5,6 +5,7 @@ import WaterClient
 import WaterProtocol
 import WaterTLS
 import WaterTestSupport
+import WaterTransport
 
 /// The repository's folder `path`.
 private func repository(_ path: String) -> String {
@@ -126,6 +127,21 @@ struct TLSTests {
             ["login", "mum", "--password-stdin"], input: adminPassword + "\n")
         #expect(byAddress.status == 77)
         #expect(server.stop() == 0)
+    }
+
+    @Test("a connection that never starts TLS is closed at the handshake deadline")
+    func silentTLS() throws {
+        let server = try ServerProcess.fresh(["--handshake-deadline", "1"], tls: true)
+        let silent = try Socket.connect(to: server.address)
+        defer { silent.close() }
+        try silent.setReceiveTimeout(milliseconds: 5000)
+        let started = Date()
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let read = try buffer.withUnsafeMutableBytes { try silent.read(into: $0) }
+        #expect(read == 0, "closed, not timed out")
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(server.stop() == 0)
+        #expect(server.log.contains("TLS handshake not finished in time"))
     }
 
     @Test("a saved TLS session is resumed by the next connection")
