@@ -62,8 +62,16 @@ public final class WaterConnection {
         // A failed handshake needs no close here: every property is set, so deinit runs and
         // closes the socket. Closing it here too closed whatever had reused the number since
         // (another connection of the process: a test saw "read: Bad file descriptor").
-        server = try call(
-            WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: configuration.clientName))
+        do {
+            server = try call(
+                WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: configuration.clientName))
+        } catch {
+            // Something answered, but not in frames and envelopes: say so, not "bad frame".
+            guard error.code == .internal || error.code == .invalidArgument else { throw error }
+            throw WaterError(
+                .unavailable,
+                "\(configuration.server) is not a water server: it answered the handshake with something else")
+        }
     }
 
     deinit {

@@ -79,7 +79,10 @@ struct BadInputTests {
         #expect(try cli.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
         let refused = try cli.run(["log", "2500"])
         #expect(refused.status == 65)
-        #expect(refused.error == "water-client: amount_ml must be between 1 and 2000 ml, got 2500\n")
+        #expect(
+            refused.error
+                == "water-client: a drink must be between 1 and 2000 ml, got 2500 (leave the amount out for your usual cup)\n"
+        )
         #expect(try cli.run(["log", "--at", "tomorrow"]).status == 64)
         #expect(server.stop() == 0)
     }

@@ -293,3 +293,26 @@ struct WaterDiaryBulkLoadTests {
         }
     }
 }
+
+@Suite("Percent")
+struct PercentTests {
+    @Test(
+        "is progress x 100 truncated, in whole numbers: 580 of 2000 is 29, 1140 is 57, 250 is 12",
+        arguments: [
+            (Int32(580), 29), (1140, 57), (250, 12), (1999, 99), (2000, 100), (2500, 100), (0, 0), (1, 0), (20, 1),
+        ])
+    func dayPercent(amount: Int32, percent: Int) {
+        let day = WaterDay(
+            date: LocalDate(daysSinceEpoch: 0), amountMillilitres: amount, goalMillilitres: 2000, count: 1)
+        #expect(day.percent == percent)
+    }
+
+    @Test("agrees with exact arithmetic for every amount of a 2000 ml goal")
+    func everyAmount() {
+        for amount in Int32(0)...2000 {
+            let day = WaterDay(
+                date: LocalDate(daysSinceEpoch: 0), amountMillilitres: amount, goalMillilitres: 2000, count: 1)
+            #expect(day.percent == Int(amount) * 100 / 2000)
+        }
+    }
+}

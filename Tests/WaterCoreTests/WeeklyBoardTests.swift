@@ -45,6 +45,14 @@ private func member(_ name: String, amounts: [Int32], goals: [(Int, Int32)] = []
 
 @Suite("WeeklyBoard")
 struct WeeklyBoardTests {
+    @Test("average percent is truncated as exact arithmetic would: 1420 of 2000 on each of four days is 71 %")
+    func averagePercentExact() throws {
+        let board = WeeklyBoard(
+            members: [try member("ann", amounts: [1420, 1420, 1420, 1420])], week: week, order: .progress,
+            now: thursday)
+        #expect(board.standings.first?.averagePercent == 71)
+    }
+
     /// ana: goal 2000; 2000, 1000, 2500, 500 -> progress 1, .5, 1, .25 -> mean .6875; 6000 ml; 2 met.
     /// ben: goal 1500 from last week; 1500 x 3, then nothing yet -> 1, 1, 1, 0 -> .75; 4500 ml; 3 met.
     /// cai: 3000 a day, goal 3000 from Wednesday -> 1, 1, 1, 1 -> 1.0; 12000 ml; 4 met.

@@ -37,8 +37,10 @@ public struct BoardStanding: Hashable, Sendable {
     /// The days behind the figures, Monday first, up to the member's today.
     public var days: [WaterDay]
 
-    /// averageProgress x 100, truncated.
-    public var averagePercent: Int { Int(averageProgress * 100) }
+    /// averageProgress x 100, truncated, as exact arithmetic would: the sum of the days'
+    /// fractions is rarely exact in binary (71 % came out 70), and a millionth of a percent is
+    /// the most a week's rounding errors add up to.
+    public var averagePercent: Int { Int(averageProgress * 100 + 1e-6) }
 }
 
 /// The household's ranking for one week.

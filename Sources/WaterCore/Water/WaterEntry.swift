@@ -29,8 +29,9 @@ public struct WaterDay: Hashable, Sendable {
 
     /// min(amount / goal, 1): the ring stops at a full circle, the amount keeps counting.
     public var progress: Double { min(Double(amountMillilitres) / Double(goalMillilitres), 1) }
-    /// progress x 100, truncated: 250 of 2000 is 12.
-    public var percent: Int { Int(progress * 100) }
+    /// progress x 100, truncated: 250 of 2000 is 12. In whole numbers: through a Double, 580 of
+    /// 2000 came out 28 (0.29 x 100 is 28.999...).
+    public var percent: Int { Int(min(amountMillilitres, goalMillilitres)) * 100 / Int(goalMillilitres) }
     /// What is left to the goal, never negative.
     public var remainingMillilitres: Int32 { max(goalMillilitres - amountMillilitres, 0) }
     public var isGoalMet: Bool { amountMillilitres >= goalMillilitres }

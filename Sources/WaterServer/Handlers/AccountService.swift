@@ -214,7 +214,9 @@ struct AccountService: Service {
                 let member = try book.existing(request.username)
                 if member.role == .admin, book.members.filter({ $0.role == .admin }).count == 1 {
                     throw WaterError(
-                        .failedPrecondition, "\(member.username) is the last admin; make another admin first")
+                        .permissionDenied,
+                        "\(member.username) is the household's last admin and cannot be removed; make another admin first"
+                    )
                 }
                 return Decision([.removed(memberID: member.id)])
             }, result: { _, _ in WaterV1.RemoveMemberResponse() }, reply: reply)

@@ -37,6 +37,10 @@ enum SessionCommands {
 
     static func logout(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
+        guard invocation.files.loadSession() != nil else {
+            // Already where the command leads: that is success, with a word about it.
+            return invocation.output(WaterV1.LogoutResponse()) { "not logged in; nothing to do" }
+        }
         let client = try invocation.client()
         let response = try? client.call(WaterV1.LogoutRequest())
         invocation.files.removeSession()

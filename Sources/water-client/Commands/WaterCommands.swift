@@ -9,7 +9,7 @@ enum WaterCommands {
     static func log(_ invocation: inout Invocation) throws {
         let at = try invocation.arguments.option("at")
         let idText = try invocation.arguments.option("id")
-        let amount = try invocation.arguments.positional().map(amountMl)
+        let amount = try invocation.arguments.positional().map(drinkMl)
         try invocation.arguments.finish()
         let client = try invocation.client()
         let now = UnixTime.nowMilliseconds()
@@ -40,7 +40,7 @@ enum WaterCommands {
     }
 
     static func edit(_ invocation: inout Invocation) throws {
-        let amount = try invocation.arguments.option("amount").map(amountMl)
+        let amount = try invocation.arguments.option("amount").map(drinkMl)
         let at = try invocation.arguments.option("at")
         guard let idText = invocation.arguments.positional() else {
             throw UsageError("edit needs an entry id (see water-client today)")
@@ -146,14 +146,28 @@ enum WaterCommands {
         return value
     }
 
+    /// A drink's amount: 1 to 2000 ml. (0 means "the usual cup" on the wire, so `log 0` must be
+    /// refused here rather than sent.)
+    static func drinkMl(_ text: String) throws -> Int32 {
+        let value = try amountMl(text)
+        guard WaterLimits.amountMillilitres.contains(value) else {
+            throw WaterError(
+                .invalidArgument,
+                "a drink must be between 1 and 2000 ml, got \(value) (leave the amount out for your usual cup)")
+        }
+        return value
+    }
+
     /// A full id, or the short id `today` shows, looked up among today's entries.
     private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
         if RecordID(text) != nil { return text }
         let matches = try client.call(WaterV1.GetTodayRequest()).entries.filter {
             Format.shortID($0.entryID) == text.lowercased()
         }
+        // An id that names nothing is bad data (65), not a usage mistake (64).
         guard matches.count == 1, text.count >= 4 else {
-            throw UsageError(
+            throw WaterError(
+                matches.isEmpty ? .notFound : .invalidArgument,
                 matches.isEmpty
                     ? "no entry of today starts with \(text); give the full id"
                     : "\(text) matches \(matches.count) entries; give more of the id")

@@ -29,6 +29,26 @@ struct TodoAndHabitServiceTests {
         #expect(list.items.map(\.text) == ["bread"])
     }
 
+    @Test("a replayed id with the same content changes nothing; with other content it is ALREADY_EXISTS, as documented")
+    func replays() throws {
+        let h = try H()
+        let (habit, item) = (newID(), newID())
+        let read = WaterV1.AddHabitRequest(habitID: habit, name: "Read", icon: .book, color: .blue)
+        _ = try h.call(h.habits.addHabit, read, as: h.admin).get()
+        #expect(try h.call(h.habits.addHabit, read, as: h.admin).get().habit?.name == "Read")
+        let renamed = WaterV1.AddHabitRequest(habitID: habit, name: "Run", icon: .book, color: .blue)
+        let habitConflict = h.call(h.habits.addHabit, renamed, as: h.admin).error
+        #expect(habitConflict?.code == .alreadyExists && habitConflict?.violations.map(\.field) == ["habit_id"])
+        _ = try h.call(h.todo.addTodo, WaterV1.AddTodoRequest(itemID: item, text: "milk please"), as: h.admin).get()
+        #expect(
+            try h.call(h.todo.addTodo, WaterV1.AddTodoRequest(itemID: item, text: "milk please"), as: h.admin).get()
+                .item?.text == "milk please")
+        let itemConflict = h.call(h.todo.addTodo, WaterV1.AddTodoRequest(itemID: item, text: "bread"), as: h.admin)
+            .error
+        #expect(itemConflict?.code == .alreadyExists && itemConflict?.violations.map(\.field) == ["item_id"])
+        #expect(try h.call(h.todo.listTodos, WaterV1.ListTodosRequest(), as: h.admin).get().items.count == 1)
+    }
+
     @Test("a habit's week: checked today and on a past day, unchecked, and a day in the future refused")
     func habitWeek() throws {
         let h = try H()

@@ -1,0 +1,70 @@
+import Foundation
+import Glibc
+import Testing
+import WaterProtocol
+import WaterTransport
+
+/// Points of issue 11, through the real binaries.
+@Suite("Command line fixes, end to end", .serialized)
+struct CommandLineFixesTests {
+    @Test("log 0 is refused (65) instead of logging the usual cup; 580 of 2000 is 29 %, not 28")
+    func amountsAndPercent() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let zero = try mum.run(["log", "0"])
+        #expect(zero.status == 65 && zero.error.contains("between 1 and 2000"), "\(zero.error)")
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.isEmpty)
+        #expect(try mum.run(["log", "580"]).status == 0)
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).day?.percent == 29)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("exit codes: logout twice is 0 with a note, the last admin 77, an unknown id 65")
+    func exitCodes() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let lastAdmin = try mum.run(["member", "rm", "mum"])
+        #expect(lastAdmin.status == 77 && lastAdmin.error.contains("last admin"), "\(lastAdmin.error)")
+        let unknown = try mum.run(["rm", "beef"])
+        #expect(unknown.status == 65, "\(unknown.error)")
+        #expect(try mum.run(["logout"]).status == 0)
+        let again = try mum.run(["logout"])
+        #expect(again.status == 0 && again.output.contains("not logged in"))
+        #expect(server.stop() == 0)
+    }
+
+    @Test("something that is not a water server is named as such, in one line, exit 69")
+    func notAWaterServer() throws {
+        let listener = try Socket.listen(on: HostPort(host: "127.0.0.1", port: 0))
+        defer { listener.close() }
+        let port = try #require(listener.localAddress?.port)
+        // Socket.listen makes an event loop's non-blocking socket; this thread simply waits.
+        _ = fcntl(listener.descriptor, F_SETFL, fcntl(listener.descriptor, F_GETFL) & ~O_NONBLOCK)
+        // An HTTP server's answer to anything.
+        let answering = Thread {
+            for _ in 0..<3 {  // plaintext once; TLS tries the system CAs, then pinning
+                let fd = accept(listener.descriptor, nil, nil)
+                guard fd >= 0 else { return }
+                var buffer = [UInt8](repeating: 0, count: 512)
+                _ = read(fd, &buffer, buffer.count)
+                let reply = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
+                _ = write(fd, reply, reply.count)
+                close(fd)
+            }
+        }
+        answering.start()
+        let environment = [
+            "WATER_SERVER": "127.0.0.1:\(port)", "XDG_CONFIG_HOME": NSTemporaryDirectory() + "/nws-\(UUID())",
+        ]
+        for plaintext in [true, false] {
+            let result = try run(
+                "water-client", (plaintext ? ["--plaintext"] : []) + ["login", "mum", "--password-stdin"],
+                input: "x\n", environment: environment)
+            #expect(result.status == 69, "\(result.error)")
+            #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
+            #expect(result.error.contains(plaintext ? "is not a water server" : "no secure connection"))
+        }
+    }
+}
