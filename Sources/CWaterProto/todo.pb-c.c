@@ -232,6 +232,96 @@ void   water__v1__toggle_todo_response__free_unpacked
   assert(message->base.descriptor == &water__v1__toggle_todo_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__set_todo_done_request__init
+                     (Water__V1__SetTodoDoneRequest         *message)
+{
+  static const Water__V1__SetTodoDoneRequest init_value = WATER__V1__SET_TODO_DONE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_todo_done_request__get_packed_size
+                     (const Water__V1__SetTodoDoneRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__set_todo_done_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_todo_done_request__pack
+                     (const Water__V1__SetTodoDoneRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_todo_done_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_todo_done_request__pack_to_buffer
+                     (const Water__V1__SetTodoDoneRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_todo_done_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetTodoDoneRequest *
+       water__v1__set_todo_done_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetTodoDoneRequest *)
+     protobuf_c_message_unpack (&water__v1__set_todo_done_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_todo_done_request__free_unpacked
+                     (Water__V1__SetTodoDoneRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_todo_done_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__set_todo_done_response__init
+                     (Water__V1__SetTodoDoneResponse         *message)
+{
+  static const Water__V1__SetTodoDoneResponse init_value = WATER__V1__SET_TODO_DONE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_todo_done_response__get_packed_size
+                     (const Water__V1__SetTodoDoneResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__set_todo_done_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_todo_done_response__pack
+                     (const Water__V1__SetTodoDoneResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_todo_done_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_todo_done_response__pack_to_buffer
+                     (const Water__V1__SetTodoDoneResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_todo_done_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetTodoDoneResponse *
+       water__v1__set_todo_done_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetTodoDoneResponse *)
+     protobuf_c_message_unpack (&water__v1__set_todo_done_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_todo_done_response__free_unpacked
+                     (Water__V1__SetTodoDoneResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_todo_done_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__v1__delete_todo_request__init
                      (Water__V1__DeleteTodoRequest         *message)
 {
@@ -796,6 +886,95 @@ const ProtobufCMessageDescriptor water__v1__toggle_todo_response__descriptor =
   (ProtobufCMessageInit) water__v1__toggle_todo_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor water__v1__set_todo_done_request__field_descriptors[2] =
+{
+  {
+    "item_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetTodoDoneRequest, item_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "done",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetTodoDoneRequest, done),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_todo_done_request__field_indices_by_name[] = {
+  1,   /* field[1] = done */
+  0,   /* field[0] = item_id */
+};
+static const ProtobufCIntRange water__v1__set_todo_done_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__set_todo_done_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetTodoDoneRequest",
+  "SetTodoDoneRequest",
+  "Water__V1__SetTodoDoneRequest",
+  "water.v1",
+  sizeof(Water__V1__SetTodoDoneRequest),
+  2,
+  water__v1__set_todo_done_request__field_descriptors,
+  water__v1__set_todo_done_request__field_indices_by_name,
+  1,  water__v1__set_todo_done_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_todo_done_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__set_todo_done_response__field_descriptors[1] =
+{
+  {
+    "item",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetTodoDoneResponse, item),
+    &water__v1__todo_item__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_todo_done_response__field_indices_by_name[] = {
+  0,   /* field[0] = item */
+};
+static const ProtobufCIntRange water__v1__set_todo_done_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__set_todo_done_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetTodoDoneResponse",
+  "SetTodoDoneResponse",
+  "Water__V1__SetTodoDoneResponse",
+  "water.v1",
+  sizeof(Water__V1__SetTodoDoneResponse),
+  1,
+  water__v1__set_todo_done_response__field_descriptors,
+  water__v1__set_todo_done_response__field_indices_by_name,
+  1,  water__v1__set_todo_done_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_todo_done_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor water__v1__delete_todo_request__field_descriptors[1] =
 {
   {
@@ -1017,19 +1196,21 @@ const ProtobufCMessageDescriptor water__v1__list_todos_response__descriptor =
   (ProtobufCMessageInit) water__v1__list_todos_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__todo__method_descriptors[5] =
+static const ProtobufCMethodDescriptor water__v1__todo__method_descriptors[6] =
 {
   { "AddTodo", &water__v1__add_todo_request__descriptor, &water__v1__add_todo_response__descriptor },
   { "ToggleTodo", &water__v1__toggle_todo_request__descriptor, &water__v1__toggle_todo_response__descriptor },
+  { "SetTodoDone", &water__v1__set_todo_done_request__descriptor, &water__v1__set_todo_done_response__descriptor },
   { "DeleteTodo", &water__v1__delete_todo_request__descriptor, &water__v1__delete_todo_response__descriptor },
   { "MoveTodo", &water__v1__move_todo_request__descriptor, &water__v1__move_todo_response__descriptor },
   { "ListTodos", &water__v1__list_todos_request__descriptor, &water__v1__list_todos_response__descriptor },
 };
 const unsigned water__v1__todo__method_indices_by_name[] = {
   0,        /* AddTodo */
-  2,        /* DeleteTodo */
-  4,        /* ListTodos */
-  3,        /* MoveTodo */
+  3,        /* DeleteTodo */
+  5,        /* ListTodos */
+  4,        /* MoveTodo */
+  2,        /* SetTodoDone */
   1         /* ToggleTodo */
 };
 const ProtobufCServiceDescriptor water__v1__todo__descriptor =
@@ -1039,7 +1220,7 @@ const ProtobufCServiceDescriptor water__v1__todo__descriptor =
   "Todo",
   "Water__V1__Todo",
   "water.v1",
-  5,
+  6,
   water__v1__todo__method_descriptors,
   water__v1__todo__method_indices_by_name
 };
@@ -1059,13 +1240,21 @@ void water__v1__todo__toggle_todo(ProtobufCService *service,
   assert(service->descriptor == &water__v1__todo__descriptor);
   service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void water__v1__todo__set_todo_done(ProtobufCService *service,
+                                    const Water__V1__SetTodoDoneRequest *input,
+                                    Water__V1__SetTodoDoneResponse_Closure closure,
+                                    void *closure_data)
+{
+  assert(service->descriptor == &water__v1__todo__descriptor);
+  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void water__v1__todo__delete_todo(ProtobufCService *service,
                                   const Water__V1__DeleteTodoRequest *input,
                                   Water__V1__DeleteTodoResponse_Closure closure,
                                   void *closure_data)
 {
   assert(service->descriptor == &water__v1__todo__descriptor);
-  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__todo__move_todo(ProtobufCService *service,
                                 const Water__V1__MoveTodoRequest *input,
@@ -1073,7 +1262,7 @@ void water__v1__todo__move_todo(ProtobufCService *service,
                                 void *closure_data)
 {
   assert(service->descriptor == &water__v1__todo__descriptor);
-  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__todo__list_todos(ProtobufCService *service,
                                  const Water__V1__ListTodosRequest *input,
@@ -1081,7 +1270,7 @@ void water__v1__todo__list_todos(ProtobufCService *service,
                                  void *closure_data)
 {
   assert(service->descriptor == &water__v1__todo__descriptor);
-  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__todo__init (Water__V1__Todo_Service *service,
                             Water__V1__Todo_ServiceDestroy destroy)

@@ -24,7 +24,7 @@ let help: [String: String] = [
       goal [ML] | cup [ML]              show or set your daily goal or usual cup
       board [--week last|YYYY-Www] [--by total] [--explain] [--watch]
                                         the household's weekly ranking
-      todo add TEXT | ls | done ID | rm ID | mv ID POSITION
+      todo add TEXT | ls | done ID | undone ID | rm ID | mv ID POSITION
                                         the household's shared todo list
       habit add NAME [--icon ICON] [--color COLOR] | ls [--week last|YYYY-Www]
       habit check|uncheck NAME [--day WHEN] | rm NAME
@@ -59,7 +59,7 @@ let help: [String: String] = [
     "board":
         "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day; --watch keeps it live.",
     "todo":
-        "usage: water-client todo add TEXT | ls | done ID | rm ID | mv ID POSITION\nThe household's shared list. ID is the item's number in `todo ls` (or its id); done toggles; POSITION 1 is the top.\nText must be longer than 3 characters.",
+        "usage: water-client todo add TEXT | ls | done ID | undone ID | rm ID | mv ID POSITION\nThe household's shared list. ID is the item's number in `todo ls` (or its id); done marks it done and undone reopens it (both are safe to repeat); POSITION 1 is the top.\nText must be longer than 3 characters.",
     "habit":
         "usage: water-client habit add NAME [--icon ICON] [--color COLOR]\n       water-client habit ls [--week last|YYYY-Www]\n       water-client habit check|uncheck NAME|ID [--day today|yesterday|YYYY-MM-DD]\n       water-client habit rm NAME|ID\nIcons: alarm book pencil desktopcomputer gamecontroller sportscourt lightbulb.\nColours: blue green yellow orange coral pink purple indigo red. A day in the future cannot be checked.",
     "export":

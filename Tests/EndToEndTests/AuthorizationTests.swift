@@ -109,6 +109,10 @@ struct AuthorizationTests {
         "water.v1.Todo/ToggleTodo": (
             .notFound, { ann, bob in code { try ann.call(WaterV1.ToggleTodoRequest(itemID: bob.entryID)) } }
         ),
+        "water.v1.Todo/SetTodoDone": (
+            .notFound,
+            { ann, bob in code { try ann.call(WaterV1.SetTodoDoneRequest(itemID: bob.entryID, done: true)) } }
+        ),
         "water.v1.Todo/DeleteTodo": (
             .notFound, { ann, bob in code { try ann.call(WaterV1.DeleteTodoRequest(itemID: bob.entryID)) } }
         ),

@@ -35,16 +35,39 @@ struct CommandLineFixesTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("todo done twice stays done, undone reopens, and mv speaks in the list's own numbers")
+    func todoDoneAndPositions() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        for text in ["buy water filters", "call grandma"] { #expect(try mum.run(["todo", "add", text]).status == 0) }
+        #expect(try mum.run(["todo", "done", "2"]).output.contains("done: call grandma"))
+        #expect(try mum.run(["todo", "done", "2"]).output.contains("done: call grandma"))
+        #expect(try mum.json(WaterV1.ListTodosResponse.self, ["todo", "ls"]).items.map(\.done) == [false, true])
+        #expect(try mum.run(["todo", "undone", "2"]).output.contains("not done: call grandma"))
+        let far = try mum.run(["todo", "mv", "1", "99"])
+        #expect(far.status == 65 && far.error.contains("between 1 and 2, got 99"), "\(far.error)")
+        #expect(server.stop() == 0)
+    }
+
     @Test("something that is not a water server is named as such, in one line, exit 69")
     func notAWaterServer() throws {
         let listener = try Socket.listen(on: HostPort(host: "127.0.0.1", port: 0))
-        defer { listener.close() }
+        let stopped = DispatchSemaphore(value: 0)
+        defer {
+            // shutdown wakes the thread's accept; only once it has returned is the number closed
+            // (a closed number may be another test's socket by then).
+            shutdown(listener.descriptor, Int32(SHUT_RDWR))
+            stopped.wait()
+            listener.close()
+        }
         let port = try #require(listener.localAddress?.port)
         // Socket.listen makes an event loop's non-blocking socket; this thread simply waits.
         _ = fcntl(listener.descriptor, F_SETFL, fcntl(listener.descriptor, F_GETFL) & ~O_NONBLOCK)
         // An HTTP server's answer to anything.
         let answering = Thread {
-            for _ in 0..<3 {  // plaintext once; TLS tries the system CAs, then pinning
+            defer { stopped.signal() }
+            while true {  // until the listener is shut down, at the end of the test
                 let fd = accept(listener.descriptor, nil, nil)
                 guard fd >= 0 else { return }
                 var buffer = [UInt8](repeating: 0, count: 512)

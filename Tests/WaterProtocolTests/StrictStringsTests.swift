@@ -73,6 +73,7 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.WatchBoardRequest", []),
     ("water.v1.AddTodoRequest", ["item_id", "text"]),
     ("water.v1.ToggleTodoRequest", ["item_id"]),
+    ("water.v1.SetTodoDoneRequest", ["item_id"]),
     ("water.v1.DeleteTodoRequest", ["item_id"]),
     ("water.v1.MoveTodoRequest", ["item_id"]),
     ("water.v1.ListTodosRequest", []),

@@ -20,6 +20,8 @@ typedef struct Water__V1__AddTodoRequest Water__V1__AddTodoRequest;
 typedef struct Water__V1__AddTodoResponse Water__V1__AddTodoResponse;
 typedef struct Water__V1__ToggleTodoRequest Water__V1__ToggleTodoRequest;
 typedef struct Water__V1__ToggleTodoResponse Water__V1__ToggleTodoResponse;
+typedef struct Water__V1__SetTodoDoneRequest Water__V1__SetTodoDoneRequest;
+typedef struct Water__V1__SetTodoDoneResponse Water__V1__SetTodoDoneResponse;
 typedef struct Water__V1__DeleteTodoRequest Water__V1__DeleteTodoRequest;
 typedef struct Water__V1__DeleteTodoResponse Water__V1__DeleteTodoResponse;
 typedef struct Water__V1__MoveTodoRequest Water__V1__MoveTodoRequest;
@@ -100,6 +102,27 @@ struct  Water__V1__ToggleTodoResponse
 };
 #define WATER__V1__TOGGLE_TODO_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__toggle_todo_response__descriptor) \
+    , NULL }
+
+
+struct  Water__V1__SetTodoDoneRequest
+{
+  ProtobufCMessage base;
+  char *item_id;
+  protobuf_c_boolean done;
+};
+#define WATER__V1__SET_TODO_DONE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_todo_done_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
+
+
+struct  Water__V1__SetTodoDoneResponse
+{
+  ProtobufCMessage base;
+  Water__V1__TodoItem *item;
+};
+#define WATER__V1__SET_TODO_DONE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_todo_done_response__descriptor) \
     , NULL }
 
 
@@ -266,6 +289,44 @@ Water__V1__ToggleTodoResponse *
 void   water__v1__toggle_todo_response__free_unpacked
                      (Water__V1__ToggleTodoResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__SetTodoDoneRequest methods */
+void   water__v1__set_todo_done_request__init
+                     (Water__V1__SetTodoDoneRequest         *message);
+size_t water__v1__set_todo_done_request__get_packed_size
+                     (const Water__V1__SetTodoDoneRequest   *message);
+size_t water__v1__set_todo_done_request__pack
+                     (const Water__V1__SetTodoDoneRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__set_todo_done_request__pack_to_buffer
+                     (const Water__V1__SetTodoDoneRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SetTodoDoneRequest *
+       water__v1__set_todo_done_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__set_todo_done_request__free_unpacked
+                     (Water__V1__SetTodoDoneRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__SetTodoDoneResponse methods */
+void   water__v1__set_todo_done_response__init
+                     (Water__V1__SetTodoDoneResponse         *message);
+size_t water__v1__set_todo_done_response__get_packed_size
+                     (const Water__V1__SetTodoDoneResponse   *message);
+size_t water__v1__set_todo_done_response__pack
+                     (const Water__V1__SetTodoDoneResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__set_todo_done_response__pack_to_buffer
+                     (const Water__V1__SetTodoDoneResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SetTodoDoneResponse *
+       water__v1__set_todo_done_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__set_todo_done_response__free_unpacked
+                     (Water__V1__SetTodoDoneResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Water__V1__DeleteTodoRequest methods */
 void   water__v1__delete_todo_request__init
                      (Water__V1__DeleteTodoRequest         *message);
@@ -397,6 +458,12 @@ typedef void (*Water__V1__ToggleTodoRequest_Closure)
 typedef void (*Water__V1__ToggleTodoResponse_Closure)
                  (const Water__V1__ToggleTodoResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__SetTodoDoneRequest_Closure)
+                 (const Water__V1__SetTodoDoneRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__SetTodoDoneResponse_Closure)
+                 (const Water__V1__SetTodoDoneResponse *message,
+                  void *closure_data);
 typedef void (*Water__V1__DeleteTodoRequest_Closure)
                  (const Water__V1__DeleteTodoRequest *message,
                   void *closure_data);
@@ -430,6 +497,10 @@ struct Water__V1__Todo_Service
                       const Water__V1__ToggleTodoRequest *input,
                       Water__V1__ToggleTodoResponse_Closure closure,
                       void *closure_data);
+  void (*set_todo_done)(Water__V1__Todo_Service *service,
+                        const Water__V1__SetTodoDoneRequest *input,
+                        Water__V1__SetTodoDoneResponse_Closure closure,
+                        void *closure_data);
   void (*delete_todo)(Water__V1__Todo_Service *service,
                       const Water__V1__DeleteTodoRequest *input,
                       Water__V1__DeleteTodoResponse_Closure closure,
@@ -452,6 +523,7 @@ void water__v1__todo__init (Water__V1__Todo_Service *service,
     { WATER__V1__TODO__BASE_INIT,\
       function_prefix__ ## add_todo,\
       function_prefix__ ## toggle_todo,\
+      function_prefix__ ## set_todo_done,\
       function_prefix__ ## delete_todo,\
       function_prefix__ ## move_todo,\
       function_prefix__ ## list_todos  }
@@ -463,6 +535,10 @@ void water__v1__todo__toggle_todo(ProtobufCService *service,
                                   const Water__V1__ToggleTodoRequest *input,
                                   Water__V1__ToggleTodoResponse_Closure closure,
                                   void *closure_data);
+void water__v1__todo__set_todo_done(ProtobufCService *service,
+                                    const Water__V1__SetTodoDoneRequest *input,
+                                    Water__V1__SetTodoDoneResponse_Closure closure,
+                                    void *closure_data);
 void water__v1__todo__delete_todo(ProtobufCService *service,
                                   const Water__V1__DeleteTodoRequest *input,
                                   Water__V1__DeleteTodoResponse_Closure closure,
@@ -483,6 +559,8 @@ extern const ProtobufCMessageDescriptor water__v1__add_todo_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__add_todo_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__toggle_todo_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__toggle_todo_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__set_todo_done_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__set_todo_done_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__delete_todo_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__delete_todo_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__move_todo_request__descriptor;

@@ -74,6 +74,15 @@ public struct TodoList: Hashable, Sendable {
         return .completionSet(id, done: !item.isDone, by: member, atUnixMilliseconds: now)
     }
 
+    /// Marks the item done or not done; nil when it already is (nothing to write).
+    public func validateSetDone(id: RecordID, done: Bool, by member: UInt64, now: Int64) throws(DomainError)
+        -> TodoMutation?
+    {
+        guard let item = item(id) else { throw Self.unknownItem(id) }
+        guard item.isDone != done else { return nil }
+        return .completionSet(id, done: done, by: member, atUnixMilliseconds: now)
+    }
+
     public func validateDelete(id: RecordID) throws(DomainError) -> TodoMutation {
         guard item(id) != nil else { throw Self.unknownItem(id) }
         return .deleted(id)

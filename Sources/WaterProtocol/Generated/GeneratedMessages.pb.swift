@@ -71,6 +71,8 @@ public enum GeneratedMessages {
         "water.v1.ResponseEnvelope": WaterV1.ResponseEnvelope.self,
         "water.v1.SetGoalRequest": WaterV1.SetGoalRequest.self,
         "water.v1.SetGoalResponse": WaterV1.SetGoalResponse.self,
+        "water.v1.SetTodoDoneRequest": WaterV1.SetTodoDoneRequest.self,
+        "water.v1.SetTodoDoneResponse": WaterV1.SetTodoDoneResponse.self,
         "water.v1.SetUsualCupRequest": WaterV1.SetUsualCupRequest.self,
         "water.v1.SetUsualCupResponse": WaterV1.SetUsualCupResponse.self,
         "water.v1.Settings": WaterV1.Settings.self,

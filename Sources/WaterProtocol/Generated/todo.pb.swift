@@ -201,6 +201,71 @@ extension WaterV1 {
         }
     }
 
+    /// The Swift form of `water.v1.SetTodoDoneRequest`.
+    public struct SetTodoDoneRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.SetTodoDoneRequest"
+        public typealias Response = SetTodoDoneResponse
+
+        public var itemID: String
+
+        public var done: Bool
+
+        /// Creates a `SetTodoDoneRequest`; omitted fields take the proto3 defaults.
+        public init(itemID: String = "", done: Bool = false) {
+            self.itemID = itemID
+            self.done = done
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case itemID = "item_id"
+            case done = "done"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                case .done: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                case 1: self = .done
+                default: return nil
+                }
+            }
+        }
+    }
+
+    /// The Swift form of `water.v1.SetTodoDoneResponse`.
+    public struct SetTodoDoneResponse: ProtoMessage {
+        public static let protoName = "water.v1.SetTodoDoneResponse"
+
+        public var item: TodoItem?
+
+        /// Creates a `SetTodoDoneResponse`; omitted fields take the proto3 defaults.
+        public init(item: TodoItem? = nil) {
+            self.item = item
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case item = "item"
+
+            var intValue: Int? {
+                switch self {
+                case .item: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .item
+                default: return nil
+                }
+            }
+        }
+    }
+
     /// The Swift form of `water.v1.DeleteTodoRequest`.
     public struct DeleteTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.DeleteTodoRequest"
@@ -456,6 +521,47 @@ extension WaterV1.ToggleTodoRequest: WireMessage {
 }
 
 extension WaterV1.ToggleTodoResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.SetTodoDoneRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string, done: reader.value(at: 1).bool)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+        builder.set(.bool(done), at: 1)
+    }
+}
+
+extension WaterV1.SetTodoDoneResponse: WireMessage {
     package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {

@@ -9,6 +9,7 @@ struct TodoService: Service {
     func register(in router: inout Router) {
         router.unary(.member, addTodo)
         router.unary(.member, toggleTodo)
+        router.unary(.member, setTodoDone)
         router.unary(.member, deleteTodo)
         router.unary(.member, moveTodo)
         router.immediate(.member, listTodos)
@@ -40,6 +41,24 @@ struct TodoService: Service {
             archives.household,
             { list in Decision([try list.validateToggle(id: id, by: call.account.id, now: call.now)]) },
             result: { list, _ in WaterV1.ToggleTodoResponse(item: Wire.todo(in: list, id: id, names: names)) },
+            reply: reply)
+    }
+
+    /// Done or not done, idempotently (what `todo done` and `todo undone` send).
+    func setTodoDone(
+        _ request: WaterV1.SetTodoDoneRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetTodoDoneResponse>
+    ) throws(WaterError) {
+        let id = try recordID(request.itemID, field: "item_id")
+        let names = archives.memberNames()
+        try archives.commit(
+            archives.household,
+            { list in
+                Decision(
+                    (try list.validateSetDone(id: id, done: request.done, by: call.account.id, now: call.now)).map {
+                        [$0]
+                    } ?? [])
+            },
+            result: { list, _ in WaterV1.SetTodoDoneResponse(item: Wire.todo(in: list, id: id, names: names)) },
             reply: reply)
     }
 

@@ -3,12 +3,12 @@ import WaterClient
 import WaterCore
 import WaterProtocol
 
-/// `todo add TEXT | ls | done ID | rm ID | mv ID POSITION`: the household's shared list.
+/// `todo add TEXT | ls | done ID | undone ID | rm ID | mv ID POSITION`: the household's shared list.
 /// ID is the item's number in `todo ls`, its short id, or its full id.
 enum TodoCommand {
     static func run(_ invocation: inout Invocation) throws {
         guard let action = invocation.arguments.positional() else {
-            throw UsageError("todo needs add, ls, done, rm or mv")
+            throw UsageError("todo needs add, ls, done, undone, rm or mv")
         }
         switch action {
         case "add":
@@ -26,14 +26,15 @@ enum TodoCommand {
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListTodosRequest())
             invocation.output(response) { render(response.items) }
-        case "done":
+        case "done", "undone":
+            // Set, never toggled: two people marking the same item done leave it done.
             let client = try invocation.client()
-            let id = try resolve(try required(&invocation, "todo done needs an item"), client)
+            let id = try resolve(try required(&invocation, "todo \(action) needs an item"), client)
             try invocation.arguments.finish()
-            let response = try client.call(WaterV1.ToggleTodoRequest(itemID: id))
+            let response = try client.call(WaterV1.SetTodoDoneRequest(itemID: id, done: action == "done"))
             invocation.output(response) {
                 let item = response.item ?? WaterV1.TodoItem()
-                return item.done ? "done: \(item.text)" : "not done any more: \(item.text)"
+                return item.done ? "done: \(item.text)" : "not done: \(item.text)"
             }
         case "rm":
             let client = try invocation.client()
@@ -49,10 +50,15 @@ enum TodoCommand {
             guard let position = UInt32(positionText), position >= 1 else {
                 throw UsageError("a position is 1 for the top, 2 for the next, ...; got \(positionText)")
             }
+            // Positions as `todo ls` numbers them, 1 to the length of the list.
+            let count = try client.call(WaterV1.ListTodosRequest()).items.count
+            guard position <= count else {
+                throw WaterError(.invalidArgument, "the position must be between 1 and \(count), got \(position)")
+            }
             let response = try client.call(WaterV1.MoveTodoRequest(itemID: id, position: position - 1))
             invocation.output(response) { render(response.items) }
         default:
-            throw UsageError("todo takes add, ls, done, rm or mv, not \(action)")
+            throw UsageError("todo takes add, ls, done, undone, rm or mv, not \(action)")
         }
     }
 
@@ -79,7 +85,7 @@ enum TodoCommand {
         let items = try client.call(WaterV1.ListTodosRequest()).items
         if text.count <= 3, let number = Int(text) {
             guard items.indices.contains(number - 1) else {
-                throw WaterError.invalidField("position", "the list has no item \(number)")
+                throw WaterError(.notFound, "the list has no item \(number); see water-client todo ls")
             }
             return items[number - 1].itemID
         }

@@ -29,6 +29,24 @@ struct TodoAndHabitServiceTests {
         #expect(list.items.map(\.text) == ["bread"])
     }
 
+    @Test("SetTodoDone sets, never toggles: two people marking an item done leave it done; undone reopens it")
+    func setDone() throws {
+        let h = try H()
+        let bea = try h.addMember("bea")
+        let item = newID()
+        _ = try h.call(h.todo.addTodo, WaterV1.AddTodoRequest(itemID: item, text: "call grandma"), as: h.admin).get()
+        for member in [h.admin, bea] {
+            let done = h.call(h.todo.setTodoDone, WaterV1.SetTodoDoneRequest(itemID: item, done: true), as: member)
+            #expect(try done.get().item?.done == true)
+        }
+        #expect(
+            try h.call(h.todo.listTodos, WaterV1.ListTodosRequest(), as: bea).get().items.first?.completedBy == "ann")
+        for _ in 0..<2 {
+            let open = h.call(h.todo.setTodoDone, WaterV1.SetTodoDoneRequest(itemID: item, done: false), as: bea)
+            #expect(try open.get().item?.done == false)
+        }
+    }
+
     @Test("a replayed id with the same content changes nothing; with other content it is ALREADY_EXISTS, as documented")
     func replays() throws {
         let h = try H()
