@@ -5,6 +5,7 @@ import WaterCore
 import WaterLog
 import WaterProtocol
 import WaterStore
+import WaterSync
 import WaterTLS
 import WaterTransport
 
@@ -40,6 +41,8 @@ public final class Server: Sendable {
     private let listenAddress: HostPort
     private let stopped = DispatchSemaphore(value: 0)
     private let statusTimer: SendableTimer
+    /// Rings when a compaction finished, so the status file says so at once.
+    private let compactions: CompactionSignal
 
     /// Opens the data directory and binds the listening socket; nothing is accepted until
     /// ``start()``.
@@ -55,6 +58,10 @@ public final class Server: Sendable {
         var options = StoreOptions()
         options.defaultTimeZone = configuration.householdTimeZone
         options.timeZones = configuration.timeZones
+        // `water-server status` shows a compaction when it happens, not at the next tick.
+        let compactions = CompactionSignal()
+        options.compacted = { compactions.fire() }
+        self.compactions = compactions
         let store = try FileArchiveStore(
             path: configuration.dataDirectory, options: options, logger: logger,
             owner: "pid \(getpid()) water-server serve")
@@ -110,6 +117,9 @@ public final class Server: Sendable {
         statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
         statusTimer.source.setEventHandler { [weak self] in self?.writeStatus() }
         statusTimer.source.activate()
+        compactions.listen { [weak self] in
+            self?.statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
+        }
     }
 
     /// What `water-server status` shows of a running server, as `key value` lines.
@@ -169,4 +179,18 @@ public final class Server: Sendable {
 /// serialises them), which the type system cannot see.
 struct SendableTimer: @unchecked Sendable {
     let source: any DispatchSourceTimer
+}
+
+/// A compaction finished: what the store tells (from its compaction queue) and the status
+/// timer hears once the server has started.
+final class CompactionSignal: Sendable {
+    private let listener = Locked<(@Sendable () -> Void)?>(nil)
+
+    func listen(_ body: @escaping @Sendable () -> Void) {
+        listener.withLock { $0 = body }
+    }
+
+    func fire() {
+        listener.withLock { $0 }?()
+    }
 }

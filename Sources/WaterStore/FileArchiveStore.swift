@@ -17,6 +17,8 @@ public struct StoreOptions: Sendable {
     public var defaultTimeZone = MemberTimeZone.utc
     /// Where the zones named in the archives are found.
     public var timeZones: any TimeZoneSource = ZoneInfo.system
+    /// Told after each compaction, from the compaction queue.
+    public var compacted: @Sendable () -> Void = {}
 
     public init() {}
 }
@@ -58,11 +60,11 @@ public final class FileArchiveStore: Sendable {
         self.accounts = Archive(
             directory: "\(path)/\(DataDirectory.accounts)", fileSystem: fileSystem,
             context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
-            logger: logger, compactionThreshold: options.compactionThreshold)
+            logger: logger, compactionThreshold: options.compactionThreshold, compacted: options.compacted)
         self.household = Archive(
             directory: "\(path)/\(DataDirectory.household)", fileSystem: fileSystem,
             context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
-            logger: logger, compactionThreshold: options.compactionThreshold)
+            logger: logger, compactionThreshold: options.compactionThreshold, compacted: options.compacted)
         if isNew {
             do throws(ArchiveError) {
                 try DataDirectory.finishCreating(path, fileSystem: fileSystem)
@@ -110,7 +112,7 @@ public final class FileArchiveStore: Sendable {
         let archive = Archive<MemberArchive>(
             directory: "\(path)/\(DataDirectory.users)/\(id)", fileSystem: fileSystem, context: context,
             expectation: expectation, committer: committer, logger: logger,
-            compactionThreshold: options.compactionThreshold)
+            compactionThreshold: options.compactionThreshold, compacted: options.compacted)
         // Loading inflates and decodes the whole snapshot: give those buffers back to the
         // system instead of keeping them as the process's high-water mark.
         CLinux_release_free_memory()

@@ -50,6 +50,27 @@ struct CommandLineFixesTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("water-server status shows a compaction within a second of it, not at the next tick")
+    func statusAfterCompaction() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try server.client("mum", password: adminPassword)
+        var logged = 0
+        // About 60 bytes a record: 400 fill the first 8 KiB segment well past its end.
+        while logged < 400 {
+            _ = try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 100))
+            logged += 1
+        }
+        let deadline = Date().addingTimeInterval(2)
+        var shown = false
+        while !shown, Date() < deadline {
+            let status = try run("water-server", ["status", "--data", server.dataDirectory])
+            shown = status.output.contains("last compaction: ") && !status.output.contains("none since")
+            if !shown { usleep(100_000) }
+        }
+        #expect(shown, "status did not show the compaction within 2 s")
+        #expect(server.stop() == 0)
+    }
+
     @Test("something that is not a water server is named as such, in one line, exit 69")
     func notAWaterServer() throws {
         let listener = try Socket.listen(on: HostPort(host: "127.0.0.1", port: 0))

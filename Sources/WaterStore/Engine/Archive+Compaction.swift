@@ -74,6 +74,7 @@ extension Archive {
         }
         if succeeded {
             logger.debug("compacted", ["archive.path": directory, "snapshot.bytes": "\(file.count)"])
+            compacted()
         }
         return next
     }

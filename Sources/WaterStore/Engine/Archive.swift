@@ -23,6 +23,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     let logger: Logger
     let committer: GroupCommitter
     let compactionThreshold: Int
+    /// Told after each snapshot is written (the status file shows compactions at once).
+    let compacted: @Sendable () -> Void
 
     /// What callers see and change.
     struct Latest {
@@ -100,8 +102,10 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     init(
         directory: String, fileSystem: any FileSystem, context: ArchiveContext,
         expectation: ArchiveLoader<Model>.Expectation,
-        committer: GroupCommitter, logger: Logger, compactionThreshold: Int
+        committer: GroupCommitter, logger: Logger, compactionThreshold: Int,
+        compacted: @escaping @Sendable () -> Void = {}
     ) {
+        self.compacted = compacted
         self.directory = directory
         self.fileSystem = fileSystem
         self.committer = committer
