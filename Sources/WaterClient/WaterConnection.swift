@@ -45,12 +45,14 @@ public final class WaterConnection {
             do {
                 session = try Self.handshakeTLS(configuration, on: socket)
             } catch {
+                // Not every property is set yet, so deinit will not run: close here, once.
                 socket.close()
                 throw error
             }
             (tls, serverFingerprint, cipher) = (session, session.peerFingerprint, session.cipher)
+            // From here every property is set: a throw runs deinit, which closes the socket. A
+            // second close here would close whatever had reused the number since.
             if case .pinned(let expected?) = configuration.security, serverFingerprint != expected {
-                socket.close()
                 throw WaterError(
                     .failedPrecondition,
                     "the server at \(configuration.server) presents the certificate "
