@@ -862,6 +862,96 @@ void   water__v1__set_usual_cup_response__free_unpacked
   assert(message->base.descriptor == &water__v1__set_usual_cup_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__set_time_zone_request__init
+                     (Water__V1__SetTimeZoneRequest         *message)
+{
+  static const Water__V1__SetTimeZoneRequest init_value = WATER__V1__SET_TIME_ZONE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_time_zone_request__get_packed_size
+                     (const Water__V1__SetTimeZoneRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__set_time_zone_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_time_zone_request__pack
+                     (const Water__V1__SetTimeZoneRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_time_zone_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_time_zone_request__pack_to_buffer
+                     (const Water__V1__SetTimeZoneRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_time_zone_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetTimeZoneRequest *
+       water__v1__set_time_zone_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetTimeZoneRequest *)
+     protobuf_c_message_unpack (&water__v1__set_time_zone_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_time_zone_request__free_unpacked
+                     (Water__V1__SetTimeZoneRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_time_zone_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__set_time_zone_response__init
+                     (Water__V1__SetTimeZoneResponse         *message)
+{
+  static const Water__V1__SetTimeZoneResponse init_value = WATER__V1__SET_TIME_ZONE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_time_zone_response__get_packed_size
+                     (const Water__V1__SetTimeZoneResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__set_time_zone_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_time_zone_response__pack
+                     (const Water__V1__SetTimeZoneResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_time_zone_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_time_zone_response__pack_to_buffer
+                     (const Water__V1__SetTimeZoneResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_time_zone_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetTimeZoneResponse *
+       water__v1__set_time_zone_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetTimeZoneResponse *)
+     protobuf_c_message_unpack (&water__v1__set_time_zone_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_time_zone_response__free_unpacked
+                     (Water__V1__SetTimeZoneResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_time_zone_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__v1__get_settings_request__init
                      (Water__V1__GetSettingsRequest         *message)
 {
@@ -1959,6 +2049,95 @@ const ProtobufCMessageDescriptor water__v1__set_usual_cup_response__descriptor =
   (ProtobufCMessageInit) water__v1__set_usual_cup_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor water__v1__set_time_zone_request__field_descriptors[1] =
+{
+  {
+    "time_zone",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetTimeZoneRequest, time_zone),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_time_zone_request__field_indices_by_name[] = {
+  0,   /* field[0] = time_zone */
+};
+static const ProtobufCIntRange water__v1__set_time_zone_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__set_time_zone_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetTimeZoneRequest",
+  "SetTimeZoneRequest",
+  "Water__V1__SetTimeZoneRequest",
+  "water.v1",
+  sizeof(Water__V1__SetTimeZoneRequest),
+  1,
+  water__v1__set_time_zone_request__field_descriptors,
+  water__v1__set_time_zone_request__field_indices_by_name,
+  1,  water__v1__set_time_zone_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_time_zone_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__set_time_zone_response__field_descriptors[2] =
+{
+  {
+    "settings",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetTimeZoneResponse, settings),
+    &water__v1__settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "today",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetTimeZoneResponse, today),
+    &water__v1__day_summary__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_time_zone_response__field_indices_by_name[] = {
+  0,   /* field[0] = settings */
+  1,   /* field[1] = today */
+};
+static const ProtobufCIntRange water__v1__set_time_zone_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__set_time_zone_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetTimeZoneResponse",
+  "SetTimeZoneResponse",
+  "Water__V1__SetTimeZoneResponse",
+  "water.v1",
+  sizeof(Water__V1__SetTimeZoneResponse),
+  2,
+  water__v1__set_time_zone_response__field_descriptors,
+  water__v1__set_time_zone_response__field_indices_by_name,
+  1,  water__v1__set_time_zone_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_time_zone_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 #define water__v1__get_settings_request__field_descriptors NULL
 #define water__v1__get_settings_request__field_indices_by_name NULL
 #define water__v1__get_settings_request__number_ranges NULL
@@ -2015,7 +2194,7 @@ const ProtobufCMessageDescriptor water__v1__get_settings_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_settings_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[9] =
+static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[10] =
 {
   { "LogWater", &water__v1__log_water_request__descriptor, &water__v1__log_water_response__descriptor },
   { "EditWater", &water__v1__edit_water_request__descriptor, &water__v1__edit_water_response__descriptor },
@@ -2026,6 +2205,7 @@ static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[9]
   { "SetGoal", &water__v1__set_goal_request__descriptor, &water__v1__set_goal_response__descriptor },
   { "SetUsualCup", &water__v1__set_usual_cup_request__descriptor, &water__v1__set_usual_cup_response__descriptor },
   { "GetSettings", &water__v1__get_settings_request__descriptor, &water__v1__get_settings_response__descriptor },
+  { "SetTimeZone", &water__v1__set_time_zone_request__descriptor, &water__v1__set_time_zone_response__descriptor },
 };
 const unsigned water__v1__tracker__method_indices_by_name[] = {
   2,        /* DeleteWater */
@@ -2035,6 +2215,7 @@ const unsigned water__v1__tracker__method_indices_by_name[] = {
   4,        /* GetToday */
   0,        /* LogWater */
   6,        /* SetGoal */
+  9,        /* SetTimeZone */
   7,        /* SetUsualCup */
   3         /* UndoWater */
 };
@@ -2045,7 +2226,7 @@ const ProtobufCServiceDescriptor water__v1__tracker__descriptor =
   "Tracker",
   "Water__V1__Tracker",
   "water.v1",
-  9,
+  10,
   water__v1__tracker__method_descriptors,
   water__v1__tracker__method_indices_by_name
 };
@@ -2120,6 +2301,14 @@ void water__v1__tracker__get_settings(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__tracker__descriptor);
   service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__tracker__set_time_zone(ProtobufCService *service,
+                                       const Water__V1__SetTimeZoneRequest *input,
+                                       Water__V1__SetTimeZoneResponse_Closure closure,
+                                       void *closure_data)
+{
+  assert(service->descriptor == &water__v1__tracker__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__tracker__init (Water__V1__Tracker_Service *service,
                                Water__V1__Tracker_ServiceDestroy destroy)

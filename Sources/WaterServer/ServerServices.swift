@@ -43,7 +43,7 @@ public final class ServerServices: Sendable {
                 archives: archives, hasher: hasher, throttle: throttle,
                 householdTimeZone: configuration.householdTimeZone, timeZones: configuration.timeZones,
                 logger: logger),
-            tracker: TrackerService(archives: archives),
+            tracker: TrackerService(archives: archives, timeZones: configuration.timeZones),
             board: BoardService(boards: boards, hub: boardHub),
             todo: TodoService(archives: archives),
             habits: HabitService(archives: archives),

@@ -22,6 +22,7 @@ let help: [String: String] = [
       today                             today's progress and drinks, newest first
       week | history --days N           a bar per day against its goal
       goal [ML] | cup [ML]              show or set your daily goal or usual cup
+      zone [ZONE]                       show or move your days' time zone (e.g. Europe/Berlin)
       board [--week last|YYYY-Www] [--by total] [--explain] [--watch]
                                         the household's weekly ranking
       todo add TEXT | ls | done ID | undone ID | rm ID | mv ID POSITION
@@ -56,6 +57,8 @@ let help: [String: String] = [
     "goal":
         "usage: water-client goal [ML]\nShows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
     "cup": "usage: water-client cup [ML]\nShows or sets your usual cup (1-2000 ml) and the quick cups.",
+    "zone":
+        "usage: water-client zone [ZONE]\nShows the IANA time zone your days follow, or moves them to ZONE (e.g. water-client zone America/New_York):\nevery drink keeps its moment and counts on the day the new zone gives it.",
     "board":
         "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day; --watch keeps it live.",
     "todo":
@@ -110,6 +113,7 @@ do {
     case "history": try WaterCommands.history(&invocation, days: nil)
     case "goal": try WaterCommands.goal(&invocation)
     case "cup": try WaterCommands.cup(&invocation)
+    case "zone": try WaterCommands.zone(&invocation)
     case "board": try BoardCommand.run(&invocation)
     case "member": try MemberCommands.run(&invocation)
     case "todo": try TodoCommand.run(&invocation)

@@ -16,7 +16,9 @@ let usage = """
 
     commands:
       serve --data DIR [--listen HOST:PORT]     serve the household (default 127.0.0.1:\(WireProtocol.defaultPort))
-      init --data DIR --admin NAME              create the data directory and its first admin
+      init --data DIR --admin NAME [--time-zone ZONE]
+                                            create the data directory and its first admin, whose
+                                            days follow ZONE (default: this machine's zone)
       check --data DIR                          verify every archive, reading only (also while serving);
                                                 exit 1 when any is damaged
       repair (NAME | --accounts | --household | --all) --data DIR

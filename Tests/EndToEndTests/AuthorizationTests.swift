@@ -95,6 +95,9 @@ struct AuthorizationTests {
             .ok, { ann, _ in code { try ann.call(WaterV1.SetUsualCupRequest(usualCupMl: 500)) } }
         ),
         "water.v1.Tracker/GetSettings": (.ok, { ann, _ in code { try ann.call(WaterV1.GetSettingsRequest()) } }),
+        "water.v1.Tracker/SetTimeZone": (
+            .ok, { ann, _ in code { try ann.call(WaterV1.SetTimeZoneRequest(timeZone: "Asia/Tokyo")) } }
+        ),
         "water.v1.Board/GetBoard": (.ok, { ann, _ in code { try ann.call(WaterV1.GetBoardRequest()) } }),
         "water.v1.Board/WatchBoard": (
             .ok, { ann, _ in code { try ann.stream(WaterV1.WatchBoardRequest()) { _ in false } } }

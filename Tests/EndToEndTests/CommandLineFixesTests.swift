@@ -50,6 +50,22 @@ struct CommandLineFixesTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("a member's time zone can be moved from the command line; init --help names --time-zone")
+    func timeZones() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["zone"]).output.contains("your days follow UTC"))
+        let moved = try mum.run(["zone", "America/New_York"])
+        #expect(moved.status == 0 && moved.output.contains("now follow America/New_York"), "\(moved.error)")
+        #expect(
+            try mum.json(WaterV1.ListMembersResponse.self, ["member", "ls"]).members.first?.timeZone
+                == "America/New_York")
+        #expect(try mum.run(["zone", "Mars/Olympus"]).status == 65)
+        #expect(try run("water-server", ["--help"]).output.contains("init --data DIR --admin NAME [--time-zone ZONE]"))
+        #expect(server.stop() == 0)
+    }
+
     @Test("water-server status shows a compaction within a second of it, not at the next tick")
     func statusAfterCompaction() throws {
         let server = try ServerProcess.fresh()

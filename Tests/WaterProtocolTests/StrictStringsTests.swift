@@ -69,6 +69,7 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.SetGoalRequest", []),
     ("water.v1.SetUsualCupRequest", []),
     ("water.v1.GetSettingsRequest", []),
+    ("water.v1.SetTimeZoneRequest", ["time_zone"]),
     ("water.v1.GetBoardRequest", ["week"]),
     ("water.v1.WatchBoardRequest", []),
     ("water.v1.AddTodoRequest", ["item_id", "text"]),

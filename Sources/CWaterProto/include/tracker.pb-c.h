@@ -34,6 +34,8 @@ typedef struct Water__V1__SetGoalRequest Water__V1__SetGoalRequest;
 typedef struct Water__V1__SetGoalResponse Water__V1__SetGoalResponse;
 typedef struct Water__V1__SetUsualCupRequest Water__V1__SetUsualCupRequest;
 typedef struct Water__V1__SetUsualCupResponse Water__V1__SetUsualCupResponse;
+typedef struct Water__V1__SetTimeZoneRequest Water__V1__SetTimeZoneRequest;
+typedef struct Water__V1__SetTimeZoneResponse Water__V1__SetTimeZoneResponse;
 typedef struct Water__V1__GetSettingsRequest Water__V1__GetSettingsRequest;
 typedef struct Water__V1__GetSettingsResponse Water__V1__GetSettingsResponse;
 
@@ -330,6 +332,33 @@ struct  Water__V1__SetUsualCupResponse
 #define WATER__V1__SET_USUAL_CUP_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_usual_cup_response__descriptor) \
     , NULL }
+
+
+struct  Water__V1__SetTimeZoneRequest
+{
+  ProtobufCMessage base;
+  /*
+   * An IANA zone name, e.g. "Europe/Berlin".
+   */
+  char *time_zone;
+};
+#define WATER__V1__SET_TIME_ZONE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_time_zone_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__SetTimeZoneResponse
+{
+  ProtobufCMessage base;
+  Water__V1__Settings *settings;
+  /*
+   * Today in the new zone.
+   */
+  Water__V1__DaySummary *today;
+};
+#define WATER__V1__SET_TIME_ZONE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_time_zone_response__descriptor) \
+    , NULL, NULL }
 
 
 struct  Water__V1__GetSettingsRequest
@@ -712,6 +741,44 @@ Water__V1__SetUsualCupResponse *
 void   water__v1__set_usual_cup_response__free_unpacked
                      (Water__V1__SetUsualCupResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__SetTimeZoneRequest methods */
+void   water__v1__set_time_zone_request__init
+                     (Water__V1__SetTimeZoneRequest         *message);
+size_t water__v1__set_time_zone_request__get_packed_size
+                     (const Water__V1__SetTimeZoneRequest   *message);
+size_t water__v1__set_time_zone_request__pack
+                     (const Water__V1__SetTimeZoneRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__set_time_zone_request__pack_to_buffer
+                     (const Water__V1__SetTimeZoneRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SetTimeZoneRequest *
+       water__v1__set_time_zone_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__set_time_zone_request__free_unpacked
+                     (Water__V1__SetTimeZoneRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__SetTimeZoneResponse methods */
+void   water__v1__set_time_zone_response__init
+                     (Water__V1__SetTimeZoneResponse         *message);
+size_t water__v1__set_time_zone_response__get_packed_size
+                     (const Water__V1__SetTimeZoneResponse   *message);
+size_t water__v1__set_time_zone_response__pack
+                     (const Water__V1__SetTimeZoneResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__set_time_zone_response__pack_to_buffer
+                     (const Water__V1__SetTimeZoneResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SetTimeZoneResponse *
+       water__v1__set_time_zone_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__set_time_zone_response__free_unpacked
+                     (Water__V1__SetTimeZoneResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Water__V1__GetSettingsRequest methods */
 void   water__v1__get_settings_request__init
                      (Water__V1__GetSettingsRequest         *message);
@@ -809,6 +876,12 @@ typedef void (*Water__V1__SetUsualCupRequest_Closure)
 typedef void (*Water__V1__SetUsualCupResponse_Closure)
                  (const Water__V1__SetUsualCupResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__SetTimeZoneRequest_Closure)
+                 (const Water__V1__SetTimeZoneRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__SetTimeZoneResponse_Closure)
+                 (const Water__V1__SetTimeZoneResponse *message,
+                  void *closure_data);
 typedef void (*Water__V1__GetSettingsRequest_Closure)
                  (const Water__V1__GetSettingsRequest *message,
                   void *closure_data);
@@ -858,6 +931,10 @@ struct Water__V1__Tracker_Service
                        const Water__V1__GetSettingsRequest *input,
                        Water__V1__GetSettingsResponse_Closure closure,
                        void *closure_data);
+  void (*set_time_zone)(Water__V1__Tracker_Service *service,
+                        const Water__V1__SetTimeZoneRequest *input,
+                        Water__V1__SetTimeZoneResponse_Closure closure,
+                        void *closure_data);
 };
 typedef void (*Water__V1__Tracker_ServiceDestroy)(Water__V1__Tracker_Service *);
 void water__v1__tracker__init (Water__V1__Tracker_Service *service,
@@ -874,7 +951,8 @@ void water__v1__tracker__init (Water__V1__Tracker_Service *service,
       function_prefix__ ## get_history,\
       function_prefix__ ## set_goal,\
       function_prefix__ ## set_usual_cup,\
-      function_prefix__ ## get_settings  }
+      function_prefix__ ## get_settings,\
+      function_prefix__ ## set_time_zone  }
 void water__v1__tracker__log_water(ProtobufCService *service,
                                    const Water__V1__LogWaterRequest *input,
                                    Water__V1__LogWaterResponse_Closure closure,
@@ -911,6 +989,10 @@ void water__v1__tracker__get_settings(ProtobufCService *service,
                                       const Water__V1__GetSettingsRequest *input,
                                       Water__V1__GetSettingsResponse_Closure closure,
                                       void *closure_data);
+void water__v1__tracker__set_time_zone(ProtobufCService *service,
+                                       const Water__V1__SetTimeZoneRequest *input,
+                                       Water__V1__SetTimeZoneResponse_Closure closure,
+                                       void *closure_data);
 
 /* --- descriptors --- */
 
@@ -933,6 +1015,8 @@ extern const ProtobufCMessageDescriptor water__v1__set_goal_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__set_goal_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__set_usual_cup_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__set_usual_cup_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__set_time_zone_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__set_time_zone_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__get_settings_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__get_settings_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__tracker__descriptor;

@@ -71,6 +71,8 @@ public enum GeneratedMessages {
         "water.v1.ResponseEnvelope": WaterV1.ResponseEnvelope.self,
         "water.v1.SetGoalRequest": WaterV1.SetGoalRequest.self,
         "water.v1.SetGoalResponse": WaterV1.SetGoalResponse.self,
+        "water.v1.SetTimeZoneRequest": WaterV1.SetTimeZoneRequest.self,
+        "water.v1.SetTimeZoneResponse": WaterV1.SetTimeZoneResponse.self,
         "water.v1.SetTodoDoneRequest": WaterV1.SetTodoDoneRequest.self,
         "water.v1.SetTodoDoneResponse": WaterV1.SetTodoDoneResponse.self,
         "water.v1.SetUsualCupRequest": WaterV1.SetUsualCupRequest.self,

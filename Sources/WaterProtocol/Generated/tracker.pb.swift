@@ -696,6 +696,73 @@ extension WaterV1 {
         }
     }
 
+    /// The Swift form of `water.v1.SetTimeZoneRequest`.
+    public struct SetTimeZoneRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.SetTimeZoneRequest"
+        public typealias Response = SetTimeZoneResponse
+
+        /// An IANA zone name, e.g. "Europe/Berlin".
+        public var timeZone: String
+
+        /// Creates a `SetTimeZoneRequest`; omitted fields take the proto3 defaults.
+        public init(timeZone: String = "") {
+            self.timeZone = timeZone
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case timeZone = "time_zone"
+
+            var intValue: Int? {
+                switch self {
+                case .timeZone: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .timeZone
+                default: return nil
+                }
+            }
+        }
+    }
+
+    /// The Swift form of `water.v1.SetTimeZoneResponse`.
+    public struct SetTimeZoneResponse: ProtoMessage {
+        public static let protoName = "water.v1.SetTimeZoneResponse"
+
+        public var settings: Settings?
+
+        /// Today in the new zone.
+        public var today: DaySummary?
+
+        /// Creates a `SetTimeZoneResponse`; omitted fields take the proto3 defaults.
+        public init(settings: Settings? = nil, today: DaySummary? = nil) {
+            self.settings = settings
+            self.today = today
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case settings = "settings"
+            case today = "today"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                case .today: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                case 1: self = .today
+                default: return nil
+                }
+            }
+        }
+    }
+
     /// The Swift form of `water.v1.GetSettingsRequest`.
     public struct GetSettingsRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetSettingsRequest"
@@ -1134,6 +1201,47 @@ extension WaterV1.SetUsualCupResponse: WireMessage {
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+    }
+}
+
+extension WaterV1.SetTimeZoneRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(timeZone: reader.value(at: 0).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(timeZone), at: 0)
+    }
+}
+
+extension WaterV1.SetTimeZoneResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)), today: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = today { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
     }
 }
 

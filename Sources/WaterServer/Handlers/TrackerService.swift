@@ -6,6 +6,8 @@ import WaterStore
 /// archive is always the caller's.
 struct TrackerService: Service {
     let archives: ArchiveAccess
+    /// Where a requested zone is found.
+    let timeZones: any TimeZoneSource
 
     func register(in router: inout Router) {
         router.unary(.member, logWater)
@@ -17,6 +19,7 @@ struct TrackerService: Service {
         router.unary(.member, setGoal)
         router.unary(.member, setUsualCup)
         router.immediate(.member, settings)
+        router.unary(.member, setTimeZone)
     }
 
     /// Logs a drink; the same entry id again is a replay and changes nothing (`duplicate`).
@@ -133,6 +136,41 @@ struct TrackerService: Service {
         -> WaterV1.GetSettingsResponse
     {
         WaterV1.GetSettingsResponse(settings: try archives.read(try archives.own(call)) { Wire.settings($0.water) })
+    }
+
+    /// Moves the caller's days to another zone: their diary first (what counts days), then their
+    /// account (what the member list shows).
+    func setTimeZone(
+        _ request: WaterV1.SetTimeZoneRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetTimeZoneResponse>
+    ) throws(WaterError) {
+        guard let zone = timeZones.zone(named: request.timeZone) else {
+            throw .invalidField(
+                "time_zone",
+                "\(quotedPeerText(request.timeZone)) is not a time zone this server knows (try Europe/Berlin)")
+        }
+        let archives = self.archives
+        try archives.commitOwn(
+            call, { _ in Decision([.water(.timeZoneSet(zone))]) },
+            result: { archive, _ in
+                WaterV1.SetTimeZoneResponse(
+                    settings: Wire.settings(archive.water),
+                    today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
+            },
+            reply: { outcome in
+                guard case .success(let response) = outcome else { return reply(outcome) }
+                do throws(WaterError) {
+                    try archives.commit(
+                        archives.accounts,
+                        { book in
+                            // The account as it is now (a rename may have come in between).
+                            guard var account = book.accounts[call.account.id] else { return Decision([]) }
+                            account.timeZone = zone
+                            return Decision([.changed(account)])
+                        }, result: { _, _ in response }, reply: reply)
+                } catch {
+                    reply(.failure(error))
+                }
+            })
     }
 
     /// Deletes the entry `decide` picks, answering with that entry and its day afterwards.

@@ -131,6 +131,24 @@ enum WaterCommands {
         }
     }
 
+    /// `zone [ZONE]`: shows your time zone, or moves your days to another (people move, and
+    /// travel); every drink keeps its instant.
+    static func zone(_ invocation: inout Invocation) throws {
+        let zone = invocation.arguments.positional()
+        try invocation.arguments.finish()
+        let client = try invocation.client()
+        if let zone {
+            let response = try client.call(WaterV1.SetTimeZoneRequest(timeZone: zone))
+            invocation.output(response) {
+                "your days now follow \(response.settings?.timeZone ?? zone)\n"
+                    + Format.daySummary(response.today ?? WaterV1.DaySummary())
+            }
+        } else {
+            let response = try client.call(WaterV1.GetSettingsRequest())
+            invocation.output(response) { "your days follow \(response.settings?.timeZone ?? "?")" }
+        }
+    }
+
     private static func cupText(_ settings: WaterV1.Settings?) -> String {
         let usual = settings?.usualCupMl ?? 0
         let cups = (settings?.quickCupsMl ?? []).map { $0 == usual ? Format.bold("\($0)") : "\($0)" }

@@ -94,6 +94,30 @@ struct TrackerServiceTests {
         #expect(settings.settings?.timeZone == "America/New_York")
     }
 
+    @Test(
+        "SetTimeZone moves a member's days (a drink keeps its moment) and their account's zone; an unknown zone is refused"
+    )
+    func setTimeZone() throws {
+        let h = try H()
+        let id = newID()
+        let logged = try h.call(
+            h.tracker.logWater, WaterV1.LogWaterRequest(entryID: id, amountMl: 250, atUnixMs: H.monday - 9 * H.hour),
+            as: h.admin
+        ).get()
+        #expect(logged.entry?.date == "2026-11-30")
+        let moved = try h.call(
+            h.tracker.setTimeZone, WaterV1.SetTimeZoneRequest(timeZone: "America/New_York"), as: h.admin
+        ).get()
+        #expect(moved.settings?.timeZone == "America/New_York")
+        let history = try h.call(h.tracker.history, WaterV1.GetHistoryRequest(days: 2), as: h.admin).get()
+        #expect(history.days.map(\.date) == ["2026-11-29", "2026-11-30"])
+        #expect(history.days.map(\.amountMl) == [250, 0], "03:00 UTC is the evening before in New York")
+        #expect(
+            try h.services.store.accounts.read { $0.accounts[h.admin.id]?.timeZone.identifier } == "America/New_York")
+        let refused = h.call(h.tracker.setTimeZone, WaterV1.SetTimeZoneRequest(timeZone: "Mars/Olympus"), as: h.admin)
+        #expect(refused.error?.violations.map(\.field) == ["time_zone"])
+    }
+
     @Test("GetHistory answers the days asked for, ending today, and refuses 0 and 367")
     func history() throws {
         let h = try H()
