@@ -46,7 +46,8 @@ let help: [String: String] = [
         "usage: water-client passwd [--password-stdin]\nChanges your password (with --password-stdin: current, then new, one per line). Your other sessions end.",
     "log":
         "usage: water-client log [ML] [--at WHEN] [--id UUID]\nLogs a drink of ML millilitres (1-2000; default: your usual cup) at WHEN (default: now).\n--id replays a drink with a known id: it is never counted twice.",
-    "undo": "usage: water-client undo\nRemoves the drink you logged most recently.",
+    "undo":
+        "usage: water-client undo\nRemoves the drink you logged most recently, if it counts in this week; a week that is over\nis never changed by undo (remove such a drink with water-client rm ID).",
     "edit":
         "usage: water-client edit ID [--amount ML] [--at WHEN]\nChanges a drink's amount, time or both. ID is the short id `today` shows, or a full UUID.",
     "rm": "usage: water-client rm ID\nRemoves a drink.",

@@ -128,14 +128,29 @@ struct WaterDiaryTests {
         water.apply(try water.validateDelete(id: id(1)))
         #expect(water.day(today).amountMillilitres == 800)
         // Undo removes the entry logged last (id 2), whatever its time.
-        water.apply(try water.validateUndo())
+        water.apply(try water.validateUndo(now: noon))
         #expect(water.entries.map(\.id) == [id(0)])
         #expect(throws: DomainError.self) { try water.validateDelete(id: id(1)) }
         #expect(throws: DomainError.self) {
             try water.validateEdit(id: id(9), amountMillilitres: 1, unixMilliseconds: nil, now: noon)
         }
-        water.apply(try water.validateUndo())
-        #expect(throws: DomainError(.notFound, "there is no entry to undo")) { try water.validateUndo() }
+        water.apply(try water.validateUndo(now: noon))
+        #expect(throws: DomainError(.notFound, "there is no entry to undo")) { try water.validateUndo(now: noon) }
+    }
+
+    @Test("undo never reaches into a week that is over; the drink can still be removed by its id")
+    func undoStopsAtTheWeek() throws {
+        // noon is Monday 2026-11-30: a drink on Sunday belongs to the week before.
+        var water = try diary([(250, -day)])
+        let refused = #expect(throws: DomainError.self) { try water.validateUndo(now: noon) }
+        #expect(refused?.kind == .notFound && refused?.message.contains("2026-11-29") == true)
+        water.apply(try water.validateDelete(id: id(0)))
+        #expect(water.entries.isEmpty)
+        // In this week's days, undo works as before.
+        var thisWeek = try diary([(250, -day), (300, -hour)])
+        thisWeek.apply(try thisWeek.validateUndo(now: noon))
+        #expect(thisWeek.entries.map(\.id) == [id(0)])
+        #expect(throws: DomainError.self) { try thisWeek.validateUndo(now: noon) }
     }
 
     @Test("keeps each day's goal: a change applies from today on, never to a past day")

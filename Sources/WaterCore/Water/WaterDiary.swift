@@ -191,9 +191,18 @@ public struct WaterDiary: Hashable, Sendable {
         return .deleted(id)
     }
 
-    /// Deletes the entry logged most recently.
-    public func validateUndo() throws(DomainError) -> WaterMutation {
+    /// Deletes the entry logged most recently, when it counts in this week: a week that is over
+    /// (its board settled) is never changed by an undo, least of all by a second undo reaching
+    /// further back. Such a drink can still be removed by its id.
+    public func validateUndo(now: Int64) throws(DomainError) -> WaterMutation {
         guard let last = entries.last else { throw DomainError(.notFound, "there is no entry to undo") }
+        let day = date(of: last)
+        guard ISOWeek(containing: day) == ISOWeek(containing: today(atUnixMilliseconds: now)) else {
+            throw DomainError(
+                .notFound,
+                "there is nothing to undo this week: the drink you logged last is from \(day), in a week that is "
+                    + "over; remove it by its id (water-client rm) if you mean it")
+        }
         return .deleted(last.id)
     }
 

@@ -84,7 +84,7 @@ struct TrackerService: Service {
         _ request: WaterV1.UndoWaterRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.UndoWaterResponse>
     ) throws(WaterError) {
         try deleteEntry(call, reply: reply, respond: WaterV1.UndoWaterResponse.init) { water in
-            try water.validateUndo()
+            try water.validateUndo(now: call.now)
         }
     }
 
