@@ -50,6 +50,20 @@ struct CommandLineFixesTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("undo never reaches into last week; that drink can still be removed by its id")
+    func undoStopsAtTheWeek() throws {
+        // Monday 2026-11-30 12:00 UTC on the server's clock: Sunday is last week.
+        let server = try ServerProcess.fresh(["--clock", "1796040000000"])
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let sunday = try mum.json(WaterV1.LogWaterResponse.self, ["log", "250", "--at", "2026-11-29 12:00"])
+        #expect(sunday.entry?.date == "2026-11-29")
+        let undo = try mum.run(["undo"])
+        #expect(undo.status == 65 && undo.error.contains("2026-11-29"), "\(undo.error)")
+        #expect(try mum.run(["rm", sunday.entry?.entryID ?? ""]).status == 0)
+        #expect(server.stop() == 0)
+    }
+
     @Test("a member's time zone can be moved from the command line; init --help names --time-zone")
     func timeZones() throws {
         let server = try ServerProcess.fresh()
