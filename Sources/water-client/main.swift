@@ -71,7 +71,7 @@ let help: [String: String] = [
     "import":
         "usage: water-client import FILE\nReads back an export of one member into your archive. Ids make it idempotent: importing twice changes nothing.",
     "member":
-        "usage: water-client member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin]\n       water-client member rename NAME [--to NEW] [--display-name TEXT]\n       water-client member reset NAME [--password-stdin]\n       water-client member rm NAME\n       water-client member ls",
+        "usage: water-client member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin]\n       water-client member rename NAME [--to NEW] [--display-name TEXT]\n       water-client member reset NAME [--password-stdin]\n       water-client member rm NAME [--yes]   (asks on a terminal; --yes for scripts; their data stays on the server)\n       water-client member ls",
 ]
 
 // Ctrl-C and SIGTERM end the client, even when the parent started it with them ignored or

@@ -49,7 +49,7 @@ struct CommandLineTests {
         // A member is not an admin.
         let dad = server.cli("dad")
         #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
-        #expect(try dad.run(["member", "rm", "mum"]).status == 77)
+        #expect(try dad.run(["member", "rm", "mum", "--yes"]).status == 77)
         // While the server runs, the data directory is locked: passwd refuses clearly.
         let passwd = try run(
             "water-server", ["passwd", "dad", "--data", server.dataDirectory, "--password-stdin"],
@@ -87,9 +87,9 @@ struct CommandLineTests {
         #expect(try dadAgain.run(["today"]).status == 77)  // the reset ended his session
         #expect(try dadAgain.run(["login", "papa", "--password-stdin"], input: "reset-password-3\n").status == 0)
         #expect(try dadAgain.json(WaterV1.WhoAmIResponse.self, ["whoami"]).member?.displayName == "Papa")
-        let last = try mumAgain.run(["member", "rm", "mum"])
+        let last = try mumAgain.run(["member", "rm", "mum", "--yes"])
         #expect(last.status == 77 && last.error.contains("last admin"))  // not allowed
-        #expect(try mumAgain.run(["member", "rm", "papa"]).status == 0)
+        #expect(try mumAgain.run(["member", "rm", "papa", "--yes"]).status == 0)
         #expect(try dadAgain.run(["today"]).status == 77)
         #expect(restarted.stop() == 0)
     }

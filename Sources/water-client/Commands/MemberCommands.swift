@@ -49,9 +49,21 @@ enum MemberCommands {
             invocation.output(response) { "password of \(name) reset; their sessions have ended" }
         case "rm":
             guard let name = invocation.arguments.positional() else { throw UsageError("member rm needs a username") }
+            let confirmed = invocation.arguments.flag("yes")
             try invocation.arguments.finish()
+            let consequence =
+                "\(name) can no longer log in and leaves the board; their drinks and habits stay on the server's "
+                + "disk (nothing is deleted)"
+            if !confirmed {
+                switch Terminal.confirm("Remove \(name) from the household? \(consequence). [y/N] ") {
+                case true?: break
+                case false?: throw WaterError(.cancelled, "\(name) was not removed")
+                case nil:
+                    throw UsageError("member rm removes a member for good; say --yes when not asked on a terminal")
+                }
+            }
             let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
-            invocation.output(response) { "removed \(name) (their archive stays on the server's disk)" }
+            invocation.output(response) { "removed \(name): \(consequence)" }
         case "ls":
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListMembersRequest())
