@@ -55,6 +55,29 @@ struct CommandLineFixesTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("board --explain says which key broke a tie the screen does not show")
+    func boardTies() throws {
+        let server = try ServerProcess.fresh(["--clock", "1796040000000"])  // Monday 12:00 UTC
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        for name in ["ann", "bea", "cal"] {
+            #expect(
+                try mum.run(["member", "add", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
+        }
+        // 71.25 %, 71 % and 71 %: all three show 71 %.
+        for (name, amount) in [("ann", "1425"), ("bea", "1420"), ("cal", "1420")] {
+            let member = server.cli(name)
+            #expect(try member.run(["login", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
+            #expect(try member.run(["log", amount]).status == 0)
+        }
+        let board = try mum.run(["board", "--explain"]).output
+        #expect(
+            board.contains("same 71 % as ann on screen; ranked after by the exact average (71.00 % against 71.25 %)"),
+            "\(board)")
+        #expect(board.contains("tied with bea on every figure: the same rank, listed by username"), "\(board)")
+        #expect(server.stop() == 0)
+    }
+
     @Test("undo never reaches into last week; that drink can still be removed by its id")
     func undoStopsAtTheWeek() throws {
         // Monday 2026-11-30 12:00 UTC on the server's clock: Sunday is last week.

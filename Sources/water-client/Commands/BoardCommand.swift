@@ -44,12 +44,15 @@ enum BoardCommand {
                 + (board.order == .total ? "total" : "average daily progress")
         ]
         if board.rows.isEmpty { lines.append("no members yet") }
-        for row in board.rows {
+        for (index, row) in board.rows.enumerated() {
             let name = row.displayName.padding(toLength: 14, withPad: " ", startingAt: 0)
             lines.append(
                 "\(Format.pad("\(row.rank).", 3)) \(name) \(Format.bar(row.averageProgress, width: 12)) "
                     + "\(Format.pad("\(row.averagePercent)", 3)) %  \(Format.pad("\(row.totalMl)", 6)) ml  "
                     + "\(row.daysMet) met  streak \(row.streakDays)  habits \(row.habitCheckins)")
+            if explain, index > 0, let why = tieBreak(board.rows[index - 1], row, order: board.order) {
+                lines.append("      \(why)")
+            }
             if explain {
                 for day in row.days {
                     lines.append(
@@ -59,5 +62,42 @@ enum BoardCommand {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Why `row` comes after `above` when the figures shown are the same, or nil when they
+    /// differ at a glance.
+    static func tieBreak(_ above: WaterV1.BoardRow, _ row: WaterV1.BoardRow, order: WaterV1.BoardOrder) -> String? {
+        let name = above.displayName
+        if order == .total {
+            guard above.totalMl == row.totalMl else { return nil }
+            if above.averageProgress != row.averageProgress {
+                return "same total as \(name); ranked after by average progress "
+                    + "(\(exact(row.averageProgress)) against \(exact(above.averageProgress)))"
+            }
+        } else {
+            guard above.averagePercent == row.averagePercent else { return nil }
+            if above.averageProgress != row.averageProgress {
+                return "same \(row.averagePercent) % as \(name) on screen; ranked after by the exact average "
+                    + "(\(exact(row.averageProgress)) against \(exact(above.averageProgress)))"
+            }
+            if above.totalMl != row.totalMl {
+                return
+                    "same average progress as \(name); ranked after by total (\(row.totalMl) ml against \(above.totalMl) ml)"
+            }
+        }
+        return above.rank == row.rank
+            ? "tied with \(name) on every figure: the same rank, listed by username"
+            : nil
+    }
+
+    private static func exact(_ progress: Double) -> String {
+        let hundredths = Int((progress * 10_000).rounded())
+        return "\(hundredths / 100).\(String(hundredths % 100).leftPadded(2)) %"
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }
