@@ -61,7 +61,7 @@ let help: [String: String] = [
     "zone":
         "usage: water-client zone [ZONE]\nShows the IANA time zone your days follow, or moves them to ZONE (e.g. water-client zone America/New_York):\nevery drink keeps its moment and counts on the day the new zone gives it.",
     "board":
-        "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day; --watch keeps it live.",
+        "usage: water-client board [--week last|YYYY-Www] [--by total] [--explain] [--watch]\nThe household's weekly ranking by average daily progress (or --by total); --explain shows each day and which key broke a tie the screen does not show; --watch keeps it live.",
     "todo":
         "usage: water-client todo add TEXT | ls | done ID | undone ID | rm ID | mv ID POSITION\nThe household's shared list. ID is the item's number in `todo ls` (or its id); done marks it done and undone reopens it (both are safe to repeat); POSITION 1 is the top.\nText must be longer than 3 characters.",
     "habit":
