@@ -49,12 +49,6 @@ public final class Server: Sendable {
     /// - Throws: ``ArchiveError`` for the data directory (locked, unknown format), or
     ///   ``SocketError`` when the address cannot be bound.
     public init(configuration: ServerConfiguration, logger: Logger) throws {
-        let tls = try Self.tlsContext(configuration)
-        certificate =
-            try configuration.tls.map { (files) throws(TLSError) in
-                try Fingerprint(certificateAt: files.certificate).description
-            }
-            ?? "none: plaintext (insecure)"
         var options = StoreOptions()
         options.defaultTimeZone = configuration.householdTimeZone
         options.timeZones = configuration.timeZones
@@ -65,6 +59,15 @@ public final class Server: Sendable {
         let store = try FileArchiveStore(
             path: configuration.dataDirectory, options: options, logger: logger,
             owner: "pid \(getpid()) water-server serve")
+        // After the store: it makes a missing data directory, and its lock keeps a second
+        // server from making a second key beside this one.
+        let tls: TLSContext?
+        do {
+            (tls, certificate) = try Self.tlsContext(configuration)
+        } catch {
+            store.close()
+            throw error
+        }
         let listener: Socket
         do {
             listener = try Socket.listen(on: configuration.listen)
@@ -92,15 +95,19 @@ public final class Server: Sendable {
     /// The TLS context to serve with, making the self-signed pair in the data directory if it
     /// is the one asked for and missing; nil for plaintext, which only a loopback address may
     /// serve (anything else would send passwords and tokens in the clear over the LAN).
-    private static func tlsContext(_ configuration: ServerConfiguration) throws -> TLSContext? {
+    /// Also returns what `water-server status` shows of it: the certificate's fingerprint.
+    private static func tlsContext(_ configuration: ServerConfiguration) throws -> (TLSContext?, String) {
         guard let files = configuration.tls else {
             guard configuration.listen.isLoopback else { throw InsecureListen(address: configuration.listen) }
-            return nil
+            return (nil, "none: plaintext (insecure)")
         }
         if files == .selfSigned(in: configuration.dataDirectory) {
             try ServerTLSFiles.ensureSelfSigned(in: configuration.dataDirectory)
         }
-        return try TLSContext.server(certificate: files.certificate, key: files.key)
+        return (
+            try TLSContext.server(certificate: files.certificate, key: files.key),
+            try Fingerprint(certificateAt: files.certificate).description
+        )
     }
 
     /// The address the server listens on (with port 0 asked for, the port chosen).

@@ -50,13 +50,9 @@ public struct Fingerprint: Hashable, Sendable, CustomStringConvertible {
 /// `SSL_CTX` is safe to use from several threads once set up).
 public final class TLSContext: @unchecked Sendable {
     let pointer: OpaquePointer
-    /// Whether sessions check the server's chain against the system's CAs and its host name
-    /// (else the caller compares the certificate's fingerprint with the pinned one).
-    public let verifiesWithSystemCAs: Bool
 
-    private init(_ pointer: OpaquePointer, verifiesWithSystemCAs: Bool) {
+    private init(_ pointer: OpaquePointer) {
         self.pointer = pointer
-        self.verifiesWithSystemCAs = verifiesWithSystemCAs
     }
 
     deinit {
@@ -68,14 +64,14 @@ public final class TLSContext: @unchecked Sendable {
         guard let pointer = water_tls_server_context(certificate, key) else {
             throw TLSError.openSSL("cannot use the certificate \(certificate) with the key \(key)")
         }
-        return TLSContext(pointer, verifiesWithSystemCAs: false)
+        return TLSContext(pointer)
     }
 
     public static func client(verifyingWithSystemCAs: Bool) throws(TLSError) -> TLSContext {
         guard let pointer = water_tls_client_context(verifyingWithSystemCAs ? 1 : 0) else {
             throw TLSError.openSSL("cannot set up TLS")
         }
-        return TLSContext(pointer, verifiesWithSystemCAs: verifyingWithSystemCAs)
+        return TLSContext(pointer)
     }
 
     /// Writes a new P-256 key and a self-signed certificate (20 years), both 0600.

@@ -129,6 +129,16 @@ struct TLSTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("serve on a data directory that does not exist yet makes it, and the TLS key in it")
+    func serveMakesTheDirectory() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fresh-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = try ServerProcess(dataDirectory: "\(folder)/data", tls: true)
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/data/tls/certificate.pem"))
+        #expect(server.stop() == 0)
+    }
+
     @Test("a connection that never starts TLS is closed at the handshake deadline")
     func silentTLS() throws {
         let server = try ServerProcess.fresh(["--handshake-deadline", "1"], tls: true)
