@@ -245,19 +245,14 @@ public final class WaterConnection {
     /// `count` bytes arrived in the read buffer: into the frame decoder, through TLS if on.
     private func received(_ count: Int) throws(WaterError) {
         guard let tls else { return decoder.append(readBuffer[0..<count]) }
+        let plaintext: [UInt8]?
         do throws(TLSError) {
-            try tls.feed(Array(readBuffer[0..<count]))
+            plaintext = try tls.decrypt(Array(readBuffer[0..<count]))
         } catch {
             throw lost(error.description)
         }
-        var plaintext = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            guard let read = plaintext.withUnsafeMutableBytes({ tls.read(into: $0) }) else {
-                throw lost("the server ended the TLS session")
-            }
-            if read == 0 { break }
-            decoder.append(plaintext[0..<read])
-        }
+        guard let plaintext else { throw lost("the server ended the TLS session") }
+        decoder.append(plaintext)
         // Whatever TLS has to say back (a key update), said now.
         do throws(TLSError) {
             try Self.writeAll(tls.takeOutput(), to: socket, server: configuration.server)

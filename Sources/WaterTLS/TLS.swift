@@ -140,6 +140,19 @@ public final class TLSSession {
         return count < 0 ? nil : count
     }
 
+    /// Feeds `ciphertext` and returns every decrypted byte it completes (possibly none); nil
+    /// when the peer ended the TLS session.
+    public func decrypt(_ ciphertext: [UInt8]) throws(TLSError) -> [UInt8]? {
+        try feed(ciphertext)
+        var plaintext: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            guard let count = buffer.withUnsafeMutableBytes({ read(into: $0) }) else { return nil }
+            if count == 0 { return plaintext }
+            plaintext += buffer[0..<count]
+        }
+    }
+
     /// Encrypts `bytes` (after the handshake); the ciphertext waits in ``takeOutput()``.
     public func write(_ bytes: [UInt8]) throws(TLSError) {
         guard water_tls_write(pointer, bytes, bytes.count) == 1 else { throw TLSError.openSSL("TLS output") }

@@ -105,11 +105,8 @@ struct LoadGenerator {
     /// Bytes from the socket into the lane's input, decrypted first over TLS.
     private static func receive(_ bytes: ArraySlice<UInt8>, on lane: Lane) throws {
         guard let tls = lane.tls else { return lane.input += bytes }
-        try tls.feed(Array(bytes))
-        var plaintext = [UInt8](repeating: 0, count: 16 * 1024)
-        while let count = plaintext.withUnsafeMutableBytes({ tls.read(into: $0) }), count > 0 {
-            lane.input += plaintext[0..<count]
-        }
+        guard let plaintext = try tls.decrypt(Array(bytes)) else { throw WaterBenchError("the server ended TLS") }
+        lane.input += plaintext
     }
 
     private static func send(_ lane: Lane) throws {

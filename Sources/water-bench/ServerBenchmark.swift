@@ -234,15 +234,7 @@ struct ServerBenchmark {
             guard let count = try reply.withUnsafeMutableBytes({ try socket.read(into: $0) }), count > 0 else {
                 throw WaterBenchError("the handshake got no reply")
             }
-            guard let tls else {
-                received += reply[0..<count]
-                continue
-            }
-            try tls.feed(Array(reply[0..<count]))
-            var plaintext = [UInt8](repeating: 0, count: 4096)
-            while let read = plaintext.withUnsafeMutableBytes({ tls.read(into: $0) }), read > 0 {
-                received += plaintext[0..<read]
-            }
+            received += try tls.map { try $0.decrypt(Array(reply[0..<count])) ?? [] } ?? Array(reply[0..<count])
         }
         return (socket, tls)
     }
