@@ -9,6 +9,23 @@ import WaterStore
 import WaterTransport
 import WaterZoneInfo
 
+/// SIGTERM and SIGINT, which make `serve` stop gracefully. For `serve` they are blocked first
+/// thing, before any thread exists (every thread inherits the mask), so one that arrives early
+/// stays pending until the thread that waits for them takes it. With SIG_IGN and Dispatch signal
+/// sources, a SIGTERM right after "listening on" could be discarded before the source took over,
+/// and the server never stopped (a test saw it).
+let servingSignals: sigset_t = {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGTERM)
+    sigaddset(&signals, SIGINT)
+    return signals
+}()
+if CommandLine.arguments.dropFirst().first == "serve" {
+    var blocked = servingSignals
+    pthread_sigmask(SIG_BLOCK, &blocked, nil)
+}
+
 let usage = """
     usage: water-server <command> [options]
 
@@ -72,9 +89,6 @@ func requireData(_ arguments: inout Arguments) throws(UsageError) -> String {
     return data
 }
 
-/// The signal sources live as long as the process.
-nonisolated(unsafe) var signalSources: [any DispatchSourceSignal] = []
-
 func serve(_ arguments: inout Arguments) throws -> Never {
     var configuration = ServerConfiguration(dataDirectory: try requireData(&arguments))
     if let listen = try arguments.option("listen") {
@@ -122,23 +136,22 @@ func serve(_ arguments: inout Arguments) throws -> Never {
 
     let logger = Logger.standardError()
     let server = try Server(configuration: configuration, logger: logger)
-    signal(SIGTERM, SIG_IGN)
-    signal(SIGINT, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
     // SIGTERM and SIGINT stop accepting, let calls in flight finish, flush and exit 0.
-    for number in [SIGTERM, SIGINT] {
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-        source.setEventHandler { server.beginGracefulShutdown() }
-        source.activate()
-        signalSources.append(source)
-    }
+
     server.start()
     Terminal.print("listening on \(server.boundAddress)")
     DispatchQueue.global().async {
         server.waitUntilStopped(timeout: .seconds(3_600 * 24 * 365))
         exit(ExitCode.ok.rawValue)
     }
-    dispatchMain()
+    // The main thread waits for SIGTERM and SIGINT, blocked since the start (dispatchMain
+    // would unblock them there, and a signal could then end the process before any handler).
+    var blocked = servingSignals
+    var number: Int32 = 0
+    while true {
+        if sigwait(&blocked, &number) == 0 { server.beginGracefulShutdown() }
+    }
 }
 
 func initialize(_ arguments: inout Arguments) throws {
