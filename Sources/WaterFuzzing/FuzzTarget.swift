@@ -58,8 +58,10 @@ public enum FuzzTarget {
                     text: String(repeating: "buy water filters ", count: 4))
             ).serializedBytes())
         payloads.append(
-            WaterV1.ResponseEnvelope(callID: 3, error: .invalidField("amount_ml", "must be 1 to 2000"))
-                .serializedBytes())
+            WaterV1.ResponseEnvelope(
+                callID: 3, error: .invalidField("amount_ml", "a drink must be between 1 and 2000 ml")
+            )
+            .serializedBytes())
         return payloads.enumerated().map { index, payload in
             // The first byte picks the read size (see run(_:)); vary it across seeds.
             [UInt8(index % 9 == 8 ? 0x80 : index % 8)] + ((try? encoder.encode(payload)) ?? [])

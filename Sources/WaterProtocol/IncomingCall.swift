@@ -12,7 +12,7 @@ public struct IncomingCall: Sendable, Equatable {
     public init(payload: [UInt8]) throws(WaterError) {
         let envelope = try WaterV1.RequestEnvelope(serializedBytes: payload)
         guard envelope.callID != WireProtocol.connectionCallID else {
-            throw WaterError.invalidField("call_id", "must not be 0, which is reserved for the connection")
+            throw WaterError.invalidField("call_id", "call id 0 is reserved for the connection")
         }
         self.envelope = envelope
         if envelope.cancel {

@@ -19,7 +19,7 @@ public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An INVALID_ARGUMENT error naming one field.
     public static func invalidField(_ field: String, _ description: String) -> WaterError {
         WaterError(
-            .invalidArgument, "\(field) \(description)",
+            .invalidArgument, description,
             violations: [WaterV1.FieldViolation(field: field, description: description)])
     }
 

@@ -38,7 +38,7 @@ public enum AdminCommands {
         dataDirectory: String, admin: String, password: String, timeZone: MemberTimeZone,
         strength: PasswordHasher.Strength, logger: Logger
     ) throws -> Account {
-        try AccountBook.checkPassword(password, field: "the password")
+        try AccountBook.checkPassword(password, field: "password")
         let store = try open(dataDirectory, logger: logger, timeZone: timeZone)
         defer { store.close() }
         guard try store.accounts.read({ $0.accounts.isEmpty }) else {
@@ -152,7 +152,7 @@ public enum AdminCommands {
         dataDirectory: String, username: String, password: String,
         strength: PasswordHasher.Strength, logger: Logger
     ) throws {
-        try AccountBook.checkPassword(password, field: "the password")
+        try AccountBook.checkPassword(password, field: "password")
         let store = try open(dataDirectory, logger: logger)
         defer { store.close() }
         let member = try store.accounts.read { try $0.existing(username) }

@@ -69,7 +69,7 @@ struct WaterDiaryTests {
     @Test("refuses amounts outside 1-2000 ml", arguments: [0, -1, 2001, Int32.max, Int32.min] as [Int32])
     func amountRange(amount: Int32) {
         let water = WaterDiary(timeZone: .utc)
-        #expect(throws: DomainError.invalid("amount_ml", "must be between 1 and 2000 ml, got \(amount)")) {
+        #expect(throws: DomainError.invalid("amount_ml", "a drink must be between 1 and 2000 ml, got \(amount)")) {
             try water.validateLog(id: id(1), amountMillilitres: amount, unixMilliseconds: noon, now: noon)
         }
     }

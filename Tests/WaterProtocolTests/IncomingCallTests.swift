@@ -75,7 +75,7 @@ struct ResponseEnvelopeTests {
 
     @Test("carries an error that the client gets back as the same WaterError")
     func failure() throws {
-        let error = WaterError.invalidField("amount_ml", "must be between 1 and 2000 ml, got 2500")
+        let error = WaterError.invalidField("amount_ml", "a drink must be between 1 and 2000 ml, got 2500")
         let decoded = try WaterV1.ResponseEnvelope(
             serializedBytes: WaterV1.ResponseEnvelope(callID: 4, error: error).serializedBytes())
         #expect(decoded.endOfStream)

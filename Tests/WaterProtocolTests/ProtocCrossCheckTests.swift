@@ -60,8 +60,8 @@ struct ProtocCrossCheckTests {
             input: Array(
                 """
                 call_id: 12
-                status { code: INVALID_ARGUMENT message: "amount_ml must be between 1 and 2000 ml"
-                         violations { field: "amount_ml" description: "must be between 1 and 2000 ml" } }
+                status { code: INVALID_ARGUMENT message: "a drink must be between 1 and 2000 ml"
+                         violations { field: "amount_ml" description: "a drink must be between 1 and 2000 ml" } }
                 end_of_stream: true
                 """.utf8))
         let envelope = try WaterV1.ResponseEnvelope(serializedBytes: bytes)
@@ -72,7 +72,7 @@ struct ProtocCrossCheckTests {
             envelope.status?.violations == [
                 WaterV1.FieldViolation(
                     field: "amount_ml",
-                    description: "must be between 1 and 2000 ml")
+                    description: "a drink must be between 1 and 2000 ml")
             ])
     }
 }

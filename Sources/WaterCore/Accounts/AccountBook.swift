@@ -102,7 +102,7 @@ public struct AccountBook: Hashable, Sendable {
     /// Refuses a new password that is too short; `field` names it in the error.
     public static func checkPassword(_ password: String, field: String) throws(DomainError) {
         guard password.count >= minimumPasswordLength else {
-            throw .invalid(field, "must be at least \(minimumPasswordLength) characters")
+            throw .invalid(field, "a password must be at least \(minimumPasswordLength) characters")
         }
     }
 
@@ -156,7 +156,8 @@ public struct AccountBook: Hashable, Sendable {
 
     private func checkUsername(_ username: String, field: String) throws(DomainError) {
         guard Self.isValidUsername(username) else {
-            throw .invalid(field, "must start with a-z and hold only a-z, 0-9, _ and -, at most 32 characters")
+            throw .invalid(
+                field, "a username must start with a-z and hold only a-z, 0-9, _ and -, at most 32 characters")
         }
         guard account(named: username) == nil else {
             throw DomainError(.conflict, field: field, "there is already a member called \(username)")
@@ -170,7 +171,8 @@ public struct AccountBook: Hashable, Sendable {
         else {
             throw .invalid(
                 "display_name",
-                "must be 1 to \(Account.maximumDisplayNameLength) characters, with no control characters")
+                "a display name must be 1 to \(Account.maximumDisplayNameLength) characters, with no control characters"
+            )
         }
         return name
     }

@@ -43,9 +43,10 @@ public struct HabitBook: Hashable, Sendable {
             }
             return nil  // a replay: nothing to write
         }
-        guard !name.isEmpty else { throw .invalid("name", "must not be empty") }
+        guard !name.isEmpty else { throw .invalid("name", "a habit needs a name") }
         guard name.count <= Habit.maximumNameLength else {
-            throw .invalid("name", "must be at most \(Habit.maximumNameLength) characters, got \(name.count)")
+            throw .invalid(
+                "name", "a habit's name must be at most \(Habit.maximumNameLength) characters, got \(name.count)")
         }
         guard habit(named: name) == nil else {
             throw DomainError(.conflict, field: "name", "you already have a habit called \"\(name)\"")

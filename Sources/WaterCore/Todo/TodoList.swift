@@ -60,10 +60,12 @@ public struct TodoList: Hashable, Sendable {
             return nil
         }
         guard text.count >= TodoItem.textLength.lowerBound else {
-            throw .invalid("text", "must be longer than 3 characters, got \(text.count)")
+            throw .invalid("text", "an item's text must be longer than 3 characters, got \(text.count)")
         }
         guard text.count <= TodoItem.textLength.upperBound else {
-            throw .invalid("text", "must be at most \(TodoItem.textLength.upperBound) characters, got \(text.count)")
+            throw .invalid(
+                "text", "an item's text must be at most \(TodoItem.textLength.upperBound) characters, got \(text.count)"
+            )
         }
         return .added(TodoItem(id: id, text: text, addedBy: member, addedAtUnixMilliseconds: now))
     }
@@ -92,7 +94,8 @@ public struct TodoList: Hashable, Sendable {
     public func validateMove(id: RecordID, to position: Int) throws(DomainError) -> TodoMutation {
         guard item(id) != nil else { throw Self.unknownItem(id) }
         guard items.indices.contains(position) else {
-            throw .invalid("position", "must be between 0 and \(items.count - 1), got \(position)")
+            throw .invalid(
+                "position", "a position on this list is between 0 (the top) and \(items.count - 1), got \(position)")
         }
         return .moved(id, toPosition: position)
     }

@@ -209,30 +209,30 @@ public struct WaterDiary: Hashable, Sendable {
     /// Sets the goal of today and the days after it.
     public func validateGoal(_ goal: Int32, now: Int64) throws(DomainError) -> WaterMutation {
         guard WaterLimits.dailyGoalMillilitres.contains(goal) else {
-            throw .invalid("daily_goal_ml", "must be between 500 and 10000 ml, got \(goal)")
+            throw .invalid("daily_goal_ml", "a daily goal must be between 500 and 10000 ml, got \(goal)")
         }
         return .goalSet(goal, from: today(atUnixMilliseconds: now))
     }
 
     public func validateUsualCup(_ cup: Int32) throws(DomainError) -> WaterMutation {
         guard WaterLimits.usualCupMillilitres.contains(cup) else {
-            throw .invalid("usual_cup_ml", "must be between 1 and 2000 ml, got \(cup)")
+            throw .invalid("usual_cup_ml", "a usual cup must be between 1 and 2000 ml, got \(cup)")
         }
         return .usualCupSet(cup)
     }
 
     static func check(amount: Int32) throws(DomainError) {
         guard WaterLimits.amountMillilitres.contains(amount) else {
-            throw .invalid("amount_ml", "must be between 1 and 2000 ml, got \(amount)")
+            throw .invalid("amount_ml", "a drink must be between 1 and 2000 ml, got \(amount)")
         }
     }
 
     static func check(time: Int64, now: Int64) throws(DomainError) {
         guard time <= now + allowedClockSkewMilliseconds else {
-            throw .invalid("at_unix_ms", "is in the future; a drink can only be logged once it is drunk")
+            throw .invalid("at_unix_ms", "that time is in the future; a drink can only be logged once it is drunk")
         }
         guard time >= earliestUnixMilliseconds else {
-            throw .invalid("at_unix_ms", "is before the year 2000; give the time in milliseconds since 1970")
+            throw .invalid("at_unix_ms", "that time is before the year 2000; give the time in milliseconds since 1970")
         }
     }
 

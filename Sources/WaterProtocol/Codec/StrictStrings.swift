@@ -39,8 +39,8 @@ enum StrictStrings {
 
     /// Why `text` is refused, or nil when it is UTF-8 without U+0000.
     static func problem(in text: UnsafeRawBufferPointer) -> String? {
-        if text.contains(0) { return "must not contain U+0000 (a NUL character)" }
-        if String(validating: text, as: UTF8.self) == nil { return "must be valid UTF-8" }
+        if text.contains(0) { return "text must not contain U+0000 (a NUL character)" }
+        if String(validating: text, as: UTF8.self) == nil { return "text must be valid UTF-8" }
         return nil
     }
 

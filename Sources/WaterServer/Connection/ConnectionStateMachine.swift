@@ -209,7 +209,7 @@ struct ConnectionStateMachine {
             if method == WaterV1.HandshakeRequest.method {
                 refusal = WaterError(.failedPrecondition, "the handshake is already done")
             } else if inFlight[call.callID] != nil {
-                refusal = .invalidField("call_id", "\(call.callID) is already in flight on this connection")
+                refusal = .invalidField("call_id", "call \(call.callID) is already in flight on this connection")
             } else if inFlight.count >= limits.maximumCallsInFlight {
                 refusal = WaterError(
                     .resourceExhausted, "more than \(limits.maximumCallsInFlight) calls in flight; wait for replies")

@@ -122,7 +122,7 @@ struct AccountService: Service {
             throw .invalidField("time_zone", "\"\(zoneName)\" is not a time zone this server knows (try Europe/Berlin)")
         }
         guard request.role == .admin || request.role == .member || request.role == .unspecified else {
-            throw .invalidField("role", "must be ROLE_MEMBER or ROLE_ADMIN")
+            throw .invalidField("role", "a role must be ROLE_MEMBER or ROLE_ADMIN")
         }
         let role: Role = request.role == .admin ? .admin : .member
         _ = try archives.read(archives.accounts) { book in

@@ -21,7 +21,7 @@ struct BoardService: Service {
         if !request.week.isEmpty {
             guard let parsed = ISOWeek(request.week) else {
                 throw WaterError.invalidField(
-                    "week", "must be an ISO week like 2026-W49, got \(quotedPeerText(request.week))")
+                    "week", "a week must be an ISO week like 2026-W49, got \(quotedPeerText(request.week))")
             }
             guard parsed <= current else { throw WaterError.invalidField("week", "\(parsed) has not started yet") }
             week = parsed
@@ -39,6 +39,6 @@ private func boardOrder(_ order: WaterV1.BoardOrder) throws(WaterError) -> Board
     switch order {
     case .progress: return .progress
     case .total: return .total
-    default: throw WaterError.invalidField("order", "must be BOARD_ORDER_PROGRESS or BOARD_ORDER_TOTAL")
+    default: throw WaterError.invalidField("order", "the order must be BOARD_ORDER_PROGRESS or BOARD_ORDER_TOTAL")
     }
 }

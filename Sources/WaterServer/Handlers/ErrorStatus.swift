@@ -50,12 +50,13 @@ extension WaterError {
             case .conflict: .alreadyExists
             }
         let violations = error.field.map { [WaterV1.FieldViolation(field: $0, description: error.message)] } ?? []
-        self.init(code, error.field.map { "\($0) \(error.message)" } ?? error.message, violations: violations)
+        self.init(code, error.message, violations: violations)
     }
 
     /// A request field that is not a UUID.
     static func badID(_ field: String, _ text: String) -> WaterError {
-        .invalidField(field, "must be a UUID like 0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e, got \(quotedPeerText(text))")
+        .invalidField(
+            field, "an id must be a UUID like 0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e, got \(quotedPeerText(text))")
     }
 }
 

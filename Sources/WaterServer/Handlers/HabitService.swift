@@ -69,7 +69,7 @@ struct HabitService: Service {
             if !request.week.isEmpty {
                 guard let parsed = ISOWeek(request.week) else {
                     throw WaterError.invalidField(
-                        "week", "must be an ISO week like 2026-W49, got \(quotedPeerText(request.week))")
+                        "week", "a week must be an ISO week like 2026-W49, got \(quotedPeerText(request.week))")
                 }
                 week = parsed
             }
@@ -90,7 +90,7 @@ struct HabitService: Service {
         var date: LocalDate?
         if !dateText.isEmpty {
             guard let parsed = LocalDate(dateText) else {
-                throw .invalidField("date", "must be a date like 2026-11-30, got \(quotedPeerText(dateText))")
+                throw .invalidField("date", "a day must be a date like 2026-11-30, got \(quotedPeerText(dateText))")
             }
             date = parsed
         }
@@ -115,7 +115,7 @@ struct HabitService: Service {
 private func habitIcon(_ icon: WaterV1.HabitIcon) throws(WaterError) -> HabitIcon {
     guard let known = HabitIcon(rawValue: Int(icon.rawValue)) else {
         throw WaterError.invalidField(
-            "icon", "must be one of \(HabitIcon.allCases.map(\.description).joined(separator: ", "))")
+            "icon", "an icon must be one of \(HabitIcon.allCases.map(\.description).joined(separator: ", "))")
     }
     return known
 }
@@ -123,7 +123,7 @@ private func habitIcon(_ icon: WaterV1.HabitIcon) throws(WaterError) -> HabitIco
 private func habitColor(_ color: WaterV1.HabitColor) throws(WaterError) -> HabitColor {
     guard let known = HabitColor(rawValue: Int(color.rawValue)) else {
         throw WaterError.invalidField(
-            "color", "must be one of \(HabitColor.allCases.map(\.description).joined(separator: ", "))")
+            "color", "a colour must be one of \(HabitColor.allCases.map(\.description).joined(separator: ", "))")
     }
     return known
 }

@@ -102,7 +102,7 @@ struct TrackerService: Service {
         -> WaterV1.GetHistoryResponse
     {
         guard (1...366).contains(request.days) else {
-            throw WaterError.invalidField("days", "must be between 1 and 366, got \(request.days)")
+            throw WaterError.invalidField("days", "history covers 1 to 366 days, got \(request.days)")
         }
         return try archives.read(try archives.own(call)) { archive in
             let today = archive.water.today(atUnixMilliseconds: call.now)

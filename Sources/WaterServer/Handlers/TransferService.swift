@@ -43,7 +43,7 @@ struct TransferService: Service {
     func importHistory(
         _ request: WaterV1.ImportRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.ImportResponse>
     ) throws(WaterError) {
-        guard let history = request.history else { throw .invalidField("history", "is missing") }
+        guard let history = request.history else { throw .invalidField("history", "the import holds no history") }
         try archives.commitOwn(
             call,
             { archive in
@@ -106,10 +106,11 @@ enum Import {
         var previous: Int32?
         for goal in history.goals.sorted(by: { $0.date < $1.date }) {
             guard let date = LocalDate(goal.date) else {
-                throw WaterError.invalidField("goals.date", "\"\(goal.date)\" is not a date")
+                throw WaterError.invalidField("goals.date", "a goal's date \"\(goal.date)\" is not a date")
             }
             guard WaterLimits.dailyGoalMillilitres.contains(goal.goalMl) else {
-                throw WaterError.invalidField("goals.goal_ml", "must be between 500 and 10000 ml, got \(goal.goalMl)")
+                throw WaterError.invalidField(
+                    "goals.goal_ml", "a daily goal must be between 500 and 10000 ml, got \(goal.goalMl)")
             }
             defer { previous = goal.goalMl }
             guard goal.goalMl != previous, lastChange.map({ date > $0 }) ?? true,
