@@ -86,6 +86,7 @@ let package = Package(
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore", "WaterZoneInfo"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport", "WaterSync"]),
         .testTarget(name: "WaterTLSTests", dependencies: ["WaterTLS"]),
+        .testTarget(name: "WaterCLITests", dependencies: ["WaterCLI"]),
         .testTarget(
             name: "WaterStoreTests",
             dependencies: [

@@ -16,6 +16,22 @@ public struct Arguments {
         return true
     }
 
+    /// Whether the single-letter `-name` was given (and removes it): `-h`.
+    public mutating func shortFlag(_ name: Character) -> Bool {
+        guard let index = words.prefix(while: { $0 != "--" }).firstIndex(of: "-\(name)") else { return false }
+        words.remove(at: index)
+        return true
+    }
+
+    /// The words left that are options (before a `--`): `--name`, `--name=value` and `-x`, but
+    /// not a negative number, which is a (wrong) value.
+    public var optionWords: [String] {
+        words.prefix(while: { $0 != "--" }).filter { word in
+            guard word.hasPrefix("-"), word.count > 1 else { return false }
+            return word.hasPrefix("--") || !(word.dropFirst().first?.isNumber ?? false)
+        }
+    }
+
     /// The value of `--name VALUE` or `--name=VALUE`, or nil when absent.
     public mutating func option(_ name: String) throws(UsageError) -> String? {
         if let index = words.firstIndex(where: { $0.hasPrefix("--\(name)=") }) {

@@ -9,7 +9,7 @@ public struct ClientConfiguration: Sendable {
 
     public var server: HostPort
     /// Sent in the handshake, for the server's log.
-    public var clientName = "water-client"
+    public var clientName = "WaterClient \(WireProtocol.softwareVersion)"
     public var maximumPayloadLength = WireProtocol.defaultMaximumPayloadLength
     /// How long to wait for a reply before giving up.
     public var replyTimeoutMilliseconds = 30_000

@@ -3,6 +3,10 @@ public enum WireProtocol {
     /// The protocol version this code speaks, sent in the handshake.
     public static let version: UInt32 = 1
 
+    /// The release of water-server, water-client and the WaterClient library, which `--version`
+    /// shows and the handshake's `client_name` carries.
+    public static let softwareVersion = "1.1.0"
+
     /// The default TCP port of `water-server`.
     public static let defaultPort: UInt16 = 7420
 

@@ -4,9 +4,43 @@ import WaterTLS
 
 /// `water-server status --data DIR`: what the running server last wrote to `DATA/status`,
 /// whether it is still alive, and the size of every archive on disk. It takes no lock, so it
-/// works while the server runs.
-public enum StatusReport {
-    public static func render(dataDirectory: String, now: Int64) throws -> String {
+/// works while the server runs. `--json` prints it with these field names.
+public struct StatusReport: Encodable, Sendable {
+    public struct Compaction: Encodable, Sendable {
+        public var atUnixMs: Int64
+        public var archive: String
+
+        enum CodingKeys: String, CodingKey {
+            case atUnixMs = "at_unix_ms"
+            case archive
+        }
+    }
+
+    public struct ArchiveSize: Encodable, Sendable {
+        public var name: String
+        public var bytes: Int
+    }
+
+    public var running: Bool
+    /// The running server's, or the last one's.
+    public var pid: Int32?
+    public var listening: String?
+    public var uptimeSeconds: Int64?
+    public var connections: Int?
+    public var members: Int?
+    public var certificate: String
+    /// The archives the server refuses to change; nil when no server has said.
+    public var protected: [String]?
+    public var lastCompaction: Compaction?
+    public var archives: [ArchiveSize]
+
+    enum CodingKeys: String, CodingKey {
+        case running, pid, listening, connections, members, certificate, protected, archives
+        case uptimeSeconds = "uptime_seconds"
+        case lastCompaction = "last_compaction"
+    }
+
+    public static func read(dataDirectory: String, now: Int64) throws -> StatusReport {
         guard access("\(dataDirectory)/\(DataDirectory.formatFile)", F_OK) == 0 else {
             throw AdminCommands.Failure(description: "\(dataDirectory) is not a water data directory")
         }
@@ -15,32 +49,54 @@ public enum StatusReport {
                 let parts = line.split(separator: " ", maxSplits: 1)
                 return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
             }, uniquingKeysWith: { $1 })
-        var lines: [String] = []
         let pid = fields["pid"].flatMap { Int32($0) }
-        if let pid, kill(pid, 0) == 0, let started = fields["started_at_unix_ms"].flatMap(Int64.init) {
+        let started = fields["started_at_unix_ms"].flatMap(Int64.init)
+        let running = pid.map { kill($0, 0) == 0 } ?? false && started != nil
+        let compaction = fields["last_compaction"]?.split(separator: " ", maxSplits: 1)
+        let archives =
+            (try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))
+            ?? [DataDirectory.accounts, DataDirectory.household]
+        return StatusReport(
+            running: running, pid: pid, listening: running ? fields["listening"] : nil,
+            uptimeSeconds: running ? started.map { max(now - $0, 0) / 1000 } : nil,
+            connections: running ? fields["connections"].flatMap { Int($0) } : nil,
+            members: fields["members"].flatMap { Int($0) },
+            certificate: fields["certificate"] ?? selfSignedFingerprint(in: dataDirectory),
+            protected: fields["protected"].map { $0 == "none" ? [] : $0.split(separator: ",").map(String.init) },
+            lastCompaction: compaction.flatMap { parts in
+                guard parts.count == 2, let time = Int64(parts[0]) else { return nil }
+                return Compaction(atUnixMs: time, archive: String(parts[1]))
+            },
+            archives: archives.map { ArchiveSize(name: $0, bytes: bytes(in: "\(dataDirectory)/\($0)")) })
+    }
+
+    /// The report for people.
+    public func text(now: Int64) -> String {
+        var lines: [String] = []
+        if running, let pid {
             lines.append(
-                "running: pid \(pid), listening on \(fields["listening"] ?? "?"), up \(duration(now - started))")
-            lines.append("connections: \(fields["connections"] ?? "?")")
+                "running: pid \(pid), listening on \(listening ?? "?"), up \(Self.duration(uptimeSeconds ?? 0))")
+            lines.append("connections: \(connections.map(String.init) ?? "?")")
         } else {
             lines.append("not running" + (pid.map { " (pid \($0) was the last server)" } ?? ""))
         }
-        lines.append("members: \(fields["members"] ?? "?")")
-        lines.append("certificate: \(fields["certificate"] ?? Self.selfSignedFingerprint(in: dataDirectory))")
-        lines.append("protected: \(fields["protected"] ?? "unknown (water-server check tells)")")
-        if let compaction = fields["last_compaction"]?.split(separator: " ", maxSplits: 1), compaction.count == 2,
-            let time = Int64(compaction[0])
-        {
-            lines.append("last compaction: \(duration(now - time)) ago, \(compaction[1])")
+        lines.append("members: \(members.map(String.init) ?? "?")")
+        lines.append("certificate: \(certificate)")
+        lines.append(
+            "protected: "
+                + (protected.map { $0.isEmpty ? "none" : $0.joined(separator: ",") }
+                    ?? "unknown (water-server check tells)"))
+        if let lastCompaction {
+            lines.append(
+                "last compaction: \(Self.duration((now - lastCompaction.atUnixMs) / 1000)) ago, \(lastCompaction.archive)"
+            )
         } else {
             lines.append("last compaction: none since the server started")
         }
         lines.append("archives:")
-        let archives =
-            (try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))
-            ?? [DataDirectory.accounts, DataDirectory.household]
         for archive in archives {
-            let name = archive + String(repeating: " ", count: max(0, 16 - archive.count))
-            lines.append("  \(name) \(size(of: "\(dataDirectory)/\(archive)"))")
+            let name = archive.name + String(repeating: " ", count: max(0, 16 - archive.name.count))
+            lines.append("  \(name) \(Self.size(archive.bytes))")
         }
         return lines.joined(separator: "\n")
     }
@@ -57,19 +113,23 @@ public enum StatusReport {
         (try? PosixFileSystem().readFile(path, limit: 64 * 1024)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
-    /// The bytes of the files in `directory`, for people.
-    private static func size(of directory: String) -> String {
+    /// The bytes of the files in `directory`.
+    private static func bytes(in directory: String) -> Int {
         let names = (try? PosixFileSystem().listDirectory(directory)) ?? []
         var bytes = 0
         for name in names {
             var info = stat()
             if stat("\(directory)/\(name)", &info) == 0 { bytes += Int(info.st_size) }
         }
-        return bytes < 10 * 1024 ? "\(bytes) B" : bytes < 10 << 20 ? "\(bytes / 1024) KiB" : "\(bytes >> 20) MiB"
+        return bytes
     }
 
-    private static func duration(_ milliseconds: Int64) -> String {
-        let seconds = max(milliseconds / 1000, 0)
+    private static func size(_ bytes: Int) -> String {
+        bytes < 10 * 1024 ? "\(bytes) B" : bytes < 10 << 20 ? "\(bytes / 1024) KiB" : "\(bytes >> 20) MiB"
+    }
+
+    private static func duration(_ seconds: Int64) -> String {
+        let seconds = max(seconds, 0)
         if seconds < 120 { return "\(seconds) s" }
         if seconds < 7200 { return "\(seconds / 60) min" }
         if seconds < 172_800 { return "\(seconds / 3600) h \(seconds % 3600 / 60) min" }

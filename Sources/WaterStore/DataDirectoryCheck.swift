@@ -8,7 +8,8 @@ import WaterCore
 /// file gone, or a listing that changed under it, and reads that archive again.
 public enum DataDirectoryCheck {
     /// What was found in one archive.
-    public struct Report: Sendable, Hashable {
+    /// `water-server check --json` prints these with the field names below.
+    public struct Report: Sendable, Hashable, Encodable {
         /// The archive's folder, relative to the data directory (`accounts`, `users/3`, ...).
         public var archive: String
         /// Why it cannot be loaded (the server protects it), or nil when it loads.
@@ -18,9 +19,15 @@ public enum DataDirectoryCheck {
         public var tornTail: TornTail?
         /// The sequence number of its last record: how many writes it has seen.
         public var lastRecord: UInt64
+
+        enum CodingKeys: String, CodingKey {
+            case archive, problem
+            case tornTail = "torn_tail"
+            case lastRecord = "last_record"
+        }
     }
 
-    public struct TornTail: Sendable, Hashable {
+    public struct TornTail: Sendable, Hashable, Encodable {
         public var journal: String
         public var bytes: Int
         /// How many records its bytes still delimit; nil when its frame header was lost too.

@@ -26,47 +26,6 @@ if CommandLine.arguments.dropFirst().first == "serve" {
     pthread_sigmask(SIG_BLOCK, &blocked, nil)
 }
 
-let usage = """
-    usage: water-server <command> [options]
-
-    The household water tracker's server (protocol version \(WireProtocol.version)).
-
-    commands:
-      serve --data DIR [--listen HOST:PORT]     serve the household (default 127.0.0.1:\(WireProtocol.defaultPort))
-      init --data DIR --admin NAME [--time-zone ZONE]
-                                            create the data directory and its first admin, whose
-                                            days follow ZONE (default: this machine's zone)
-      check --data DIR                          verify every archive, reading only (also while serving);
-                                                exit 1 when any is damaged
-      repair (NAME | --accounts | --household | --all) --data DIR
-                                                rebuild damaged archives from what still verifies;
-                                                the originals are kept beside them (server stopped)
-      passwd NAME --data DIR                    set a member's password (server stopped)
-      status --data DIR                         uptime, connections, members, archive sizes, compactions
-      backup --data DIR --to PATH               copy the data, also while the server runs
-      restore --from PATH --data DIR [--force]  put a backup back (server stopped)
-      restore --from PATH --data DIR --member NAME
-                                                put back one member's archive from a backup
-
-    options of serve:
-      --time-zone ZONE          the household's IANA time zone (default: $TZ, /etc/timezone, or UTC)
-      --tls-cert PATH --tls-key PATH   a certificate (with its chain) and key in PEM, when the household
-                                has one from a CA (default: the self-signed pair init made in DIR/tls)
-      --plaintext               no TLS: insecure, refused unless --listen is a loopback address
-      --max-connections N       connections served at once (default 256)
-      --max-per-address N       connections served at once from one address (default 32)
-      --handshake-deadline SECONDS   time from connecting to the handshake (default 10)
-      --max-calls N             calls in flight per connection (default 32)
-      --max-frame BYTES         largest frame payload (default 1048576)
-      --frame-deadline SECONDS  time to deliver a started frame (default 10)
-      --idle-timeout SECONDS    close connections silent this long (default 300)
-      --password-strength interactive|minimum   argon2id cost (default interactive)
-      --clock UNIX_MS           start the server's clock at this time (tests and demonstrations)
-
-    init and passwd read the password from a hidden prompt, or with --password-stdin from the
-    first line of standard input.
-    """
-
 /// The household's zone: the option, else this machine's.
 func householdTimeZone(_ option: String?) throws(UsageError) -> MemberTimeZone {
     guard let option else { return ZoneInfo.system.local() }
@@ -175,11 +134,32 @@ func initialize(_ arguments: inout Arguments) throws {
         "the server's certificate is \(fingerprint)\n(members check this once, when water-client login shows it)")
 }
 
+/// What `check --json` prints.
+struct CheckJSON: Encodable {
+    var healthy: Bool
+    var damaged: Int
+    var inUseBy: String?
+    var archives: [DataDirectoryCheck.Report]
+
+    enum CodingKeys: String, CodingKey {
+        case healthy, damaged, archives
+        case inUseBy = "in_use_by"
+    }
+}
+
 func check(_ arguments: inout Arguments) throws -> ExitCode {
     let data = try requireData(&arguments)
+    let json = arguments.flag("json")
     try arguments.finish()
-    if let user = DataDirectory.user(of: data) { Terminal.print("in use by \(user): reading beside it") }
+    let user = DataDirectory.user(of: data)
     let reports = try AdminCommands.check(dataDirectory: data)
+    let damaged = reports.filter { $0.problem != nil }.count
+    if json {
+        Terminal.print(
+            JSONOutput.encode(CheckJSON(healthy: damaged == 0, damaged: damaged, inUseBy: user, archives: reports)))
+        return damaged == 0 ? .ok : .failure
+    }
+    if let user { Terminal.print("in use by \(user): reading beside it") }
     for report in reports {
         let path = "\(data)/\(report.archive)"
         Terminal.print(
@@ -192,7 +172,6 @@ func check(_ arguments: inout Arguments) throws -> ExitCode {
                     + "completed: never acknowledged, cut when the archive is next loaded")
         }
     }
-    let damaged = reports.filter { $0.problem != nil }.count
     Terminal.print(
         damaged == 0
             ? "all \(reports.count) archives are healthy"
@@ -248,8 +227,11 @@ func passwd(_ arguments: inout Arguments) throws {
 
 func status(_ arguments: inout Arguments) throws {
     let data = try requireData(&arguments)
+    let json = arguments.flag("json")
     try arguments.finish()
-    Terminal.print(try StatusReport.render(dataDirectory: data, now: UnixTime.nowMilliseconds()))
+    let now = UnixTime.nowMilliseconds()
+    let report = try StatusReport.read(dataDirectory: data, now: now)
+    Terminal.print(json ? JSONOutput.encode(report) : report.text(now: now))
 }
 
 func backup(_ arguments: inout Arguments) throws -> ExitCode {
@@ -311,45 +293,60 @@ func restore(_ arguments: inout Arguments) throws {
 }
 
 var arguments = Arguments(CommandLine.arguments.dropFirst())
-let command = arguments.positional()
+// Only status and check take --json; their errors are JSON too.
+let json = CommandLine.arguments.contains("--json")
 do {
-    switch command {
-    case nil, "help":
-        Terminal.print(usage)
-    case _ where arguments.flag("help"):
-        Terminal.print(usage)
-    case "serve":
-        try serve(&arguments)
-    case "init":
-        try initialize(&arguments)
-    case "check":
-        exit(try check(&arguments).rawValue)
-    case "repair":
-        try repair(&arguments)
-    case "passwd":
-        try passwd(&arguments)
-    case "status":
-        try status(&arguments)
-    case "backup":
-        exit(try backup(&arguments).rawValue)
-    case "restore":
-        try restore(&arguments)
-    case let other?:
-        throw UsageError("unknown command \(other)")
+    let command: CommandSpec
+    switch try serverCommandLine.resolve(&arguments) {
+    case .help(let path):
+        Terminal.print(serverCommandLine.help(path))
+        exit(ExitCode.ok.rawValue)
+    case .version:
+        Terminal.print(serverCommandLine.versionLine(protocolVersion: WireProtocol.version))
+        exit(ExitCode.ok.rawValue)
+    case .run(let found):
+        command = found
     }
-} catch let error as UsageError {
-    Terminal.error("water-server: \(error.message); see water-server --help")
-    exit(ExitCode.usage.rawValue)
-} catch let error as ArchiveError where error.code == .locked {
-    Terminal.error("water-server: \(error.message)")
-    exit(ExitCode.unavailable.rawValue)
-} catch let error as SocketError {
-    Terminal.error("water-server: \(error); is another server using that port?")
-    exit(ExitCode.unavailable.rawValue)
-} catch let error as DomainError {
-    Terminal.error("water-server: \(error.field.map { "\($0) " } ?? "")\(error.message)")
-    exit(ExitCode.dataError.rawValue)
+    switch command.path[0] {
+    case "serve": try serve(&arguments)
+    case "init": try initialize(&arguments)
+    case "check": exit(try check(&arguments).rawValue)
+    case "repair": try repair(&arguments)
+    case "passwd": try passwd(&arguments)
+    case "status": try status(&arguments)
+    case "backup": exit(try backup(&arguments).rawValue)
+    case "restore": try restore(&arguments)
+    case "completion": try serverCommandLine.printCompletion(&arguments)
+    case "manpage": try serverCommandLine.printManualPage(&arguments)
+    case let other: preconditionFailure("\(other) is in serverCommandLine but has no code")
+    }
 } catch {
-    Terminal.error("water-server: \(error)")
-    exit(ExitCode.failure.rawValue)
+    exit(ErrorJSON(serverError: error).print(program: "water-server", json: json).rawValue)
+}
+
+extension ErrorJSON {
+    /// How a failure ends `water-server`: a busy data directory or port is 69, a domain rule 65.
+    init(serverError error: any Error) {
+        switch error {
+        case let error as UsageError:
+            self.init(code: "USAGE", exitCode: .usage, message: error.message)
+        case let error as ArchiveError where error.code == .locked:
+            self.init(code: "UNAVAILABLE", exitCode: .unavailable, message: error.message)
+        case let error as SocketError:
+            self.init(
+                code: "UNAVAILABLE", exitCode: .unavailable, message: "\(error); is another server using that port?")
+        case let error as DomainError:
+            let code =
+                switch error.kind {
+                case .invalid: "INVALID_ARGUMENT"
+                case .notFound: "NOT_FOUND"
+                case .conflict: "ALREADY_EXISTS"
+                }
+            self.init(
+                code: code, exitCode: .dataError, message: error.message,
+                violations: error.field.map { [Violation(field: $0, description: error.message)] } ?? [])
+        default:
+            self.init(code: "FAILURE", exitCode: .failure, message: "\(error)")
+        }
+    }
 }

@@ -26,6 +26,10 @@ struct DeployTests {
             ("usr/local/bin/water-server", 0o755), ("usr/local/bin/water-client", 0o755),
             ("etc/systemd/system/water-server.service", 0o644), ("etc/water/water-server.env", 0o644),
             ("usr/local/share/doc/water/deploy.md", 0o644),
+            ("usr/local/share/man/man1/water-client.1", 0o644), ("usr/local/share/man/man8/water-server.8", 0o644),
+            ("usr/local/share/bash-completion/completions/water-client", 0o644),
+            ("usr/local/share/zsh/site-functions/_water-server", 0o644),
+            ("usr/local/share/fish/vendor_completions.d/water-client.fish", 0o644),
         ] {
             var info = stat()
             #expect(stat("\(root)/\(path)", &info) == 0, "\(path) was installed")
@@ -44,6 +48,8 @@ struct DeployTests {
         #expect(uninstall.status == 0, "\(uninstall.output)")
         #expect(access("\(root)/usr/local/bin/water-server", F_OK) != 0)
         #expect(access("\(root)/etc/systemd/system/water-server.service", F_OK) != 0)
+        #expect(access("\(root)/usr/local/share/man/man1/water-client.1", F_OK) != 0)
+        #expect(access("\(root)/usr/local/share/bash-completion/completions/water-client", F_OK) != 0)
         #expect(access("\(root)/var/lib/water/format", F_OK) == 0)
         #expect(access("\(root)/etc/water/water-server.env", F_OK) == 0)
     }

@@ -165,3 +165,31 @@ struct CommandLineUser {
         }
     }
 }
+
+/// Runs `body` with the port of a TCP listener on 127.0.0.1 that is not a water server: each
+/// connection is handed to `answer` on the listener's own thread, then closed.
+func withFakeServer(_ answer: @escaping @Sendable (Int32) -> Void, body: (UInt16) throws -> Void) throws {
+    let listener = try Socket.listen(on: HostPort(host: "127.0.0.1", port: 0))
+    let stopped = DispatchSemaphore(value: 0)
+    defer {
+        // shutdown wakes the thread's accept; only once it has returned is the number closed
+        // (a closed number may be another test's socket by then).
+        shutdown(listener.descriptor, Int32(SHUT_RDWR))
+        stopped.wait()
+        listener.close()
+    }
+    let port = try #require(listener.localAddress?.port)
+    // Socket.listen makes an event loop's non-blocking socket; this thread simply waits.
+    _ = fcntl(listener.descriptor, F_SETFL, fcntl(listener.descriptor, F_GETFL) & ~O_NONBLOCK)
+    let answering = Thread {
+        defer { stopped.signal() }
+        while true {  // until the listener is shut down, at the end of `body`
+            let fd = accept(listener.descriptor, nil, nil)
+            guard fd >= 0 else { return }
+            answer(fd)
+            close(fd)
+        }
+    }
+    answering.start()
+    try body(port)
+}

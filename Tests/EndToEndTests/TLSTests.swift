@@ -175,7 +175,7 @@ struct TLSTests {
         let refused = try run(
             "water-server", ["serve", "--data", server.dataDirectory, "--listen", "0.0.0.0:0", "--plaintext"])
         #expect(refused.status == 64 && refused.error.contains("insecure"))
-        let help = try run("water-server", ["--help"])
+        let help = try run("water-server", ["serve", "--help"])
         #expect(help.output.contains("--plaintext") && help.output.contains("insecure"))
         #expect(try run("water-client", ["--help"]).output.contains("insecure"))
     }

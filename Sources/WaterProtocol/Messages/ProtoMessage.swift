@@ -29,6 +29,28 @@ public protocol ProtoEnum: RawRepresentable, Codable, Hashable, Sendable where R
 extension ProtoEnum {
     /// Whether this version of the API knows the value.
     public var isKnown: Bool { protoName != nil }
+
+    /// JSON (`--json`, exports) writes an enum as its proto name, as protobuf's JSON mapping
+    /// does (`"HABIT_ICON_BOOK"`), and a value this version does not know as its number.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let protoName { try container.encode(protoName) } else { try container.encode(rawValue) }
+    }
+
+    /// Reads a name or a number (exports written before names were used hold numbers).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int32.self) {
+            self.init(rawValue: number)
+            return
+        }
+        let name = try container.decode(String.self)
+        guard let known = Self.knownValues.first(where: { $0.protoName == name }) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(name) is not a value of this enum")
+        }
+        self = known
+    }
 }
 
 /// The request message of a method; the method itself is found in ``MethodTable`` by the

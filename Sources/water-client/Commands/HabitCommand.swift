@@ -6,10 +6,8 @@ import WaterProtocol
 /// `habit add NAME [--icon ICON] [--color COLOR] | ls [--week last|YYYY-Www] |
 /// check NAME|ID [--day WHEN] | uncheck NAME|ID [--day WHEN] | rm NAME|ID`.
 enum HabitCommand {
-    static func run(_ invocation: inout Invocation) throws {
-        guard let action = invocation.arguments.positional() else {
-            throw UsageError("habit needs add, ls, check, uncheck or rm")
-        }
+    /// Runs `action`, one of the subcommands `clientCommandLine` lists for `habit`.
+    static func run(_ invocation: inout Invocation, action: String) throws {
         switch action {
         case "add":
             let iconName = try invocation.arguments.option("icon") ?? "alarm"
@@ -58,7 +56,7 @@ enum HabitCommand {
             let response = try client.call(WaterV1.DeleteHabitRequest(habitID: try resolve(target, client)))
             invocation.output(response) { "removed the habit \(response.habit?.name ?? "")" }
         default:
-            throw UsageError("habit takes add, ls, check, uncheck or rm, not \(action)")
+            preconditionFailure("habit \(action) is in clientCommandLine but has no code")
         }
     }
 

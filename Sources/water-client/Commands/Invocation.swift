@@ -35,7 +35,7 @@ struct Invocation {
     /// How to reach the server, trusted as this computer's first login settled.
     func configuration() throws -> ClientConfiguration {
         let server = try server()
-        var configuration = ClientConfiguration(server: server)
+        var configuration = Self.configuration(of: server)
         if plaintext {
             configuration.security = .plaintext
         } else if let trust = files.trust(of: server.description) {
@@ -59,7 +59,7 @@ struct Invocation {
     /// terminal shown its fingerprint, as ssh does on first contact.
     func anonymousClient(fingerprint: Fingerprint?) throws -> (WaterClient, ClientConfiguration.Security) {
         let server = try server()
-        var configuration = ClientConfiguration(server: server)
+        var configuration = Self.configuration(of: server)
         let known = plaintext ? .plaintext : fingerprint.map { .pinned($0) } ?? files.trust(of: server.description)
         if let known {
             configuration.security = known
@@ -103,6 +103,14 @@ struct Invocation {
         return client
     }
 
+    /// What every connection of this program starts from: the server, and the name and version
+    /// the handshake tells it.
+    private static func configuration(of server: HostPort) -> ClientConfiguration {
+        var configuration = ClientConfiguration(server: server)
+        configuration.clientName = "water-client \(WireProtocol.softwareVersion)"
+        return configuration
+    }
+
     private var resumesTLS: Bool { environment["WATER_TLS_RESUME"] == "1" }
 
     /// Keeps the TLS session of the last connection for the next run to resume.
@@ -123,9 +131,7 @@ struct Invocation {
     }
 
     static func json<Message: Encodable>(_ message: Message) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        JSONOutput.encode(message)
     }
 
     /// `--at` as milliseconds since 1970, or 0 (the server's now) when not given.
@@ -148,16 +154,6 @@ struct Invocation {
     /// The local time zone of this terminal, for reading and showing times.
     static var localZone: MemberTimeZone {
         ZoneInfo.system.local()
-    }
-}
-
-/// How each status code of the server ends the process (DESIGN.md section 8).
-func exitCode(for error: WaterError) -> ExitCode {
-    switch error.code {
-    case .invalidArgument, .outOfRange, .alreadyExists, .notFound: .dataError
-    case .unavailable, .deadlineExceeded, .resourceExhausted: .unavailable
-    case .permissionDenied, .unauthenticated: .notAllowed
-    default: .failure
     }
 }
 

@@ -4,10 +4,8 @@ import WaterProtocol
 
 /// `member add|rename|reset|rm|ls` (admins, except ls).
 enum MemberCommands {
-    static func run(_ invocation: inout Invocation) throws {
-        guard let action = invocation.arguments.positional() else {
-            throw UsageError("member needs add, rename, reset, rm or ls")
-        }
+    /// Runs `action`, one of the subcommands `clientCommandLine` lists for `member`.
+    static func run(_ invocation: inout Invocation, action: String) throws {
         switch action {
         case "add":
             let displayName = try invocation.arguments.option("display-name") ?? ""
@@ -74,7 +72,7 @@ enum MemberCommands {
                 }.joined(separator: "\n")
             }
         default:
-            throw UsageError("member takes add, rename, reset, rm or ls, not \(action)")
+            preconditionFailure("member \(action) is in clientCommandLine but has no code")
         }
     }
 

@@ -6,10 +6,8 @@ import WaterProtocol
 /// `todo add TEXT | ls | done ID | undone ID | rm ID | mv ID POSITION`: the household's shared list.
 /// ID is the item's number in `todo ls`, its short id, or its full id.
 enum TodoCommand {
-    static func run(_ invocation: inout Invocation) throws {
-        guard let action = invocation.arguments.positional() else {
-            throw UsageError("todo needs add, ls, done, undone, rm or mv")
-        }
+    /// Runs `action`, one of the subcommands `clientCommandLine` lists for `todo`.
+    static func run(_ invocation: inout Invocation, action: String) throws {
         switch action {
         case "add":
             var words: [String] = []
@@ -58,7 +56,7 @@ enum TodoCommand {
             let response = try client.call(WaterV1.MoveTodoRequest(itemID: id, position: position - 1))
             invocation.output(response) { render(response.items) }
         default:
-            throw UsageError("todo takes add, ls, done, undone, rm or mv, not \(action)")
+            preconditionFailure("todo \(action) is in clientCommandLine but has no code")
         }
     }
 

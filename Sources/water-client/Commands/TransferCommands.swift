@@ -94,9 +94,7 @@ enum TransferCommands {
     }
 
     static func json(_ histories: [WaterV1.MemberHistory]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return ((try? encoder.encode(histories)).map { String(decoding: $0, as: UTF8.self) } ?? "[]") + "\n"
+        JSONOutput.encode(histories, pretty: true) + "\n"
     }
 }
 

@@ -1,0 +1,73 @@
+/// What a command line asks for, once checked against the program's ``ProgramSpec``.
+public enum CommandRequest: Sendable {
+    /// `--help`, `-h` or `help ...`: the help of the command at this path (empty: the overview).
+    case help([String])
+    case version
+    /// A command to run; its options are known to be its own.
+    case run(CommandSpec)
+}
+
+extension ProgramSpec {
+    /// Takes the command's words, `-h`, `--help` and `--version` out of `arguments` (whose global
+    /// options are already taken) and checks every option left against the command's own, so a
+    /// mistyped command or option is refused, with a suggestion, before anything runs.
+    public func resolve(_ arguments: inout Arguments) throws(UsageError) -> CommandRequest {
+        let wantsHelp = arguments.flag("help") || arguments.shortFlag("h")
+        if arguments.flag("version") { return .version }
+        guard let first = arguments.positional() else { return .help([]) }
+        if first == "help" {
+            var path: [String] = []
+            while let word = arguments.positional() { path.append(word) }
+            return .help(path.isEmpty && wantsHelp ? ["help"] : try known(path))
+        }
+        var path = try known([first])
+        let subcommands = subcommands(of: first)
+        if !subcommands.isEmpty {
+            guard let second = arguments.positional() else {
+                if wantsHelp { return .help(path) }
+                throw UsageError(
+                    "\(first) needs one of: \(subcommands.map { $0.path[1] }.joined(separator: ", "))")
+            }
+            path = try known(path + [second])
+        }
+        if wantsHelp { return .help(path) }
+        let command = command(path)!
+        try checkOptions(arguments, of: command)
+        return .run(command)
+    }
+
+    /// `path` when it names a command or a group of subcommands; else what was probably meant.
+    private func known(_ path: [String]) throws(UsageError) -> [String] {
+        guard let first = path.first else { return [] }
+        if first.hasPrefix("-") {
+            let name = String(first.drop { $0 == "-" })
+            let suggestion = Suggestion.closest(to: name, among: globalOptions.map(\.name)).map {
+                " (did you mean --\($0)?)"
+            }
+            throw UsageError("unknown option \(first)\(suggestion ?? "")")
+        }
+        guard topWords.contains(first) else {
+            throw UsageError("unknown command \"\(first)\"" + Suggestion.didYouMean(first, among: topWords))
+        }
+        let subcommands = subcommands(of: first)
+        guard path.count > 1 else { return path }
+        let names = subcommands.map { $0.path[1] }
+        guard names.contains(path[1]) else {
+            let what = subcommands.isEmpty ? "\(first) takes no subcommand" : "unknown \(first) command"
+            throw UsageError("\(what) \"\(path[1])\"" + Suggestion.didYouMean(path[1], among: names))
+        }
+        return Array(path.prefix(2))
+    }
+
+    private func checkOptions(_ arguments: Arguments, of command: CommandSpec) throws(UsageError) {
+        let own = command.options.map(\.name)
+        for word in arguments.optionWords {
+            let name = word.hasPrefix("--") ? String(word.dropFirst(2).prefix { $0 != "=" }) : String(word.dropFirst())
+            guard !word.hasPrefix("--") || !own.contains(name) else { continue }
+            let candidates = own + globalOptions.map(\.name)
+            let suggestion = Suggestion.closest(to: name, among: candidates).map { " (did you mean --\($0)?)" } ?? ""
+            throw UsageError(
+                "unknown option \(word.prefix { $0 != "=" }) for \(command.path.joined(separator: " "))\(suggestion)")
+        }
+    }
+}

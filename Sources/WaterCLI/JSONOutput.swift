@@ -1,0 +1,55 @@
+import Foundation
+
+/// `--json` as both programs print it: one object per reply, keys sorted, `/` not escaped.
+public enum JSONOutput {
+    /// `pretty` indents it, for a file people open (an export).
+    public static func encode<Value: Encodable>(_ value: Value, pretty: Bool = false) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
+
+/// A failure as `--json` reports it: one object on standard error, so a script reads the same
+/// status code, message and field violations the server sent (or `USAGE` for a command line
+/// that does not parse, `FAILURE` for a local one), and the process still exits with `exit_code`.
+public struct ErrorJSON: Encodable, Sendable {
+    public struct Violation: Encodable, Sendable {
+        public var field: String
+        public var description: String
+
+        public init(field: String, description: String) {
+            self.field = field
+            self.description = description
+        }
+    }
+
+    public var code: String
+    public var exitCode: Int32
+    public var message: String
+    public var violations: [Violation]
+
+    public init(code: String, exitCode: ExitCode, message: String, violations: [Violation] = []) {
+        self.code = code
+        self.exitCode = exitCode.rawValue
+        self.message = message
+        self.violations = violations
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code, message, violations
+        case exitCode = "exit_code"
+    }
+
+    /// Writes the error: as JSON with `json`, else as `program: message` (and, for a usage
+    /// error, where the help is); returns the exit code.
+    public func print(program: String, json: Bool) -> ExitCode {
+        if json {
+            Terminal.error(JSONOutput.encode(self))
+        } else {
+            Terminal.error("\(program): \(message)" + (code == "USAGE" ? "; see \(program) --help" : ""))
+        }
+        return ExitCode(rawValue: exitCode) ?? .failure
+    }
+}

@@ -1,0 +1,260 @@
+import WaterCLI
+import WaterCore
+import WaterProtocol
+
+/// Everything `water-client` accepts: its `--help`, `help CMD`, suggestions, completions and
+/// manual page are made from this, and every command line is checked against it first.
+let clientCommandLine = ProgramSpec(
+    name: "water-client", manualSection: 1, version: WireProtocol.softwareVersion,
+    summary: "the household water tracker's command line",
+    description: """
+        Log what you drink, see today and the week, keep the household's todo list and your habits, \
+        and show the household's weekly ranking. The server is --server, else $WATER_SERVER, else \
+        the one you logged in to, else 127.0.0.1:\(WireProtocol.defaultPort). Connections use TLS 1.3; \
+        the first login pins the server's certificate (see login --help).
+        """,
+    globalOptions: [
+        OptionSpec("server", "HOST:PORT", "the server to talk to"),
+        OptionSpec("json", nil, "print replies and errors as JSON, with the proto's field and enum names"),
+        OptionSpec("plaintext", nil, "no TLS (also WATER_PLAINTEXT=1): insecure, only for a server on this machine"),
+    ],
+    commands: [
+        CommandSpec(
+            "login", "[NAME]", summary: "log in (the session is kept in ~/.config/water, 0600)",
+            details: """
+                Logs in; the password is asked for without echo, or read from standard input.
+                The first login to a server pins its certificate, as ssh does: it shows the fingerprint
+                and asks, or --fingerprint pins the one `water-server status` shows on the server
+                without asking. A server whose certificate the system's CAs vouch for needs no pin.
+                A changed certificate is refused.
+                """,
+            options: [
+                OptionSpec("password-stdin", nil, "read the password from the first line of standard input"),
+                OptionSpec("fingerprint", "SHA256:...", "trust the server with this certificate without asking"),
+            ],
+            examples: ["login ann", "--server pi.local:7420 login ann --fingerprint SHA256:..."]),
+        CommandSpec(
+            "logout", summary: "end this session on the server and forget it here",
+            examples: ["logout"]),
+        CommandSpec("whoami", summary: "show who you are logged in as", examples: ["whoami"]),
+        CommandSpec(
+            "passwd", summary: "change your password (your other sessions end)",
+            details: """
+                Changes your password; your other sessions end. With --password-stdin: the current
+                password, then the new one, one per line.
+                """,
+            options: [OptionSpec("password-stdin", nil, "read both passwords from standard input")],
+            examples: ["passwd"]),
+        CommandSpec(
+            "log", "[ML]", summary: "log a drink (default: your usual cup, now)",
+            details: """
+                Logs a drink of ML millilitres (1-2000; default: your usual cup) at WHEN (default:
+                now). The reply names the day it counts on: your days follow your time zone
+                (water-client zone).
+                """,
+            options: [
+                OptionSpec("at", "WHEN", "when: 21:30, \"yesterday 21:30\", \"2026-11-30 21:30\" or ISO 8601"),
+                OptionSpec("id", "UUID", "replay a drink with a known id: it is never counted twice"),
+            ],
+            examples: ["log", "log 330", "log 250 --at \"yesterday 21:30\""]),
+        CommandSpec(
+            "undo", summary: "remove the drink you logged last",
+            details: """
+                Removes the drink you logged most recently, if it counts in this week; a week that is
+                over is never changed by undo (remove such a drink with water-client rm ID).
+                """,
+            examples: ["undo"]),
+        CommandSpec(
+            "edit", "ID", summary: "change a drink's amount, time or both",
+            details: """
+                Changes a drink's amount, time or both. ID is the short id that today, history
+                --entries and week --entries show (any unique start of it), or a full UUID.
+                """,
+            options: [
+                OptionSpec("amount", "ML", "the new amount (1-2000 ml)"),
+                OptionSpec("at", "WHEN", "the new time, like log --at"),
+            ],
+            examples: ["edit 9c1d2e3f --amount 300", "edit 9c1d --at \"yesterday 22:15\""]),
+        CommandSpec(
+            "rm", "ID", summary: "remove a drink",
+            details: """
+                Removes a drink. ID is the short id that today, history --entries and week --entries
+                show (any unique start of it), or a full UUID; a start that fits several drinks lists them.
+                """,
+            examples: ["rm 9c1d2e3f"]),
+        CommandSpec(
+            "today", summary: "today's progress and drinks, newest first",
+            details: "Shows today's amount, goal, percent, what is left and the drinks, newest first.",
+            examples: ["today", "--json today"]),
+        CommandSpec(
+            "week", summary: "the last 7 days, a bar each against that day's goal",
+            options: [OptionSpec("entries", nil, "also list each day's drinks with their ids")],
+            examples: ["week", "week --entries"]),
+        CommandSpec(
+            "history", summary: "the last N days (1-366, default 7)",
+            options: [
+                OptionSpec("days", "N", "how many days, today included (1-366, default 7)"),
+                OptionSpec("entries", nil, "also list each day's drinks with their ids"),
+            ],
+            examples: ["history --days 30", "history --days 3 --entries"]),
+        CommandSpec(
+            "goal", "[ML]", summary: "show or set your daily goal (500-10000 ml)",
+            details:
+                "Shows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
+            examples: ["goal", "goal 2500"]),
+        CommandSpec(
+            "cup", "[ML]", summary: "show or set your usual cup (1-2000 ml)",
+            details: "Shows or sets your usual cup (1-2000 ml), what log logs without an amount, and the quick cups.",
+            examples: ["cup", "cup 330"]),
+        CommandSpec(
+            "zone", "[ZONE]", summary: "show or move your days' time zone",
+            details: """
+                Shows the IANA time zone your days follow, or moves them to ZONE: every drink keeps
+                its moment and counts on the day the new zone gives it. Times you type and times
+                shown are in this zone.
+                """,
+            examples: ["zone", "zone America/New_York"]),
+        CommandSpec(
+            "board", summary: "the household's weekly ranking",
+            details: """
+                The household's weekly ranking by average daily progress (or --by total). --explain
+                shows each day and which key broke a tie the screen does not show; --watch keeps it
+                live, and waits for the server when it restarts.
+                """,
+            options: [
+                OptionSpec("week", "last|YYYY-Www", "last week, or a week like 2026-W49 (default: this week)"),
+                OptionSpec("by", "ORDER", "rank by progress (default) or total", choices: ["progress", "total"]),
+                OptionSpec("explain", nil, "show each member's days and what broke ties"),
+                OptionSpec("watch", nil, "keep the board on screen, redrawn on every change"),
+            ],
+            examples: ["board", "board --week last --explain", "board --watch"]),
+        CommandSpec(
+            "todo add", "TEXT", summary: "add an item to the household's shared list",
+            details: "Adds an item (longer than 3 characters) at the bottom of the household's shared list.",
+            examples: ["todo add \"buy water filters\""]),
+        CommandSpec(
+            "todo ls", summary: "the household's shared list, numbered from the top",
+            examples: ["todo ls"]),
+        CommandSpec(
+            "todo done", "ID", summary: "mark an item done (safe to repeat)",
+            details: "Marks an item done; ID is its number in todo ls, or its id. Repeating it changes nothing.",
+            examples: ["todo done 2"]),
+        CommandSpec(
+            "todo undone", "ID", summary: "reopen an item (safe to repeat)",
+            details: "Reopens an item; ID is its number in todo ls, or its id. Repeating it changes nothing.",
+            examples: ["todo undone 2"]),
+        CommandSpec(
+            "todo rm", "ID", summary: "remove an item", examples: ["todo rm 3"]),
+        CommandSpec(
+            "todo mv", "ID POSITION", summary: "move an item (POSITION 1 is the top)",
+            examples: ["todo mv 4 1"]),
+        CommandSpec(
+            "habit add", "NAME", summary: "add a habit",
+            details: """
+                Adds a habit to check off day by day.
+                Icons: \(habitIconNames.joined(separator: " ")).
+                Colours: \(habitColorNames.joined(separator: " ")).
+                """,
+            options: [
+                OptionSpec("icon", "ICON", "its icon (default alarm)", choices: habitIconNames),
+                OptionSpec("color", "COLOR", "its colour (default blue)", choices: habitColorNames),
+            ],
+            examples: ["habit add Read --icon book --color green"]),
+        CommandSpec(
+            "habit ls", summary: "your habits and a week's check list",
+            options: [OptionSpec("week", "last|YYYY-Www", "last week, or a week like 2026-W49 (default: this week)")],
+            examples: ["habit ls", "habit ls --week last"]),
+        CommandSpec(
+            "habit check", "NAME|ID", summary: "check a habit off for a day (not a future one)",
+            options: [OptionSpec("day", "DAY", "today (default), yesterday or YYYY-MM-DD")],
+            examples: ["habit check Read", "habit check Read --day yesterday"]),
+        CommandSpec(
+            "habit uncheck", "NAME|ID", summary: "take a day's check back",
+            options: [OptionSpec("day", "DAY", "today (default), yesterday or YYYY-MM-DD")],
+            examples: ["habit uncheck Read --day 2026-11-29"]),
+        CommandSpec("habit rm", "NAME|ID", summary: "remove a habit", examples: ["habit rm Read"]),
+        CommandSpec(
+            "member add", "NAME", summary: "add a member (admins)",
+            details: "Adds a member; their password is asked for twice, or read from standard input.",
+            options: [
+                OptionSpec("display-name", "TEXT", "the name the board shows"),
+                OptionSpec("admin", nil, "make them an admin"),
+                OptionSpec("time-zone", "ZONE", "the zone their days follow (default: the household's)"),
+                OptionSpec("password-stdin", nil, "read their password from standard input"),
+            ],
+            examples: ["member add ben --display-name Ben --time-zone Europe/Berlin"]),
+        CommandSpec(
+            "member rename", "NAME", summary: "change a member's username or display name (admins)",
+            options: [
+                OptionSpec("to", "NEW", "the new username"),
+                OptionSpec("display-name", "TEXT", "the new display name"),
+            ],
+            examples: ["member rename ben --to benjamin", "member rename ben --display-name \"Ben B.\""]),
+        CommandSpec(
+            "member reset", "NAME", summary: "set a member's password (admins)",
+            options: [OptionSpec("password-stdin", nil, "read the password from standard input")],
+            examples: ["member reset ben"]),
+        CommandSpec(
+            "member rm", "NAME", summary: "remove a member (admins); their data stays on the server",
+            details: """
+                Removes a member: they can no longer log in and leave the board. Their data stays on
+                the server. Asks on a terminal; --yes for scripts.
+                """,
+            options: [OptionSpec("yes", nil, "do not ask")],
+            examples: ["member rm ben --yes"]),
+        CommandSpec("member ls", summary: "the household's members", examples: ["member ls"]),
+        CommandSpec(
+            "export", summary: "your whole history out (admins: the household's)",
+            details: """
+                Writes your whole history (entries, each day's goal, your usual cup, habits and
+                check-ins); admins may export the whole household (a member whose archive cannot be
+                read is named on standard error and left out).
+                """,
+            options: [
+                OptionSpec("format", "FORMAT", "json (default) or csv", choices: ["json", "csv"]),
+                OptionSpec("household", nil, "every member (admins)"),
+                OptionSpec("output", "FILE", "write to FILE (0600) instead of standard output"),
+            ],
+            examples: ["export --output water.json", "export --format csv --household --output family.csv"]),
+        CommandSpec(
+            "import", "FILE", summary: "read an export back (twice changes nothing)",
+            details: """
+                Reads back an export of one member (JSON or CSV) into your archive, checked like the
+                live commands. Ids make it idempotent: importing twice changes nothing.
+                """,
+            examples: ["import water.json"]),
+        CommandSpec(
+            "help", "[COMMAND]", summary: "show the help of a command", examples: ["help todo add"]),
+        CommandSpec(
+            "completion", "SHELL", summary: "print the completion script for bash, zsh or fish",
+            details: "Prints the completion script for a shell (deploy/install installs them).",
+            examples: ["completion bash > ~/.local/share/bash-completion/completions/water-client"],
+            argumentChoices: ProgramSpec.Shell.allCases.map(\.rawValue)),
+        CommandSpec(
+            "manpage", summary: "print this manual page in roff (man 1 water-client)",
+            examples: ["manpage | man -l -"]),
+    ],
+    sections: [
+        (
+            "When",
+            """
+            WHEN is 21:30, "yesterday 21:30", "2026-11-30 21:30" or ISO 8601, in your time zone.
+            """
+        ),
+        (
+            "Exit status",
+            """
+            0 ok, 1 failed, 64 usage, 65 bad data, 69 server unavailable, 77 not allowed.
+            """
+        ),
+        (
+            "Environment",
+            """
+            WATER_SERVER: the server, HOST:PORT. WATER_PLAINTEXT=1: no TLS. NO_COLOR: no colours.
+            XDG_CONFIG_HOME: where the session is kept (default ~/.config).
+            """
+        ),
+    ])
+
+private let habitIconNames = HabitIcon.allCases.map(\.description)
+private let habitColorNames = HabitColor.allCases.map(\.description)
