@@ -1808,7 +1808,7 @@ const ProtobufCMessageDescriptor water__v1__get_today_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_today_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__get_history_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__get_history_request__field_descriptors[2] =
 {
   {
     "days",
@@ -1822,14 +1822,27 @@ static const ProtobufCFieldDescriptor water__v1__get_history_request__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "include_entries",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetHistoryRequest, include_entries),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__get_history_request__field_indices_by_name[] = {
   0,   /* field[0] = days */
+  1,   /* field[1] = include_entries */
 };
 static const ProtobufCIntRange water__v1__get_history_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__get_history_request__descriptor =
 {
@@ -1839,14 +1852,14 @@ const ProtobufCMessageDescriptor water__v1__get_history_request__descriptor =
   "Water__V1__GetHistoryRequest",
   "water.v1",
   sizeof(Water__V1__GetHistoryRequest),
-  1,
+  2,
   water__v1__get_history_request__field_descriptors,
   water__v1__get_history_request__field_indices_by_name,
   1,  water__v1__get_history_request__number_ranges,
   (ProtobufCMessageInit) water__v1__get_history_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__get_history_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__get_history_response__field_descriptors[2] =
 {
   {
     "days",
@@ -1860,14 +1873,27 @@ static const ProtobufCFieldDescriptor water__v1__get_history_response__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "entries",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__GetHistoryResponse, n_entries),
+    offsetof(Water__V1__GetHistoryResponse, entries),
+    &water__v1__water_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__get_history_response__field_indices_by_name[] = {
   0,   /* field[0] = days */
+  1,   /* field[1] = entries */
 };
 static const ProtobufCIntRange water__v1__get_history_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__get_history_response__descriptor =
 {
@@ -1877,7 +1903,7 @@ const ProtobufCMessageDescriptor water__v1__get_history_response__descriptor =
   "Water__V1__GetHistoryResponse",
   "water.v1",
   sizeof(Water__V1__GetHistoryResponse),
-  1,
+  2,
   water__v1__get_history_response__field_descriptors,
   water__v1__get_history_response__field_indices_by_name,
   1,  water__v1__get_history_response__number_ranges,

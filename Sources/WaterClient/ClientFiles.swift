@@ -20,11 +20,15 @@ public struct ClientFiles: Sendable {
         public var server: String
         public var username: String
         public var token: [UInt8]
+        /// The IANA zone the member's days follow, as the server last said; times typed and
+        /// shown are in it. Nil in a session saved before it was kept.
+        public var timeZone: String?
 
-        public init(server: String, username: String, token: [UInt8]) {
+        public init(server: String, username: String, token: [UInt8], timeZone: String? = nil) {
             self.server = server
             self.username = username
             self.token = token
+            self.timeZone = timeZone
         }
     }
 
@@ -38,12 +42,14 @@ public struct ClientFiles: Sendable {
         guard let server = fields["server"], let username = fields["username"], let hex = fields["token"],
             let token = Self.bytes(hex: hex)
         else { return nil }
-        return Session(server: server, username: username, token: token)
+        return Session(server: server, username: username, token: token, timeZone: fields["time_zone"])
     }
 
     public func saveSession(_ session: Session) throws(WaterClientError) {
         try write(
-            "session", "server \(session.server)\nusername \(session.username)\ntoken \(Self.hex(session.token))\n")
+            "session",
+            "server \(session.server)\nusername \(session.username)\ntoken \(Self.hex(session.token))\n"
+                + (session.timeZone.map { "time_zone \($0)\n" } ?? ""))
     }
 
     public func removeSession() {

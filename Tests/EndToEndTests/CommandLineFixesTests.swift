@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import WaterProtocol
+import WaterTestSupport
 import WaterTransport
 
 /// Points of issue 11, through the real binaries.
@@ -150,5 +151,82 @@ struct CommandLineFixesTests {
                 #expect(result.error.contains(plaintext ? "is not a water server" : "no secure connection"))
             }
         }
+    }
+
+    @Test("times are the member's whatever the terminal's zone, and every reply about a day names it")
+    func daysNamedInTheMembersZone() throws {
+        let server = try ServerProcess.fresh(["--clock", "1796040000000"])  // Monday 2026-11-30 12:00 UTC
+        let setup = server.cli("mum")
+        #expect(try setup.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try setup.run(["zone", "America/New_York"]).status == 0)
+        // The same person, at a terminal set to Tokyo (14 hours ahead of New York).
+        let mum = CommandLineUser(environment: setup.environment.merging(["TZ": "Asia/Tokyo"]) { $1 })
+        let late = try mum.run(["log", "300", "--at", "2026-11-29 23:30"])
+        #expect(late.output.hasPrefix("logged 300 ml at 23:30 on Sun 2026-11-29 ("), "\(late.output)")
+        #expect(late.output.contains("\nSun 2026-11-29  "), "the day's total names its day: \(late.output)")
+        let early = try mum.run(["log", "250", "--at", "2026-11-30 00:30"])
+        #expect(early.output.hasPrefix("logged 250 ml at 00:30 on Mon 2026-11-30 ("), "\(early.output)")
+        #expect(early.output.contains("\nMon 2026-11-30  "), "\(early.output)")
+        let today = try mum.run(["today"]).output
+        #expect(today.hasPrefix("Today, Mon 2026-11-30\n") && today.contains("  00:30  +250 ml"), "\(today)")
+        #expect(try mum.run(["undo"]).output.hasPrefix("removed 250 ml logged at 00:30 on Mon 2026-11-30\n"))
+        #expect(server.stop() == 0)
+    }
+
+    @Test("ids shown by history --entries work in edit and rm, any day; an ambiguous start lists the candidates")
+    func idsAcrossDays() throws {
+        let server = try ServerProcess.fresh(["--clock", "1796040000000"])
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let yesterday = try mum.json(WaterV1.LogWaterResponse.self, ["log", "300", "--at", "2026-11-29 08:00"])
+        let today = try (0..<3).map { _ in try mum.json(WaterV1.LogWaterResponse.self, ["log", "200"]) }
+        let short = { (response: WaterV1.LogWaterResponse) in
+            String(response.entry!.entryID.filter { $0 != "-" }.dropFirst(4).prefix(8))
+        }
+        let listed = try mum.run(["history", "--days", "2", "--entries"]).output
+        for response in [yesterday] + today { #expect(listed.contains(short(response)), "\(listed)") }
+
+        // Yesterday's drink, by the id history showed.
+        let edited = try mum.run(["edit", short(yesterday), "--amount", "350"])
+        #expect(
+            edited.status == 0 && edited.output.hasPrefix("now 350 ml at 08:00 on Sun 2026-11-29"), "\(edited.error)")
+        // Three drinks logged within a second share the start of their short ids.
+        let start = String(short(today[0]).prefix(4))
+        let ambiguous = try mum.run(["rm", start])
+        #expect(ambiguous.status == 65 && ambiguous.error.contains("\(start) fits"), "\(ambiguous.error)")
+        for response in today { #expect(ambiguous.error.contains(short(response)), "\(ambiguous.error)") }
+        #expect(try mum.run(["rm", short(yesterday)]).status == 0)
+        #expect(try mum.run(["rm", "ffff0000"]).status == 65)
+        let history = try mum.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "2", "--entries"])
+        #expect(history.entries.map(\.entryID) == today.reversed().map { $0.entry!.entryID })
+        #expect(server.stop() == 0)
+    }
+
+    @Test("habit ls on a terminal: the whole header, every escape closed, and each habit's icon")
+    func habitGrid() throws {
+        let server = try ServerProcess.fresh(["--clock", "1796040000000"])
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["habit", "add", "Run", "--icon", "sportscourt"]).status == 0)
+        #expect(try mum.run(["habit", "check", "Run"]).status == 0)
+        // A terminal: `script` runs the command on a pseudo-terminal, so colours are on (unless
+        // NO_COLOR is set, which the test's own environment may do).
+        let client = productsDirectory.appendingPathComponent("water-client").path
+        let terminal = try ChildProcess.run(
+            "/usr/bin/script", ["-qec", "env -u NO_COLOR \(client) habit ls", "/dev/null"],
+            environment: mum.environment)
+        let output = terminal.output
+        #expect(output.contains("\u{1B}[1mWeek 2026-W49\u{1B}[0m"), "\(output.debugDescription)")
+        #expect(!output.contains("\u{1B}[0M"), "no delete-line escape")
+        // Every escape that starts a style is followed by one that ends it.
+        let escapes = output.components(separatedBy: "\u{1B}[").count - 1
+        let resets = output.components(separatedBy: "\u{1B}[0m").count - 1
+        #expect(escapes == 2 * resets && resets > 1, "\(output.debugDescription)")
+        #expect(output.contains("🏀 Run"))
+        // Plain, the columns line up under the days.
+        let plain = try mum.run(["habit", "ls"]).output.split(separator: "\n")
+        #expect(plain[0] == "Week 2026-W49  Mo Tu We Th Fr Sa Su", "\(plain)")
+        #expect(plain[1] == "🏀 Run         ■  ·  ·  ·  ·  ·  ·", "\(plain)")
+        #expect(server.stop() == 0)
     }
 }

@@ -273,10 +273,15 @@ struct  Water__V1__GetHistoryRequest
    * 1 to 366 days, ending today.
    */
   uint32_t days;
+  /*
+   * Also answer with every drink of those days (their ids are what EditWater and DeleteWater
+   * take).
+   */
+  protobuf_c_boolean include_entries;
 };
 #define WATER__V1__GET_HISTORY_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_history_request__descriptor) \
-    , 0 }
+    , 0, 0 }
 
 
 struct  Water__V1__GetHistoryResponse
@@ -287,10 +292,15 @@ struct  Water__V1__GetHistoryResponse
    */
   size_t n_days;
   Water__V1__DaySummary **days;
+  /*
+   * With include_entries: the drinks of those days, newest first, each with its date.
+   */
+  size_t n_entries;
+  Water__V1__WaterEntry **entries;
 };
 #define WATER__V1__GET_HISTORY_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_history_response__descriptor) \
-    , 0,NULL }
+    , 0,NULL, 0,NULL }
 
 
 struct  Water__V1__SetGoalRequest

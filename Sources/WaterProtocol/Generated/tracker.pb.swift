@@ -519,23 +519,31 @@ extension WaterV1 {
         /// 1 to 366 days, ending today.
         public var days: UInt32
 
+        /// Also answer with every drink of those days (their ids are what EditWater and DeleteWater
+        /// take).
+        public var includeEntries: Bool
+
         /// Creates a `GetHistoryRequest`; omitted fields take the proto3 defaults.
-        public init(days: UInt32 = 0) {
+        public init(days: UInt32 = 0, includeEntries: Bool = false) {
             self.days = days
+            self.includeEntries = includeEntries
         }
 
         enum CodingKeys: String, CodingKey {
             case days = "days"
+            case includeEntries = "include_entries"
 
             var intValue: Int? {
                 switch self {
                 case .days: 0
+                case .includeEntries: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .days
+                case 1: self = .includeEntries
                 default: return nil
                 }
             }
@@ -549,23 +557,30 @@ extension WaterV1 {
         /// Oldest first; the last one is today.
         public var days: [DaySummary]
 
+        /// With include_entries: the drinks of those days, newest first, each with its date.
+        public var entries: [WaterEntry]
+
         /// Creates a `GetHistoryResponse`; omitted fields take the proto3 defaults.
-        public init(days: [DaySummary] = []) {
+        public init(days: [DaySummary] = [], entries: [WaterEntry] = []) {
             self.days = days
+            self.entries = entries
         }
 
         enum CodingKeys: String, CodingKey {
             case days = "days"
+            case entries = "entries"
 
             var intValue: Int? {
                 switch self {
                 case .days: 0
+                case .entries: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .days
+                case 1: self = .entries
                 default: return nil
                 }
             }
@@ -1095,11 +1110,12 @@ extension WaterV1.GetHistoryRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(days: reader.value(at: 0).uint32)
+        self.init(days: reader.value(at: 0).uint32, includeEntries: reader.value(at: 1).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(days)), at: 0)
+        builder.set(.bool(includeEntries), at: 1)
     }
 }
 
@@ -1115,11 +1131,12 @@ extension WaterV1.GetHistoryResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(days: reader.messages(at: 0).map(WaterV1.DaySummary.init(wire:)))
+        self.init(days: reader.messages(at: 0).map(WaterV1.DaySummary.init(wire:)), entries: reader.messages(at: 1).map(WaterV1.WaterEntry.init(wire:)))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(days.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+        builder.set(entries.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
     }
 }
 

@@ -106,8 +106,14 @@ struct TrackerService: Service {
         }
         return try archives.read(try archives.own(call)) { archive in
             let today = archive.water.today(atUnixMilliseconds: call.now)
-            return WaterV1.GetHistoryResponse(
-                days: archive.water.days(count: Int(request.days), endingOn: today).map(Wire.day))
+            let days = archive.water.days(count: Int(request.days), endingOn: today)
+            let entries =
+                request.includeEntries
+                ? days.reversed().flatMap { archive.water.entries(on: $0.date) }.map {
+                    Wire.entry($0, in: archive.water)
+                }
+                : []
+            return WaterV1.GetHistoryResponse(days: days.map(Wire.day), entries: entries)
         }
     }
 

@@ -33,7 +33,7 @@ enum BoardCommand {
             }
             return
         }
-        let week = try Invocation.week(weekOption)
+        let week = try Invocation.week(weekOption, zone: try invocation.memberZone(client))
         let response = try client.call(WaterV1.GetBoardRequest(week: week, order: order))
         invocation.output(response) { render(response.board ?? WaterV1.WeeklyBoard(), explain: explain) }
     }

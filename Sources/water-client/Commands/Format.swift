@@ -16,25 +16,38 @@ enum Format {
     static func bold(_ text: String) -> String { Terminal.usesColour ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
     static func dim(_ text: String) -> String { Terminal.usesColour ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
 
-    /// "600 / 2000 ml  30 %  1400 ml to go  2 drinks"
-    static func daySummary(_ day: WaterV1.DaySummary) -> String {
+    /// "Mon 2026-11-30  ████░░ 600 / 2000 ml  30 %  1400 ml to go  2 drinks": every reply about a
+    /// day names it (a drink at 00:30 may count on the day before the one the terminal shows);
+    /// `named: false` under a heading that already does.
+    static func daySummary(_ day: WaterV1.DaySummary, named: Bool = true) -> String {
         let remaining = day.remainingMl > 0 ? "\(day.remainingMl) ml to go" : green("goal met")
-        return "\(bar(day.progress)) \(bold("\(day.amountMl)")) / \(day.goalMl) ml  \(day.percent) %  \(remaining)  "
+        return (named ? "\(dayName(day.date))  " : "")
+            + "\(bar(day.progress)) \(bold("\(day.amountMl)")) / \(day.goalMl) ml  \(day.percent) %  \(remaining)  "
             + "\(day.count) drink\(day.count == 1 ? "" : "s")"
+    }
+
+    /// "Mon 2026-11-30".
+    static func dayName(_ date: String) -> String {
+        let weekday =
+            LocalDate(date).map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0.isoWeekday - 1] } ?? "   "
+        return "\(weekday) \(date)"
     }
 
     /// One day as a line of the week or history: date, bar, amount against goal.
     static func dayLine(_ day: WaterV1.DaySummary) -> String {
-        let weekday =
-            LocalDate(day.date).map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0.isoWeekday - 1] } ?? "   "
         let mark = day.goalMet ? green("✓") : " "
         return
-            "\(weekday) \(day.date)  \(bar(day.progress, width: 14)) \(pad("\(day.amountMl)", 5)) / \(day.goalMl) ml \(mark)"
+            "\(dayName(day.date))  \(bar(day.progress, width: 14)) \(pad("\(day.amountMl)", 5)) / \(day.goalMl) ml \(mark)"
     }
 
     /// An entry as "2ae53626  21:30  +250 ml".
     static func entry(_ entry: WaterV1.WaterEntry, zone: MemberTimeZone) -> String {
         "\(dim(shortID(entry.entryID)))  \(clock(entry.atUnixMs, zone: zone))  +\(entry.amountMl) ml"
+    }
+
+    /// "at 08:00 on Mon 2026-11-30", in the member's zone.
+    static func when(_ entry: WaterV1.WaterEntry, zone: MemberTimeZone) -> String {
+        "at \(clock(entry.atUnixMs, zone: zone)) on \(dayName(entry.date))"
     }
 
     /// The 5th to 12th hex digits of an id: for the client's time-ordered ids, the low bits of
@@ -50,6 +63,20 @@ enum Format {
         let local = seconds + zone.offsetSeconds(atUnixSeconds: seconds)
         let minuteOfDay = ((local % 86_400) + 86_400) % 86_400 / 60
         return pad2(Int(minuteOfDay / 60)) + ":" + pad2(Int(minuteOfDay % 60))
+    }
+
+    /// A habit's icon as an emoji two columns wide (the seed's SF Symbols have no terminal form).
+    static func icon(_ icon: WaterV1.HabitIcon) -> String {
+        switch icon {
+        case .alarm: "⏰"
+        case .book: "📖"
+        case .pencil: "📝"
+        case .desktopcomputer: "💻"
+        case .gamecontroller: "🎮"
+        case .sportscourt: "🏀"
+        case .lightbulb: "💡"
+        default: "❔"
+        }
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

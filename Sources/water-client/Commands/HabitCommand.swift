@@ -28,8 +28,9 @@ enum HabitCommand {
         case "ls":
             let weekOption = try invocation.arguments.option("week")
             try invocation.arguments.finish()
-            let week = try Invocation.week(weekOption)
-            let response = try invocation.client().call(WaterV1.ListHabitWeekRequest(week: week))
+            let client = try invocation.client()
+            let week = try Invocation.week(weekOption, zone: try invocation.memberZone(client))
+            let response = try client.call(WaterV1.ListHabitWeekRequest(week: week))
             invocation.output(response) { render(response) }
         case "check", "uncheck":
             let dayOption = try invocation.arguments.option("day")
@@ -39,7 +40,7 @@ enum HabitCommand {
             try invocation.arguments.finish()
             let client = try invocation.client()
             let id = try resolve(target, client)
-            let date = try day(dayOption)
+            let date = try day(dayOption, zone: try invocation.memberZone(client))
             if action == "check" {
                 let response = try client.call(WaterV1.CheckHabitRequest(habitID: id, date: date))
                 invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
@@ -60,9 +61,9 @@ enum HabitCommand {
         }
     }
 
-    /// `--day` as the API takes it.
-    private static func day(_ text: String?) throws(UsageError) -> String {
-        guard let day = When.day(text, now: UnixTime.nowMilliseconds(), zone: Invocation.localZone) else {
+    /// `--day` as the API takes it, `today` and `yesterday` in the member's zone.
+    private static func day(_ text: String?, zone: MemberTimeZone) throws(UsageError) -> String {
+        guard let day = When.day(text, now: UnixTime.nowMilliseconds(), zone: zone) else {
             throw UsageError("--day takes today, yesterday or a date like 2026-11-30, got \(text ?? "")")
         }
         return day
@@ -84,23 +85,23 @@ enum HabitCommand {
         guard !response.habits.isEmpty else {
             return "no habits yet: water-client habit add read --icon book --color green"
         }
-        let width = max(response.habits.map { ($0.habit?.name.count ?? 0) }.max() ?? 0, 8)
-        let header =
-            "\(Format.bold("Week \(response.week)"))".padding(
-                toLength: width + 3 + (Terminal.usesColour ? 8 : 0), withPad: " ", startingAt: 0)
-            + "Mo Tu We Th Fr Sa Su"
-        return
-            ([header]
-            + response.habits.map { week in
-                let habit = week.habit ?? WaterV1.Habit()
-                return "\(habit.name.padding(toLength: width + 3, withPad: " ", startingAt: 0))"
-                    + week.checked.map { coloured($0 ? "■ " : "· ", habit.color) }.joined(separator: " ")
-            }).joined(separator: "\n")
+        // The names' column is wide enough for the longest name and for the week's label; the
+        // label is padded before it is made bold, so no escape sequence is ever cut.
+        let label = "Week \(response.week)"
+        let nameWidth = max(response.habits.map { $0.habit?.name.count ?? 0 }.max() ?? 0, label.count - 3)
+        let header = Format.bold(label) + String(repeating: " ", count: 3 + nameWidth - label.count) + "  "
+        let rows = response.habits.map { week in
+            let habit = week.habit ?? WaterV1.Habit()
+            return "\(Format.icon(habit.icon)) \(habit.name)"
+                + String(repeating: " ", count: nameWidth - habit.name.count) + "  "
+                + week.checked.map { coloured($0 ? "■" : "·", habit.color) }.joined(separator: "  ")
+        }
+        return ([header + "Mo Tu We Th Fr Sa Su"] + rows).joined(separator: "\n")
     }
 
     private static func weekLine(_ week: WaterV1.HabitWeek) -> String {
         let habit = week.habit ?? WaterV1.Habit()
-        return "\(habit.name): "
+        return "\(Format.icon(habit.icon)) \(habit.name): "
             + zip(["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"], week.checked)
             .map { "\($0.0) \(coloured($0.1 ? "■" : "·", habit.color))" }.joined(separator: "  ")
     }

@@ -134,24 +134,43 @@ struct Invocation {
         JSONOutput.encode(message)
     }
 
-    /// `--at` as milliseconds since 1970, or 0 (the server's now) when not given.
-    static func time(_ option: String?) throws(UsageError) -> Int64 {
+    /// The zone the member's days follow. Times typed (`--at 08:00`, `--day yesterday`,
+    /// `--week last`) are read in it and times shown are in it, so `log` and `today` agree
+    /// whatever zone the terminal is in. Kept in the session; asked for once when it is not.
+    func memberZone(_ client: WaterClient) throws -> MemberTimeZone {
+        var name = files.loadSession()?.timeZone
+        if name == nil {
+            name = try client.call(WaterV1.GetSettingsRequest()).settings?.timeZone
+            name.map(rememberZone)
+        }
+        return name.flatMap(ZoneInfo.system.zone(named:)) ?? Self.localZone
+    }
+
+    /// Keeps the member's zone from a reply that carries it (login, today, zone).
+    func rememberZone(_ name: String) {
+        guard !name.isEmpty, var session = files.loadSession(), session.timeZone != name else { return }
+        session.timeZone = name
+        try? files.saveSession(session)
+    }
+
+    /// `--at` as milliseconds since 1970 in `zone`, or 0 (the server's now) when not given.
+    static func time(_ option: String?, zone: MemberTimeZone) throws(UsageError) -> Int64 {
         guard let option else { return 0 }
-        guard let time = When.parse(option, now: UnixTime.nowMilliseconds(), zone: localZone) else {
+        guard let time = When.parse(option, now: UnixTime.nowMilliseconds(), zone: zone) else {
             throw UsageError("--at must be like 21:30, \"yesterday 21:30\" or 2026-11-30T21:30, got \"\(option)\"")
         }
         return time
     }
 
-    /// `--week` as the API takes it (empty: the current week).
-    static func week(_ option: String?) throws(UsageError) -> String {
-        guard let week = When.week(option, now: UnixTime.nowMilliseconds(), zone: localZone) else {
+    /// `--week` as the API takes it (empty: the current week), `last` counted in `zone`.
+    static func week(_ option: String?, zone: MemberTimeZone) throws(UsageError) -> String {
+        guard let week = When.week(option, now: UnixTime.nowMilliseconds(), zone: zone) else {
             throw UsageError("--week takes last or a week like 2026-W49, got \(option ?? "")")
         }
         return week
     }
 
-    /// The local time zone of this terminal, for reading and showing times.
+    /// The local time zone of this terminal, for when the member's is unknown here.
     static var localZone: MemberTimeZone {
         ZoneInfo.system.local()
     }

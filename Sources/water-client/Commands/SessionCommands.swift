@@ -29,7 +29,7 @@ enum SessionCommands {
         try invocation.files.saveSession(
             ClientFiles.Session(
                 server: try invocation.server().description,
-                username: username, token: response.authToken))
+                username: username, token: response.authToken, timeZone: response.member?.timeZone))
         invocation.output(response.member ?? WaterV1.Member()) {
             "logged in as \(username) on \((try? invocation.server().description) ?? "")"
         }

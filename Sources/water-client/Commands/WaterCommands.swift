@@ -13,7 +13,8 @@ enum WaterCommands {
         try invocation.arguments.finish()
         let client = try invocation.client()
         let now = UnixTime.nowMilliseconds()
-        let time = try Invocation.time(at)  // 0: the server's now
+        let zone = try invocation.memberZone(client)
+        let time = try Invocation.time(at, zone: zone)  // 0: the server's now
         // The id carries the moment of logging; a replay with --id is recognised by the server.
         let id =
             try idText.map { text -> String in
@@ -24,17 +25,18 @@ enum WaterCommands {
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
             let verb = response.duplicate ? "already logged" : "logged"
-            return
-                "\(verb) \(entry.amountMl) ml at \(Format.clock(entry.atUnixMs, zone: Invocation.localZone)) (\(Format.shortID(entry.entryID)))\n"
+            return "\(verb) \(entry.amountMl) ml \(Format.when(entry, zone: zone)) (\(Format.shortID(entry.entryID)))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
         }
     }
 
     static func undo(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
-        let response = try invocation.client().call(WaterV1.UndoWaterRequest())
+        let client = try invocation.client()
+        let zone = try invocation.memberZone(client)
+        let response = try client.call(WaterV1.UndoWaterRequest())
         invocation.output(response) {
-            "removed \(response.entry?.amountMl ?? 0) ml logged at \(Format.clock(response.entry?.atUnixMs ?? 0, zone: Invocation.localZone))\n"
+            "removed \(response.entry?.amountMl ?? 0) ml logged \(Format.when(response.entry ?? WaterV1.WaterEntry(), zone: zone))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
         }
     }
@@ -43,60 +45,71 @@ enum WaterCommands {
         let amount = try invocation.arguments.option("amount").map(drinkMl)
         let at = try invocation.arguments.option("at")
         guard let idText = invocation.arguments.positional() else {
-            throw UsageError("edit needs an entry id (see water-client today)")
+            throw UsageError("edit needs an entry id (see water-client today or history --entries)")
         }
         try invocation.arguments.finish()
         guard amount != nil || at != nil else { throw UsageError("edit needs --amount ML, --at WHEN or both") }
         let client = try invocation.client()
-        let time = try Invocation.time(at)
-        let id = try resolve(idText, client)
+        let zone = try invocation.memberZone(client)
+        let time = try Invocation.time(at, zone: zone)
+        let id = try resolve(idText, client, zone: zone)
         let response = try client.call(WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time))
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
-            return
-                "now \(entry.amountMl) ml at \(Format.clock(entry.atUnixMs, zone: Invocation.localZone)) on \(entry.date)\n"
+            return "now \(entry.amountMl) ml \(Format.when(entry, zone: zone))\n"
                 + response.days.map(Format.dayLine).joined(separator: "\n")
         }
     }
 
     static func remove(_ invocation: inout Invocation) throws {
         guard let idText = invocation.arguments.positional() else {
-            throw UsageError("rm needs an entry id (see water-client today)")
+            throw UsageError("rm needs an entry id (see water-client today or history --entries)")
         }
         try invocation.arguments.finish()
         let client = try invocation.client()
-        let response = try client.call(WaterV1.DeleteWaterRequest(entryID: try resolve(idText, client)))
+        let zone = try invocation.memberZone(client)
+        let response = try client.call(WaterV1.DeleteWaterRequest(entryID: try resolve(idText, client, zone: zone)))
         invocation.output(response) {
-            "removed \(response.entry?.amountMl ?? 0) ml\n" + Format.daySummary(response.day ?? WaterV1.DaySummary())
+            "removed \(response.entry?.amountMl ?? 0) ml logged \(Format.when(response.entry ?? WaterV1.WaterEntry(), zone: zone))\n"
+                + Format.daySummary(response.day ?? WaterV1.DaySummary())
         }
     }
 
     static func today(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
         let response = try invocation.client().call(WaterV1.GetTodayRequest())
+        let zoneName = response.settings?.timeZone ?? ""
+        invocation.rememberZone(zoneName)
         invocation.output(response) {
             let day = response.day ?? WaterV1.DaySummary()
-            var lines = ["\(Format.bold("Today")) \(day.date)", Format.daySummary(day)]
+            var lines = ["\(Format.bold("Today")), \(Format.dayName(day.date))", Format.daySummary(day, named: false)]
             if response.entries.isEmpty {
                 lines.append(
                     "no drinks yet today: water-client log logs your usual cup (\(response.settings?.usualCupMl ?? 250) ml)"
                 )
             }
-            let zone = ZoneInfo.system.zone(named: response.settings?.timeZone ?? "") ?? Invocation.localZone
+            let zone = ZoneInfo.system.zone(named: zoneName) ?? Invocation.localZone
             lines += response.entries.map { Format.entry($0, zone: zone) }
             return lines.joined(separator: "\n")
         }
     }
 
-    /// `week` is the last 7 days; `history --days N` the last N.
+    /// `week` is the last 7 days; `history --days N` the last N; `--entries` lists each day's
+    /// drinks under it, with the ids `edit` and `rm` take.
     static func history(_ invocation: inout Invocation, days fixed: UInt32?) throws {
         let days = try fixed ?? invocation.arguments.integer("days", in: UInt32(1)...366) ?? 7
+        let withEntries = invocation.arguments.flag("entries")
         try invocation.arguments.finish()
-        let response = try invocation.client().call(WaterV1.GetHistoryRequest(days: days))
+        let client = try invocation.client()
+        let zone = withEntries ? try invocation.memberZone(client) : Invocation.localZone
+        let response = try client.call(WaterV1.GetHistoryRequest(days: days, includeEntries: withEntries))
         invocation.output(response) {
             let met = response.days.filter(\.goalMet).count
-            return (response.days.map(Format.dayLine) + ["goal met on \(met) of \(response.days.count) days"]).joined(
-                separator: "\n")
+            let byDate = Dictionary(grouping: response.entries, by: \.date)
+            let lines = response.days.flatMap { day in
+                [Format.dayLine(day)] + (byDate[day.date] ?? []).map { "    " + Format.entry($0, zone: zone) }
+            }
+            return (lines + ["goal met on \(met) of \(response.days.count) days"]).joined(separator: "\n")
         }
     }
 
@@ -139,6 +152,7 @@ enum WaterCommands {
         let client = try invocation.client()
         if let zone {
             let response = try client.call(WaterV1.SetTimeZoneRequest(timeZone: zone))
+            invocation.rememberZone(response.settings?.timeZone ?? "")
             invocation.output(response) {
                 "your days now follow \(response.settings?.timeZone ?? zone)\n"
                     + Format.daySummary(response.today ?? WaterV1.DaySummary())
@@ -176,19 +190,32 @@ enum WaterCommands {
         return value
     }
 
-    /// A full id, or the short id `today` shows, looked up among today's entries.
-    private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
+    /// A full id, or a start of the short id that `today` and `history --entries` show (or of
+    /// the full id), looked up among the last month's drinks, then the last year's. A start
+    /// that fits several drinks lists them: the person picks one.
+    private static func resolve(_ text: String, _ client: WaterClient, zone: MemberTimeZone) throws -> String {
         if RecordID(text) != nil { return text }
-        let matches = try client.call(WaterV1.GetTodayRequest()).entries.filter {
-            Format.shortID($0.entryID) == text.lowercased()
+        let typed = text.lowercased().filter { $0 != "-" }
+        guard typed.count >= 4, typed.allSatisfy(\.isHexDigit) else {
+            throw UsageError(
+                "an entry id is at least 4 of the hex digits today or history --entries shows, got \"\(text)\"")
         }
-        // An id that names nothing is bad data (65), not a usage mistake (64).
-        guard matches.count == 1, text.count >= 4 else {
+        var matches: [WaterV1.WaterEntry] = []
+        for days: UInt32 in [31, 366] where matches.isEmpty {
+            matches = try client.call(WaterV1.GetHistoryRequest(days: days, includeEntries: true)).entries.filter {
+                let hex = $0.entryID.lowercased().filter { $0 != "-" }
+                return Format.shortID($0.entryID).hasPrefix(typed) || hex.hasPrefix(typed)
+            }
+        }
+        // An id that names nothing, or too little of one, is bad data (65), not a usage mistake (64).
+        guard matches.count == 1 else {
             throw WaterError(
                 matches.isEmpty ? .notFound : .invalidArgument,
                 matches.isEmpty
-                    ? "no entry of today starts with \(text); give the full id"
-                    : "\(text) matches \(matches.count) entries; give more of the id")
+                    ? "no drink of the last year has an id starting with \(text) (water-client history --days 366 --entries lists them)"
+                    : "\(text) fits \(matches.count) drinks; give more of the id:\n"
+                        + matches.prefix(10).map { "  " + Format.entry($0, zone: zone) + "  " + $0.date }.joined(
+                            separator: "\n") + (matches.count > 10 ? "\n  ..." : ""))
         }
         return matches[0].entryID
     }
