@@ -52,4 +52,69 @@ struct TransferTests {
         #expect(try server.cli("jay").run(["export", "--household"]).status == 77)
         #expect(server.stop() == 0)
     }
+
+    @Test(
+        "import takes CRLF files, keeps the habits' order and the usual cup, and refuses what the live commands refuse")
+    func importIsCheckedLikeTheLiveCalls() throws {
+        let server = try ServerProcess.fresh(["--clock", "\(thursday)"])
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "300", "--at", "2026-11-24T09:30Z"]).status == 0)
+        #expect(try mum.run(["cup", "330"]).status == 0)
+        for name in ["Read", "Run", "Stretch"] { #expect(try mum.run(["habit", "add", name]).status == 0) }
+        let folder = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
+        #expect(try mum.run(["export", "--format", "csv", "--output", "\(folder)/mum.csv"]).status == 0)
+        // What a spreadsheet or Python's csv module writes: CRLF line ends.
+        let crlf = try String(contentsOfFile: "\(folder)/mum.csv", encoding: .utf8).replacing("\n", with: "\r\n")
+        try crlf.write(toFile: "\(folder)/crlf.csv", atomically: true, encoding: .utf8)
+        #expect(try mum.run(["member", "add", "kim", "--password-stdin"], input: "kim-password-1\n").status == 0)
+        let kim = server.cli("kim")
+        #expect(try kim.run(["login", "kim", "--password-stdin"], input: "kim-password-1\n").status == 0)
+        let imported = try kim.run(["import", "\(folder)/crlf.csv"])
+        #expect(imported.status == 0, "\(imported.error)")
+        let names = { (person: CommandLineUser) in
+            try person.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"]).habits.compactMap { $0.habit?.name }
+        }
+        #expect(try names(kim) == names(mum) && names(mum) == ["Stretch", "Run", "Read"])
+        #expect(try kim.json(WaterV1.GetSettingsResponse.self, ["cup"]).settings?.usualCupMl == 330)
+
+        // What habit add, habit check and log refuse, import refuses too, naming the field, and
+        // adds nothing of that file.
+        let base = try JSONDecoder().decode(
+            [WaterV1.MemberHistory].self, from: Data(try mum.run(["export"]).output.utf8))[0]
+        var unknownIcon = base
+        unknownIcon.habits[0].habit?.icon = WaterV1.HabitIcon(rawValue: 42)
+        var impossibleDay = base
+        impossibleDay.habits[0].checkedDates = ["2026-02-30"]
+        var futureDay = base
+        futureDay.habits[0].checkedDates = ["2026-12-25"]
+        var tooMuch = base
+        tooMuch.entries[0].amountMl = 5000
+        #expect(try mum.run(["member", "add", "lee", "--password-stdin"], input: "lee-password-1\n").status == 0)
+        let lee = server.cli("lee")
+        #expect(try lee.run(["login", "lee", "--password-stdin"], input: "lee-password-1\n").status == 0)
+        for (history, field, message) in [
+            (unknownIcon, "habits.habit.icon", "an icon must be one of alarm"),
+            (impossibleDay, "habits.checked_dates", #"a day must be a date like 2026-11-30, got \"2026-02-30\""#),
+            (futureDay, "habits.checked_dates", "2026-12-25 is in the future"),
+            (tooMuch, "entries.amount_ml", "a drink must be between 1 and 2000 ml, got 5000"),
+        ] {
+            let path = "\(folder)/bad-\(field).json"
+            try Data(exportFile(history).utf8).write(to: URL(fileURLWithPath: path))
+            let refused = try lee.run(["--json", "import", path])
+            #expect(refused.status == 65, "\(field): \(refused.error)")
+            #expect(
+                refused.error.contains("\"field\":\"\(field)\"") && refused.error.contains(message), "\(refused.error)")
+        }
+        let untouched = try lee.json(WaterV1.GetHistoryResponse.self, ["history", "--entries"])
+        #expect(untouched.entries.isEmpty)
+        #expect(try lee.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"]).habits.isEmpty)
+        #expect(server.stop() == 0)
+    }
+}
+
+/// An export file as water-client writes it.
+private func exportFile(_ history: WaterV1.MemberHistory) -> String {
+    let encoder = JSONEncoder()
+    return String(decoding: (try? encoder.encode([history])) ?? Data(), as: UTF8.self)
 }

@@ -87,13 +87,7 @@ struct HabitService: Service {
         _ reply: @escaping Reply<WaterV1.HabitWeek>
     ) throws(WaterError) {
         let id = try recordID(habitID, field: "habit_id")
-        var date: LocalDate?
-        if !dateText.isEmpty {
-            guard let parsed = LocalDate(dateText) else {
-                throw .invalidField("date", "a day must be a date like 2026-11-30, got \(quotedPeerText(dateText))")
-            }
-            date = parsed
-        }
+        let date = dateText.isEmpty ? nil : try day(dateText, field: "date")
         try archives.commitOwn(
             call,
             { archive in
@@ -112,18 +106,20 @@ struct HabitService: Service {
     }
 }
 
-private func habitIcon(_ icon: WaterV1.HabitIcon) throws(WaterError) -> HabitIcon {
+/// An icon this version knows, as AddHabit and Import take it.
+func habitIcon(_ icon: WaterV1.HabitIcon, field: String = "icon") throws(WaterError) -> HabitIcon {
     guard let known = HabitIcon(rawValue: Int(icon.rawValue)) else {
         throw WaterError.invalidField(
-            "icon", "an icon must be one of \(HabitIcon.allCases.map(\.description).joined(separator: ", "))")
+            field, "an icon must be one of \(HabitIcon.allCases.map(\.description).joined(separator: ", "))")
     }
     return known
 }
 
-private func habitColor(_ color: WaterV1.HabitColor) throws(WaterError) -> HabitColor {
+/// A colour this version knows, as AddHabit and Import take it.
+func habitColor(_ color: WaterV1.HabitColor, field: String = "color") throws(WaterError) -> HabitColor {
     guard let known = HabitColor(rawValue: Int(color.rawValue)) else {
         throw WaterError.invalidField(
-            "color", "a colour must be one of \(HabitColor.allCases.map(\.description).joined(separator: ", "))")
+            field, "a colour must be one of \(HabitColor.allCases.map(\.description).joined(separator: ", "))")
     }
     return known
 }
@@ -136,4 +132,12 @@ extension Wire {
             color: WaterV1.HabitColor(rawValue: Int32(habit.color.rawValue)),
             createdAtUnixMs: habit.createdAtUnixMilliseconds)
     }
+}
+
+/// A day as CheckHabit and Import take it: `2026-11-30`.
+func day(_ text: String, field: String) throws(WaterError) -> LocalDate {
+    guard let date = LocalDate(text) else {
+        throw .invalidField(field, "a day must be a date like 2026-11-30, got \(quotedPeerText(text))")
+    }
+    return date
 }

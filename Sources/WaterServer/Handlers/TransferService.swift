@@ -89,13 +89,16 @@ enum Import {
         var mutations: [MemberMutation] = []
         var counts = WaterV1.ImportResponse()
         var seen = Set(archive.water.entries.map(\.id))
+        // Everything is checked as the live calls check it (LogWater, SetUsualCup, AddHabit,
+        // CheckHabit): a file cannot bring in what the commands would refuse.
         for entry in history.entries {
             let id = try recordID(entry.entryID, field: "entries.entry_id")
             guard !seen.contains(id) else { continue }
-            guard
-                case .log(let mutation) = try archive.water.validateLog(
+            let decision = try within("entries") { () throws(DomainError) in
+                try archive.water.validateLog(
                     id: id, amountMillilitres: entry.amountMl, unixMilliseconds: entry.atUnixMs, now: now)
-            else { continue }
+            }
+            guard case .log(let mutation) = decision else { continue }
             mutations.append(.water(mutation))
             seen.insert(id)
             counts.entriesAdded += 1
@@ -119,29 +122,58 @@ enum Import {
             mutations.append(.water(.goalSet(goal.goalMl, from: date)))
             counts.goalsAdded += 1
         }
+        if let cup = history.settings?.usualCupMl, cup != 0, cup != archive.water.usualCupMillilitres {
+            mutations.append(
+                .water(try within("settings") { () throws(DomainError) in try archive.water.validateUsualCup(cup) }))
+        }
         let today = archive.water.today(atUnixMilliseconds: now)
         var habits = archive.habits
-        for stored in history.habits {
+        // Oldest first, as they were added: the book keeps the newest first, and so does an export.
+        let oldestFirst = history.habits.enumerated().sorted {
+            let (a, b) = ($0.element.habit?.createdAtUnixMs ?? 0, $1.element.habit?.createdAtUnixMs ?? 0)
+            return a != b ? a < b : $0.offset > $1.offset
+        }.map(\.element)
+        for stored in oldestFirst {
             guard let habit = stored.habit else { continue }
             let id = try recordID(habit.habitID, field: "habits.habit.habit_id")
             if habits.habit(id) == nil {
-                guard let icon = HabitIcon(rawValue: Int(habit.icon.rawValue)),
-                    let color = HabitColor(rawValue: Int(habit.color.rawValue)),
-                    let added = try habits.validateAdd(
-                        id: id, name: habit.name, icon: icon, color: color, now: habit.createdAtUnixMs)
-                else { continue }
+                let icon = try habitIcon(habit.icon, field: "habits.habit.icon")
+                let color = try habitColor(habit.color, field: "habits.habit.color")
+                let book = habits
+                let add = try within("habits.habit") { () throws(DomainError) in
+                    try book.validateAdd(id: id, name: habit.name, icon: icon, color: color, now: habit.createdAtUnixMs)
+                }
+                guard let added = add else { continue }
                 mutations.append(.habit(added))
                 habits.apply(added)
                 counts.habitsAdded += 1
             }
             for text in stored.checkedDates {
-                guard let date = LocalDate(text), date <= today, habits.habit(id)?.checkedDays.contains(date) == false
-                else { continue }
-                mutations.append(.habit(.checked(id, date)))
-                habits.apply(.checked(id, date))
+                let date = try day(text, field: "habits.checked_dates")
+                let book = habits
+                let check = try within("habits.checked_dates", field: true) { () throws(DomainError) in
+                    try book.validateCheck(id: id, date: date, checked: true, today: today)
+                }
+                guard habits.habit(id)?.checkedDays.contains(date) == false else { continue }
+                mutations.append(.habit(check))
+                habits.apply(check)
                 counts.checkinsAdded += 1
             }
         }
         return (mutations, counts)
+    }
+}
+
+/// Runs a domain rule on part of an import, naming the field at fault by its path in the
+/// import (`entries.amount_ml`); `field: true` when `path` is the field itself.
+private func within<Result>(_ path: String, field: Bool = false, _ body: () throws(DomainError) -> Result)
+    throws(WaterError) -> Result
+{
+    do {
+        return try body()
+    } catch {
+        var error = error
+        error.field = field ? path : error.field.map { "\(path).\($0)" }
+        throw WaterError(error)
     }
 }

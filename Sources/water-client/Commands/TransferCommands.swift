@@ -58,12 +58,12 @@ enum TransferCommands {
         let client = try invocation.client()
         var total = WaterV1.ImportResponse()
         // In pieces, so every request stays well under the frame limit; the first carries the
-        // goals and habits.
+        // settings, goals and habits.
         var start = 0
         repeat {
             let end = min(start + 4000, history.entries.count)
             let part = WaterV1.MemberHistory(
-                entries: Array(history.entries[start..<end]),
+                settings: start == 0 ? history.settings : nil, entries: Array(history.entries[start..<end]),
                 goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [])
             let added = try client.call(WaterV1.ImportRequest(history: part))
             total.entriesAdded += added.entriesAdded
@@ -98,9 +98,11 @@ enum TransferCommands {
     }
 }
 
-/// The CSV form of an export: one row per entry, daily goal, habit and check-in.
+/// The CSV form of an export: one row per entry, daily goal, habit and check-in, and one for
+/// the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
 ///
 ///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color
+///     cup,mum,,,,250,,,,
 ///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,250,,,,
 enum HistoryCSV {
     static let header = ["kind", "member", "id", "date", "at_unix_ms", "amount_ml", "goal_ml", "name", "icon", "color"]
@@ -109,6 +111,9 @@ enum HistoryCSV {
         var rows = [header]
         for history in histories {
             let member = history.member?.username ?? ""
+            if let cup = history.settings?.usualCupMl, cup != 0 {
+                rows.append(["cup", member, "", "", "", "\(cup)", "", "", "", ""])
+            }
             for entry in history.entries {
                 rows.append([
                     "entry", member, entry.entryID, entry.date, "\(entry.atUnixMs)", "\(entry.amountMl)", "", "", "",
@@ -147,6 +152,8 @@ enum HistoryCSV {
                 histories[member] = WaterV1.MemberHistory(member: WaterV1.Member(username: member))
             }
             switch row[0] {
+            case "cup":
+                histories[member]!.settings = WaterV1.Settings(usualCupMl: Int32(row[5]) ?? 0)
             case "entry":
                 histories[member]!.entries.append(
                     WaterV1.WaterEntry(
@@ -180,45 +187,43 @@ enum HistoryCSV {
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
+    /// The rows of RFC 4180 text. Walked by Unicode scalar: as a Character, "\r\n" is one
+    /// grapheme, which is neither "\r" nor "\n".
     private static func rows(_ text: String) throws -> [[String]] {
         var rows: [[String]] = [[]]
-        var field = ""
+        var field = String.UnicodeScalarView()
         var quoted = false
-        var characters = Array(text).makeIterator()
-        while let character = characters.next() {
+        var scalars = text.unicodeScalars.makeIterator()
+        func endField() {
+            rows[rows.count - 1].append(String(field))
+            field = String.UnicodeScalarView()
+        }
+        var pending = scalars.next()
+        while let scalar = pending {
+            pending = scalars.next()
             if quoted {
-                if character == "\"" {
-                    if let next = characters.next() {
-                        if next == "\"" {
-                            field.append("\"")
-                        } else {
-                            quoted = false
-                            if next == "," {
-                                rows[rows.count - 1].append(field); field = ""
-                            } else if next == "\n" {
-                                rows[rows.count - 1].append(field); field = ""; rows.append([])
-                            }
-                        }
+                if scalar == "\"" {
+                    if pending == "\"" {
+                        field.append("\"")
+                        pending = scalars.next()
                     } else {
                         quoted = false
                     }
                 } else {
-                    field.append(character)
+                    field.append(scalar)
                 }
-            } else if character == "\"" && field.isEmpty {
+            } else if scalar == "\"" && field.isEmpty {
                 quoted = true
-            } else if character == "," {
-                rows[rows.count - 1].append(field)
-                field = ""
-            } else if character == "\n" {
-                rows[rows.count - 1].append(field)
-                field = ""
+            } else if scalar == "," {
+                endField()
+            } else if scalar == "\n" {
+                endField()
                 rows.append([])
-            } else if character != "\r" {
-                field.append(character)
+            } else if scalar != "\r" {
+                field.append(scalar)
             }
         }
-        if !field.isEmpty || !(rows.last?.isEmpty ?? true) { rows[rows.count - 1].append(field) }
+        if !field.isEmpty || !(rows.last?.isEmpty ?? true) { endField() }
         if rows.last?.isEmpty == true { rows.removeLast() }
         return rows
     }
