@@ -432,7 +432,7 @@ const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
   (ProtobufCMessageInit) water__v1__board_row__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__weekly_board__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__v1__weekly_board__field_descriptors[6] =
 {
   {
     "week",
@@ -494,18 +494,31 @@ static const ProtobufCFieldDescriptor water__v1__weekly_board__field_descriptors
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "unavailable",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__WeeklyBoard, n_unavailable),
+    offsetof(Water__V1__WeeklyBoard, unavailable),
+    &water__v1__member__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__weekly_board__field_indices_by_name[] = {
   4,   /* field[4] = generated_at_unix_ms */
   2,   /* field[2] = order */
   3,   /* field[3] = rows */
   1,   /* field[1] = starts_on */
+  5,   /* field[5] = unavailable */
   0,   /* field[0] = week */
 };
 static const ProtobufCIntRange water__v1__weekly_board__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__v1__weekly_board__descriptor =
 {
@@ -515,7 +528,7 @@ const ProtobufCMessageDescriptor water__v1__weekly_board__descriptor =
   "Water__V1__WeeklyBoard",
   "water.v1",
   sizeof(Water__V1__WeeklyBoard),
-  5,
+  6,
   water__v1__weekly_board__field_descriptors,
   water__v1__weekly_board__field_indices_by_name,
   1,  water__v1__weekly_board__number_ranges,

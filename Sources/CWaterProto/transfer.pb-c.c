@@ -552,7 +552,7 @@ const ProtobufCMessageDescriptor water__v1__export_request__descriptor =
   (ProtobufCMessageInit) water__v1__export_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__export_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__export_response__field_descriptors[2] =
 {
   {
     "history",
@@ -566,14 +566,27 @@ static const ProtobufCFieldDescriptor water__v1__export_response__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "unavailable",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExportResponse, unavailable),
+    &water__v1__member__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__export_response__field_indices_by_name[] = {
   0,   /* field[0] = history */
+  1,   /* field[1] = unavailable */
 };
 static const ProtobufCIntRange water__v1__export_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__export_response__descriptor =
 {
@@ -583,7 +596,7 @@ const ProtobufCMessageDescriptor water__v1__export_response__descriptor =
   "Water__V1__ExportResponse",
   "water.v1",
   sizeof(Water__V1__ExportResponse),
-  1,
+  2,
   water__v1__export_response__field_descriptors,
   water__v1__export_response__field_indices_by_name,
   1,  water__v1__export_response__number_ranges,

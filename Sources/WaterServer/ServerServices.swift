@@ -125,7 +125,9 @@ struct BoardBuilder: Sendable {
         let key = BoardCache.Key(week: week, order: order, minute: now / 60_000)
         let generation = cache.generation.withLock { $0 }
         if let hit = cache.boards.withLock({ $0[key] }), hit.generation == generation { return hit }
-        let board = Wire.board(self.board(week: week, order: order, now: now), now: now)
+        let (built, unavailable) = self.board(week: week, order: order, now: now)
+        var board = Wire.board(built, now: now)
+        board.unavailable = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
         let entry = BoardCache.Entry(
             generation: generation, board: board, reply: Encoded(WaterV1.GetBoardResponse(board: board)))
         cache.boards.withLock { boards in
@@ -140,17 +142,21 @@ struct BoardBuilder: Sendable {
         ISOWeek(containing: householdTimeZone.date(atUnixMilliseconds: now))
     }
 
-    /// The board for `week`. A member whose archive is protected is left out rather than
-    /// failing everyone's board.
-    func board(week: ISOWeek, order: BoardOrder, now: Int64) -> WeeklyBoard {
+    /// The board for `week`, and the members whose archive cannot be read (protected): they are
+    /// not ranked, but named, rather than failing everyone's board or vanishing from it.
+    func board(week: ISOWeek, order: BoardOrder, now: Int64) -> (WeeklyBoard, unavailable: [Account]) {
         let accounts = (try? store.accounts.read { $0.members }) ?? []
+        var unavailable: [Account] = []
         let members = accounts.compactMap { account -> BoardMember? in
-            guard let archive = try? store.member(account.id)?.read({ $0 }) else { return nil }
+            guard let archive = try? store.member(account.id)?.read({ $0 }) else {
+                unavailable.append(account)
+                return nil
+            }
             return BoardMember(
                 username: account.username, displayName: account.displayName, water: archive.water,
                 habits: archive.habits)
         }
-        return WeeklyBoard(members: members, week: week, order: order, now: now)
+        return (WeeklyBoard(members: members, week: week, order: order, now: now), unavailable)
     }
 }
 

@@ -153,6 +153,31 @@ struct DamagedArchiveTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("a protected member shows as unavailable on the board, and the household's export has everyone else")
+    func protectedMemberOnBoardAndExport() throws {
+        var server = try Self.household(drinks: 5)
+        try Self.flipByte(try Self.dadsJournal(server), at: 10)
+        server = try server.restarted()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "500"]).status == 0)
+        let board = try mum.run(["board"])
+        #expect(board.status == 0, "\(board.error)")
+        #expect(board.output.contains("1. mum"), "\(board.output)")
+        #expect(board.output.contains("- dad") && board.output.contains("unavailable"), "\(board.output)")
+        let wire = try mum.json(WaterV1.GetBoardResponse.self, ["board"]).board
+        #expect(wire?.rows.map(\.username) == ["mum"] && wire?.unavailable.map(\.username) == ["dad"])
+
+        let export = try mum.run(["export", "--household"])
+        #expect(export.status == 0, "\(export.error)")
+        #expect(
+            export.error.contains("dad's archive cannot be read") && export.error.contains("exported everyone else"))
+        let histories = try JSONDecoder().decode([WaterV1.MemberHistory].self, from: Data(export.output.utf8))
+        #expect(histories.compactMap { $0.member?.username } == ["mum"])
+        #expect(histories.first?.entries.map(\.amountMl) == [500])
+        #expect(server.stop() == 0)
+    }
+
     @Test("backup copies a damaged archive as it is and says so; restore --member puts one member back")
     func backupAndRestoreMember() throws {
         var server = try Self.household(drinks: 5)

@@ -122,4 +122,31 @@ struct LiveBoardTests {
         #expect(boards.first?.board?.rows.first?.totalMl == 0)
         #expect(boards.last?.board?.rows.first?.totalMl == 300)
     }
+
+    @Test("board --watch survives a server restart: it says so on screen and reconnects")
+    func watchReconnects() throws {
+        var server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let process = try ChildProcess(
+            productsDirectory.appendingPathComponent("water-client").path, ["board", "--watch"],
+            environment: mum.environment)
+        defer {
+            kill(process.pid, SIGTERM)
+            process.wait()
+        }
+        #expect(process.readOutput(until: { $0.contains("ranked by") }, seconds: 10).contains("Week "))
+        // The nightly upgrade: the server stops, and starts again on the same port.
+        server = try server.restarted(["--listen", "127.0.0.1:\(server.address.port)"])
+        let notice = process.readOutput(until: { $0.contains("trying again") }, seconds: 10)
+        #expect(notice.contains("trying again in 1 s"), "\(notice)")
+        let back = process.readOutput(until: { $0.contains("ranked by") }, seconds: 20)
+        #expect(back.contains("Week "), "the board is back after the restart: \(back)")
+        let client = try server.client("mum", password: adminPassword)
+        _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 300))
+        let live = process.readOutput(until: { $0.contains("300 ml") }, seconds: 10)
+        #expect(live.contains("300 ml"), "still live after the restart: \(live)")
+        #expect(process.isRunning)
+        #expect(server.stop() == 0)
+    }
 }

@@ -92,10 +92,16 @@ struct  Water__V1__ExportResponse
 {
   ProtobufCMessage base;
   Water__V1__MemberHistory *history;
+  /*
+   * Instead of a history: a member of the household export whose archive cannot be read
+   * (protected until an admin repairs it); the others are exported. Only username and
+   * display_name are set.
+   */
+  Water__V1__Member *unavailable;
 };
 #define WATER__V1__EXPORT_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__export_response__descriptor) \
-    , NULL }
+    , NULL, NULL }
 
 
 struct  Water__V1__ImportRequest

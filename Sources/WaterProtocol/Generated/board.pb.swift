@@ -136,13 +136,18 @@ extension WaterV1 {
 
         public var generatedAtUnixMs: Int64
 
+        /// Members whose archive cannot be read (protected until an admin repairs it): not ranked,
+        /// but shown, never silently left out. Only username and display_name are set.
+        public var unavailable: [Member]
+
         /// Creates a `WeeklyBoard`; omitted fields take the proto3 defaults.
-        public init(week: String = "", startsOn: String = "", order: BoardOrder = BoardOrder(rawValue: 0), rows: [BoardRow] = [], generatedAtUnixMs: Int64 = 0) {
+        public init(week: String = "", startsOn: String = "", order: BoardOrder = BoardOrder(rawValue: 0), rows: [BoardRow] = [], generatedAtUnixMs: Int64 = 0, unavailable: [Member] = []) {
             self.week = week
             self.startsOn = startsOn
             self.order = order
             self.rows = rows
             self.generatedAtUnixMs = generatedAtUnixMs
+            self.unavailable = unavailable
         }
 
         enum CodingKeys: String, CodingKey {
@@ -151,6 +156,7 @@ extension WaterV1 {
             case order = "order"
             case rows = "rows"
             case generatedAtUnixMs = "generated_at_unix_ms"
+            case unavailable = "unavailable"
 
             var intValue: Int? {
                 switch self {
@@ -159,6 +165,7 @@ extension WaterV1 {
                 case .order: 2
                 case .rows: 3
                 case .generatedAtUnixMs: 4
+                case .unavailable: 5
                 }
             }
 
@@ -169,6 +176,7 @@ extension WaterV1 {
                 case 2: self = .order
                 case 3: self = .rows
                 case 4: self = .generatedAtUnixMs
+                case 5: self = .unavailable
                 default: return nil
                 }
             }
@@ -342,7 +350,7 @@ extension WaterV1.WeeklyBoard: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.value(at: 0).string, startsOn: reader.value(at: 1).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 2).int32), rows: reader.messages(at: 3).map(WaterV1.BoardRow.init(wire:)), generatedAtUnixMs: reader.value(at: 4).int64)
+        self.init(week: reader.value(at: 0).string, startsOn: reader.value(at: 1).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 2).int32), rows: reader.messages(at: 3).map(WaterV1.BoardRow.init(wire:)), generatedAtUnixMs: reader.value(at: 4).int64, unavailable: reader.messages(at: 5).map(WaterV1.Member.init(wire:)))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -351,6 +359,7 @@ extension WaterV1.WeeklyBoard: WireMessage {
         builder.set(.signed(Int64(order.rawValue)), at: 2)
         builder.set(rows.map { .message($0.built(in: builder.child(at: 3))) }, at: 3)
         builder.set(.signed(generatedAtUnixMs), at: 4)
+        builder.set(unavailable.map { .message($0.built(in: builder.child(at: 5))) }, at: 5)
     }
 }
 

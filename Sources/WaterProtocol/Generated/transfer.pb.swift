@@ -165,23 +165,32 @@ extension WaterV1 {
 
         public var history: MemberHistory?
 
+        /// Instead of a history: a member of the household export whose archive cannot be read
+        /// (protected until an admin repairs it); the others are exported. Only username and
+        /// display_name are set.
+        public var unavailable: Member?
+
         /// Creates a `ExportResponse`; omitted fields take the proto3 defaults.
-        public init(history: MemberHistory? = nil) {
+        public init(history: MemberHistory? = nil, unavailable: Member? = nil) {
             self.history = history
+            self.unavailable = unavailable
         }
 
         enum CodingKeys: String, CodingKey {
             case history = "history"
+            case unavailable = "unavailable"
 
             var intValue: Int? {
                 switch self {
                 case .history: 0
+                case .unavailable: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .history
+                case 1: self = .unavailable
                 default: return nil
                 }
             }
@@ -365,11 +374,12 @@ extension WaterV1.ExportResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(history: reader.message(at: 0).map(WaterV1.MemberHistory.init(wire:)))
+        self.init(history: reader.message(at: 0).map(WaterV1.MemberHistory.init(wire:)), unavailable: reader.message(at: 1).map(WaterV1.Member.init(wire:)))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = history { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = unavailable { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
     }
 }
 

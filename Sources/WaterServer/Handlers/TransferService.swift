@@ -28,8 +28,19 @@ struct TransferService: Service {
         exportQueue.async {
             for account in members {
                 guard let archive = store.member(account.id), let model = try? archive.read({ $0 }) else {
-                    return responder.finish(
-                        WaterError(.failedPrecondition, "the archive of \(account.username) cannot be read"))
+                    // One member's protected archive does not stop the household's export: it is
+                    // named, and the others are exported. A member's own export has nothing else.
+                    guard request.household else {
+                        return responder.finish(
+                            WaterError(
+                                .failedPrecondition,
+                                "your archive cannot be read and is protected until an admin repairs it "
+                                    + "(water-server check shows why)"))
+                    }
+                    responder.yield(
+                        WaterV1.ExportResponse(
+                            unavailable: WaterV1.Member(username: account.username, displayName: account.displayName)))
+                    continue
                 }
                 for chunk in Export.histories(of: account, model) {
                     responder.yield(WaterV1.ExportResponse(history: chunk))

@@ -1,3 +1,4 @@
+import Glibc
 import WaterCLI
 import WaterClient
 import WaterCore
@@ -17,25 +18,48 @@ enum BoardCommand {
         case "total": order = .total
         case let other?: throw UsageError("--by takes total or progress, got \(other)")
         }
-        let client = try invocation.client()
         if watch {
             guard weekOption == nil else { throw UsageError("--watch shows the current week; leave out --week") }
-            let json = invocation.json
-            try client.stream(WaterV1.WatchBoardRequest(order: order)) { response in
-                if json {
-                    Terminal.print(Invocation.json(response))
-                } else {
-                    // Redraw in place on a terminal; one board after another otherwise.
-                    if Terminal.usesColour { Terminal.write(1, "\u{1B}[2J\u{1B}[H") }
-                    Terminal.print(render(response.board ?? WaterV1.WeeklyBoard(), explain: explain) + "\n")
-                }
-                return true
-            }
-            return
+            try watchBoard(&invocation, order: order, explain: explain)
         }
+        let client = try invocation.client()
         let week = try Invocation.week(weekOption, zone: try invocation.memberZone(client))
         let response = try client.call(WaterV1.GetBoardRequest(week: week, order: order))
         invocation.output(response) { render(response.board ?? WaterV1.WeeklyBoard(), explain: explain) }
+    }
+
+    /// The live board, until Ctrl-C or SIGTERM. A family-room screen must survive the server's
+    /// nightly restart: when the connection is lost (or the server ends the stream as it shuts
+    /// down), it says so on screen and connects again, waiting 1, 2, 4 ... up to 30 seconds.
+    private static func watchBoard(_ invocation: inout Invocation, order: WaterV1.BoardOrder, explain: Bool) throws
+        -> Never
+    {
+        let json = invocation.json
+        var delay: UInt32 = 1
+        while true {
+            let reason: String
+            do {
+                try invocation.client().stream(WaterV1.WatchBoardRequest(order: order)) { response in
+                    delay = 1
+                    if json {
+                        Terminal.print(Invocation.json(response))
+                    } else {
+                        // Redraw in place on a terminal; one board after another otherwise.
+                        if Terminal.usesColour { Terminal.write(1, "\u{1B}[2J\u{1B}[H") }
+                        Terminal.print(render(response.board ?? WaterV1.WeeklyBoard(), explain: explain) + "\n")
+                    }
+                    return true
+                }
+                reason = "the server ended the live board (it is restarting?)"
+            } catch let error as WaterError where error.exitStatus == .unavailable {
+                reason = error.message
+            }
+            let notice = "\(reason); trying again in \(delay) s (Ctrl-C stops)"
+            // On the screen the board was on; with --json, beside the JSON lines.
+            if json { Terminal.error("water-client: \(notice)") } else { Terminal.print(notice) }
+            sleep(delay)
+            delay = min(delay * 2, 30)
+        }
     }
 
     static func render(_ board: WaterV1.WeeklyBoard, explain: Bool) -> String {
@@ -60,6 +84,11 @@ enum BoardCommand {
                             + (day.goalMet ? "  met" : ""))
                 }
             }
+        }
+        for member in board.unavailable {
+            let name = member.displayName.padding(toLength: 14, withPad: " ", startingAt: 0)
+            lines.append(
+                "  - \(name) unavailable: their archive cannot be read until an admin repairs it (water-server check)")
         }
         return lines.joined(separator: "\n")
     }

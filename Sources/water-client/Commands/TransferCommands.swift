@@ -13,9 +13,17 @@ enum TransferCommands {
         try invocation.arguments.finish()
         guard format == "json" || format == "csv" else { throw UsageError("--format takes json or csv, got \(format)") }
         var histories: [WaterV1.MemberHistory] = []
+        var unavailable: [WaterV1.Member] = []
         try invocation.client().stream(WaterV1.ExportRequest(household: household)) { response in
             if let history = response.history { histories.append(history) }
+            if let member = response.unavailable { unavailable.append(member) }
             return true
+        }
+        // The rest of the household is exported; who is missing is said, never left out silently.
+        for member in unavailable {
+            Terminal.error(
+                "water-client: \(member.username)'s archive cannot be read (protected until an admin repairs it: "
+                    + "water-server check); exported everyone else")
         }
         let merged = merge(histories)
         let text = format == "json" ? json(merged) : HistoryCSV.write(merged)
