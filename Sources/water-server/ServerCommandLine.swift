@@ -54,6 +54,7 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec(
                     "password-strength", "STRENGTH", "argon2id cost: interactive (default) or minimum",
                     choices: ["interactive", "minimum"]),
+                OptionSpec("json", nil, "one JSON object"),
             ],
             examples: ["init --data /var/lib/water --admin mum --time-zone Europe/Berlin"]),
         CommandSpec(
@@ -75,6 +76,7 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec("accounts", nil, "the accounts archive"),
                 OptionSpec("household", nil, "the household's archive (the todo list)"),
                 OptionSpec("all", nil, "every damaged archive"),
+                OptionSpec("json", nil, "one JSON object"),
             ],
             examples: ["repair --all --data /var/lib/water", "repair ben --data /var/lib/water"]),
         CommandSpec(
@@ -85,6 +87,7 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec(
                     "password-strength", "STRENGTH", "argon2id cost: interactive (default) or minimum",
                     choices: ["interactive", "minimum"]),
+                OptionSpec("json", nil, "one JSON object"),
             ],
             examples: ["passwd ben --data /var/lib/water"]),
         CommandSpec(
@@ -99,6 +102,7 @@ let serverCommandLine = ProgramSpec(
             options: [
                 OptionSpec("data", "DIR", "the data directory", required: true),
                 OptionSpec("to", "DIR", "where the copy goes", required: true),
+                OptionSpec("json", nil, "one JSON object"),
             ],
             examples: ["backup --data /var/lib/water --to /mnt/usb/water-2026-11-30"]),
         CommandSpec(
@@ -112,6 +116,7 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec("from", "DIR", "the backup", required: true),
                 OptionSpec("force", nil, "replace the data that is there (it is kept aside)"),
                 OptionSpec("member", "NAME", "restore only this member's archive"),
+                OptionSpec("json", nil, "one JSON object"),
             ],
             examples: [
                 "restore --from /mnt/usb/water-2026-11-30 --data /var/lib/water",

@@ -119,6 +119,7 @@ func initialize(_ arguments: inout Arguments) throws {
     let fromStandardInput = arguments.flag("password-stdin")
     let zone = try householdTimeZone(try arguments.option("time-zone"))
     let hashing = try strength(try arguments.option("password-strength"))
+    let json = arguments.flag("json")
     try arguments.finish()
     guard
         let password = Terminal.password(
@@ -129,9 +130,30 @@ func initialize(_ arguments: inout Arguments) throws {
         dataDirectory: data, admin: admin, password: password, timeZone: zone,
         strength: hashing, logger: .standardError(minimumLevel: .warning))
     let fingerprint = try ServerTLSFiles.ensureSelfSigned(in: data)
-    Terminal.print("created \(data) with admin \(account.username); start it with: water-server serve --data \(data)")
-    Terminal.print(
-        "the server's certificate is \(fingerprint)\n(members check this once, when water-client login shows it)")
+    report(
+        json: json,
+        InitJSON(dataDirectory: data, admin: account.username, certificate: fingerprint.description)
+    ) {
+        "created \(data) with admin \(account.username); start it with: water-server serve --data \(data)\n"
+            + "the server's certificate is \(fingerprint)\n(members check this once, when water-client login shows it)"
+    }
+}
+
+/// Prints `object` as one JSON object with --json, else the text for people.
+func report(json: Bool, _ object: some Encodable, _ text: () -> String) {
+    Terminal.print(json ? JSONOutput.encode(object) : text())
+}
+
+/// What `init --json` prints.
+struct InitJSON: Encodable {
+    var dataDirectory: String
+    var admin: String
+    var certificate: String
+
+    enum CodingKeys: String, CodingKey {
+        case admin, certificate
+        case dataDirectory = "data_directory"
+    }
 }
 
 /// What `check --json` prints.
@@ -180,9 +202,24 @@ func check(_ arguments: inout Arguments) throws -> ExitCode {
     return damaged == 0 ? .ok : .failure
 }
 
+/// What `repair --json` prints: one object per archive looked at.
+struct RepairJSON: Encodable {
+    var archive: String
+    var repaired: Bool
+    var keptAside: String?
+    var kept: [String]
+    var dropped: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case archive, repaired, kept, dropped
+        case keptAside = "kept_aside"
+    }
+}
+
 func repair(_ arguments: inout Arguments) throws {
     let data = try requireData(&arguments)
     let flags = ["accounts", "household", "all"].filter { arguments.flag($0) }
+    let json = arguments.flag("json")
     let name = arguments.positional()
     try arguments.finish()
     let target: AdminCommands.RepairTarget
@@ -194,17 +231,28 @@ func repair(_ arguments: inout Arguments) throws {
     default: throw UsageError("repair takes one of: a member's username, --accounts, --household, --all")
     }
     let results = try AdminCommands.repair(dataDirectory: data, target: target, now: UnixTime.nowMilliseconds())
-    if results.isEmpty { Terminal.print("no archive is damaged; nothing to repair") }
-    for result in results {
+    let objects = results.map { result -> RepairJSON in
         switch result {
         case .healthy(let archive):
-            Terminal.print("\(data)/\(archive) is healthy; nothing to repair")
+            RepairJSON(archive: archive, repaired: false, keptAside: nil, kept: [], dropped: [])
         case .repaired(let outcome):
-            Terminal.print("repaired \(data)/\(outcome.archive); the damaged files are kept in \(outcome.keptAside)")
-            for line in outcome.kept { Terminal.print("  kept     \(line)") }
-            for line in outcome.dropped { Terminal.print("  dropped  \(line)") }
-            if outcome.dropped.isEmpty { Terminal.print("  dropped  nothing") }
+            RepairJSON(
+                archive: outcome.archive, repaired: true, keptAside: outcome.keptAside, kept: outcome.kept,
+                dropped: outcome.dropped)
         }
+    }
+    report(json: json, ["archives": objects]) {
+        var lines = results.isEmpty ? ["no archive is damaged; nothing to repair"] : []
+        for object in objects {
+            guard object.repaired else {
+                lines.append("\(data)/\(object.archive) is healthy; nothing to repair")
+                continue
+            }
+            lines.append("repaired \(data)/\(object.archive); the damaged files are kept in \(object.keptAside ?? "?")")
+            lines += object.kept.map { "  kept     \($0)" } + object.dropped.map { "  dropped  \($0)" }
+            if object.dropped.isEmpty { lines.append("  dropped  nothing") }
+        }
+        return lines.joined(separator: "\n")
     }
 }
 
@@ -212,6 +260,7 @@ func passwd(_ arguments: inout Arguments) throws {
     let data = try requireData(&arguments)
     let fromStandardInput = arguments.flag("password-stdin")
     let hashing = try strength(try arguments.option("password-strength"))
+    let json = arguments.flag("json")
     guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
     try arguments.finish()
     guard
@@ -222,7 +271,7 @@ func passwd(_ arguments: inout Arguments) throws {
     try AdminCommands.resetPassword(
         dataDirectory: data, username: name, password: password, strength: hashing,
         logger: .standardError(minimumLevel: .warning))
-    Terminal.print("password of \(name) changed; their sessions have ended")
+    report(json: json, ["username": name]) { "password of \(name) changed; their sessions have ended" }
 }
 
 func status(_ arguments: inout Arguments) throws {
@@ -234,9 +283,24 @@ func status(_ arguments: inout Arguments) throws {
     Terminal.print(json ? JSONOutput.encode(report) : report.text(now: now))
 }
 
+/// What `backup --json` prints.
+struct BackupJSON: Encodable {
+    var destination: String
+    var archives: Int
+    var readBack: Int
+    /// Archives damaged in the data directory too, copied as they are.
+    var damaged: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case destination, archives, damaged
+        case readBack = "read_back"
+    }
+}
+
 func backup(_ arguments: inout Arguments) throws -> ExitCode {
     let data = try requireData(&arguments)
     guard let destination = try arguments.option("to") else { throw UsageError("--to PATH is required") }
+    let json = arguments.flag("json")
     try arguments.finish()
     let archives = try Backup.copy(from: data, to: destination)
     // Prove the copy reads. An archive damaged in the data directory too is copied as it is
@@ -260,10 +324,27 @@ func backup(_ arguments: inout Arguments) throws -> ExitCode {
     }
     guard !failed else { return .failure }
     let healthy = archives - damagedHere.count
-    Terminal.print(
+    report(
+        json: json,
+        BackupJSON(destination: destination, archives: archives, readBack: healthy, damaged: damagedHere.sorted())
+    ) {
         "backed up \(archives) archives of \(data) to \(destination); \(healthy) read back"
-            + (damagedHere.isEmpty ? "" : ", \(damagedHere.count) damaged ones copied as they are"))
+            + (damagedHere.isEmpty ? "" : ", \(damagedHere.count) damaged ones copied as they are")
+    }
     return .ok
+}
+
+/// What `restore --json` prints.
+struct RestoreJSON: Encodable {
+    var from: String
+    var into: String
+    /// Where what was replaced is kept, when something was.
+    var keptAside: String?
+
+    enum CodingKeys: String, CodingKey {
+        case from, into
+        case keptAside = "kept_aside"
+    }
 }
 
 func restore(_ arguments: inout Arguments) throws {
@@ -271,6 +352,7 @@ func restore(_ arguments: inout Arguments) throws {
     guard let backup = try arguments.option("from") else { throw UsageError("--from PATH is required") }
     let force = arguments.flag("force")
     let member = try arguments.option("member")
+    let json = arguments.flag("json")
     try arguments.finish()
     if let member {
         guard !force else {
@@ -279,8 +361,10 @@ func restore(_ arguments: inout Arguments) throws {
         let (archive, aside) = try AdminCommands.restoreMember(
             member, from: backup, dataDirectory: data,
             now: UnixTime.nowMilliseconds())
-        if let aside { Terminal.print("the archive that was in \(data)/\(archive) is kept in \(aside)") }
-        Terminal.print("restored \(member)'s archive from \(backup) into \(data)/\(archive)")
+        report(json: json, RestoreJSON(from: backup, into: "\(data)/\(archive)", keptAside: aside)) {
+            (aside.map { "the archive that was in \(data)/\(archive) is kept in \($0)\n" } ?? "")
+                + "restored \(member)'s archive from \(backup) into \(data)/\(archive)"
+        }
         return
     }
     // A running server holds the lock: never pull its directory away from under it.
@@ -288,8 +372,10 @@ func restore(_ arguments: inout Arguments) throws {
         throw ArchiveError(.locked, "the data directory \(data) is in use by \(user); stop it first")
     }
     let aside = try Backup.restore(from: backup, to: data, force: force, now: UnixTime.nowMilliseconds())
-    if let aside { Terminal.print("the data that was in \(data) is kept in \(aside)") }
-    Terminal.print("restored \(backup) into \(data); start it with: water-server serve --data \(data)")
+    report(json: json, RestoreJSON(from: backup, into: data, keptAside: aside)) {
+        (aside.map { "the data that was in \(data) is kept in \($0)\n" } ?? "")
+            + "restored \(backup) into \(data); start it with: water-server serve --data \(data)"
+    }
 }
 
 var arguments = Arguments(CommandLine.arguments.dropFirst())

@@ -238,4 +238,72 @@ struct CommandLineConventionsTests {
             #expect(readme.contains(table + "\n\n"), "README.md should hold, as it is:\n\(table)")
         }
     }
+
+    @Test("--json everywhere: every command of water-client prints one JSON value, with no escaped slash")
+    func jsonEverywhere() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        let folder = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
+        let login = try mum.run(["--json", "login", "mum", "--password-stdin"], input: adminPassword + "\n")
+        #expect(login.status == 0 && (try? JSONSerialization.jsonObject(with: Data(login.output.utf8))) != nil)
+        var commands: [([String], String?)] = [
+            (["whoami"], nil), (["log", "250"], nil),
+            (["log"], nil), (["undo"], nil), (["today"], nil), (["week", "--entries"], nil),
+            (["history", "--days", "3"], nil), (["goal"], nil), (["goal", "2200"], nil), (["cup"], nil),
+            (["cup", "300"], nil), (["zone"], nil), (["zone", "Europe/Berlin"], nil), (["board"], nil),
+            (["board", "--explain", "--by", "total"], nil), (["todo", "add", "buy filters"], nil),
+            (["todo", "ls"], nil),
+            (["todo", "done", "1"], nil), (["todo", "undone", "1"], nil), (["todo", "add", "call grandma"], nil),
+            (["todo", "mv", "2", "1"], nil), (["todo", "rm", "1"], nil), (["habit", "add", "Read"], nil),
+            (["habit", "check", "Read"], nil), (["habit", "uncheck", "Read"], nil), (["habit", "ls"], nil),
+            (["habit", "rm", "Read"], nil), (["member", "add", "ben", "--password-stdin"], "ben-password-1\n"),
+            (["member", "rename", "ben", "--display-name", "Ben B."], nil),
+            (["member", "reset", "ben", "--password-stdin"], "ben-password-2\n"), (["member", "ls"], nil),
+            (["member", "rm", "ben", "--yes"], nil), (["export"], nil),
+            (["export", "--household", "--output", "\(folder)/all.json"], nil),
+        ]
+        let first = try mum.json(WaterV1.LogWaterResponse.self, ["log", "100"]).entry!.entryID
+        commands += [
+            (["edit", first, "--amount", "150"], nil), (["rm", first], nil),
+            (["passwd", "--password-stdin"], "\(adminPassword)\nmum-password-2\n"),
+        ]
+        for (arguments, input) in commands {
+            let result = try mum.run(["--json"] + arguments, input: input)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            let parsed = try? JSONSerialization.jsonObject(with: Data(result.output.utf8))
+            #expect(parsed != nil, "\(arguments) printed \(result.output.debugDescription)")
+            #expect(!result.output.contains("\\/"), "\(arguments): \(result.output)")
+            #expect(result.output.split(separator: "\n").count == 1, "\(arguments): one line")
+        }
+        let exported = try mum.run(["export", "--output", "\(folder)/mum.json"])
+        let imported = try mum.run(["--json", "import", "\(folder)/mum.json"])
+        #expect(
+            try JSONSerialization.jsonObject(with: Data(imported.output.utf8)) is [String: Any], "\(exported.error)")
+        let logout = try mum.run(["--json", "logout"])
+        #expect(logout.status == 0 && (try? JSONSerialization.jsonObject(with: Data(logout.output.utf8))) != nil)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("--json on water-server's admin commands: init, passwd, backup, restore, repair, each one object")
+    func serverJSON() throws {
+        let root = NSTemporaryDirectory() + "server-json-\(UUID())"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let strength = ["--password-strength", "minimum"]
+        for (arguments, input, key) in [
+            (
+                ["init", "--data", "\(root)/d", "--admin", "mum", "--password-stdin"] + strength, "mum-password-1\n",
+                "certificate"
+            ),
+            (["passwd", "mum", "--data", "\(root)/d", "--password-stdin"] + strength, "mum-password-2\n", "username"),
+            (["backup", "--data", "\(root)/d", "--to", "\(root)/b"], nil, "read_back"),
+            (["restore", "--from", "\(root)/b", "--data", "\(root)/d", "--force"], nil, "kept_aside"),
+            (["repair", "--all", "--data", "\(root)/d"], nil, "archives"),
+        ] as [([String], String?, String)] {
+            let result = try run("water-server", arguments + ["--json"], input: input)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            let object = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+            #expect(object?[key] != nil, "\(arguments) printed \(result.output.debugDescription)")
+        }
+    }
 }

@@ -26,20 +26,30 @@ enum TransferCommands {
                     + "water-server check); exported everyone else")
         }
         let merged = merge(histories)
-        let text = format == "json" ? json(merged) : HistoryCSV.write(merged)
-        if let output {
-            guard
-                FileManager.default.createFile(
-                    atPath: output, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-            else {
-                throw WaterClientError("cannot write \(output)")
-            }
-            Terminal.error(
-                "exported \(merged.map { $0.entries.count }.reduce(0, +)) entries of \(merged.count) member(s) to \(output)"
-            )
-        } else {
-            Terminal.write(1, text)
+        // The file format; with --json on standard output, on one line like every reply.
+        let text =
+            format == "json"
+            ? JSONOutput.encode(merged, pretty: !(invocation.json && output == nil)) + "\n" : HistoryCSV.write(merged)
+        guard let output else { return Terminal.write(1, text) }
+        guard
+            FileManager.default.createFile(
+                atPath: output, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
+            throw WaterClientError("cannot write \(output)")
         }
+        let entries = merged.map { $0.entries.count }.reduce(0, +)
+        if invocation.json {
+            Terminal.print(JSONOutput.encode(ExportSummary(output: output, members: merged.count, entries: entries)))
+        } else {
+            Terminal.error("exported \(entries) entries of \(merged.count) member(s) to \(output)")
+        }
+    }
+
+    /// What `export --output FILE --json` prints.
+    struct ExportSummary: Encodable {
+        var output: String
+        var members: Int
+        var entries: Int
     }
 
     static func `import`(_ invocation: inout Invocation) throws {
@@ -101,9 +111,6 @@ enum TransferCommands {
         return merged
     }
 
-    static func json(_ histories: [WaterV1.MemberHistory]) -> String {
-        JSONOutput.encode(histories, pretty: true) + "\n"
-    }
 }
 
 /// The CSV form of an export: one row per entry, daily goal, habit and check-in, and one for
