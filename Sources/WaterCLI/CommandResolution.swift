@@ -1,3 +1,5 @@
+import Glibc
+
 /// What a command line asks for, once checked against the program's ``ProgramSpec``.
 public enum CommandRequest: Sendable {
     /// `--help`, `-h` or `help ...`: the help of the command at this path (empty: the overview).
@@ -8,6 +10,20 @@ public enum CommandRequest: Sendable {
 }
 
 extension ProgramSpec {
+    /// The command a process is to run. `--help` and `--version` are answered here, on standard
+    /// output, and end the process with 0.
+    public func commandToRun(_ arguments: inout Arguments, protocolVersion: UInt32) throws(UsageError) -> CommandSpec {
+        switch try resolve(&arguments) {
+        case .help(let path):
+            Terminal.print(help(path))
+        case .version:
+            Terminal.print(versionLine(protocolVersion: protocolVersion))
+        case .run(let command):
+            return command
+        }
+        exit(ExitCode.ok.rawValue)
+    }
+
     /// Takes the command's words, `-h`, `--help` and `--version` out of `arguments` (whose global
     /// options are already taken) and checks every option left against the command's own, so a
     /// mistyped command or option is refused, with a suggestion, before anything runs.

@@ -122,7 +122,7 @@ let clientCommandLine = ProgramSpec(
                 live, and waits for the server when it restarts.
                 """,
             options: [
-                OptionSpec("week", "last|YYYY-Www", "last week, or a week like 2026-W49 (default: this week)"),
+                weekOption,
                 OptionSpec("by", "ORDER", "rank by progress (default) or total", choices: ["progress", "total"]),
                 OptionSpec("explain", nil, "show each member's days and what broke ties"),
                 OptionSpec("watch", nil, "keep the board on screen, redrawn on every change"),
@@ -162,15 +162,15 @@ let clientCommandLine = ProgramSpec(
             examples: ["habit add Read --icon book --color green"]),
         CommandSpec(
             "habit ls", summary: "your habits and a week's check list",
-            options: [OptionSpec("week", "last|YYYY-Www", "last week, or a week like 2026-W49 (default: this week)")],
+            options: [weekOption],
             examples: ["habit ls", "habit ls --week last"]),
         CommandSpec(
             "habit check", "NAME|ID", summary: "check a habit off for a day (not a future one)",
-            options: [OptionSpec("day", "DAY", "today (default), yesterday or YYYY-MM-DD")],
+            options: [dayOption],
             examples: ["habit check Read", "habit check Read --day yesterday"]),
         CommandSpec(
             "habit uncheck", "NAME|ID", summary: "take a day's check back",
-            options: [OptionSpec("day", "DAY", "today (default), yesterday or YYYY-MM-DD")],
+            options: [dayOption],
             examples: ["habit uncheck Read --day 2026-11-29"]),
         CommandSpec("habit rm", "NAME|ID", summary: "remove a habit", examples: ["habit rm Read"]),
         CommandSpec(
@@ -192,7 +192,7 @@ let clientCommandLine = ProgramSpec(
             examples: ["member rename ben --to benjamin", "member rename ben --display-name \"Ben B.\""]),
         CommandSpec(
             "member reset", "NAME", summary: "set a member's password (admins)",
-            options: [OptionSpec("password-stdin", nil, "read the password from standard input")],
+            options: [passwordFromStandardInput],
             examples: ["member reset ben"]),
         CommandSpec(
             "member rm", "NAME", summary: "remove a member (admins); their data stays on the server",
@@ -258,3 +258,6 @@ let clientCommandLine = ProgramSpec(
 
 private let habitIconNames = HabitIcon.allCases.map(\.description)
 private let habitColorNames = HabitColor.allCases.map(\.description)
+private let weekOption = OptionSpec("week", "last|YYYY-Www", "last week, or a week like 2026-W49 (default: this week)")
+private let dayOption = OptionSpec("day", "DAY", "today (default), yesterday or YYYY-MM-DD")
+private let passwordFromStandardInput = OptionSpec("password-stdin", nil, "read the password from standard input")

@@ -20,17 +20,7 @@ let exitStatus: ExitCode
 do {
     let server = try arguments.option("server")
     let plaintext = arguments.flag("plaintext")
-    let command: CommandSpec
-    switch try clientCommandLine.resolve(&arguments) {
-    case .help(let path):
-        Terminal.print(clientCommandLine.help(path))
-        exit(ExitCode.ok.rawValue)
-    case .version:
-        Terminal.print(clientCommandLine.versionLine(protocolVersion: WireProtocol.version))
-        exit(ExitCode.ok.rawValue)
-    case .run(let found):
-        command = found
-    }
+    let command = try clientCommandLine.commandToRun(&arguments, protocolVersion: WireProtocol.version)
     let environment = ProcessInfo.processInfo.environment
     var invocation = Invocation(
         arguments: arguments, json: json, serverOption: server, environment: environment,

@@ -33,9 +33,7 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec("max-frame", "BYTES", "largest frame payload (default 1048576)"),
                 OptionSpec("frame-deadline", "SECONDS", "time to deliver a started frame (default 10)"),
                 OptionSpec("idle-timeout", "SECONDS", "close connections silent this long (default 300)"),
-                OptionSpec(
-                    "password-strength", "STRENGTH", "argon2id cost: interactive (default) or minimum",
-                    choices: ["interactive", "minimum"]),
+                passwordStrength,
                 OptionSpec("clock", "UNIX_MS", "start the server's clock at this time (tests and demonstrations)"),
             ],
             examples: ["serve --data /var/lib/water --listen 0.0.0.0:7420 --time-zone Europe/Berlin"]),
@@ -51,9 +49,7 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec("admin", "NAME", "the first admin's username", required: true),
                 OptionSpec("time-zone", "ZONE", "the admin's time zone (default: this machine's)"),
                 OptionSpec("password-stdin", nil, "read the password from standard input"),
-                OptionSpec(
-                    "password-strength", "STRENGTH", "argon2id cost: interactive (default) or minimum",
-                    choices: ["interactive", "minimum"]),
+                passwordStrength,
                 OptionSpec("json", nil, "one JSON object"),
             ],
             examples: ["init --data /var/lib/water --admin mum --time-zone Europe/Berlin"]),
@@ -84,9 +80,7 @@ let serverCommandLine = ProgramSpec(
             options: [
                 OptionSpec("data", "DIR", "the data directory", required: true),
                 OptionSpec("password-stdin", nil, "read the password from standard input"),
-                OptionSpec(
-                    "password-strength", "STRENGTH", "argon2id cost: interactive (default) or minimum",
-                    choices: ["interactive", "minimum"]),
+                passwordStrength,
                 OptionSpec("json", nil, "one JSON object"),
             ],
             examples: ["passwd ben --data /var/lib/water"]),
@@ -146,3 +140,7 @@ let serverCommandLine = ProgramSpec(
             """
         ),
     ])
+
+private let passwordStrength = OptionSpec(
+    "password-strength", "STRENGTH", "argon2id cost: interactive (default) or minimum",
+    choices: ["interactive", "minimum"])

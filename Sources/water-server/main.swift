@@ -382,17 +382,7 @@ var arguments = Arguments(CommandLine.arguments.dropFirst())
 // Only status and check take --json; their errors are JSON too.
 let json = CommandLine.arguments.contains("--json")
 do {
-    let command: CommandSpec
-    switch try serverCommandLine.resolve(&arguments) {
-    case .help(let path):
-        Terminal.print(serverCommandLine.help(path))
-        exit(ExitCode.ok.rawValue)
-    case .version:
-        Terminal.print(serverCommandLine.versionLine(protocolVersion: WireProtocol.version))
-        exit(ExitCode.ok.rawValue)
-    case .run(let found):
-        command = found
-    }
+    let command = try serverCommandLine.commandToRun(&arguments, protocolVersion: WireProtocol.version)
     switch command.path[0] {
     case "serve": try serve(&arguments)
     case "init": try initialize(&arguments)
