@@ -93,7 +93,8 @@ let package = Package(
                 "WaterStore", "WaterCore", "WaterProtocol", "WaterLog", "WaterTestSupport", "WaterSync",
             ]),
         .testTarget(
-            name: "WaterClientTests", dependencies: ["WaterClient", "WaterCore", "WaterZoneInfo", "WaterTransport"]),
+            name: "WaterClientTests",
+            dependencies: ["WaterClient", "WaterCore", "WaterProtocol", "WaterZoneInfo", "WaterTransport"]),
         .testTarget(
             name: "WaterServerTests",
             dependencies: [

@@ -15,6 +15,15 @@ public struct ClientFiles: Sendable {
         directory = "\(base)/water"
     }
 
+    /// `$XDG_STATE_HOME/water` (else `~/.local/state/water`): what this computer keeps between
+    /// commands that is not configuration (the outbox, what `prompt` shows).
+    public static func stateDirectory(environment: [String: String]) -> String {
+        let base =
+            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? "\(environment["HOME"] ?? ".")/.local/state"
+        return "\(base)/water"
+    }
+
     /// A saved login.
     public struct Session: Equatable, Sendable {
         public var server: String
@@ -103,36 +112,12 @@ public struct ClientFiles: Sendable {
     }
 
     private func read(_ name: String) -> String? {
-        guard let file = fopen("\(directory)/\(name)", "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        LocalFile.read("\(directory)/\(name)").map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Writes atomically (temp file, rename), 0600, in a 0700 directory.
+    /// Writes atomically and durably, 0600, in a 0700 directory.
     private func write(_ name: String, _ text: String) throws(WaterClientError) {
-        var path = ""
-        for component in directory.split(separator: "/") {
-            path += "/\(component)"
-            mkdir(path, 0o700)
-        }
-        let temporary = "\(directory)/\(name).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw WaterClientError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        fchmod(fd, 0o600)
-        fsync(fd)
-        close(fd)
-        guard written == bytes.count, rename(temporary, "\(directory)/\(name)") == 0 else {
-            throw WaterClientError("cannot write \(directory)/\(name): \(String(cString: strerror(errno)))")
-        }
+        try LocalFile.writeDurably("\(directory)/\(name)", Array(text.utf8))
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -1,0 +1,92 @@
+import Glibc
+
+/// The few file operations the client's own files need: directories 0700, files 0600, and
+/// writes that are durable and atomic (a crash leaves the old file or the new one, never half).
+public enum LocalFile {
+    /// A small text file, or nil when it cannot be read.
+    public static func readText(_ path: String) -> String? {
+        read(path, limit: 64 * 1024).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Writes a small text file durably (see ``writeDurably(_:_:)``).
+    public static func writeText(_ path: String, _ text: String) throws(WaterClientError) {
+        try writeDurably(path, Array(text.utf8))
+    }
+
+    /// `mkdir -p`, each level 0700.
+    static func makeDirectory(_ path: String) {
+        var partial = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            partial += "/\(component)"
+            mkdir(partial, 0o700)
+        }
+    }
+
+    /// The whole file, or nil when it cannot be read.
+    static func read(_ path: String, limit: Int = 1 << 20) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count <= limit {
+            let count = Glibc.read(fd, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return count == 0 ? bytes : nil }
+            bytes += buffer[0..<count]
+        }
+        return nil
+    }
+
+    /// Writes `bytes` to `path` through a temporary file of its own (two processes may write at
+    /// once), synced, renamed into place, and the directory synced: once this returns, the file
+    /// survives a crash or a power cut.
+    static func writeDurably(_ path: String, _ bytes: [UInt8]) throws(WaterClientError) {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        makeDirectory(directory)
+        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw failure("cannot write \(temporary)") }
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            done += count
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard done == bytes.count, synced, rename(temporary, path) == 0 else {
+            let error = failure("cannot write \(path)")
+            unlink(temporary)
+            throw error
+        }
+        syncDirectory(directory)
+    }
+
+    /// Makes a rename or an unlink in `directory` durable.
+    static func syncDirectory(_ directory: String) {
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        close(fd)
+    }
+
+    /// The names in `directory`, without `.` and `..`; empty when it does not exist.
+    static func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private static func failure(_ what: String) -> WaterClientError {
+        WaterClientError("\(what): \(String(cString: strerror(errno)))")
+    }
+}

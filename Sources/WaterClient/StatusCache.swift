@@ -1,0 +1,210 @@
+import Foundation
+import WaterCore
+import WaterProtocol
+
+/// What this computer last heard from the server about its member, kept in
+/// `$XDG_STATE_HOME/water/status.json` (0600): today's figures and drinks, the member's zone
+/// and usual cup, their habits and the household's list. `water-client prompt` reads only this
+/// (no network), and commands that cannot reach the server use it to find what an id, a habit's
+/// name or a list number means. Every reply that carries any of it refreshes it.
+public struct StatusCache: Codable, Sendable, Equatable {
+    public var server: String
+    public var username: String
+    public var timeZone: String = ""
+    /// When the server last said any of it.
+    public var updatedAtUnixMs: Int64 = 0
+    /// Today as the server counts it, with today's drinks, newest first.
+    public var today: WaterV1.DaySummary?
+    public var entries: [WaterV1.WaterEntry] = []
+    /// The days `week` or `history` last showed, oldest first.
+    public var days: [WaterV1.DaySummary] = []
+    public var usualCupMl: Int32 = 0
+    public var habits: [WaterV1.Habit] = []
+    public var todos: [WaterV1.TodoItem] = []
+
+    public init(server: String, username: String) {
+        self.server = server
+        self.username = username
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case server, username, today, entries, days, habits, todos
+        case timeZone = "time_zone"
+        case updatedAtUnixMs = "updated_at_unix_ms"
+        case usualCupMl = "usual_cup_ml"
+    }
+
+    /// Where it is kept for this environment.
+    public static func path(environment: [String: String]) -> String {
+        ClientFiles.stateDirectory(environment: environment) + "/status.json"
+    }
+
+    /// The cache at `path` when it is this member's on this server; nil otherwise.
+    public static func load(_ path: String, server: String? = nil, username: String? = nil) -> StatusCache? {
+        guard let bytes = LocalFile.read(path, limit: 4 << 20),
+            let cache = try? JSONDecoder().decode(StatusCache.self, from: Data(bytes)),
+            server.map({ $0 == cache.server }) ?? true, username.map({ $0 == cache.username }) ?? true
+        else { return nil }
+        return cache
+    }
+
+    /// Keeps the cache, and beside it the few figures `prompt` prints (``PromptFigures``): today
+    /// as `today` gives it, with what waits in the outbox.
+    public func save(_ path: String, today: Day) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return }
+        try? LocalFile.writeDurably(path, Array(data))
+        let figures = PromptFigures(
+            date: today.summary.date, amountMl: today.summary.amountMl, goalMl: today.summary.goalMl,
+            unsent: today.unsent, timeZone: timeZone, updatedAtUnixMs: updatedAtUnixMs,
+            heardToday: self.today?.date == today.summary.date)
+        try? LocalFile.writeText(PromptFigures.path(besideCache: path), figures.text)
+    }
+
+    /// A day's summary from a reply: today's figures when it is today (or a later day).
+    public mutating func record(day: WaterV1.DaySummary?, now: Int64) {
+        guard let day, day.date >= (today?.date ?? "") else { return }
+        if day.date != today?.date { entries = [] }
+        today = day
+        updatedAtUnixMs = now
+    }
+
+    /// A drink logged or changed: kept among today's when it is on today.
+    public mutating func record(entry: WaterV1.WaterEntry, now: Int64) {
+        entries.removeAll { $0.entryID == entry.entryID }
+        if entry.date == today?.date {
+            entries.append(entry)
+            entries.sort { $0.atUnixMs > $1.atUnixMs }
+        }
+        updatedAtUnixMs = now
+    }
+
+    /// Everything `GetToday` says.
+    public mutating func record(today reply: WaterV1.GetTodayResponse, now: Int64) {
+        today = nil
+        record(day: reply.day, now: now)
+        entries = reply.entries
+        usualCupMl = reply.settings?.usualCupMl ?? usualCupMl
+    }
+
+    public mutating func forget(entryID: String) {
+        entries.removeAll { $0.entryID == entryID }
+    }
+}
+
+extension StatusCache {
+    /// A day as this computer sees it: the server's figures as last heard, with the drinks still
+    /// waiting in the outbox added (and those waiting to be removed taken off).
+    public struct Day: Sendable {
+        public var summary: WaterV1.DaySummary
+        /// The drinks of the day, newest first; `sent` is false for those waiting in the outbox.
+        public var entries: [(entry: WaterV1.WaterEntry, sent: Bool)]
+        /// How many writes of the day wait in the outbox.
+        public var unsent: Int
+    }
+
+    /// Today in `zone` at `now`: when the cache is from an earlier day, nothing drunk yet
+    /// against the goal last heard.
+    public func today(adding queued: [Outbox.Write], zone: MemberTimeZone, now: Int64) -> Day {
+        let date = zone.date(atUnixMilliseconds: now).description
+        let known = today?.date == date ? today : nil
+        var entries = known == nil ? [] : self.entries.map { (entry: $0, sent: true) }
+        var amount = known?.amountMl ?? 0
+        var count = Int(known?.count ?? 0)
+        var unsent = 0
+        for write in queued {
+            switch write.kind {
+            case .log:
+                guard let request = try? WaterV1.LogWaterRequest(serializedBytes: write.request),
+                    zone.date(atUnixMilliseconds: request.atUnixMs).description == date
+                else { continue }
+                let entry = WaterV1.WaterEntry(
+                    entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs, date: date)
+                entries.append((entry, false))
+                amount += request.amountMl
+                count += 1
+                unsent += 1
+            case .remove:
+                guard let request = try? WaterV1.DeleteWaterRequest(serializedBytes: write.request),
+                    let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
+                else { continue }
+                amount -= entries[index].entry.amountMl
+                count -= 1
+                entries.remove(at: index)
+                unsent += 1
+            default:
+                continue
+            }
+        }
+        entries.sort { $0.entry.atUnixMs > $1.entry.atUnixMs }
+        let goal = known?.goalMl ?? today?.goalMl ?? 2000
+        let day = WaterDay(
+            date: LocalDate(date) ?? LocalDate(daysSinceEpoch: 0), amountMillilitres: amount, goalMillilitres: goal,
+            count: count)
+        let summary = WaterV1.DaySummary(
+            date: date, amountMl: amount, goalMl: goal, progress: day.progress, percent: UInt32(day.percent),
+            remainingMl: day.remainingMillilitres, count: UInt32(max(count, 0)), goalMet: day.isGoalMet)
+        return Day(summary: summary, entries: entries, unsent: unsent)
+    }
+}
+
+/// What `water-client prompt` prints, kept as a few lines of text beside the cache, so that the
+/// prompt reads one small file and decodes no JSON (in a binary this size, Codable's dynamic
+/// casts alone cost a millisecond).
+public struct PromptFigures: Equatable, Sendable {
+    public var date: String
+    public var amountMl: Int32
+    public var goalMl: Int32
+    public var unsent: Int
+    public var timeZone: String
+    public var updatedAtUnixMs: Int64
+    /// Whether the server's figures are of that date (not only drinks waiting to be sent).
+    public var heardToday: Bool
+
+    public static func path(besideCache path: String) -> String {
+        path.replacing("status.json", with: "prompt")
+    }
+
+    var text: String {
+        """
+        date \(date)
+        amount_ml \(amountMl)
+        goal_ml \(goalMl)
+        unsent \(unsent)
+        time_zone \(timeZone)
+        updated_at_unix_ms \(updatedAtUnixMs)
+        heard_today \(heardToday ? 1 : 0)
+
+        """
+    }
+
+    public init(
+        date: String, amountMl: Int32, goalMl: Int32, unsent: Int, timeZone: String, updatedAtUnixMs: Int64,
+        heardToday: Bool
+    ) {
+        self.date = date
+        self.amountMl = amountMl
+        self.goalMl = goalMl
+        self.unsent = unsent
+        self.timeZone = timeZone
+        self.updatedAtUnixMs = updatedAtUnixMs
+        self.heardToday = heardToday
+    }
+
+    public init?(text: String) {
+        var fields: [Substring: Substring] = [:]
+        for line in text.split(separator: "\n") {
+            guard let space = line.firstIndex(of: " ") else { continue }
+            fields[line[..<space]] = line[line.index(after: space)...]
+        }
+        guard let date = fields["date"], let amount = fields["amount_ml"].flatMap({ Int32($0) }),
+            let goal = fields["goal_ml"].flatMap({ Int32($0) }), let unsent = fields["unsent"].flatMap({ Int($0) }),
+            let updated = fields["updated_at_unix_ms"].flatMap({ Int64($0) })
+        else { return nil }
+        self.init(
+            date: String(date), amountMl: amount, goalMl: goal, unsent: unsent,
+            timeZone: String(fields["time_zone"] ?? ""), updatedAtUnixMs: updated,
+            heardToday: fields["heard_today"] == "1")
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import WaterCore
+import WaterProtocol
+
+@testable import WaterClient
+
+/// The outbox's files and the cache's view of today, without a server.
+@Suite("Outbox and status cache")
+struct OutboxTests {
+    let state = NSTemporaryDirectory() + "outbox-\(UUID())"
+
+    var outbox: Outbox { Outbox(environment: ["XDG_STATE_HOME": state]) }
+
+    func log(_ amount: Int32, at time: Int64) -> [UInt8] {
+        WaterV1.LogWaterRequest(
+            entryID: RecordID.timeOrdered(unixMilliseconds: time, counter: 0, installation: 7).description,
+            amountMl: amount, atUnixMs: time
+        ).serializedBytes()
+    }
+
+    @Test("writes come back in the order they were made, whole, and leave once sent")
+    func order() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        for (index, amount) in [300, 100, 200].enumerated() {
+            try outbox.add(
+                .log, request: log(Int32(amount), at: 1_796_040_000_000 + Int64(index)), server: "pi:7420",
+                username: "mum", now: 1_796_040_000_000 + Int64(index))
+        }
+        let pending = outbox.pending()
+        #expect(pending.damaged.isEmpty)
+        let amounts = try pending.writes.map { try WaterV1.LogWaterRequest(serializedBytes: $0.request).amountMl }
+        #expect(amounts == [300, 100, 200])
+        #expect(pending.writes.allSatisfy { $0.server == "pi:7420" && $0.username == "mum" && $0.kind == .log })
+        outbox.sent(pending.writes[0])
+        #expect(outbox.pending().writes.count == 2)
+    }
+
+    @Test("a file cut short or garbled is moved aside, never read as a write, never deleted")
+    func damaged() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let write = try outbox.add(.log, request: log(250, at: 1), server: "pi:7420", username: "mum", now: 5)
+        let whole = try String(contentsOfFile: "\(outbox.directory)/\(write.name)", encoding: .utf8)
+        for (index, text) in [String(whole.dropLast(5)), whole.replacing("request ", with: "request zz"), "\u{FF}"]
+            .enumerated()
+        {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: "\(outbox.directory)/00000000000000\(index)-1-1.write"))
+        }
+        let pending = outbox.pending()
+        #expect(pending.writes.map(\.name) == [write.name])
+        #expect(pending.damaged.count == 3)
+        #expect(pending.damaged.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+    }
+
+    @Test("refused writes keep their reason; retry puts them back where they were")
+    func refusedAndRetried() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let first = try outbox.add(.log, request: log(250, at: 1), server: "s", username: "u", now: 1)
+        try outbox.add(.log, request: log(100, at: 2), server: "s", username: "u", now: 2)
+        try outbox.refuse(first, reason: "a drink must be between 1 and 2000 ml\nsecond line")
+        #expect(outbox.refused().map(\.refusal) == ["a drink must be between 1 and 2000 ml second line"])
+        #expect(outbox.pending().writes.count == 1)
+        try outbox.retry(outbox.refused()[0])
+        #expect(outbox.refused().isEmpty)
+        #expect(outbox.pending().writes.map(\.name).first == first.name)
+    }
+
+    @Test("today as this computer sees it: the cache's figures, queued drinks added, a new day from zero")
+    func todayWithQueued() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let noon: Int64 = 1_796_040_000_000  // Monday 2026-11-30 12:00 UTC
+        var cache = StatusCache(server: "s", username: "u")
+        cache.record(day: WaterV1.DaySummary(date: "2026-11-30", amountMl: 600, goalMl: 2000, count: 2), now: noon)
+        cache.record(
+            entry: WaterV1.WaterEntry(entryID: "a", amountMl: 600, atUnixMs: noon - 1000, date: "2026-11-30"), now: noon
+        )
+        let queued = try outbox.add(.log, request: log(250, at: noon + 60_000), server: "s", username: "u", now: noon)
+        let yesterday = try outbox.add(
+            .log, request: log(999, at: noon - 86_400_000), server: "s", username: "u", now: noon)
+        let removal = try outbox.add(
+            .remove, request: WaterV1.DeleteWaterRequest(entryID: "a").serializedBytes(), server: "s", username: "u",
+            now: noon)
+        let day = cache.today(adding: [queued, yesterday, removal], zone: MemberTimeZone.utc, now: noon + 120_000)
+        #expect(day.summary.amountMl == 250 && day.summary.count == 2 && day.unsent == 2)
+        #expect(day.summary.percent == 12)
+        #expect(day.entries.map(\.sent) == [false])
+        // The next day: nothing yet, against the goal last heard.
+        let tomorrow = cache.today(adding: [], zone: .utc, now: noon + 86_400_000)
+        #expect(
+            tomorrow.summary.date == "2026-12-01" && tomorrow.summary.amountMl == 0 && tomorrow.summary.goalMl == 2000)
+    }
+}
