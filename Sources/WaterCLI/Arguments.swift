@@ -66,6 +66,9 @@ public struct Arguments {
         return words.remove(at: index)
     }
 
+    /// The next word, whatever it is, without taking it.
+    public var nextWord: String? { words.first }
+
     /// Fails on anything not taken.
     public func finish() throws(UsageError) {
         if let extra = words.first {

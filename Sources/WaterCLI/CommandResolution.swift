@@ -38,7 +38,11 @@ extension ProgramSpec {
         }
         var path = try known([first])
         let subcommands = subcommands(of: first)
-        if !subcommands.isEmpty {
+        // A group may run a command of its own (`outbox` lists, `outbox retry` retries) when
+        // the next word is not one of its subcommands.
+        let runsItself =
+            command(path) != nil && !subcommands.map { $0.path[1] }.contains(arguments.nextWord ?? "")
+        if !subcommands.isEmpty && !runsItself {
             guard let second = arguments.positional() else {
                 if wantsHelp { return .help(path) }
                 throw UsageError(

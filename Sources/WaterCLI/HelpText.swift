@@ -3,7 +3,12 @@ extension ProgramSpec {
     /// The help of the command (or group of subcommands) at `path`; the overview for `[]`.
     public func help(_ path: [String]) -> String {
         if path.isEmpty { return overview }
-        if let command = command(path) { return help(of: command) }
+        if let command = command(path) {
+            let subcommands = path.count == 1 ? subcommands(of: path[0]) : []
+            guard !subcommands.isEmpty else { return help(of: command) }
+            return help(of: command) + "\n\nalso:\n"
+                + table(subcommands.map { ($0.synopsis, $0.summary) }).joined(separator: "\n")
+        }
         return groupHelp(path[0])
     }
 

@@ -71,7 +71,16 @@ extension ProgramSpec {
     /// Escapes what roff would read as markup: backslashes, hyphens (as \-, so they copy as
     /// ASCII) and a dot or quote at the start of a line.
     private func roff(_ text: String) -> String {
-        let escaped = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
+        var escaped = ""
+        for scalar in text.replacing("\\", with: "\\e").replacing("-", with: "\\-").unicodeScalars {
+            // groff reads ASCII: anything else by its code point, \[u1F4A7].
+            if scalar.isASCII {
+                escaped.unicodeScalars.append(scalar)
+            } else {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                escaped += "\\[u\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex)]"
+            }
+        }
         return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
     }
 }

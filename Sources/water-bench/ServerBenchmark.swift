@@ -131,6 +131,12 @@ struct ServerBenchmark {
         record(
             "client_log_wall_ms",
             try Self.clientWallTime(address, scratch: scratch.path, environment: ["WATER_PLAINTEXT": "1"]))
+        // `water-client prompt`, after those logs filled its cache: the target is under 5 ms,
+        // process start to exit. `--version` does nothing but start and exit: the floor.
+        let prompt = try Self.promptWallTime(scratch: scratch.path)
+        record("client_prompt_wall_ms_p50", prompt.p50)
+        record("client_prompt_wall_ms_p90", prompt.p90)
+        record("client_version_wall_ms_p50", prompt.floor)
 
         // The cost of TLS: the same server and data, now serving TLS, under the same load.
         server.stop()
@@ -311,7 +317,8 @@ struct ServerBenchmark {
         -> Double
     {
         let environment = [
-            "WATER_SERVER": address.description, "XDG_CONFIG_HOME": "\(scratch)/client", "NO_COLOR": "1",
+            "WATER_SERVER": address.description, "XDG_CONFIG_HOME": "\(scratch)/client",
+            "XDG_STATE_HOME": "\(scratch)/state", "NO_COLOR": "1",
         ].merging(extra.filter { $0.key != "WATER_TLS_FINGERPRINT" }) { $1 }
         let pin = extra["WATER_TLS_FINGERPRINT"].map { ["--fingerprint", $0] } ?? []
         let login = try Spawned.run(
@@ -326,6 +333,24 @@ struct ServerBenchmark {
                 } / 1000)
         }
         return Measure.median(times)
+    }
+
+    /// `water-client prompt` from process start to exit (200 runs, after ``clientWallTime``
+    /// left a session and a fresh cache in `scratch`), and `water-client --version` beside it.
+    static func promptWallTime(scratch: String) throws -> (p50: Double, p90: Double, floor: Double) {
+        let environment = [
+            "XDG_CONFIG_HOME": "\(scratch)/client", "XDG_STATE_HOME": "\(scratch)/state", "NO_COLOR": "1",
+        ]
+        func times(_ arguments: [String]) throws -> [Double] {
+            try (0..<200).map { _ in
+                try Measure.microseconds {
+                    _ = try Spawned.run(productsDirectory + "/water-client", arguments, environment: environment)
+                } / 1000
+            }.sorted()
+        }
+        let prompt = try times(["prompt"])
+        let version = try times(["--version"])
+        return (Measure.median(prompt), prompt[prompt.count * 9 / 10], Measure.median(version))
     }
 
     static func freePort() -> UInt16 {

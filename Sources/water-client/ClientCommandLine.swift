@@ -224,6 +224,65 @@ let clientCommandLine = ProgramSpec(
                 """,
             examples: ["import water.json"]),
         CommandSpec(
+            "sync", summary: "send what waits on this computer, and refresh what prompt shows",
+            details: """
+                Sends the writes kept on this computer while the server could not be reached (every
+                other command does this first too), in the order they were made, and says what was
+                sent and what the server refused. Then refreshes what prompt shows.
+                """,
+            options: [OptionSpec("quiet", nil, "say nothing (for prompt's background refresh)")],
+            examples: ["sync"]),
+        CommandSpec(
+            "outbox", summary: "what waits on this computer to be sent, and what the server refused",
+            details: """
+                When the server cannot be reached, log, edit, rm, undo, habit check|uncheck and todo
+                add|done|undone keep their write on this computer ($XDG_STATE_HOME/water/outbox) and
+                exit 0; the next command that reaches the server sends them, once each, with their
+                original time. outbox lists them, numbered; a write the server refused stays here
+                until you retry or drop it.
+                """,
+            examples: ["outbox", "--json outbox"]),
+        CommandSpec(
+            "outbox retry", "[N]", summary: "put a refused write back in line (and send it now if it can)",
+            options: [OptionSpec("all", nil, "every refused write")], examples: ["outbox retry 1"]),
+        CommandSpec(
+            "outbox drop", "[N]", summary: "forget a refused write",
+            options: [OptionSpec("all", nil, "every refused write")], examples: ["outbox drop 1", "outbox drop --all"]),
+        CommandSpec(
+            "prompt", summary: "a short status for a shell prompt or tmux, from this computer only",
+            details: """
+                Prints today's amount and goal from what this computer last heard (and the drinks
+                waiting to be sent): no network, no login check, so it costs nothing in a prompt.
+                When that is older than 5 minutes it refreshes it in the background (water-client
+                sync --quiet), never waiting for it. --format takes a template with {amount}, {goal},
+                {percent}, {left}, {unsent} and {mark} ("*" when something waits to be sent, "?"
+                when nothing was heard today).
+                """,
+            options: [
+                OptionSpec("format", "TEMPLATE", "what to print (default: \"💧 {amount}/{goal}{mark}\")"),
+                OptionSpec("plain", nil, "no emoji: \"water {amount}/{goal} ml{mark}\""),
+            ],
+            examples: ["prompt", "prompt --format '{percent}%'"]),
+        CommandSpec(
+            "nudge", summary: "a reminder when you are behind the day's pace (for cron, a timer or a hook)",
+            details: """
+                Prints a one-line reminder when you have drunk less than the day's goal calls for by
+                now across your waking hours (08:00-22:00 in your time zone unless set with nudge on
+                --hours), and nothing otherwise: never before or after those hours, never once the
+                goal is met, and at most once per --every minutes. --notify sends it as a desktop
+                notification (notify-send) as well. nudge off turns it off on this computer.
+                """,
+            options: [
+                OptionSpec("notify", nil, "also as a desktop notification, where notify-send exists"),
+                OptionSpec("every", "MINUTES", "at most one reminder per this many minutes (default 60)"),
+            ],
+            examples: ["nudge", "nudge --notify --every 90"]),
+        CommandSpec(
+            "nudge on", summary: "turn nudges on (and set your waking hours)",
+            options: [OptionSpec("hours", "HH:MM-HH:MM", "your waking hours (default 08:00-22:00)")],
+            examples: ["nudge on --hours 07:30-21:30"]),
+        CommandSpec("nudge off", summary: "turn nudges off on this computer", examples: ["nudge off"]),
+        CommandSpec(
             "help", "[COMMAND]", summary: "show the help of a command", examples: ["help todo add"]),
         CommandSpec(
             "completion", "SHELL", summary: "print the completion script for bash, zsh or fish",
@@ -252,6 +311,7 @@ let clientCommandLine = ProgramSpec(
             """
             WATER_SERVER: the server, HOST:PORT. WATER_PLAINTEXT=1: no TLS. NO_COLOR: no colours.
             XDG_CONFIG_HOME: where the session is kept (default ~/.config).
+            XDG_STATE_HOME: where the outbox and what prompt shows are kept (default ~/.local/state).
             """
         ),
     ])

@@ -13,6 +13,10 @@ sigaddset(&endingSignals, SIGINT)
 sigaddset(&endingSignals, SIGTERM)
 sigprocmask(SIG_UNBLOCK, &endingSignals, nil)
 
+// `prompt` runs at every shell prompt: straight to its code, before the command table is built
+// (`prompt --help` still goes through the table).
+if let status = PromptCommand.runEarly(CommandLine.arguments) { exit(status.rawValue) }
+
 var arguments = Arguments(CommandLine.arguments.dropFirst())
 // Taken first, so that even a usage error is reported as JSON.
 let json = arguments.flag("json")
@@ -47,6 +51,15 @@ do {
     case "habit": try HabitCommand.run(&invocation, action: action)
     case "export": try TransferCommands.export(&invocation)
     case "import": try TransferCommands.import(&invocation)
+    case "sync": try OutboxCommands.sync(&invocation)
+    case "outbox":
+        switch action {
+        case "retry": try OutboxCommands.retry(&invocation)
+        case "drop": try OutboxCommands.drop(&invocation)
+        default: try OutboxCommands.list(&invocation)
+        }
+    case "prompt": try PromptCommand.run(&invocation.arguments, environment: environment)
+    case "nudge": try NudgeCommand.run(&invocation, action: action)
     case "completion": try clientCommandLine.printCompletion(&invocation.arguments)
     case "manpage": try clientCommandLine.printManualPage(&invocation.arguments)
     case let other: preconditionFailure("\(other) is in clientCommandLine but has no code")

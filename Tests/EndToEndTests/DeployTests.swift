@@ -30,6 +30,8 @@ struct DeployTests {
             ("usr/local/share/bash-completion/completions/water-client", 0o644),
             ("usr/local/share/zsh/site-functions/_water-server", 0o644),
             ("usr/local/share/fish/vendor_completions.d/water-client.fish", 0o644),
+            ("usr/local/lib/systemd/user/water-nudge.service", 0o644),
+            ("usr/local/lib/systemd/user/water-nudge.timer", 0o644),
         ] {
             var info = stat()
             #expect(stat("\(root)/\(path)", &info) == 0, "\(path) was installed")
@@ -70,5 +72,15 @@ struct DeployTests {
         let verify = shell("systemd-analyze verify \(unit)")
         #expect(verify.status == 0, "\(verify.output)")
         #expect(!verify.output.contains("water-server.service:"), "\(verify.output)")
+        // The nudge's user units, the same way (the timer is checked with its service beside it).
+        let user = "\(root)/user"
+        #expect(
+            shell(
+                "mkdir -p \(user) && cp \(root)/usr/local/lib/systemd/user/water-nudge.timer \(user)/ && "
+                    + "sed 's|/usr/local/bin/water-client|\(root)/usr/local/bin/water-client|' "
+                    + "\(root)/usr/local/lib/systemd/user/water-nudge.service > \(user)/water-nudge.service"
+            ).status == 0)
+        let timer = shell("cd \(user) && systemd-analyze verify water-nudge.timer water-nudge.service")
+        #expect(timer.status == 0 && !timer.output.contains("water-nudge"), "\(timer.output)")
     }
 }

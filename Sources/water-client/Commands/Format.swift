@@ -79,6 +79,14 @@ enum Format {
         }
     }
 
+    /// "3 min", "2 h", "4 days": how long ago something was heard.
+    static func age(_ milliseconds: Int64) -> String {
+        let minutes = max(milliseconds, 0) / 60_000
+        if minutes < 120 { return "\(minutes) min" }
+        if minutes < 48 * 60 { return "\(minutes / 60) h" }
+        return "\(minutes / 1440) days"
+    }
+
     static func pad(_ text: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
     }

@@ -31,6 +31,7 @@ enum HabitCommand {
             let client = try invocation.client()
             let week = try Invocation.week(weekOption, zone: try invocation.memberZone(client))
             let response = try client.call(WaterV1.ListHabitWeekRequest(week: week))
+            invocation.updateCache { $0.habits = response.habits.compactMap(\.habit) }
             invocation.output(response) { render(response) }
         case "check", "uncheck":
             let dayOption = try invocation.arguments.option("day")
@@ -38,14 +39,26 @@ enum HabitCommand {
                 throw UsageError("habit \(action) needs a habit's name or id")
             }
             try invocation.arguments.finish()
-            let client = try invocation.client()
-            let id = try resolve(target, client)
-            let date = try day(dayOption, zone: try invocation.memberZone(client))
+            let client = try invocation.reachableClient()
+            let id = try resolve(target, client, invocation)
+            let zone = try invocation.memberZone(client)
+            let date = try day(dayOption, zone: zone)
+            // Kept for later, "today" is the day it was typed.
+            let typedDay = date.isEmpty ? zone.date(atUnixMilliseconds: UnixTime.nowMilliseconds()).description : date
             if action == "check" {
-                let response = try client.call(WaterV1.CheckHabitRequest(habitID: id, date: date))
+                guard
+                    let response = try invocation.callOrQueue(
+                        client, .habitCheck, WaterV1.CheckHabitRequest(habitID: id, date: date),
+                        queued: WaterV1.CheckHabitRequest(habitID: id, date: typedDay))
+                else { return }
                 invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
             } else {
-                let response = try client.call(WaterV1.UncheckHabitRequest(habitID: id, date: date))
+                // Unchecking is queued as its own kind, with the same fields.
+                guard
+                    let response = try invocation.callOrQueue(
+                        client, .habitUncheck, WaterV1.UncheckHabitRequest(habitID: id, date: date),
+                        queued: WaterV1.UncheckHabitRequest(habitID: id, date: typedDay))
+                else { return }
                 invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
             }
         case "rm":
@@ -54,7 +67,7 @@ enum HabitCommand {
             }
             try invocation.arguments.finish()
             let client = try invocation.client()
-            let response = try client.call(WaterV1.DeleteHabitRequest(habitID: try resolve(target, client)))
+            let response = try client.call(WaterV1.DeleteHabitRequest(habitID: try resolve(target, client, invocation)))
             invocation.output(response) { "removed the habit \(response.habit?.name ?? "")" }
         default:
             preconditionFailure("habit \(action) is in clientCommandLine but has no code")
@@ -69,15 +82,28 @@ enum HabitCommand {
         return day
     }
 
-    /// A habit's name (any case) or id.
-    private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
+    /// A habit's name (any case) or id; away from the server, among the habits this computer
+    /// last heard of.
+    private static func resolve(_ text: String, _ client: WaterClient?, _ invocation: Invocation) throws -> String {
         if RecordID(text) != nil { return text }
-        let habits = try client.call(WaterV1.ListHabitWeekRequest()).habits.compactMap(\.habit)
+        let habits: [WaterV1.Habit]
+        if let client {
+            habits = try client.call(WaterV1.ListHabitWeekRequest()).habits.compactMap(\.habit)
+            invocation.updateCache { $0.habits = habits }
+        } else {
+            habits = invocation.cachedStatus()?.habits ?? []
+        }
         guard
             let habit = habits.first(where: {
                 $0.name.lowercased() == text.lowercased() || Format.shortID($0.habitID) == text.lowercased()
             })
-        else { throw WaterError(.notFound, "you have no habit called \(text); see water-client habit ls") }
+        else {
+            throw WaterError(
+                client == nil ? .unavailable : .notFound,
+                client == nil
+                    ? "the server cannot be reached, and this computer knows no habit called \(text)"
+                    : "you have no habit called \(text); see water-client habit ls")
+        }
         return habit.habitID
     }
 

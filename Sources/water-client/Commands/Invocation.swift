@@ -92,16 +92,33 @@ struct Invocation {
         }
     }
 
-    /// A connected client with the saved login.
+    /// A connected client with the saved login, which has first sent what the outbox held
+    /// (every command sends what was saved while the server was away before it does its own).
     func client() throws -> WaterClient {
-        guard let session = files.loadSession() else {
-            throw WaterError(.unauthenticated, "not logged in: run water-client login")
-        }
+        let client = try connect()
+        sendQueued(client).tell(self)
+        return client
+    }
+
+    /// A connected client with the saved login, the outbox left as it is.
+    func connect() throws -> WaterClient {
+        guard let session = files.loadSession() else { throw Self.notLoggedIn }
         let client = try WaterClient(
             configuration: try configuration(), token: session.token, installation: files.installationID())
         made.connections.append(client.connection)
         return client
     }
+
+    /// A new time-ordered id for a record made now, also when the server cannot be reached
+    /// (the installation's id is this computer's, not the connection's).
+    func newID(_ client: WaterClient?, at now: Int64 = UnixTime.nowMilliseconds()) -> String {
+        (client?.newID(at: now)
+            ?? RecordID.timeOrdered(
+                unixMilliseconds: now, counter: .random(in: 0...0x0FFF), installation: files.installationID()))
+            .description
+    }
+
+    static let notLoggedIn = WaterError(.unauthenticated, "not logged in: run water-client login")
 
     /// What every connection of this program starts from: the server, and the name and version
     /// the handshake tells it.
@@ -121,6 +138,12 @@ struct Invocation {
         files.saveTLSSession(session, for: connection.configuration.server.description)
     }
 
+    /// Prints `object` as JSON with --json, else the human text (for replies that are not a
+    /// proto message).
+    func outputText(_ object: some Encodable, human: () -> String) {
+        Terminal.print(json ? JSONOutput.encode(object) : human())
+    }
+
     /// Prints `message` as JSON with --json, else the human text.
     func output<Message: ProtoMessage>(_ message: Message, human: () -> String) {
         if json {
@@ -137,9 +160,10 @@ struct Invocation {
     /// The zone the member's days follow. Times typed (`--at 08:00`, `--day yesterday`,
     /// `--week last`) are read in it and times shown are in it, so `log` and `today` agree
     /// whatever zone the terminal is in. Kept in the session; asked for once when it is not.
-    func memberZone(_ client: WaterClient) throws -> MemberTimeZone {
+    /// With no client (the server cannot be reached), what this computer last knew.
+    func memberZone(_ client: WaterClient?) throws -> MemberTimeZone {
         var name = files.loadSession()?.timeZone
-        if name == nil {
+        if name == nil, let client {
             name = try client.call(WaterV1.GetSettingsRequest()).settings?.timeZone
             name.map(rememberZone)
         }

@@ -30,6 +30,8 @@ enum SessionCommands {
             ClientFiles.Session(
                 server: try invocation.server().description,
                 username: username, token: response.authToken, timeZone: response.member?.timeZone))
+        // Writes that waited for this login (the session had expired) go now.
+        invocation.sendQueued(client).tell(invocation)
         invocation.output(response.member ?? WaterV1.Member()) {
             "logged in as \(username) on \((try? invocation.server().description) ?? "")"
         }

@@ -16,33 +16,38 @@ enum TodoCommand {
             guard !words.isEmpty else {
                 throw UsageError("todo add needs the text, e.g. todo add \"buy water filters\"")
             }
-            let client = try invocation.client()
-            let response = try client.call(
-                WaterV1.AddTodoRequest(itemID: client.newID().description, text: words.joined(separator: " ")))
+            let client = try invocation.reachableClient()
+            let request = WaterV1.AddTodoRequest(itemID: invocation.newID(client), text: words.joined(separator: " "))
+            guard let response = try invocation.callOrQueue(client, .todoAdd, request) else { return }
             invocation.output(response) { "added: \(response.item?.text ?? "")" }
         case "ls":
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListTodosRequest())
+            invocation.updateCache { $0.todos = response.items }
             invocation.output(response) { render(response.items) }
         case "done", "undone":
             // Set, never toggled: two people marking the same item done leave it done.
-            let client = try invocation.client()
-            let id = try resolve(try required(&invocation, "todo \(action) needs an item"), client)
+            let client = try invocation.reachableClient()
+            let id = try resolve(try required(&invocation, "todo \(action) needs an item"), client, invocation)
             try invocation.arguments.finish()
-            let response = try client.call(WaterV1.SetTodoDoneRequest(itemID: id, done: action == "done"))
+            guard
+                let response = try invocation.callOrQueue(
+                    client, action == "done" ? .todoDone : .todoUndone,
+                    WaterV1.SetTodoDoneRequest(itemID: id, done: action == "done"))
+            else { return }
             invocation.output(response) {
                 let item = response.item ?? WaterV1.TodoItem()
                 return item.done ? "done: \(item.text)" : "not done: \(item.text)"
             }
         case "rm":
             let client = try invocation.client()
-            let id = try resolve(try required(&invocation, "todo rm needs an item"), client)
+            let id = try resolve(try required(&invocation, "todo rm needs an item"), client, invocation)
             try invocation.arguments.finish()
             let response = try client.call(WaterV1.DeleteTodoRequest(itemID: id))
             invocation.output(response) { "removed: \(response.item?.text ?? "")" }
         case "mv":
             let client = try invocation.client()
-            let id = try resolve(try required(&invocation, "todo mv needs an item and a position"), client)
+            let id = try resolve(try required(&invocation, "todo mv needs an item and a position"), client, invocation)
             let positionText = try required(&invocation, "todo mv needs a position (1 is the top)")
             try invocation.arguments.finish()
             guard let position = UInt32(positionText), position >= 1 else {
@@ -77,10 +82,21 @@ enum TodoCommand {
         return word
     }
 
-    /// A list number (as `todo ls` shows), a short id or a full id.
-    private static func resolve(_ text: String, _ client: WaterClient) throws -> String {
+    /// A list number (as `todo ls` shows), a short id or a full id; away from the server, on
+    /// the list as this computer last saw it.
+    private static func resolve(_ text: String, _ client: WaterClient?, _ invocation: Invocation) throws -> String {
         if RecordID(text) != nil { return text }
-        let items = try client.call(WaterV1.ListTodosRequest()).items
+        let items: [WaterV1.TodoItem]
+        if let client {
+            items = try client.call(WaterV1.ListTodosRequest()).items
+            invocation.updateCache { $0.todos = items }
+        } else {
+            guard let cached = invocation.cachedStatus()?.todos, !cached.isEmpty else {
+                throw WaterError(
+                    .unavailable, "the server cannot be reached, and this computer has not seen the list yet")
+            }
+            items = cached
+        }
         if text.count <= 3, let number = Int(text) {
             guard items.indices.contains(number - 1) else {
                 throw WaterError(.notFound, "the list has no item \(number); see water-client todo ls")

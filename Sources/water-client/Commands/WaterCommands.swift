@@ -11,7 +11,7 @@ enum WaterCommands {
         let idText = try invocation.arguments.option("id")
         let amount = try invocation.arguments.positional().map(drinkMl)
         try invocation.arguments.finish()
-        let client = try invocation.client()
+        let client = try invocation.reachableClient()
         let now = UnixTime.nowMilliseconds()
         let zone = try invocation.memberZone(client)
         let time = try Invocation.time(at, zone: zone)  // 0: the server's now
@@ -20,8 +20,17 @@ enum WaterCommands {
             try idText.map { text -> String in
                 guard RecordID(text) != nil else { throw UsageError("--id must be a UUID, got \"\(text)\"") }
                 return text
-            } ?? client.newID(at: now).description
-        let response = try client.call(WaterV1.LogWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time))
+            } ?? invocation.newID(client, at: now)
+        let request = WaterV1.LogWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time)
+        // Kept for later, it is the drink as typed: this moment, and the usual cup as known now.
+        var queued = request
+        if queued.atUnixMs == 0 { queued.atUnixMs = now }
+        if queued.amountMl == 0, let cup = invocation.cachedStatus()?.usualCupMl, cup != 0 { queued.amountMl = cup }
+        guard let response = try invocation.callOrQueue(client, .log, request, queued: queued) else { return }
+        invocation.updateCache { cache in
+            cache.record(day: response.day, now: now)
+            response.entry.map { cache.record(entry: $0, now: now) }
+        }
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
             let verb = response.duplicate ? "already logged" : "logged"
@@ -30,15 +39,47 @@ enum WaterCommands {
         }
     }
 
+    /// Removes the drink logged last. Away from the server: a drink still waiting in the outbox
+    /// is taken back from it; otherwise the newest drink of today this computer knows of is
+    /// kept for removal by its id (never a blind "undo" sent later, which could reach further).
     static func undo(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
-        let client = try invocation.client()
+        guard let client = try invocation.reachableClient() else { return try undoOffline(invocation) }
         let zone = try invocation.memberZone(client)
         let response = try client.call(WaterV1.UndoWaterRequest())
+        let now = UnixTime.nowMilliseconds()
+        invocation.updateCache { cache in
+            cache.record(day: response.day, now: now)
+            response.entry.map { cache.forget(entryID: $0.entryID) }
+        }
         invocation.output(response) {
             "removed \(response.entry?.amountMl ?? 0) ml logged \(Format.when(response.entry ?? WaterV1.WaterEntry(), zone: zone))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
         }
+    }
+
+    private static func undoOffline(_ invocation: Invocation) throws {
+        let outbox = invocation.outbox
+        if let last = outbox.pending().writes.last(where: { $0.kind == .log }) {
+            outbox.withdraw(last)
+            invocation.updateCache { _ in }
+            let what = invocation.describe(last)
+            if invocation.json {
+                Terminal.print(JSONOutput.encode(["withdrawn": what]))
+            } else {
+                Terminal.print("took back a drink saved on this computer and not sent yet: \(what)")
+            }
+            return
+        }
+        // Ids are time-ordered by the moment of logging: the greatest is the one logged last.
+        guard let newest = invocation.cachedStatus()?.entries.max(by: { $0.entryID < $1.entryID }) else {
+            throw WaterError(
+                .unavailable,
+                "the server cannot be reached, and this computer does not know which drink you logged last; "
+                    + "try again when it can be reached")
+        }
+        try invocation.queue(.remove, WaterV1.DeleteWaterRequest(entryID: newest.entryID))
+        invocation.updateCache { $0.forget(entryID: newest.entryID) }
     }
 
     static func edit(_ invocation: inout Invocation) throws {
@@ -49,11 +90,17 @@ enum WaterCommands {
         }
         try invocation.arguments.finish()
         guard amount != nil || at != nil else { throw UsageError("edit needs --amount ML, --at WHEN or both") }
-        let client = try invocation.client()
+        let client = try invocation.reachableClient()
         let zone = try invocation.memberZone(client)
         let time = try Invocation.time(at, zone: zone)
-        let id = try resolve(idText, client, zone: zone)
-        let response = try client.call(WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time))
+        let id = try resolve(idText, client, invocation, zone: zone)
+        let request = WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time)
+        guard let response = try invocation.callOrQueue(client, .edit, request) else { return }
+        let now = UnixTime.nowMilliseconds()
+        invocation.updateCache { cache in
+            response.days.forEach { cache.record(day: $0, now: now) }
+            response.entry.map { cache.record(entry: $0, now: now) }
+        }
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
             return "now \(entry.amountMl) ml \(Format.when(entry, zone: zone))\n"
@@ -66,9 +113,15 @@ enum WaterCommands {
             throw UsageError("rm needs an entry id (see water-client today or history --entries)")
         }
         try invocation.arguments.finish()
-        let client = try invocation.client()
+        let client = try invocation.reachableClient()
         let zone = try invocation.memberZone(client)
-        let response = try client.call(WaterV1.DeleteWaterRequest(entryID: try resolve(idText, client, zone: zone)))
+        let id = try resolve(idText, client, invocation, zone: zone)
+        guard let response = try invocation.callOrQueue(client, .remove, WaterV1.DeleteWaterRequest(entryID: id))
+        else { return invocation.updateCache { $0.forget(entryID: id) } }
+        invocation.updateCache { cache in
+            cache.record(day: response.day, now: UnixTime.nowMilliseconds())
+            cache.forget(entryID: id)
+        }
         invocation.output(response) {
             "removed \(response.entry?.amountMl ?? 0) ml logged \(Format.when(response.entry ?? WaterV1.WaterEntry(), zone: zone))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
@@ -77,9 +130,10 @@ enum WaterCommands {
 
     static func today(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
-        let response = try invocation.client().call(WaterV1.GetTodayRequest())
+        guard let client = try invocation.reachableClient() else { return try offlineToday(invocation) }
+        let response = try client.call(WaterV1.GetTodayRequest())
         let zoneName = response.settings?.timeZone ?? ""
-        invocation.rememberZone(zoneName)
+        invocation.remember(response)
         invocation.output(response) {
             let day = response.day ?? WaterV1.DaySummary()
             var lines = ["\(Format.bold("Today")), \(Format.dayName(day.date))", Format.daySummary(day, named: false)]
@@ -94,15 +148,55 @@ enum WaterCommands {
         }
     }
 
+    /// Today as this computer last heard it, with what waits in the outbox, marked.
+    private static func offlineToday(_ invocation: Invocation) throws {
+        let zone = try invocation.memberZone(nil)
+        let now = UnixTime.nowMilliseconds()
+        guard let cache = invocation.cachedStatus(), cache.today != nil else {
+            // Nothing heard yet on this computer: only what waits here can be shown.
+            let waiting = invocation.outbox.pending().writes.filter { $0.kind == .log }.map(invocation.describe)
+            guard !waiting.isEmpty else {
+                throw WaterError(
+                    .unavailable, "the server cannot be reached, and this computer has not heard about today yet")
+            }
+            return invocation.outputText(["unsent": waiting]) {
+                (["the server cannot be reached, and this computer has not heard about today yet; not sent yet:"]
+                    + waiting.map { "  \($0)" }).joined(separator: "\n")
+            }
+        }
+        let day = cache.today(adding: invocation.outbox.pending().writes, zone: zone, now: now)
+        if invocation.json {
+            return Terminal.print(
+                JSONOutput.encode(
+                    OfflineDayJSON(
+                        offline: true, day: day.summary, entries: day.entries.filter(\.sent).map(\.entry),
+                        unsent: day.entries.filter { !$0.sent }.map(\.entry),
+                        heardAtUnixMs: cache.updatedAtUnixMs)))
+        }
+        var lines = [
+            "\(Format.bold("Today")), \(Format.dayName(day.summary.date)) (the server cannot be reached: as this "
+                + "computer last heard, \(Format.age(now - cache.updatedAtUnixMs)) ago)",
+            Format.daySummary(day.summary, named: false),
+        ]
+        lines += day.entries.map { Format.entry($0.entry, zone: zone) + ($0.sent ? "" : "  (not sent yet)") }
+        Terminal.print(lines.joined(separator: "\n"))
+    }
+
     /// `week` is the last 7 days; `history --days N` the last N; `--entries` lists each day's
     /// drinks under it, with the ids `edit` and `rm` take.
     static func history(_ invocation: inout Invocation, days fixed: UInt32?) throws {
         let days = try fixed ?? invocation.arguments.integer("days", in: UInt32(1)...366) ?? 7
         let withEntries = invocation.arguments.flag("entries")
         try invocation.arguments.finish()
-        let client = try invocation.client()
+        guard let client = try invocation.reachableClient() else {
+            return try offlineHistory(invocation, days: Int(days))
+        }
         let zone = withEntries ? try invocation.memberZone(client) : Invocation.localZone
         let response = try client.call(WaterV1.GetHistoryRequest(days: days, includeEntries: withEntries))
+        invocation.updateCache { cache in
+            cache.days = response.days
+            cache.record(day: response.days.last, now: UnixTime.nowMilliseconds())
+        }
         invocation.output(response) {
             let met = response.days.filter(\.goalMet).count
             let byDate = Dictionary(grouping: response.entries, by: \.date)
@@ -111,6 +205,34 @@ enum WaterCommands {
             }
             return (lines + ["goal met on \(met) of \(response.days.count) days"]).joined(separator: "\n")
         }
+    }
+
+    /// The days this computer last heard of, today with what waits in the outbox.
+    private static func offlineHistory(_ invocation: Invocation, days: Int) throws {
+        guard let cache = invocation.cachedStatus() else {
+            throw WaterError(
+                .unavailable, "the server cannot be reached, and this computer has not heard about these days yet")
+        }
+        let zone = try invocation.memberZone(nil)
+        let now = UnixTime.nowMilliseconds()
+        let today = cache.today(adding: invocation.outbox.pending().writes, zone: zone, now: now)
+        let known = cache.days.filter { $0.date < today.summary.date }.suffix(days - 1)
+        let shown = Array(known) + [today.summary]
+        if invocation.json {
+            return Terminal.print(
+                JSONOutput.encode(
+                    OfflineDaysJSON(
+                        offline: true, days: shown, unsent: today.entries.filter { !$0.sent }.map(\.entry),
+                        heardAtUnixMs: cache.updatedAtUnixMs)))
+        }
+        var lines = [
+            "the server cannot be reached: as this computer last heard, \(Format.age(now - cache.updatedAtUnixMs)) ago"
+        ]
+        lines += shown.map(Format.dayLine)
+        lines += today.entries.filter { !$0.sent }.map {
+            "    " + Format.entry($0.entry, zone: zone) + "  (not sent yet)"
+        }
+        Terminal.print(lines.joined(separator: "\n"))
     }
 
     static func goal(_ invocation: inout Invocation) throws {
@@ -193,30 +315,72 @@ enum WaterCommands {
     /// A full id, or a start of the short id that `today` and `history --entries` show (or of
     /// the full id), looked up among the last month's drinks, then the last year's. A start
     /// that fits several drinks lists them: the person picks one.
-    private static func resolve(_ text: String, _ client: WaterClient, zone: MemberTimeZone) throws -> String {
+    /// Away from the server, the drinks this computer knows: today's, and those waiting in the outbox.
+    private static func resolve(
+        _ text: String, _ client: WaterClient?, _ invocation: Invocation, zone: MemberTimeZone
+    ) throws -> String {
         if RecordID(text) != nil { return text }
         let typed = text.lowercased().filter { $0 != "-" }
         guard typed.count >= 4, typed.allSatisfy(\.isHexDigit) else {
             throw UsageError(
                 "an entry id is at least 4 of the hex digits today or history --entries shows, got \"\(text)\"")
         }
+        func fits(_ entry: WaterV1.WaterEntry) -> Bool {
+            let hex = entry.entryID.lowercased().filter { $0 != "-" }
+            return Format.shortID(entry.entryID).hasPrefix(typed) || hex.hasPrefix(typed)
+        }
         var matches: [WaterV1.WaterEntry] = []
-        for days: UInt32 in [31, 366] where matches.isEmpty {
-            matches = try client.call(WaterV1.GetHistoryRequest(days: days, includeEntries: true)).entries.filter {
-                let hex = $0.entryID.lowercased().filter { $0 != "-" }
-                return Format.shortID($0.entryID).hasPrefix(typed) || hex.hasPrefix(typed)
+        if let client {
+            for days: UInt32 in [31, 366] where matches.isEmpty {
+                matches = try client.call(WaterV1.GetHistoryRequest(days: days, includeEntries: true)).entries.filter(
+                    fits)
             }
+        } else {
+            let queued = invocation.outbox.pending().writes.filter { $0.kind == .log }.compactMap {
+                try? WaterV1.LogWaterRequest(serializedBytes: $0.request)
+            }.map { WaterV1.WaterEntry(entryID: $0.entryID, amountMl: $0.amountMl, atUnixMs: $0.atUnixMs) }
+            matches = ((invocation.cachedStatus()?.entries ?? []) + queued).filter(fits)
         }
         // An id that names nothing, or too little of one, is bad data (65), not a usage mistake (64).
         guard matches.count == 1 else {
+            let searched =
+                client == nil
+                ? "this computer knows (the server cannot be reached; give the full id)" : "of the last year has"
             throw WaterError(
                 matches.isEmpty ? .notFound : .invalidArgument,
                 matches.isEmpty
-                    ? "no drink of the last year has an id starting with \(text) (water-client history --days 366 --entries lists them)"
+                    ? "no drink \(searched) an id starting with \(text) (water-client history --days 366 --entries lists them)"
                     : "\(text) fits \(matches.count) drinks; give more of the id:\n"
                         + matches.prefix(10).map { "  " + Format.entry($0, zone: zone) + "  " + $0.date }.joined(
                             separator: "\n") + (matches.count > 10 ? "\n  ..." : ""))
         }
         return matches[0].entryID
+    }
+}
+
+/// `today --json` away from the server.
+struct OfflineDayJSON: Encodable {
+    var offline: Bool
+    var day: WaterV1.DaySummary
+    var entries: [WaterV1.WaterEntry]
+    var unsent: [WaterV1.WaterEntry]
+    var heardAtUnixMs: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case offline, day, entries, unsent
+        case heardAtUnixMs = "heard_at_unix_ms"
+    }
+}
+
+/// `week --json` and `history --json` away from the server.
+struct OfflineDaysJSON: Encodable {
+    var offline: Bool
+    var days: [WaterV1.DaySummary]
+    var unsent: [WaterV1.WaterEntry]
+    var heardAtUnixMs: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case offline, days, unsent
+        case heardAtUnixMs = "heard_at_unix_ms"
     }
 }

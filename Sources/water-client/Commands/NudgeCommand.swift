@@ -1,0 +1,124 @@
+import Glibc
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+import WaterZoneInfo
+
+/// `nudge`: one line when the member is behind the day's pace, nothing otherwise, for a cron
+/// job, a systemd user timer or a shell hook. `nudge on|off` turns it on or off here.
+enum NudgeCommand {
+    /// What `nudge on` keeps in `$XDG_CONFIG_HOME/water/nudge`.
+    struct Settings: Equatable {
+        var enabled = true
+        /// Waking hours, as minutes of the day in the member's zone: start inclusive, end exclusive.
+        var start = 8 * 60
+        var end = 22 * 60
+
+        init() {}
+
+        init(text: String) {
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { continue }
+                if parts[0] == "enabled" { enabled = parts[1] == "yes" }
+                if parts[0] == "hours", let hours = Settings.hours(parts[1]) { (start, end) = hours }
+            }
+        }
+
+        var text: String {
+            "enabled \(enabled ? "yes" : "no")\nhours \(Settings.clock(start))-\(Settings.clock(end))\n"
+        }
+
+        /// "07:30-21:30" as minutes of the day, start before end.
+        static func hours(_ text: String) -> (Int, Int)? {
+            let parts = text.split(separator: "-").map { $0.split(separator: ":").compactMap { Int($0) } }
+            guard parts.count == 2,
+                parts.allSatisfy({ $0.count == 2 && (0...24).contains($0[0]) && (0..<60).contains($0[1]) })
+            else { return nil }
+            let (start, end) = (parts[0][0] * 60 + parts[0][1], parts[1][0] * 60 + parts[1][1])
+            return start < end && end <= 24 * 60 ? (start, end) : nil
+        }
+
+        static func clock(_ minutes: Int) -> String { Format.pad2(minutes / 60) + ":" + Format.pad2(minutes % 60) }
+    }
+
+    static func run(_ invocation: inout Invocation, action: String) throws {
+        let path = "\(invocation.files.directory)/nudge"
+        var settings = LocalFile.readText(path).map(Settings.init(text:)) ?? Settings()
+        switch action {
+        case "on", "off":
+            let hours = try invocation.arguments.option("hours")
+            try invocation.arguments.finish()
+            settings.enabled = action == "on"
+            if let hours {
+                guard let parsed = Settings.hours(hours) else {
+                    throw UsageError("--hours takes HH:MM-HH:MM, the first before the second, got \(hours)")
+                }
+                (settings.start, settings.end) = parsed
+            }
+            try LocalFile.writeText(path, settings.text)
+            let state: [String: String] = ["enabled": settings.enabled ? "yes" : "no", "hours": hoursText(settings)]
+            invocation.outputText(state) {
+                settings.enabled
+                    ? "nudges are on, between \(hoursText(settings)) in your time zone"
+                    : "nudges are off on this computer (water-client nudge on turns them back on)"
+            }
+        default:
+            let notify = invocation.arguments.flag("notify")
+            let every = try invocation.arguments.integer("every", in: 1...(24 * 60)) ?? 60
+            try invocation.arguments.finish()
+            guard settings.enabled, let reminder = try reminder(invocation, settings, every: every) else { return }
+            invocation.outputText(["nudge": reminder]) { reminder }
+            if notify { notifyDesktop(reminder) }
+        }
+    }
+
+    private static func hoursText(_ settings: Settings) -> String {
+        "\(Settings.clock(settings.start))-\(Settings.clock(settings.end))"
+    }
+
+    /// The reminder due now, or nil. Today's figures come from the server when it can be reached
+    /// (its clock too: the household's days are the server's), else from this computer's cache.
+    static func reminder(_ invocation: Invocation, _ settings: Settings, every: Int) throws -> String? {
+        let stamp = invocation.cachePath.replacing("status.json", with: "nudged")
+        var now = UnixTime.nowMilliseconds()
+        if let client = try invocation.reachableClient() {
+            let today = try client.call(WaterV1.GetTodayRequest())
+            if client.connection.server.serverTimeUnixMs != 0 { now = client.connection.server.serverTimeUnixMs }
+            invocation.remember(today)
+        }
+        guard let cache = invocation.cachedStatus() else { return nil }
+        let zone = try ZoneInfo.system.zone(named: cache.timeZone) ?? invocation.memberZone(nil)
+        let day = cache.today(adding: invocation.outbox.pending().writes, zone: zone, now: now).summary
+        let seconds = now / 1000
+        let minute = Int((((seconds + zone.offsetSeconds(atUnixSeconds: seconds)) % 86_400) + 86_400) % 86_400 / 60)
+        guard (settings.start..<settings.end).contains(minute), !day.goalMet else { return nil }
+        let expected = Int(day.goalMl) * (minute - settings.start) / (settings.end - settings.start)
+        // Behind by at least half a cup: a drink just missed is no reason to interrupt.
+        let slack = max(Int(cache.usualCupMl == 0 ? 250 : cache.usualCupMl) / 2, 100)
+        guard expected - Int(day.amountMl) >= slack else { return nil }
+        if let last = LocalFile.readText(stamp).flatMap({ Int64($0.filter(\.isNumber)) }),
+            now - last < Int64(every) * 60_000, now >= last
+        {
+            return nil
+        }
+        try LocalFile.writeText(stamp, "\(now)\n")
+        return "💧 behind today's pace: \(day.amountMl) of \(day.goalMl) ml by \(Settings.clock(minute)) "
+            + "(about \(expected) by now); a glass? water-client log"
+    }
+
+    /// notify-send, where it exists; nothing otherwise (the line was printed anyway).
+    private static func notifyDesktop(_ text: String) {
+        let searched: String = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        let candidates: [String] = searched.split(separator: ":").map { "\($0)/notify-send" }
+        guard let path = candidates.first(where: { access($0, X_OK) == 0 }) else { return }
+        let words: [String] = [path, "--app-name=water", "Water", text]
+        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, path, nil, nil, &argv, environ) == 0 else { return }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+}

@@ -1,0 +1,136 @@
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+
+/// `sync` sends what waits on this computer; `outbox` shows it, and retries or drops what the
+/// server refused.
+enum OutboxCommands {
+    static func sync(_ invocation: inout Invocation) throws {
+        let quiet = invocation.arguments.flag("quiet")
+        try invocation.arguments.finish()
+        let client = try invocation.connect()
+        let report = invocation.sendQueued(client)
+        // Sync also refreshes what `prompt` shows.
+        let today = try client.call(WaterV1.GetTodayRequest())
+        invocation.remember(today)
+        guard !quiet else { return }
+        if invocation.json {
+            return Terminal.print(
+                JSONOutput.encode(
+                    SyncJSON(
+                        sent: report.sent.map { invocation.describe($0) },
+                        refused: report.refused.map { ["write": invocation.describe($0.0), "reason": $0.1] },
+                        damaged: report.damaged, waitingForLogin: report.waitingForLogin)))
+        }
+        var lines =
+            report.sent.isEmpty
+            ? ["nothing was waiting to be sent"] : ["sent \(report.sent.count) saved on this computer:"]
+        lines += report.sent.map { "  \(invocation.describe($0))" }
+        lines += report.refused.map { "refused: \(invocation.describe($0.0)): \($0.1) (water-client outbox)" }
+        lines += report.damaged.map { "an outbox file does not read and was kept aside in \($0)" }
+        if report.waitingForLogin > 0 { lines.append("\(report.waitingForLogin) wait for water-client login") }
+        Terminal.print(lines.joined(separator: "\n"))
+    }
+
+    /// `outbox`: what waits to be sent and what the server refused, numbered for retry and drop.
+    static func list(_ invocation: inout Invocation) throws {
+        try invocation.arguments.finish()
+        let (pending, refused) = (invocation.outbox.pending().writes, invocation.outbox.refused())
+        if invocation.json {
+            let rows = numbered(pending, refused).map { number, write in
+                OutboxJSON(
+                    number: number, kind: write.kind.rawValue, description: invocation.describe(write),
+                    server: write.server, username: write.username, queuedAtUnixMs: write.queuedAtUnixMs,
+                    refused: write.refusal)
+            }
+            return Terminal.print(JSONOutput.encode(["writes": rows]))
+        }
+        guard !pending.isEmpty || !refused.isEmpty else { return Terminal.print("nothing waits on this computer") }
+        var lines: [String] = []
+        for (number, write) in numbered(pending, refused) {
+            let state = write.refusal.map { "refused: \($0)" } ?? "not sent yet"
+            lines.append("\(Format.pad("\(number).", 3)) \(invocation.describe(write))  (\(state))")
+        }
+        if !refused.isEmpty {
+            lines.append("water-client outbox retry N puts a refused write back in line; outbox drop N forgets it")
+        }
+        Terminal.print(lines.joined(separator: "\n"))
+    }
+
+    /// `outbox retry N|--all`: refused writes back in line, sent now when the server is there.
+    static func retry(_ invocation: inout Invocation) throws {
+        let chosen = try choose(&invocation, verb: "retry")
+        for write in chosen { try invocation.outbox.retry(write) }
+        // Sent now when the server can be reached; else with the next command that reaches it.
+        let report = (try? invocation.connect()).map { invocation.sendQueued($0) }
+        let sent = report?.sent.count ?? 0
+        report?.tell(invocation)
+        invocation.outputText(["retried": chosen.count, "sent": sent]) {
+            "put \(chosen.count) back in line"
+                + (sent > 0 ? "; \(sent) sent" : "; they go when the server is reachable")
+        }
+    }
+
+    /// `outbox drop N|--all`: forgets refused writes.
+    static func drop(_ invocation: inout Invocation) throws {
+        let chosen = try choose(&invocation, verb: "drop")
+        for write in chosen { invocation.outbox.drop(write) }
+        invocation.updateCache { _ in }
+        invocation.outputText(["dropped": chosen.count]) {
+            "dropped " + chosen.map { invocation.describe($0) }.joined(separator: "; ")
+        }
+    }
+
+    /// The refused writes `N` (as `outbox` numbers them) or `--all` name.
+    private static func choose(_ invocation: inout Invocation, verb: String) throws -> [Outbox.Write] {
+        let all = invocation.arguments.flag("all")
+        let text = invocation.arguments.positional()
+        try invocation.arguments.finish()
+        let outbox = invocation.outbox
+        let listed = numbered(outbox.pending().writes, outbox.refused())
+        if all { return listed.map(\.1).filter { $0.refusal != nil } }
+        guard let text, let number = Int(text) else {
+            throw UsageError("outbox \(verb) needs N (see water-client outbox) or --all")
+        }
+        guard let write = listed.first(where: { $0.0 == number })?.1 else {
+            throw WaterError(.notFound, "the outbox has no write \(number); see water-client outbox")
+        }
+        guard write.refusal != nil else {
+            throw WaterError(
+                .failedPrecondition, "write \(number) was not refused: it is sent when the server is reachable")
+        }
+        return [write]
+    }
+
+    private static func numbered(_ pending: [Outbox.Write], _ refused: [Outbox.Write]) -> [(Int, Outbox.Write)] {
+        Array(zip(1..., refused + pending))
+    }
+}
+
+struct SyncJSON: Encodable {
+    var sent: [String]
+    var refused: [[String: String]]
+    var damaged: [String]
+    var waitingForLogin: Int
+
+    enum CodingKeys: String, CodingKey {
+        case sent, refused, damaged
+        case waitingForLogin = "waiting_for_login"
+    }
+}
+
+struct OutboxJSON: Encodable {
+    var number: Int
+    var kind: String
+    var description: String
+    var server: String
+    var username: String
+    var queuedAtUnixMs: Int64
+    var refused: String?
+
+    enum CodingKeys: String, CodingKey {
+        case number, kind, description, server, username, refused
+        case queuedAtUnixMs = "queued_at_unix_ms"
+    }
+}

@@ -1,0 +1,116 @@
+import Glibc
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+import WaterZoneInfo
+
+/// `prompt`: a status line for a shell prompt or tmux, from this computer's files only.
+///
+/// It reads the session, the status cache and the outbox's names, and prints; it never waits
+/// for the network. When what it knows is older than ``refreshAfter``, it starts `sync --quiet`
+/// in the background (its own session, output to /dev/null) and returns at once; a stamp file
+/// keeps it to one such start per ``refreshAfter``.
+enum PromptCommand {
+    static let refreshAfter: Int64 = 5 * 60_000
+
+    /// Runs `water-client prompt ...` before anything else is set up; nil for any other command
+    /// line, and for `prompt --help`.
+    static func runEarly(_ commandLine: [String]) -> ExitCode? {
+        guard commandLine.count >= 2, commandLine[1] == "prompt",
+            !commandLine.contains(where: { $0 == "-h" || $0 == "--help" })
+        else { return nil }
+        var environment: [String: String] = [:]
+        for name in ["HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        var arguments = Arguments(commandLine.dropFirst(2))
+        do {
+            try run(&arguments, environment: environment)
+            return .ok
+        } catch {
+            Terminal.error("water-client: \(error.message); see water-client prompt --help")
+            return .usage
+        }
+    }
+
+    static func run(_ arguments: inout Arguments, environment: [String: String]) throws(UsageError) {
+        let template = try arguments.option("format")
+        let plain = arguments.flag("plain")
+        try arguments.finish()
+        let now = UnixTime.nowMilliseconds()
+        let cachePath = StatusCache.path(environment: environment)
+        let figures = LocalFile.readText(PromptFigures.path(besideCache: cachePath)).flatMap(PromptFigures.init(text:))
+        var values = ["amount": "?", "goal": "?", "percent": "?", "left": "?", "unsent": "0", "mark": "?"]
+        if let figures {
+            // A new day since: nothing drunk yet, against the goal last heard.
+            let zone = ZoneInfo.system.zone(named: figures.timeZone) ?? Invocation.localZone
+            let current = zone.date(atUnixMilliseconds: now).description == figures.date
+            let amount = current ? figures.amountMl : 0
+            let day = WaterDay(
+                date: LocalDate(daysSinceEpoch: 0), amountMillilitres: amount, goalMillilitres: max(figures.goalMl, 1),
+                count: 0)
+            values = [
+                "amount": "\(amount)", "goal": "\(figures.goalMl)", "percent": "\(day.percent)",
+                "left": "\(day.remainingMillilitres)", "unsent": "\(figures.unsent)",
+                "mark": figures.unsent > 0 ? "*" : current && figures.heardToday ? "" : "?",
+            ]
+        }
+        let text = template ?? (plain ? "water {amount}/{goal} ml{mark}" : "💧 {amount}/{goal}{mark}")
+        Terminal.print(filled(text, values))
+        if access("\(ClientFiles(environment: environment).directory)/session", F_OK) == 0,
+            now - (figures?.updatedAtUnixMs ?? 0) > refreshAfter
+        {
+            refreshInBackground(stamp: cachePath.replacing("status.json", with: "prompt-refresh"), now: now)
+        }
+    }
+
+    /// `template` with each `{name}` of `values` filled in (an unknown name is left as it is).
+    /// By hand, in one pass: the generic `replacing` costs more than the rest of the prompt.
+    static func filled(_ template: String, _ values: [String: String]) -> String {
+        var result = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}"),
+                let value = values[String(rest[rest.index(after: open)..<close])]
+            else {
+                result += "{"
+                rest = rest[rest.index(after: open)...]
+                continue
+            }
+            result += value
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// Starts `water-client sync --quiet`, detached, unless one was started recently.
+    private static func refreshInBackground(stamp: String, now: Int64) {
+        var info = stat()
+        if stat(stamp, &info) == 0, now - Int64(info.st_mtim.tv_sec) * 1000 < refreshAfter { return }
+        let fd = open(stamp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        close(fd)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own session: a shell closing, or Ctrl-C at the prompt, does not stop it halfway.
+        posix_spawnattr_setflags(&attributes, spawnNewSession)
+        let arguments = ["water-client", "sync", "--quiet"]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        _ = posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, &argv, environ)
+    }
+}
+
+/// glibc's POSIX_SPAWN_SETSID (spawn.h), a macro Swift does not import.
+private let spawnNewSession: Int16 = 0x80

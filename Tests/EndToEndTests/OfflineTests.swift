@@ -1,0 +1,234 @@
+import Foundation
+import Glibc
+import Testing
+import WaterProtocol
+import WaterTestSupport
+
+/// Away from home (issue 12): the outbox, `sync`, `outbox`, `prompt` and `nudge`, through the
+/// real binaries, with the server stopped and started by process id.
+@Suite("Offline: outbox, prompt and nudge, end to end", .serialized)
+struct OfflineTests {
+    /// A member logged in on a running server, whose state directory (outbox, cache) is their own.
+    static func member(_ server: ServerProcess) throws -> CommandLineUser {
+        let setup = server.cli("mum")
+        let home = URL(fileURLWithPath: setup.environment["XDG_CONFIG_HOME"]!).deletingLastPathComponent().path
+        let mum = CommandLineUser(environment: setup.environment.merging(["XDG_STATE_HOME": "\(home)/state"]) { $1 })
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        return mum
+    }
+
+    static func outboxDirectory(_ person: CommandLineUser) -> String {
+        person.environment["XDG_STATE_HOME"]! + "/water/outbox"
+    }
+
+    static func queuedFiles(_ person: CommandLineUser) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: outboxDirectory(person))) ?? []).filter {
+            $0.hasSuffix(".write")
+        }
+    }
+
+    @Test("server stopped: log is saved (exit 0); the next command sends it once, with the time it was typed")
+    func queuedThenSent() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try Self.member(server)
+        let port = server.address.port
+        #expect(server.stop() == 0)
+
+        let before = Int64(Date().timeIntervalSince1970 * 1000)
+        let saved = try mum.run(["log", "250"])
+        #expect(saved.status == 0, "\(saved.error)")
+        #expect(saved.output.hasPrefix("saved on this computer: log 250 ml at "), "\(saved.output)")
+        #expect(saved.output.split(separator: "\n").count == 1)
+        let json = try mum.run(["--json", "log", "100"])
+        #expect(json.status == 0 && json.output.contains("\"queued\":true"), "\(json.output)")
+        #expect(Self.queuedFiles(mum).count == 2)
+        let mode =
+            try FileManager.default.attributesOfItem(
+                atPath: Self.outboxDirectory(mum) + "/" + Self.queuedFiles(mum)[0])[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // Seen while away: today merges them, marked.
+        let away = try mum.run(["today"])
+        #expect(
+            away.status == 0 && away.output.contains("not sent yet:\n  log 250 ml at "), "\(away.output) \(away.error)")
+        usleep(1_100_000)  // the time sent must be the time typed, not this later one
+
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+        let today = try mum.run(["--json", "today"])
+        #expect(today.error.contains("sent 2 writes saved on this computer"), "\(today.error)")
+        let reply = try JSONDecoder().decode(WaterV1.GetTodayResponse.self, from: Data(today.output.utf8))
+        #expect(reply.entries.map(\.amountMl).sorted() == [100, 250])
+        for entry in reply.entries { #expect(entry.atUnixMs >= before && entry.atUnixMs < before + 1000) }
+        #expect(Self.queuedFiles(mum).isEmpty)
+        // Never twice: more commands send nothing more.
+        #expect(try mum.run(["sync"]).output == "nothing was waiting to be sent\n")
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.count == 2)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("killed while sending, then sending again; and two terminals sending at once: each write lands once")
+    func exactlyOnce() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try Self.member(server)
+        let port = server.address.port
+        #expect(server.stop() == 0)
+        for amount in 1...120 { #expect(try mum.run(["log", "\(amount)"]).status == 0) }
+        #expect(Self.queuedFiles(mum).count == 120)
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+
+        // Kill a sync (SIGKILL, by pid) once it has sent some but not all.
+        let sync = try ChildProcess(
+            productsDirectory.appendingPathComponent("water-client").path, ["sync"], environment: mum.environment)
+        for _ in 0..<2000 where Self.queuedFiles(mum).count > 100 { usleep(1000) }
+        kill(sync.pid, SIGKILL)
+        sync.wait()
+        let left = Self.queuedFiles(mum).count
+        #expect(left > 0 && left < 120, "killed halfway: \(left) left")
+        // Two terminals at once send the rest.
+        let terminals = try (0..<2).map { _ in
+            try ChildProcess(
+                productsDirectory.appendingPathComponent("water-client").path, ["sync"], environment: mum.environment)
+        }
+        for terminal in terminals { #expect(terminal.wait() == 0) }
+        #expect(Self.queuedFiles(mum).isEmpty)
+        let entries = try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries
+        #expect(entries.count == 120)
+        #expect(Set(entries.map(\.amountMl)) == Set(1...120))
+        #expect(server.stop() == 0)
+    }
+
+    @Test("a damaged outbox file is kept aside and reported; a refused write is kept, shown, retried or dropped")
+    func damagedAndRefused() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try Self.member(server)
+        let port = server.address.port
+        #expect(try mum.run(["habit", "add", "Read"]).status == 0)
+        #expect(try mum.run(["habit", "ls"]).status == 0)
+        let habitID = try #require(
+            try mum.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"]).habits.first?.habit?.habitID)
+        #expect(server.stop() == 0)
+        #expect(try mum.run(["log", "300"]).status == 0)
+        #expect(try mum.run(["habit", "check", "Read"]).status == 0)
+        #expect(try mum.run(["log", "200"]).status == 0)
+        // A file of the outbox that does not read (a disk error, an editor): kept aside.
+        let garbage = Self.outboxDirectory(mum) + "/000000000000001-1-0.write"
+        try Data("water-outbox 1\nkind log\nrequest zz".utf8).write(to: URL(fileURLWithPath: garbage))
+
+        // Meanwhile the habit goes, from another computer.
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+        let other = try server.client("mum", password: adminPassword)
+        _ = try other.call(WaterV1.DeleteHabitRequest(habitID: habitID))
+        let sync = try mum.run(["sync"])
+        #expect(sync.status == 0, "\(sync.error)")
+        #expect(sync.output.contains("sent 2 saved on this computer"), "\(sync.output)")
+        #expect(sync.output.contains("kept aside in") && sync.output.contains("/damaged/"), "\(sync.output)")
+        #expect(sync.output.contains("refused: check Read on"), "\(sync.output)")
+        #expect(
+            FileManager.default.fileExists(atPath: Self.outboxDirectory(mum) + "/damaged/000000000000001-1-0.write"))
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.map(\.amountMl).sorted() == [200, 300])
+
+        let listed = try mum.run(["outbox"])
+        #expect(listed.output.contains("1. check Read on") && listed.output.contains("refused:"), "\(listed.output)")
+        let retried = try mum.run(["outbox", "retry", "1"])
+        #expect(retried.status == 0 && retried.error.contains("refused"), "refused again: \(retried.error)")
+        #expect(try mum.run(["outbox", "drop", "1"]).status == 0)
+        #expect(try mum.run(["outbox"]).output == "nothing waits on this computer\n")
+        #expect(server.stop() == 0)
+    }
+
+    @Test("an expired session: queued writes wait for login, then go")
+    func waitsForLogin() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try Self.member(server)
+        let port = server.address.port
+        #expect(server.stop() == 0)
+        #expect(try mum.run(["log", "400"]).status == 0)
+        // The session ends meanwhile (a password reset on the server ends every session).
+        let reset = try run(
+            "water-server",
+            [
+                "passwd", "mum", "--data", server.dataDirectory, "--password-stdin",
+                "--password-strength", "minimum",
+            ],
+            input: "mum-password-2\n")
+        #expect(reset.status == 0, "\(reset.error)")
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+        let refused = try mum.run(["today"])
+        #expect(refused.status == 77 && refused.error.contains("wait for you to log in again"), "\(refused.error)")
+        #expect(Self.queuedFiles(mum).count == 1)
+        let login = try mum.run(["login", "mum", "--password-stdin"], input: "mum-password-2\n")
+        #expect(login.status == 0 && login.error.contains("sent 1 write"), "\(login.error)")
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.map(\.amountMl) == [400])
+        #expect(server.stop() == 0)
+    }
+
+    @Test("prompt: no cache, a stale cache, no server; it never waits and refreshes in the background")
+    func prompt() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try Self.member(server)
+        let cache = mum.environment["XDG_STATE_HOME"]! + "/water/status.json"
+        // No cache yet: a placeholder at once, and a refresh started behind it.
+        let first = try mum.run(["prompt"])
+        #expect(first.status == 0 && first.output == "💧 ?/??\n", "\(first.output)")
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: cache) { usleep(50_000) }
+        #expect(try mum.run(["prompt"]).output == "💧 0/2000\n")
+        #expect(try mum.run(["log", "500"]).status == 0)
+        #expect(try mum.run(["prompt", "--plain"]).output == "water 500/2000 ml\n")
+        #expect(try mum.run(["prompt", "--format", "{percent}% {left} left"]).output == "25% 1500 left\n")
+
+        // A stale cache (heard from an hour ago, and the drink below logged elsewhere): shown as
+        // it is, then refreshed in the background.
+        let other = try server.client("mum", password: adminPassword)
+        _ = try other.call(WaterV1.LogWaterRequest(entryID: other.newID().description, amountMl: 250))
+        let figures = cache.replacing("status.json", with: "prompt")
+        var text = try String(contentsOfFile: figures, encoding: .utf8)
+        let hourAgo = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+        text = text.replacing(/updated_at_unix_ms \d+/, with: "updated_at_unix_ms \(hourAgo)")
+        try text.write(toFile: figures, atomically: true, encoding: .utf8)
+        try? FileManager.default.removeItem(atPath: mum.environment["XDG_STATE_HOME"]! + "/water/prompt-refresh")
+        #expect(try mum.run(["prompt"]).output == "💧 500/2000\n")
+        var refreshed = ""
+        for _ in 0..<100 where refreshed != "💧 750/2000\n" {
+            usleep(50_000)
+            refreshed = try mum.run(["prompt"]).output
+        }
+        #expect(refreshed == "💧 750/2000\n")
+
+        // No server: still at once, from what this computer knows, with what waits marked.
+        #expect(server.stop() == 0)
+        #expect(try mum.run(["log", "250"]).status == 0)
+        let started = Date()
+        let offline = try mum.run(["prompt"])
+        #expect(offline.status == 0 && offline.output == "💧 1000/2000*\n", "\(offline.output)")
+        #expect(Date().timeIntervalSince(started) < 1)
+    }
+
+    @Test("nudge: nothing before waking hours, one line when behind (once per interval), nothing after the goal")
+    func nudge() throws {
+        // 06:00 UTC, the member's zone: before the default waking hours.
+        var server = try ServerProcess.fresh(["--clock", "1796018400000"])
+        let mum = try Self.member(server)
+        let port = server.address.port
+        #expect(try mum.run(["nudge"]).output.isEmpty)
+        // 14:00: 6/14 of the day's waking hours gone and nothing drunk: behind.
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)", "--clock", "1796047200000"])
+        let behind = try mum.run(["nudge"])
+        #expect(
+            behind.status == 0 && behind.output.hasPrefix("💧 behind today's pace: 0 of 2000 ml by 14:00"),
+            "\(behind.output) \(behind.error)")
+        #expect(try mum.run(["nudge"]).output.isEmpty, "at most once per interval")
+        #expect(try mum.run(["nudge", "--every", "1"]).output.isEmpty, "within the minute")
+        // Off, then on with hours that end before 14:00.
+        #expect(try mum.run(["nudge", "off"]).status == 0)
+        #expect(try mum.run(["nudge", "--every", "0"]).status == 64)
+        #expect(try mum.run(["nudge", "on", "--hours", "07:00-13:00"]).status == 0)
+        let state = mum.environment["XDG_STATE_HOME"]! + "/water/nudged"
+        try? FileManager.default.removeItem(atPath: state)
+        #expect(try mum.run(["nudge"]).output.isEmpty, "after the member's waking hours")
+        #expect(try mum.run(["nudge", "on", "--hours", "08:00-22:00"]).status == 0)
+        // The goal met: never again that day.
+        #expect(try mum.run(["log", "2000"]).status == 0)
+        try? FileManager.default.removeItem(atPath: state)
+        #expect(try mum.run(["nudge"]).output.isEmpty)
+        #expect(server.stop() == 0)
+    }
+}
