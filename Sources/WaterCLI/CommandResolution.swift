@@ -40,13 +40,17 @@ extension ProgramSpec {
         let subcommands = subcommands(of: first)
         // A group may run a command of its own (`outbox` lists, `outbox retry` retries) when
         // the next word is not one of its subcommands.
-        let runsItself =
-            command(path) != nil && !subcommands.map { $0.path[1] }.contains(arguments.nextWord ?? "")
+        let names = subcommands.map { $0.path[1] }
+        let runsItself = command(path) != nil && !names.contains(arguments.nextWord ?? "")
+        if runsItself, let word = arguments.nextWord, !word.hasPrefix("-"),
+            let likely = Suggestion.closest(to: word, among: names)
+        {
+            throw UsageError("unknown \(first) command \"\(word)\" (did you mean \"\(likely)\"?)")
+        }
         if !subcommands.isEmpty && !runsItself {
             guard let second = arguments.positional() else {
                 if wantsHelp { return .help(path) }
-                throw UsageError(
-                    "\(first) needs one of: \(subcommands.map { $0.path[1] }.joined(separator: ", "))")
+                throw UsageError("\(first) needs one of: \(names.joined(separator: ", "))")
             }
             path = try known(path + [second])
         }

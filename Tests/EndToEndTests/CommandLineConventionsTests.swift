@@ -14,7 +14,8 @@ struct CommandLineConventionsTests {
         "login", "logout", "whoami", "passwd", "log", "undo", "edit", "rm", "today", "week", "history", "goal", "cup",
         "zone", "board", "todo add", "todo ls", "todo done", "todo undone", "todo rm", "todo mv", "habit add",
         "habit ls", "habit check", "habit uncheck", "habit rm", "member add", "member rename", "member reset",
-        "member rm", "member ls", "export", "import", "help", "completion", "manpage",
+        "member rm", "member ls", "export", "import", "sync", "outbox", "outbox retry", "outbox drop", "prompt",
+        "nudge", "nudge on", "nudge off", "help", "completion", "manpage",
     ]
     static let serverCommands = [
         "serve", "init", "check", "repair", "passwd", "status", "backup", "restore", "help", "completion", "manpage",
@@ -83,6 +84,7 @@ struct CommandLineConventionsTests {
             ("water-client", ["lgo", "250"], "unknown command \"lgo\" (did you mean \"log\"?)"),
             ("water-client", ["hist"], "unknown command \"hist\" (did you mean \"history\"?)"),
             ("water-client", ["todo", "dnoe", "1"], "unknown todo command \"dnoe\" (did you mean \"done\"?)"),
+            ("water-client", ["outbox", "retyr", "1"], "unknown outbox command \"retyr\" (did you mean \"retry\"?)"),
             ("water-client", ["log", "--amount", "250"], "unknown option --amount for log"),
             ("water-client", ["board", "--expalin"], "unknown option --expalin for board (did you mean --explain?)"),
             ("water-client", ["--jsno", "today"], "unknown option --jsno for today (did you mean --json?)"),
