@@ -8,9 +8,10 @@ public enum LocalFile {
         read(path, limit: 64 * 1024).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Writes a small text file durably (see ``writeDurably(_:_:)``).
-    public static func writeText(_ path: String, _ text: String) throws(WaterClientError) {
-        try writeDurably(path, Array(text.utf8))
+    /// Writes a small text file atomically, and durably unless `syncing` is false (see
+    /// ``writeDurably(_:_:syncing:)``).
+    public static func writeText(_ path: String, _ text: String, syncing: Bool = true) throws(WaterClientError) {
+        try writeDurably(path, Array(text.utf8), syncing: syncing)
     }
 
     /// `mkdir -p`, each level 0700.
@@ -40,8 +41,9 @@ public enum LocalFile {
 
     /// Writes `bytes` to `path` through a temporary file of its own (two processes may write at
     /// once), synced, renamed into place, and the directory synced: once this returns, the file
-    /// survives a crash or a power cut.
-    static func writeDurably(_ path: String, _ bytes: [UInt8]) throws(WaterClientError) {
+    /// survives a crash or a power cut. With `syncing` false (a cache, rebuilt from the server
+    /// anyway) it is only atomic: whole or not there, but perhaps the old one after a power cut.
+    static func writeDurably(_ path: String, _ bytes: [UInt8], syncing: Bool = true) throws(WaterClientError) {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         makeDirectory(directory)
         let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -54,14 +56,14 @@ public enum LocalFile {
             guard count > 0 else { break }
             done += count
         }
-        let synced = fsync(fd) == 0
+        let synced = !syncing || fsync(fd) == 0
         close(fd)
         guard done == bytes.count, synced, rename(temporary, path) == 0 else {
             let error = failure("cannot write \(path)")
             unlink(temporary)
             throw error
         }
-        syncDirectory(directory)
+        if syncing { syncDirectory(directory) }
     }
 
     /// Makes a rename or an unlink in `directory` durable.

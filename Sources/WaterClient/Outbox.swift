@@ -71,7 +71,9 @@ public struct Outbox: Sendable {
     public func pending() -> (writes: [Write], damaged: [String]) {
         var writes: [Write] = []
         var damaged: [String] = []
-        for name in LocalFile.names(in: directory).sorted() where name.hasSuffix(".write") {
+        let names = LocalFile.names(in: directory).sorted()
+        removeAbandonedTemporaries(names)
+        for name in names where name.hasSuffix(".write") {
             if let write = Self.decode(LocalFile.read("\(directory)/\(name)"), name: name) {
                 writes.append(write)
             } else {
@@ -83,6 +85,17 @@ public struct Outbox: Sendable {
         }
         if !damaged.isEmpty { LocalFile.syncDirectory(directory) }
         return (writes, damaged)
+    }
+
+    /// A process killed while adding a write leaves its temporary file (never a `.write`: the
+    /// rename is what makes it one). Those older than ten minutes are no one's any more.
+    private func removeAbandonedTemporaries(_ names: [String]) {
+        let now = time(nil)
+        for name in names where name.contains(".write.tmp-") {
+            var info = stat()
+            let path = "\(directory)/\(name)"
+            if stat(path, &info) == 0, now - info.st_mtim.tv_sec > 600 { unlink(path) }
+        }
     }
 
     /// The writes the server refused, oldest first, each with its reason.

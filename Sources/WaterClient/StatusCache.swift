@@ -54,12 +54,13 @@ public struct StatusCache: Codable, Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return }
-        try? LocalFile.writeDurably(path, Array(data))
+        // Atomic, not synced: a cache is rebuilt from the server's next reply anyway.
+        try? LocalFile.writeDurably(path, Array(data), syncing: false)
         let figures = PromptFigures(
             date: today.summary.date, amountMl: today.summary.amountMl, goalMl: today.summary.goalMl,
             unsent: today.unsent, timeZone: timeZone, updatedAtUnixMs: updatedAtUnixMs,
             heardToday: self.today?.date == today.summary.date)
-        try? LocalFile.writeText(PromptFigures.path(besideCache: path), figures.text)
+        try? LocalFile.writeText(PromptFigures.path(besideCache: path), figures.text, syncing: false)
     }
 
     /// A day's summary from a reply: today's figures when it is today (or a later day).

@@ -231,4 +231,27 @@ struct OfflineTests {
         #expect(try mum.run(["nudge"]).output.isEmpty)
         #expect(server.stop() == 0)
     }
+
+    @Test("killed at any moment while saving a write: the outbox holds whole writes only, each sent once")
+    func killedWhileSaving() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try Self.member(server)
+        let port = server.address.port
+        #expect(server.stop() == 0)
+        let client = productsDirectory.appendingPathComponent("water-client").path
+        for attempt in 0..<40 {
+            let saving = try ChildProcess(client, ["log", "\(attempt + 1)"], environment: mum.environment)
+            usleep(UInt32.random(in: 0...12_000))
+            kill(saving.pid, SIGKILL)
+            saving.wait()
+        }
+        let saved = try JSONSerialization.jsonObject(with: Data(try mum.run(["--json", "outbox"]).output.utf8))
+        let writes = try #require((saved as? [String: Any])?["writes"] as? [Any])
+        #expect(writes.count == Self.queuedFiles(mum).count)
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+        let sync = try mum.run(["sync"])
+        #expect(sync.status == 0 && !sync.output.contains("kept aside"), "\(sync.output)")
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.count == writes.count)
+        #expect(server.stop() == 0)
+    }
 }
