@@ -6,7 +6,9 @@ import WaterProtocol
 /// `$XDG_STATE_HOME/water/status.json` (0600): today's figures and drinks, the member's zone
 /// and usual cup, their habits and the household's list. `water-client prompt` reads only this
 /// (no network), and commands that cannot reach the server use it to find what an id, a habit's
-/// name or a list number means. Every reply that carries any of it refreshes it.
+/// name or a list number means. Every reply that carries any of it refreshes it. It is advice,
+/// not a record: two commands at once each write it whole, the later one stays, and the next
+/// reply from the server puts it right.
 public struct StatusCache: Codable, Sendable, Equatable {
     public var server: String
     public var username: String

@@ -65,29 +65,32 @@ struct OfflineTests {
         #expect(server.stop() == 0)
     }
 
-    @Test("killed while sending, then sending again; and two terminals sending at once: each write lands once")
+    @Test("four terminals saving at once; killed while sending; two terminals sending at once: each write lands once")
     func exactlyOnce() throws {
         var server = try ServerProcess.fresh()
         let mum = try Self.member(server)
         let port = server.address.port
         #expect(server.stop() == 0)
-        for amount in 1...120 { #expect(try mum.run(["log", "\(amount)"]).status == 0) }
+        // Four terminals of the same member saving at once.
+        let client = productsDirectory.appendingPathComponent("water-client").path
+        for batch in stride(from: 1, through: 120, by: 4) {
+            let savers = try (batch..<batch + 4).map { amount in
+                try ChildProcess(client, ["log", "\(amount)"], environment: mum.environment)
+            }
+            for saver in savers { #expect(saver.wait() == 0) }
+        }
         #expect(Self.queuedFiles(mum).count == 120)
         server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
 
         // Kill a sync (SIGKILL, by pid) once it has sent some but not all.
-        let sync = try ChildProcess(
-            productsDirectory.appendingPathComponent("water-client").path, ["sync"], environment: mum.environment)
+        let sync = try ChildProcess(client, ["sync"], environment: mum.environment)
         for _ in 0..<2000 where Self.queuedFiles(mum).count > 100 { usleep(1000) }
         kill(sync.pid, SIGKILL)
         sync.wait()
         let left = Self.queuedFiles(mum).count
         #expect(left > 0 && left < 120, "killed halfway: \(left) left")
         // Two terminals at once send the rest.
-        let terminals = try (0..<2).map { _ in
-            try ChildProcess(
-                productsDirectory.appendingPathComponent("water-client").path, ["sync"], environment: mum.environment)
-        }
+        let terminals = try (0..<2).map { _ in try ChildProcess(client, ["sync"], environment: mum.environment) }
         for terminal in terminals { #expect(terminal.wait() == 0) }
         #expect(Self.queuedFiles(mum).isEmpty)
         let entries = try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries
@@ -211,10 +214,20 @@ struct OfflineTests {
         #expect(try mum.run(["nudge"]).output.isEmpty)
         // 14:00: 6/14 of the day's waking hours gone and nothing drunk: behind.
         server = try server.restarted(["--listen", "127.0.0.1:\(port)", "--clock", "1796047200000"])
-        let behind = try mum.run(["nudge"])
+        // A desktop: a notify-send that writes down what it was asked to show.
+        let desktop = mum.environment["XDG_STATE_HOME"]! + "/bin"
+        try FileManager.default.createDirectory(atPath: desktop, withIntermediateDirectories: true)
+        try "#!/bin/sh\nprintf '%s|' \"$@\" > \(desktop)/shown\n".write(
+            toFile: "\(desktop)/notify-send", atomically: true, encoding: .utf8)
+        chmod("\(desktop)/notify-send", 0o755)
+        let onDesktop = CommandLineUser(
+            environment: mum.environment.merging(["PATH": "\(desktop):/usr/bin:/bin"]) { $1 })
+        let behind = try onDesktop.run(["nudge", "--notify"])
         #expect(
             behind.status == 0 && behind.output.hasPrefix("💧 behind today's pace: 0 of 2000 ml by 14:00"),
             "\(behind.output) \(behind.error)")
+        let shown = try String(contentsOfFile: "\(desktop)/shown", encoding: .utf8)
+        #expect(shown.hasPrefix("--app-name=water|Water|💧 behind today's pace"), "\(shown)")
         #expect(try mum.run(["nudge"]).output.isEmpty, "at most once per interval")
         #expect(try mum.run(["nudge", "--every", "1"]).output.isEmpty, "within the minute")
         // Off, then on with hours that end before 14:00.

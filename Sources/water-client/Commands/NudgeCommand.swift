@@ -113,12 +113,6 @@ enum NudgeCommand {
         let searched: String = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         let candidates: [String] = searched.split(separator: ":").map { "\($0)/notify-send" }
         guard let path = candidates.first(where: { access($0, X_OK) == 0 }) else { return }
-        let words: [String] = [path, "--app-name=water", "Water", text]
-        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, path, nil, nil, &argv, environ) == 0 else { return }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        Subprocess.run(path, [path, "--app-name=water", "Water", text])
     }
 }

@@ -92,25 +92,6 @@ enum PromptCommand {
         let fd = open(stamp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         close(fd)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(
-                &actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own session: a shell closing, or Ctrl-C at the prompt, does not stop it halfway.
-        posix_spawnattr_setflags(&attributes, spawnNewSession)
-        let arguments = ["water-client", "sync", "--quiet"]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        _ = posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, &argv, environ)
+        Subprocess.startDetached("/proc/self/exe", ["water-client", "sync", "--quiet"])
     }
 }
-
-/// glibc's POSIX_SPAWN_SETSID (spawn.h), a macro Swift does not import.
-private let spawnNewSession: Int16 = 0x80
