@@ -98,7 +98,8 @@ public struct StatusCache: Codable, Sendable, Equatable {
 
 extension StatusCache {
     /// A day as this computer sees it: the server's figures as last heard, with the drinks still
-    /// waiting in the outbox added (and those waiting to be removed taken off).
+    /// waiting in the outbox added, those waiting to be changed changed, and those waiting to be
+    /// removed taken off.
     public struct Day: Sendable {
         public var summary: WaterV1.DaySummary
         /// The drinks of the day, newest first; `sent` is false for those waiting in the outbox.
@@ -128,6 +129,23 @@ extension StatusCache {
                 amount += request.amountMl
                 count += 1
                 unsent += 1
+            case .edit:
+                guard let request = try? WaterV1.EditWaterRequest(serializedBytes: write.request),
+                    let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
+                else { continue }
+                var entry = entries[index].entry
+                if request.amountMl != 0 { entry.amountMl = request.amountMl }
+                if request.atUnixMs != 0 { entry.atUnixMs = request.atUnixMs }
+                amount -= entries[index].entry.amountMl
+                entries.remove(at: index)
+                unsent += 1
+                // Moved to another day: it no longer counts on this one.
+                guard zone.date(atUnixMilliseconds: entry.atUnixMs).description == date else {
+                    count -= 1
+                    continue
+                }
+                amount += entry.amountMl
+                entries.append((entry, false))
             case .remove:
                 guard let request = try? WaterV1.DeleteWaterRequest(serializedBytes: write.request),
                     let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })

@@ -89,4 +89,26 @@ struct OutboxTests {
         #expect(
             tomorrow.summary.date == "2026-12-01" && tomorrow.summary.amountMl == 0 && tomorrow.summary.goalMl == 2000)
     }
+
+    @Test("a waiting edit changes the drink it names, and moves it off the day when its time does")
+    func todayWithEdits() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let noon: Int64 = 1_796_040_000_000
+        var cache = StatusCache(server: "s", username: "u")
+        cache.record(day: WaterV1.DaySummary(date: "2026-11-30", amountMl: 500, goalMl: 2000, count: 2), now: noon)
+        for (id, amount) in [("a", Int32(300)), ("b", 200)] {
+            cache.record(
+                entry: WaterV1.WaterEntry(entryID: id, amountMl: amount, atUnixMs: noon - 1000, date: "2026-11-30"),
+                now: noon)
+        }
+        let bigger = try outbox.add(
+            .edit, request: WaterV1.EditWaterRequest(entryID: "a", amountMl: 350).serializedBytes(), server: "s",
+            username: "u", now: noon)
+        let yesterday = try outbox.add(
+            .edit, request: WaterV1.EditWaterRequest(entryID: "b", atUnixMs: noon - 86_400_000).serializedBytes(),
+            server: "s", username: "u", now: noon)
+        let day = cache.today(adding: [bigger, yesterday], zone: .utc, now: noon)
+        #expect(day.summary.amountMl == 350 && day.summary.count == 1 && day.unsent == 2)
+        #expect(day.entries.map(\.entry.entryID) == ["a"] && day.entries.map(\.sent) == [false])
+    }
 }

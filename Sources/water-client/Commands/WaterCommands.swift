@@ -71,15 +71,21 @@ enum WaterCommands {
             }
             return
         }
-        // Ids are time-ordered by the moment of logging: the greatest is the one logged last.
-        guard let newest = invocation.cachedStatus()?.entries.max(by: { $0.entryID < $1.entryID }) else {
+        // Ids are time-ordered by the moment of logging: the greatest is the one logged last,
+        // among today's drinks not already waiting to be removed.
+        let removing = Set(
+            outbox.pending().writes.filter { $0.kind == .remove }.compactMap {
+                try? WaterV1.DeleteWaterRequest(serializedBytes: $0.request).entryID
+            })
+        let standing = invocation.cachedStatus()?.entries.filter { !removing.contains($0.entryID) }
+        guard let newest = standing?.max(by: { $0.entryID < $1.entryID }) else {
             throw WaterError(
                 .unavailable,
                 "the server cannot be reached, and this computer does not know which drink you logged last; "
                     + "try again when it can be reached")
         }
+        // The cache keeps the drink: today's view takes it off while its removal waits.
         try invocation.queue(.remove, WaterV1.DeleteWaterRequest(entryID: newest.entryID))
-        invocation.updateCache { $0.forget(entryID: newest.entryID) }
     }
 
     static func edit(_ invocation: inout Invocation) throws {
@@ -117,7 +123,7 @@ enum WaterCommands {
         let zone = try invocation.memberZone(client)
         let id = try resolve(idText, client, invocation, zone: zone)
         guard let response = try invocation.callOrQueue(client, .remove, WaterV1.DeleteWaterRequest(entryID: id))
-        else { return invocation.updateCache { $0.forget(entryID: id) } }
+        else { return }
         invocation.updateCache { cache in
             cache.record(day: response.day, now: UnixTime.nowMilliseconds())
             cache.forget(entryID: id)
