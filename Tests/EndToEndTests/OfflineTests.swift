@@ -316,4 +316,35 @@ struct OfflineTests {
         #expect(sent.entries.isEmpty && sent.day?.amountMl == 0, "\(back.output)")
         #expect(server.stop() == 0)
     }
+
+    @Test("habits and the household's list while away: check, uncheck, add, done and undone wait, then go in order")
+    func habitsAndListWhileAway() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try Self.member(server)
+        let port = server.address.port
+        #expect(try mum.run(["habit", "add", "Read"]).status == 0)
+        #expect(try mum.run(["habit", "add", "Run"]).status == 0)
+        #expect(try mum.run(["todo", "add", "buy filters"]).status == 0)
+        #expect(try mum.run(["habit", "ls"]).status == 0)  // what this computer knows of them
+        #expect(try mum.run(["todo", "ls"]).status == 0)
+        #expect(server.stop() == 0)
+
+        for words in [
+            ["habit", "check", "Read"], ["habit", "check", "Run"], ["habit", "uncheck", "Run"],
+            ["todo", "add", "call grandma"], ["todo", "done", "1"], ["todo", "undone", "1"], ["todo", "done", "1"],
+        ] {
+            let saved = try mum.run(words)
+            #expect(saved.status == 0 && saved.output.hasPrefix("saved on this computer: "), "\(words): \(saved.error)")
+        }
+        let away = try mum.run(["habit", "ls"])
+        #expect(away.status == 69, "what needs the server still says so: \(away.error)")
+
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+        let habits = try mum.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"]).habits
+        let checked = Dictionary(uniqueKeysWithValues: habits.map { ($0.habit!.name, $0.checked.filter { $0 }.count) })
+        #expect(checked == ["Read": 1, "Run": 0])
+        let items = try mum.json(WaterV1.ListTodosResponse.self, ["todo", "ls"]).items
+        #expect(items.map(\.text) == ["buy filters", "call grandma"] && items.map(\.done) == [true, false])
+        #expect(server.stop() == 0)
+    }
 }
