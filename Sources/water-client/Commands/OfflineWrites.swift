@@ -15,15 +15,19 @@ extension Invocation {
         return StatusCache.load(cachePath, server: session.server, username: session.username)
     }
 
-    /// Changes the logged-in member's cache (made empty first when there is none) and keeps it.
+    /// Changes the logged-in member's cache (made empty first when there is none) and keeps it,
+    /// with the figures `prompt` shows. Under a lock: two terminals changing it at once each read
+    /// what the other wrote, and the last one lists the outbox after every write added before it.
     func updateCache(_ change: (inout StatusCache) -> Void) {
         guard let session = files.loadSession() else { return }
-        var cache = cachedStatus() ?? StatusCache(server: session.server, username: session.username)
-        change(&cache)
-        if let zone = session.timeZone { cache.timeZone = zone }
-        let zone = ZoneInfo.system.zone(named: cache.timeZone) ?? Self.localZone
-        cache.save(
-            cachePath, today: cache.today(adding: outbox.pending().writes, zone: zone, now: UnixTime.nowMilliseconds()))
+        LocalFile.withLock(cachePath + ".lock") {
+            var cache = cachedStatus() ?? StatusCache(server: session.server, username: session.username)
+            change(&cache)
+            if let zone = session.timeZone { cache.timeZone = zone }
+            let zone = ZoneInfo.system.zone(named: cache.timeZone) ?? Self.localZone
+            let today = cache.today(adding: outbox.pending().writes, zone: zone, now: UnixTime.nowMilliseconds())
+            cache.save(cachePath, today: today)
+        }
     }
 
     /// Keeps what a `GetToday` reply says: the member's zone, and today for `prompt` and for
@@ -75,7 +79,7 @@ extension Invocation {
                         queued: true, kind: kind.rawValue, queuedAtUnixMs: write.queuedAtUnixMs, request: request)))
         } else {
             Terminal.print(
-                "saved on this computer: \(describe(write)); it will be sent when the server at \(session.server) "
+                "saved on this computer: \(writeWords()(write)); it will be sent when the server at \(session.server) "
                     + "is reachable")
         }
     }
@@ -91,9 +95,13 @@ extension Invocation {
             let (writes, damaged) = outbox.pending()
             report.damaged = damaged
             let mine = writes.filter { $0.server == session.server && $0.username == session.username }
+            guard !mine.isEmpty else { return report }
+            // The replies go into one copy of the cache, kept once at the end: not a read and a
+            // write of it (and a listing of the outbox) per write sent.
+            var cache = cachedStatus() ?? StatusCache(server: session.server, username: session.username)
             for (index, write) in mine.enumerated() {
                 do {
-                    try send(write, client)
+                    try send(write, client, into: &cache)
                     outbox.sent(write)
                     report.sent.append(write)
                 } catch let error as WaterError where error.isUnreachable {
@@ -108,39 +116,32 @@ extension Invocation {
                     report.refused.append((write, reason))
                 }
             }
-            if !report.sent.isEmpty || !report.refused.isEmpty { updateCache { _ in } }
+            if !report.sent.isEmpty || !report.refused.isEmpty { updateCache { $0 = cache } }
             return report
         }
     }
 
-    /// Sends one queued write; what the reply says goes into the cache.
-    private func send(_ write: Outbox.Write, _ client: WaterClient) throws {
+    /// Sends one queued write; what the reply says goes into `cache`.
+    private func send(_ write: Outbox.Write, _ client: WaterClient, into cache: inout StatusCache) throws {
         let now = UnixTime.nowMilliseconds()
         switch write.kind {
         case .log:
             let response = try client.call(WaterV1.LogWaterRequest(serializedBytes: write.request))
-            updateCache { cache in
-                cache.record(day: response.day, now: now)
-                response.entry.map { cache.record(entry: $0, now: now) }
-            }
+            cache.record(day: response.day, now: now)
+            response.entry.map { cache.record(entry: $0, now: now) }
         case .edit:
             let response = try client.call(WaterV1.EditWaterRequest(serializedBytes: write.request))
-            updateCache { cache in
-                response.days.forEach { cache.record(day: $0, now: now) }
-                response.entry.map { cache.record(entry: $0, now: now) }
-            }
+            response.days.forEach { cache.record(day: $0, now: now) }
+            response.entry.map { cache.record(entry: $0, now: now) }
         case .remove:
             let request = try WaterV1.DeleteWaterRequest(serializedBytes: write.request)
             do {
-                let response = try client.call(request)
-                updateCache { cache in
-                    cache.record(day: response.day, now: now)
-                    cache.forget(entryID: request.entryID)
-                }
+                cache.record(day: try client.call(request).day, now: now)
             } catch {
                 // Already gone is what it asked for (perhaps it was sent once before a crash).
                 guard error.code == .notFound else { throw error }
             }
+            cache.forget(entryID: request.entryID)
         case .habitCheck: _ = try client.call(WaterV1.CheckHabitRequest(serializedBytes: write.request))
         case .habitUncheck: _ = try client.call(WaterV1.UncheckHabitRequest(serializedBytes: write.request))
         case .todoAdd: _ = try client.call(WaterV1.AddTodoRequest(serializedBytes: write.request))
@@ -149,10 +150,19 @@ extension Invocation {
         }
     }
 
-    /// A queued write in words: "log 250 ml at 08:00 on Mon 2026-11-30".
-    func describe(_ write: Outbox.Write) -> String {
-        let zone = (try? memberZone(nil)) ?? Self.localZone
-        let cache = cachedStatus()
+    /// What puts queued writes in words, made once for a list of them: the member's zone and
+    /// what this computer knows of their habits and list.
+    func writeWords() -> WriteWords {
+        WriteWords(zone: (try? memberZone(nil)) ?? Self.localZone, cache: cachedStatus())
+    }
+}
+
+/// A queued write in words: "log 250 ml at 08:00 on Mon 2026-11-30".
+struct WriteWords {
+    let zone: MemberTimeZone
+    let cache: StatusCache?
+
+    func callAsFunction(_ write: Outbox.Write) -> String {
         func when(_ at: Int64) -> String {
             let date = zone.date(atUnixMilliseconds: at).description
             return "at \(Format.clock(at, zone: zone)) on \(Format.dayName(date))"
@@ -206,9 +216,10 @@ struct OutboxReport {
             Terminal.error(
                 "water-client: sent \(sent.count) write\(sent.count == 1 ? "" : "s") saved on this computer")
         }
+        let words = refused.isEmpty ? nil : invocation.writeWords()
         for (write, reason) in refused {
             Terminal.error(
-                "water-client: the server refused a write saved on this computer (\(invocation.describe(write))): "
+                "water-client: the server refused a write saved on this computer (\(words!(write))): "
                     + "\(reason); water-client outbox shows it, to retry or drop")
         }
         for path in damaged {

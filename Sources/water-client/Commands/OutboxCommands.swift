@@ -15,19 +15,20 @@ enum OutboxCommands {
         let today = try client.call(WaterV1.GetTodayRequest())
         invocation.remember(today)
         guard !quiet else { return }
+        let words = invocation.writeWords()
         if invocation.json {
             return Terminal.print(
                 JSONOutput.encode(
                     SyncJSON(
-                        sent: report.sent.map { invocation.describe($0) },
-                        refused: report.refused.map { ["write": invocation.describe($0.0), "reason": $0.1] },
+                        sent: report.sent.map { words($0) },
+                        refused: report.refused.map { ["write": words($0.0), "reason": $0.1] },
                         damaged: report.damaged, waitingForLogin: report.waitingForLogin)))
         }
         var lines =
             report.sent.isEmpty
             ? ["nothing was waiting to be sent"] : ["sent \(report.sent.count) saved on this computer:"]
-        lines += report.sent.map { "  \(invocation.describe($0))" }
-        lines += report.refused.map { "refused: \(invocation.describe($0.0)): \($0.1) (water-client outbox)" }
+        lines += report.sent.map { "  \(words($0))" }
+        lines += report.refused.map { "refused: \(words($0.0)): \($0.1) (water-client outbox)" }
         lines += report.damaged.map { "an outbox file does not read and was kept aside in \($0)" }
         if report.waitingForLogin > 0 { lines.append("\(report.waitingForLogin) wait for water-client login") }
         Terminal.print(lines.joined(separator: "\n"))
@@ -37,10 +38,11 @@ enum OutboxCommands {
     static func list(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
         let (pending, refused) = (invocation.outbox.pending().writes, invocation.outbox.refused())
+        let words = invocation.writeWords()
         if invocation.json {
             let rows = numbered(pending, refused).map { number, write in
                 OutboxJSON(
-                    number: number, kind: write.kind.rawValue, description: invocation.describe(write),
+                    number: number, kind: write.kind.rawValue, description: words(write),
                     server: write.server, username: write.username, queuedAtUnixMs: write.queuedAtUnixMs,
                     refused: write.refusal)
             }
@@ -50,7 +52,7 @@ enum OutboxCommands {
         var lines: [String] = []
         for (number, write) in numbered(pending, refused) {
             let state = write.refusal.map { "refused: \($0)" } ?? "not sent yet"
-            lines.append("\(Format.pad("\(number).", 3)) \(invocation.describe(write))  (\(state))")
+            lines.append("\(Format.pad("\(number).", 3)) \(words(write))  (\(state))")
         }
         if !refused.isEmpty {
             lines.append("water-client outbox retry N puts a refused write back in line; outbox drop N forgets it")
@@ -77,8 +79,9 @@ enum OutboxCommands {
         let chosen = try choose(&invocation, verb: "drop")
         for write in chosen { invocation.outbox.drop(write) }
         invocation.updateCache { _ in }
+        let words = invocation.writeWords()
         invocation.outputText(["dropped": chosen.count]) {
-            "dropped " + chosen.map { invocation.describe($0) }.joined(separator: "; ")
+            "dropped " + chosen.map { words($0) }.joined(separator: "; ")
         }
     }
 

@@ -63,7 +63,7 @@ enum WaterCommands {
         if let last = outbox.pending().writes.last(where: { $0.kind == .log }) {
             outbox.withdraw(last)
             invocation.updateCache { _ in }
-            let what = invocation.describe(last)
+            let what = invocation.writeWords()(last)
             if invocation.json {
                 Terminal.print(JSONOutput.encode(["withdrawn": what]))
             } else {
@@ -160,7 +160,8 @@ enum WaterCommands {
         let now = UnixTime.nowMilliseconds()
         guard let cache = invocation.cachedStatus(), cache.today != nil else {
             // Nothing heard yet on this computer: only what waits here can be shown.
-            let waiting = invocation.outbox.pending().writes.filter { $0.kind == .log }.map(invocation.describe)
+            let words = invocation.writeWords()
+            let waiting = invocation.outbox.pending().writes.filter { $0.kind == .log }.map { words($0) }
             guard !waiting.isEmpty else {
                 throw WaterError(
                     .unavailable, "the server cannot be reached, and this computer has not heard about today yet")
