@@ -74,6 +74,23 @@ public enum LocalFile {
         close(fd)
     }
 
+    /// Runs `body` holding an exclusive `flock` on `path` (made, 0600, when missing): every
+    /// process that takes the same lock waits here for the one before to finish.
+    public static func withLock<Result>(_ path: String, _ body: () throws -> Result) rethrows -> Result {
+        makeDirectory(path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        }
+        defer {
+            if fd >= 0 {
+                flock(fd, LOCK_UN)
+                close(fd)
+            }
+        }
+        return try body()
+    }
+
     /// The names in `directory`, without `.` and `..`; empty when it does not exist.
     static func names(in directory: String) -> [String] {
         guard let stream = opendir(directory) else { return [] }

@@ -141,18 +141,7 @@ public struct Outbox: Sendable {
     /// Runs `body` holding the outbox's lock, which every sender takes: a second terminal waits
     /// here until the first has sent (and removed) what it took.
     public func withSendingLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        LocalFile.makeDirectory(directory)
-        let fd = open("\(directory)/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
-        }
-        defer {
-            if fd >= 0 {
-                flock(fd, LOCK_UN)
-                close(fd)
-            }
-        }
-        return try body()
+        try LocalFile.withLock("\(directory)/lock", body)
     }
 
     // MARK: The file format: "key value" lines, with an end line that proves the file whole.

@@ -80,6 +80,8 @@ struct OfflineTests {
             for saver in savers { #expect(saver.wait() == 0) }
         }
         #expect(Self.queuedFiles(mum).count == 120)
+        // The four kept what prompt shows in turn: it counts every one of them.
+        #expect(try mum.run(["prompt", "--format", "{unsent}{mark}"]).output == "120*\n")
         server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
 
         // Kill a sync (SIGKILL, by pid) once it has sent some but not all.
