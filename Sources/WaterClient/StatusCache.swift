@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import WaterCore
 import WaterProtocol
 
@@ -51,8 +52,8 @@ public struct StatusCache: Codable, Sendable, Equatable {
     }
 
     /// Keeps the cache, and beside it the few figures `prompt` prints (``PromptFigures``): today
-    /// as `today` gives it, with what waits in the outbox.
-    public func save(_ path: String, today: Day) {
+    /// as `today` gives it, with what waits in the outbox, and how many writes of any kind wait.
+    public func save(_ path: String, today: Day, waiting: Int) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(self) else { return }
@@ -60,8 +61,8 @@ public struct StatusCache: Codable, Sendable, Equatable {
         try? LocalFile.writeDurably(path, Array(data), syncing: false)
         let figures = PromptFigures(
             date: today.summary.date, amountMl: today.summary.amountMl, goalMl: today.summary.goalMl,
-            unsent: today.unsent, timeZone: timeZone, updatedAtUnixMs: updatedAtUnixMs,
-            heardToday: self.today?.date == today.summary.date)
+            unsent: waiting, timeZone: timeZone, updatedAtUnixMs: updatedAtUnixMs,
+            heardToday: self.today?.date == today.summary.date, heard: self.today != nil)
         try? LocalFile.writeText(PromptFigures.path(besideCache: path), figures.text, syncing: false)
     }
 
@@ -177,11 +178,14 @@ public struct PromptFigures: Equatable, Sendable {
     public var date: String
     public var amountMl: Int32
     public var goalMl: Int32
+    /// Writes of any kind waiting in the outbox (what `*` says).
     public var unsent: Int
     public var timeZone: String
     public var updatedAtUnixMs: Int64
     /// Whether the server's figures are of that date (not only drinks waiting to be sent).
     public var heardToday: Bool
+    /// Whether the server has said anything yet (a new login has not): else prompt shows "?".
+    public var heard: Bool
 
     public static func path(besideCache path: String) -> String {
         path.replacing("status.json", with: "prompt")
@@ -196,13 +200,14 @@ public struct PromptFigures: Equatable, Sendable {
         time_zone \(timeZone)
         updated_at_unix_ms \(updatedAtUnixMs)
         heard_today \(heardToday ? 1 : 0)
+        heard \(heard ? 1 : 0)
 
         """
     }
 
     public init(
         date: String, amountMl: Int32, goalMl: Int32, unsent: Int, timeZone: String, updatedAtUnixMs: Int64,
-        heardToday: Bool
+        heardToday: Bool, heard: Bool
     ) {
         self.date = date
         self.amountMl = amountMl
@@ -211,6 +216,7 @@ public struct PromptFigures: Equatable, Sendable {
         self.timeZone = timeZone
         self.updatedAtUnixMs = updatedAtUnixMs
         self.heardToday = heardToday
+        self.heard = heard
     }
 
     public init?(text: String) {
@@ -226,6 +232,6 @@ public struct PromptFigures: Equatable, Sendable {
         self.init(
             date: String(date), amountMl: amount, goalMl: goal, unsent: unsent,
             timeZone: String(fields["time_zone"] ?? ""), updatedAtUnixMs: updated,
-            heardToday: fields["heard_today"] == "1")
+            heardToday: fields["heard_today"] == "1", heard: fields["heard"] == "1")
     }
 }

@@ -174,8 +174,12 @@ struct OfflineTests {
         // No cache yet: a placeholder at once, and a refresh started behind it.
         let first = try mum.run(["prompt"])
         #expect(first.status == 0 && first.output == "💧 ?/??\n", "\(first.output)")
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: cache) { usleep(50_000) }
-        #expect(try mum.run(["prompt"]).output == "💧 0/2000\n")
+        var fresh = ""
+        for _ in 0..<100 where fresh != "💧 0/2000\n" {
+            usleep(50_000)
+            fresh = try mum.run(["prompt"]).output
+        }
+        #expect(fresh == "💧 0/2000\n")
         #expect(try mum.run(["log", "500"]).status == 0)
         #expect(try mum.run(["prompt", "--plain"]).output == "water 500/2000 ml\n")
         #expect(try mum.run(["prompt", "--format", "{percent}% {left} left"]).output == "25% 1500 left\n")
@@ -347,6 +351,29 @@ struct OfflineTests {
         #expect(checked == ["Read": 1, "Run": 0])
         let items = try mum.json(WaterV1.ListTodosResponse.self, ["todo", "ls"]).items
         #expect(items.map(\.text) == ["buy filters", "call grandma"] && items.map(\.done) == [true, false])
+        #expect(server.stop() == 0)
+    }
+
+    @Test("another login on the same computer never sends, shows or counts a member's waiting writes")
+    func anotherLogin() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try Self.member(server)
+        let port = server.address.port
+        #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(server.stop() == 0)
+        #expect(try mum.run(["log", "250"]).status == 0)
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+
+        // Dad logs in at the same terminal (the same files).
+        #expect(try mum.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try mum.run(["prompt", "--format", "{amount} {unsent}"]).output == "? 0\n")
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.isEmpty)
+        #expect(try mum.run(["outbox"]).output == "nothing waits on this computer\n")
+        #expect(Self.queuedFiles(mum).count == 1)
+        // Mum again: hers go with her login.
+        let back = try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n")
+        #expect(back.error.contains("sent 1 write"), "\(back.error)")
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.map(\.amountMl) == [250])
         #expect(server.stop() == 0)
     }
 }

@@ -90,7 +90,7 @@ enum NudgeCommand {
         }
         guard let cache = invocation.cachedStatus() else { return nil }
         let zone = try ZoneInfo.system.zone(named: cache.timeZone) ?? invocation.memberZone(nil)
-        let day = cache.today(adding: invocation.outbox.pending().writes, zone: zone, now: now).summary
+        let day = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now).summary
         let seconds = now / 1000
         let minute = Int((((seconds + zone.offsetSeconds(atUnixSeconds: seconds)) % 86_400) + 86_400) % 86_400 / 60)
         guard (settings.start..<settings.end).contains(minute), !day.goalMet else { return nil }

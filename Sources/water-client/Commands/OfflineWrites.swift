@@ -25,8 +25,9 @@ extension Invocation {
             change(&cache)
             if let zone = session.timeZone { cache.timeZone = zone }
             let zone = ZoneInfo.system.zone(named: cache.timeZone) ?? Self.localZone
-            let today = cache.today(adding: outbox.pending().writes, zone: zone, now: UnixTime.nowMilliseconds())
-            cache.save(cachePath, today: today)
+            let waiting = waitingWrites()
+            let today = cache.today(adding: waiting, zone: zone, now: UnixTime.nowMilliseconds())
+            cache.save(cachePath, today: today, waiting: waiting.count)
         }
     }
 
@@ -35,6 +36,22 @@ extension Invocation {
     func remember(_ today: WaterV1.GetTodayResponse) {
         rememberZone(today.settings?.timeZone ?? "")
         updateCache { $0.record(today: today, now: UnixTime.nowMilliseconds()) }
+    }
+
+    /// The writes waiting for the logged-in member on their server, oldest first: another login
+    /// on this computer never sees, merges or sends them.
+    /// A file that does not read is kept aside, and said so here, whichever command found it.
+    func waitingWrites() -> [Outbox.Write] {
+        guard let session = files.loadSession() else { return [] }
+        let (writes, damaged) = outbox.pending()
+        OutboxReport(damaged: damaged).tell(self)
+        return writes.filter { $0.server == session.server && $0.username == session.username }
+    }
+
+    /// The refused writes of the logged-in member on their server, oldest first.
+    func refusedWrites() -> [Outbox.Write] {
+        guard let session = files.loadSession() else { return [] }
+        return outbox.refused().filter { $0.server == session.server && $0.username == session.username }
     }
 
     /// A connected client (that has sent the outbox), or nil when the server cannot be reached:

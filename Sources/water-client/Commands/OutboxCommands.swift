@@ -37,7 +37,7 @@ enum OutboxCommands {
     /// `outbox`: what waits to be sent and what the server refused, numbered for retry and drop.
     static func list(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
-        let (pending, refused) = (invocation.outbox.pending().writes, invocation.outbox.refused())
+        let (pending, refused) = (invocation.waitingWrites(), invocation.refusedWrites())
         let words = invocation.writeWords()
         if invocation.json {
             let rows = numbered(pending, refused).map { number, write in
@@ -90,8 +90,7 @@ enum OutboxCommands {
         let all = invocation.arguments.flag("all")
         let text = invocation.arguments.positional()
         try invocation.arguments.finish()
-        let outbox = invocation.outbox
-        let listed = numbered(outbox.pending().writes, outbox.refused())
+        let listed = numbered(invocation.waitingWrites(), invocation.refusedWrites())
         if all { return listed.map(\.1).filter { $0.refusal != nil } }
         guard let text, let number = Int(text) else {
             throw UsageError("outbox \(verb) needs N (see water-client outbox) or --all")

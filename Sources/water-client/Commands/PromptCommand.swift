@@ -42,7 +42,10 @@ enum PromptCommand {
         let cachePath = StatusCache.path(environment: environment)
         let figures = LocalFile.readText(PromptFigures.path(besideCache: cachePath)).flatMap(PromptFigures.init(text:))
         var values = ["amount": "?", "goal": "?", "percent": "?", "left": "?", "unsent": "0", "mark": "?"]
-        if let figures {
+        if let figures, !figures.heard {
+            values["unsent"] = "\(figures.unsent)"
+            values["mark"] = figures.unsent > 0 ? "*" : "?"
+        } else if let figures {
             // A new day since: nothing drunk yet, against the goal last heard.
             let zone = ZoneInfo.system.zone(named: figures.timeZone) ?? Invocation.localZone
             let current = zone.date(atUnixMilliseconds: now).description == figures.date

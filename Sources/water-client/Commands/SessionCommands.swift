@@ -30,8 +30,10 @@ enum SessionCommands {
             ClientFiles.Session(
                 server: try invocation.server().description,
                 username: username, token: response.authToken, timeZone: response.member?.timeZone))
-        // Writes that waited for this login (the session had expired) go now.
+        // Writes that waited for this login (the session had expired) go now, and what prompt
+        // shows is this member's from now on.
         invocation.sendQueued(client).tell(invocation)
+        invocation.updateCache { _ in }
         invocation.output(response.member ?? WaterV1.Member()) {
             "logged in as \(username) on \((try? invocation.server().description) ?? "")"
         }

@@ -60,7 +60,7 @@ enum WaterCommands {
 
     private static func undoOffline(_ invocation: Invocation) throws {
         let outbox = invocation.outbox
-        if let last = outbox.pending().writes.last(where: { $0.kind == .log }) {
+        if let last = invocation.waitingWrites().last(where: { $0.kind == .log }) {
             outbox.withdraw(last)
             invocation.updateCache { _ in }
             let what = invocation.writeWords()(last)
@@ -74,7 +74,7 @@ enum WaterCommands {
         // Ids are time-ordered by the moment of logging: the greatest is the one logged last,
         // among today's drinks not already waiting to be removed.
         let removing = Set(
-            outbox.pending().writes.filter { $0.kind == .remove }.compactMap {
+            invocation.waitingWrites().filter { $0.kind == .remove }.compactMap {
                 try? WaterV1.DeleteWaterRequest(serializedBytes: $0.request).entryID
             })
         let standing = invocation.cachedStatus()?.entries.filter { !removing.contains($0.entryID) }
@@ -161,7 +161,7 @@ enum WaterCommands {
         guard let cache = invocation.cachedStatus(), cache.today != nil else {
             // Nothing heard yet on this computer: only what waits here can be shown.
             let words = invocation.writeWords()
-            let waiting = invocation.outbox.pending().writes.filter { $0.kind == .log }.map { words($0) }
+            let waiting = invocation.waitingWrites().filter { $0.kind == .log }.map { words($0) }
             guard !waiting.isEmpty else {
                 throw WaterError(
                     .unavailable, "the server cannot be reached, and this computer has not heard about today yet")
@@ -171,7 +171,7 @@ enum WaterCommands {
                     + waiting.map { "  \($0)" }).joined(separator: "\n")
             }
         }
-        let day = cache.today(adding: invocation.outbox.pending().writes, zone: zone, now: now)
+        let day = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now)
         if invocation.json {
             return Terminal.print(
                 JSONOutput.encode(
@@ -222,7 +222,7 @@ enum WaterCommands {
         }
         let zone = try invocation.memberZone(nil)
         let now = UnixTime.nowMilliseconds()
-        let today = cache.today(adding: invocation.outbox.pending().writes, zone: zone, now: now)
+        let today = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now)
         let known = cache.days.filter { $0.date < today.summary.date }.suffix(days - 1)
         let shown = Array(known) + [today.summary]
         if invocation.json {
@@ -343,7 +343,7 @@ enum WaterCommands {
                     fits)
             }
         } else {
-            let queued = invocation.outbox.pending().writes.filter { $0.kind == .log }.compactMap {
+            let queued = invocation.waitingWrites().filter { $0.kind == .log }.compactMap {
                 try? WaterV1.LogWaterRequest(serializedBytes: $0.request)
             }.map { WaterV1.WaterEntry(entryID: $0.entryID, amountMl: $0.amountMl, atUnixMs: $0.atUnixMs) }
             matches = ((invocation.cachedStatus()?.entries ?? []) + queued).filter(fits)
