@@ -18,13 +18,32 @@ struct Invocation {
     let plaintext: Bool
     /// The connections this run made, whose TLS session the next run resumes.
     let made = MadeConnections()
+    /// The saved login, read once per run (every step of a command asks for it).
+    private let loaded = LoadedSession()
+
+    /// The saved login, if any.
+    func session() -> ClientFiles.Session? {
+        if let known = loaded.session { return known }
+        loaded.session = files.loadSession()
+        return loaded.session ?? nil
+    }
+
+    func saveSession(_ session: ClientFiles.Session) throws(WaterClientError) {
+        try files.saveSession(session)
+        loaded.session = session
+    }
+
+    func removeSession() {
+        files.removeSession()
+        loaded.session = .some(nil)
+    }
 
     /// The server to talk to: --server, else WATER_SERVER, else the saved session's, else local.
     func server() throws(UsageError) -> HostPort {
         guard
             let server = ClientConfiguration.resolveServer(
                 option: serverOption, environment: environment,
-                saved: files.loadSession()?.server)
+                saved: session()?.server)
         else {
             let text = serverOption ?? environment[ClientConfiguration.serverEnvironmentVariable] ?? ""
             throw UsageError("the server must be HOST:PORT, got \(text)")
@@ -102,7 +121,7 @@ struct Invocation {
 
     /// A connected client with the saved login, the outbox left as it is.
     func connect() throws -> WaterClient {
-        guard let session = files.loadSession() else { throw Self.notLoggedIn }
+        guard let session = session() else { throw Self.notLoggedIn }
         let client = try WaterClient(
             configuration: try configuration(), token: session.token, installation: files.installationID())
         made.connections.append(client.connection)
@@ -162,7 +181,7 @@ struct Invocation {
     /// whatever zone the terminal is in. Kept in the session; asked for once when it is not.
     /// With no client (the server cannot be reached), what this computer last knew.
     func memberZone(_ client: WaterClient?) throws -> MemberTimeZone {
-        var name = files.loadSession()?.timeZone
+        var name = session()?.timeZone
         if name == nil, let client {
             name = try client.call(WaterV1.GetSettingsRequest()).settings?.timeZone
             name.map(rememberZone)
@@ -172,9 +191,9 @@ struct Invocation {
 
     /// Keeps the member's zone from a reply that carries it (login, today, zone).
     func rememberZone(_ name: String) {
-        guard !name.isEmpty, var session = files.loadSession(), session.timeZone != name else { return }
+        guard !name.isEmpty, var session = session(), session.timeZone != name else { return }
         session.timeZone = name
-        try? files.saveSession(session)
+        try? saveSession(session)
     }
 
     /// `--at` as milliseconds since 1970 in `zone`, or 0 (the server's now) when not given.
@@ -203,4 +222,10 @@ struct Invocation {
 /// What one run of `water-client` connected to, for the TLS session the next run resumes.
 final class MadeConnections {
     var connections: [WaterConnection] = []
+}
+
+/// The login as this run last read or wrote it.
+final class LoadedSession {
+    /// nil: not read yet; .some(nil): there is none.
+    var session: ClientFiles.Session??
 }

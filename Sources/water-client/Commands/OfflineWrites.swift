@@ -11,7 +11,7 @@ extension Invocation {
 
     /// What this computer last heard about the logged-in member, when it has anything.
     func cachedStatus() -> StatusCache? {
-        guard let session = files.loadSession() else { return nil }
+        guard let session = session() else { return nil }
         return StatusCache.load(cachePath, server: session.server, username: session.username)
     }
 
@@ -19,7 +19,7 @@ extension Invocation {
     /// with the figures `prompt` shows. Under a lock: two terminals changing it at once each read
     /// what the other wrote, and the last one lists the outbox after every write added before it.
     func updateCache(_ change: (inout StatusCache) -> Void) {
-        guard let session = files.loadSession() else { return }
+        guard let session = session() else { return }
         LocalFile.withLock(cachePath + ".lock") {
             var cache = cachedStatus() ?? StatusCache(server: session.server, username: session.username)
             change(&cache)
@@ -42,7 +42,7 @@ extension Invocation {
     /// on this computer never sees, merges or sends them.
     /// A file that does not read is kept aside, and said so here, whichever command found it.
     func waitingWrites() -> [Outbox.Write] {
-        guard let session = files.loadSession() else { return [] }
+        guard let session = session() else { return [] }
         let (writes, damaged) = outbox.pending()
         OutboxReport(damaged: damaged).tell(self)
         return writes.filter { $0.server == session.server && $0.username == session.username }
@@ -50,14 +50,14 @@ extension Invocation {
 
     /// The refused writes of the logged-in member on their server, oldest first.
     func refusedWrites() -> [Outbox.Write] {
-        guard let session = files.loadSession() else { return [] }
+        guard let session = session() else { return [] }
         return outbox.refused().filter { $0.server == session.server && $0.username == session.username }
     }
 
     /// A connected client (that has sent the outbox), or nil when the server cannot be reached:
     /// the caller then keeps its write in the outbox. Not being logged in is still an error.
     func reachableClient() throws -> WaterClient? {
-        guard files.loadSession() != nil else { throw Self.notLoggedIn }
+        guard session() != nil else { throw Self.notLoggedIn }
         do {
             return try client()
         } catch let error as WaterError where error.isUnreachable {
@@ -84,7 +84,7 @@ extension Invocation {
 
     /// Keeps `request` in the outbox (synced) and says so in one line.
     func queue<Request: ProtoMessage>(_ kind: Outbox.Kind, _ request: Request) throws {
-        guard let session = files.loadSession() else { throw Self.notLoggedIn }
+        guard let session = session() else { throw Self.notLoggedIn }
         let write = try outbox.add(
             kind, request: request.serializedBytes(), server: session.server, username: session.username,
             now: UnixTime.nowMilliseconds())
@@ -105,7 +105,7 @@ extension Invocation {
     /// lock. Stops at the first write the server could not be reached for (the rest keep their
     /// order) and at an expired session (they wait for `login`).
     func sendQueued(_ client: WaterClient) -> OutboxReport {
-        guard let session = files.loadSession() else { return OutboxReport() }
+        guard let session = session() else { return OutboxReport() }
         let outbox = self.outbox
         return outbox.withSendingLock {
             var report = OutboxReport()

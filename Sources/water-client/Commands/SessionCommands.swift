@@ -13,7 +13,7 @@ enum SessionCommands {
             }
             return parsed
         }
-        let name = invocation.arguments.positional() ?? invocation.files.loadSession()?.username
+        let name = invocation.arguments.positional() ?? invocation.session()?.username
         try invocation.arguments.finish()
         guard let username = name ?? Terminal.password(fromStandardInput: false, prompt: "username: ") else {
             throw UsageError("login needs a username")
@@ -26,7 +26,7 @@ enum SessionCommands {
         let (client, trust) = try invocation.anonymousClient(fingerprint: fingerprint)
         let response = try client.login(username: username, password: password)
         try invocation.files.saveTrust(trust, of: try invocation.server().description)
-        try invocation.files.saveSession(
+        try invocation.saveSession(
             ClientFiles.Session(
                 server: try invocation.server().description,
                 username: username, token: response.authToken, timeZone: response.member?.timeZone))
@@ -41,13 +41,13 @@ enum SessionCommands {
 
     static func logout(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
-        guard invocation.files.loadSession() != nil else {
+        guard invocation.session() != nil else {
             // Already where the command leads: that is success, with a word about it.
             return invocation.output(WaterV1.LogoutResponse()) { "not logged in; nothing to do" }
         }
         let client = try invocation.client()
         let response = try? client.call(WaterV1.LogoutRequest())
-        invocation.files.removeSession()
+        invocation.removeSession()
         invocation.output(response ?? WaterV1.LogoutResponse()) { "logged out" }
     }
 
@@ -69,13 +69,13 @@ enum SessionCommands {
             let new = Terminal.password(
                 fromStandardInput: fromStandardInput, prompt: "new password: ", confirm: !fromStandardInput)
         else { throw UsageError("no password given") }
-        guard var session = invocation.files.loadSession() else {
+        guard var session = invocation.session() else {
             throw WaterError(.unauthenticated, "not logged in: run water-client login")
         }
         let response = try invocation.client().call(
             WaterV1.ChangePasswordRequest(currentPassword: current, newPassword: new))
         session.token = response.authToken
-        try invocation.files.saveSession(session)
+        try invocation.saveSession(session)
         invocation.output(WaterV1.ChangePasswordResponse(expiresAtUnixMs: response.expiresAtUnixMs)) {
             "password changed; your other sessions have ended"
         }
