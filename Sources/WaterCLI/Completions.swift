@@ -34,23 +34,32 @@ extension ProgramSpec {
 
     private var functionName: String { "_" + name.replacing("-", with: "_") }
 
+    /// Shell lines, the same in bash and zsh, that set `typed` to the command typed so far: the
+    /// words before the cursor that are not options, skipping the value of an option that takes
+    /// one. (`path` would be zsh's $PATH.)
+    private func typedCommandLoop(words: String, from first: Int, before end: String) -> [String] {
+        [
+            "    local typed=\"\" word skip=0 i",
+            "    for ((i = \(first); i < \(end); i++)); do",
+            "        word=${\(words)[i]}",
+            "        if ((skip)); then skip=0; continue; fi",
+            "        case $word in",
+            "        \(optionsTakingValues.map { "--\($0.name)" }.joined(separator: "|"))) skip=1 ;;",
+            "        -*) ;;",
+            "        *) typed=\"${typed:+$typed }$word\" ;;",
+            "        esac",
+            "    done",
+        ]
+    }
+
     private var bashCompletion: String {
-        let skipped = optionsTakingValues.map { "--\($0.name)" }.joined(separator: "|")
         var lines = [
             "# bash completion for \(name), made by `\(name) completion bash`",
             "\(functionName)() {",
-            "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} path=\"\" word skip=0 i",
-            "    for ((i = 1; i < COMP_CWORD; i++)); do",
-            "        word=${COMP_WORDS[i]}",
-            "        if ((skip)); then skip=0; continue; fi",
-            "        case $word in",
-            "        \(skipped)) skip=1 ;;",
-            "        -*) ;;",
-            "        *) path=\"${path:+$path }$word\" ;;",
-            "        esac",
-            "    done",
-            "    case $prev in",
+            "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}",
         ]
+        lines += typedCommandLoop(words: "COMP_WORDS", from: 1, before: "COMP_CWORD")
+        lines.append("    case $prev in")
         for option in optionsTakingValues {
             let action =
                 !option.choices.isEmpty
@@ -60,7 +69,7 @@ extension ProgramSpec {
                     : option.takesPath ? "COMPREPLY=($(compgen -f -- \"$cur\"))" : "COMPREPLY=()"
             lines.append("    --\(option.name)) \(action); return ;;")
         }
-        lines += ["    esac", "    local offers", "    case $path in"]
+        lines += ["    esac", "    local offers", "    case $typed in"]
         for path in completionPaths {
             let joined = path.joined(separator: " ")
             lines.append("    \"\(joined)\"|\"\(joined) \"*) offers=\"\(offers(path).joined(separator: " "))\" ;;")
@@ -77,23 +86,14 @@ extension ProgramSpec {
     }
 
     private var zshCompletion: String {
-        let skipped = optionsTakingValues.map { "--\($0.name)" }.joined(separator: "|")
         var lines = [
             "#compdef \(name)",
             "# zsh completion for \(name), made by `\(name) completion zsh`",
             "\(functionName)() {",
-            "    local path_=\"\" word prev=${words[CURRENT-1]} i skip=0",
-            "    for ((i = 2; i < CURRENT; i++)); do",
-            "        word=${words[i]}",
-            "        if ((skip)); then skip=0; continue; fi",
-            "        case $word in",
-            "        (\(skipped)) skip=1 ;;",
-            "        (-*) ;;",
-            "        (*) path_=\"${path_:+$path_ }$word\" ;;",
-            "        esac",
-            "    done",
-            "    case $prev in",
+            "    local prev=${words[CURRENT-1]}",
         ]
+        lines += typedCommandLoop(words: "words", from: 2, before: "CURRENT")
+        lines.append("    case $prev in")
         for option in optionsTakingValues {
             let action =
                 !option.choices.isEmpty
@@ -101,7 +101,7 @@ extension ProgramSpec {
                 : option.value == "DIR" ? "_directories" : option.takesPath ? "_files" : "_message '\(option.value!)'"
             lines.append("    (--\(option.name)) \(action); return ;;")
         }
-        lines += ["    esac", "    local -a offers", "    case $path_ in"]
+        lines += ["    esac", "    local -a offers", "    case $typed in"]
         for path in completionPaths {
             let joined = path.joined(separator: " ")
             lines.append("    (\"\(joined)\"|\"\(joined) \"*) offers=(\(zshDescribed(path))) ;;")

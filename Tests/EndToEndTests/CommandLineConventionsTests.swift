@@ -186,6 +186,17 @@ struct CommandLineConventionsTests {
                 + "complete -C \"water-client export --format \"'")
         let fishWords = fish.output.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
         #expect(fishWords == ["add", "done", "ls", "mv", "rm", "undone", "csv", "json"], "\(fish.output)")
+        // zsh: what the function offers, with _describe and compadd (compinit's) standing in to
+        // print their words.
+        let zsh = shell(
+            """
+            zsh -c '_describe() { local a=$4; print -l -- ${(P)a} }; compadd() { shift; print -l -- "$@" }
+            words=(water-client todo ""); CURRENT=3; source \(directory)/water-client.zsh
+            words=(water-client board --by ""); CURRENT=4; source \(directory)/water-client.zsh'
+            """)
+        #expect(
+            zsh.output.split(separator: "\n").map { $0.split(separator: ":")[0] }
+                == ["add", "ls", "done", "undone", "rm", "mv", "progress", "total"], "\(zsh.output)")
         // zsh: the script parses, and defines the function compinit would call.
         for program in ["water-client", "water-server"] {
             let zsh = shell("zsh -n \(directory)/\(program).zsh && head -1 \(directory)/\(program).zsh")
