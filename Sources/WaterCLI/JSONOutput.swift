@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `--json` as both programs print it: one object per reply, keys sorted, `/` not escaped.
 public enum JSONOutput {

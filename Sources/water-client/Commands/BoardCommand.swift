@@ -69,7 +69,7 @@ enum BoardCommand {
         ]
         if board.rows.isEmpty { lines.append("no members yet") }
         for (index, row) in board.rows.enumerated() {
-            let name = row.displayName.padding(toLength: 14, withPad: " ", startingAt: 0)
+            let name = Format.column(row.displayName, 14)
             lines.append(
                 "\(Format.pad("\(row.rank).", 3)) \(name) \(Format.bar(row.averageProgress, width: 12)) "
                     + "\(Format.pad("\(row.averagePercent)", 3)) %  \(Format.pad("\(row.totalMl)", 6)) ml  "
@@ -86,7 +86,7 @@ enum BoardCommand {
             }
         }
         for member in board.unavailable {
-            let name = member.displayName.padding(toLength: 14, withPad: " ", startingAt: 0)
+            let name = Format.column(member.displayName, 14)
             lines.append(
                 "  - \(name) unavailable: their archive cannot be read until an admin repairs it (water-server check)")
         }

@@ -87,6 +87,11 @@ enum Format {
         return "\(minutes / 1440) days"
     }
 
+    /// `text` in a column `width` characters wide, left-aligned: cut when longer, spaces after.
+    static func column(_ text: String, _ width: Int) -> String {
+        String(text.prefix(width)) + String(repeating: " ", count: max(0, width - text.count))
+    }
+
     static func pad(_ text: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
     }

@@ -67,7 +67,7 @@ enum MemberCommands {
             let response = try invocation.client().call(WaterV1.ListMembersRequest())
             invocation.output(response) {
                 response.members.map {
-                    "\($0.username.padding(toLength: 16, withPad: " ", startingAt: 0)) \($0.displayName)"
+                    "\(Format.column($0.username, 16)) \($0.displayName)"
                         + ($0.role == .admin ? "  (admin)" : "")
                 }.joined(separator: "\n")
             }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import WaterCLI
 import WaterClient
 import WaterCore
@@ -199,7 +200,7 @@ enum HistoryCSV {
     /// RFC 4180: quotes around fields with a comma, quote or line break; quotes doubled.
     private static func quoted(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return "\"" + field.replacing("\"", with: "\"\"") + "\""
     }
 
     /// The rows of RFC 4180 text. Walked by Unicode scalar: as a Character, "\r\n" is one
