@@ -8,6 +8,8 @@ public struct DomainError: Error, Hashable, Sendable, CustomStringConvertible {
         case notFound
         /// It conflicts with what exists (ALREADY_EXISTS).
         case conflict
+        /// What it adds to is at its limit: something must go first (FAILED_PRECONDITION).
+        case full
     }
 
     public var kind: Kind

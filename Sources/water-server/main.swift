@@ -417,6 +417,7 @@ extension ErrorJSON {
                 case .invalid: "INVALID_ARGUMENT"
                 case .notFound: "NOT_FOUND"
                 case .conflict: "ALREADY_EXISTS"
+                case .full: "FAILED_PRECONDITION"
                 }
             self.init(
                 code: code, exitCode: .dataError, message: error.message,

@@ -59,7 +59,8 @@ struct  Water__V1__Member
    */
   char *username;
   /*
-   * Free text, at most 64 characters.
+   * Free text, at most 64 characters and 256 bytes, no control characters
+   * (README.md section 7).
    */
   char *display_name;
   Water__V1__Role role;

@@ -97,7 +97,8 @@ struct  Water__V1__Habit
    */
   char *habit_id;
   /*
-   * Not empty, at most 64 characters.
+   * Not empty, at most 64 characters and 256 bytes, no control characters
+   * (README.md section 7).
    */
   char *name;
   Water__V1__HabitIcon icon;

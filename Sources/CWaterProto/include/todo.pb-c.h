@@ -43,7 +43,8 @@ struct  Water__V1__TodoItem
    */
   char *item_id;
   /*
-   * Longer than 3 characters, at most 200.
+   * Longer than 3 characters, at most 200 and 1024 bytes, no control characters
+   * (README.md section 7).
    */
   char *text;
   protobuf_c_boolean done;

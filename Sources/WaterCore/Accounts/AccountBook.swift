@@ -9,11 +9,10 @@ public enum Role: Int, Hashable, Sendable, CustomStringConvertible {
 
 /// A member of the household.
 public struct Account: Hashable, Sendable {
-    public static let maximumDisplayNameLength = 64
-
     public var id: UInt64
     /// Matches `^[a-z][a-z0-9_-]{0,31}$`; what people type to log in. Never used as a path.
     public var username: String
+    /// Kept to ``SharedText/displayName``.
     public var displayName: String
     public var role: Role
     public var timeZone: MemberTimeZone
@@ -124,7 +123,7 @@ public struct AccountBook: Hashable, Sendable {
         passwordHash: String, now: Int64
     ) throws(DomainError) -> AccountMutation {
         try checkUsername(username, field: "username")
-        let displayName = try Self.checkedDisplayName(displayName.isEmpty ? username : displayName)
+        let displayName = try SharedText.displayName.checked(displayName.isEmpty ? username : displayName)
         return .added(
             Account(
                 id: nextMemberID, username: username, displayName: displayName, role: role,
@@ -140,7 +139,7 @@ public struct AccountBook: Hashable, Sendable {
             try checkUsername(newUsername, field: "new_username")
             account.username = newUsername
         }
-        if let newDisplayName { account.displayName = try Self.checkedDisplayName(newDisplayName) }
+        if let newDisplayName { account.displayName = try SharedText.displayName.checked(newDisplayName) }
         return .changed(account)
     }
 
@@ -162,19 +161,6 @@ public struct AccountBook: Hashable, Sendable {
         guard account(named: username) == nil else {
             throw DomainError(.conflict, field: field, "there is already a member called \(username)")
         }
-    }
-
-    private static func checkedDisplayName(_ name: String) throws(DomainError) -> String {
-        let name = name.trimmingWhitespace()
-        guard !name.isEmpty, name.count <= Account.maximumDisplayNameLength,
-            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-            throw .invalid(
-                "display_name",
-                "a display name must be 1 to \(Account.maximumDisplayNameLength) characters, with no control characters"
-            )
-        }
-        return name
     }
 
     // MARK: Applying

@@ -47,9 +47,8 @@ public enum HabitColor: Int, CaseIterable, Hashable, Sendable, CustomStringConve
 /// A habit of one member: the seed's `HabitItem`, with the days checked instead of a fixed
 /// 7-slot list, so every week keeps its own check list.
 public struct Habit: Hashable, Sendable {
-    public static let maximumNameLength = 64
-
     public var id: RecordID
+    /// Kept to ``SharedText/habitName``.
     public var name: String
     public var icon: HabitIcon
     public var color: HabitColor

@@ -36,18 +36,13 @@ public struct HabitBook: Hashable, Sendable {
     public func validateAdd(id: RecordID, name: String, icon: HabitIcon, color: HabitColor, now: Int64)
         throws(DomainError) -> HabitMutation?
     {
-        let name = name.trimmingWhitespace()
         if let existing = habit(id) {
-            guard existing.name == name, existing.icon == icon, existing.color == color else {
+            guard existing.name == name.trimmingWhitespace(), existing.icon == icon, existing.color == color else {
                 throw DomainError(.conflict, field: "habit_id", "habit id \(id) is already used for another habit")
             }
             return nil  // a replay: nothing to write
         }
-        guard !name.isEmpty else { throw .invalid("name", "a habit needs a name") }
-        guard name.count <= Habit.maximumNameLength else {
-            throw .invalid(
-                "name", "a habit's name must be at most \(Habit.maximumNameLength) characters, got \(name.count)")
-        }
+        let name = try SharedText.habitName.checked(name)
         guard habit(named: name) == nil else {
             throw DomainError(.conflict, field: "name", "you already have a habit called \"\(name)\"")
         }
@@ -90,10 +85,11 @@ public struct HabitBook: Hashable, Sendable {
         }
     }
 
-    /// Names present and bounded, ids unique.
+    /// Names within the characters they were always held to, ids unique (names stored before
+    /// ``SharedText``'s bytes and control characters still load).
     public var isValid: Bool {
         Set(habits.map(\.id)).count == habits.count
-            && habits.allSatisfy { !$0.name.isEmpty && $0.name.count <= Habit.maximumNameLength }
+            && habits.allSatisfy { SharedText.habitName.characters.contains($0.name.count) }
     }
 }
 

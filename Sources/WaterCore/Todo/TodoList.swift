@@ -1,9 +1,6 @@
 /// One item of the household's shared list: the seed's `TodoItem`, plus who added and who
 /// completed it.
 public struct TodoItem: Hashable, Sendable {
-    /// The seed requires more than 3 characters; we also bound the length.
-    public static let textLength = 4...200
-
     public var id: RecordID
     public var text: String
     public var isDone: Bool
@@ -38,6 +35,10 @@ public enum TodoMutation: Hashable, Sendable {
 
 /// The household's todo list, in the order the family arranged it.
 public struct TodoList: Hashable, Sendable {
+    /// The most items the list holds: with ``SharedText/todoText``'s bytes, the whole list always
+    /// fits one reply within the default frame limit (500 items of 1 KiB, about 600 KB).
+    public static let maximumItems = 500
+
     public private(set) var items: [TodoItem] = []
 
     public init() {}
@@ -52,19 +53,16 @@ public struct TodoList: Hashable, Sendable {
     public func validateAdd(id: RecordID, text: String, by member: UInt64, now: Int64)
         throws(DomainError) -> TodoMutation?
     {
-        let text = text.trimmingWhitespace()
         if let existing = item(id) {
-            guard existing.text == text else {
+            guard existing.text == text.trimmingWhitespace() else {
                 throw DomainError(.conflict, field: "item_id", "item id \(id) is already used for another item")
             }
             return nil
         }
-        guard text.count >= TodoItem.textLength.lowerBound else {
-            throw .invalid("text", "an item's text must be longer than 3 characters, got \(text.count)")
-        }
-        guard text.count <= TodoItem.textLength.upperBound else {
-            throw .invalid(
-                "text", "an item's text must be at most \(TodoItem.textLength.upperBound) characters, got \(text.count)"
+        let text = try SharedText.todoText.checked(text)
+        guard items.count < Self.maximumItems else {
+            throw DomainError(
+                .full, "the household's list holds \(items.count) items, the most it can; remove some (done ones first)"
             )
         }
         return .added(TodoItem(id: id, text: text, addedBy: member, addedAtUnixMilliseconds: now))
@@ -125,8 +123,11 @@ public struct TodoList: Hashable, Sendable {
         }
     }
 
-    /// Texts within bounds, ids unique.
+    /// Texts within the characters they were always held to, ids unique. The later rules of
+    /// ``SharedText`` (bytes, control characters) and ``maximumItems`` apply to new items only: a
+    /// list stored before them still loads.
     public var isValid: Bool {
-        Set(items.map(\.id)).count == items.count && items.allSatisfy { TodoItem.textLength.contains($0.text.count) }
+        Set(items.map(\.id)).count == items.count
+            && items.allSatisfy { SharedText.todoText.characters.contains($0.text.count) }
     }
 }

@@ -41,7 +41,8 @@ extension WaterV1 {
         /// Matches ^[a-z][a-z0-9_-]{0,31}$.
         public var username: String
 
-        /// Free text, at most 64 characters.
+        /// Free text, at most 64 characters and 256 bytes, no control characters
+        /// (README.md section 7).
         public var displayName: String
 
         public var role: Role

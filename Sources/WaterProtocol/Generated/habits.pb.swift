@@ -110,7 +110,8 @@ extension WaterV1 {
         /// A UUID chosen by the client.
         public var habitID: String
 
-        /// Not empty, at most 64 characters.
+        /// Not empty, at most 64 characters and 256 bytes, no control characters
+        /// (README.md section 7).
         public var name: String
 
         public var icon: HabitIcon

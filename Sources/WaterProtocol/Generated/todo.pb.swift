@@ -9,7 +9,8 @@ extension WaterV1 {
         /// A UUID chosen by the client.
         public var itemID: String
 
-        /// Longer than 3 characters, at most 200.
+        /// Longer than 3 characters, at most 200 and 1024 bytes, no control characters
+        /// (README.md section 7).
         public var text: String
 
         public var done: Bool

@@ -48,6 +48,7 @@ extension WaterError {
             case .invalid: .invalidArgument
             case .notFound: .notFound
             case .conflict: .alreadyExists
+            case .full: .failedPrecondition
             }
         let violations = error.field.map { [WaterV1.FieldViolation(field: $0, description: error.message)] } ?? []
         self.init(code, error.message, violations: violations)

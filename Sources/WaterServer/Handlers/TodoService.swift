@@ -100,9 +100,12 @@ extension Wire {
         list.items.firstIndex { $0.id == id }.map { todo(list.items[$0], position: $0, names: names) }
     }
 
+    /// An item as every reply carries it: a text an older server stored over today's bytes is
+    /// cut, so that the list still fits a reply and the item can be seen and removed.
     static func todo(_ item: TodoItem, position: Int, names: [UInt64: String]) -> WaterV1.TodoItem {
         WaterV1.TodoItem(
-            itemID: item.id.description, text: item.text, done: item.isDone, position: UInt32(position),
+            itemID: item.id.description, text: SharedText.todoText.bounded(item.text), done: item.isDone,
+            position: UInt32(position),
             addedBy: names[item.addedBy] ?? "a former member", addedAtUnixMs: item.addedAtUnixMilliseconds,
             completedBy: item.completedBy.map { names[$0] ?? "a former member" } ?? "",
             completedAtUnixMs: item.completedAtUnixMilliseconds ?? 0)
