@@ -1,14 +1,31 @@
 import FoundationEssentials
 import Glibc
 
-/// `--json` as both programs print it: one object per reply, keys sorted, `/` not escaped.
+/// `--json` as both programs print it: one object per reply, keys sorted, `/` not escaped, and
+/// no raw control character: the encoder escapes C0 (as JSON requires), and DEL and C1, which
+/// JSON allows raw, are escaped here too (`\u009b`), so JSON on a terminal cannot drive it either.
 public enum JSONOutput {
     /// `pretty` indents it, for a file people open (an export).
     public static func encode<Value: Encodable>(_ value: Value, pretty: Bool = false) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? encoder.encode(value)).map { escapingDELAndC1(String(decoding: $0, as: UTF8.self)) } ?? "{}"
+    }
+
+    /// Outside strings JSON has no such character, so each one found is inside a string, where
+    /// `\uXXXX` means exactly the same: nothing a reader decodes changes.
+    static func escapingDELAndC1(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { (0x7F...0x9F).contains($0.value) }) else { return json }
+        var escaped = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if (0x7F...0x9F).contains(scalar.value) {
+                escaped.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 }
 
@@ -49,7 +66,8 @@ public struct ErrorJSON: Encodable, Sendable {
         if json {
             Terminal.error(JSONOutput.encode(self))
         } else {
-            Terminal.error("\(program): \(message)" + (code == "USAGE" ? "; see \(program) --help" : ""))
+            // A server's message may hold what an older server stored (a member's todo item).
+            Terminal.error("\(program): \(message.terminalSafe)" + (code == "USAGE" ? "; see \(program) --help" : ""))
         }
         return ExitCode(rawValue: exitCode) ?? .failure
     }

@@ -93,9 +93,11 @@ final class ServerProcess {
     /// What the server logged (read once it has stopped).
     var log: String { process.errorText }
 
-    /// Restarts on the same data directory.
-    func restarted(_ options: [String] = []) throws -> ServerProcess {
+    /// Restarts on the same data directory, after `whileStopped` (which may write it, as an
+    /// older server would have).
+    func restarted(_ options: [String] = [], whileStopped: () throws -> Void = {}) throws -> ServerProcess {
         #expect(stop() == 0)
+        try whileStopped()
         let next = try ServerProcess(dataDirectory: dataDirectory, options: options, tls: tls)
         next.ownsDirectory = ownsDirectory
         ownsDirectory = false

@@ -64,12 +64,13 @@ enum BoardCommand {
 
     static func render(_ board: WaterV1.WeeklyBoard, explain: Bool) -> String {
         var lines = [
-            "\(Format.bold("Week \(board.week)")) from \(board.startsOn), ranked by "
+            "\(Format.bold("Week \(board.week.terminalSafe)")) from \(board.startsOn.terminalSafe), ranked by "
                 + (board.order == .total ? "total" : "average daily progress")
         ]
         if board.rows.isEmpty { lines.append("no members yet") }
         for (index, row) in board.rows.enumerated() {
-            let name = Format.column(row.displayName, 14)
+            // Display names with their control characters neutralised, whatever a server sent.
+            let name = Format.column(row.displayName.terminalSafe, 14)
             lines.append(
                 "\(Format.pad("\(row.rank).", 3)) \(name) \(Format.bar(row.averageProgress, width: 12)) "
                     + "\(Format.pad("\(row.averagePercent)", 3)) %  \(Format.pad("\(row.totalMl)", 6)) ml  "
@@ -80,13 +81,13 @@ enum BoardCommand {
             if explain {
                 for day in row.days {
                     lines.append(
-                        "      \(day.date)  \(Format.pad("\(day.amountMl)", 5)) / \(day.goalMl) ml  \(Format.pad("\(day.percent)", 3)) %"
+                        "      \(day.date.terminalSafe)  \(Format.pad("\(day.amountMl)", 5)) / \(day.goalMl) ml  \(Format.pad("\(day.percent)", 3)) %"
                             + (day.goalMet ? "  met" : ""))
                 }
             }
         }
         for member in board.unavailable {
-            let name = Format.column(member.displayName, 14)
+            let name = Format.column(member.displayName.terminalSafe, 14)
             lines.append(
                 "  - \(name) unavailable: their archive cannot be read until an admin repairs it (water-server check)")
         }
@@ -96,7 +97,7 @@ enum BoardCommand {
     /// Why `row` comes after `above` when the figures shown are the same, or nil when they
     /// differ at a glance.
     static func tieBreak(_ above: WaterV1.BoardRow, _ row: WaterV1.BoardRow, order: WaterV1.BoardOrder) -> String? {
-        let name = above.displayName
+        let name = above.displayName.terminalSafe
         if order == .total {
             guard above.totalMl == row.totalMl else { return nil }
             if above.averageProgress != row.averageProgress {

@@ -26,11 +26,10 @@ enum Format {
             + "\(day.count) drink\(day.count == 1 ? "" : "s")"
     }
 
-    /// "Mon 2026-11-30".
+    /// "Mon 2026-11-30" (a date that is not one, as a server sent it, neutralised).
     static func dayName(_ date: String) -> String {
-        let weekday =
-            LocalDate(date).map { ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][$0.isoWeekday - 1] } ?? "   "
-        return "\(weekday) \(date)"
+        guard let day = LocalDate(date) else { return "    \(date.terminalSafe)" }
+        return "\(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][day.isoWeekday - 1]) \(date)"
     }
 
     /// One day as a line of the week or history: date, bar, amount against goal.

@@ -24,7 +24,7 @@ enum HabitCommand {
                 WaterV1.AddHabitRequest(
                     habitID: client.newID().description,
                     name: words.joined(separator: " "), icon: icon, color: color))
-            invocation.output(response) { "added the habit \(response.habit?.name ?? "")" }
+            invocation.output(response) { "added the habit \((response.habit?.name ?? "").terminalSafe)" }
         case "ls":
             let weekOption = try invocation.arguments.option("week")
             try invocation.arguments.finish()
@@ -68,7 +68,7 @@ enum HabitCommand {
             try invocation.arguments.finish()
             let client = try invocation.client()
             let response = try client.call(WaterV1.DeleteHabitRequest(habitID: try resolve(target, client, invocation)))
-            invocation.output(response) { "removed the habit \(response.habit?.name ?? "")" }
+            invocation.output(response) { "removed the habit \((response.habit?.name ?? "").terminalSafe)" }
         default:
             preconditionFailure("habit \(action) is in clientCommandLine but has no code")
         }
@@ -113,13 +113,15 @@ enum HabitCommand {
         }
         // The names' column is wide enough for the longest name and for the week's label; the
         // label is padded before it is made bold, so no escape sequence is ever cut.
-        let label = "Week \(response.week)"
-        let nameWidth = max(response.habits.map { $0.habit?.name.count ?? 0 }.max() ?? 0, label.count - 3)
+        // Names are shown with their control characters neutralised (an older server took them).
+        let label = "Week \(response.week.terminalSafe)"
+        let names = response.habits.map { ($0.habit?.name ?? "").terminalSafe }
+        let nameWidth = max(names.map(\.count).max() ?? 0, label.count - 3)
         let header = Format.bold(label) + String(repeating: " ", count: 3 + nameWidth - label.count) + "  "
-        let rows = response.habits.map { week in
+        let rows = zip(response.habits, names).map { week, name in
             let habit = week.habit ?? WaterV1.Habit()
-            return "\(Format.icon(habit.icon)) \(habit.name)"
-                + String(repeating: " ", count: nameWidth - habit.name.count) + "  "
+            return "\(Format.icon(habit.icon)) \(name)"
+                + String(repeating: " ", count: nameWidth - name.count) + "  "
                 + week.checked.map { coloured($0 ? "■" : "·", habit.color) }.joined(separator: "  ")
         }
         return ([header + "Mo Tu We Th Fr Sa Su"] + rows).joined(separator: "\n")
@@ -127,7 +129,7 @@ enum HabitCommand {
 
     private static func weekLine(_ week: WaterV1.HabitWeek) -> String {
         let habit = week.habit ?? WaterV1.Habit()
-        return "\(Format.icon(habit.icon)) \(habit.name): "
+        return "\(Format.icon(habit.icon)) \(habit.name.terminalSafe): "
             + zip(["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"], week.checked)
             .map { "\($0.0) \(coloured($0.1 ? "■" : "·", habit.color))" }.joined(separator: "  ")
     }

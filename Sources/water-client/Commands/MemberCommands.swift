@@ -33,7 +33,8 @@ enum MemberCommands {
             let response = try invocation.client().call(
                 WaterV1.RenameMemberRequest(username: name, newUsername: to, newDisplayName: displayName))
             invocation.output(response) {
-                "renamed: \(response.member?.username ?? to) (\(response.member?.displayName ?? displayName))"
+                "renamed: \((response.member?.username ?? to).terminalSafe) "
+                    + "(\((response.member?.displayName ?? displayName).terminalSafe))"
             }
         case "reset":
             let fromStandardInput = invocation.arguments.flag("password-stdin")
@@ -67,7 +68,7 @@ enum MemberCommands {
             let response = try invocation.client().call(WaterV1.ListMembersRequest())
             invocation.output(response) {
                 response.members.map {
-                    "\(Format.column($0.username, 16)) \($0.displayName)"
+                    "\(Format.column($0.username.terminalSafe, 16)) \($0.displayName.terminalSafe)"
                         + ($0.role == .admin ? "  (admin)" : "")
                 }.joined(separator: "\n")
             }

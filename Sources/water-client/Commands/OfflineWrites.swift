@@ -179,7 +179,12 @@ struct WriteWords {
     let zone: MemberTimeZone
     let cache: StatusCache?
 
+    /// Neutralised for the terminal: the names and texts in it are members' (and a server's).
     func callAsFunction(_ write: Outbox.Write) -> String {
+        words(write).terminalSafe
+    }
+
+    private func words(_ write: Outbox.Write) -> String {
         func when(_ at: Int64) -> String {
             let date = zone.date(atUnixMilliseconds: at).description
             return "at \(Format.clock(at, zone: zone)) on \(Format.dayName(date))"
@@ -237,7 +242,7 @@ struct OutboxReport {
         for (write, reason) in refused {
             Terminal.error(
                 "water-client: the server refused a write saved on this computer (\(words!(write))): "
-                    + "\(reason); water-client outbox shows it, to retry or drop")
+                    + "\(reason.terminalSafe); water-client outbox shows it, to retry or drop")
         }
         for path in damaged {
             Terminal.error("water-client: an outbox file does not read and was kept aside in \(path)")

@@ -28,7 +28,7 @@ enum OutboxCommands {
             report.sent.isEmpty
             ? ["nothing was waiting to be sent"] : ["sent \(report.sent.count) saved on this computer:"]
         lines += report.sent.map { "  \(words($0))" }
-        lines += report.refused.map { "refused: \(words($0.0)): \($0.1) (water-client outbox)" }
+        lines += report.refused.map { "refused: \(words($0.0)): \($0.1.terminalSafe) (water-client outbox)" }
         lines += report.damaged.map { "an outbox file does not read and was kept aside in \($0)" }
         if report.waitingForLogin > 0 { lines.append("\(report.waitingForLogin) wait for water-client login") }
         Terminal.print(lines.joined(separator: "\n"))
@@ -51,7 +51,7 @@ enum OutboxCommands {
         guard !pending.isEmpty || !refused.isEmpty else { return Terminal.print("nothing waits on this computer") }
         var lines: [String] = []
         for (number, write) in numbered(pending, refused) {
-            let state = write.refusal.map { "refused: \($0)" } ?? "not sent yet"
+            let state = write.refusal.map { "refused: \($0.terminalSafe)" } ?? "not sent yet"
             lines.append("\(Format.pad("\(number).", 3)) \(words(write))  (\(state))")
         }
         if !refused.isEmpty {

@@ -56,8 +56,8 @@ enum SessionCommands {
         let response = try invocation.client().call(WaterV1.WhoAmIRequest())
         invocation.output(response) {
             let member = response.member ?? WaterV1.Member()
-            return
-                "\(member.username) (\(member.displayName)), \(member.role == .admin ? "admin" : "member"), \(member.timeZone)"
+            let role = member.role == .admin ? "admin" : "member"
+            return "\(member.username) (\(member.displayName)), \(role), \(member.timeZone)".terminalSafe
         }
     }
 

@@ -19,7 +19,7 @@ enum TodoCommand {
             let client = try invocation.reachableClient()
             let request = WaterV1.AddTodoRequest(itemID: invocation.newID(client), text: words.joined(separator: " "))
             guard let response = try invocation.callOrQueue(client, .todoAdd, request) else { return }
-            invocation.output(response) { "added: \(response.item?.text ?? "")" }
+            invocation.output(response) { "added: \((response.item?.text ?? "").terminalSafe)" }
         case "ls":
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListTodosRequest())
@@ -37,14 +37,14 @@ enum TodoCommand {
             else { return }
             invocation.output(response) {
                 let item = response.item ?? WaterV1.TodoItem()
-                return item.done ? "done: \(item.text)" : "not done: \(item.text)"
+                return (item.done ? "done: " : "not done: ") + item.text.terminalSafe
             }
         case "rm":
             let client = try invocation.client()
             let id = try resolve(try required(&invocation, "todo rm needs an item"), client, invocation)
             try invocation.arguments.finish()
             let response = try client.call(WaterV1.DeleteTodoRequest(itemID: id))
-            invocation.output(response) { "removed: \(response.item?.text ?? "")" }
+            invocation.output(response) { "removed: \((response.item?.text ?? "").terminalSafe)" }
         case "mv":
             let client = try invocation.client()
             let id = try resolve(try required(&invocation, "todo mv needs an item and a position"), client, invocation)
@@ -71,9 +71,11 @@ enum TodoCommand {
         }
         return items.enumerated().map { index, item in
             let box = item.done ? Format.green("[x]") : "[ ]"
-            let who = item.done ? "done by \(item.completedBy)" : "added by \(item.addedBy)"
+            // Every text here is a member's (or a server's): shown with its control characters
+            // neutralised, whatever an older server let in.
+            let who = item.done ? "done by \(item.completedBy.terminalSafe)" : "added by \(item.addedBy.terminalSafe)"
             return
-                "\(Format.pad("\(index + 1).", 3)) \(box) \(item.text)  \(Format.dim("\(Format.shortID(item.itemID))  \(who)"))"
+                "\(Format.pad("\(index + 1).", 3)) \(box) \(item.text.terminalSafe)  \(Format.dim("\(Format.shortID(item.itemID))  \(who)"))"
         }.joined(separator: "\n")
     }
 

@@ -283,12 +283,12 @@ enum WaterCommands {
             let response = try client.call(WaterV1.SetTimeZoneRequest(timeZone: zone))
             invocation.rememberZone(response.settings?.timeZone ?? "")
             invocation.output(response) {
-                "your days now follow \(response.settings?.timeZone ?? zone)\n"
+                "your days now follow \((response.settings?.timeZone ?? zone).terminalSafe)\n"
                     + Format.daySummary(response.today ?? WaterV1.DaySummary())
             }
         } else {
             let response = try client.call(WaterV1.GetSettingsRequest())
-            invocation.output(response) { "your days follow \(response.settings?.timeZone ?? "?")" }
+            invocation.output(response) { "your days follow \((response.settings?.timeZone ?? "?").terminalSafe)" }
         }
     }
 
