@@ -87,6 +87,7 @@ let package = Package(
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport", "WaterSync"]),
         .testTarget(name: "WaterTLSTests", dependencies: ["WaterTLS"]),
         .testTarget(name: "WaterCLITests", dependencies: ["WaterCLI"]),
+        .testTarget(name: "WaterLogTests", dependencies: ["WaterLog", "WaterSync"]),
         .testTarget(
             name: "WaterStoreTests",
             dependencies: [

@@ -119,7 +119,7 @@ struct AccountService: Service {
         try checkNewPassword(request.password, field: "password")
         let zoneName = request.timeZone.isEmpty ? householdTimeZone.identifier : request.timeZone
         guard let zone = timeZones.zone(named: zoneName) else {
-            throw .invalidField("time_zone", "\"\(zoneName)\" is not a time zone this server knows (try Europe/Berlin)")
+            throw .unknownTimeZone(zoneName)
         }
         guard request.role == .admin || request.role == .member || request.role == .unspecified else {
             throw .invalidField("role", "a role must be ROLE_MEMBER or ROLE_ADMIN")

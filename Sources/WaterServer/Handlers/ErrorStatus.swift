@@ -54,6 +54,12 @@ extension WaterError {
         self.init(code, error.message, violations: violations)
     }
 
+    /// A `time_zone` this server has no zoneinfo for, quoted as every peer text is (bounded).
+    static func unknownTimeZone(_ name: String) -> WaterError {
+        .invalidField(
+            "time_zone", "\(quotedPeerText(name)) is not a time zone this server knows (try Europe/Berlin)")
+    }
+
     /// A request field that is not a UUID.
     static func badID(_ field: String, _ text: String) -> WaterError {
         .invalidField(

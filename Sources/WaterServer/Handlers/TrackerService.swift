@@ -150,9 +150,7 @@ struct TrackerService: Service {
         _ request: WaterV1.SetTimeZoneRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetTimeZoneResponse>
     ) throws(WaterError) {
         guard let zone = timeZones.zone(named: request.timeZone) else {
-            throw .invalidField(
-                "time_zone",
-                "\(quotedPeerText(request.timeZone)) is not a time zone this server knows (try Europe/Berlin)")
+            throw .unknownTimeZone(request.timeZone)
         }
         let archives = self.archives
         try archives.commitOwn(

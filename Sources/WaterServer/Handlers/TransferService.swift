@@ -120,7 +120,8 @@ enum Import {
         var previous: Int32?
         for goal in history.goals.sorted(by: { $0.date < $1.date }) {
             guard let date = LocalDate(goal.date) else {
-                throw WaterError.invalidField("goals.date", "a goal's date \"\(goal.date)\" is not a date")
+                throw WaterError.invalidField(
+                    "goals.date", "a goal's date must be a date like 2026-11-30, got \(quotedPeerText(goal.date))")
             }
             guard WaterLimits.dailyGoalMillilitres.contains(goal.goalMl) else {
                 throw WaterError.invalidField(
