@@ -23,18 +23,16 @@ public final class WaterConnection {
 
     /// Connects and shakes hands.
     /// - Throws: UNAVAILABLE when the server cannot be reached, FAILED_PRECONDITION when it
-    ///   does not speak this protocol version.
+    ///   does not speak this protocol version, PERMISSION_DENIED for plaintext to a server that
+    ///   is not on this machine (nothing is sent).
     public init(configuration: ClientConfiguration) throws(WaterError) {
         self.configuration = configuration
+        let address = try Self.address(configuration)
         do {
-            socket = try Socket.connect(to: configuration.server)
+            socket = try Socket.connect(to: address)
             try socket.setReceiveTimeout(milliseconds: configuration.replyTimeoutMilliseconds)
         } catch {
-            throw WaterError(
-                .unavailable,
-                "cannot reach the server at \(configuration.server): \(error); "
-                    + "is water-server running there? (set --server or \(ClientConfiguration.serverEnvironmentVariable))"
-            )
+            throw Self.unreachable(configuration, error)
         }
         decoder = FrameDecoder(maximumPayloadLength: configuration.maximumPayloadLength)
         encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
@@ -78,6 +76,30 @@ public final class WaterConnection {
 
     deinit {
         socket.close()
+    }
+
+    private static func unreachable(_ configuration: ClientConfiguration, _ error: any Error) -> WaterError {
+        WaterError(
+            .unavailable,
+            "cannot reach the server at \(configuration.server): \(error); "
+                + "is water-server running there? (set --server or \(ClientConfiguration.serverEnvironmentVariable))")
+    }
+
+    /// Where to connect: the server as named, or in plaintext (a password and a token in the
+    /// clear) the loopback address its name resolved to, every one of its addresses checked
+    /// (``HostPort/loopbackAddress()``), and nothing at all when any is another machine's.
+    private static func address(_ configuration: ClientConfiguration) throws(WaterError) -> HostPort {
+        guard configuration.security == .plaintext else { return configuration.server }
+        do {
+            return try configuration.server.loopbackAddress()
+        } catch let error as NotLoopback {
+            throw WaterError(
+                .permissionDenied,
+                "plaintext (--plaintext, WATER_PLAINTEXT) is insecure and only reaches a server on this machine; "
+                    + "\(error); nothing was sent")
+        } catch {
+            throw unreachable(configuration, error)
+        }
     }
 
     /// The TLS handshake over a connected blocking socket, with the configuration's trust (the

@@ -62,15 +62,18 @@ public final class Server: Sendable {
         // After the store: it makes a missing data directory, and its lock keeps a second
         // server from making a second key beside this one.
         let tls: TLSContext?
+        let listen: HostPort
         do {
             (tls, certificate) = try Self.tlsContext(configuration)
+            // Plaintext binds the very address its check resolved: the name is not looked up twice.
+            listen = tls == nil ? try configuration.listen.plaintextListenAddress() : configuration.listen
         } catch {
             store.close()
             throw error
         }
         let listener: Socket
         do {
-            listener = try Socket.listen(on: configuration.listen)
+            listener = try Socket.listen(on: listen)
         } catch {
             store.close()
             throw error
@@ -94,11 +97,11 @@ public final class Server: Sendable {
 
     /// The TLS context to serve with, making the self-signed pair in the data directory if it
     /// is the one asked for and missing; nil for plaintext, which only a loopback address may
-    /// serve (anything else would send passwords and tokens in the clear over the LAN).
-    /// Also returns what `water-server status` shows of it: the certificate's fingerprint.
+    /// serve (``HostPort/plaintextListenAddress()``: anything else would send passwords and
+    /// tokens in the clear over the LAN). Also returns what `water-server status` shows of it:
+    /// the certificate's fingerprint.
     private static func tlsContext(_ configuration: ServerConfiguration) throws -> (TLSContext?, String) {
         guard let files = configuration.tls else {
-            guard configuration.listen.isLoopback else { throw InsecureListen(address: configuration.listen) }
             return (nil, "none: plaintext (insecure)")
         }
         if files == .selfSigned(in: configuration.dataDirectory) {

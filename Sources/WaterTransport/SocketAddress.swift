@@ -9,22 +9,33 @@ public struct SocketAddress: Sendable {
 
     /// Resolves `hostPort` (numeric or a name) to its first address.
     public static func resolve(_ hostPort: HostPort, passive: Bool = false) throws(SocketError) -> SocketAddress {
+        try resolveAll(hostPort, passive: passive)[0]
+    }
+
+    /// Every address `hostPort` resolves to (TCP), in the resolver's order; never empty.
+    public static func resolveAll(_ hostPort: HostPort, passive: Bool = false) throws(SocketError) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = passive ? AI_PASSIVE : 0
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(hostPort.host, String(hostPort.port), &hints, &result)
-        guard status == 0, let first = result else {
+        guard status == 0, result != nil else {
             throw SocketError(operation: "resolve \(hostPort): \(String(cString: gai_strerror(status)))", errno: EINVAL)
         }
         defer { freeaddrinfo(result) }
-        var address = SocketAddress(storage: sockaddr_storage(), length: first.pointee.ai_addrlen)
-        withUnsafeMutableBytes(of: &address.storage) { buffer in
-            buffer.copyMemory(
-                from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen)))
+        var addresses: [SocketAddress] = []
+        var next = result
+        while let info = next {
+            var address = SocketAddress(storage: sockaddr_storage(), length: info.pointee.ai_addrlen)
+            withUnsafeMutableBytes(of: &address.storage) { buffer in
+                buffer.copyMemory(
+                    from: UnsafeRawBufferPointer(start: info.pointee.ai_addr, count: Int(info.pointee.ai_addrlen)))
+            }
+            addresses.append(address)
+            next = info.pointee.ai_next
         }
-        return address
+        return addresses
     }
 
     /// The address as `HOST:PORT` (IPv6 in brackets).

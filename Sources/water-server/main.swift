@@ -61,8 +61,10 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     let key = try arguments.option("tls-key")
     switch (arguments.flag("plaintext"), certificate, key) {
     case (true, nil, nil):
-        guard configuration.listen.isLoopback else {
-            throw UsageError(InsecureListen(address: configuration.listen).description)
+        do {
+            configuration.listen = try configuration.listen.plaintextListenAddress()
+        } catch {
+            throw UsageError(error.description)
         }
         configuration.tls = nil
     case (true, _, _): throw UsageError("--plaintext turns TLS off; it cannot go with --tls-cert or --tls-key")

@@ -147,6 +147,15 @@ final class ServerProcess {
 struct CommandLineUser {
     let environment: [String: String]
 
+    /// A person with configuration and state directories of their own and no WATER_SERVER
+    /// (`--server`, or the last login, decides), with `environment` added.
+    static func alone(_ environment: [String: String] = [:]) -> CommandLineUser {
+        let home = NSTemporaryDirectory() + "water-person-\(UUID())"
+        return CommandLineUser(
+            environment: ["XDG_CONFIG_HOME": "\(home)/config", "XDG_STATE_HOME": "\(home)/state", "NO_COLOR": "1"]
+                .merging(environment) { $1 })
+    }
+
     @discardableResult
     func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
         try EndToEndTests.run("water-client", arguments, input: input, environment: environment)

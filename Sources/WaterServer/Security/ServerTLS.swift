@@ -41,23 +41,34 @@ public struct ServerTLSFiles: Sendable, Equatable {
 }
 
 extension HostPort {
-    /// Whether the address is this machine only (127.0.0.0/8, ::1, localhost): the one place
-    /// plaintext may be served.
-    public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    /// The address plaintext is served on: the numeric loopback address the name resolved to,
+    /// every one of its addresses checked (``loopbackAddress()``), so that a name which resolves
+    /// elsewhere, whatever it looks like, never serves passwords in the clear over the LAN.
+    /// - Throws: ``InsecureListen`` when any address is not loopback or the name does not resolve.
+    public func plaintextListenAddress() throws(InsecureListen) -> HostPort {
+        do {
+            return try loopbackAddress()
+        } catch let error as SocketError {
+            // The resolver's own words ("Name or service not known"); the errno says nothing.
+            throw InsecureListen(address: self, reason: "cannot \(error.operation)")
+        } catch {
+            throw InsecureListen(address: self, reason: "\(error)")
+        }
     }
 }
 
-/// Plaintext asked for on an address other machines can reach.
+/// Plaintext asked for on an address other machines can reach (or one that does not resolve).
 public struct InsecureListen: Error, CustomStringConvertible {
     public let address: HostPort
+    /// What the address resolved to, or why it did not.
+    public let reason: String
 
-    public init(address: HostPort) {
+    public init(address: HostPort, reason: String) {
         self.address = address
+        self.reason = reason
     }
 
     public var description: String {
-        "--plaintext is insecure and only allowed on a loopback address (127.0.0.1, ::1); "
-            + "\(address) is reachable from the network"
+        "--plaintext is insecure and only allowed on a loopback address (127.0.0.1, ::1); \(reason)"
     }
 }
