@@ -3,8 +3,13 @@ import WaterCore
 import WaterTLS
 
 /// The client's files under `$XDG_CONFIG_HOME/water/` (else `~/.config/water/`), directory
-/// 0700 and files 0600: the session (server, username, token) and the installation id that
-/// goes into the ids of new entries.
+/// 0700 and files 0600: a session (server, username, token) per server, which server commands go
+/// to by default, and the installation id that goes into the ids of new entries.
+///
+/// A token only ever goes to the server that issued it: each server's session is its own file,
+/// `sessions/<HOST:PORT>`, read only for that server. A `session` file from before (one login
+/// for the computer) is read as the session of the server it names, and goes when that server's
+/// session is next saved or removed.
 public struct ClientFiles: Sendable {
     public let directory: String
 
@@ -24,6 +29,13 @@ public struct ClientFiles: Sendable {
         return "\(base)/water"
     }
 
+    /// What this computer keeps of one server (`HOST:PORT`) between commands: its status cache
+    /// and what `prompt` shows, in `servers/<HOST:PORT>` of ``stateDirectory(environment:)``, so
+    /// that nothing one server said is ever shown as another's.
+    public static func stateDirectory(environment: [String: String], server: String) -> String {
+        stateDirectory(environment: environment) + "/servers/" + pathComponent(server)
+    }
+
     /// A saved login.
     public struct Session: Equatable, Sendable {
         public var server: String
@@ -41,8 +53,78 @@ public struct ClientFiles: Sendable {
         }
     }
 
-    public func loadSession() -> Session? {
-        guard let text = read("session") else { return nil }
+    /// The session for `server` (`HOST:PORT`), if this computer has one.
+    public func loadSession(for server: String) -> Session? {
+        if let session = Self.session(read(Self.sessionFile(for: server))), session.server == server { return session }
+        guard let legacy = legacySession(), legacy.server == server else { return nil }
+        return legacy
+    }
+
+    /// Keeps `session` as its server's.
+    public func saveSession(_ session: Session) throws(WaterClientError) {
+        try write(
+            Self.sessionFile(for: session.server),
+            "server \(session.server)\nusername \(session.username)\ntoken \(Self.hex(session.token))\n"
+                + (session.timeZone.map { "time_zone \($0)\n" } ?? ""))
+        // The one-login file of before is this server's: from now on its own file says it all,
+        // and the default server (which that file named) is kept.
+        if let legacy = legacySession(), legacy.server == session.server {
+            if read("server") == nil { try saveDefaultServer(legacy.server) }
+            unlink("\(directory)/session")
+        }
+    }
+
+    /// Forgets the session for `server`.
+    public func removeSession(for server: String) {
+        unlink("\(directory)/\(Self.sessionFile(for: server))")
+        if let legacy = legacySession(), legacy.server == server { unlink("\(directory)/session") }
+    }
+
+    /// The server commands go to when neither `--server` nor `WATER_SERVER` names one: the one
+    /// logged in to last (or the one the one-login file of before names).
+    public func defaultServer() -> String? {
+        if let text = read("server") {
+            let server = text.filter { !$0.isWhitespace }
+            if !server.isEmpty { return server }
+        }
+        return legacySession()?.server
+    }
+
+    /// Makes `server` the default, as a login does.
+    public func saveDefaultServer(_ server: String) throws(WaterClientError) {
+        try write("server", server + "\n")
+    }
+
+    /// The one session file this client kept before sessions were per server.
+    private func legacySession() -> Session? {
+        Self.session(read("session"))
+    }
+
+    /// `sessions/` and the server's `HOST:PORT` with every byte but letters, digits and `.:_-`
+    /// written `%XX`: a name a person typed never becomes a path of its own (`..`, `/`).
+    static func sessionFile(for server: String) -> String {
+        "sessions/" + pathComponent(server)
+    }
+
+    /// `text` as one file name: letters, digits and `.:_-` as they are, every other byte `%XX`.
+    /// It never is `.` or `..`: servers are `HOST:PORT`.
+    public static func pathComponent(_ text: String) -> String {
+        var name = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "_"),
+                UInt8(ascii: "-"):
+                name.append(Character(Unicode.Scalar(byte)))
+            default:
+                name += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return name
+    }
+
+    private static func session(_ text: String?) -> Session? {
+        guard let text else { return nil }
         var fields: [String: String] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1)
@@ -52,17 +134,6 @@ public struct ClientFiles: Sendable {
             let token = Self.bytes(hex: hex)
         else { return nil }
         return Session(server: server, username: username, token: token, timeZone: fields["time_zone"])
-    }
-
-    public func saveSession(_ session: Session) throws(WaterClientError) {
-        try write(
-            "session",
-            "server \(session.server)\nusername \(session.username)\ntoken \(Self.hex(session.token))\n"
-                + (session.timeZone.map { "time_zone \($0)\n" } ?? ""))
-    }
-
-    public func removeSession() {
-        unlink("\(directory)/session")
     }
 
     /// How this computer knows the server at `server` (`HOST:PORT`), as the first login

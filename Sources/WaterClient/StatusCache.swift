@@ -3,13 +3,13 @@ import Glibc
 import WaterCore
 import WaterProtocol
 
-/// What this computer last heard from the server about its member, kept in
-/// `$XDG_STATE_HOME/water/status.json` (0600): today's figures and drinks, the member's zone
-/// and usual cup, their habits and the household's list. `water-client prompt` reads only this
-/// (no network), and commands that cannot reach the server use it to find what an id, a habit's
-/// name or a list number means. Every reply that carries any of it refreshes it. It is advice,
-/// not a record: two commands at once each write it whole, the later one stays, and the next
-/// reply from the server puts it right.
+/// What this computer last heard from a server about its member, kept in
+/// `$XDG_STATE_HOME/water/servers/<HOST:PORT>/status.json` (0600), one per server: today's
+/// figures and drinks, the member's zone and usual cup, their habits and the household's list.
+/// `water-client prompt` reads only this (no network), and commands that cannot reach the server
+/// use it to find what an id, a habit's name or a list number means. Every reply that carries
+/// any of it refreshes it. It is advice, not a record: two commands at once each write it whole,
+/// the later one stays, and the next reply from the server puts it right.
 public struct StatusCache: Codable, Sendable, Equatable {
     public var server: String
     public var username: String
@@ -37,8 +37,14 @@ public struct StatusCache: Codable, Sendable, Equatable {
         case usualCupMl = "usual_cup_ml"
     }
 
-    /// Where it is kept for this environment.
-    public static func path(environment: [String: String]) -> String {
+    /// Where it is kept for `server` in this environment.
+    public static func path(environment: [String: String], server: String) -> String {
+        ClientFiles.stateDirectory(environment: environment, server: server) + "/status.json"
+    }
+
+    /// Where the one cache of before (for whichever server the last login was to) was kept: read
+    /// for its own server until that server's is first saved.
+    public static func legacyPath(environment: [String: String]) -> String {
         ClientFiles.stateDirectory(environment: environment) + "/status.json"
     }
 
@@ -187,8 +193,9 @@ public struct PromptFigures: Equatable, Sendable {
     /// Whether the server has said anything yet (a new login has not): else prompt shows "?".
     public var heard: Bool
 
+    /// The file beside the cache at `path` (in its server's directory).
     public static func path(besideCache path: String) -> String {
-        path.replacing("status.json", with: "prompt")
+        String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) + "/prompt"
     }
 
     var text: String {

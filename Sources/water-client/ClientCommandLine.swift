@@ -10,7 +10,8 @@ let clientCommandLine = ProgramSpec(
     description: """
         Log what you drink, see today and the week, keep the household's todo list and your habits, \
         and show the household's weekly ranking. The server is --server, else $WATER_SERVER, else \
-        the one you logged in to, else 127.0.0.1:\(WireProtocol.defaultPort). Connections use TLS 1.3; \
+        the one you logged in to last, else 127.0.0.1:\(WireProtocol.defaultPort); each server has its \
+        own login, and a session is only ever sent to the server that made it. Connections use TLS 1.3; \
         the first login pins the server's certificate (see login --help).
         """,
     globalOptions: [
@@ -26,7 +27,8 @@ let clientCommandLine = ProgramSpec(
                 The first login to a server pins its certificate, as ssh does: it shows the fingerprint
                 and asks, or --fingerprint pins the one `water-server status` shows on the server
                 without asking. A server whose certificate the system's CAs vouch for needs no pin.
-                A changed certificate is refused.
+                A changed certificate is refused. Each server keeps its own session: logging in to
+                another keeps this one, and commands without --server then go to the new one.
                 """,
             options: [
                 OptionSpec("password-stdin", nil, "read the password from the first line of standard input"),

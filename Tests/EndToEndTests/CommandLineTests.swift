@@ -39,7 +39,8 @@ struct CommandLineTests {
         let mum = server.cli("mum")
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
         let sessionFile =
-            URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path + "/mum/water/session"
+            URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
+            + "/mum/water/sessions/\(server.address)"
         var info = stat()
         #expect(stat(sessionFile, &info) == 0 && info.st_mode & 0o777 == 0o600)
         #expect(try mum.json(WaterV1.WhoAmIResponse.self, ["whoami"]).member?.username == "mum")
@@ -67,7 +68,8 @@ struct CommandLineTests {
                 "--password-strength", "minimum",
             ], input: "new-password-1\n")
         #expect(reset.status == 0, "\(reset.error)")
-        let restarted = try server.restarted()
+        // On the same address, where dad's login is kept: it is passwd that ends it.
+        let restarted = try server.restarted(["--listen", "\(server.address)"])
         let dadAgain = restarted.cli("dad")
         #expect(try dadAgain.run(["today"]).status == 77)
         #expect(try dadAgain.run(["login", "dad", "--password-stdin"], input: "new-password-1\n").status == 0)

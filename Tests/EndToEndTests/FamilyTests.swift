@@ -52,8 +52,9 @@ struct FamilyTests {
         #expect(try kid.run(["log", "700", "--at", "2026-11-25T12:00Z"]).status == 0)
         #expect(try kid.run(["undo"]).status == 0)
 
-        // A restart between steps: everything is still there (the new port is in each user's env).
-        server = try server.restarted(["--clock", "\(thursday)"])
+        // A restart between steps: everything is still there. On the same address: a login is its
+        // server's, by address.
+        server = try server.restarted(["--listen", "\(server.address)", "--clock", "\(thursday)"])
         let kidAgain = server.cli("kid")
         let dadAgain = server.cli("dad")
         let mumAgain = server.cli("mum")
@@ -89,7 +90,7 @@ struct FamilyTests {
         #expect(byTotal?.rows.map(\.username) == ["dad", "mum", "kid"])
 
         // Everything survives one more restart, and the human board says the same.
-        server = try server.restarted(["--clock", "\(thursday)"])
+        server = try server.restarted(["--listen", "\(server.address)", "--clock", "\(thursday)"])
         let text = try server.cli("mum").run(["board"]).output
         #expect(text.contains("1. Dad") || text.contains("1. dad"))
         let after = try server.cli("mum").json(WaterV1.GetBoardResponse.self, ["board"]).board

@@ -170,7 +170,7 @@ struct OfflineTests {
     func prompt() throws {
         let server = try ServerProcess.fresh()
         let mum = try Self.member(server)
-        let cache = mum.environment["XDG_STATE_HOME"]! + "/water/status.json"
+        let state = mum.environment["XDG_STATE_HOME"]! + "/water/servers/\(server.address)"
         // No cache yet: a placeholder at once, and a refresh started behind it.
         let first = try mum.run(["prompt"])
         #expect(first.status == 0 && first.output == "💧 ?/??\n", "\(first.output)")
@@ -188,12 +188,12 @@ struct OfflineTests {
         // it is, then refreshed in the background.
         let other = try server.client("mum", password: adminPassword)
         _ = try other.call(WaterV1.LogWaterRequest(entryID: other.newID().description, amountMl: 250))
-        let figures = cache.replacing("status.json", with: "prompt")
+        let figures = state + "/prompt"
         var text = try String(contentsOfFile: figures, encoding: .utf8)
         let hourAgo = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
         text = text.replacing(/updated_at_unix_ms \d+/, with: "updated_at_unix_ms \(hourAgo)")
         try text.write(toFile: figures, atomically: true, encoding: .utf8)
-        try? FileManager.default.removeItem(atPath: mum.environment["XDG_STATE_HOME"]! + "/water/prompt-refresh")
+        try? FileManager.default.removeItem(atPath: state + "/prompt-refresh")
         #expect(try mum.run(["prompt"]).output == "💧 500/2000\n")
         var refreshed = ""
         for _ in 0..<100 where refreshed != "💧 750/2000\n" {

@@ -121,7 +121,7 @@ struct TodoAndHabitTests {
         let mumsHabit = try #require(week.habits.first?.habit?.habitID)
         #expect(throws: WaterError.self) { try dad.call(WaterV1.DeleteHabitRequest(habitID: mumsHabit)) }
 
-        server = try server.restarted(["--clock", "\(thursday)"])
+        server = try server.restarted(["--listen", "\(server.address)", "--clock", "\(thursday)"])
         let again = try server.cli("mum").json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"])
         #expect(again == week)
         #expect(try server.cli("mum").run(["habit", "rm", "stretch"]).status == 0)

@@ -8,7 +8,8 @@ import WaterTLS
 import WaterTransport
 import WaterZoneInfo
 
-/// One run of `water-client`: the parsed global options, the saved session and the output.
+/// One run of `water-client`: the parsed global options, the server, its saved session and the
+/// output.
 struct Invocation {
     var arguments: Arguments
     let json: Bool
@@ -22,10 +23,11 @@ struct Invocation {
     /// The saved login, read once per run (every step of a command asks for it).
     private let loaded = LoadedSession()
 
-    /// The saved login, if any.
+    /// The saved login for this run's server, if any: never another server's, whose token must
+    /// not go anywhere else.
     func session() -> ClientFiles.Session? {
         if let known = loaded.session { return known }
-        loaded.session = files.loadSession()
+        loaded.session = (try? server()).flatMap { files.loadSession(for: $0.description) }
         return loaded.session ?? nil
     }
 
@@ -35,16 +37,17 @@ struct Invocation {
     }
 
     func removeSession() {
-        files.removeSession()
+        guard let server = try? server() else { return }
+        files.removeSession(for: server.description)
         loaded.session = .some(nil)
     }
 
-    /// The server to talk to: --server, else WATER_SERVER, else the saved session's, else local.
+    /// The server to talk to: --server, else WATER_SERVER, else the one logged in to last, else
+    /// local.
     func server() throws(UsageError) -> HostPort {
         guard
             let server = ClientConfiguration.resolveServer(
-                option: serverOption, environment: environment,
-                saved: session()?.server)
+                option: serverOption, environment: environment, saved: files.defaultServer())
         else {
             let text = serverOption ?? environment[ClientConfiguration.serverEnvironmentVariable] ?? ""
             throw UsageError("the server must be HOST:PORT, got \(text)")
@@ -122,7 +125,7 @@ struct Invocation {
 
     /// A connected client with the saved login, the outbox left as it is.
     func connect() throws -> WaterClient {
-        guard let session = session() else { throw Self.notLoggedIn }
+        guard let session = session() else { throw notLoggedIn() }
         let client = try WaterClient(
             configuration: try configuration(), token: session.token, installation: files.installationID())
         made.connections.append(client.connection)
@@ -138,7 +141,14 @@ struct Invocation {
             .description
     }
 
-    static let notLoggedIn = WaterError(.unauthenticated, "not logged in: run water-client login")
+    /// No session for this run's server (a session for another server is never used instead);
+    /// the usage error when the server named is not `HOST:PORT`.
+    func notLoggedIn() -> any Error {
+        let server: HostPort
+        do { server = try self.server() } catch { return error }
+        let login = serverOption.map { "water-client --server \($0) login" } ?? "water-client login"
+        return WaterError(.unauthenticated, "not logged in to \(server): run \(login)")
+    }
 
     /// What every connection of this program starts from: the server, and the name and version
     /// the handshake tells it.

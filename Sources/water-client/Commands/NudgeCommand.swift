@@ -81,7 +81,8 @@ enum NudgeCommand {
     /// The reminder due now, or nil. Today's figures come from the server when it can be reached
     /// (its clock too: the household's days are the server's), else from this computer's cache.
     static func reminder(_ invocation: Invocation, _ settings: Settings, every: Int) throws -> String? {
-        let stamp = invocation.cachePath.replacing("status.json", with: "nudged")
+        // One reminder per interval on this computer, whichever server it was about.
+        let stamp = ClientFiles.stateDirectory(environment: invocation.environment) + "/nudged"
         var now = UnixTime.nowMilliseconds()
         if let client = try invocation.reachableClient() {
             let today = try client.call(WaterV1.GetTodayRequest())

@@ -7,19 +7,25 @@ import WaterZoneInfo
 /// Writes that wait on this computer while the server cannot be reached, and sending them.
 extension Invocation {
     var outbox: Outbox { Outbox(environment: environment) }
-    var cachePath: String { StatusCache.path(environment: environment) }
+    /// This run's server's cache (nil when the server option does not parse).
+    var cachePath: String? {
+        (try? server()).map { StatusCache.path(environment: environment, server: $0.description) }
+    }
 
-    /// What this computer last heard about the logged-in member, when it has anything.
+    /// What this computer last heard from this run's server about the logged-in member, when it
+    /// has anything (never what another server said).
     func cachedStatus() -> StatusCache? {
-        guard let session = session() else { return nil }
+        guard let session = session(), let cachePath else { return nil }
         return StatusCache.load(cachePath, server: session.server, username: session.username)
+            ?? StatusCache.load(
+                StatusCache.legacyPath(environment: environment), server: session.server, username: session.username)
     }
 
     /// Changes the logged-in member's cache (made empty first when there is none) and keeps it,
     /// with the figures `prompt` shows. Under a lock: two terminals changing it at once each read
     /// what the other wrote, and the last one lists the outbox after every write added before it.
     func updateCache(_ change: (inout StatusCache) -> Void) {
-        guard let session = session() else { return }
+        guard let session = session(), let cachePath else { return }
         LocalFile.withLock(cachePath + ".lock") {
             var cache = cachedStatus() ?? StatusCache(server: session.server, username: session.username)
             change(&cache)
@@ -57,7 +63,7 @@ extension Invocation {
     /// A connected client (that has sent the outbox), or nil when the server cannot be reached:
     /// the caller then keeps its write in the outbox. Not being logged in is still an error.
     func reachableClient() throws -> WaterClient? {
-        guard session() != nil else { throw Self.notLoggedIn }
+        guard session() != nil else { throw notLoggedIn() }
         do {
             return try client()
         } catch let error as WaterError where error.isUnreachable {
@@ -84,7 +90,7 @@ extension Invocation {
 
     /// Keeps `request` in the outbox (synced) and says so in one line.
     func queue<Request: ProtoMessage>(_ kind: Outbox.Kind, _ request: Request) throws {
-        guard let session = session() else { throw Self.notLoggedIn }
+        guard let session = session() else { throw notLoggedIn() }
         let write = try outbox.add(
             kind, request: request.serializedBytes(), server: session.server, username: session.username,
             now: UnixTime.nowMilliseconds())

@@ -7,9 +7,11 @@ import WaterZoneInfo
 
 /// `prompt`: a status line for a shell prompt or tmux, from this computer's files only.
 ///
-/// It reads the session, the status cache and the outbox's names, and prints; it never waits
-/// for the network. When what it knows is older than ``refreshAfter``, it starts `sync --quiet`
-/// in the background (its own session, output to /dev/null) and returns at once; a stamp file
+/// It reads the server's session and the figures kept beside its status cache, and prints; it
+/// never waits for the network. The server is the one commands go to (`WATER_SERVER`, else the
+/// last login's), or `--server` before `prompt`: only that server's figures are shown. When
+/// what it knows is older than ``refreshAfter``, it starts `sync --quiet` for that server in
+/// the background (its own session, output to /dev/null) and returns at once; a stamp file
 /// keeps it to one such start per ``refreshAfter``.
 enum PromptCommand {
     static let refreshAfter: Int64 = 5 * 60_000
@@ -21,7 +23,7 @@ enum PromptCommand {
             !commandLine.contains(where: { $0 == "-h" || $0 == "--help" })
         else { return nil }
         var environment: [String: String] = [:]
-        for name in ["HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"] {
+        for name in ["HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", ClientConfiguration.serverEnvironmentVariable] {
             if let value = getenv(name) { environment[name] = String(cString: value) }
         }
         var arguments = Arguments(commandLine.dropFirst(2))
@@ -34,13 +36,19 @@ enum PromptCommand {
         }
     }
 
-    static func run(_ arguments: inout Arguments, environment: [String: String]) throws(UsageError) {
+    static func run(_ arguments: inout Arguments, environment: [String: String], serverOption: String? = nil)
+        throws(UsageError)
+    {
         let template = try arguments.option("format")
         let plain = arguments.flag("plain")
         try arguments.finish()
         let now = UnixTime.nowMilliseconds()
-        let cachePath = StatusCache.path(environment: environment)
-        let figures = LocalFile.readText(PromptFigures.path(besideCache: cachePath)).flatMap(PromptFigures.init(text:))
+        let files = ClientFiles(environment: environment)
+        let server = ClientConfiguration.resolveServer(
+            option: serverOption, environment: environment, saved: files.defaultServer())?.description
+        let cachePath = server.map { StatusCache.path(environment: environment, server: $0) }
+        let figures = cachePath.flatMap { LocalFile.readText(PromptFigures.path(besideCache: $0)) }.flatMap(
+            PromptFigures.init(text:))
         var values = ["amount": "?", "goal": "?", "percent": "?", "left": "?", "unsent": "0", "mark": "?"]
         if let figures, !figures.heard {
             values["unsent"] = "\(figures.unsent)"
@@ -61,10 +69,9 @@ enum PromptCommand {
         }
         let text = template ?? (plain ? "water {amount}/{goal} ml{mark}" : "💧 {amount}/{goal}{mark}")
         Terminal.print(filled(text, values))
-        if access("\(ClientFiles(environment: environment).directory)/session", F_OK) == 0,
-            now - (figures?.updatedAtUnixMs ?? 0) > refreshAfter
-        {
-            refreshInBackground(stamp: cachePath.replacing("status.json", with: "prompt-refresh"), now: now)
+        if let server, files.loadSession(for: server) != nil, now - (figures?.updatedAtUnixMs ?? 0) > refreshAfter {
+            let stamp = ClientFiles.stateDirectory(environment: environment, server: server) + "/prompt-refresh"
+            refreshInBackground(server: server, stamp: stamp, now: now)
         }
     }
 
@@ -88,13 +95,14 @@ enum PromptCommand {
         return result + rest
     }
 
-    /// Starts `water-client sync --quiet`, detached, unless one was started recently.
-    private static func refreshInBackground(stamp: String, now: Int64) {
+    /// Starts `water-client --server SERVER sync --quiet`, detached, unless one was started
+    /// recently.
+    private static func refreshInBackground(server: String, stamp: String, now: Int64) {
         var info = stat()
         if stat(stamp, &info) == 0, now - Int64(info.st_mtim.tv_sec) * 1000 < refreshAfter { return }
         let fd = open(stamp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         close(fd)
-        Subprocess.startDetached("/proc/self/exe", ["water-client", "sync", "--quiet"])
+        Subprocess.startDetached("/proc/self/exe", ["water-client", "--server", server, "sync", "--quiet"])
     }
 }

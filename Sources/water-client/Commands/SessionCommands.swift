@@ -25,17 +25,19 @@ enum SessionCommands {
         }
         let (client, trust) = try invocation.anonymousClient(fingerprint: fingerprint)
         let response = try client.login(username: username, password: password)
-        try invocation.files.saveTrust(trust, of: try invocation.server().description)
+        let server = try invocation.server().description
+        try invocation.files.saveTrust(trust, of: server)
         try invocation.saveSession(
             ClientFiles.Session(
-                server: try invocation.server().description,
-                username: username, token: response.authToken, timeZone: response.member?.timeZone))
+                server: server, username: username, token: response.authToken, timeZone: response.member?.timeZone))
+        // Commands without --server or WATER_SERVER go where the last login went.
+        try invocation.files.saveDefaultServer(server)
         // Writes that waited for this login (the session had expired) go now, and what prompt
         // shows is this member's from now on.
         invocation.sendQueued(client).tell(invocation)
         invocation.updateCache { _ in }
         invocation.output(response.member ?? WaterV1.Member()) {
-            "logged in as \(username) on \((try? invocation.server().description) ?? "")"
+            "logged in as \(username) on \(server)"
         }
     }
 
@@ -43,7 +45,9 @@ enum SessionCommands {
         try invocation.arguments.finish()
         guard invocation.session() != nil else {
             // Already where the command leads: that is success, with a word about it.
-            return invocation.output(WaterV1.LogoutResponse()) { "not logged in; nothing to do" }
+            return invocation.output(WaterV1.LogoutResponse()) {
+                "not logged in to \((try? invocation.server().description) ?? "that server"); nothing to do"
+            }
         }
         let client = try invocation.client()
         let response = try? client.call(WaterV1.LogoutRequest())
@@ -70,7 +74,7 @@ enum SessionCommands {
                 fromStandardInput: fromStandardInput, prompt: "new password: ", confirm: !fromStandardInput)
         else { throw UsageError("no password given") }
         guard var session = invocation.session() else {
-            throw WaterError(.unauthenticated, "not logged in: run water-client login")
+            throw invocation.notLoggedIn()
         }
         let response = try invocation.client().call(
             WaterV1.ChangePasswordRequest(currentPassword: current, newPassword: new))
