@@ -101,6 +101,34 @@ struct SharedTextTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("the limits are documented as the code has them: proto/README.md's table, deploy/README.md's threat model")
+    func documented() throws {
+        // Prose is wrapped anywhere: compared with every run of whitespace as one space.
+        func flat(_ path: String) throws -> String {
+            try String(contentsOfFile: "\(repositoryRoot)/\(path)", encoding: .utf8)
+                .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+        let (proto, deploy) = (try flat("proto/README.md"), try flat("deploy/README.md"))
+        func row(_ field: String, _ rule: SharedText) -> String {
+            "| \(field) | \(rule.characters.lowerBound)-\(rule.characters.upperBound) | \(rule.maximumBytes) |"
+        }
+        #expect(proto.contains(row("`AddTodoRequest.text`", .todoText)))
+        #expect(proto.contains(row("`AddHabitRequest.name` (and an import's habits)", .habitName)))
+        #expect(
+            proto.contains(row("`AddMemberRequest.display_name`, `RenameMemberRequest.new_display_name`", .displayName))
+        )
+        #expect(proto.contains("The household's list holds at most \(TodoList.maximumItems) items"))
+        let (todo, name) = (SharedText.todoText, SharedText.habitName)
+        #expect(
+            deploy.contains(
+                "an item \(todo.characters.lowerBound)-\(todo.characters.upperBound) characters and at most "
+                    + "\(todo.maximumBytes) bytes, a habit name or display name \(name.characters.lowerBound)-"
+                    + "\(name.characters.upperBound) characters and \(name.maximumBytes) bytes; the list holds at most "
+                    + "\(TodoList.maximumItems) items"))
+        #expect(name.characters == SharedText.displayName.characters)
+        #expect(name.maximumBytes == SharedText.displayName.maximumBytes)
+    }
+
     @Test("a message from a server (any server) is printed with its control characters neutralised")
     func serverMessages() throws {
         let reply = WaterV1.ResponseEnvelope(
