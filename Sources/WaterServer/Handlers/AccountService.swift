@@ -27,18 +27,21 @@ struct AccountService: Service {
     }
 
     /// Login: throttled per username and address and per address (``LoginThrottle``), hashed in
-    /// its address's turn (``FairQueue``), the same answer and about the same time for an unknown
-    /// user as for a wrong password, a new random token of which only the digest is stored.
+    /// its address's turn (``FairQueue``), the same answer and the same cost for an unknown user
+    /// as for a wrong password, a new random token of which only the digest is stored.
     func login(_ request: WaterV1.LoginRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.LoginResponse>)
         throws(WaterError)
     {
         let (username, password) = (request.username, request.password)
         if archives.accounts.protection != nil { throw .accountsUnreadable }
         try refuseWhileThrottled(username, call)
-        let account = try? archives.read(archives.accounts) { $0.account(named: username) }
+        let (account, cost) =
+            (try? archives.read(archives.accounts) { book in
+                (book.account(named: username), hasher.loginCost(storedHashes: book.members.lazy.map(\.passwordHash)))
+            }) ?? (nil, hasher.cost)
         try hasher.submit(from: call.peerHost, lane: username) {
             guard let attempt = admit(username, call, reply: reply) else { return }
-            let matches = hasher.verifyNow(password, against: account?.passwordHash ?? hasher.decoyHash)
+            let matches = hasher.checkLogin(password, against: account?.passwordHash, cost: cost)
             throttle.settle(attempt, succeeded: matches && account != nil)
             guard matches, let account else {
                 logger.info("login failed", ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
