@@ -3,7 +3,7 @@ import WaterCore
 import WaterLog
 import WaterStore
 
-/// What `water-server init`, `check`, `repair`, `restore --member` and `passwd` do. All but
+/// What `water-server init`, `check`, `repair`, `restore` and `passwd` do. All but
 /// `check` need the server stopped (the data directory's lock makes sure of that); `check`
 /// only reads, so it also runs beside a serving server.
 public enum AdminCommands {
@@ -116,6 +116,33 @@ public enum AdminCommands {
             guard report.problem != nil else { return .healthy(archive: archive) }
             return .repaired(try ArchiveRepair.repair(archive, in: dataDirectory, now: now / 1000))
         }
+    }
+
+    /// Puts a backup back into `dataDirectory` (server stopped; see ``Backup/restore(from:to:force:now:)``)
+    /// and ends every session it holds unless `keepSessions`. A backup holds the sessions open
+    /// when it was taken, and some may have been revoked since (a logout, a new password, a
+    /// removed member): a restore must bring none of them back, so members log in again.
+    /// - Returns: where the data that was there went, and how many sessions ended (nil: kept).
+    public static func restore(
+        from backup: String, into dataDirectory: String, force: Bool, keepSessions: Bool, now: Int64,
+        logger: Logger
+    ) throws -> (keptAside: String?, sessionsEnded: Int?) {
+        let accounts = "\(backup)/\(DataDirectory.accounts)"
+        if !keepSessions, access(accounts, F_OK) == 0,
+            let problem = DataDirectoryCheck.checkArchive(DataDirectory.accounts, at: accounts).problem
+        {
+            throw Failure(
+                description: "the backup's accounts do not read (\(problem)), so its sessions cannot be ended; "
+                    + "nothing was changed. Restore it as it is with --keep-sessions (then water-server repair "
+                    + "--accounts), or choose another backup")
+        }
+        let keptAside = try Backup.restore(from: backup, to: dataDirectory, force: force, now: now)
+        guard !keepSessions else { return (keptAside, nil) }
+        let store = try open(dataDirectory, logger: logger)
+        defer { store.close() }
+        let sessions = try store.accounts.read { Array($0.sessions.keys) }
+        if !sessions.isEmpty { try store.accounts.commitAndWait { _ in sessions.map { .sessionEnded($0) } } }
+        return (keptAside, sessions.count)
     }
 
     /// Puts one member's archive back from a backup (server stopped); the one it replaces is

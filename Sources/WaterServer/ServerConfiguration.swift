@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
     public var passwordStrength = PasswordHasher.Strength.interactive
     /// How many password hashes may run at once (each takes 64 MiB at interactive strength).
     public var concurrentPasswordHashes = 2
+    /// Password checks waiting or running from one address; more get RESOURCE_EXHAUSTED. The
+    /// queue serves addresses in turn, so this bounds a device's own wait and memory, not others'.
+    public var maximumPasswordChecksPerAddress = PasswordHasher.defaultMaximumPerAddress
     /// Added to the system clock: `--clock` starts the server's time elsewhere, for tests and
     /// demonstrations that need a known week. 0 in real use.
     public var clockOffsetMilliseconds: Int64 = 0

@@ -28,7 +28,8 @@ public final class ServerServices: Sendable {
         self.logger = logger
         self.hasher = PasswordHasher(
             strength: configuration.passwordStrength,
-            concurrentHashes: configuration.concurrentPasswordHashes)
+            concurrentHashes: configuration.concurrentPasswordHashes,
+            maximumPerAddress: configuration.maximumPasswordChecksPerAddress)
         self.boards = BoardBuilder(store: store, householdTimeZone: configuration.householdTimeZone)
         self.boardHub = BoardHub(
             boards: boards, now: { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds })

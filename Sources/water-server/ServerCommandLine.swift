@@ -103,13 +103,16 @@ let serverCommandLine = ProgramSpec(
             "restore", summary: "put a backup back (server stopped), or one member's archive",
             details: """
                 Puts a backup back into DIR (the server stopped; --force replaces data that is there, kept
-                aside), or with --member only that member's archive (the one it replaces is kept).
+                aside), or with --member only that member's archive (the one it replaces is kept). A whole
+                restore ends every session the backup holds, so none revoked since it was taken comes back:
+                members log in again (--keep-sessions keeps them).
                 """,
             options: [
                 OptionSpec("data", "DIR", "the data directory", required: true),
                 OptionSpec("from", "DIR", "the backup", required: true),
                 OptionSpec("force", nil, "replace the data that is there (it is kept aside)"),
                 OptionSpec("member", "NAME", "restore only this member's archive"),
+                OptionSpec("keep-sessions", nil, "keep the backup's sessions (by default every member logs in again)"),
                 OptionSpec("json", nil, "one JSON object"),
             ],
             examples: [

@@ -342,10 +342,14 @@ struct RestoreJSON: Encodable {
     var into: String
     /// Where what was replaced is kept, when something was.
     var keptAside: String?
+    /// How many of the backup's sessions were ended; absent when they were kept (--keep-sessions,
+    /// or --member, which leaves the accounts as they are).
+    var sessionsEnded: Int?
 
     enum CodingKeys: String, CodingKey {
         case from, into
         case keptAside = "kept_aside"
+        case sessionsEnded = "sessions_ended"
     }
 }
 
@@ -354,11 +358,16 @@ func restore(_ arguments: inout Arguments) throws {
     guard let backup = try arguments.option("from") else { throw UsageError("--from PATH is required") }
     let force = arguments.flag("force")
     let member = try arguments.option("member")
+    let keepSessions = arguments.flag("keep-sessions")
     let json = arguments.flag("json")
     try arguments.finish()
     if let member {
         guard !force else {
             throw UsageError("--member restores one archive and keeps the one it replaces; it takes no --force")
+        }
+        guard !keepSessions else {
+            throw UsageError(
+                "--member leaves the accounts, and so every session, as they are; it takes no --keep-sessions")
         }
         let (archive, aside) = try AdminCommands.restoreMember(
             member, from: backup, dataDirectory: data,
@@ -373,10 +382,14 @@ func restore(_ arguments: inout Arguments) throws {
     if let user = DataDirectory.user(of: data) {
         throw ArchiveError(.locked, "the data directory \(data) is in use by \(user); stop it first")
     }
-    let aside = try Backup.restore(from: backup, to: data, force: force, now: UnixTime.nowMilliseconds())
-    report(json: json, RestoreJSON(from: backup, into: data, keptAside: aside)) {
+    let (aside, ended) = try AdminCommands.restore(
+        from: backup, into: data, force: force, keepSessions: keepSessions, now: UnixTime.nowMilliseconds(),
+        logger: .standardError(minimumLevel: .warning))
+    report(json: json, RestoreJSON(from: backup, into: data, keptAside: aside, sessionsEnded: ended)) {
         (aside.map { "the data that was in \(data) is kept in \($0)\n" } ?? "")
-            + "restored \(backup) into \(data); start it with: water-server serve --data \(data)"
+            + "restored \(backup) into \(data); start it with: water-server serve --data \(data)\n"
+            + (ended.map { "ended the backup's \($0) \($0 == 1 ? "session" : "sessions"): every member logs in again" }
+                ?? "kept the backup's sessions (--keep-sessions): any ended since it was taken work again")
     }
 }
 

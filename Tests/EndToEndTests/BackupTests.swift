@@ -75,4 +75,61 @@ struct BackupTests {
         let forced = try run("water-server", ["restore", "--from", backupPath, "--data", restoredPath, "--force"])
         #expect(forced.status == 0 && forced.output.contains("is kept in"))
     }
+
+    @Test(
+        "a restore ends every session the backup holds, so one ended since is not revived; --keep-sessions keeps them"
+    )
+    func restoreEndsSessions() throws {
+        let server = try ServerProcess.fresh()
+        let stays = try server.client("mum", password: adminPassword)
+        let endsLater = try server.client("mum", password: adminPassword)
+        let folder = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
+        #expect(
+            try run("water-server", ["backup", "--data", server.dataDirectory, "--to", "\(folder)/backup"]).status == 0)
+        _ = try endsLater.call(WaterV1.LogoutRequest())  // revoked after the backup was taken
+        #expect(server.stop() == 0)
+        func opens(_ token: [UInt8], on restored: ServerProcess) -> Bool {
+            let client = try? WaterClient(
+                configuration: ClientConfiguration(server: restored.address, security: .plaintext), token: token)
+            return (try? client?.call(WaterV1.WhoAmIRequest())) != nil
+        }
+
+        let restore = try run(
+            "water-server", ["restore", "--from", "\(folder)/backup", "--data", "\(folder)/restored", "--json"])
+        #expect(restore.status == 0, "\(restore.error)")
+        #expect(restore.output.contains("\"sessions_ended\":2"), "\(restore.output)")
+        let restored = try ServerProcess(dataDirectory: "\(folder)/restored")
+        #expect(!opens(stays.token, on: restored) && !opens(endsLater.token, on: restored))
+        #expect(try restored.client("mum", password: adminPassword).call(WaterV1.WhoAmIRequest()).member != nil)
+        #expect(restored.stop() == 0)
+
+        // Kept on request: the backup's sessions as they were, the one ended since among them.
+        let kept = try run(
+            "water-server", ["restore", "--from", "\(folder)/backup", "--data", "\(folder)/kept", "--keep-sessions"])
+        #expect(kept.status == 0 && kept.output.contains("--keep-sessions"), "\(kept.error)")
+        let keptServer = try ServerProcess(dataDirectory: "\(folder)/kept")
+        #expect(opens(stays.token, on: keptServer) && opens(endsLater.token, on: keptServer))
+        #expect(keptServer.stop() == 0)
+        let member = try run(
+            "water-server",
+            ["restore", "--from", "\(folder)/backup", "--data", "\(folder)/kept", "--member", "mum", "--keep-sessions"])
+        #expect(member.status == 64)
+
+        // A backup whose accounts do not read cannot have its sessions ended: refused, nothing
+        // changed, unless the admin asks for it as it is.
+        let accounts = "\(folder)/backup/accounts"
+        let journal = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: accounts).filter { $0.hasPrefix("journal-") }.max())
+        let frames = DamagedArchiveTests.frameOffsets(
+            try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(accounts)/\(journal)"))))
+        try DamagedArchiveTests.flipByte("\(accounts)/\(journal)", at: frames[0] + 20)
+        let damaged = try run(
+            "water-server", ["restore", "--from", "\(folder)/backup", "--data", "\(folder)/from-damaged"])
+        #expect(damaged.status == 1 && damaged.error.contains("--keep-sessions"), "\(damaged.error)")
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/from-damaged"))
+        let asItIs = try run(
+            "water-server",
+            ["restore", "--from", "\(folder)/backup", "--data", "\(folder)/from-damaged", "--keep-sessions"])
+        #expect(asItIs.status == 0, "\(asItIs.error)")
+    }
 }

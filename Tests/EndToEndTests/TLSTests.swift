@@ -180,6 +180,35 @@ struct TLSTests {
         #expect(try run("water-client", ["--help"]).output.contains("insecure"))
     }
 
+    @Test(
+        "key exchange is X25519 or P-256 only: Debian's openssl offering only FFDHE groups is refused in the handshake"
+    )
+    func keyExchangeGroups() throws {
+        let server = try ServerProcess.fresh(tls: true)
+        func handshake(_ groups: String) throws -> (status: Int32, output: String) {
+            let openssl = try ChildProcess(
+                "/usr/bin/openssl",
+                [
+                    "s_client", "-connect", server.address.description, "-tls1_3", "-groups", groups, "-alpn",
+                    "water/1",
+                ], input: "")
+            let output = openssl.readOutput(seconds: 30)
+            return (openssl.wait(), output + openssl.errorText)
+        }
+        for groups in ["ffdhe2048", "ffdhe8192", "ffdhe2048:ffdhe3072:ffdhe4096:ffdhe6144:ffdhe8192"] {
+            let refused = try handshake(groups)
+            #expect(refused.status != 0 && refused.output.contains("handshake failure"), "\(groups): \(refused.output)")
+        }
+        for (groups, key) in [("X25519", "X25519"), ("P-256", "prime256v1"), ("ffdhe8192:P-256", "prime256v1")] {
+            let agreed = try handshake(groups)
+            #expect(agreed.status == 0, "\(groups): \(agreed.output)")
+            #expect(agreed.output.contains("Server Temp Key: ") && agreed.output.contains(key), "\(agreed.output)")
+            #expect(agreed.output.contains("ALPN protocol: water/1"))
+        }
+        #expect(server.stop() == 0)
+        #expect(server.log.contains("no suitable key share"))
+    }
+
     @Test("a client written in Python from proto/README.md alone connects over TLS, pins, logs in and logs a drink")
     func pythonClient() throws {
         let server = try ServerProcess.fresh(tls: true)

@@ -1,5 +1,5 @@
-/* The few things the server and client need of OpenSSL, as plain functions: TLS 1.3 only, the
-   ALPN name "water/1", memory BIOs (the caller moves the bytes to and from its sockets), a key
+/* The few things the server and client need of OpenSSL, as plain functions: TLS 1.3 only with
+   X25519 or P-256 key exchange, the ALPN name "water/1", memory BIOs (the caller moves the bytes to and from its sockets), a key
    and self-signed certificate for `water-server init`, and the certificate's SHA-256. Swift
    cannot call OpenSSL's macros and variadic functions; this file is all that touches them. */
 #ifndef WATER_TLS_H

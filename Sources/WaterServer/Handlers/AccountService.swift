@@ -26,30 +26,27 @@ struct AccountService: Service {
         router.immediate(.member, listMembers)
     }
 
-    /// Login: throttled per username and address and per address (``LoginThrottle``), the same
-    /// answer and about the same time for an unknown user as for a wrong password, a new random
-    /// token of which only the digest is stored.
+    /// Login: throttled per username and address and per address (``LoginThrottle``), hashed in
+    /// its address's turn (``FairQueue``), the same answer and the same cost for an unknown user
+    /// as for a wrong password, a new random token of which only the digest is stored.
     func login(_ request: WaterV1.LoginRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.LoginResponse>)
         throws(WaterError)
     {
-        let username = request.username
+        let (username, password) = (request.username, request.password)
         if archives.accounts.protection != nil { throw .accountsUnreadable }
-        if let retry = throttle.retryAfter(username, from: call.peerHost, now: call.now) {
-            let seconds = (retry - call.now + 999) / 1000
-            throw WaterError(
-                .resourceExhausted,
-                "too many failed logins for \(quotedPeerText(username)) from \(call.peerHost); try again in \(seconds) s"
-            )
-        }
-        let account = try? archives.read(archives.accounts) { $0.account(named: username) }
-        let (archives, throttle, logger) = (self.archives, self.throttle, self.logger)
-        hasher.verify(request.password, against: account?.passwordHash ?? hasher.decoyHash) { matches in
+        try refuseWhileThrottled(username, call)
+        let (account, cost) =
+            (try? archives.read(archives.accounts) { book in
+                (book.account(named: username), hasher.loginCost(storedHashes: book.members.lazy.map(\.passwordHash)))
+            }) ?? (nil, hasher.cost)
+        try hasher.submit(from: call.peerHost, lane: username) {
+            guard let attempt = admit(username, call, reply: reply) else { return }
+            let matches = hasher.checkLogin(password, against: account?.passwordHash, cost: cost)
+            throttle.settle(attempt, succeeded: matches && account != nil)
             guard matches, let account else {
-                throttle.failed(username, from: call.peerHost, now: call.now)
                 logger.info("login failed", ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
                 return reply(.failure(WaterError(.unauthenticated, "wrong username or password")))
             }
-            throttle.succeeded(username, from: call.peerHost)
             let (token, session) = newSession(for: account.id, now: call.now)
             replying(reply) { () throws(WaterError) in
                 try archives.commit(
@@ -86,26 +83,38 @@ struct AccountService: Service {
     }
 
     /// A new password ends every session of the member; the caller's goes on with a new token.
+    /// The current password is throttled as a login is (per username and address, pipelined
+    /// ones checked one at a time): a stolen token does not make guessing the password cheaper.
     func changePassword(
         _ request: WaterV1.ChangePasswordRequest, _ call: CallContext,
         reply: @escaping Reply<WaterV1.ChangePasswordResponse>
     ) throws(WaterError) {
         try checkNewPassword(request.newPassword, field: "new_password")
         let account = call.account
-        let (archives, hasher) = (self.archives, self.hasher)
-        hasher.verify(request.currentPassword, against: account.passwordHash) { matches in
-            guard matches else { return reply(.failure(WaterError(.unauthenticated, "the current password is wrong"))) }
-            hasher.hash(request.newPassword) { hash in
-                guard let hash else { return reply(.failure(outOfMemory)) }
-                let (token, session) = newSession(for: account.id, now: call.now)
-                replying(reply) { () throws(WaterError) in
-                    try archives.commit(
-                        archives.accounts,
-                        { _ in Decision([.passwordSet(memberID: account.id, hash: hash), .sessionStarted(session)]) },
-                        result: { _, _ in
-                            WaterV1.ChangePasswordResponse(
-                                authToken: token, expiresAtUnixMs: session.expiresAtUnixMilliseconds)
-                        }, reply: reply)
+        try refuseWhileThrottled(account.username, call)
+        try hasher.submit(from: call.peerHost, lane: account.username) {
+            guard let attempt = admit(account.username, call, reply: reply) else { return }
+            let matches = hasher.verifyNow(request.currentPassword, against: account.passwordHash)
+            throttle.settle(attempt, succeeded: matches)
+            guard matches else {
+                logger.info("password change refused", ["user.name": account.username, "peer": call.peer])
+                return reply(.failure(WaterError(.unauthenticated, "the current password is wrong")))
+            }
+            replying(reply) { () throws(WaterError) in
+                try hasher.submit(from: call.peerHost) {
+                    guard let hash = hasher.hashNow(request.newPassword) else { return reply(.failure(outOfMemory)) }
+                    let (token, session) = newSession(for: account.id, now: call.now)
+                    replying(reply) { () throws(WaterError) in
+                        try archives.commit(
+                            archives.accounts,
+                            { _ in
+                                Decision([.passwordSet(memberID: account.id, hash: hash), .sessionStarted(session)])
+                            },
+                            result: { _, _ in
+                                WaterV1.ChangePasswordResponse(
+                                    authToken: token, expiresAtUnixMs: session.expiresAtUnixMilliseconds)
+                            }, reply: reply)
+                    }
                 }
             }
         }
@@ -130,9 +139,9 @@ struct AccountService: Service {
                 username: request.username, displayName: request.displayName, role: role,
                 timeZone: zone, passwordHash: "", now: call.now)
         }
-        let archives = self.archives
-        hasher.hash(request.password) { hash in
-            guard let hash else { return reply(.failure(outOfMemory)) }
+        let (archives, hasher) = (self.archives, self.hasher)
+        try hasher.submit(from: call.peerHost) {
+            guard let hash = hasher.hashNow(request.password) else { return reply(.failure(outOfMemory)) }
             replying(reply) { () throws(WaterError) in
                 try archives.commit(
                     archives.accounts,
@@ -192,9 +201,9 @@ struct AccountService: Service {
     ) throws(WaterError) {
         try checkNewPassword(request.newPassword, field: "new_password")
         let member = try archives.read(archives.accounts) { try $0.existing(request.username) }
-        let archives = self.archives
-        hasher.hash(request.newPassword) { hash in
-            guard let hash else { return reply(.failure(outOfMemory)) }
+        let (archives, hasher) = (self.archives, self.hasher)
+        try hasher.submit(from: call.peerHost) {
+            guard let hash = hasher.hashNow(request.newPassword) else { return reply(.failure(outOfMemory)) }
             replying(reply) { () throws(WaterError) in
                 try archives.commit(
                     archives.accounts, { _ in Decision([.passwordSet(memberID: member.id, hash: hash)]) },

@@ -1,7 +1,9 @@
+import Dispatch
 import Testing
 import WaterCore
 import WaterProtocol
 import WaterStore
+import WaterSync
 import WaterZoneInfo
 
 @testable import WaterServer
@@ -53,6 +55,67 @@ struct AccountServiceTests {
         let later = H.monday + LoginThrottle.maximumDelayMilliseconds
         #expect(
             try h.call(h.accounts.login, right, as: nil, now: later, from: "192.168.1.66").get().authToken.count == 32)
+    }
+
+    @Test(
+        "128 logins for one name pipelined from one address: 3 are hashed, the right password at #128 is refused, and the owner on another address logs in"
+    )
+    func pipelinedLogins() throws {
+        let h = try H(concurrentHashes: 1)
+        let release = try holdHashing(h.services.hasher)
+        let answers = Locked<[Int: Result<WaterV1.LoginResponse, WaterError>]>([:])
+        let done = DispatchGroup()
+        func login(_ n: Int, _ password: String, from address: String) {
+            done.enter()
+            let reply: Reply<WaterV1.LoginResponse> = { result in
+                answers.withLock { $0[n] = result }
+                done.leave()
+            }
+            do throws(WaterError) {
+                try h.accounts.login(
+                    WaterV1.LoginRequest(username: "ann", password: password),
+                    H.context(nil, now: H.monday, from: address), reply: reply)
+            } catch {
+                reply(.failure(error))
+            }
+        }
+        for n in 1...127 { login(n, "guess number \(n)", from: "192.168.1.66") }
+        login(128, H.password, from: "192.168.1.66")
+        login(0, H.password, from: "192.168.1.20")
+        release.signal()
+        done.wait()
+        let noisy = answers.withLock { $0 }.filter { $0.key > 0 }.sorted { $0.key < $1.key }.map(\.value)
+        #expect(noisy.filter { $0.error?.code == .unauthenticated }.count == LoginThrottle.freeFailures)
+        #expect(noisy.filter { $0.error?.code == .resourceExhausted }.count == 128 - LoginThrottle.freeFailures)
+        #expect(noisy.last?.error?.code == .resourceExhausted, "the right password at #128 does not log in")
+        // Beyond the queue's bound for the address, refused at once; past the throttle, refused
+        // in the queue without a hash.
+        #expect(noisy.contains { $0.error?.message.contains("password checks from 192.168.1.66 are waiting") == true })
+        #expect(noisy.contains { $0.error?.message.contains("too many wrong passwords for \"ann\"") == true })
+        #expect(try answers.withLock { $0[0]! }.get().member?.username == "ann")
+    }
+
+    @Test("ChangePassword is throttled as logins are: three wrong current passwords, then even the right one waits")
+    func changePasswordThrottled() throws {
+        let h = try H()
+        let caller = try h.login("ann")
+        func change(_ current: String, from address: String) -> WaterError? {
+            h.call(
+                h.accounts.changePassword,
+                WaterV1.ChangePasswordRequest(currentPassword: current, newPassword: "a new long password"),
+                by: caller, from: address
+            ).error
+        }
+        for n in 0..<LoginThrottle.freeFailures {
+            #expect(change("guess number \(n)", from: "192.168.1.66")?.code == .unauthenticated)
+        }
+        #expect(change(H.password, from: "192.168.1.66")?.code == .resourceExhausted)
+        // Login and ChangePassword share the count: logins from there wait too.
+        let login = h.call(
+            h.accounts.login, WaterV1.LoginRequest(username: "ann", password: H.password), as: nil,
+            from: "192.168.1.66")
+        #expect(login.error?.code == .resourceExhausted)
+        #expect(change(H.password, from: "192.168.1.20") == nil)
     }
 
     @Test("a login's token opens a session that WhoAmI sees and Logout ends")

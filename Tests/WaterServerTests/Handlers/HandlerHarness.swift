@@ -20,7 +20,7 @@ final class HandlerHarness {
     let services: ServerServices
     let admin: Account
 
-    init(householdTimeZone: MemberTimeZone = .utc) throws {
+    init(householdTimeZone: MemberTimeZone = .utc, concurrentHashes: Int = 2) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handlers-\(UUID())").path
         admin = try AdminCommands.initialize(
             dataDirectory: directory, admin: "ann", password: Self.password, timeZone: householdTimeZone,
@@ -28,6 +28,7 @@ final class HandlerHarness {
         var configuration = ServerConfiguration(dataDirectory: directory)
         configuration.passwordStrength = .minimum
         configuration.householdTimeZone = householdTimeZone
+        configuration.concurrentPasswordHashes = concurrentHashes
         let store = try FileArchiveStore(path: directory, owner: "handler tests")
         services = ServerServices(store: store, configuration: configuration, logger: .silent)
     }
@@ -133,6 +134,20 @@ extension Result where Failure == WaterError {
         if case .failure(let error) = self { return error }
         return nil
     }
+}
+
+/// Holds one of `hasher`'s runners with a job of its own until the semaphore returned is
+/// signalled: with one runner, everything submitted meanwhile waits in the queue, in a known
+/// state, when it is let go.
+func holdHashing(_ hasher: PasswordHasher) throws -> DispatchSemaphore {
+    let release = DispatchSemaphore(value: 0)
+    let holding = DispatchSemaphore(value: 0)
+    try hasher.submit(from: "a test") {
+        holding.signal()
+        release.wait()
+    }
+    holding.wait()
+    return release
 }
 
 /// A fresh record id in the form the protocol carries.
