@@ -55,3 +55,36 @@ public enum ArchiveKind: UInt8, Sendable {
     case household = 2
     case accounts = 3
 }
+
+/// An archive's name in the shared log: its kind in the top byte, and for a member the id the
+/// server gave them.
+enum ArchiveKey {
+    static let accounts = UInt64(ArchiveKind.accounts.rawValue) << 56
+    static let household = UInt64(ArchiveKind.household.rawValue) << 56
+
+    static func member(_ id: UInt64) -> UInt64 {
+        UInt64(ArchiveKind.member.rawValue) << 56 | id
+    }
+
+    /// The archive's folder relative to the data directory, for messages.
+    static func folder(_ key: UInt64) -> String {
+        switch key {
+        case accounts: DataDirectory.accounts
+        case household: DataDirectory.household
+        default: "\(DataDirectory.users)/\(key & (1 << 56 - 1))"
+        }
+    }
+
+    /// The key of an archive folder (`accounts`, `household`, `users/<id>`), or nil.
+    static func of(folder: String) -> UInt64? {
+        switch folder {
+        case DataDirectory.accounts: return accounts
+        case DataDirectory.household: return household
+        default:
+            guard folder.hasPrefix("\(DataDirectory.users)/"),
+                let id = UInt64(folder.dropFirst(DataDirectory.users.count + 1))
+            else { return nil }
+            return member(id)
+        }
+    }
+}
