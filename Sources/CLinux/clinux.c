@@ -9,7 +9,6 @@
 
 #include "clinux.h"
 
-int CLinux_syncfs(int fd) { return syncfs(fd); }
 
 int CLinux_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
 

@@ -127,9 +127,8 @@ public enum AdminCommands {
         from backup: String, into dataDirectory: String, force: Bool, keepSessions: Bool, now: Int64,
         logger: Logger
     ) throws -> (keptAside: String?, sessionsEnded: Int?) {
-        let accounts = "\(backup)/\(DataDirectory.accounts)"
-        if !keepSessions, access(accounts, F_OK) == 0,
-            let problem = DataDirectoryCheck.checkArchive(DataDirectory.accounts, at: accounts).problem
+        if !keepSessions, access("\(backup)/\(DataDirectory.accounts)", F_OK) == 0,
+            let problem = DataDirectoryCheck.problem(of: DataDirectory.accounts, in: backup)
         {
             throw Failure(
                 description: "the backup's accounts do not read (\(problem)), so its sessions cannot be ended; "

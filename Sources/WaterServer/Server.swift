@@ -23,7 +23,7 @@ import WaterTransport
 ///   them at once, completes them (their replies go into the connections' buffers) and then
 ///   writes the turn's replies. No thread hop and no wake-up per request.
 /// - **Archives**: the latest state belongs to each archive's lock (the loop, and the few jobs
-///   off the loop); journals and the durable state belong to the committer's leader.
+///   off the loop); the shared log's writing end and the durable state belong to the committer's leader.
 /// - **Off the loop**, on Dispatch: password hashing (a bounded pool), export encoding,
 ///   compaction, the status file and signals. What they produce reaches a connection only
 ///   through ``EventLoop/execute(_:)``; no other thread writes to a socket.

@@ -53,9 +53,10 @@ public struct StatusReport: Encodable, Sendable {
         let started = fields["started_at_unix_ms"].flatMap(Int64.init)
         let running = pid.map { kill($0, 0) == 0 } ?? false && started != nil
         let compaction = fields["last_compaction"]?.split(separator: " ", maxSplits: 1)
+        // The shared log takes its share of the disk too (whole segments, made ahead of time).
         let archives =
-            (try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))
-            ?? [DataDirectory.accounts, DataDirectory.household]
+            ((try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))
+                ?? [DataDirectory.accounts, DataDirectory.household]) + [DataDirectory.log]
         return StatusReport(
             running: running, pid: pid, listening: running ? fields["listening"] : nil,
             uptimeSeconds: running ? started.map { max(now - $0, 0) / 1000 } : nil,

@@ -4,13 +4,18 @@ import WaterCore
 /// Rebuilds a damaged archive from everything in it that still verifies, for
 /// `water-server repair` (server stopped).
 ///
-/// What is kept: the snapshot when it verifies, and every journal record whose frame verifies
-/// and that decodes, wherever it lies (after a damaged frame too, and in any journal), put in
-/// sequence order and applied once each. What is dropped is listed: a damaged snapshot,
-/// damaged byte ranges, records missing from the sequence, records that repeat with other
-/// contents. The original folder is kept beside the archive, untouched, under
-/// `<archive>.damaged-<unix seconds>`; the repaired one is written beside it first and swapped
-/// in atomically (``PosixFileSystem/exchange(_:_:)``).
+/// What is kept: the snapshot when it verifies, and every record of the archive after it that
+/// verifies and decodes, wherever it lies: in the shared log, each chunk whose checksum holds
+/// (after damage too); in the journals of an archive still in format 1, each frame that
+/// verifies. They are put in sequence order and applied once each. What is dropped is listed:
+/// a damaged snapshot, damaged chunks or byte ranges, damage in the log whose owner cannot be
+/// told, records missing from the sequence, records that repeat with other contents.
+///
+/// The rebuilt archive is one snapshot standing at the log's end: nothing of it in the log is
+/// read again. The original folder is kept beside the archive, untouched, under
+/// `<archive>.damaged-<unix seconds>`, with a copy of every log segment that held its records;
+/// the repaired one is written beside it first and swapped in atomically
+/// (``PosixFileSystem/exchange(_:_:)``).
 public enum ArchiveRepair {
     public struct Outcome: Sendable {
         /// The archive, relative to the data directory.
@@ -27,14 +32,13 @@ public enum ArchiveRepair {
     }
 
     /// Repairs `archive` (`accounts`, `household` or `users/<id>`) of the data directory at
-    /// `path`, which the caller has locked.
+    /// `path` (of the current format), which the caller has locked.
     public static func repair(_ archive: String, in path: String, now unixSeconds: Int64) throws -> Outcome {
-        let directory = "\(path)/\(archive)"
         let context = ArchiveContext(defaultTimeZone: .utc)
         switch archive {
-        case DataDirectory.accounts: return try Rebuild<AccountBook>(archive, directory, context).run(now: unixSeconds)
-        case DataDirectory.household: return try Rebuild<TodoList>(archive, directory, context).run(now: unixSeconds)
-        default: return try Rebuild<MemberArchive>(archive, directory, context).run(now: unixSeconds)
+        case DataDirectory.accounts: return try Rebuild<AccountBook>(archive, path, context).run(now: unixSeconds)
+        case DataDirectory.household: return try Rebuild<TodoList>(archive, path, context).run(now: unixSeconds)
+        default: return try Rebuild<MemberArchive>(archive, path, context).run(now: unixSeconds)
         }
     }
 }
@@ -43,38 +47,42 @@ public enum ArchiveRepair {
 private struct Rebuild<Model: ArchiveModel> {
     let archive: String
     let directory: String
+    let logDirectory: String
     let context: ArchiveContext
     let fileSystem = PosixFileSystem()
 
-    init(_ archive: String, _ directory: String, _ context: ArchiveContext) {
-        (self.archive, self.directory, self.context) = (archive, directory, context)
+    init(_ archive: String, _ dataDirectory: String, _ context: ArchiveContext) {
+        (self.archive, self.context) = (archive, context)
+        directory = "\(dataDirectory)/\(archive)"
+        logDirectory = "\(dataDirectory)/\(DataDirectory.log)"
     }
 
     private struct Found {
         var sequence: UInt64
         var bytes: ArraySlice<UInt8>
         var mutation: Model.Mutation
-        var journal: String
+        /// Where it was found, for the list of what was dropped.
+        var place: String
     }
 
     func run(now: Int64) throws -> ArchiveRepair.Outcome {
         let names = try fileSystem.listDirectory(directory)
+        let index = try LogIndex.read(logDirectory, fileSystem: fileSystem)
         var kept: [String] = []
         var dropped: [String] = []
 
         var model = Model(context: context)
         var snapshotSequence: UInt64 = 0
-        var highestGeneration: UInt64 = 0
+        var snapshotPosition = LogPosition.start
         if names.contains(ArchiveFiles.snapshot) {
             do {
                 let path = "\(directory)/\(ArchiveFiles.snapshot)"
                 let file = try fileSystem.readFile(path, limit: SnapshotFile.maximumLength)
-                let (version, body) = try SnapshotFile.decode(
+                let (version, body, stamp) = try SnapshotFile.decode(
                     file, kind: Model.kind, versions: Model.readableSnapshotVersions,
                     path: path)
-                (model, snapshotSequence, highestGeneration) = try Model.decodeSnapshot(
-                    body, version: version,
-                    context: context)
+                (model, snapshotSequence, _) = try Model.decodeSnapshot(body, version: version, context: context)
+                snapshotPosition = stamp?.position ?? .start
                 kept.append("the snapshot: records 1-\(snapshotSequence)")
             } catch {
                 dropped.append(
@@ -82,11 +90,97 @@ private struct Rebuild<Model: ArchiveModel> {
             }
         }
 
-        // Every record that verifies, from every journal; the snapshot's own are not needed.
+        let journals = names.filter { ArchiveFiles.generation(ofJournal: $0) != nil }.sorted()
+        var (found, outOfOrder) =
+            try journals.isEmpty
+            ? fromLog(index, after: snapshotPosition, &dropped)
+            : fromJournals(journals, snapshotSequence, &dropped)
+        if outOfOrder > 0 { kept.append("\(outOfOrder) records that were out of order, put back in order") }
+
+        // In sequence order (the first found first among repeats), each once; note the gaps.
+        found = found.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }.map(
+            \.element)
+        var last = snapshotSequence
+        var lastBytes: ArraySlice<UInt8>?
+        var applied = 0
+        for record in found {
+            if record.sequence == last, let lastBytes {
+                if lastBytes != record.bytes {
+                    dropped.append("a second, different record \(last) in \(record.place)")
+                }
+                continue
+            }
+            if record.sequence > last + 1 {
+                dropped.append(
+                    record.sequence == last + 2
+                        ? "record \(last + 1), which is nowhere to be found"
+                        : "records \(last + 1)-\(record.sequence - 1), which are nowhere to be found")
+            }
+            model.apply(record.mutation)
+            (last, lastBytes) = (record.sequence, record.bytes)
+            applied += 1
+        }
+        if applied > 0 {
+            kept.append(
+                "\(applied) records \(journals.isEmpty ? "in the log" : "in its journals"), up to record \(last)")
+        }
+        guard model.isValid else {
+            throw ArchiveRepair.Failure(
+                description: "what could be read of \(archive) breaks the archive's checks "
+                    + "(a value out of range or a repeated id); nothing was changed")
+        }
+        let segments = Set((index.chunks[ArchiveKey.of(folder: archive) ?? 0] ?? []).map(\.generation))
+        let aside = try replace(with: model, lastSequence: last, at: index.end, keeping: segments.sorted(), now: now)
+        return ArchiveRepair.Outcome(archive: archive, keptAside: aside, kept: kept, dropped: dropped)
+    }
+
+    /// Every record of the archive's chunks in the log after `position` that verifies.
+    private func fromLog(_ index: LogIndex, after position: LogPosition, _ dropped: inout [String]) throws -> (
+        found: [Found], outOfOrder: Int
+    ) {
+        guard let key = ArchiveKey.of(folder: archive) else { return ([], 0) }
+        let chunks = (index.chunks[key] ?? []).filter { $0.frameEnd > position }
+        for chunk in chunks where !chunk.verified {
+            dropped.append(
+                "records \(chunk.firstSequence)-\(chunk.lastSequence) in "
+                    + "\(LogPosition(generation: chunk.generation, offset: chunk.bytes.lowerBound)), which are damaged")
+        }
+        let lastChunkEnd = chunks.last?.frameEnd ?? position
+        for damage in index.damage where damage.position >= position && damage.position >= lastChunkEnd {
+            dropped.append("whatever \(damage.description) held of it (the log cannot say whose it was)")
+        }
+        var found: [Found] = []
+        var undecodable = 0
+        for chunk in chunks where chunk.verified {
+            let path = WriteAheadLog.path(logDirectory, chunk.generation)
+            let bytes = try fileSystem.readFile(path, limit: LogSegment.maximumLength)
+            guard
+                let ranges = bytes.withUnsafeBytes({
+                    LogFrame.recordRanges(in: UnsafeRawBufferPointer(rebasing: $0[chunk.bytes]))
+                })
+            else { continue }
+            for range in ranges {
+                let record = bytes[
+                    (chunk.bytes.lowerBound + range.lowerBound)..<(chunk.bytes.lowerBound + range.upperBound)]
+                guard let (mutation, sequence) = try? Model.decodeRecord(record, context: context) else {
+                    undecodable += 1
+                    continue
+                }
+                let place = "\(LogPosition(generation: chunk.generation, offset: chunk.bytes.lowerBound))"
+                found.append(Found(sequence: sequence, bytes: record, mutation: mutation, place: place))
+            }
+        }
+        if undecodable > 0 { dropped.append("\(undecodable) records in the log that do not decode") }
+        return (found, 0)
+    }
+
+    /// Every record of the journals of an archive still in format 1 whose frame verifies.
+    private func fromJournals(_ journals: [String], _ snapshotSequence: UInt64, _ dropped: inout [String]) throws -> (
+        found: [Found], outOfOrder: Int
+    ) {
         var found: [Found] = []
         var outOfOrder = 0
-        for name in names.filter({ ArchiveFiles.generation(ofJournal: $0) != nil }).sorted() {
-            highestGeneration = max(highestGeneration, ArchiveFiles.generation(ofJournal: name)!)
+        for name in journals {
             let bytes = try fileSystem.readFile("\(directory)/\(name)", limit: JournalFile.maximumFileLength)
             let salvage = JournalFile.salvage(bytes, path: name)
             for range in salvage.damaged {
@@ -107,66 +201,30 @@ private struct Rebuild<Model: ArchiveModel> {
                 if sequence < previous { outOfOrder += 1 }
                 previous = sequence
                 if sequence > snapshotSequence {
-                    found.append(Found(sequence: sequence, bytes: record, mutation: mutation, journal: name))
+                    found.append(Found(sequence: sequence, bytes: record, mutation: mutation, place: name))
                 }
             }
             if undecodable > 0 { dropped.append("\(name): \(undecodable) records that do not decode") }
         }
-        if outOfOrder > 0 { kept.append("\(outOfOrder) records that were out of order, put back in order") }
-
-        // In sequence order (the first found first among repeats), each once; note the gaps.
-        found = found.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }.map(
-            \.element)
-        var last = snapshotSequence
-        var lastBytes: ArraySlice<UInt8>?
-        var applied = 0
-        for record in found {
-            if record.sequence == last, let lastBytes {
-                if lastBytes != record.bytes {
-                    dropped.append("a second, different record \(last) in \(record.journal)")
-                }
-                continue
-            }
-            if record.sequence > last + 1 {
-                dropped.append(
-                    record.sequence == last + 2
-                        ? "record \(last + 1), which is in no journal"
-                        : "records \(last + 1)-\(record.sequence - 1), which are in no journal")
-            }
-            model.apply(record.mutation)
-            (last, lastBytes) = (record.sequence, record.bytes)
-            applied += 1
-        }
-        if applied > 0 { kept.append("\(applied) journal records, up to record \(last)") }
-        guard model.isValid else {
-            throw ArchiveRepair.Failure(
-                description: "what could be read of \(archive) breaks the archive's checks "
-                    + "(a value out of range or a repeated id); nothing was changed")
-        }
-        let aside = try replace(with: model, lastSequence: last, generation: highestGeneration + 1, now: now)
-        return ArchiveRepair.Outcome(archive: archive, keptAside: aside, kept: kept, dropped: dropped)
+        return (found, outOfOrder)
     }
 
-    /// Writes the rebuilt archive (a snapshot and an empty journal after it) into a new folder
-    /// and swaps it with the damaged one, which is kept under another name.
-    private func replace(with model: Model, lastSequence: UInt64, generation: UInt64, now: Int64) throws -> String {
+    /// Writes the rebuilt archive (one snapshot standing at `position` of the log) into a new
+    /// folder and swaps it with the damaged one, which is kept under another name with copies
+    /// of the log's `segments` that held its records.
+    private func replace(
+        with model: Model, lastSequence: UInt64, at position: LogPosition, keeping segments: [UInt64], now: Int64
+    ) throws -> String {
         let building = "\(directory).repair.tmp"
         if fileSystem.fileExists(building) {
             for name in try fileSystem.listDirectory(building) { try fileSystem.remove("\(building)/\(name)") }
         }
         try fileSystem.createDirectory(building, mode: 0o700)
-        let body = model.encodeSnapshot(lastSequence: lastSequence, journalGeneration: generation)
-        let snapshot = SnapshotFile.encode(body: body, version: Model.snapshotVersion, kind: Model.kind)
+        let body = model.encodeSnapshot(lastSequence: lastSequence, journalGeneration: position.generation)
+        let snapshot = SnapshotFile.encode(
+            body: body, version: Model.snapshotVersion, kind: Model.kind,
+            stamp: SnapshotFile.Stamp(lastSequence: lastSequence, position: position))
         try fileSystem.replaceFile("\(building)/\(ArchiveFiles.snapshot)", with: snapshot, mode: 0o600)
-        let length = Archive<Model>.segmentLength(
-            compactionThreshold: StoreOptions().compactionThreshold,
-            snapshotLength: snapshot.count, frameLength: 0)
-        try fileSystem.replaceFile(
-            "\(building)/\(ArchiveFiles.journal(generation: generation + 1))",
-            with: JournalFile.segment(
-                kind: Model.kind, generation: generation + 1,
-                startsAfter: lastSequence, length: length),
-            mode: 0o600)
         let parent = PosixFileSystem.parent(of: directory)
         try fileSystem.syncDirectory(parent)
         try fileSystem.exchange(building, directory)
@@ -177,6 +235,11 @@ private struct Rebuild<Model: ArchiveModel> {
             aside = "\(directory).damaged-\(now)-\(attempt)"
         }
         try fileSystem.rename(building, to: aside)
+        for generation in segments {
+            let name = LogSegment.name(generation: generation)
+            let bytes = try fileSystem.readFile("\(logDirectory)/\(name)", limit: LogSegment.maximumLength)
+            try fileSystem.replaceFile("\(aside)/log-\(name)", with: bytes, mode: 0o600)
+        }
         try fileSystem.syncDirectory(parent)
         return aside
     }

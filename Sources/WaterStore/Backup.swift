@@ -1,13 +1,16 @@
 import Glibc
+import WaterCore
 
 /// Copies a data directory while a server may be writing to it, and puts a copy back.
 ///
-/// Nothing is locked: files are only ever appended to (journals) or replaced by rename
-/// (snapshots, new journals), and every acknowledged write is synced before its reply. So for
-/// each archive the files are listed, copied (journals first, the snapshot last), and listed
-/// again; when the listing changed underneath (a compaction), that archive is copied again.
-/// A copy holds every write acknowledged before the backup began; a write in flight may end
-/// as a torn tail, which loading cuts off. Each copied archive is then loaded to prove it reads.
+/// Nothing is locked: the log is only ever appended to (and its old segments removed), snapshots
+/// are replaced by rename, and every acknowledged write is synced before its reply. So the log
+/// is copied first, newest segment first (an older segment no longer changes once a newer one
+/// holds frames), and the archives' snapshots after it: a snapshot newer than the log copied
+/// only stands further along, never the other way round, and a segment removed meanwhile was one
+/// every snapshot had passed. A copy holds every write acknowledged before the backup began; a
+/// write in flight may end as a torn tail, which the server cuts off when it starts on the copy.
+/// Each copied archive is then loaded to prove it reads.
 public enum Backup {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -34,6 +37,7 @@ public enum Backup {
             }
             try syncDirectory("\(destination)/\(DataDirectory.tls)")
         }
+        try copyLog(from: "\(source)/\(DataDirectory.log)", to: "\(destination)/\(DataDirectory.log)")
         let archives: [String]
         do {
             archives = try DataDirectory.archives(in: source, fileSystem: PosixFileSystem())
@@ -46,6 +50,21 @@ public enum Backup {
         try syncDirectory("\(destination)/\(DataDirectory.users)")
         try syncDirectory(destination)
         return archives.count
+    }
+
+    /// Copies the log's segments, newest first; one removed meanwhile is passed over (every
+    /// snapshot, copied after, stands past it).
+    private static func copyLog(from source: String, to destination: String) throws {
+        guard access(source, F_OK) == 0 else { return }
+        try makeDirectory(destination)
+        for name in try list(source).filter({ LogSegment.generation(ofName: $0) != nil }).sorted(by: >) {
+            do {
+                try copyFile("\(source)/\(name)", to: "\(destination)/\(name)")
+            } catch let error as Failure where error.description.contains("No such file") {
+                unlink("\(destination)/\(name)")
+            }
+        }
+        try syncDirectory(destination)
     }
 
     /// Puts a backup in place at `destination`. A non-empty `destination` is refused unless
@@ -74,65 +93,110 @@ public enum Backup {
     }
 
     /// Puts one archive (`users/<id>`, `accounts` or `household`) of a backup back into the
-    /// data directory at `destination`, whose lock the caller holds. The copy is proven to load
-    /// before it is swapped in; the archive it replaces is kept beside it.
+    /// data directory at `destination`, whose lock the caller holds. The backup's archive is
+    /// proven to load first, then written as one snapshot standing at the end of the
+    /// destination's log (so nothing of the replaced archive in the log is read again) and
+    /// swapped in; the archive it replaces is kept beside it, as one snapshot of everything it
+    /// held when it loads, else as its files with copies of the log segments that held its
+    /// records.
     /// - Returns: where the replaced archive was kept, if there was one.
     @discardableResult
     public static func restoreArchive(_ archive: String, from backup: String, into destination: String, now: Int64)
         throws -> String?
     {
-        let source = "\(backup)/\(archive)"
+        guard access("\(backup)/\(archive)", F_OK) == 0 else {
+            throw Failure(description: "the backup \(backup) has no \(archive)")
+        }
+        switch archive {
+        case DataDirectory.accounts:
+            return try restore(AccountBook.self, archive, from: backup, into: destination, now: now)
+        case DataDirectory.household:
+            return try restore(TodoList.self, archive, from: backup, into: destination, now: now)
+        default: return try restore(MemberArchive.self, archive, from: backup, into: destination, now: now)
+        }
+    }
+
+    private static func restore<Model: ArchiveModel>(
+        _ type: Model.Type, _ archive: String, from backup: String, into destination: String, now: Int64
+    ) throws -> String? {
+        let fileSystem = PosixFileSystem()
+        let restored: ArchiveLoader<Model>.LoadedArchive
+        do {
+            restored = try DataDirectory.read(Model.self, archive, in: backup, fileSystem: fileSystem)
+        } catch {
+            throw Failure(description: "the backup's \(archive) does not read (\(error.message)); nothing was changed")
+        }
+        let logDirectory = "\(destination)/\(DataDirectory.log)"
+        let index: LogIndex
+        do {
+            index = try LogIndex.read(logDirectory, fileSystem: fileSystem)
+        } catch {
+            throw Failure(description: error.description)
+        }
         let target = "\(destination)/\(archive)"
-        guard access(source, F_OK) == 0 else { throw Failure(description: "the backup \(backup) has no \(archive)") }
         let staging = "\(target).restore.tmp"
         if access(staging, F_OK) == 0 { try clear(staging) }
-        try copyArchive(from: source, to: staging)
-        if let problem = DataDirectoryCheck.checkArchive(archive, at: staging).problem {
-            try clear(staging)
-            rmdir(staging)
-            throw Failure(description: "the backup's \(archive) does not read (\(problem)); nothing was changed")
-        }
-        let fileSystem = PosixFileSystem()
+        try makeDirectory(staging)
         let parent = PosixFileSystem.parent(of: target)
         do {
+            try fileSystem.replaceFile(
+                "\(staging)/\(ArchiveFiles.snapshot)",
+                with: snapshot(of: restored.model, lastSequence: restored.lastSequence, at: index.end), mode: 0o600)
             guard access(target, F_OK) == 0 else {
                 try fileSystem.rename(staging, to: target)
                 try fileSystem.syncDirectory(parent)
                 return nil
             }
+            // What is replaced, kept whole: read before the swap makes its chunks obsolete.
+            let replaced = try? DataDirectory.read(
+                Model.self, archive, in: destination, fileSystem: fileSystem,
+                log: LogReader(directory: logDirectory, fileSystem: fileSystem, index: index))
             try fileSystem.exchange(staging, target)
             let aside = "\(target).replaced-\(now / 1000)"
             try fileSystem.rename(staging, to: aside)
+            if let replaced {
+                for name in try fileSystem.listDirectory(aside) { try fileSystem.remove("\(aside)/\(name)") }
+                try fileSystem.replaceFile(
+                    "\(aside)/\(ArchiveFiles.snapshot)",
+                    with: snapshot(of: replaced.model, lastSequence: replaced.lastSequence, at: .start), mode: 0o600)
+            } else if let key = ArchiveKey.of(folder: archive) {
+                for generation in Set((index.chunks[key] ?? []).map(\.generation)).sorted() {
+                    let name = LogSegment.name(generation: generation)
+                    try copyFile("\(logDirectory)/\(name)", to: "\(aside)/log-\(name)")
+                }
+            }
             try fileSystem.syncDirectory(parent)
             return aside
-        } catch {
+        } catch let error as FileSystemError {
             throw Failure(description: error.description)
         }
     }
 
+    /// One snapshot holding `model`, standing at `position`.
+    private static func snapshot<Model: ArchiveModel>(of model: Model, lastSequence: UInt64, at position: LogPosition)
+        -> [UInt8]
+    {
+        SnapshotFile.encode(
+            body: model.encodeSnapshot(lastSequence: lastSequence, journalGeneration: position.generation),
+            version: Model.snapshotVersion, kind: Model.kind,
+            stamp: SnapshotFile.Stamp(lastSequence: lastSequence, position: position))
+    }
+
+    /// Copies an archive's folder: its snapshot (replaced only by rename, so copied whole), and
+    /// the journals of one still in format 1 (protected, kept as it is); again when a file was
+    /// replaced under the copy.
     private static func copyArchive(from source: String, to destination: String) throws {
         try makeDirectory(destination)
         for attempt in 1...20 {
-            let before = try list(source).filter { !$0.hasSuffix(".tmp") }
+            let names = try list(source).filter { !$0.hasSuffix(".tmp") }
             do {
-                // Journals first, newest first, and the snapshot last. A snapshot newer than
-                // the journals copied only makes them obsolete, never the other way round. An
-                // older journal changes only by its seal, which is on disk before the newer
-                // journal takes a record: so when the newer one was copied with records, the
-                // older one copied after it has its seal.
-                let journals = before.filter { ArchiveFiles.generation(ofJournal: $0) != nil }.sorted(by: >)
-                for name in journals + before.filter({ ArchiveFiles.generation(ofJournal: $0) == nil }) {
-                    try copyFile("\(source)/\(name)", to: "\(destination)/\(name)")
-                }
+                for name in names { try copyFile("\(source)/\(name)", to: "\(destination)/\(name)") }
             } catch let error as Failure where attempt < 20 && error.description.contains("No such file") {
                 try clear(destination)
-                continue  // a compaction removed a file while we copied: again
+                continue
             }
-            if try list(source).filter({ !$0.hasSuffix(".tmp") }) == before {
-                try syncDirectory(destination)
-                return
-            }
-            try clear(destination)
+            try syncDirectory(destination)
+            return
         }
         throw Failure(description: "\(source) kept changing while it was copied; try again")
     }

@@ -6,18 +6,23 @@ import WaterCore
 ///     DATA/              0700
 ///       format           "water-data <version>": refuses a directory of an unknown version
 ///       lock             held (flock) by the process using the directory; names it
+///       log/             the shared log: every archive's records since its snapshot
 ///       accounts/        members, password hashes and sessions
 ///       household/       the shared todo list's archive
 ///       users/<id>/      one archive per member, by server-assigned id
 ///
-/// Every file is created 0600.
+/// Every file is created 0600. Format 1 (per-archive journals, no `log/`) is moved to format 2
+/// when first opened (``LegacyMigration``).
 public enum DataDirectory {
-    public static let formatVersion = 1
+    public static let formatVersion = 2
+    /// The format of per-archive journals, which is read to migrate it.
+    static let legacyFormatVersion = 1
     public static let formatFile = "format"
     public static let lockFile = "lock"
     public static let accounts = "accounts"
     public static let household = "household"
     public static let users = "users"
+    public static let log = "log"
     /// The server's TLS key and certificate (made by `water-server init`).
     public static let tls = "tls"
 
@@ -35,15 +40,22 @@ public enum DataDirectory {
         [accounts, household] + (try memberIDs(in: path, fileSystem: fileSystem)).map { "\(users)/\($0)" }
     }
 
+    /// What ``prepare(_:fileSystem:owner:)`` found.
+    enum State {
+        /// No format file yet: ``create(_:fileSystem:)`` makes its archives.
+        case new
+        /// Format 1, to be migrated.
+        case legacy
+        case current
+    }
+
     /// Creates the directory (0700) when missing, checks its format version and takes its
     /// lock for the life of the process.
     /// - Throws: `.locked` naming the holder when another process uses it, `.unsupportedVersion`
     ///   for a directory of another format, `.ioFailure` when it cannot be created.
-    /// - Returns: the lock's handle (closing it releases the directory), and whether the
-    ///   directory is new: then its archives are created, and ``finishCreating(_:fileSystem:)``
-    ///   writes the format file once they are.
+    /// - Returns: the lock's handle (closing it releases the directory), and what it found.
     static func prepare(_ path: String, fileSystem: any FileSystem, owner: String)
-        throws(ArchiveError) -> (lock: FileHandleID, isNew: Bool)
+        throws(ArchiveError) -> (lock: FileHandleID, state: State)
     {
         do {
             try fileSystem.createDirectory(path, mode: 0o700)
@@ -52,12 +64,18 @@ public enum DataDirectory {
         }
         let lock = try lock(path, fileSystem: fileSystem, owner: owner)
         do {
-            let isNew = try checkFormat(path, fileSystem: fileSystem)
+            let version = try checkFormat(path, fileSystem: fileSystem)
             for child in [accounts, household, users] {
                 try fileSystem.createDirectory("\(path)/\(child)", mode: 0o700)
             }
             try fileSystem.syncDirectory(path)
-            return (lock, isNew)
+            let state: State =
+                switch version {
+                case nil: .new
+                case legacyFormatVersion: .legacy
+                default: .current
+                }
+            return (lock, state)
         } catch let error as ArchiveError {
             fileSystem.close(lock)
             throw error
@@ -65,6 +83,37 @@ public enum DataDirectory {
             fileSystem.close(lock)
             throw ArchiveError(error as! FileSystemError)
         }
+    }
+
+    /// Makes a new directory's log and its two empty archives, then writes the format file:
+    /// until then a crash leaves a directory that is made anew, after it one that is whole.
+    static func create(_ path: String, fileSystem: any FileSystem) throws(ArchiveError) {
+        let context = ArchiveContext(defaultTimeZone: .utc)
+        do {
+            try fileSystem.createDirectory("\(path)/\(log)", mode: 0o700)
+            try fileSystem.syncDirectory(path)
+            try fileSystem.replaceFile(
+                "\(path)/\(accounts)/\(ArchiveFiles.snapshot)",
+                with: emptySnapshot(AccountBook.self, context: context, at: .start), mode: 0o600)
+            try fileSystem.replaceFile(
+                "\(path)/\(household)/\(ArchiveFiles.snapshot)",
+                with: emptySnapshot(TodoList.self, context: context, at: .start), mode: 0o600)
+        } catch {
+            throw ArchiveError(error)
+        }
+        try finishCreating(path, fileSystem: fileSystem)
+    }
+
+    /// The snapshot of an archive with nothing in it yet, standing at `position` of the log.
+    static func emptySnapshot<Model: ArchiveModel>(
+        _ type: Model.Type, context: ArchiveContext, at position: LogPosition
+    )
+        -> [UInt8]
+    {
+        SnapshotFile.encode(
+            body: Model(context: context).encodeSnapshot(lastSequence: 0, journalGeneration: position.generation),
+            version: Model.snapshotVersion, kind: Model.kind,
+            stamp: SnapshotFile.Stamp(lastSequence: 0, position: position))
     }
 
     /// Who is using the data directory at `path` (as the holder of its lock wrote it), or nil
@@ -78,12 +127,35 @@ public enum DataDirectory {
     public static func memberID(named username: String, in path: String, fileSystem: any FileSystem = PosixFileSystem())
         throws(ArchiveError) -> UInt64?
     {
-        let accounts = try ArchiveLoader<AccountBook>(
-            fileSystem: fileSystem, directory: "\(path)/\(Self.accounts)",
-            context: ArchiveContext(defaultTimeZone: .utc),
-            expectation: .existing
-        ).load()
+        let accounts = try read(AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem)
         return accounts.model.account(named: username)?.id
+    }
+
+    /// Loads one archive (`accounts`, `household`, `users/<id>`) of the data directory at
+    /// `path` without changing anything: its snapshot and its chunks in the log.
+    static func read<Model: ArchiveModel>(
+        _ type: Model.Type, _ folder: String, in path: String, fileSystem: any FileSystem,
+        log: LogReader? = nil, expectation: ArchiveExpectation = .existing
+    ) throws(ArchiveError) -> ArchiveLoader<Model>.LoadedArchive {
+        guard let key = ArchiveKey.of(folder: folder) else {
+            throw ArchiveError(.ioFailure, "\(folder) is not an archive of a data directory")
+        }
+        let reader: LogReader
+        if let log {
+            reader = log
+        } else {
+            do {
+                reader = LogReader(
+                    directory: "\(path)/\(Self.log)", fileSystem: fileSystem,
+                    index: try LogIndex.read("\(path)/\(Self.log)", fileSystem: fileSystem))
+            } catch {
+                throw ArchiveError(error)
+            }
+        }
+        return try ArchiveLoader<Model>(
+            fileSystem: fileSystem, directory: "\(path)/\(folder)", key: key,
+            context: ArchiveContext(defaultTimeZone: .utc), expectation: expectation, log: reader
+        ).load()
     }
 
     /// Marks a new directory as complete. Until this, its archives may still be missing files
@@ -123,23 +195,24 @@ public enum DataDirectory {
         }
     }
 
-    /// Checks the format file; returns true when there is none yet (a new directory).
-    static func checkFormat(_ path: String, fileSystem: any FileSystem) throws(ArchiveError) -> Bool {
+    /// Checks the format file; returns its version, or nil when there is none yet (a new
+    /// directory).
+    static func checkFormat(_ path: String, fileSystem: any FileSystem) throws(ArchiveError) -> Int? {
         let format = "\(path)/\(formatFile)"
         let text: String
         do {
-            guard fileSystem.fileExists(format) else { return true }
+            guard fileSystem.fileExists(format) else { return nil }
             text = String(decoding: try fileSystem.readFile(format, limit: 256), as: UTF8.self)
         } catch {
             throw ArchiveError(error)
         }
-        guard text == formatText else {
-            throw ArchiveError(
-                .unsupportedVersion,
-                "\(path) is a data directory of format \"\(text.trimmed)\"; "
-                    + "this server reads water-data \(formatVersion)")
+        for version in [formatVersion, legacyFormatVersion] where text == "water-data \(version)\n" {
+            return version
         }
-        return false
+        throw ArchiveError(
+            .unsupportedVersion,
+            "\(path) is a data directory of format \"\(text.trimmed)\"; "
+                + "this server reads water-data \(formatVersion) (and moves water-data \(legacyFormatVersion) to it)")
     }
 }
 

@@ -4,8 +4,9 @@ import WaterCore
 /// Verifies a data directory by reading it, and only reading it: no lock is taken, no tail is
 /// cut, nothing is created, so it changes no byte and works while a server is running.
 ///
-/// A running server may rotate or compact an archive while it is read; the check then finds a
-/// file gone, or a listing that changed under it, and reads that archive again.
+/// A running server appends to the log, starts new segments, removes old ones and replaces
+/// snapshots while the check reads; the check notes what the log's files and the snapshots
+/// were before and after, and reads everything again when they changed under it.
 public enum DataDirectoryCheck {
     /// What was found in one archive.
     /// `water-server check --json` prints these with the field names below.
@@ -14,8 +15,10 @@ public enum DataDirectoryCheck {
         public var archive: String
         /// Why it cannot be loaded (the server protects it), or nil when it loads.
         public var problem: String?
-        /// A write at the end of the newest journal that never completed: never acknowledged,
-        /// cut when the archive is next loaded. While the server runs, a write in flight.
+        /// A write at the end of the log that never completed, which held records of this
+        /// archive (reported on a `log` entry when its directory did not survive): never
+        /// acknowledged, cut when the server next starts. While the server runs, a write in
+        /// flight.
         public var tornTail: TornTail?
         /// The sequence number of its last record: how many writes it has seen.
         public var lastRecord: UInt64
@@ -28,6 +31,8 @@ public enum DataDirectoryCheck {
     }
 
     public struct TornTail: Sendable, Hashable, Encodable {
+        /// The file it is in, relative to the data directory (`log/<segment>`; format 1: the
+        /// journal's name in the archive's folder).
         public var journal: String
         public var bytes: Int
         /// How many records its bytes still delimit; nil when its frame header was lost too.
@@ -42,25 +47,25 @@ public enum DataDirectoryCheck {
         guard fileSystem.fileExists("\(path)/\(DataDirectory.formatFile)") else {
             throw ArchiveError(.ioFailure, "\(path) is not a water data directory (it has no format file)")
         }
-        _ = try DataDirectory.checkFormat(path, fileSystem: fileSystem)
+        let version = try DataDirectory.checkFormat(path, fileSystem: fileSystem)
         let archives: [String]
         do {
             archives = try DataDirectory.archives(in: path, fileSystem: fileSystem)
         } catch {
             throw ArchiveError(error)
         }
-        var reports: [Report] = []
-        var members: [Account] = []
-        for archive in archives {
-            let directory = "\(path)/\(archive)"
-            if archive == DataDirectory.accounts {
-                let (report, book) = check(AccountBook.self, archive, directory, context, fileSystem)
-                members = book?.members ?? []
-                reports.append(report)
-            } else {
-                reports.append(checkArchive(archive, at: directory, fileSystem: fileSystem))
-            }
-        }
+        var reports =
+            version == DataDirectory.legacyFormatVersion
+            ? archives.map { checkLegacyArchive($0, at: "\(path)/\($0)", fileSystem: fileSystem) }
+            : checkBesideServer(path, archives, fileSystem)
+        let members =
+            version == DataDirectory.legacyFormatVersion
+            ? (try? LegacyArchiveLoader<AccountBook>(
+                fileSystem: fileSystem, directory: "\(path)/\(DataDirectory.accounts)", context: context,
+                expectation: .existing
+            ).load())?.model.members ?? []
+            : (try? DataDirectory.read(AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem))?
+                .model.members ?? []
         // Every member the accounts know has an archive. An empty folder of someone the
         // accounts do not know is what an add cut short leaves: the next add reuses it.
         let known = Set(members.map { "\(DataDirectory.users)/\($0.id)" })
@@ -84,40 +89,141 @@ public enum DataDirectoryCheck {
         return reports
     }
 
-    /// Checks one archive folder, `kind` being its place in a data directory (`accounts`,
-    /// `household` or `users/<id>`).
-    public static func checkArchive(
+    /// What the log of the data directory at `path` has wrong that costs no archive anything (a
+    /// damaged segment header, a damaged copy of a frame's directory, stray bytes after a
+    /// segment's last frame): for `check` to mention.
+    public static func logNotes(_ path: String, fileSystem: any FileSystem = PosixFileSystem()) -> [String] {
+        (try? LogIndex.read("\(path)/\(DataDirectory.log)", fileSystem: fileSystem))?.notices ?? []
+    }
+
+    /// Why one archive (`accounts`, `household`, `users/<id>`) of the data directory at `path`
+    /// does not read, or nil when it reads; of either format.
+    public static func problem(of archive: String, in path: String, fileSystem: any FileSystem = PosixFileSystem())
+        -> String?
+    {
+        let version: Int?
+        do {
+            version = try DataDirectory.checkFormat(path, fileSystem: fileSystem)
+        } catch {
+            return error.message
+        }
+        if version == DataDirectory.legacyFormatVersion {
+            return checkLegacyArchive(archive, at: "\(path)/\(archive)", fileSystem: fileSystem).problem
+        }
+        do {
+            switch archive {
+            case DataDirectory.accounts:
+                _ = try DataDirectory.read(AccountBook.self, archive, in: path, fileSystem: fileSystem)
+            case DataDirectory.household:
+                _ = try DataDirectory.read(TodoList.self, archive, in: path, fileSystem: fileSystem)
+            default: _ = try DataDirectory.read(MemberArchive.self, archive, in: path, fileSystem: fileSystem)
+            }
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// Checks every archive of a directory of the current format, again while a running server
+    /// changes the files underneath.
+    private static func checkBesideServer(_ path: String, _ archives: [String], _ fileSystem: any FileSystem)
+        -> [Report]
+    {
+        var reports: [Report] = []
+        for _ in 0..<20 {
+            let before = filesState(path, archives, fileSystem)
+            reports = checkOnce(path, archives, fileSystem)
+            if filesState(path, archives, fileSystem) == before { break }
+        }
+        return reports
+    }
+
+    /// What the check reads, as a running server would change it: the log's files and their
+    /// headers' worth of use, and each snapshot's stamp.
+    private static func filesState(_ path: String, _ archives: [String], _ fileSystem: any FileSystem) -> [String] {
+        let log = "\(path)/\(DataDirectory.log)"
+        let segments = ((try? fileSystem.listDirectory(log)) ?? []).map { name in
+            name + ":"
+                + ((try? fileSystem.readFile("\(log)/\(name)", limit: LogSegment.maximumLength))
+                    .map { "\(Checksum.crc32($0))" } ?? "gone")
+        }
+        let stamps = archives.map { folder in
+            folder + ":"
+                + ((try? fileSystem.readFile(
+                    "\(path)/\(folder)/\(ArchiveFiles.snapshot)", limit: SnapshotFile.maximumLength))
+                    .flatMap(SnapshotFile.stamp(of:)).map { "\($0.lastSequence)@\($0.position)" } ?? "none")
+        }
+        return segments + stamps
+    }
+
+    private static func checkOnce(_ path: String, _ archives: [String], _ fileSystem: any FileSystem) -> [Report] {
+        let index: LogIndex
+        do {
+            index = try LogIndex.read("\(path)/\(DataDirectory.log)", fileSystem: fileSystem)
+        } catch {
+            return archives.map {
+                Report(archive: $0, problem: "the log cannot be read: \(error)", tornTail: nil, lastRecord: 0)
+            }
+        }
+        let log = LogReader(directory: "\(path)/\(DataDirectory.log)", fileSystem: fileSystem, index: index)
+        var reports = archives.map { folder in
+            switch folder {
+            case DataDirectory.accounts: report(AccountBook.self, folder, path, fileSystem, log)
+            case DataDirectory.household: report(TodoList.self, folder, path, fileSystem, log)
+            default: report(MemberArchive.self, folder, path, fileSystem, log)
+            }
+        }
+        if let tail = index.tail {
+            let torn = TornTail(
+                journal: "\(DataDirectory.log)/\(LogSegment.name(generation: tail.generation))",
+                bytes: tail.bytes.count, records: nil)
+            let owners = Set(tail.keys.map(ArchiveKey.folder))
+            var told = false
+            for index in reports.indices where owners.contains(reports[index].archive) {
+                reports[index].tornTail = torn
+                told = true
+            }
+            if !told { reports.append(Report(archive: DataDirectory.log, problem: nil, tornTail: torn, lastRecord: 0)) }
+        }
+        return reports
+    }
+
+    private static func report<Model: ArchiveModel>(
+        _ type: Model.Type, _ folder: String, _ path: String, _ fileSystem: any FileSystem, _ log: LogReader
+    ) -> Report {
+        do {
+            let loaded = try DataDirectory.read(Model.self, folder, in: path, fileSystem: fileSystem, log: log)
+            return Report(archive: folder, problem: nil, tornTail: nil, lastRecord: loaded.lastSequence)
+        } catch {
+            return Report(archive: folder, problem: error.message, tornTail: nil, lastRecord: 0)
+        }
+    }
+
+    /// Checks one archive of a directory of format 1 (per-archive journals), which the server
+    /// moves to the shared log when it next starts: `kind` is its place in a data directory
+    /// (`accounts`, `household` or `users/<id>`).
+    static func checkLegacyArchive(
         _ kind: String, at directory: String, fileSystem: any FileSystem = PosixFileSystem()
     )
         -> Report
     {
         switch kind {
-        case DataDirectory.accounts: return check(AccountBook.self, kind, directory, context, fileSystem).report
-        case DataDirectory.household: return check(TodoList.self, kind, directory, context, fileSystem).report
-        default: return check(MemberArchive.self, kind, directory, context, fileSystem).report
+        case DataDirectory.accounts: return checkLegacy(AccountBook.self, kind, directory, context, fileSystem)
+        case DataDirectory.household: return checkLegacy(TodoList.self, kind, directory, context, fileSystem)
+        default: return checkLegacy(MemberArchive.self, kind, directory, context, fileSystem)
         }
     }
 
     /// The household's time zone only matters to an empty archive, which `.existing` refuses.
     private static let context = ArchiveContext(defaultTimeZone: .utc)
 
-    /// Loads one archive read-only, again while a running server changes it underneath.
-    private static func check<Model: ArchiveModel>(
+    private static func checkLegacy<Model: ArchiveModel>(
         _ type: Model.Type, _ archive: String, _ directory: String, _ context: ArchiveContext,
         _ fileSystem: any FileSystem
-    ) -> (report: Report, model: Model?) {
-        let loader = ArchiveLoader<Model>(
-            fileSystem: fileSystem, directory: directory, context: context,
-            expectation: .existing)
-        var outcome: Result<ArchiveLoader<Model>.LoadedArchive, ArchiveError> = .failure(ArchiveError(.vanished, ""))
-        for _ in 0..<20 {
-            let before = try? fileSystem.listDirectory(directory)
-            outcome = Result { () throws(ArchiveError) in try loader.load() }
-            let after = try? fileSystem.listDirectory(directory)
-            if case .failure(let error) = outcome, error.code == .vanished { continue }
-            if before == after { break }
-        }
-        switch outcome {
+    ) -> Report {
+        let loader = LegacyArchiveLoader<Model>(
+            fileSystem: fileSystem, directory: directory, context: context, expectation: .existing)
+        switch Result(catching: { () throws(ArchiveError) in try loader.load() }) {
         case .success(let loaded):
             let tail = loaded.currentJournal.flatMap { current in
                 current.tornTail.map {
@@ -126,11 +232,9 @@ public enum DataDirectoryCheck {
                         records: $0.records)
                 }
             }
-            return (
-                Report(archive: archive, problem: nil, tornTail: tail, lastRecord: loaded.lastSequence), loaded.model
-            )
+            return Report(archive: archive, problem: nil, tornTail: tail, lastRecord: loaded.lastSequence)
         case .failure(let error):
-            return (Report(archive: archive, problem: error.message, tornTail: nil, lastRecord: 0), nil)
+            return Report(archive: archive, problem: error.message, tornTail: nil, lastRecord: 0)
         }
     }
 }

@@ -6,13 +6,18 @@ import WaterZoneInfo
 
 /// Tunables of the store, with the defaults a household needs.
 public struct StoreOptions: Sendable {
-    /// The smallest journal segment, and the fewest sealed journal bytes a compaction folds. A
-    /// segment is made this long or half the snapshot file, whichever is larger, so the space
-    /// reserved on disk stays small next to the archive. Full segments are sealed and folded
-    /// into a new snapshot once they add up to half the snapshot's body (its size before
-    /// compression), so rewriting the snapshot (encoding and compressing that body) costs
-    /// about twice what was appended since the last one, however well the body compresses.
+    /// The fewest bytes of the log an archive's chunks take before a snapshot folds them. A
+    /// snapshot is written once they add up to this or half the snapshot's body (its size
+    /// before compression), whichever is larger, so rewriting the snapshot (encoding and
+    /// compressing that body) costs about twice what was appended since the last one, however
+    /// well the body compresses.
     public var compactionThreshold = 8 * 1024
+    /// The length of a segment of the shared log (made full of zeros before it is written, so
+    /// the space is taken up front).
+    public var logSegmentLength = 1 << 20
+    /// How many segments the log may grow to before the archives holding the oldest one are
+    /// snapshotted so that it can go.
+    public var maximumLogSegments = 8
     /// A new member's time zone until they choose one.
     public var defaultTimeZone = MemberTimeZone.utc
     /// Where the zones named in the archives are found.
@@ -24,13 +29,15 @@ public struct StoreOptions: Sendable {
 }
 
 /// Every archive of a data directory: the accounts, the household's todo list and one archive
-/// per member, written through one ``GroupCommitter``. Members' archives are loaded when first
-/// used, so a server starts in milliseconds however long the household's history.
+/// per member, each a snapshot in its folder with its later records in the one shared log
+/// (`DATA/log/`), written through one ``GroupCommitter``. Members' archives are loaded when
+/// first used, so a server starts in milliseconds however long the household's history.
 public final class FileArchiveStore: Sendable {
     public let path: String
     public let accounts: Archive<AccountBook>
     public let household: Archive<TodoList>
     public let committer: GroupCommitter
+    let log: SharedLog
     private let fileSystem: any FileSystem
     private let options: StoreOptions
     private let logger: Logger
@@ -39,8 +46,10 @@ public final class FileArchiveStore: Sendable {
     private let context: ArchiveContext
     private let lock: FileHandleID
 
-    /// Opens (creating when missing) the data directory at `path` and loads every archive.
-    /// An archive that cannot be read is put in protected mode; the others load normally.
+    /// Opens (creating when missing) the data directory at `path`: moves a directory of format
+    /// 1 to the shared log first, reads the log, cuts its torn tail, and loads the accounts and
+    /// the household's list. An archive that cannot be read is put in protected mode; the
+    /// others load normally.
     /// - Parameter owner: who holds the lock, as a second process will be told.
     /// - Throws: ``ArchiveError`` `.locked`, `.unsupportedVersion` or `.ioFailure` for the
     ///   directory itself; never for one archive.
@@ -48,39 +57,116 @@ public final class FileArchiveStore: Sendable {
         path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions = StoreOptions(),
         logger: Logger = .silent, owner: String
     ) throws(ArchiveError) {
-        let (lock, isNew) = try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
+        let (lock, state) = try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
         self.lock = lock
         self.path = path
         self.fileSystem = fileSystem
         self.options = options
         self.logger = logger
-        let committer = GroupCommitter(fileSystem: fileSystem)
-        self.committer = committer
         let context = ArchiveContext(defaultTimeZone: options.defaultTimeZone, timeZones: options.timeZones)
-        self.accounts = Archive(
-            directory: "\(path)/\(DataDirectory.accounts)", fileSystem: fileSystem,
-            context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
-            logger: logger, compactionThreshold: options.compactionThreshold, compacted: options.compacted)
-        self.household = Archive(
-            directory: "\(path)/\(DataDirectory.household)", fileSystem: fileSystem,
-            context: context, expectation: isNew ? .newOrExisting : .existing, committer: committer,
-            logger: logger, compactionThreshold: options.compactionThreshold, compacted: options.compacted)
-        if isNew {
-            do throws(ArchiveError) {
-                try DataDirectory.finishCreating(path, fileSystem: fileSystem)
-            } catch {
-                fileSystem.close(lock)
-                throw error
+        self.context = context
+        let log: SharedLog
+        do throws(ArchiveError) {
+            switch state {
+            case .new: try DataDirectory.create(path, fileSystem: fileSystem)
+            case .legacy: try LegacyMigration.run(path, fileSystem: fileSystem, context: context, logger: logger)
+            case .current: break
             }
+            log = try Self.openLog(path, fileSystem: fileSystem, options: options, logger: logger)
+        } catch {
+            fileSystem.close(lock)
+            throw error
         }
+        self.log = log
+        let committer = GroupCommitter(log: log.writer)
+        self.committer = committer
+        self.accounts = Archive(
+            directory: "\(path)/\(DataDirectory.accounts)", key: ArchiveKey.accounts, fileSystem: fileSystem,
+            context: context, expectation: .existing, log: log, committer: committer, logger: logger,
+            compactionThreshold: options.compactionThreshold, compacted: options.compacted)
+        self.household = Archive(
+            directory: "\(path)/\(DataDirectory.household)", key: ArchiveKey.household, fileSystem: fileSystem,
+            context: context, expectation: .existing, log: log, committer: committer, logger: logger,
+            compactionThreshold: options.compactionThreshold, compacted: options.compacted)
         var members: [UInt64: Archive<MemberArchive>?] = [:]
         do {
             for id in try DataDirectory.memberIDs(in: path, fileSystem: fileSystem) { members[id] = .some(nil) }
         } catch {
+            fileSystem.close(lock)
             throw ArchiveError(error)
         }
         self.members = Locked(members)
-        self.context = context
+        log.recycle()
+        log.onCompactionWanted { [weak self] keys in self?.compact(keys) }
+    }
+
+    /// Reads the shared log, cuts its torn tail, removes what a crash left half made, and opens
+    /// it for appending; learns where every archive's snapshot stands.
+    private static func openLog(_ path: String, fileSystem: any FileSystem, options: StoreOptions, logger: Logger)
+        throws(ArchiveError) -> SharedLog
+    {
+        let directory = "\(path)/\(DataDirectory.log)"
+        do {
+            var index = try LogIndex.read(directory, fileSystem: fileSystem)
+            for name in index.unusedFiles { try fileSystem.remove("\(directory)/\(name)") }
+            if let tail = index.tail {
+                let segment = WriteAheadLog.path(directory, tail.generation)
+                logger.warning(
+                    "log tail cut",
+                    [
+                        "log.segment": LogSegment.name(generation: tail.generation),
+                        "offset": "\(tail.bytes.lowerBound)",
+                        "bytes": "\(tail.bytes.count)",
+                        "archives": tail.keys.isEmpty
+                            ? "unknown" : tail.keys.map(ArchiveKey.folder).joined(separator: ","),
+                        "why": "a write a crash cut short; it was never acknowledged",
+                    ])
+                let handle = try fileSystem.open(segment, create: false, mode: 0o600)
+                defer { fileSystem.close(handle) }
+                try fileSystem.write(handle, [UInt8](repeating: 0, count: tail.bytes.count), at: tail.bytes.lowerBound)
+                try fileSystem.sync(handle)
+                index.tail = nil
+            }
+            for damage in index.damage {
+                logger.error("log damaged", ["position": damage.position.description, "why": damage.description])
+            }
+            return try SharedLog(
+                directory: directory, index: index,
+                snapshots: try snapshotPositions(path, fileSystem: fileSystem), segmentLength: options.logSegmentLength,
+                maximumSegments: options.maximumLogSegments, fileSystem: fileSystem, logger: logger)
+        } catch {
+            throw ArchiveError(error)
+        }
+    }
+
+    /// Where each archive's snapshot stands, from the snapshots' headers (each checked against
+    /// its checksum, none inflated). One that does not read stands at the start: it holds every
+    /// segment, so a repair finds all its records.
+    private static func snapshotPositions(_ path: String, fileSystem: any FileSystem) throws(FileSystemError)
+        -> [UInt64: LogPosition]
+    {
+        var positions: [UInt64: LogPosition] = [:]
+        for folder in try DataDirectory.archives(in: path, fileSystem: fileSystem) {
+            guard let key = ArchiveKey.of(folder: folder) else { continue }
+            let file = try? fileSystem.readFile(
+                "\(path)/\(folder)/\(ArchiveFiles.snapshot)", limit: SnapshotFile.maximumLength)
+            positions[key] = file.flatMap(SnapshotFile.stamp(of:))?.position ?? .start
+        }
+        return positions
+    }
+
+    /// Snapshots the archives `keys` (loading those not loaded yet): the log grew too long and
+    /// they hold its oldest segment.
+    private func compact(_ keys: [UInt64]) {
+        Archive<MemberArchive>.compactionQueue.async { [self] in
+            for key in keys {
+                switch key {
+                case ArchiveKey.accounts: accounts.compact()
+                case ArchiveKey.household: household.compact()
+                default: member(key & (1 << 56 - 1))?.compact()
+                }
+            }
+        }
     }
 
     /// The archive of member `id`, or nil when there is none.
@@ -106,12 +192,10 @@ public final class FileArchiveStore: Sendable {
         }
     }
 
-    private func openMember(_ id: UInt64, expectation: ArchiveLoader<MemberArchive>.Expectation) -> Archive<
-        MemberArchive
-    > {
+    private func openMember(_ id: UInt64, expectation: ArchiveExpectation) -> Archive<MemberArchive> {
         let archive = Archive<MemberArchive>(
-            directory: "\(path)/\(DataDirectory.users)/\(id)", fileSystem: fileSystem, context: context,
-            expectation: expectation, committer: committer, logger: logger,
+            directory: "\(path)/\(DataDirectory.users)/\(id)", key: ArchiveKey.member(id), fileSystem: fileSystem,
+            context: context, expectation: expectation, log: log, committer: committer, logger: logger,
             compactionThreshold: options.compactionThreshold, compacted: options.compacted)
         // Loading inflates and decodes the whole snapshot: give those buffers back to the
         // system instead of keeping them as the process's high-water mark.
@@ -119,19 +203,29 @@ public final class FileArchiveStore: Sendable {
         return archive
     }
 
+    /// Where the shared log's end stands: its newest segment, and the byte after its last frame.
+    public var logPosition: LogPosition { log.writer.end }
+
     public var memberIDs: [UInt64] {
         members.withLock { $0.keys.sorted() }
     }
 
-    /// Creates the empty archive of a new member (its folder, durably) and returns it, or
-    /// returns the archive already there: one a failed add left behind is reused, and so is a
-    /// folder whose creation a crash cut short before its first journal (which ``member(_:)``,
-    /// expecting a member that exists, would refuse as files gone missing).
+    /// Creates the empty archive of a new member (its folder and an empty snapshot standing at
+    /// the log's end, durably) and returns it, or returns the archive already there: one a
+    /// failed add left behind is reused, and so is a folder whose creation a crash cut short.
     public func createMember(_ id: UInt64) throws(ArchiveError) -> Archive<MemberArchive> {
         let usersPath = "\(path)/\(DataDirectory.users)"
+        let folder = "\(usersPath)/\(id)"
         do {
-            try fileSystem.createDirectory("\(usersPath)/\(id)", mode: 0o700)
+            try fileSystem.createDirectory(folder, mode: 0o700)
             try fileSystem.syncDirectory(usersPath)
+            if !fileSystem.fileExists("\(folder)/\(ArchiveFiles.snapshot)") {
+                let end = log.writer.end
+                try fileSystem.replaceFile(
+                    "\(folder)/\(ArchiveFiles.snapshot)",
+                    with: DataDirectory.emptySnapshot(MemberArchive.self, context: context, at: end), mode: 0o600)
+                log.created(ArchiveKey.member(id), at: end)
+            }
         } catch {
             throw ArchiveError(error)
         }
@@ -175,13 +269,14 @@ public final class FileArchiveStore: Sendable {
         Archive<MemberArchive>.compactionQueue.sync {}
     }
 
-    /// Finishes what was submitted, closes every journal and releases the directory's lock.
-    /// Writes submitted afterwards fail.
+    /// Finishes what was submitted, closes the log and releases the directory's lock. Writes
+    /// submitted afterwards fail.
     public func close() {
         flush()
         accounts.close()
         household.close()
         for archive in members.withLock({ $0.values.compactMap { $0 } }) { archive.close() }
+        log.writer.close()
         fileSystem.close(lock)
     }
 }

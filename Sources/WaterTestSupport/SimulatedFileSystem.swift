@@ -86,12 +86,10 @@ public struct SimulatedFileSystem: FileSystem {
     public func write(_ handle: FileHandleID, _ bytes: [UInt8], at offset: Int) throws(FileSystemError) {
         try withState("write", "fd \(handle.raw)") { (state) throws(FileSystemError) in
             let number = try inode(handle, state, "write")
-            var data = state.inodes[number]!.data
-            if data.count < offset + bytes.count {
-                data += [UInt8](repeating: 0, count: offset + bytes.count - data.count)
-            }
-            data.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
-            state.inodes[number]!.data = data
+            // In place: a log segment is a megabyte, written a frame at a time.
+            let missing = offset + bytes.count - state.inodes[number]!.data.count
+            if missing > 0 { state.inodes[number]!.data += repeatElement(0, count: missing) }
+            state.inodes[number]!.data.replaceSubrange(offset..<(offset + bytes.count), with: bytes)
         }
     }
 

@@ -164,9 +164,11 @@ struct CheckJSON: Encodable {
     var damaged: Int
     var inUseBy: String?
     var archives: [DataDirectoryCheck.Report]
+    /// What the log has wrong that costs no archive anything.
+    var notes: [String]
 
     enum CodingKeys: String, CodingKey {
-        case healthy, damaged, archives
+        case healthy, damaged, archives, notes
         case inUseBy = "in_use_by"
     }
 }
@@ -177,29 +179,37 @@ func check(_ arguments: inout Arguments) throws -> ExitCode {
     try arguments.finish()
     let user = DataDirectory.user(of: data)
     let reports = try AdminCommands.check(dataDirectory: data)
+    let notes = DataDirectoryCheck.logNotes(data)
     let damaged = reports.filter { $0.problem != nil }.count
     if json {
         Terminal.print(
-            JSONOutput.encode(CheckJSON(healthy: damaged == 0, damaged: damaged, inUseBy: user, archives: reports)))
+            JSONOutput.encode(
+                CheckJSON(healthy: damaged == 0, damaged: damaged, inUseBy: user, archives: reports, notes: notes)))
         return damaged == 0 ? .ok : .failure
     }
     if let user { Terminal.print("in use by \(user): reading beside it") }
+    var tornTails: Set<DataDirectoryCheck.TornTail> = []
     for report in reports {
         let path = "\(data)/\(report.archive)"
-        Terminal.print(
-            report.problem.map { "DAMAGED   \(path): \($0)" }
-                ?? "ok        \(path) (\(report.lastRecord) \(report.lastRecord == 1 ? "record" : "records"))")
-        if let tail = report.tornTail {
-            let records = tail.records.map { "\($0) records" } ?? "records unknown"
+        if report.archive != DataDirectory.log {
             Terminal.print(
-                "note      \(path)/\(tail.journal) ends in \(tail.bytes) bytes (\(records)) of a write that never "
-                    + "completed: never acknowledged, cut when the archive is next loaded")
+                report.problem.map { "DAMAGED   \(path): \($0)" }
+                    ?? "ok        \(path) (\(report.lastRecord) \(report.lastRecord == 1 ? "record" : "records"))")
+        }
+        if let tail = report.tornTail, tornTails.insert(tail).inserted {
+            let records = tail.records.map { " (\($0) records)" } ?? ""
+            let file =
+                tail.journal.hasPrefix("\(DataDirectory.log)/") ? "\(data)/\(tail.journal)" : "\(path)/\(tail.journal)"
+            Terminal.print(
+                "note      \(file) ends in \(tail.bytes) bytes\(records) of a write that never completed: never "
+                    + "acknowledged, cut when the server next starts")
         }
     }
+    for note in notes { Terminal.print("note      \(data)/\(DataDirectory.log): \(note)") }
     Terminal.print(
         damaged == 0
-            ? "all \(reports.count) archives are healthy"
-            : "\(damaged) of \(reports.count) archives are damaged; the server refuses to change them. "
+            ? "all \(reports.filter { $0.archive != DataDirectory.log }.count) archives are healthy"
+            : "\(damaged) of \(reports.filter { $0.archive != DataDirectory.log }.count) archives are damaged; the server refuses to change them. "
                 + "Take a backup, then stop the server and run: water-server repair --all --data \(data)")
     return damaged == 0 ? .ok : .failure
 }

@@ -117,12 +117,7 @@ struct BackupTests {
 
         // A backup whose accounts do not read cannot have its sessions ended: refused, nothing
         // changed, unless the admin asks for it as it is.
-        let accounts = "\(folder)/backup/accounts"
-        let journal = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: accounts).filter { $0.hasPrefix("journal-") }.max())
-        let frames = DamagedArchiveTests.frameOffsets(
-            try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(accounts)/\(journal)"))))
-        try DamagedArchiveTests.flipByte("\(accounts)/\(journal)", at: frames[0] + 20)
+        try LogFiles.damageSnapshot(of: "accounts", in: "\(folder)/backup")
         let damaged = try run(
             "water-server", ["restore", "--from", "\(folder)/backup", "--data", "\(folder)/from-damaged"])
         #expect(damaged.status == 1 && damaged.error.contains("--keep-sessions"), "\(damaged.error)")

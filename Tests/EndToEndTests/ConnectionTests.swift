@@ -115,11 +115,9 @@ struct ConnectionTests {
         _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 400))
         _ = try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250))
         #expect(server.stop() == 0)
-        // Damage dad's journal (member 2): one bit of its header.
-        let journal = "\(server.dataDirectory)/users/2/journal-0000000000000001"
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal)))
-        bytes[10] ^= 0x01
-        try Data(bytes).write(to: URL(fileURLWithPath: journal))
+        // Damage dad's archive (member 2): one bit of his record in the log.
+        let damaged = try LogFiles.damageChunk(of: "users/2", in: server.dataDirectory, 0)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: damaged.path)))[damaged.bytes]
         server = try server.restarted()
         let dadAgain = try server.client("dad", password: "dad-password-1")
         expectCode(.failedPrecondition) { try dadAgain.call(WaterV1.GetTodayRequest()) }
@@ -130,7 +128,7 @@ struct ConnectionTests {
         #expect(try mumAgain.call(WaterV1.GetTodayRequest()).day?.amountMl == 250)
         #expect(try mumAgain.call(WaterV1.GetBoardRequest()).board?.rows.map(\.username) == ["mum"])
         #expect(server.stop() == 0)
-        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal))) == bytes)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: damaged.path)))[damaged.bytes] == bytes)
         let check = try run("water-server", ["check", "--data", server.dataDirectory])
         #expect(check.status == 1)
         #expect(check.output.contains("DAMAGED") && check.output.contains("users/2"))

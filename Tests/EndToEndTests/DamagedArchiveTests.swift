@@ -38,32 +38,6 @@ struct DamagedArchiveTests {
         return server
     }
 
-    static func dadsJournal(_ server: ServerProcess) throws -> String {
-        let directory = "\(server.dataDirectory)/users/2"
-        let name = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("journal-") }.max())
-        return "\(directory)/\(name)"
-    }
-
-    /// Cuts a journal in the middle of what was written to it, as the outside harness did.
-    static func cutHalfway(_ path: String) throws {
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let used = (bytes.lastIndex { $0 != 0 } ?? 0) + 1
-        #expect(truncate(path, off_t(used / 2)) == 0)
-    }
-
-    /// Where each frame of a version 2 journal starts (after its 32-byte header).
-    static func frameOffsets(_ bytes: [UInt8]) -> [Int] {
-        func word(_ at: Int) -> UInt32 { bytes[at..<(at + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
-        var offsets: [Int] = []
-        var offset = 32
-        while offset + 12 <= bytes.count, word(offset) != 0, word(offset + 4) == ~word(offset) {
-            offsets.append(offset)
-            offset += 12 + Int(word(offset))
-        }
-        return offsets
-    }
-
     static func flipByte(_ path: String, at offset: Int) throws {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         bytes[offset] ^= 0x01
@@ -73,10 +47,12 @@ struct DamagedArchiveTests {
     @Test("check changes no byte of a damaged, stopped directory, and reads a running server's beside it")
     func checkOnlyReads() throws {
         var server = try Self.household(drinks: 20)
-        try Self.cutHalfway(try Self.dadsJournal(server))
+        try LogFiles.damageChunk(of: "users/2", in: server.dataDirectory, 5)
         let before = try Self.tree(server.dataDirectory)
         let stopped = try run("water-server", ["check", "--data", server.dataDirectory])
-        #expect(stopped.status == 1 && stopped.output.contains("DAMAGED") && stopped.output.contains("cut short"))
+        #expect(
+            stopped.status == 1 && stopped.output.contains("DAMAGED") && stopped.output.contains("are damaged"),
+            "\(stopped.output)")
         #expect(try Self.tree(server.dataDirectory) == before, "check changed the data it checked")
 
         server = try server.restarted()
@@ -91,10 +67,12 @@ struct DamagedArchiveTests {
         #expect(server.stop() == 0)
     }
 
-    @Test("a member's journal cut halfway: protected, then repaired keeping every record before the cut")
-    func repairCutJournal() throws {
+    @Test("a member's records damaged in the log: protected, then repaired keeping every record that verifies")
+    func repairDamagedRecords() throws {
         var server = try Self.household(drinks: 300)
-        try Self.cutHalfway(try Self.dadsJournal(server))
+        let live = try LogFiles.chunks(of: "users/2", in: server.dataDirectory)
+        #expect(live.count > 10, "records past dad's snapshot: \(live.count)")
+        let damaged = try LogFiles.damageChunk(of: "users/2", in: server.dataDirectory, live.count / 2)
         server = try server.restarted()
         let dad = try server.client("dad", password: Self.dadPassword)
         expectCode(.failedPrecondition) { try dad.call(WaterV1.GetTodayRequest()) }
@@ -117,9 +95,10 @@ struct DamagedArchiveTests {
         server = try server.restarted()
         let dadAgain = try server.client("dad", password: Self.dadPassword)
         let kept = try #require(try dadAgain.call(WaterV1.GetTodayRequest()).day?.count)
-        #expect(kept > 100 && kept < 300, "the records before the cut are kept: \(kept)")
+        #expect(kept == 299, "every drink but the damaged one is kept: \(kept)")
         // Dad's first record is his time zone, from when he was added.
-        #expect(repair.output.contains("journal records, up to record \(kept + 1)"), "\(repair.output)")
+        #expect(repair.output.contains("records in the log, up to record 301"), "\(repair.output)")
+        #expect(repair.output.contains("record \(damaged.sequence), which is nowhere to be found"), "\(repair.output)")
         _ = try dadAgain.call(WaterV1.LogWaterRequest(entryID: dadAgain.newID().description, amountMl: 10))
         #expect(try dadAgain.call(WaterV1.GetTodayRequest()).day?.count == kept + 1)
         #expect(server.stop() == 0)
@@ -129,13 +108,11 @@ struct DamagedArchiveTests {
     func damagedAccounts() throws {
         var server = try Self.household(drinks: 1)
         let accounts = "\(server.dataDirectory)/accounts"
-        let journal = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: accounts).filter { $0.hasPrefix("journal-") }.max())
-        // Damage the second frame (mum's first session), keeping the accounts themselves.
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(accounts)/\(journal)")))
-        let frames = Self.frameOffsets(bytes)
-        #expect(frames.count >= 4, "init, logins and add member wrote frames: \(frames)")
-        try Self.flipByte("\(accounts)/\(journal)", at: frames[1] + 20)
+        // Damage the accounts' second record in the log (mum's first session), keeping the
+        // accounts themselves (the first, mum added by init).
+        let chunks = try LogFiles.chunks(of: "accounts", in: server.dataDirectory)
+        #expect(chunks.count >= 3, "init, logins and add member wrote records: \(chunks.count)")
+        try LogFiles.damageChunk(of: "accounts", in: server.dataDirectory, 1)
         server = try server.restarted()
         let login = try server.cli("dad").run(["login", "dad", "--password-stdin"], input: Self.dadPassword + "\n")
         #expect(login.status != 0)
@@ -156,7 +133,7 @@ struct DamagedArchiveTests {
     @Test("a protected member shows as unavailable on the board, and the household's export has everyone else")
     func protectedMemberOnBoardAndExport() throws {
         var server = try Self.household(drinks: 5)
-        try Self.flipByte(try Self.dadsJournal(server), at: 10)
+        try LogFiles.damageSnapshot(of: "users/2", in: server.dataDirectory)
         server = try server.restarted()
         let mum = server.cli("mum")
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
@@ -190,7 +167,7 @@ struct DamagedArchiveTests {
         let dad = try server.client("dad", password: Self.dadPassword)
         for _ in 0..<3 { _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 10)) }
         #expect(server.stop() == 0)
-        try Self.flipByte(try Self.dadsJournal(server), at: 10)
+        try LogFiles.damageSnapshot(of: "users/2", in: server.dataDirectory)
         let damaged = try run("water-server", ["backup", "--data", server.dataDirectory, "--to", "\(root)/damaged"])
         #expect(damaged.status == 0, "\(damaged.error)")
         #expect(

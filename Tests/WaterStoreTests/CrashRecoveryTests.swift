@@ -31,22 +31,51 @@ struct CrashRecoveryTests {
     }
 
     @Test(
-        "a crash in the middle of a write (a torn journal tail) loses only that write", arguments: [1, 5, 11, 30, 64])
+        "a crash in the middle of a write (a torn tail of the log) loses only that write",
+        arguments: [1, 5, 11, 30, 64])
     func tornTail(keptBytes: Int) throws {
         let disk = SimulatedDisk()
         let faulty = FaultInjectingFileSystem(base: disk.fileSystem())
         let store = try openStore(faulty, threshold: 1 << 20)
         var expected = Expected()
         for step in Self.steps.prefix(40) { #expect(run(step, on: store, expecting: &expected)) }
-        // The next journal sync "hangs" (fails): the write is on its way but not durable.
+        // The next sync of the log "hangs" (fails): the write is on its way but not durable.
         faulty.failStarting(at: 1, of: .sync, errno: EIO)
         var lost = expected
         #expect(!run(.log(member: 1, n: 9_999, amount: 250), on: store, expecting: &lost))
         // Power goes: part of the unsynced frame made it to the platter.
         let recovered = try openStore(
-            disk.crash { path, unsynced in path.contains("journal") ? min(keptBytes, unsynced - 1) : 0 })
+            disk.crash { path, unsynced in path.contains("/log/") ? min(keptBytes, unsynced - 1) : 0 })
         #expect(try Expected(recovered) == expected)
         #expect(recovered.protectedArchives.isEmpty)
+    }
+}
+
+@Suite("Group commit and snapshots")
+struct GroupSnapshotTests {
+    @Test(
+        "a snapshot that starts with a group's frame holds every record of that frame, whatever the order of its submissions"
+    )
+    func snapshotInsideAGroup() throws {
+        let disk = SimulatedDisk()
+        let store = try openStore(disk.fileSystem(), threshold: 64)
+        let archive = try store.createMember(1)
+        var expected = MemberArchive(timeZone: .utc)
+        // Ten submissions of one archive in one group: the first alone passes the threshold.
+        #expect(store.committer.acquireLeadership())
+        for n in 0..<10 {
+            let mutation = MemberMutation.water(
+                .logged(WaterEntry(id: id(n), amountMillilitres: 250, unixMilliseconds: workloadStart)))
+            expected.apply(mutation)
+            try archive.commit({ _ in [mutation] }, result: { _ in () }, completion: { _ in })
+        }
+        store.committer.lead()
+        store.flush()
+        #expect(archive.fileStatus.compactions > 0, "a snapshot was written")
+        store.close()
+        let reopened = try openStore(disk.crash(), threshold: 64)
+        #expect(reopened.protectedArchives.isEmpty)
+        #expect(try reopened.member(1)!.read { $0 } == expected)
     }
 }
 

@@ -30,10 +30,12 @@ struct DataDirectoryTests {
         run(.log(member: 4, n: 1, amount: 250), on: store, expecting: &expected)
         run(.todo(n: 2), on: store, expecting: &expected)
         store.close()
-        for directory in [path, "\(path)/users", "\(path)/users/4", "\(path)/household"] {
+        for directory in [path, "\(path)/users", "\(path)/users/4", "\(path)/household", "\(path)/log"] {
             #expect(Self.mode(directory) == 0o700, "\(directory)")
         }
-        for file in ["format", "lock", "users/4/journal-0000000000000001", "household/journal-0000000000000001"] {
+        for file in [
+            "format", "lock", "log/0000000000000001", "users/4/snapshot", "household/snapshot", "accounts/snapshot",
+        ] {
             #expect(Self.mode("\(path)/\(file)") == 0o600, "\(file)")
         }
     }
@@ -66,19 +68,27 @@ struct DataDirectoryTests {
         }
     }
 
-    @Test("refuses a journal built to exhaust memory instead of loading it")
-    func oversizedJournal() throws {
+    @Test("refuses a log segment built to exhaust memory instead of reading it, and never writes over it")
+    func oversizedSegment() throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(Self.parent(path)) }
         let store = try FileArchiveStore(path: path, owner: "test")
         var expected = Expected()
         run(.log(member: 5, n: 1, amount: 250), on: store, expecting: &expected)
         store.close()
-        // Grow the journal past the cap (sparse: no disk is used).
-        #expect(truncate("\(path)/users/5/journal-0000000000000001", off_t(300 << 20)) == 0)
+        // Grow the segment past the cap (sparse: no disk is used).
+        #expect(truncate("\(path)/log/0000000000000001", off_t(300 << 20)) == 0)
         let reopened = try FileArchiveStore(path: path, owner: "test")
         #expect(reopened.protectedArchives.first?.reason.message.contains("larger than") == true)
+        // Writes that can go on go to a segment of their own.
+        #expect(reopened.logPosition == LogPosition(generation: 2, offset: 0))
+        var more = Expected()
+        #expect(run(.log(member: 6, n: 2, amount: 250), on: reopened, expecting: &more))
+        #expect(reopened.logPosition.generation == 2)
         reopened.close()
+        var info = stat()
+        stat("\(path)/log/0000000000000001", &info)
+        #expect(info.st_size == 300 << 20)
     }
 
     static func mode(_ path: String) -> mode_t {

@@ -6,17 +6,35 @@ import WaterTestSupport
 
 @testable import WaterStore
 
-/// A disk holding three members and the household, with snapshots and journals both in use.
+/// A disk holding three members and the household, with snapshots and the log both in use.
 private func populatedDisk() throws -> (SimulatedDisk, Expected) {
     let disk = SimulatedDisk()
-    let store = try openStore(disk.fileSystem(), threshold: 1024)
+    let store = try openStore(disk.fileSystem(), threshold: 1024, segment: 4096)
     var expected = Expected()
     for step in Step.script(count: 150, seed: 3) { run(step, on: store, expecting: &expected) }
     store.flush()
-    // A few more writes after the last compaction, so every journal has several frames.
+    // A few more writes after the last compaction, so the log holds records of every archive.
     for n in 0..<6 { run(.log(member: 2, n: 10_000 + n, amount: 200), on: store, expecting: &expected) }
+    run(.todo(n: 10_006), on: store, expecting: &expected)
+    for member: UInt64 in [1, 3] {
+        run(.log(member: member, n: 10_007 + Int(member), amount: 300), on: store, expecting: &expected)
+    }
     store.close()
     return (disk, expected)
+}
+
+/// What each archive holds after a restart, or nil when it is protected.
+private func archives(_ store: FileArchiveStore) -> [UInt64: Expected?] {
+    var found: [UInt64: Expected?] = [:]
+    for member: UInt64 in [1, 2, 3] {
+        var one = Expected()
+        one.members[member] = try? store.member(member)!.read { $0 }
+        found[ArchiveKey.member(member)] = one.members[member] == nil ? .some(nil) : one
+    }
+    var household = Expected()
+    household.household = (try? store.household.read { $0 }) ?? TodoList()
+    found[ArchiveKey.household] = store.household.protection == nil ? household : .some(nil)
+    return found
 }
 
 @Suite("Protected mode")
@@ -30,60 +48,116 @@ struct ProtectedModeTests {
         disk.overwrite(snapshot, with: bytes)
         let before = disk.contents(under: "/data/users/2")
 
-        let store = try openStore(disk.fileSystem(), threshold: 1024)
+        let store = try openStore(disk.fileSystem(), threshold: 1024, segment: 4096)
         #expect(store.protectedArchives.map(\.path) == ["/data/users/2"])
         let archive = try #require(store.member(2))
         #expect { try archive.read { $0 } } throws: { ($0 as? ArchiveError)?.code == .protected }
         var scratch = expected
         #expect(!run(.log(member: 2, n: 20_000, amount: 250), on: store, expecting: &scratch))
-        // Everyone else reads and writes as before.
+        // Everyone else reads and writes as before, through the log it shares.
         #expect(try store.member(1)!.read { $0 } == expected.members[1])
-        #expect(run(.log(member: 1, n: 20_001, amount: 250), on: store, expecting: &scratch))
-        #expect(run(.todo(n: 20_002), on: store, expecting: &scratch))
+        for n in 0..<40 { #expect(run(.log(member: 1, n: 20_001 + n, amount: 250), on: store, expecting: &scratch)) }
+        #expect(run(.todo(n: 20_100), on: store, expecting: &scratch))
         store.flush()
         #expect(disk.contents(under: "/data/users/2") == before)
         let message = try #require(store.protectedArchives.first?.reason.message)
         #expect(message.contains("/data/users/2") && message.contains("checksum"))
+        store.close()
+        // The protected archive's records stay in the log, however far the others write.
+        let reopened = try openStore(disk.crash(), threshold: 1024, segment: 4096)
+        #expect(reopened.protectedArchives.map(\.path) == ["/data/users/2"])
+        let index = try LogIndex.read("/data/log", fileSystem: disk.fileSystem())
+        #expect(index.chunks[ArchiveKey.member(2)]?.isEmpty == false, "member 2's records are still in the log")
     }
 
-    @Test("a flipped bit anywhere in a snapshot, or in a journal record but the last, is never accepted")
-    func everyBitOfAnArchive() throws {
+    @Test("a flipped bit in a snapshot is never accepted, and protects only its archive")
+    func everyBitOfASnapshot() throws {
         let (disk, expected) = try populatedDisk()
-        let files = disk.contents(under: "/data/users/2/")
-        #expect(files.keys.contains { $0.hasSuffix("snapshot") } && files.keys.contains { $0.contains("journal-") })
-        for (path, original) in files {
-            // The last frame of the journal may be torn by a crash, so damage there (and in the
-            // zeros after it) is cut off rather than reported; every other byte must be caught.
-            let checked = path.contains("journal-") ? lastFrameStart(original) : original.count
-            for bit in stride(from: 0, to: checked * 8, by: 3) {
-                var damaged = original
-                damaged[bit / 8] ^= 1 << (bit % 8)
-                disk.overwrite(path, with: damaged)
-                let store = try openStore(disk.crash())
-                let member = try? store.member(2)!.read { $0 }
-                #expect(member == nil || member == expected.members[2], "bit \(bit) of \(path)")
-                #expect(member == nil, "bit \(bit) of \(path) went unnoticed")
-                store.close()
+        let path = "/data/users/2/snapshot"
+        let original = try #require(disk.contents(under: path)[path])
+        for bit in stride(from: 0, to: original.count * 8, by: 5) {
+            var damaged = original
+            damaged[bit / 8] ^= 1 << (bit % 8)
+            disk.overwrite(path, with: damaged)
+            let store = try openStore(disk.crash(), threshold: 1024, segment: 4096)
+            #expect(store.protectedArchives.map(\.path) == ["/data/users/2"], "bit \(bit)")
+            #expect(try store.member(1)!.read { $0 } == expected.members[1])
+            store.close()
+        }
+        disk.overwrite(path, with: original)
+    }
+
+    @Test(
+        "a flipped bit in the log, but in its last frame, never changes what an archive holds, and protects only the archives of the frame it is in"
+    )
+    func everyBitOfTheLog() throws {
+        let (disk, expected) = try populatedDisk()
+        let segments = disk.contents(under: "/data/log/").filter {
+            LogSegment.generation(ofName: String($0.key.dropFirst(10))) != nil
+        }
+        #expect(segments.count > 1, "the log crossed segments")
+        // The newest segment written (one made ahead of time may follow it, all zeros).
+        let newest = try #require(
+            segments.filter { !$0.value.withUnsafeBytes { LogSegment.scan($0) }.frames.isEmpty }.keys.max())
+        // Where each archive's snapshot stands: chunks before it are folded in, and damage there
+        // costs nothing.
+        var folded: [UInt64: LogPosition] = [:]
+        for (path, bytes) in disk.contents(under: "/data/") where path.hasSuffix("/snapshot") {
+            let folder = String(path.dropFirst("/data/".count).dropLast("/snapshot".count))
+            folded[ArchiveKey.of(folder: folder)!] = SnapshotFile.stamp(of: bytes)!.position
+        }
+        var flips = 0
+        for (path, original) in segments.sorted(by: { $0.key < $1.key }) {
+            let scan = original.withUnsafeBytes { LogSegment.scan($0) }
+            // The last frame of the log may be torn by a crash: damage there is cut, not reported.
+            let frames = path == newest ? scan.frames.dropLast() : scan.frames[...]
+            for frame in frames {
+                let owners = Set(frame.entries.map(\.entry.key))
+                for bit in stride(from: frame.offset * 8, to: frame.end * 8, by: 131) {
+                    var damaged = original
+                    damaged[bit / 8] ^= 1 << (bit % 8)
+                    disk.overwrite(path, with: damaged)
+                    let store = try openStore(disk.crash(), threshold: 1024, segment: 4096)
+                    for (key, found) in archives(store) {
+                        guard let found else {
+                            #expect(
+                                owners.contains(key),
+                                "bit \(bit) of \(path) protected \(ArchiveKey.folder(key)), not in its frame")
+                            continue
+                        }
+                        let member = key & (1 << 56 - 1)
+                        if key == ArchiveKey.household {
+                            #expect(found.household == expected.household, "bit \(bit) of \(path)")
+                        } else {
+                            #expect(found.members[member] == expected.members[member], "bit \(bit) of \(path)")
+                        }
+                    }
+                    // Damage inside a chunk not folded into a snapshot yet is always noticed: its
+                    // archive is protected.
+                    let end = LogPosition(
+                        generation: LogSegment.generation(ofName: String(path.dropFirst(10)))!, offset: frame.end)
+                    if let (entry, _, _) = frame.entries.first(where: { $0.chunk.contains(bit / 8) }),
+                        end > folded[entry.key]!
+                    {
+                        #expect(
+                            store.protectedArchives.map(\.path).contains("/data/\(ArchiveKey.folder(entry.key))"),
+                            "bit \(bit) of \(path)")
+                    }
+                    store.close()
+                    flips += 1
+                }
             }
             disk.overwrite(path, with: original)
         }
-    }
-
-    private func lastFrameStart(_ journal: [UInt8]) -> Int {
-        var offset = JournalFile.headerLength
-        var last = offset
-        while let payload = JournalFile.validFrame(in: journal, at: offset) {
-            last = offset
-            offset = payload.endIndex
-        }
-        return last
+        #expect(flips > 200)
     }
 
     @Test("an archive in a format version from the future is refused, not guessed at")
     func futureVersion() throws {
         let (disk, _) = try populatedDisk()
         let snapshot = "/data/users/3/snapshot"
-        let future = SnapshotFile.encode(body: [], version: 9, kind: .member)
+        let stamp = SnapshotFile.stamp(of: try #require(disk.contents(under: snapshot)[snapshot]))!
+        let future = SnapshotFile.encode(body: [], version: 9, kind: .member, stamp: stamp)
         disk.overwrite(snapshot, with: future)
         let store = try openStore(disk.crash())
         let reason = try #require(store.protectedArchives.first { $0.path == "/data/users/3" }?.reason)
@@ -91,66 +165,17 @@ struct ProtectedModeTests {
         #expect(disk.contents(under: snapshot)[snapshot] == future)
     }
 
-    @Test("a journal record that breaks the seed's rules (an amount out of range) protects the archive")
+    @Test("a record in the log that breaks the seed's rules (an amount out of range) protects the archive")
     func invalidValues() throws {
         let (disk, _) = try populatedDisk()
         let store = try openStore(disk.fileSystem())
         let archive = try #require(store.member(1))
-        // Journal an entry of 5000 ml, which validation would never let through.
+        // Log an entry of 5000 ml, which validation would never let through.
         try archive.commitAndWait { _ in
             [.water(.logged(WaterEntry(id: id(77_777), amountMillilitres: 5000, unixMilliseconds: workloadStart)))]
         }
         store.close()
         let reopened = try openStore(disk.crash())
         #expect(reopened.protectedArchives.map(\.path) == ["/data/users/1"])
-    }
-}
-
-@Suite("Format migration")
-struct MigrationTests {
-    @Test("a version 1 snapshot (entries as rows) and journal load, and the first write moves both to version 2")
-    func version1() throws {
-        let disk = SimulatedDisk()
-        try openStore(disk.fileSystem()).close()
-        let entries = (0..<50).map { n in
-            WaterEntry(id: id(n), amountMillilitres: 250, unixMilliseconds: workloadStart + Int64(n) * 600_000)
-        }
-        let old = WaterArchiveV1.MemberSnapshot(
-            lastSequence: 50, journalGeneration: 1, usualCupMl: 300, timeZone: "Europe/Berlin",
-            goalChanges: [WaterArchiveV1.GoalChange(fromDay: 20_000, goalMl: 2500)],
-            entryRows: entries.map {
-                WaterArchiveV1.StoredEntry(id: $0.id.bytes, amountMl: 250, atUnixMs: $0.unixMilliseconds)
-            })
-        let fileSystem = disk.fileSystem()
-        try fileSystem.createDirectory("/data/users/9", mode: 0o700)
-        try fileSystem.replaceFile(
-            "/data/users/9/snapshot",
-            with: SnapshotFile.encode(body: old.serializedBytes(), version: 1, kind: .member), mode: 0o600)
-        // The version 1 journal that followed it: a header, no frames yet.
-        let header =
-            Array("WTRJ".utf8) + BigEndian.bytes(UInt16(1)) + [ArchiveKind.member.rawValue, 0]
-            + BigEndian.bytes(UInt64(2))
-        try fileSystem.replaceFile(
-            "/data/users/9/journal-0000000000000002", with: header + BigEndian.bytes(Checksum.crc32(header)),
-            mode: 0o600)
-        try fileSystem.syncDirectory("/data/users")
-
-        let store = try openStore(disk.crash())
-        let archive = try #require(store.member(9))
-        let loaded = try archive.read { $0 }
-        #expect(loaded.water.entries == entries)
-        #expect(loaded.water.usualCupMillilitres == 300 && loaded.water.dailyGoalMillilitres == 2500)
-        #expect(loaded.water.timeZone.identifier == "Europe/Berlin")
-        var expected = Expected()
-        expected.members[9] = loaded
-        #expect(run(.log(member: 9, n: 500, amount: 150), on: store, expecting: &expected))
-        store.flush()
-        let rewritten = try #require(disk.contents(under: "/data/users/9/snapshot")["/data/users/9/snapshot"])
-        #expect(BigEndian.read(UInt16.self, from: rewritten, at: 4) == 2)
-        let journals = disk.contents(under: "/data/users/9/journal-")
-        #expect(journals.keys.sorted() == ["/data/users/9/journal-0000000000000003"])
-        #expect(journals.values.allSatisfy { BigEndian.read(UInt16.self, from: $0, at: 4) == 2 })
-        let reopened = try openStore(disk.crash())
-        #expect(try reopened.member(9)!.read { $0 } == expected.members[9])
     }
 }

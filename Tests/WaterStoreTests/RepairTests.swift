@@ -9,17 +9,27 @@ import WaterCore
 struct RepairTests {
     typealias Damage = DamageDetectionTests
 
-    /// A data directory on disk whose household archive is written by hand.
-    static func dataDirectory(household journals: [(UInt64, [UInt8])]) throws -> String {
+    /// A data directory on disk with members 1 and 2 and the log of ``DamageDetectionTests``'s
+    /// two segments, `change`d.
+    static func dataDirectory(_ change: (inout [[UInt8]], inout [[UInt8]]) -> Void = { _, _ in }) throws -> String {
         let path = temporaryDirectory() + "/data"
-        try FileArchiveStore(path: path, owner: "test").close()
+        let store = try FileArchiveStore(path: path, owner: "test")
+        _ = try store.createMember(1)
+        _ = try store.createMember(2)
+        store.close()
+        var first = [
+            Damage.frame([(Damage.ann, [1, 2]), (Damage.household, [1])]), Damage.frame([(Damage.ben, [1])]),
+            Damage.frame([(Damage.household, [2, 3]), (Damage.ann, [3])]),
+        ]
+        var second = [Damage.frame([(Damage.ben, [2]), (Damage.ann, [4])]), Damage.frame([(Damage.household, [4])])]
+        change(&first, &second)
+        let one = Damage.segment(1, previousEnd: 0, first)
         let fileSystem = PosixFileSystem()
-        try fileSystem.remove("\(path)/household/journal-0000000000000001")
-        for (generation, bytes) in journals {
-            try fileSystem.replaceFile(
-                "\(path)/household/\(ArchiveFiles.journal(generation: generation))", with: bytes,
-                mode: 0o600)
-        }
+        for name in try fileSystem.listDirectory("\(path)/log") { try fileSystem.remove("\(path)/log/\(name)") }
+        try fileSystem.replaceFile("\(path)/log/\(LogSegment.name(generation: 1))", with: one.bytes, mode: 0o600)
+        try fileSystem.replaceFile(
+            "\(path)/log/\(LogSegment.name(generation: 2))",
+            with: Damage.segment(2, previousEnd: one.starts.last! + first.last!.count, second).bytes, mode: 0o600)
         return path
     }
 
@@ -41,67 +51,77 @@ struct RepairTests {
     }
 
     @Test(
-        "records out of order, a damaged frame and a gap: every record that verifies is kept, in order, and the originals are kept aside"
+        "a damaged chunk and a gap: every record of the archive that verifies is kept, in order, and the originals are kept aside"
     )
     func repairKeepsWhatVerifies() throws {
-        // Journal 1 holds records 1-5 with 3 and 2 swapped (the bug of two connections) and is
-        // sealed; journal 2 holds 6, a damaged frame (7), then 8 and 9.
-        var second = Damage.journal(2, startsAfter: 5, frames: [[6], [7], [8, 9]], sealed: false)
-        let damagedAt = JournalFile.headerLength + JournalFile.frame(records: [Damage.record(6)]).count + 20
-        second[damagedAt] ^= 0x40
-        let path = try Self.dataDirectory(household: [
-            (1, Damage.journal(1, startsAfter: 0, frames: [[1], [3, 2], [4, 5]], sealed: true)), (2, second),
-        ])
+        // The household's records 2-3 are damaged (their chunk fails its checksum).
+        let path = try Self.dataDirectory { first, _ in
+            first[2][LogFrame.headerLength + 2 * LogFrame.entryLength + 8] ^= 0x40
+        }
         defer { removeTree(String(path.dropLast(5))) }
         let before = try Self.files("\(path)/household")
+        let reports = try DataDirectoryCheck.run(path)
         #expect(
-            try DataDirectoryCheck.run(path).first { $0.archive == "household" }?.problem?.contains(
-                "journal-0000000000000002 has a damaged record") == true)
+            reports.first { $0.archive == "household" }?.problem?.contains("its records 2-3") == true,
+            "\(reports.map { "\($0.archive): \($0.problem ?? "ok")" })")
+        #expect(reports.filter { $0.problem != nil }.count == 1, "Ann's records are in the same frame, and intact")
 
         let outcome = try ArchiveRepair.repair("household", in: path, now: 1_800_000_000)
-        #expect(outcome.kept.contains("1 records that were out of order, put back in order"))
-        #expect(outcome.kept.contains("8 journal records, up to record 9"))
-        #expect(outcome.dropped.contains { $0.hasPrefix("journal-0000000000000002: ") && $0.contains("damaged bytes") })
-        #expect(outcome.dropped.contains("record 7, which is in no journal"))
+        #expect(outcome.kept.contains("2 records in the log, up to record 4"), "\(outcome.kept)")
+        #expect(outcome.dropped.contains { $0.contains("records 2-3") && $0.contains("damaged") }, "\(outcome.dropped)")
+        #expect(outcome.dropped.contains("records 2-3, which are nowhere to be found"), "\(outcome.dropped)")
         #expect(outcome.keptAside == "\(path)/household.damaged-1800000000")
-        #expect(try Self.files(outcome.keptAside) == before, "the originals are kept byte for byte")
+        let aside = try Self.files(outcome.keptAside)
+        #expect(aside["snapshot"] == before["snapshot"], "the original kept byte for byte")
+        #expect(aside.keys.contains("log-0000000000000001"), "with the log that held its records")
 
         #expect(try DataDirectoryCheck.run(path).allSatisfy { $0.problem == nil })
-        #expect(try Self.items(path) == [1, 2, 3, 4, 5, 6, 8, 9].map { "task \($0)" })
+        #expect(try Self.items(path) == [1, 4].map { "task \($0)" })
+        // The others are as they were, and everyone writes on.
+        let store = try FileArchiveStore(path: path, owner: "test")
+        #expect(try store.member(1)!.read { $0.water.entries.map(\.amountMillilitres) } == [1, 2, 3, 4])
+        try store.household.commitAndWait { list in
+            [try list.validateAdd(id: id(9), text: "task 9", by: 1, now: workloadStart)!]
+        }
+        store.close()
+        #expect(try Self.items(path) == [1, 4, 9].map { "task \($0)" })
     }
 
-    @Test("a newest journal cut halfway: the records before the cut are kept")
-    func repairCutJournal() throws {
-        let whole = Damage.journal(1, startsAfter: 0, frames: (1...30).map { [$0] }, sealed: false)
-        let path = try Self.dataDirectory(household: [(1, Array(whole.prefix(700)))])
+    @Test("an archive still in the journals of format 1 that did not read is rebuilt from what verifies")
+    func repairLegacy() throws {
+        let path = temporaryDirectory() + "/data"
         defer { removeTree(String(path.dropLast(5))) }
-        #expect(
-            try DataDirectoryCheck.run(path).first { $0.archive == "household" }?.problem?.contains("cut short") == true
-        )
-        let outcome = try ArchiveRepair.repair("household", in: path, now: 1_800_000_000)
-        let kept = try Self.items(path)
-        #expect(!kept.isEmpty && kept == (1...kept.count).map { "task \($0)" })
-        #expect(outcome.kept.contains("\(kept.count) journal records, up to record \(kept.count)"))
+        let legacy = LegacyDirectory(steps: Step.script(count: 80, seed: 9))
+        try legacy.write(at: path, fileSystem: PosixFileSystem())
+        let journal = "\(path)/users/1/\(ArchiveFiles.journal(generation: 2))"
+        var bytes = try PosixFileSystem().readFile(journal, limit: 1 << 20)
+        bytes[JournalFile.headerLength + 20] ^= 0x02
+        try PosixFileSystem().replaceFile(journal, with: bytes, mode: 0o600)
+        try FileArchiveStore(path: path, owner: "test").close()  // migrates the others
+        #expect(try DataDirectoryCheck.run(path).filter { $0.problem != nil }.map(\.archive) == ["users/1"])
+        let outcome = try ArchiveRepair.repair("users/1", in: path, now: 1_800_000_000)
+        #expect(outcome.dropped.contains { $0.contains("damaged bytes") }, "\(outcome.dropped)")
         #expect(try DataDirectoryCheck.run(path).allSatisfy { $0.problem == nil })
+        let store = try FileArchiveStore(path: path, owner: "test")
+        defer { store.close() }
+        let entries = try store.member(1)!.read { $0.water.entries }
+        #expect(!entries.isEmpty && entries.count < legacy.expected.members[1]!.water.entries.count)
+        #expect(try store.member(2)!.read { $0 } == legacy.expected.members[2])
     }
 
     @Test("check changes no byte, cuts no torn tail and reports it; a second check finds the same")
     func checkOnlyReads() throws {
-        var newest = Damage.journal(1, startsAfter: 0, frames: [[1], [2, 3]], sealed: false)
-        let end =
-            JournalFile.headerLength + JournalFile.frame(records: [Damage.record(1)]).count
-            + JournalFile.frame(records: [Damage.record(2), Damage.record(3)]).count
-        newest[end - 2] ^= 0x01
-        let path = try Self.dataDirectory(household: [(1, newest)])
+        let path = try Self.dataDirectory { _, second in
+            second[1][second[1].count - 40] ^= 0x01  // the last frame's chunk: a torn write
+        }
         defer { removeTree(String(path.dropLast(5))) }
-        let before = try Self.files(path).merging(try Self.files("\(path)/household")) { a, _ in a }
+        let before = try Self.files("\(path)/log")
         let reports = try DataDirectoryCheck.run(path)
         let household = try #require(reports.first { $0.archive == "household" })
-        #expect(household.problem == nil && household.lastRecord == 1)
-        #expect(household.tornTail?.records == 2 && household.tornTail?.journal == "journal-0000000000000001")
+        #expect(household.problem == nil && household.lastRecord == 3)
+        #expect(household.tornTail?.journal == "log/0000000000000002", "\(household)")
         #expect(try DataDirectoryCheck.run(path) == reports)
-        let after = try Self.files(path).merging(try Self.files("\(path)/household")) { a, _ in a }
-        #expect(after == before)
+        #expect(try Self.files("\(path)/log") == before)
     }
 
     @Test(
@@ -120,7 +140,7 @@ struct RepairTests {
             }
         }
         store.close()
-        #expect(rmdir("\(path)/users/2") != 0)  // not empty: it has its journal
+        #expect(rmdir("\(path)/users/2") != 0)  // not empty: it has its snapshot
         removeTree("\(path)/users/2")
         #expect(mkdir("\(path)/users/9", 0o700) == 0)
         let reports = try DataDirectoryCheck.run(path)

@@ -169,8 +169,13 @@ func removeTree(_ path: String) {
     _ = path.withCString { _ in system("rm -rf '\(path)'") }
 }
 
-func openStore(_ fileSystem: any FileSystem, threshold: Int = 4096) throws -> FileArchiveStore {
+/// A store over `fileSystem` at /data, with small log segments (so tests cross from one to the
+/// next) unless told otherwise.
+func openStore(_ fileSystem: any FileSystem, threshold: Int = 4096, segment: Int = 16 * 1024) throws
+    -> FileArchiveStore
+{
     var options = StoreOptions()
     options.compactionThreshold = threshold
+    options.logSegmentLength = segment
     return try FileArchiveStore(path: "/data", fileSystem: fileSystem, options: options, owner: "test")
 }

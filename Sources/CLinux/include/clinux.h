@@ -2,7 +2,6 @@
 #define CLINUX_H
 
 /* Linux calls that Glibc declares only under _GNU_SOURCE, which Swift's Glibc module lacks. */
-int CLinux_syncfs(int fd);
 
 /* accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC: the accepted socket is non-blocking at once. */
 int CLinux_accept_nonblocking(int fd);

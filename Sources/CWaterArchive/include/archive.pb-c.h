@@ -31,7 +31,7 @@ typedef struct Water__Archive__V1__AccountsSnapshot Water__Archive__V1__Accounts
 /* --- enums --- */
 
 /*
- * What a journal record does.
+ * What a record of the log (or of a format-1 journal) does.
  */
 typedef enum _Water__Archive__V1__RecordKind {
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED = 0,
@@ -121,7 +121,8 @@ typedef enum _Water__Archive__V1__RecordKind {
 /* --- messages --- */
 
 /*
- * One change, as appended to a journal. Which fields are set depends on the kind.
+ * One change, as appended to the log (format 1: to the archive's journal). Which fields are set
+ * depends on the kind.
  */
 struct  Water__Archive__V1__JournalRecord
 {
@@ -267,11 +268,12 @@ struct  Water__Archive__V1__MemberSnapshot
 {
   ProtobufCMessage base;
   /*
-   * The last journal record folded in.
+   * The last record folded in (also in the snapshot file's header, which is what is read).
    */
   uint64_t last_sequence;
   /*
-   * Journals up to this generation are folded in and may be deleted.
+   * Format 1: journals up to this generation are folded in. Format 2: the segment of the log
+   * the snapshot stands in (informational; the header's stamp is what is read).
    */
   uint64_t journal_generation;
   int32_t usual_cup_ml;

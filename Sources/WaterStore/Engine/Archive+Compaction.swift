@@ -1,23 +1,28 @@
 import Dispatch
 import WaterCore
 
-/// Compaction: fold the sealed journals into a new snapshot.
+/// Compaction: fold what the log holds of an archive into a new snapshot.
 ///
-/// The leader rotates the journal (``Archive/append(_:)``) and hands the durable state, which
-/// is exactly what the sealed journals hold, to a background queue: temp file, sync, rename,
-/// sync the directory. Only after that are the sealed journals removed. Appends never wait for
-/// it, and a crash at any point leaves files the loader reads.
+/// The leader hands the durable state, which is exactly what the archive's chunks in the log
+/// up to a position hold, to a background queue: temp file, sync, rename, sync the directory.
+/// Only then does the store learn that the archive's chunks up to there are no longer needed
+/// (``SharedLog/snapshotWritten(_:at:)``), and log segments nobody needs go. Appends never wait
+/// for it, and a crash at any point leaves files the loader reads: the old snapshot and the
+/// chunks after it, or the new one, which says where it stands.
 extension Archive {
-    /// Starts writing a snapshot of `durable` folding every journal up to `generation`; while
-    /// one is being written, this one waits for it (and replaces any that was waiting).
-    func startCompaction(_ durable: inout Durable, folding generation: UInt64) {
+    /// Starts writing a snapshot of `durable`; while one is being written, this one waits for
+    /// it (and folds everything durable by then).
+    func startCompaction(_ durable: inout Durable) {
         guard !durable.isCompacting else {
-            durable.queuedCompaction = (durable.sequence, generation)
+            durable.isCompactionQueued = true
             return
         }
         let job = Compaction(
-            base: durable.folded, mutations: durable.unfolded, sequence: durable.sequence, generation: generation)
+            base: durable.folded, mutations: durable.unfolded, sequence: durable.sequence,
+            position: durable.position)
         durable.isCompacting = true
+        durable.isCompactionDue = false
+        durable.logBytes = 0
         Self.compactionQueue.async {
             // Snapshots queued meanwhile are written in the same turn, so a flush of the
             // compaction queue waits for them too.
@@ -26,32 +31,30 @@ extension Archive {
         }
     }
 
-    /// Folds the journal into a new snapshot now, whatever its size (for `water-server` admin
-    /// commands and benchmarks); ``FileArchiveStore/flush()`` waits for it.
+    /// Folds the log into a new snapshot now, whatever its size (for `water-server` admin
+    /// commands, benchmarks, and a log grown too long); ``FileArchiveStore/flush()`` waits
+    /// for it.
     public func compact() {
-        committer.perform { self.rotateNow() }
+        guard protection == nil else { return }
+        durable.withLock { startCompaction(&$0) }
     }
 
     /// Snapshots are written one at a time, in the background.
     static var compactionQueue: DispatchQueue { sharedCompactionQueue }
 
-    /// Writes one snapshot and removes the journals it folds; returns the one queued meanwhile.
+    /// Writes one snapshot; returns the one queued meanwhile.
     private func writeSnapshot(_ job: Compaction) -> Compaction? {
-        let generation = job.generation
         let model = job.state()
-        let body = model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: generation)
-        let file = SnapshotFile.encode(body: body, version: Model.snapshotVersion, kind: Model.kind)
+        let body = model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: job.position.generation)
+        let file = SnapshotFile.encode(
+            body: body, version: Model.snapshotVersion, kind: Model.kind,
+            stamp: SnapshotFile.Stamp(lastSequence: job.sequence, position: job.position))
         var succeeded = false
         do {
             try fileSystem.replaceFile("\(directory)/\(ArchiveFiles.snapshot)", with: file, mode: 0o600)
-            for name in try fileSystem.listDirectory(directory) {
-                if let old = ArchiveFiles.generation(ofJournal: name), old <= generation {
-                    try fileSystem.remove("\(directory)/\(name)")
-                }
-            }
             succeeded = true
         } catch {
-            // The journals stay: nothing is lost, and the next compaction folds them all.
+            // The log keeps the chunks: nothing is lost, and the next snapshot folds them all.
             logger.error("compaction failed", ["archive.path": directory, "error": "\(error)"])
         }
         let next = durable.withLock { durable -> Compaction? in
@@ -61,32 +64,38 @@ extension Archive {
             durable.unfolded.removeFirst(job.mutations.count)
             if succeeded {
                 (durable.snapshotLength, durable.snapshotBodyLength) = (file.count, body.count)
+                durable.snapshotPosition = job.position
                 durable.compactions += 1
                 durable.lastCompactionUnixMilliseconds = UnixTime.nowMilliseconds()
+            } else {
+                durable.isCompactionDue = true
             }
-            defer { durable.queuedCompaction = nil }
-            durable.isCompacting = durable.queuedCompaction != nil
-            return durable.queuedCompaction.map { queued in
-                Compaction(
-                    base: durable.folded, mutations: Array(durable.unfolded.prefix { $0.sequence <= queued.sequence }),
-                    sequence: queued.sequence, generation: queued.generation)
+            guard durable.isCompactionQueued else {
+                durable.isCompacting = false
+                return nil
             }
+            durable.isCompactionQueued = false
+            durable.logBytes = 0
+            return Compaction(
+                base: durable.folded, mutations: durable.unfolded, sequence: durable.sequence,
+                position: durable.position)
         }
         if succeeded {
             logger.debug("compacted", ["archive.path": directory, "snapshot.bytes": "\(file.count)"])
+            log.snapshotWritten(key, at: job.position)
             compacted()
         }
         return next
     }
 
-    /// How this archive's files stand, for tests, benchmarks and the status command.
-    public var fileStatus:
-        (journalBytes: Int, snapshotBytes: Int, generation: UInt64, compactions: Int, isCompacting: Bool)
-    {
-        durable.withLock { ($0.length, $0.snapshotLength, $0.generation, $0.compactions, $0.isCompacting) }
+    /// How this archive's files stand, for tests, benchmarks and the status command: the bytes
+    /// of the log its chunks take since the snapshot, the snapshot's size, how many snapshots
+    /// this process wrote, and whether one is being written.
+    public var fileStatus: (logBytes: Int, snapshotBytes: Int, compactions: Int, isCompacting: Bool) {
+        durable.withLock { ($0.logBytes, $0.snapshotLength, $0.compactions, $0.isCompacting) }
     }
 
-    /// When this process last folded this archive's journal into a snapshot.
+    /// When this process last folded this archive's log into a snapshot.
     public var lastCompactionUnixMilliseconds: Int64? {
         durable.withLock { $0.lastCompactionUnixMilliseconds }
     }

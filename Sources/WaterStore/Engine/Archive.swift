@@ -2,26 +2,29 @@ import Dispatch
 import WaterLog
 import WaterSync
 
-/// One archive in use: its state in memory and its files.
+/// One archive in use: its state in memory, its snapshot, and its chunks in the shared log.
 ///
 /// Writes go through ``commit(_:result:completion:)``: the caller's `decide` runs on the latest
 /// state under this archive's lock, the mutations it returns are applied at once in memory,
 /// numbered, and queued in the ``GroupCommitter`` — all in that one critical section, which is
-/// what keeps records in sequence order on disk (see ``GroupCommitter`` for the whole rule).
+/// what keeps records in sequence order in the log (see ``GroupCommitter`` for the whole rule).
 /// `completion` runs once they are durable. Readers see the latest state.
 ///
 /// Two pieces of state, two owners:
 /// - `latest` (what callers read and decide on) belongs to this archive's lock;
-/// - `durable` (the state on disk, the open journal, its lengths) is changed only by the
-///   committer's leader and, for the compaction flags, by the snapshot writer.
+/// - `durable` (the state on disk, where it stands in the log, the snapshot's figures) is
+///   changed only by the committer's leader and, for the snapshot, by the snapshot writer.
 ///
 /// An archive that failed to load is in protected mode: its files are left exactly as they are,
 /// and reads and writes fail with the reason.
 public final class Archive<Model: ArchiveModel>: Sendable {
     public let directory: String
+    /// Its name in the shared log (``ArchiveKey``).
+    let key: UInt64
     let fileSystem: any FileSystem
     let logger: Logger
     let committer: GroupCommitter
+    let log: SharedLog
     let compactionThreshold: Int
     /// Told after each snapshot is written (the status file shows compactions at once).
     let compacted: @Sendable () -> Void
@@ -38,55 +41,42 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var unsynced: [(sequence: UInt64, mutation: Model.Mutation)] = []
     }
 
-    /// What the committer's leader and compaction own: the durable state and the open journal.
+    /// What the committer's leader and the snapshot writer own: the durable state and where it
+    /// stands.
     struct Durable {
         /// The durable state in two parts: `folded`, and the durable mutations after it,
         /// oldest first. The leader only appends to `unfolded` (a sync is never followed by
-        /// applying a group's mutations a second time on the loop); compaction applies them, off
-        /// the leader's thread, for the snapshot it writes, and that becomes the new `folded`.
+        /// applying a group's mutations a second time on the loop); the snapshot writer applies
+        /// them, off the leader's thread, for the snapshot it writes, and that becomes the new
+        /// `folded`.
         var folded: Model
         var unfolded: [(sequence: UInt64, mutation: Model.Mutation)] = []
-        /// Everything through this sequence number is on disk.
+        /// Everything through this sequence number is on disk, in frames ending by `position`.
         var sequence: UInt64
-        var journal: FileHandleID?
-        var generation: UInt64
-        /// The open journal's format (1 is only ever read, never appended to) and size.
-        var journalVersion: UInt16 = JournalFile.version
-        var segmentLength = 0
-        /// Bytes of the journal in use (header and frames), synced or not.
-        var length: Int
-        /// Bytes of the journal known to be on disk.
-        var syncedLength: Int
-        /// How far a write may have reached, synced or not: a failed write's bytes up to here
-        /// are zeroed before anything else is appended.
-        var writtenEnd = 0
+        var position: LogPosition
+        /// Where the snapshot on disk stands, and its sizes (the body's before compression).
+        var snapshotPosition: LogPosition
         var snapshotLength: Int
-        /// The snapshot's body before compression: what a compaction encodes and compresses,
-        /// so what the next segment's length is measured against.
         var snapshotBodyLength: Int
-        /// The length of the sealed journals no compaction has taken yet.
-        var sealedBytes = 0
-        /// The snapshot or journal is in an older format, or a compaction was cut short:
-        /// rotate and compact at the first write.
+        /// Bytes of the log this archive's chunks took since the snapshot.
+        var logBytes: Int
+        /// The snapshot is in an older format: rewrite it at the first write.
         var isCompactionDue = false
         var isCompacting = false
         /// A snapshot to write once the one being written is done: the state at a later
-        /// rotation, which folds every journal sealed by then.
-        var queuedCompaction: (sequence: UInt64, generation: UInt64)?
+        /// point, which holds everything durable by then.
+        var isCompactionQueued = false
         var compactions = 0
         var lastCompactionUnixMilliseconds: Int64?
-
-        /// Bytes past what is synced that a failed write may have left.
-        var tailIsDirty: Bool { writtenEnd > syncedLength }
     }
 
     /// A snapshot to write: the durable state through `sequence` (`base` with `mutations`
-    /// applied), which is exactly what the journals up to `generation` hold.
+    /// applied), which is exactly what the log holds of this archive up to `position`.
     struct Compaction {
         var base: Model
         var mutations: [(sequence: UInt64, mutation: Model.Mutation)]
         var sequence: UInt64
-        var generation: UInt64
+        var position: LogPosition
 
         /// The durable state through `sequence`.
         func state() -> Model {
@@ -100,32 +90,37 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     let durable: Locked<Durable>
 
     init(
-        directory: String, fileSystem: any FileSystem, context: ArchiveContext,
-        expectation: ArchiveLoader<Model>.Expectation,
-        committer: GroupCommitter, logger: Logger, compactionThreshold: Int,
-        compacted: @escaping @Sendable () -> Void = {}
+        directory: String, key: UInt64, fileSystem: any FileSystem, context: ArchiveContext,
+        expectation: ArchiveExpectation, log: SharedLog, committer: GroupCommitter, logger: Logger,
+        compactionThreshold: Int, compacted: @escaping @Sendable () -> Void = {}
     ) {
         self.compacted = compacted
         self.directory = directory
+        self.key = key
         self.fileSystem = fileSystem
         self.committer = committer
+        self.log = log
         self.logger = logger
         self.compactionThreshold = compactionThreshold
         let empty = Model(context: context)
         var latest = Latest(model: empty, nextSequence: 1)
         var durable = Durable(
-            folded: empty, sequence: 0, journal: nil, generation: 0, length: 0, syncedLength: 0,
-            snapshotLength: 0, snapshotBodyLength: 0)
+            folded: empty, sequence: 0, position: .start, snapshotPosition: .start, snapshotLength: 0,
+            snapshotBodyLength: 0, logBytes: 0)
         do {
             let loaded = try ArchiveLoader<Model>(
-                fileSystem: fileSystem, directory: directory, context: context,
-                expectation: expectation
+                fileSystem: fileSystem, directory: directory, key: key, context: context,
+                expectation: expectation, log: log.reader
             ).load()
+            for name in loaded.temporaryFiles { try? fileSystem.remove("\(directory)/\(name)") }
             latest.model = loaded.model
             latest.nextSequence = loaded.lastSequence + 1
-            durable = try Self.prepareForWriting(
-                loaded, directory: directory, fileSystem: fileSystem, logger: logger,
-                compactionThreshold: compactionThreshold)
+            durable = Durable(
+                folded: loaded.model, sequence: loaded.lastSequence, position: loaded.position,
+                snapshotPosition: loaded.snapshotPosition, snapshotLength: loaded.snapshotLength,
+                snapshotBodyLength: loaded.snapshotBodyLength, logBytes: loaded.logBytes,
+                isCompactionDue: loaded.needsMigration)
+            log.loaded(key)
         } catch {
             logger.error("archive protected", ["archive.path": directory, "reason": error.description])
             latest.protection = ArchiveError(
@@ -179,11 +174,9 @@ public final class Archive<Model: ArchiveModel>: Sendable {
             if let protection = latest.protection { throw protection }
             let decision = try decide(latest.model)
             let mutations = decision.mutations
-            var records: [[UInt8]] = []
-            records.reserveCapacity(mutations.count)
+            let firstSequence = latest.nextSequence
             for mutation in mutations {
                 latest.model.apply(mutation)
-                records.append(Model.encodeRecord(mutation, sequence: latest.nextSequence))
                 latest.unsynced.append((latest.nextSequence, mutation))
                 latest.nextSequence += 1
             }
@@ -191,10 +184,13 @@ public final class Archive<Model: ArchiveModel>: Sendable {
             // Numbered and queued in one critical section: the committer sees this archive's
             // records in sequence order.
             return committer.enqueue(
-                CommitItem(
-                    target: self, epoch: latest.epoch, records: records,
-                    lastSequence: latest.nextSequence - 1
-                ) { completion($0.map { value }) })
+                self, epoch: latest.epoch, firstSequence: firstSequence, recordCount: mutations.count,
+                records: { buffer in
+                    for (index, mutation) in mutations.enumerated() {
+                        LogFrame.appendRecord(
+                            Model.encodeRecord(mutation, sequence: firstSequence + UInt64(index)), to: &buffer)
+                    }
+                }, complete: { completion($0.map { value }) })
         }
         if mustLead { committer.lead() }
     }
@@ -215,16 +211,10 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         try commitAndWait(decide, result: { _ in () })
     }
 
-    /// Closes the journal once everything submitted before is written; later writes fail
-    /// (``FileArchiveStore/close()``).
+    /// Refuses later writes (``FileArchiveStore/close()``, once everything submitted before is
+    /// written).
     func close() {
         latest.withLock { $0.protection = $0.protection ?? ArchiveError(.ioFailure, "\(directory) is closed") }
-        committer.perform {
-            self.durable.withLock { durable in
-                if let journal = durable.journal { self.fileSystem.close(journal) }
-                durable.journal = nil
-            }
-        }
     }
 }
 

@@ -1,8 +1,10 @@
-/// The names of one archive's files in its directory:
+/// The names of one archive's files in its folder:
 ///
-///     snapshot                      the latest snapshot (SnapshotFile)
-///     journal-<generation, 16 hex>  journals; a snapshot folds in every generation up to its own
+///     snapshot                      the latest snapshot (SnapshotFile); its records after it are
+///                                   in the shared log
 ///     *.tmp                         a replacement being written; removed on load
+///     journal-<generation, 16 hex>  format 1 only (per-archive journals, before the shared log):
+///                                   journals; a snapshot folded in every generation up to its own
 enum ArchiveFiles {
     static let snapshot = "snapshot"
     static let journalPrefix = "journal-"

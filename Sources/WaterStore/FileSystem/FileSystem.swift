@@ -46,9 +46,6 @@ public protocol FileSystem: Sendable {
     func truncate(_ handle: FileHandleID, to length: Int) throws(FileSystemError)
     /// Makes the file's data durable (fdatasync).
     func sync(_ handle: FileHandleID) throws(FileSystemError)
-    /// Makes the data of all `handles` durable, however the file system does that best: one
-    /// group commit syncs many journals at once.
-    func syncAll(_ handles: [FileHandleID]) throws(FileSystemError)
     func close(_ handle: FileHandleID)
     /// Renames atomically, replacing `destination`.
     func rename(_ source: String, to destination: String) throws(FileSystemError)
@@ -66,10 +63,6 @@ public protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
-    public func syncAll(_ handles: [FileHandleID]) throws(FileSystemError) {
-        for handle in handles { try sync(handle) }
-    }
-
     /// Replaces `path` atomically with `bytes`: write a temp file, sync it, rename it over
     /// `path`, sync the directory. A crash leaves the old file or the new one, never a mix.
     public func replaceFile(_ path: String, with bytes: [UInt8], mode: UInt32) throws(FileSystemError) {

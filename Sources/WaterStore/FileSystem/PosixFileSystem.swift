@@ -100,22 +100,6 @@ public struct PosixFileSystem: FileSystem {
         try syscall("fdatasync", "fd \(handle.raw)") { fdatasync(handle.raw) }
     }
 
-    /// From two files on, one syncfs of the whole file system beats an fdatasync per file: the
-    /// fdatasyncs run one after another while every caller of the group waits (measured with
-    /// scripts/bench server: 16 connections over 10 members went from 10.8k to 16.6k logs per
-    /// second). syncfs reports any writeback error on the file system since the descriptor was
-    /// opened, so a failure fails the whole group: never a false success.
-    public func syncAll(_ handles: [FileHandleID]) throws(FileSystemError) {
-        guard handles.count >= Self.syncfsThreshold else {
-            for handle in handles { try sync(handle) }
-            return
-        }
-        try syscall("syncfs", "fd \(handles[0].raw)") { CLinux_syncfs(handles[0].raw) }
-    }
-
-    /// From how many files on a group commit `syncAll` uses syncfs.
-    static let syncfsThreshold = 2
-
     public func close(_ handle: FileHandleID) {
         Glibc.close(handle.raw)
     }

@@ -4,7 +4,7 @@
 import WaterProtocol
 
 extension WaterArchiveV1 {
-    /// What a journal record does.
+    /// What a record of the log (or of a format-1 journal) does.
     ///
     /// The Swift form of `water.archive.v1.RecordKind`. Open, as proto3 enums are: a value this
     /// version does not know survives decoding, and `isKnown` tells it apart.
@@ -109,7 +109,8 @@ extension WaterArchiveV1 {
         }
     }
 
-    /// One change, as appended to a journal. Which fields are set depends on the kind.
+    /// One change, as appended to the log (format 1: to the archive's journal). Which fields are set
+    /// depends on the kind.
     ///
     /// The Swift form of `water.archive.v1.JournalRecord`.
     public struct JournalRecord: ProtoMessage {
@@ -504,10 +505,11 @@ extension WaterArchiveV1 {
     public struct MemberSnapshot: ProtoMessage {
         public static let protoName = "water.archive.v1.MemberSnapshot"
 
-        /// The last journal record folded in.
+        /// The last record folded in (also in the snapshot file's header, which is what is read).
         public var lastSequence: UInt64
 
-        /// Journals up to this generation are folded in and may be deleted.
+        /// Format 1: journals up to this generation are folded in. Format 2: the segment of the log
+        /// the snapshot stands in (informational; the header's stamp is what is read).
         public var journalGeneration: UInt64
 
         public var usualCupMl: Int32
