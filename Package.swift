@@ -86,7 +86,9 @@ let package = Package(
 
         .testTarget(
             name: "WaterProtocolTests",
-            dependencies: ["WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport"],
+            dependencies: [
+                "WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport", "WaterCore",
+            ],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore", "WaterZoneInfo"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport", "WaterSync"]),

@@ -547,8 +547,8 @@ extension WaterV1.Habit: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -571,17 +571,17 @@ extension WaterV1.HabitWeek: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)), checked: reader.values(at: 1).map { $0.bool })
+        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self), checked: reader.values(at: 1) { $0.bool })
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        builder.set(checked.map { .bool($0) }, at: 1)
+        if let value = habit { builder.setMessage(value, at: 0) }
+        builder.setValues(checked, at: 1) { .bool($0) }
     }
 }
 
@@ -592,8 +592,8 @@ extension WaterV1.AddHabitRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -615,16 +615,16 @@ extension WaterV1.AddHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)))
+        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = habit { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -635,8 +635,8 @@ extension WaterV1.CheckHabitRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -656,16 +656,16 @@ extension WaterV1.CheckHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.message(at: 0).map(WaterV1.HabitWeek.init(wire:)))
+        self.init(week: reader.message(at: 0, as: WaterV1.HabitWeek.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = week { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = week { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -676,8 +676,8 @@ extension WaterV1.UncheckHabitRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -697,16 +697,16 @@ extension WaterV1.UncheckHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.message(at: 0).map(WaterV1.HabitWeek.init(wire:)))
+        self.init(week: reader.message(at: 0, as: WaterV1.HabitWeek.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = week { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = week { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -717,8 +717,8 @@ extension WaterV1.DeleteHabitRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -737,16 +737,16 @@ extension WaterV1.DeleteHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)))
+        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = habit { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -757,8 +757,8 @@ extension WaterV1.ListHabitWeekRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -777,17 +777,17 @@ extension WaterV1.ListHabitWeekResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.value(at: 0).string, dates: reader.values(at: 1).map { $0.string }, habits: reader.messages(at: 2).map(WaterV1.HabitWeek.init(wire:)))
+        self.init(week: reader.value(at: 0).string, dates: reader.values(at: 1) { $0.string }, habits: reader.messages(at: 2, as: WaterV1.HabitWeek.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
-        builder.set(dates.map { .string($0) }, at: 1)
-        builder.set(habits.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
+        builder.setValues(dates, at: 1) { .string($0) }
+        builder.setMessages(habits, at: 2)
     }
 }

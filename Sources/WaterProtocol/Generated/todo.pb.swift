@@ -439,8 +439,8 @@ extension WaterV1.TodoItem: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -466,8 +466,8 @@ extension WaterV1.AddTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -487,16 +487,16 @@ extension WaterV1.AddTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = item { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -507,8 +507,8 @@ extension WaterV1.ToggleTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -527,16 +527,16 @@ extension WaterV1.ToggleTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = item { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -547,8 +547,8 @@ extension WaterV1.SetTodoDoneRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -568,16 +568,16 @@ extension WaterV1.SetTodoDoneResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = item { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -588,8 +588,8 @@ extension WaterV1.DeleteTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -608,16 +608,16 @@ extension WaterV1.DeleteTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = item { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -628,8 +628,8 @@ extension WaterV1.MoveTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -649,16 +649,16 @@ extension WaterV1.MoveTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(items: reader.messages(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(items: reader.messages(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+        builder.setMessages(items, at: 0)
     }
 }
 
@@ -669,8 +669,8 @@ extension WaterV1.ListTodosRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -687,15 +687,15 @@ extension WaterV1.ListTodosResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(items: reader.messages(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(items: reader.messages(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+        builder.setMessages(items, at: 0)
     }
 }
