@@ -13,6 +13,14 @@ public enum WireProtocol {
     /// The default limit on a frame's payload, on the wire and after inflating: 1 MiB.
     public static let defaultMaximumPayloadLength = 1 << 20
 
+    /// How many times its length on the wire a compressed payload may inflate to. The
+    /// protocol's payloads compress 2 to 10 times (the largest real one, the first part of a
+    /// ten-year Import, 5 times: ids, times and amounts vary); deflate reaches 1032, so without
+    /// a cap 1 KiB on the wire costs a full frame of decoding. At 64, the work of inflating and
+    /// decoding stays proportional to the bytes a peer sends. Senders keep to it: the
+    /// reference code sends a payload that would compress further uncompressed.
+    public static let maximumCompressionRatio = 64
+
     /// The call id reserved for connection-level statuses from the server.
     public static let connectionCallID: UInt64 = 0
 }
