@@ -250,6 +250,7 @@ def swift_message(package, message, index, comments, rpc_kinds):
     out.append(f'    public static let protoName = "{full}"')
     if response:
         out.append(f"    public typealias Response = {response}")
+        out.append("    public static let method = MethodTable.shared.method(calledBy: protoName)")
     fields = message.get("field", [])
     params = []
     for f_index, field in enumerate(fields):

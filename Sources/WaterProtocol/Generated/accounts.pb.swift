@@ -92,6 +92,7 @@ extension WaterV1 {
     public struct LoginRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.LoginRequest"
         public typealias Response = LoginResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -170,6 +171,7 @@ extension WaterV1 {
     public struct LogoutRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.LogoutRequest"
         public typealias Response = LogoutResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `LogoutRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -189,6 +191,7 @@ extension WaterV1 {
     public struct WhoAmIRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.WhoAmIRequest"
         public typealias Response = WhoAmIResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `WhoAmIRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -234,6 +237,7 @@ extension WaterV1 {
     public struct ChangePasswordRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ChangePasswordRequest"
         public typealias Response = ChangePasswordResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var currentPassword: String
 
@@ -306,6 +310,7 @@ extension WaterV1 {
     public struct AddMemberRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.AddMemberRequest"
         public typealias Response = AddMemberResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -392,6 +397,7 @@ extension WaterV1 {
     public struct RenameMemberRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.RenameMemberRequest"
         public typealias Response = RenameMemberResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -465,6 +471,7 @@ extension WaterV1 {
     public struct ResetPasswordRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ResetPasswordRequest"
         public typealias Response = ResetPasswordResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -510,6 +517,7 @@ extension WaterV1 {
     public struct RemoveMemberRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.RemoveMemberRequest"
         public typealias Response = RemoveMemberResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -549,6 +557,7 @@ extension WaterV1 {
     public struct ListMembersRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ListMembersRequest"
         public typealias Response = ListMembersResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `ListMembersRequest`; omitted fields take the proto3 defaults.
         public init() {

@@ -187,6 +187,7 @@ extension WaterV1 {
     public struct GetBoardRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetBoardRequest"
         public typealias Response = GetBoardResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// "YYYY-Www"; empty: the current week.
         public var week: String
@@ -253,6 +254,7 @@ extension WaterV1 {
     public struct WatchBoardRequest: ServerStreamingRPCRequest {
         public static let protoName = "water.v1.WatchBoardRequest"
         public typealias Response = WatchBoardResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var order: BoardOrder
 

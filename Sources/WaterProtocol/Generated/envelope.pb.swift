@@ -275,6 +275,7 @@ extension WaterV1 {
     public struct HandshakeRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.HandshakeRequest"
         public typealias Response = HandshakeResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// The protocol version the client speaks. This document describes version 1.
         public var protocolVersion: UInt32

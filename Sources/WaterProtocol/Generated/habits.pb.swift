@@ -200,6 +200,7 @@ extension WaterV1 {
     public struct AddHabitRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.AddHabitRequest"
         public typealias Response = AddHabitResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var habitID: String
 
@@ -277,6 +278,7 @@ extension WaterV1 {
     public struct CheckHabitRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.CheckHabitRequest"
         public typealias Response = CheckHabitResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var habitID: String
 
@@ -344,6 +346,7 @@ extension WaterV1 {
     public struct UncheckHabitRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.UncheckHabitRequest"
         public typealias Response = UncheckHabitResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var habitID: String
 
@@ -410,6 +413,7 @@ extension WaterV1 {
     public struct DeleteHabitRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.DeleteHabitRequest"
         public typealias Response = DeleteHabitResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var habitID: String
 
@@ -469,6 +473,7 @@ extension WaterV1 {
     public struct ListHabitWeekRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ListHabitWeekRequest"
         public typealias Response = ListHabitWeekResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// "YYYY-Www"; empty: the current week.
         public var week: String

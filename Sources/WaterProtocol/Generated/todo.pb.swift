@@ -81,6 +81,7 @@ extension WaterV1 {
     public struct AddTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.AddTodoRequest"
         public typealias Response = AddTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -146,6 +147,7 @@ extension WaterV1 {
     public struct ToggleTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ToggleTodoRequest"
         public typealias Response = ToggleTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -205,6 +207,7 @@ extension WaterV1 {
     public struct SetTodoDoneRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.SetTodoDoneRequest"
         public typealias Response = SetTodoDoneResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -270,6 +273,7 @@ extension WaterV1 {
     public struct DeleteTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.DeleteTodoRequest"
         public typealias Response = DeleteTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -329,6 +333,7 @@ extension WaterV1 {
     public struct MoveTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.MoveTodoRequest"
         public typealias Response = MoveTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -396,6 +401,7 @@ extension WaterV1 {
     public struct ListTodosRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ListTodosRequest"
         public typealias Response = ListTodosResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `ListTodosRequest`; omitted fields take the proto3 defaults.
         public init() {

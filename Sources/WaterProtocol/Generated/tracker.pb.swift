@@ -185,6 +185,7 @@ extension WaterV1 {
     public struct LogWaterRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.LogWaterRequest"
         public typealias Response = LogWaterResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var entryID: String
 
@@ -272,6 +273,7 @@ extension WaterV1 {
     public struct EditWaterRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.EditWaterRequest"
         public typealias Response = EditWaterResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var entryID: String
 
@@ -352,6 +354,7 @@ extension WaterV1 {
     public struct DeleteWaterRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.DeleteWaterRequest"
         public typealias Response = DeleteWaterResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var entryID: String
 
@@ -417,6 +420,7 @@ extension WaterV1 {
     public struct UndoWaterRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.UndoWaterRequest"
         public typealias Response = UndoWaterResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `UndoWaterRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -463,6 +467,7 @@ extension WaterV1 {
     public struct GetTodayRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetTodayRequest"
         public typealias Response = GetTodayResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `GetTodayRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -515,6 +520,7 @@ extension WaterV1 {
     public struct GetHistoryRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetHistoryRequest"
         public typealias Response = GetHistoryResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// 1 to 366 days, ending today.
         public var days: UInt32
@@ -591,6 +597,7 @@ extension WaterV1 {
     public struct SetGoalRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.SetGoalRequest"
         public typealias Response = SetGoalResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var dailyGoalMl: Int32
 
@@ -656,6 +663,7 @@ extension WaterV1 {
     public struct SetUsualCupRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.SetUsualCupRequest"
         public typealias Response = SetUsualCupResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var usualCupMl: Int32
 
@@ -715,6 +723,7 @@ extension WaterV1 {
     public struct SetTimeZoneRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.SetTimeZoneRequest"
         public typealias Response = SetTimeZoneResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// An IANA zone name, e.g. "Europe/Berlin".
         public var timeZone: String
@@ -782,6 +791,7 @@ extension WaterV1 {
     public struct GetSettingsRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetSettingsRequest"
         public typealias Response = GetSettingsResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `GetSettingsRequest`; omitted fields take the proto3 defaults.
         public init() {

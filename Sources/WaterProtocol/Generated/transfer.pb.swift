@@ -133,6 +133,7 @@ extension WaterV1 {
     public struct ExportRequest: ServerStreamingRPCRequest {
         public static let protoName = "water.v1.ExportRequest"
         public typealias Response = ExportResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var household: Bool
 
@@ -201,6 +202,7 @@ extension WaterV1 {
     public struct ImportRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ImportRequest"
         public typealias Response = ImportResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Its member field is ignored: the history goes to the caller.
         public var history: MemberHistory?

@@ -64,10 +64,11 @@ extension ProtoEnum {
     }
 }
 
-/// The request message of a method; the method itself is found in ``MethodTable`` by the
-/// request's proto name, since every method has a request type of its own.
+/// The request message of a method; every method has a request type of its own.
 public protocol RPCRequest: ProtoMessage {
     associatedtype Response: ProtoMessage
+    /// The method this request calls, looked up in ``MethodTable`` once (generated).
+    static var method: MethodDescriptor { get }
 }
 
 /// The request of a method that answers with exactly one response.
@@ -75,13 +76,3 @@ public protocol UnaryRPCRequest: RPCRequest {}
 
 /// The request of a method that answers with a stream of responses (`returns (stream ...)`).
 public protocol ServerStreamingRPCRequest: RPCRequest {}
-
-extension RPCRequest {
-    /// The method this request calls.
-    public static var method: MethodDescriptor {
-        guard let method = MethodTable.shared.method(forRequest: protoName) else {
-            preconditionFailure("\(protoName) is the request of no method in proto/")
-        }
-        return method
-    }
-}
