@@ -30,6 +30,7 @@ public struct IncomingCall: Sendable, Equatable {
     /// The call's request message.
     /// - Throws: INVALID_ARGUMENT when the payload does not decode as the method's request; a
     ///   refusal under ``limits``.
+    @inlinable
     public func request<Request: RPCRequest>(as type: Request.Type) throws(WaterError) -> Request {
         precondition(method == Request.method, "\(Request.protoName) is not the request of \(envelope.method)")
         return try Request(serializedBytes: envelope.payload, limits: limits)

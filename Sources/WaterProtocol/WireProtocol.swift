@@ -27,6 +27,7 @@ public enum WireProtocol {
 
 extension WaterV1.RequestEnvelope {
     /// The envelope of one call of `request`'s method.
+    @inlinable
     public init<Request: RPCRequest>(callID: UInt64, request: Request, authToken: [UInt8] = []) {
         self.init(
             callID: callID, method: Request.method.fullName, authToken: authToken,
@@ -36,14 +37,19 @@ extension WaterV1.RequestEnvelope {
 
 /// A message already encoded: a reply that many calls share (the household's board) is encoded
 /// once, not once per call.
+///
+/// The generic initialisers here are inlinable, so a caller in another module (the server's
+/// handlers) gets them specialised for its message type.
 public struct Encoded<Message: ProtoMessage>: Sendable {
     public let bytes: [UInt8]
 
+    @inlinable
     public init(_ message: Message) {
         bytes = message.serializedBytes()
     }
 
     /// The message again.
+    @inlinable
     public func decoded() throws(WaterError) -> Message {
         try Message(serializedBytes: bytes)
     }
@@ -52,11 +58,13 @@ public struct Encoded<Message: ProtoMessage>: Sendable {
 extension WaterV1.ResponseEnvelope {
     /// A reply that carries `response`: the only reply of a unary call (`endOfStream` true) or
     /// one message of a stream (`endOfStream` false, no status).
+    @inlinable
     public init(callID: UInt64, response: some ProtoMessage, endOfStream: Bool = true) {
         self.init(callID: callID, encoded: Encoded(response), endOfStream: endOfStream)
     }
 
     /// The same, for a response encoded beforehand.
+    @inlinable
     public init<Response>(callID: UInt64, encoded: Encoded<Response>, endOfStream: Bool = true) {
         self.init(
             callID: callID, status: endOfStream ? WaterV1.Status(code: .ok) : nil,
@@ -74,6 +82,7 @@ extension WaterV1.ResponseEnvelope {
     /// The response message this reply carries.
     /// - Throws: the call's ``WaterError`` when the status is not OK, or INTERNAL when the
     ///   payload does not decode as `Response` (the server's fault, not the caller's).
+    @inlinable
     public func response<Response: ProtoMessage>(as type: Response.Type) throws(WaterError) -> Response {
         if let status, status.code != .ok { throw WaterError(status) }
         do {
