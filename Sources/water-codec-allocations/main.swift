@@ -4,7 +4,11 @@ import WaterProtocol
 
 // Heap allocations per message of the codec's hot path, both ways of a LogWater call, counted
 // on this thread by CAllocationCounter (malloc and friends, forwarded to glibc). Deterministic:
-// one thread, the same messages every time, counted after a warm-up.
+// one thread, the same messages every time, counted after a warm-up. One line per path,
+// `name: allocations per message`: `arrays.*` through the API that makes an array per
+// message (the client's, and the server's today), `arena.*` through the server's new path (a
+// WireArena, a FrameDecoder's views, a RequestEnvelopeView, a FrameWriter into one output
+// buffer). Tests/WaterProtocolTests/AllocationTests.swift runs it and holds the counts.
 //
 // Usage: water-codec-allocations [MESSAGES]   (default 10000; run a release build for the
 //        figures the server gets: swift build -c release --product water-codec-allocations)
@@ -75,4 +79,28 @@ report(
         guard let frame = try decoder.nextFrame() else { return 0 }
         let envelope = try WaterV1.ResponseEnvelope(serializedBytes: frame.payload)
         return Int(try envelope.response(as: WaterV1.LogWaterResponse.self).day?.count ?? 0)
+    })
+
+// The server's path: an arena and an output buffer used again for every call, the envelope and
+// the payload read where they were decoded, the reply packed into the output.
+let arena = WireArena()
+let writer = FrameWriter(maximumPayloadLength: WireProtocol.defaultMaximumPayloadLength)
+var output: [UInt8] = []
+report(
+    "arena.request.decode",
+    try allocationsPerRun {
+        arena.reset()
+        decoder.append(requestFrame)
+        guard let frame = try decoder.nextFrameView() else { return 0 }
+        let envelope = try RequestEnvelopeView(decoding: frame.payload, arena: arena, limits: .request)
+        let request = try envelope.request(as: WaterV1.LogWaterRequest.self, arena: arena, limits: .request)
+        return Int(request.amountMl)
+    })
+report(
+    "arena.reply.encode",
+    allocationsPerRun {
+        arena.reset()
+        output.removeAll(keepingCapacity: true)
+        writer.appendReply(callID: 7, response: response, to: &output, arena: arena)
+        return output.count
     })
