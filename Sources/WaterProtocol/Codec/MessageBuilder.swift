@@ -6,7 +6,7 @@ package struct MessageBuilder {
     @usableFromInline let descriptor: UnsafePointer<ProtobufCMessageDescriptor>
     /// The struct, laid out as protoc-c's `sizeof_message` says.
     @usableFromInline let storage: UnsafeMutableRawPointer
-    @usableFromInline unowned(unsafe) let arena: WireArena
+    @usableFromInline let arena: WireArena
 
     /// Allocates the struct and runs protoc-c's `message_init`, which sets every default.
     @usableFromInline init(descriptor: UnsafePointer<ProtobufCMessageDescriptor>, arena: WireArena) {

@@ -25,11 +25,12 @@ extension WireArena {
 /// protobuf-c's `alloc`: from the arena, within the unpack's budget (past it, NULL, which makes
 /// the unpack fail; the overshoot is recorded so the caller can say why).
 private func allocateForProtobufC(_ data: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? {
-    let arena = Unmanaged<WireArena>.fromOpaque(data!).takeUnretainedValue()
-    arena.unpackAllocated =
-        arena.unpackAllocated.addingReportingOverflow(size).overflow ? .max : arena.unpackAllocated + size
-    guard arena.unpackAllocated <= arena.unpackBudget else { return nil }
-    return arena.allocate(byteCount: size)
+    // The arena outlives the unpack that passed it: no retain and release per allocation.
+    Unmanaged<WireArena>.fromOpaque(data!)._withUnsafeGuaranteedRef { arena in
+        let (allocated, overflow) = arena.unpackAllocated.addingReportingOverflow(size)
+        arena.unpackAllocated = overflow ? .max : allocated
+        return arena.unpackAllocated <= arena.unpackBudget ? arena.allocate(byteCount: size) : nil
+    }
 }
 
 /// protobuf-c's `free`: nothing; the arena's reset frees everything at once.

@@ -43,7 +43,13 @@ public struct FrameDecoder: Sendable {
     public var isInsideFrame: Bool { bufferedByteCount > 0 }
 
     /// Adds bytes as they came off the connection. Ends the last view handed out.
-    public mutating func append(_ bytes: some Collection<UInt8>) {
+    @inlinable public mutating func append(_ bytes: some Collection<UInt8>) {
+        let appended: Void? = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+        if appended == nil { Array(bytes).withUnsafeBytes { append($0) } }
+    }
+
+    /// The same, for bytes in memory already (a read buffer): no generic code on the way.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         dropConsumedBytes()
         if readIndex > 0, readIndex >= received.count / 2 {
             // Drop what was consumed, so the buffer stays about one frame long.

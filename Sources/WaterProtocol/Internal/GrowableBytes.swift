@@ -64,18 +64,11 @@ struct GrowableBytes: Sendable {
         if capacity > storage.capacity { storage.reserve(max(capacity, 2 * storage.capacity)) }
     }
 
-    mutating func append(contentsOf bytes: some Collection<UInt8>) {
-        let added = bytes.count
-        guard added > 0 else { return }
-        reserveCapacity(count + added)
-        let end = storage.base! + storage.count
-        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
-            end.copyMemory(from: source.baseAddress!, byteCount: added)
-        }
-        if copied == nil {
-            for (offset, byte) in bytes.enumerated() { end.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self) }
-        }
-        storage.count += added
+    mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserveCapacity(count + bytes.count)
+        (storage.base! + storage.count).copyMemory(from: source, byteCount: bytes.count)
+        storage.count += bytes.count
     }
 
     /// Lets `body` write into the room after the bytes held (at least `minimumRoom` bytes of
