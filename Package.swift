@@ -79,9 +79,16 @@ let package = Package(
         .target(name: "WaterFuzzing", dependencies: ["WaterProtocol"]),
         .executableTarget(name: "water-fuzz", dependencies: ["WaterFuzzing"]),
 
+        // Heap allocations per message of the codec's hot path (by hand, and a test asserts
+        // them): counted by its own malloc, so only that executable links CAllocationCounter.
+        .target(name: "CAllocationCounter"),
+        .executableTarget(name: "water-codec-allocations", dependencies: ["WaterProtocol", "CAllocationCounter"]),
+
         .testTarget(
             name: "WaterProtocolTests",
-            dependencies: ["WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport"],
+            dependencies: [
+                "WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport", "WaterCore",
+            ],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore", "WaterZoneInfo"]),
         .testTarget(name: "WaterTransportTests", dependencies: ["WaterTransport", "WaterSync"]),

@@ -1,8 +1,9 @@
 import WaterProtocol
 
 /// The whole decoding path a peer's bytes take, as one function for libFuzzer
-/// (`scripts/fuzz`) and for the corpus replay in the tests: frames, then the envelope, then the
-/// method's request message.
+/// (`scripts/fuzz`) and for the corpus replay in the tests: frames (borrowed from the decoder),
+/// then the envelope (a view into an arena used again for every frame, as the server's), then
+/// the method's request message, under the limits of calls before login and after.
 ///
 /// Decoding errors are expected and ignored; what must never happen is a crash, a hang, an
 /// allocation past the limits, or a message that does not survive re-encoding unchanged.
@@ -17,15 +18,20 @@ public enum FuzzTarget {
         let stream = Array(data.dropFirst())
         let chunkLength = first & 0x80 != 0 ? max(stream.count, 1) : Int(first % 8) + 1
         var decoder = FrameDecoder(maximumPayloadLength: maximumPayloadLength)
+        let arena = WireArena()
         var index = 0
         do {
             while index < stream.count {
                 let end = min(index + chunkLength, stream.count)
                 decoder.append(stream[index..<end])
                 index = end
-                while let frame = try decoder.nextFrame() {
+                while let frame = try decoder.nextFrameView() {
                     precondition(frame.payload.count <= maximumPayloadLength, "frame over the limit")
-                    decodeEnvelopes(frame.payload)
+                    for limits in [DecodeLimits.beforeLogin, .request] {
+                        arena.reset()
+                        decodeRequest(frame.payload, arena: arena, limits: limits)
+                    }
+                    decodeEnvelopes(Array(frame.payload))
                 }
             }
             try decoder.finish()
@@ -65,6 +71,23 @@ public enum FuzzTarget {
         return payloads.enumerated().map { index, payload in
             // The first byte picks the read size (see run(_:)); vary it across seeds.
             [UInt8(index % 9 == 8 ? 0x80 : index % 8)] + ((try? encoder.encode(payload)) ?? [])
+        }
+    }
+
+    /// The server's path: the envelope as a view, the request read from its payload.
+    private static func decodeRequest(_ payload: UnsafeRawBufferPointer, arena: WireArena, limits: DecodeLimits) {
+        guard let envelope = try? RequestEnvelopeView(decoding: payload, arena: arena, limits: limits),
+            let method = envelope.method,
+            let type = GeneratedMessages.byProtoName[method.requestType] as? any WireMessage.Type
+        else { return }
+        decodeRequest(of: type, from: envelope.payload, arena: arena, limits: limits)
+    }
+
+    private static func decodeRequest<Message: WireMessage>(
+        of type: Message.Type, from payload: UnsafeRawBufferPointer, arena: WireArena, limits: DecodeLimits
+    ) {
+        if let message = try? WireCodec.unpack(type, from: payload, arena: arena, limits: limits) {
+            checkReencodes(message)
         }
     }
 

@@ -13,12 +13,21 @@ public enum WireProtocol {
     /// The default limit on a frame's payload, on the wire and after inflating: 1 MiB.
     public static let defaultMaximumPayloadLength = 1 << 20
 
+    /// How many times its length on the wire a compressed payload may inflate to. The
+    /// protocol's payloads compress 2 to 10 times (the largest real one, the first part of a
+    /// ten-year Import, 5 times: ids, times and amounts vary); deflate reaches 1032, so without
+    /// a cap 1 KiB on the wire costs a full frame of decoding. At 64, the work of inflating and
+    /// decoding stays proportional to the bytes a peer sends. Senders keep to it: the
+    /// reference code sends a payload that would compress further uncompressed.
+    public static let maximumCompressionRatio = 64
+
     /// The call id reserved for connection-level statuses from the server.
     public static let connectionCallID: UInt64 = 0
 }
 
 extension WaterV1.RequestEnvelope {
     /// The envelope of one call of `request`'s method.
+    @inlinable
     public init<Request: RPCRequest>(callID: UInt64, request: Request, authToken: [UInt8] = []) {
         self.init(
             callID: callID, method: Request.method.fullName, authToken: authToken,
@@ -28,14 +37,19 @@ extension WaterV1.RequestEnvelope {
 
 /// A message already encoded: a reply that many calls share (the household's board) is encoded
 /// once, not once per call.
+///
+/// The generic initialisers here are inlinable, so a caller in another module (the server's
+/// handlers) gets them specialised for its message type.
 public struct Encoded<Message: ProtoMessage>: Sendable {
     public let bytes: [UInt8]
 
+    @inlinable
     public init(_ message: Message) {
         bytes = message.serializedBytes()
     }
 
     /// The message again.
+    @inlinable
     public func decoded() throws(WaterError) -> Message {
         try Message(serializedBytes: bytes)
     }
@@ -44,11 +58,13 @@ public struct Encoded<Message: ProtoMessage>: Sendable {
 extension WaterV1.ResponseEnvelope {
     /// A reply that carries `response`: the only reply of a unary call (`endOfStream` true) or
     /// one message of a stream (`endOfStream` false, no status).
+    @inlinable
     public init(callID: UInt64, response: some ProtoMessage, endOfStream: Bool = true) {
         self.init(callID: callID, encoded: Encoded(response), endOfStream: endOfStream)
     }
 
     /// The same, for a response encoded beforehand.
+    @inlinable
     public init<Response>(callID: UInt64, encoded: Encoded<Response>, endOfStream: Bool = true) {
         self.init(
             callID: callID, status: endOfStream ? WaterV1.Status(code: .ok) : nil,
@@ -66,6 +82,7 @@ extension WaterV1.ResponseEnvelope {
     /// The response message this reply carries.
     /// - Throws: the call's ``WaterError`` when the status is not OK, or INTERNAL when the
     ///   payload does not decode as `Response` (the server's fault, not the caller's).
+    @inlinable
     public func response<Response: ProtoMessage>(as type: Response.Type) throws(WaterError) -> Response {
         if let status, status.code != .ok { throw WaterError(status) }
         do {

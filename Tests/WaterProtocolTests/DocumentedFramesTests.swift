@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import WaterProtocol
+
+@testable import WaterProtocol
 
 /// proto/README.md writes out one request frame and its reply in hex for people writing a
 /// client in another language. These tests keep that page true: the bytes there are exactly
@@ -52,6 +53,13 @@ struct DocumentedFramesTests {
         let frame = try FrameEncoder(maximumPayloadLength: 1 << 20).encode(Self.reply.serializedBytes())
         let documented = try Self.documentedBytes(after: "example-reply-frame")
         #expect(documented == frame, "encoder: \(Self.hex(frame))")
+
+        // The server's own path: the reply written straight into its output buffer.
+        var output: [UInt8] = []
+        FrameWriter(maximumPayloadLength: 1 << 20).appendReply(
+            callID: 2, response: try Self.reply.response(as: WaterV1.LogWaterResponse.self), to: &output,
+            arena: WireArena())
+        #expect(documented == output, "writer: \(Self.hex(output))")
 
         var decoder = FrameDecoder(maximumPayloadLength: 1 << 20)
         decoder.append(documented)

@@ -5,22 +5,29 @@ import WaterProtocol
 private let payloads: [[UInt8]] = [Array("first".utf8), [], Array(repeating: 0xAB, count: 300)]
 private let stream = payloads.flatMap { FrameEncoder.frame(flags: [], wirePayload: $0) }
 
-/// Feeds `stream` in pieces of `sizes` (cycled) and returns every payload decoded.
+/// Feeds `stream` in pieces of `sizes` (cycled) and returns every payload decoded, through the
+/// borrowed views and through the copies: both must give the same.
 private func decode(_ bytes: [UInt8], inPiecesOf sizes: [Int], limit: Int = 1024) throws -> [[UInt8]] {
-    var decoder = FrameDecoder(maximumPayloadLength: limit)
-    var decoded: [[UInt8]] = []
-    var index = 0
-    var piece = 0
-    while index < bytes.count {
-        let end = min(index + sizes[piece % sizes.count], bytes.count)
-        decoder.append(bytes[index..<end])
-        index = end
-        piece += 1
-        while let frame = try decoder.nextFrame() { decoded.append(frame.payload) }
+    func run(_ next: (inout FrameDecoder) throws -> [UInt8]?) throws -> [[UInt8]] {
+        var decoder = FrameDecoder(maximumPayloadLength: limit)
+        var decoded: [[UInt8]] = []
+        var index = 0
+        var piece = 0
+        while index < bytes.count {
+            let end = min(index + sizes[piece % sizes.count], bytes.count)
+            decoder.append(bytes[index..<end])
+            index = end
+            piece += 1
+            while let payload = try next(&decoder) { decoded.append(payload) }
+        }
+        try decoder.finish()
+        #expect(decoder.bufferedByteCount == 0)
+        return decoded
     }
-    try decoder.finish()
-    #expect(decoder.bufferedByteCount == 0)
-    return decoded
+    let viewed = try run { try $0.nextFrameView().map { Array($0.payload) } }
+    let copied = try run { try $0.nextFrame()?.payload }
+    #expect(viewed == copied)
+    return viewed
 }
 
 @Suite("FrameDecoder")
@@ -110,20 +117,64 @@ struct FrameDecoderTests {
 
     @Test("inflates a compressed payload")
     func compressedPayload() throws {
-        let payload = Array(String(repeating: "water ", count: 500).utf8)
-        let bytes = try FrameEncoder(maximumPayloadLength: 4096, compressionThreshold: 64).encode(payload)
+        let payload = Array((0..<300).map { "drink \($0 * 7 % 1000) ml, " }.joined().utf8)
+        let bytes = try FrameEncoder(maximumPayloadLength: 8192, compressionThreshold: 64).encode(payload)
         #expect(bytes[0] == FrameFlags.compressed.rawValue)
-        #expect(bytes.count < payload.count / 10)
-        #expect(try decode(bytes, inPiecesOf: [1], limit: 4096) == [payload])
+        #expect(bytes.count < payload.count / 2)
+        #expect(try decode(bytes, inPiecesOf: [1], limit: 8192) == [payload])
+    }
+
+    @Test("decodes compressed and plain frames in turn, each view good until the next call")
+    func compressedAndPlainInTurn() throws {
+        let encoder = FrameEncoder(maximumPayloadLength: 1 << 20, compressionThreshold: 64)
+        let payloads = (0..<6).map { index in
+            Array((0..<(index % 2 == 0 ? 400 : 5)).map { "\(index): \($0 * 13 % 997) " }.joined().utf8)
+        }
+        let stream = try payloads.flatMap { try encoder.encode($0) }
+        #expect(try decode(stream, inPiecesOf: [1, 7, 300], limit: 1 << 20) == payloads)
+        var decoder = FrameDecoder(maximumPayloadLength: 1 << 20)
+        decoder.append(stream)
+        for payload in payloads {
+            let frame = try #require(try decoder.nextFrameView())
+            #expect(frame.flags.contains(.compressed) == (payload.count > 64))
+            #expect(Array(frame.payload) == payload)
+        }
+        #expect(try decoder.nextFrameView() == nil)
     }
 
     @Test("rejects a zlib bomb that would inflate past the limit")
     func zlibBomb() {
         let bomb = Zlib.compress([UInt8](repeating: 0, count: 8 << 20))  // 8 MiB of zeros, ~8 KiB
         #expect(bomb.count < 16 * 1024)
-        var decoder = FrameDecoder(maximumPayloadLength: 1 << 20)
+        // With no ratio cap, the absolute cap stops it.
+        var decoder = FrameDecoder(maximumPayloadLength: 1 << 20, maximumCompressionRatio: .max)
         decoder.append(FrameEncoder.frame(flags: .compressed, wirePayload: bomb))
         #expect(throws: FrameError.inflatedTooLarge(limit: 1 << 20)) { try decoder.nextFrame() }
+    }
+
+    @Test("rejects, by the ratio cap, a zlib bomb well under the frame limit")
+    func zlibBombUnderTheLimit() {
+        let bomb = Zlib.compress([UInt8](repeating: 0, count: 256 << 10))  // 256 KiB of zeros, ~260 bytes
+        var decoder = FrameDecoder(maximumPayloadLength: 1 << 20)
+        decoder.append(FrameEncoder.frame(flags: .compressed, wirePayload: bomb))
+        #expect(throws: FrameError.compressionRatioExceeded(compressedLength: bomb.count, maximumRatio: 64)) {
+            try decoder.nextFrame()
+        }
+    }
+
+    @Test("keeps its buffers between frames, and gives one back after a frame larger than it keeps")
+    func buffersAreReused() throws {
+        var decoder = FrameDecoder(maximumPayloadLength: 1 << 20)
+        let small = FrameEncoder.frame(flags: [], wirePayload: Array(repeating: 1, count: 100))
+        decoder.append(small)
+        let first = try #require(try decoder.nextFrameView()).payload.baseAddress
+        decoder.append(small)
+        #expect(try decoder.nextFrameView()?.payload.baseAddress == first)
+        let large = FrameEncoder.frame(flags: [], wirePayload: Array(repeating: 2, count: 200_000))
+        decoder.append(large)
+        #expect(try decoder.nextFrameView()?.payload.count == 200_000)
+        decoder.append(small)
+        #expect(Array(try #require(try decoder.nextFrameView()).payload) == Array(small.dropFirst(5)))
     }
 
     @Test("rejects a compressed payload that is not zlib")

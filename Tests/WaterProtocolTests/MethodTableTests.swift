@@ -73,3 +73,24 @@ struct MethodTableTests {
         #expect(MethodTable.shared.method(named: "water.v1.Tracker/Drink") == nil)
     }
 }
+
+@Suite("MethodTable lookup by bytes")
+struct MethodTableBytesTests {
+    @Test("finds every method by its UTF-8 bytes, at its index, and nothing else")
+    func everyMethodByBytes() {
+        for (index, method) in MethodTable.shared.methods.enumerated() {
+            #expect(method.index == index)
+            let found = Array(method.fullName.utf8).withUnsafeBytes { MethodTable.shared.method(named: $0) }
+            #expect(found == method)
+            let cut = Array(method.fullName.utf8.dropLast()).withUnsafeBytes { MethodTable.shared.method(named: $0) }
+            #expect(cut == nil)
+        }
+        #expect([UInt8]().withUnsafeBytes { MethodTable.shared.method(named: $0) } == nil)
+    }
+
+    @Test("a request type's method is the table's")
+    func requestMethods() {
+        #expect(WaterV1.LogWaterRequest.method == MethodTable.shared.method(named: "water.v1.Tracker/LogWater"))
+        #expect(WaterV1.LogWaterRequest.method.requestType == WaterV1.LogWaterRequest.protoName)
+    }
+}

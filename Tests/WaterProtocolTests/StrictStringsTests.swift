@@ -1,4 +1,3 @@
-import CProtobufC
 import Testing
 
 @testable import WaterProtocol
@@ -6,44 +5,25 @@ import Testing
 /// Every string field of every request message (and the envelope's), found through protoc-c's
 /// descriptors: nested messages by their path of field names.
 private func stringFields(of name: String) -> [String] {
-    func walk(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ path: String) -> [String] {
-        (0..<Int(descriptor.pointee.n_fields)).flatMap { index -> [String] in
-            let field = descriptor.pointee.fields[index]
-            let fieldPath = path.isEmpty ? String(cString: field.name) : "\(path).\(String(cString: field.name))"
-            switch field.type {
-            case PROTOBUF_C_TYPE_STRING: return [fieldPath]
-            case PROTOBUF_C_TYPE_MESSAGE:
-                return walk(field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self), fieldPath)
-            default: return []
-            }
+    func walk(_ message: MessageDescriptorRef, _ path: String) -> [String] {
+        message.fields.flatMap { field -> [String] in
+            let fieldPath = path.isEmpty ? field.name : "\(path).\(field.name)"
+            if field.isString { return [fieldPath] }
+            return field.message.map { walk($0, fieldPath) } ?? []
         }
     }
-    return walk(GeneratedMessages.descriptors.descriptor(named: name).pointer, "")
+    return walk(GeneratedMessages.descriptors.descriptor(named: name), "")
 }
 
 /// The protobuf encoding of a message whose field at `path` (nested through submessages) holds
 /// `bytes`, and nothing else.
 private func encoding(of name: String, path: String, holding bytes: [UInt8]) -> [UInt8] {
-    func lengthDelimited(_ number: UInt32, _ value: [UInt8]) -> [UInt8] {
-        varint(UInt64(number) << 3 | 2) + varint(UInt64(value.count)) + value
+    func build(_ message: MessageDescriptorRef, _ names: ArraySlice<Substring>) -> [UInt8] {
+        let field = message.fields.first { $0.name == names.first! }!
+        guard names.count > 1, let nested = field.message else { return lengthDelimited(field.number, bytes) }
+        return lengthDelimited(field.number, build(nested, names.dropFirst()))
     }
-    func varint(_ value: UInt64) -> [UInt8] {
-        var value = value
-        var out: [UInt8] = []
-        while value >= 0x80 {
-            out.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        return out + [UInt8(value)]
-    }
-    func build(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, _ names: ArraySlice<Substring>) -> [UInt8] {
-        let field = (0..<Int(descriptor.pointee.n_fields)).map { descriptor.pointee.fields[$0] }
-            .first { String(cString: $0.name) == names.first! }!
-        guard names.count > 1 else { return lengthDelimited(field.id, bytes) }
-        let nested = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
-        return lengthDelimited(field.id, build(nested, names.dropFirst()))
-    }
-    return build(GeneratedMessages.descriptors.descriptor(named: name).pointer, path.split(separator: ".")[...])
+    return build(GeneratedMessages.descriptors.descriptor(named: name), path.split(separator: ".")[...])
 }
 
 /// One row per string field a peer can send. A string field added to a request later fails

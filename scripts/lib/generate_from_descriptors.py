@@ -160,7 +160,6 @@ WIRE_VALUES = {
     "TYPE_BOOL": ".bool({v})", "TYPE_DOUBLE": ".double({v})", "TYPE_FLOAT": ".float({v})",
     "TYPE_STRING": ".string({v})", "TYPE_BYTES": ".bytes({v})",
     "TYPE_ENUM": ".signed(Int64({v}.rawValue))",
-    "TYPE_MESSAGE": ".message({v}.built(in: builder.child(at: {i})))",
 }
 
 # How a generated initializer reads a FieldValue `{v}` of each type.
@@ -172,6 +171,8 @@ READ_VALUES = {
     "TYPE_STRING": "{v}.string", "TYPE_BYTES": "{v}.bytes",
 }
 
+# Repeated fields of these types are copied to and from protobuf-c's array in one go: the Swift
+# element type has the C type's layout.
 NUMBER_TYPES = {
     "TYPE_INT32": "Int32", "TYPE_SINT32": "Int32", "TYPE_SFIXED32": "Int32",
     "TYPE_INT64": "Int64", "TYPE_SINT64": "Int64", "TYPE_SFIXED64": "Int64",
@@ -188,20 +189,26 @@ def read_expression(field, index):
     if repeated and kind in NUMBER_TYPES:
         return f"reader.numbers(at: {index}, as: {NUMBER_TYPES[kind]}.self)"
     if kind == "TYPE_MESSAGE":
-        return (f"reader.messages(at: {index}).map({type_name}.init(wire:))" if repeated
-                else f"reader.message(at: {index}).map({type_name}.init(wire:))")
-    if kind == "TYPE_ENUM":
-        return (f"reader.values(at: {index}).map {{ {type_name}(rawValue: $0.int32) }}" if repeated
-                else f"{type_name}(rawValue: reader.value(at: {index}).int32)")
+        return f"reader.{'messages' if repeated else 'message'}(at: {index}, as: {type_name}.self)"
+    value = f"{type_name}(rawValue: {{v}}.int32)" if kind == "TYPE_ENUM" else READ_VALUES[kind]
     if repeated:
-        return f"reader.values(at: {index}).map {{ {READ_VALUES[kind].format(v='$0')} }}"
-    return READ_VALUES[kind].format(v=f"reader.value(at: {index})")
+        return f"reader.values(at: {index}) {{ {value.format(v='$0')} }}"
+    return value.format(v=f"reader.value(at: {index})")
 
 
-# Repeated fields of these types are copied into protobuf-c's array in one go: the Swift
-# element type has the C type's layout.
-NUMBER_ARRAYS = {"TYPE_INT32", "TYPE_SINT32", "TYPE_SFIXED32", "TYPE_INT64", "TYPE_SINT64", "TYPE_SFIXED64",
-                 "TYPE_UINT32", "TYPE_FIXED32", "TYPE_UINT64", "TYPE_FIXED64", "TYPE_DOUBLE", "TYPE_FLOAT"}
+def encode_statement(field, index):
+    """The statement of encodeFields that stores one field into the builder."""
+    swift_name = lower_camel(one(field, "name"))
+    kind = one(field, "type")
+    if one(field, "label") == "LABEL_REPEATED":
+        if kind in NUMBER_TYPES:
+            return f"builder.setNumbers({swift_name}, at: {index})"
+        if kind == "TYPE_MESSAGE":
+            return f"builder.setMessages({swift_name}, at: {index})"
+        return f"builder.setValues({swift_name}, at: {index}) {{ {WIRE_VALUES[kind].format(v='$0')} }}"
+    if kind == "TYPE_MESSAGE":
+        return f"if let value = {swift_name} {{ builder.setMessage(value, at: {index}) }}"
+    return f"builder.set({WIRE_VALUES[kind].format(v=swift_name)}, at: {index})"
 
 
 def swift_wire_encoding(package, message, index_name):
@@ -215,8 +222,8 @@ def swift_wire_encoding(package, message, index_name):
            "    public func serializedBytes() -> [UInt8] {",
            "        WireCodec.pack(self)",
            "    }", "",
-           "    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {",
-           "        self = try WireCodec.unpack(Self.self, from: bytes)",
+           "    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {",
+           "        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)",
            "    }", ""]
     if not fields:
         out += ["    package init(wire reader: MessageReader) {", "        self.init()", "    }", "",
@@ -226,21 +233,7 @@ def swift_wire_encoding(package, message, index_name):
                           for f in fields)
     out += ["    package init(wire reader: MessageReader) {", f"        self.init({arguments})", "    }", ""]
     out.append("    package func encodeFields(into builder: MessageBuilder) {")
-    for field in fields:
-        index = by_number.index(field)
-        swift_name = lower_camel(one(field, "name"))
-        kind = one(field, "type")
-        repeated = one(field, "label") == "LABEL_REPEATED"
-        if repeated and kind in NUMBER_ARRAYS:
-            out.append(f"        builder.setNumbers({swift_name}, at: {index})")
-        elif repeated:
-            value = WIRE_VALUES[kind].format(v="$0", i=index)
-            out.append(f"        builder.set({swift_name}.map {{ {value} }}, at: {index})")
-        elif kind == "TYPE_MESSAGE":
-            value = WIRE_VALUES[kind].format(v="value", i=index)
-            out.append(f"        if let value = {swift_name} {{ builder.set({value}, at: {index}) }}")
-        else:
-            out.append(f"        builder.set({WIRE_VALUES[kind].format(v=swift_name, i=index)}, at: {index})")
+    out += [f"        {encode_statement(field, by_number.index(field))}" for field in fields]
     out += ["    }", "}"]
     return out
 
@@ -257,6 +250,7 @@ def swift_message(package, message, index, comments, rpc_kinds):
     out.append(f'    public static let protoName = "{full}"')
     if response:
         out.append(f"    public typealias Response = {response}")
+        out.append("    public static let method = MethodTable.shared.method(calledBy: protoName)")
     fields = message.get("field", [])
     params = []
     for f_index, field in enumerate(fields):

@@ -3,7 +3,7 @@ import CProtobufC
 /// A pointer to one of protoc-c's message descriptors: static, immutable C data that lives as
 /// long as the process, so sharing it between threads is safe.
 package struct MessageDescriptorRef: @unchecked Sendable {
-    let pointer: UnsafePointer<ProtobufCMessageDescriptor>
+    @usableFromInline let pointer: UnsafePointer<ProtobufCMessageDescriptor>
 
     /// The full proto name, e.g. `"water.v1.LogWaterRequest"`.
     var fullName: String { String(cString: pointer.pointee.name) }
@@ -31,5 +31,33 @@ package struct DescriptorRegistry: Sendable {
             preconditionFailure("\(name) has no protobuf-c descriptor; run scripts/generate-proto")
         }
         return found
+    }
+}
+
+extension MessageDescriptorRef {
+    /// One field of a message as protoc-c describes it: what tests and tools walk the schema
+    /// by, without protobuf-c's C constants (which Swift finds only through the C module that
+    /// happened to load protobuf-c's header first).
+    package struct Field {
+        package let name: String
+        package let number: UInt32
+        package let isString: Bool
+        package let isRepeated: Bool
+        /// The field's message type, for a field that holds a message.
+        package let message: MessageDescriptorRef?
+    }
+
+    /// The message's fields, in protoc-c's order (by number).
+    package var fields: [Field] {
+        (0..<Int(pointer.pointee.n_fields)).map { index in
+            let field = pointer.pointee.fields[index]
+            return Field(
+                name: String(cString: field.name), number: field.id, isString: field.type == PROTOBUF_C_TYPE_STRING,
+                isRepeated: field.label == PROTOBUF_C_LABEL_REPEATED,
+                message: field.type == PROTOBUF_C_TYPE_MESSAGE
+                    ? MessageDescriptorRef(
+                        pointer: field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self))
+                    : nil)
+        }
     }
 }

@@ -15,7 +15,7 @@ package enum FieldValue {
     case message(UnsafeRawPointer?)
 
     /// How many bytes one value of `type` takes in a message struct or a repeated array.
-    static func size(of type: ProtobufCType) -> Int {
+    @usableFromInline static func size(of type: ProtobufCType) -> Int {
         switch type {
         case PROTOBUF_C_TYPE_INT32, PROTOBUF_C_TYPE_SINT32, PROTOBUF_C_TYPE_SFIXED32, PROTOBUF_C_TYPE_ENUM,
             PROTOBUF_C_TYPE_UINT32, PROTOBUF_C_TYPE_FIXED32, PROTOBUF_C_TYPE_FLOAT:
@@ -31,7 +31,7 @@ package enum FieldValue {
 
     /// Writes the value into C memory laid out for `type`; strings and bytes are copied into
     /// `arena`, so they live exactly as long as the message being built.
-    func store(at address: UnsafeMutableRawPointer, type: ProtobufCType, arena: CArena) {
+    @usableFromInline func store(at address: UnsafeMutableRawPointer, type: ProtobufCType, arena: WireArena) {
         switch (type, self) {
         case (PROTOBUF_C_TYPE_INT32, .signed(let v)), (PROTOBUF_C_TYPE_SINT32, .signed(let v)),
             (PROTOBUF_C_TYPE_SFIXED32, .signed(let v)), (PROTOBUF_C_TYPE_ENUM, .signed(let v)):
@@ -53,7 +53,7 @@ package enum FieldValue {
             address.storeBytes(of: arena.copy(string: v), as: UnsafeMutablePointer<CChar>.self)
         case (PROTOBUF_C_TYPE_BYTES, .bytes(let v)):
             address.storeBytes(
-                of: ProtobufCBinaryData(len: v.count, data: arena.copy(bytes: v)),
+                of: ProtobufCBinaryData(len: v.count, data: v.withUnsafeBytes { arena.copy(bytes: $0) }),
                 as: ProtobufCBinaryData.self)
         case (PROTOBUF_C_TYPE_MESSAGE, .message(let v)):
             address.storeBytes(of: v, as: UnsafeRawPointer?.self)
@@ -64,7 +64,7 @@ package enum FieldValue {
     }
 
     /// Reads the value of `type` at `address`; nil `address` reads the proto3 default.
-    static func load(from address: UnsafeRawPointer?, type: ProtobufCType) -> FieldValue {
+    @usableFromInline static func load(from address: UnsafeRawPointer?, type: ProtobufCType) -> FieldValue {
         guard let address else { return defaultValue(of: type) }
         switch type {
         case PROTOBUF_C_TYPE_INT32, PROTOBUF_C_TYPE_SINT32, PROTOBUF_C_TYPE_SFIXED32, PROTOBUF_C_TYPE_ENUM:

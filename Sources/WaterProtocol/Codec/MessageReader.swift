@@ -3,77 +3,85 @@ import CProtobufC
 /// Reads the fields of an unpacked protobuf-c message struct; a nil `storage` stands for an
 /// absent submessage, whose every field reads as its proto3 default.
 package struct MessageReader {
-    let descriptor: UnsafePointer<ProtobufCMessageDescriptor>
-    let storage: UnsafeRawPointer?
+    @usableFromInline let descriptor: UnsafePointer<ProtobufCMessageDescriptor>
+    @usableFromInline let storage: UnsafeRawPointer?
+
+    @usableFromInline init(descriptor: UnsafePointer<ProtobufCMessageDescriptor>, storage: UnsafeRawPointer?) {
+        self.descriptor = descriptor
+        self.storage = storage
+    }
 
     /// The descriptor of the field at `index` (fields sorted by number, as protoc-c lays them).
-    func field(at index: Int) -> UnsafePointer<ProtobufCFieldDescriptor> {
+    @usableFromInline func field(at index: Int) -> UnsafePointer<ProtobufCFieldDescriptor> {
         precondition(index >= 0 && index < Int(descriptor.pointee.n_fields), "field index \(index)")
         return descriptor.pointee.fields + index
     }
 
-    /// How many elements a repeated field holds.
-    func count(of field: UnsafePointer<ProtobufCFieldDescriptor>) -> Int {
-        guard let storage, field.pointee.label == PROTOBUF_C_LABEL_REPEATED else { return 0 }
-        return (storage + Int(field.pointee.quantifier_offset)).loadUnaligned(as: Int.self)
+    /// The value of the singular field at `index`.
+    package func value(at index: Int) -> FieldValue {
+        let field = field(at: index)
+        return FieldValue.load(from: storage.map { $0 + Int(field.pointee.offset) }, type: field.pointee.type)
     }
 
-    /// The value of a singular field, or element `index` of a repeated one.
-    func value(of field: UnsafePointer<ProtobufCFieldDescriptor>, at index: Int? = nil) -> FieldValue {
-        guard let storage else { return FieldValue.load(from: nil, type: field.pointee.type) }
-        let address = storage + Int(field.pointee.offset)
-        guard let index else { return FieldValue.load(from: address, type: field.pointee.type) }
-        let array = address.loadUnaligned(as: UnsafeRawPointer?.self)
-        return FieldValue.load(
-            from: array.map { $0 + index * FieldValue.size(of: field.pointee.type) },
-            type: field.pointee.type)
+    /// The submessage of the singular field at `index`, or nil when it is absent.
+    @inlinable package func message<Message: WireMessage>(at index: Int, as type: Message.Type) -> Message? {
+        guard case .message(let pointer?) = value(at: index) else { return nil }
+        return Message(wire: MessageReader(descriptor: submessageDescriptor(field(at: index)), storage: pointer))
+    }
+
+    // MARK: Repeated fields: each element read straight into the Swift array.
+
+    /// The elements of the repeated field at `index`: its count and the address of its C array.
+    @usableFromInline func repeatedArray(at index: Int) -> (
+        field: UnsafePointer<ProtobufCFieldDescriptor>, count: Int, array: UnsafeRawPointer?
+    ) {
+        let field = field(at: index)
+        precondition(field.pointee.label == PROTOBUF_C_LABEL_REPEATED, "field \(index) is singular")
+        guard let storage else { return (field, 0, nil) }
+        let count = (storage + Int(field.pointee.quantifier_offset)).loadUnaligned(as: Int.self)
+        let array = (storage + Int(field.pointee.offset)).loadUnaligned(as: UnsafeRawPointer?.self)
+        return (field, array == nil ? 0 : count, array)
     }
 
     /// A repeated field of numbers in one copy: `Element` has the layout of the field's C type
     /// (the generator only asks so). Snapshot columns hold hundreds of thousands of numbers.
-    package func numbers<Element>(at index: Int, as element: Element.Type) -> [Element] {
-        let field = field(at: index)
+    @inlinable package func numbers<Element>(at index: Int, as element: Element.Type) -> [Element] {
+        let (field, count, array) = repeatedArray(at: index)
         precondition(FieldValue.size(of: field.pointee.type) == MemoryLayout<Element>.stride, "field layout")
-        let count = count(of: field)
-        guard count > 0,
-            let base = storage.flatMap({ ($0 + Int(field.pointee.offset)).loadUnaligned(as: UnsafeRawPointer?.self) })
-        else { return [] }
-        return Array(UnsafeBufferPointer(start: base.assumingMemoryBound(to: Element.self), count: count))
+        guard let array, count > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: array.assumingMemoryBound(to: Element.self), count: count))
     }
 
-    /// The value of the singular field at `index`.
-    package func value(at index: Int) -> FieldValue {
-        value(of: field(at: index))
-    }
-
-    /// The elements of the repeated field at `index`.
-    package func values(at index: Int) -> [FieldValue] {
-        let field = field(at: index)
-        return (0..<count(of: field)).map { value(of: field, at: $0) }
-    }
-
-    /// The submessage of the singular field at `index`, or nil when it is absent.
-    package func message(at index: Int) -> MessageReader? {
-        let field = field(at: index)
-        guard case .message(let pointer?) = value(of: field) else { return nil }
-        return MessageReader(descriptor: submessageDescriptor(field), storage: pointer)
+    /// The elements of the repeated field at `index`, each read as `FieldValue.load` reads one.
+    @inlinable package func values<Element>(at index: Int, _ read: (FieldValue) -> Element) -> [Element] {
+        let (field, count, array) = repeatedArray(at: index)
+        guard let array else { return [] }
+        let size = FieldValue.size(of: field.pointee.type)
+        var values: [Element] = []
+        values.reserveCapacity(count)
+        for offset in 0..<count {
+            values.append(read(FieldValue.load(from: array + offset * size, type: field.pointee.type)))
+        }
+        return values
     }
 
     /// The submessages of the repeated field at `index`.
-    package func messages(at index: Int) -> [MessageReader] {
-        let field = field(at: index)
+    @inlinable package func messages<Message: WireMessage>(at index: Int, as type: Message.Type) -> [Message] {
+        let (field, count, array) = repeatedArray(at: index)
+        guard let array else { return [] }
         let descriptor = submessageDescriptor(field)
-        return (0..<count(of: field)).map { element in
-            guard case .message(let pointer) = value(of: field, at: element) else {
-                preconditionFailure("not a message")
-            }
-            return MessageReader(descriptor: descriptor, storage: pointer)
+        var messages: [Message] = []
+        messages.reserveCapacity(count)
+        for offset in 0..<count {
+            let pointer = array.loadUnaligned(fromByteOffset: offset * 8, as: UnsafeRawPointer?.self)
+            messages.append(Message(wire: MessageReader(descriptor: descriptor, storage: pointer)))
         }
+        return messages
     }
 
-    private func submessageDescriptor(_ field: UnsafePointer<ProtobufCFieldDescriptor>) -> UnsafePointer<
-        ProtobufCMessageDescriptor
-    > {
+    @usableFromInline func submessageDescriptor(
+        _ field: UnsafePointer<ProtobufCFieldDescriptor>
+    ) -> UnsafePointer<ProtobufCMessageDescriptor> {
         guard let raw = field.pointee.descriptor else {
             preconditionFailure("field \(String(cString: field.pointee.name)) is not a message")
         }

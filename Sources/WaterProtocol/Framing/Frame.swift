@@ -39,6 +39,8 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
     case truncatedPayload(expected: Int, received: Int)
     /// A compressed payload inflates past the limit.
     case inflatedTooLarge(limit: Int)
+    /// A compressed payload inflates past `maximumRatio` times its length on the wire.
+    case compressionRatioExceeded(compressedLength: Int, maximumRatio: Int)
     /// A compressed payload is not a valid zlib stream.
     case corruptCompressedPayload(ZlibError)
 
@@ -54,6 +56,8 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
             "connection closed inside a frame payload (\(received) of \(expected) bytes)"
         case .inflatedTooLarge(let limit):
             "compressed frame payload inflates past the limit of \(limit) bytes"
+        case .compressionRatioExceeded(let length, let ratio):
+            "compressed frame payload of \(length) bytes inflates past \(ratio) times its size"
         case .corruptCompressedPayload(let error):
             "compressed frame payload is corrupt: \(error.message)"
         }

@@ -1,37 +1,34 @@
-/// Builds frames: flags, big-endian length, payload (see ``FrameDecoder`` for the layout).
+/// Builds frames, each in an array of its own: flags, big-endian length, payload (see
+/// ``FrameDecoder`` for the layout). A ``FrameWriter`` with the same limits underneath.
 public struct FrameEncoder: Sendable {
+    /// The writer with these limits, which appends frames to a buffer used again.
+    package let writer: FrameWriter
+
     /// The largest payload the peer accepts (from the handshake, or the default).
-    public let maximumPayloadLength: Int
+    public var maximumPayloadLength: Int { writer.maximumPayloadLength }
     /// Payloads at least this long are compressed when that makes them smaller; nil: never.
-    public let compressionThreshold: Int?
+    public var compressionThreshold: Int? { writer.compressionThreshold }
 
     public init(maximumPayloadLength: Int, compressionThreshold: Int? = 16 * 1024) {
-        self.maximumPayloadLength = maximumPayloadLength
-        self.compressionThreshold = compressionThreshold
+        writer = FrameWriter(maximumPayloadLength: maximumPayloadLength, compressionThreshold: compressionThreshold)
     }
 
     /// One frame carrying `payload`, compressed when that is worth it.
     /// - Throws: ``FrameError/frameTooLarge(length:limit:)`` when the payload exceeds the limit,
     ///   which the peer would refuse (checked on the uncompressed size, as the peer checks it).
     public func encode(_ payload: [UInt8]) throws(FrameError) -> [UInt8] {
-        guard payload.count <= maximumPayloadLength else {
-            throw .frameTooLarge(length: payload.count, limit: maximumPayloadLength)
+        var frame: [UInt8] = []
+        try payload.withUnsafeBufferPointer { (bytes) throws(FrameError) in
+            try writer.append(payload: UnsafeRawBufferPointer(bytes), to: &frame)
         }
-        if let threshold = compressionThreshold, payload.count >= threshold {
-            let compressed = Zlib.compress(payload)
-            if compressed.count < payload.count {
-                return Self.frame(flags: .compressed, wirePayload: compressed)
-            }
-        }
-        return Self.frame(flags: [], wirePayload: payload)
+        return frame
     }
 
     /// The bytes of a frame whose payload is already in its wire form.
     public static func frame(flags: FrameFlags, wirePayload: [UInt8]) -> [UInt8] {
-        let length = UInt32(wirePayload.count)
-        var bytes: [UInt8] = [flags.rawValue]
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(FrameDecoder.headerLength + wirePayload.count)
-        bytes += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+        FrameWriter.appendHeader(flags: flags, length: wirePayload.count, to: &bytes)
         bytes += wirePayload
         return bytes
     }

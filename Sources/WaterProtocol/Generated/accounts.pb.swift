@@ -93,6 +93,7 @@ extension WaterV1 {
     public struct LoginRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.LoginRequest"
         public typealias Response = LoginResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -171,6 +172,7 @@ extension WaterV1 {
     public struct LogoutRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.LogoutRequest"
         public typealias Response = LogoutResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `LogoutRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -190,6 +192,7 @@ extension WaterV1 {
     public struct WhoAmIRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.WhoAmIRequest"
         public typealias Response = WhoAmIResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `WhoAmIRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -235,6 +238,7 @@ extension WaterV1 {
     public struct ChangePasswordRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ChangePasswordRequest"
         public typealias Response = ChangePasswordResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var currentPassword: String
 
@@ -307,6 +311,7 @@ extension WaterV1 {
     public struct AddMemberRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.AddMemberRequest"
         public typealias Response = AddMemberResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -393,6 +398,7 @@ extension WaterV1 {
     public struct RenameMemberRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.RenameMemberRequest"
         public typealias Response = RenameMemberResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -466,6 +472,7 @@ extension WaterV1 {
     public struct ResetPasswordRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ResetPasswordRequest"
         public typealias Response = ResetPasswordResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -511,6 +518,7 @@ extension WaterV1 {
     public struct RemoveMemberRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.RemoveMemberRequest"
         public typealias Response = RemoveMemberResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var username: String
 
@@ -550,6 +558,7 @@ extension WaterV1 {
     public struct ListMembersRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ListMembersRequest"
         public typealias Response = ListMembersResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `ListMembersRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -593,8 +602,8 @@ extension WaterV1.Member: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -617,8 +626,8 @@ extension WaterV1.LoginRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -638,18 +647,18 @@ extension WaterV1.LoginResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(authToken: reader.value(at: 0).bytes, expiresAtUnixMs: reader.value(at: 1).int64, member: reader.message(at: 2).map(WaterV1.Member.init(wire:)))
+        self.init(authToken: reader.value(at: 0).bytes, expiresAtUnixMs: reader.value(at: 1).int64, member: reader.message(at: 2, as: WaterV1.Member.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.bytes(authToken), at: 0)
         builder.set(.signed(expiresAtUnixMs), at: 1)
-        if let value = member { builder.set(.message(value.built(in: builder.child(at: 2))), at: 2) }
+        if let value = member { builder.setMessage(value, at: 2) }
     }
 }
 
@@ -660,8 +669,8 @@ extension WaterV1.LogoutRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -678,8 +687,8 @@ extension WaterV1.LogoutResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -696,8 +705,8 @@ extension WaterV1.WhoAmIRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -714,16 +723,16 @@ extension WaterV1.WhoAmIResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)), sessionExpiresAtUnixMs: reader.value(at: 1).int64)
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self), sessionExpiresAtUnixMs: reader.value(at: 1).int64)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = member { builder.setMessage(value, at: 0) }
         builder.set(.signed(sessionExpiresAtUnixMs), at: 1)
     }
 }
@@ -735,8 +744,8 @@ extension WaterV1.ChangePasswordRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -756,8 +765,8 @@ extension WaterV1.ChangePasswordResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -777,8 +786,8 @@ extension WaterV1.AddMemberRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -801,16 +810,16 @@ extension WaterV1.AddMemberResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)))
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = member { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -821,8 +830,8 @@ extension WaterV1.RenameMemberRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -843,16 +852,16 @@ extension WaterV1.RenameMemberResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)))
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = member { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -863,8 +872,8 @@ extension WaterV1.ResetPasswordRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -884,8 +893,8 @@ extension WaterV1.ResetPasswordResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -902,8 +911,8 @@ extension WaterV1.RemoveMemberRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -922,8 +931,8 @@ extension WaterV1.RemoveMemberResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -940,8 +949,8 @@ extension WaterV1.ListMembersRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -958,15 +967,15 @@ extension WaterV1.ListMembersResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(members: reader.messages(at: 0).map(WaterV1.Member.init(wire:)))
+        self.init(members: reader.messages(at: 0, as: WaterV1.Member.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        builder.set(members.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+        builder.setMessages(members, at: 0)
     }
 }

@@ -187,6 +187,7 @@ extension WaterV1 {
     public struct GetBoardRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetBoardRequest"
         public typealias Response = GetBoardResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// "YYYY-Www"; empty: the current week.
         public var week: String
@@ -253,6 +254,7 @@ extension WaterV1 {
     public struct WatchBoardRequest: ServerStreamingRPCRequest {
         public static let protoName = "water.v1.WatchBoardRequest"
         public typealias Response = WatchBoardResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var order: BoardOrder
 
@@ -316,12 +318,12 @@ extension WaterV1.BoardRow: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9).map(WaterV1.DaySummary.init(wire:)))
+        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -334,7 +336,7 @@ extension WaterV1.BoardRow: WireMessage {
         builder.set(.unsigned(UInt64(averagePercent)), at: 6)
         builder.set(.unsigned(UInt64(streakDays)), at: 7)
         builder.set(.unsigned(UInt64(habitCheckins)), at: 8)
-        builder.set(days.map { .message($0.built(in: builder.child(at: 9))) }, at: 9)
+        builder.setMessages(days, at: 9)
     }
 }
 
@@ -345,21 +347,21 @@ extension WaterV1.WeeklyBoard: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.value(at: 0).string, startsOn: reader.value(at: 1).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 2).int32), rows: reader.messages(at: 3).map(WaterV1.BoardRow.init(wire:)), generatedAtUnixMs: reader.value(at: 4).int64, unavailable: reader.messages(at: 5).map(WaterV1.Member.init(wire:)))
+        self.init(week: reader.value(at: 0).string, startsOn: reader.value(at: 1).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 2).int32), rows: reader.messages(at: 3, as: WaterV1.BoardRow.self), generatedAtUnixMs: reader.value(at: 4).int64, unavailable: reader.messages(at: 5, as: WaterV1.Member.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
         builder.set(.string(startsOn), at: 1)
         builder.set(.signed(Int64(order.rawValue)), at: 2)
-        builder.set(rows.map { .message($0.built(in: builder.child(at: 3))) }, at: 3)
+        builder.setMessages(rows, at: 3)
         builder.set(.signed(generatedAtUnixMs), at: 4)
-        builder.set(unavailable.map { .message($0.built(in: builder.child(at: 5))) }, at: 5)
+        builder.setMessages(unavailable, at: 5)
     }
 }
 
@@ -370,8 +372,8 @@ extension WaterV1.GetBoardRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -391,16 +393,16 @@ extension WaterV1.GetBoardResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(board: reader.message(at: 0).map(WaterV1.WeeklyBoard.init(wire:)))
+        self.init(board: reader.message(at: 0, as: WaterV1.WeeklyBoard.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = board { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = board { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -411,8 +413,8 @@ extension WaterV1.WatchBoardRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -431,15 +433,15 @@ extension WaterV1.WatchBoardResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(board: reader.message(at: 0).map(WaterV1.WeeklyBoard.init(wire:)))
+        self.init(board: reader.message(at: 0, as: WaterV1.WeeklyBoard.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = board { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = board { builder.setMessage(value, at: 0) }
     }
 }

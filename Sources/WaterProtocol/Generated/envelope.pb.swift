@@ -275,6 +275,7 @@ extension WaterV1 {
     public struct HandshakeRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.HandshakeRequest"
         public typealias Response = HandshakeResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// The protocol version the client speaks. This document describes version 1.
         public var protocolVersion: UInt32
@@ -380,8 +381,8 @@ extension WaterV1.RequestEnvelope: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -404,17 +405,17 @@ extension WaterV1.ResponseEnvelope: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(callID: reader.value(at: 0).uint64, status: reader.message(at: 1).map(WaterV1.Status.init(wire:)), payload: reader.value(at: 2).bytes, endOfStream: reader.value(at: 3).bool)
+        self.init(callID: reader.value(at: 0).uint64, status: reader.message(at: 1, as: WaterV1.Status.self), payload: reader.value(at: 2).bytes, endOfStream: reader.value(at: 3).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(callID), at: 0)
-        if let value = status { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        if let value = status { builder.setMessage(value, at: 1) }
         builder.set(.bytes(payload), at: 2)
         builder.set(.bool(endOfStream), at: 3)
     }
@@ -427,18 +428,18 @@ extension WaterV1.Status: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(code: WaterV1.StatusCode(rawValue: reader.value(at: 0).int32), message: reader.value(at: 1).string, violations: reader.messages(at: 2).map(WaterV1.FieldViolation.init(wire:)))
+        self.init(code: WaterV1.StatusCode(rawValue: reader.value(at: 0).int32), message: reader.value(at: 1).string, violations: reader.messages(at: 2, as: WaterV1.FieldViolation.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(code.rawValue)), at: 0)
         builder.set(.string(message), at: 1)
-        builder.set(violations.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
+        builder.setMessages(violations, at: 2)
     }
 }
 
@@ -449,8 +450,8 @@ extension WaterV1.FieldViolation: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -470,8 +471,8 @@ extension WaterV1.HandshakeRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -491,8 +492,8 @@ extension WaterV1.HandshakeResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {

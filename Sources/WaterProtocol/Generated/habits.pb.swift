@@ -201,6 +201,7 @@ extension WaterV1 {
     public struct AddHabitRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.AddHabitRequest"
         public typealias Response = AddHabitResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var habitID: String
 
@@ -278,6 +279,7 @@ extension WaterV1 {
     public struct CheckHabitRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.CheckHabitRequest"
         public typealias Response = CheckHabitResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var habitID: String
 
@@ -345,6 +347,7 @@ extension WaterV1 {
     public struct UncheckHabitRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.UncheckHabitRequest"
         public typealias Response = UncheckHabitResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var habitID: String
 
@@ -411,6 +414,7 @@ extension WaterV1 {
     public struct DeleteHabitRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.DeleteHabitRequest"
         public typealias Response = DeleteHabitResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var habitID: String
 
@@ -470,6 +474,7 @@ extension WaterV1 {
     public struct ListHabitWeekRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ListHabitWeekRequest"
         public typealias Response = ListHabitWeekResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// "YYYY-Www"; empty: the current week.
         public var week: String
@@ -548,8 +553,8 @@ extension WaterV1.Habit: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -572,17 +577,17 @@ extension WaterV1.HabitWeek: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)), checked: reader.values(at: 1).map { $0.bool })
+        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self), checked: reader.values(at: 1) { $0.bool })
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        builder.set(checked.map { .bool($0) }, at: 1)
+        if let value = habit { builder.setMessage(value, at: 0) }
+        builder.setValues(checked, at: 1) { .bool($0) }
     }
 }
 
@@ -593,8 +598,8 @@ extension WaterV1.AddHabitRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -616,16 +621,16 @@ extension WaterV1.AddHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)))
+        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = habit { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -636,8 +641,8 @@ extension WaterV1.CheckHabitRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -657,16 +662,16 @@ extension WaterV1.CheckHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.message(at: 0).map(WaterV1.HabitWeek.init(wire:)))
+        self.init(week: reader.message(at: 0, as: WaterV1.HabitWeek.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = week { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = week { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -677,8 +682,8 @@ extension WaterV1.UncheckHabitRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -698,16 +703,16 @@ extension WaterV1.UncheckHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.message(at: 0).map(WaterV1.HabitWeek.init(wire:)))
+        self.init(week: reader.message(at: 0, as: WaterV1.HabitWeek.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = week { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = week { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -718,8 +723,8 @@ extension WaterV1.DeleteHabitRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -738,16 +743,16 @@ extension WaterV1.DeleteHabitResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)))
+        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = habit { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -758,8 +763,8 @@ extension WaterV1.ListHabitWeekRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -778,17 +783,17 @@ extension WaterV1.ListHabitWeekResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.value(at: 0).string, dates: reader.values(at: 1).map { $0.string }, habits: reader.messages(at: 2).map(WaterV1.HabitWeek.init(wire:)))
+        self.init(week: reader.value(at: 0).string, dates: reader.values(at: 1) { $0.string }, habits: reader.messages(at: 2, as: WaterV1.HabitWeek.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
-        builder.set(dates.map { .string($0) }, at: 1)
-        builder.set(habits.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
+        builder.setValues(dates, at: 1) { .string($0) }
+        builder.setMessages(habits, at: 2)
     }
 }

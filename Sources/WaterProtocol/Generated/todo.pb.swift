@@ -82,6 +82,7 @@ extension WaterV1 {
     public struct AddTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.AddTodoRequest"
         public typealias Response = AddTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -147,6 +148,7 @@ extension WaterV1 {
     public struct ToggleTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ToggleTodoRequest"
         public typealias Response = ToggleTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -206,6 +208,7 @@ extension WaterV1 {
     public struct SetTodoDoneRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.SetTodoDoneRequest"
         public typealias Response = SetTodoDoneResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -271,6 +274,7 @@ extension WaterV1 {
     public struct DeleteTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.DeleteTodoRequest"
         public typealias Response = DeleteTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -330,6 +334,7 @@ extension WaterV1 {
     public struct MoveTodoRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.MoveTodoRequest"
         public typealias Response = MoveTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var itemID: String
 
@@ -397,6 +402,7 @@ extension WaterV1 {
     public struct ListTodosRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ListTodosRequest"
         public typealias Response = ListTodosResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `ListTodosRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -440,8 +446,8 @@ extension WaterV1.TodoItem: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -467,8 +473,8 @@ extension WaterV1.AddTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -488,16 +494,16 @@ extension WaterV1.AddTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = item { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -508,8 +514,8 @@ extension WaterV1.ToggleTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -528,16 +534,16 @@ extension WaterV1.ToggleTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = item { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -548,8 +554,8 @@ extension WaterV1.SetTodoDoneRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -569,16 +575,16 @@ extension WaterV1.SetTodoDoneResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = item { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -589,8 +595,8 @@ extension WaterV1.DeleteTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -609,16 +615,16 @@ extension WaterV1.DeleteTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(item: reader.message(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = item { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = item { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -629,8 +635,8 @@ extension WaterV1.MoveTodoRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -650,16 +656,16 @@ extension WaterV1.MoveTodoResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(items: reader.messages(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(items: reader.messages(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+        builder.setMessages(items, at: 0)
     }
 }
 
@@ -670,8 +676,8 @@ extension WaterV1.ListTodosRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -688,15 +694,15 @@ extension WaterV1.ListTodosResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(items: reader.messages(at: 0).map(WaterV1.TodoItem.init(wire:)))
+        self.init(items: reader.messages(at: 0, as: WaterV1.TodoItem.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        builder.set(items.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
+        builder.setMessages(items, at: 0)
     }
 }

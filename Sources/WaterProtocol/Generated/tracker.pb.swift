@@ -185,6 +185,7 @@ extension WaterV1 {
     public struct LogWaterRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.LogWaterRequest"
         public typealias Response = LogWaterResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var entryID: String
 
@@ -272,6 +273,7 @@ extension WaterV1 {
     public struct EditWaterRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.EditWaterRequest"
         public typealias Response = EditWaterResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var entryID: String
 
@@ -352,6 +354,7 @@ extension WaterV1 {
     public struct DeleteWaterRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.DeleteWaterRequest"
         public typealias Response = DeleteWaterResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var entryID: String
 
@@ -417,6 +420,7 @@ extension WaterV1 {
     public struct UndoWaterRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.UndoWaterRequest"
         public typealias Response = UndoWaterResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `UndoWaterRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -463,6 +467,7 @@ extension WaterV1 {
     public struct GetTodayRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetTodayRequest"
         public typealias Response = GetTodayResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `GetTodayRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -515,6 +520,7 @@ extension WaterV1 {
     public struct GetHistoryRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetHistoryRequest"
         public typealias Response = GetHistoryResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// 1 to 366 days, ending today.
         public var days: UInt32
@@ -591,6 +597,7 @@ extension WaterV1 {
     public struct SetGoalRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.SetGoalRequest"
         public typealias Response = SetGoalResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var dailyGoalMl: Int32
 
@@ -656,6 +663,7 @@ extension WaterV1 {
     public struct SetUsualCupRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.SetUsualCupRequest"
         public typealias Response = SetUsualCupResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var usualCupMl: Int32
 
@@ -715,6 +723,7 @@ extension WaterV1 {
     public struct SetTimeZoneRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.SetTimeZoneRequest"
         public typealias Response = SetTimeZoneResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// An IANA zone name, e.g. "Europe/Berlin".
         public var timeZone: String
@@ -782,6 +791,7 @@ extension WaterV1 {
     public struct GetSettingsRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.GetSettingsRequest"
         public typealias Response = GetSettingsResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Creates a `GetSettingsRequest`; omitted fields take the proto3 defaults.
         public init() {
@@ -825,8 +835,8 @@ extension WaterV1.WaterEntry: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -848,8 +858,8 @@ extension WaterV1.DaySummary: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -875,8 +885,8 @@ extension WaterV1.Settings: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -898,8 +908,8 @@ extension WaterV1.LogWaterRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -920,17 +930,17 @@ extension WaterV1.LogWaterResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)), duplicate: reader.value(at: 2).bool)
+        self.init(entry: reader.message(at: 0, as: WaterV1.WaterEntry.self), day: reader.message(at: 1, as: WaterV1.DaySummary.self), duplicate: reader.value(at: 2).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        if let value = entry { builder.setMessage(value, at: 0) }
+        if let value = day { builder.setMessage(value, at: 1) }
         builder.set(.bool(duplicate), at: 2)
     }
 }
@@ -942,8 +952,8 @@ extension WaterV1.EditWaterRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -964,17 +974,17 @@ extension WaterV1.EditWaterResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), days: reader.messages(at: 1).map(WaterV1.DaySummary.init(wire:)))
+        self.init(entry: reader.message(at: 0, as: WaterV1.WaterEntry.self), days: reader.messages(at: 1, as: WaterV1.DaySummary.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        builder.set(days.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
+        if let value = entry { builder.setMessage(value, at: 0) }
+        builder.setMessages(days, at: 1)
     }
 }
 
@@ -985,8 +995,8 @@ extension WaterV1.DeleteWaterRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1005,17 +1015,17 @@ extension WaterV1.DeleteWaterResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
+        self.init(entry: reader.message(at: 0, as: WaterV1.WaterEntry.self), day: reader.message(at: 1, as: WaterV1.DaySummary.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        if let value = entry { builder.setMessage(value, at: 0) }
+        if let value = day { builder.setMessage(value, at: 1) }
     }
 }
 
@@ -1026,8 +1036,8 @@ extension WaterV1.UndoWaterRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1044,17 +1054,17 @@ extension WaterV1.UndoWaterResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entry: reader.message(at: 0).map(WaterV1.WaterEntry.init(wire:)), day: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
+        self.init(entry: reader.message(at: 0, as: WaterV1.WaterEntry.self), day: reader.message(at: 1, as: WaterV1.DaySummary.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        if let value = day { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        if let value = entry { builder.setMessage(value, at: 0) }
+        if let value = day { builder.setMessage(value, at: 1) }
     }
 }
 
@@ -1065,8 +1075,8 @@ extension WaterV1.GetTodayRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1083,18 +1093,18 @@ extension WaterV1.GetTodayResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(day: reader.message(at: 0).map(WaterV1.DaySummary.init(wire:)), entries: reader.messages(at: 1).map(WaterV1.WaterEntry.init(wire:)), settings: reader.message(at: 2).map(WaterV1.Settings.init(wire:)))
+        self.init(day: reader.message(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self), settings: reader.message(at: 2, as: WaterV1.Settings.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = day { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        builder.set(entries.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
-        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 2))), at: 2) }
+        if let value = day { builder.setMessage(value, at: 0) }
+        builder.setMessages(entries, at: 1)
+        if let value = settings { builder.setMessage(value, at: 2) }
     }
 }
 
@@ -1105,8 +1115,8 @@ extension WaterV1.GetHistoryRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1126,17 +1136,17 @@ extension WaterV1.GetHistoryResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(days: reader.messages(at: 0).map(WaterV1.DaySummary.init(wire:)), entries: reader.messages(at: 1).map(WaterV1.WaterEntry.init(wire:)))
+        self.init(days: reader.messages(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        builder.set(days.map { .message($0.built(in: builder.child(at: 0))) }, at: 0)
-        builder.set(entries.map { .message($0.built(in: builder.child(at: 1))) }, at: 1)
+        builder.setMessages(days, at: 0)
+        builder.setMessages(entries, at: 1)
     }
 }
 
@@ -1147,8 +1157,8 @@ extension WaterV1.SetGoalRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1167,17 +1177,17 @@ extension WaterV1.SetGoalResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)), today: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self), today: reader.message(at: 1, as: WaterV1.DaySummary.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        if let value = today { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        if let value = settings { builder.setMessage(value, at: 0) }
+        if let value = today { builder.setMessage(value, at: 1) }
     }
 }
 
@@ -1188,8 +1198,8 @@ extension WaterV1.SetUsualCupRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1208,16 +1218,16 @@ extension WaterV1.SetUsualCupResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)))
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = settings { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -1228,8 +1238,8 @@ extension WaterV1.SetTimeZoneRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1248,17 +1258,17 @@ extension WaterV1.SetTimeZoneResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)), today: reader.message(at: 1).map(WaterV1.DaySummary.init(wire:)))
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self), today: reader.message(at: 1, as: WaterV1.DaySummary.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        if let value = today { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        if let value = settings { builder.setMessage(value, at: 0) }
+        if let value = today { builder.setMessage(value, at: 1) }
     }
 }
 
@@ -1269,8 +1279,8 @@ extension WaterV1.GetSettingsRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1287,15 +1297,15 @@ extension WaterV1.GetSettingsResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(settings: reader.message(at: 0).map(WaterV1.Settings.init(wire:)))
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = settings { builder.setMessage(value, at: 0) }
     }
 }

@@ -133,6 +133,7 @@ extension WaterV1 {
     public struct ExportRequest: ServerStreamingRPCRequest {
         public static let protoName = "water.v1.ExportRequest"
         public typealias Response = ExportResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         public var household: Bool
 
@@ -201,6 +202,7 @@ extension WaterV1 {
     public struct ImportRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ImportRequest"
         public typealias Response = ImportResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
 
         /// Its member field is ignored: the history goes to the caller.
         public var history: MemberHistory?
@@ -283,8 +285,8 @@ extension WaterV1.DailyGoal: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -304,17 +306,17 @@ extension WaterV1.HabitHistory: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habit: reader.message(at: 0).map(WaterV1.Habit.init(wire:)), checkedDates: reader.values(at: 1).map { $0.string })
+        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self), checkedDates: reader.values(at: 1) { $0.string })
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        builder.set(checkedDates.map { .string($0) }, at: 1)
+        if let value = habit { builder.setMessage(value, at: 0) }
+        builder.setValues(checkedDates, at: 1) { .string($0) }
     }
 }
 
@@ -325,20 +327,20 @@ extension WaterV1.MemberHistory: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(member: reader.message(at: 0).map(WaterV1.Member.init(wire:)), settings: reader.message(at: 1).map(WaterV1.Settings.init(wire:)), entries: reader.messages(at: 2).map(WaterV1.WaterEntry.init(wire:)), goals: reader.messages(at: 3).map(WaterV1.DailyGoal.init(wire:)), habits: reader.messages(at: 4).map(WaterV1.HabitHistory.init(wire:)))
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self), settings: reader.message(at: 1, as: WaterV1.Settings.self), entries: reader.messages(at: 2, as: WaterV1.WaterEntry.self), goals: reader.messages(at: 3, as: WaterV1.DailyGoal.self), habits: reader.messages(at: 4, as: WaterV1.HabitHistory.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = member { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        if let value = settings { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
-        builder.set(entries.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
-        builder.set(goals.map { .message($0.built(in: builder.child(at: 3))) }, at: 3)
-        builder.set(habits.map { .message($0.built(in: builder.child(at: 4))) }, at: 4)
+        if let value = member { builder.setMessage(value, at: 0) }
+        if let value = settings { builder.setMessage(value, at: 1) }
+        builder.setMessages(entries, at: 2)
+        builder.setMessages(goals, at: 3)
+        builder.setMessages(habits, at: 4)
     }
 }
 
@@ -349,8 +351,8 @@ extension WaterV1.ExportRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -369,17 +371,17 @@ extension WaterV1.ExportResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(history: reader.message(at: 0).map(WaterV1.MemberHistory.init(wire:)), unavailable: reader.message(at: 1).map(WaterV1.Member.init(wire:)))
+        self.init(history: reader.message(at: 0, as: WaterV1.MemberHistory.self), unavailable: reader.message(at: 1, as: WaterV1.Member.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = history { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
-        if let value = unavailable { builder.set(.message(value.built(in: builder.child(at: 1))), at: 1) }
+        if let value = history { builder.setMessage(value, at: 0) }
+        if let value = unavailable { builder.setMessage(value, at: 1) }
     }
 }
 
@@ -390,16 +392,16 @@ extension WaterV1.ImportRequest: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(history: reader.message(at: 0).map(WaterV1.MemberHistory.init(wire:)))
+        self.init(history: reader.message(at: 0, as: WaterV1.MemberHistory.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
-        if let value = history { builder.set(.message(value.built(in: builder.child(at: 0))), at: 0) }
+        if let value = history { builder.setMessage(value, at: 0) }
     }
 }
 
@@ -410,8 +412,8 @@ extension WaterV1.ImportResponse: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {

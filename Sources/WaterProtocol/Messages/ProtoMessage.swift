@@ -11,9 +11,20 @@ public protocol ProtoMessage: Codable, Hashable, Sendable {
     /// message: see `WireMessage`).
     func serializedBytes() -> [UInt8]
 
-    /// Decodes a message from protobuf's wire format with protobuf-c (generated likewise).
-    /// - Throws: ``WaterError`` INVALID_ARGUMENT when the bytes are not a valid encoding.
-    init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError)
+    /// Decodes a message from protobuf's wire format with protobuf-c (generated likewise),
+    /// refusing one over `limits` before doing any work per field (a peer's message).
+    /// - Throws: ``WaterError`` INVALID_ARGUMENT when the bytes are not a valid encoding;
+    ///   a refusal under `limits`.
+    init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError)
+}
+
+extension ProtoMessage {
+    /// Decodes a message this program (or its own server) encoded: strings are checked, but
+    /// no limit is put on its size (``DecodeLimits/unlimited``).
+    @inlinable
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
+        try self.init(serializedBytes: bytes, limits: .unlimited)
+    }
 }
 
 /// A Swift value type generated from an enum in `proto/`. Open like proto3 enums: any `Int32`
@@ -53,10 +64,11 @@ extension ProtoEnum {
     }
 }
 
-/// The request message of a method; the method itself is found in ``MethodTable`` by the
-/// request's proto name, since every method has a request type of its own.
+/// The request message of a method; every method has a request type of its own.
 public protocol RPCRequest: ProtoMessage {
     associatedtype Response: ProtoMessage
+    /// The method this request calls, looked up in ``MethodTable`` once (generated).
+    static var method: MethodDescriptor { get }
 }
 
 /// The request of a method that answers with exactly one response.
@@ -64,13 +76,3 @@ public protocol UnaryRPCRequest: RPCRequest {}
 
 /// The request of a method that answers with a stream of responses (`returns (stream ...)`).
 public protocol ServerStreamingRPCRequest: RPCRequest {}
-
-extension RPCRequest {
-    /// The method this request calls.
-    public static var method: MethodDescriptor {
-        guard let method = MethodTable.shared.method(forRequest: protoName) else {
-            preconditionFailure("\(protoName) is the request of no method in proto/")
-        }
-        return method
-    }
-}

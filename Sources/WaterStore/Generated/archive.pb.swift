@@ -798,31 +798,31 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2).map(WaterArchiveV1.StoredEntry.init(wire:)), id: reader.value(at: 3).bytes, goal: reader.message(at: 4).map(WaterArchiveV1.GoalChange.init(wire:)), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7).map(WaterArchiveV1.StoredHabit.init(wire:)), day: reader.value(at: 8).int32, todo: reader.message(at: 9).map(WaterArchiveV1.StoredTodo.init(wire:)), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14).map(WaterArchiveV1.StoredAccount.init(wire:)), session: reader.message(at: 15).map(WaterArchiveV1.StoredSession.init(wire:)))
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(sequence), at: 0)
         builder.set(.signed(Int64(kind.rawValue)), at: 1)
-        if let value = entry { builder.set(.message(value.built(in: builder.child(at: 2))), at: 2) }
+        if let value = entry { builder.setMessage(value, at: 2) }
         builder.set(.bytes(id), at: 3)
-        if let value = goal { builder.set(.message(value.built(in: builder.child(at: 4))), at: 4) }
+        if let value = goal { builder.setMessage(value, at: 4) }
         builder.set(.signed(Int64(amountMl)), at: 5)
         builder.set(.string(text), at: 6)
-        if let value = habit { builder.set(.message(value.built(in: builder.child(at: 7))), at: 7) }
+        if let value = habit { builder.setMessage(value, at: 7) }
         builder.set(.signed(Int64(day)), at: 8)
-        if let value = todo { builder.set(.message(value.built(in: builder.child(at: 9))), at: 9) }
+        if let value = todo { builder.setMessage(value, at: 9) }
         builder.set(.bool(done), at: 10)
         builder.set(.unsigned(memberID), at: 11)
         builder.set(.signed(atUnixMs), at: 12)
         builder.set(.unsigned(UInt64(position)), at: 13)
-        if let value = account { builder.set(.message(value.built(in: builder.child(at: 14))), at: 14) }
-        if let value = session { builder.set(.message(value.built(in: builder.child(at: 15))), at: 15) }
+        if let value = account { builder.setMessage(value, at: 14) }
+        if let value = session { builder.setMessage(value, at: 15) }
     }
 }
 
@@ -833,8 +833,8 @@ extension WaterArchiveV1.StoredEntry: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -855,8 +855,8 @@ extension WaterArchiveV1.GoalChange: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -876,8 +876,8 @@ extension WaterArchiveV1.StoredHabit: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -901,8 +901,8 @@ extension WaterArchiveV1.StoredTodo: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -927,12 +927,12 @@ extension WaterArchiveV1.EntryColumns: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(atDeltaMs: reader.numbers(at: 0, as: Int64.self), amountMl: reader.numbers(at: 1, as: Int32.self), idTimeDeltaMs: reader.numbers(at: 2, as: Int64.self), idTailIndex: reader.numbers(at: 3, as: UInt32.self), idTails: reader.values(at: 4).map { $0.bytes })
+        self.init(atDeltaMs: reader.numbers(at: 0, as: Int64.self), amountMl: reader.numbers(at: 1, as: Int32.self), idTimeDeltaMs: reader.numbers(at: 2, as: Int64.self), idTailIndex: reader.numbers(at: 3, as: UInt32.self), idTails: reader.values(at: 4) { $0.bytes })
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -940,7 +940,7 @@ extension WaterArchiveV1.EntryColumns: WireMessage {
         builder.setNumbers(amountMl, at: 1)
         builder.setNumbers(idTimeDeltaMs, at: 2)
         builder.setNumbers(idTailIndex, at: 3)
-        builder.set(idTails.map { .bytes($0) }, at: 4)
+        builder.setValues(idTails, at: 4) { .bytes($0) }
     }
 }
 
@@ -951,12 +951,12 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4).map(WaterArchiveV1.GoalChange.init(wire:)), entries: reader.message(at: 5).map(WaterArchiveV1.EntryColumns.init(wire:)), habits: reader.messages(at: 6).map(WaterArchiveV1.StoredHabit.init(wire:)), entryRows: reader.messages(at: 7).map(WaterArchiveV1.StoredEntry.init(wire:)))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -964,10 +964,10 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         builder.set(.unsigned(journalGeneration), at: 1)
         builder.set(.signed(Int64(usualCupMl)), at: 2)
         builder.set(.string(timeZone), at: 3)
-        builder.set(goalChanges.map { .message($0.built(in: builder.child(at: 4))) }, at: 4)
-        if let value = entries { builder.set(.message(value.built(in: builder.child(at: 5))), at: 5) }
-        builder.set(habits.map { .message($0.built(in: builder.child(at: 6))) }, at: 6)
-        builder.set(entryRows.map { .message($0.built(in: builder.child(at: 7))) }, at: 7)
+        builder.setMessages(goalChanges, at: 4)
+        if let value = entries { builder.setMessage(value, at: 5) }
+        builder.setMessages(habits, at: 6)
+        builder.setMessages(entryRows, at: 7)
     }
 }
 
@@ -978,18 +978,18 @@ extension WaterArchiveV1.HouseholdSnapshot: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, items: reader.messages(at: 2).map(WaterArchiveV1.StoredTodo.init(wire:)))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, items: reader.messages(at: 2, as: WaterArchiveV1.StoredTodo.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(lastSequence), at: 0)
         builder.set(.unsigned(journalGeneration), at: 1)
-        builder.set(items.map { .message($0.built(in: builder.child(at: 2))) }, at: 2)
+        builder.setMessages(items, at: 2)
     }
 }
 
@@ -1000,8 +1000,8 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1026,8 +1026,8 @@ extension WaterArchiveV1.StoredSession: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
@@ -1048,19 +1048,19 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
         WireCodec.pack(self)
     }
 
-    public init(serializedBytes bytes: some Collection<UInt8>) throws(WaterError) {
-        self = try WireCodec.unpack(Self.self, from: bytes)
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3).map(WaterArchiveV1.StoredAccount.init(wire:)), sessions: reader.messages(at: 4).map(WaterArchiveV1.StoredSession.init(wire:)))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(lastSequence), at: 0)
         builder.set(.unsigned(journalGeneration), at: 1)
         builder.set(.unsigned(nextMemberID), at: 2)
-        builder.set(accounts.map { .message($0.built(in: builder.child(at: 3))) }, at: 3)
-        builder.set(sessions.map { .message($0.built(in: builder.child(at: 4))) }, at: 4)
+        builder.setMessages(accounts, at: 3)
+        builder.setMessages(sessions, at: 4)
     }
 }
