@@ -44,19 +44,25 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible 
         return (high, low)
     }
 
-    /// The 16 bytes, big-endian.
+    /// The 16 bytes, big-endian (every record of the log that names an entry carries them:
+    /// written straight into the array's storage).
     public var bytes: [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
-            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+        [UInt8](unsafeUninitializedCapacity: 16) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: high.bigEndian, as: UInt64.self)
+            raw.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+            count = 16
+        }
     }
 
     /// The id from its 16 bytes, or nil when there are not exactly 16.
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 16 else { return nil }
-        let array = Array(bytes)
-        self.init(
-            high: array[0..<8].reduce(0) { $0 << 8 | UInt64($1) },
-            low: array[8..<16].reduce(0) { $0 << 8 | UInt64($1) })
+        var (high, low): (UInt64, UInt64) = (0, 0)
+        for (index, byte) in bytes.enumerated() {
+            if index < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+        }
+        self.init(high: high, low: low)
     }
 
     /// Lowercase canonical text. (Every reply about an entry carries one: written straight into

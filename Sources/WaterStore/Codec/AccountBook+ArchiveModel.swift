@@ -35,7 +35,7 @@ extension AccountBook: ArchiveModel {
         return (book, snapshot.lastSequence, snapshot.journalGeneration)
     }
 
-    public static func encodeRecord(_ mutation: AccountMutation, sequence: UInt64) -> [UInt8] {
+    public static func record(_ mutation: AccountMutation, sequence: UInt64) -> WaterArchiveV1.JournalRecord {
         var record = WaterArchiveV1.JournalRecord(sequence: sequence)
         switch mutation {
         case .added(let account):
@@ -58,7 +58,7 @@ extension AccountBook: ArchiveModel {
             record.kind = .sessionEnded
             record.id = digest.bytes
         }
-        return record.serializedBytes()
+        return record
     }
 
     public static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)

@@ -60,7 +60,7 @@ extension MemberArchive: ArchiveModel {
         return (archive, snapshot.lastSequence, snapshot.journalGeneration)
     }
 
-    public static func encodeRecord(_ mutation: MemberMutation, sequence: UInt64) -> [UInt8] {
+    public static func record(_ mutation: MemberMutation, sequence: UInt64) -> WaterArchiveV1.JournalRecord {
         var record = WaterArchiveV1.JournalRecord(sequence: sequence)
         switch mutation {
         case .water(.logged(let entry)):
@@ -96,7 +96,7 @@ extension MemberArchive: ArchiveModel {
             record.kind = .habitDeleted
             record.id = id.bytes
         }
-        return record.serializedBytes()
+        return record
     }
 
     public static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)

@@ -30,7 +30,7 @@ extension TodoList: ArchiveModel {
         return (list, snapshot.lastSequence, snapshot.journalGeneration)
     }
 
-    public static func encodeRecord(_ mutation: TodoMutation, sequence: UInt64) -> [UInt8] {
+    public static func record(_ mutation: TodoMutation, sequence: UInt64) -> WaterArchiveV1.JournalRecord {
         var record = WaterArchiveV1.JournalRecord(sequence: sequence)
         switch mutation {
         case .added(let item):
@@ -50,7 +50,7 @@ extension TodoList: ArchiveModel {
             record.id = id.bytes
             record.position = UInt32(position)
         }
-        return record.serializedBytes()
+        return record
     }
 
     public static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)

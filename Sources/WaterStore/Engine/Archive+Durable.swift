@@ -1,3 +1,5 @@
+import WaterCore
+
 /// The durable side of an archive: what the committer's leader does once a group's frame is
 /// synced, or when it failed. It owns `durable` (with the snapshot writer, for the snapshot's
 /// figures).
@@ -9,14 +11,19 @@ extension Archive: CommitTarget {
     /// Everything submitted up to `sequence` is on disk, in a frame ending at `position`: it
     /// joins the durable state (applied to it only when a snapshot needs it). A snapshot starts
     /// once the log holds enough of this archive since the last one (``compactionDue``).
+    @_specialize(where Model == MemberArchive)
+    @_specialize(where Model == TodoList)
+    @_specialize(where Model == AccountBook)
     func markDurable(through sequence: UInt64, at position: LogPosition, bytes: Int) {
-        let synced = latest.withLock { latest in
-            let count = latest.unsynced.prefix { $0.sequence <= sequence }.count
-            defer { latest.unsynced.removeFirst(count) }
-            return latest.unsynced.prefix(count)
+        // The two locks nest in this order only (latest, then durable), so nothing waits for
+        // itself; the mutations move across without an array in between.
+        latest.withLock { latest in
+            var count = 0
+            while count < latest.unsynced.count, latest.unsynced[count].sequence <= sequence { count += 1 }
+            durable.withLock { durable in durable.unfolded.append(contentsOf: latest.unsynced[..<count]) }
+            latest.unsynced.removeFirst(count)
         }
         durable.withLock { durable in
-            durable.unfolded += synced
             durable.sequence = max(durable.sequence, sequence)
             durable.position = max(durable.position, position)
             durable.logBytes += bytes

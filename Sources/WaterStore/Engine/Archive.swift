@@ -1,4 +1,5 @@
 import Dispatch
+import WaterCore
 import WaterLog
 import WaterSync
 
@@ -146,7 +147,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         }
     }
 
-    /// Decides on the latest state, applies what `decide` returns, and journals it.
+    /// Decides on the latest state, applies what `decide` returns, and queues it for the log.
     ///
     /// `decide` runs under this archive's lock: keep it to validation, and never wait in it
     /// for another commit (the committer's leader may need this lock). `result` then runs on
@@ -170,29 +171,83 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         result: (Model, Note) -> Value,
         completion: @escaping @Sendable (Result<Value, ArchiveError>) -> Void
     ) throws {
-        let mustLead = try latest.withLock { latest -> Bool in
+        let (value, mustLead, _) = try submit(decide, result: result) { value in
+            { outcome in completion(outcome.map { value }) }
+        }
+        _ = value
+        if mustLead { committer.lead() }
+    }
+
+    /// Decides, applies and queues a write as ``commit(_:result:completion:)`` does, and
+    /// returns `result`'s value at once, with no closure kept per call: for a caller whose
+    /// answer leaves only after the committer's leader has committed (an event loop holds the
+    /// leadership through its turn and answers after the turn's sync). When this call finds the
+    /// committer idle it leads itself, so the write is durable when it returns.
+    /// - Throws: what `decide` throws, or `.protected`, before anything is written; or, when
+    ///   it led, ``ArchiveError`` when the commit failed (nothing was saved).
+    public func commitReturning<Note, Value>(
+        _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
+        result: (Model, Note) -> Value
+    ) throws -> Value {
+        let (value, mustLead, epoch) = try submit(decide, result: result, completion: { _ in nil })
+        if mustLead, !committer.lead(), !isCurrent(epoch: epoch) {
+            throw latest.withLock { $0.protection }
+                ?? ArchiveError(.ioFailure, "\(directory) could not be written; nothing was saved")
+        }
+        return value
+    }
+
+    /// Applies `decide`'s mutations, numbers them and queues them with the committer, all in
+    /// one critical section of this archive's lock, so the committer sees this archive's
+    /// records in sequence order.
+    /// - Returns: `result`'s value, whether the caller must lead, and the epoch it wrote in.
+    private func submit<Note, Value>(
+        _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
+        result: (Model, Note) -> Value,
+        completion: (Value) -> (@Sendable (Result<Void, ArchiveError>) -> Void)?
+    ) throws -> (value: Value, mustLead: Bool, epoch: UInt64) {
+        try latest.withLock { latest in
             if let protection = latest.protection { throw protection }
             let decision = try decide(latest.model)
-            let mutations = decision.mutations
             let firstSequence = latest.nextSequence
-            for mutation in mutations {
-                latest.model.apply(mutation)
-                latest.unsynced.append((latest.nextSequence, mutation))
-                latest.nextSequence += 1
-            }
+            apply(decision.mutations, to: &latest)
             let value = result(latest.model, decision.note)
-            // Numbered and queued in one critical section: the committer sees this archive's
-            // records in sequence order.
-            return committer.enqueue(
-                self, epoch: latest.epoch, firstSequence: firstSequence, recordCount: mutations.count,
-                records: { buffer in
-                    for (index, mutation) in mutations.enumerated() {
-                        LogFrame.appendRecord(
-                            Model.encodeRecord(mutation, sequence: firstSequence + UInt64(index)), to: &buffer)
-                    }
-                }, complete: { completion($0.map { value }) })
+            let mustLead = queue(decision.mutations, from: firstSequence, epoch: latest.epoch, completion(value))
+            return (value, mustLead, latest.epoch)
         }
-        if mustLead { committer.lead() }
+    }
+
+    /// Applies and numbers a decision's mutations. Specialised for each model, like
+    /// ``queue(_:from:epoch:_:)``: a generic loop over values of unknown size would allocate for
+    /// every element it steps over, and this runs for every write.
+    @_specialize(where Model == MemberArchive)
+    @_specialize(where Model == TodoList)
+    @_specialize(where Model == AccountBook)
+    private func apply(_ mutations: Mutations<Model.Mutation>, to latest: inout Latest) {
+        for index in 0..<mutations.count {
+            let mutation = mutations[index]
+            latest.model.apply(mutation)
+            latest.unsynced.append((latest.nextSequence, mutation))
+            latest.nextSequence += 1
+        }
+    }
+
+    /// Hands a decision's records, numbered from `first`, to the committer.
+    /// - Returns: whether the caller must lead.
+    @_specialize(where Model == MemberArchive)
+    @_specialize(where Model == TodoList)
+    @_specialize(where Model == AccountBook)
+    private func queue(
+        _ mutations: Mutations<Model.Mutation>, from first: UInt64, epoch: UInt64,
+        _ complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
+    ) -> Bool {
+        committer.enqueue(
+            self, epoch: epoch, firstSequence: first, recordCount: mutations.count,
+            records: { writer in
+                for index in 0..<mutations.count {
+                    writer.append(Model.record(mutations[index], sequence: first + UInt64(index)))
+                }
+            }, complete: complete)
     }
 
     /// Commits and waits until the mutations are durable. Never call it on Swift's

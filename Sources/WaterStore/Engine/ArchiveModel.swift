@@ -42,11 +42,19 @@ public protocol ArchiveModel: Sendable {
     static func decodeSnapshot(_ body: [UInt8], version: UInt16, context: ArchiveContext)
         throws(ArchiveError) -> (archive: Self, lastSequence: UInt64, journalGeneration: UInt64)
 
-    /// One journal record (an encoded `JournalRecord`).
-    static func encodeRecord(_ mutation: Mutation, sequence: UInt64) -> [UInt8]
+    /// One record of the log: `mutation`, numbered.
+    static func record(_ mutation: Mutation, sequence: UInt64) -> WaterArchiveV1.JournalRecord
 
     static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)
         -> (mutation: Mutation, sequence: UInt64)
+}
+
+extension ArchiveModel {
+    /// One record, encoded in an array of its own (tests, tools: the store packs records
+    /// straight into the log's pending buffer).
+    public static func encodeRecord(_ mutation: Mutation, sequence: UInt64) -> [UInt8] {
+        record(mutation, sequence: sequence).serializedBytes()
+    }
 }
 
 /// Which archive a file belongs to, so that one is never read as the other.

@@ -1,5 +1,6 @@
 import Dispatch
 import WaterLog
+import WaterProtocol
 import WaterSync
 
 /// What the committer needs of an archive; ``Archive`` is the one implementation.
@@ -22,7 +23,9 @@ struct CommitItem: Sendable {
     let recordCount: Int
     /// Where its records are in the pending buffer, each length-prefixed.
     let bytes: Range<Int>
-    let complete: @Sendable (Result<Void, ArchiveError>) -> Void
+    /// Who to tell, when the submitter waits for it (a caller the event loop answers for
+    /// once its turn's commit is done passes none: no closure per request).
+    let complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
 
     var lastSequence: UInt64 { firstSequence + UInt64(recordCount) - 1 }
 }
@@ -60,28 +63,37 @@ public final class GroupCommitter: Sendable {
     private struct Pending {
         var work: [Work] = []
         /// The records of the queued writes, one after another.
-        var records: [UInt8] = []
+        var records = RecordWriter()
         /// A leader is draining: later submissions only queue.
         var isLeading = false
+        /// Threads waiting to be handed the leadership (``acquireLeadershipWaiting()``).
+        var waiting = 0
     }
 
-    /// What the leader reuses from group to group: the records it took, and the frame.
+    /// What the leader reuses from group to group, so that a group allocates nothing once they
+    /// have grown to size: the records and work it took, the frame, the chunks and the archives.
     private struct Scratch {
         var records: [UInt8] = []
+        var work: [Work] = []
         var frame: [UInt8] = []
         var chunks: [(key: UInt64, firstSequence: UInt64, recordCount: Int, bytes: Range<Int>)] = []
+        var current: [CommitItem] = []
+        var written: [(target: any CommitTarget, last: UInt64, bytes: Int)] = []
     }
 
     let log: WriteAheadLog
     private let pending = Locked(Pending())
     private let scratch = Locked(Scratch())
     private let statistics = Locked(Statistics())
+    /// Rung when the leadership is handed to a waiting thread.
+    private let handoff = DispatchSemaphore(value: 0)
 
     /// How much grouping happened, for the benchmark and the status page.
     public struct Statistics: Sendable {
         public var groups = 0
         public var items = 0
         public var syncs = 0
+        public var failures = 0
     }
 
     init(log: WriteAheadLog) {
@@ -90,23 +102,23 @@ public final class GroupCommitter: Sendable {
 
     public var currentStatistics: Statistics { statistics.withLock { $0 } }
 
-    /// Queues a write of `target`'s records, which `records` appends (each length-prefixed,
-    /// ``LogFrame/appendRecord(_:to:)``) to the buffer it is given. Call it while holding the
-    /// lock under which the records were numbered, and nothing else.
+    /// Queues a write of `target`'s records, which `records` appends (each one through
+    /// ``RecordWriter/append(_:)``). Call it while holding the lock under which the records
+    /// were numbered, and nothing else.
     /// - Returns: whether the caller must lead: then it calls ``lead()`` once it has released
     ///   that lock (the leader takes archives' locks).
     func enqueue(
         _ target: any CommitTarget, epoch: UInt64, firstSequence: UInt64, recordCount: Int,
-        records: (inout [UInt8]) -> Void, complete: @escaping @Sendable (Result<Void, ArchiveError>) -> Void
+        records: (inout RecordWriter) -> Void, complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
     ) -> Bool {
         pending.withLock { pending in
-            let start = pending.records.count
+            let start = pending.records.bytes.count
             records(&pending.records)
             pending.work.append(
                 .write(
                     CommitItem(
                         target: target, epoch: epoch, firstSequence: firstSequence, recordCount: recordCount,
-                        bytes: start..<pending.records.count, complete: complete)))
+                        bytes: start..<pending.records.bytes.count, complete: complete)))
             defer { pending.isLeading = true }
             return !pending.isLeading
         }
@@ -141,60 +153,91 @@ public final class GroupCommitter: Sendable {
         }
     }
 
-    /// Commits everything queued, a group at a time, on this thread, until nothing is left;
-    /// then gives up the leadership. Only the leader calls it.
-    public func lead() {
-        scratch.withLock { scratch in
-            while let work = takePending(&scratch.records) {
-                run(work, &scratch)
+    /// Takes the leadership, waiting for the thread that holds it to finish its commits (at most
+    /// one sync) and hand it over. An event loop takes it so at the start of each turn: then
+    /// everything its handlers can see is durable already or in its own group, and no reply of
+    /// the turn shows a write that is not on disk when it leaves.
+    public func acquireLeadershipWaiting() {
+        let acquired = pending.withLock { pending in
+            guard pending.isLeading else {
+                pending.isLeading = true
+                return true
             }
+            pending.waiting += 1
+            return false
+        }
+        if !acquired { handoff.wait() }
+    }
+
+    /// Commits everything queued, a group at a time, on this thread, until nothing is left;
+    /// then gives up the leadership (to a waiting thread, if one waits). Only the leader calls
+    /// it.
+    /// - Returns: false when any group failed (its writes were rolled back and their
+    ///   submitters told).
+    @discardableResult
+    public func lead() -> Bool {
+        scratch.withLock { scratch in
+            var succeeded = true
+            while takePending(&scratch) {
+                succeeded = run(&scratch) && succeeded
+            }
+            return succeeded
         }
     }
 
-    /// Everything queued, with its records swapped into `records` (so both buffers keep their
-    /// capacity); nil, giving up the leadership, when nothing is queued.
-    private func takePending(_ records: inout [UInt8]) -> [Work]? {
-        pending.withLock { pending in
-            guard !pending.work.isEmpty else {
-                pending.isLeading = false
+    /// Swaps everything queued into `scratch` (so both sides keep their buffers' capacity);
+    /// false, giving up or handing over the leadership, when nothing is queued.
+    private func takePending(_ scratch: inout Scratch) -> Bool {
+        let handOver = pending.withLock { pending -> Bool? in
+            guard pending.work.isEmpty else {
+                scratch.records.removeAll(keepingCapacity: true)
+                swap(&scratch.records, &pending.records.bytes)
+                scratch.work.removeAll(keepingCapacity: true)
+                swap(&scratch.work, &pending.work)
                 return nil
             }
-            records.removeAll(keepingCapacity: true)
-            swap(&records, &pending.records)
-            defer { pending.work.removeAll(keepingCapacity: true) }
-            return pending.work
-        }
-    }
-
-    /// Commits the writes in `work` as groups, running each task at its place in the order.
-    private func run(_ work: [Work], _ scratch: inout Scratch) {
-        var group: [CommitItem] = []
-        for item in work {
-            switch item {
-            case .write(let write):
-                group.append(write)
-            case .task(let body):
-                if !group.isEmpty { commit(group, &scratch) }
-                group.removeAll()
-                body()
+            guard pending.waiting > 0 else {
+                pending.isLeading = false
+                return false
             }
+            pending.waiting -= 1
+            return true
         }
-        if !group.isEmpty { commit(group, &scratch) }
+        guard let handOver else { return true }
+        if handOver { handoff.signal() }
+        return false
     }
 
-    private func commit(_ items: [CommitItem], _ scratch: inout Scratch) {
-        var current: [CommitItem] = []
-        var failures: [(CommitItem, ArchiveError)] = []
-        for item in items {
+    /// Commits the writes taken into `scratch` as groups, running each task at its place in the
+    /// order; false when a group failed.
+    private func run(_ scratch: inout Scratch) -> Bool {
+        var succeeded = true
+        var groupStart = 0
+        for index in scratch.work.indices {
+            guard case .task(let body) = scratch.work[index] else { continue }
+            if groupStart < index { succeeded = commit(groupStart..<index, &scratch) && succeeded }
+            groupStart = index + 1
+            body()
+        }
+        if groupStart < scratch.work.count {
+            succeeded = commit(groupStart..<scratch.work.count, &scratch) && succeeded
+        }
+        return succeeded
+    }
+
+    private func commit(_ items: Range<Int>, _ scratch: inout Scratch) -> Bool {
+        scratch.current.removeAll(keepingCapacity: true)
+        for index in items {
+            guard case .write(let item) = scratch.work[index] else { continue }
             guard item.target.isCurrent(epoch: item.epoch) else {
-                failures.append(
-                    (item, ArchiveError(.ioFailure, "an earlier write to this archive failed; nothing was saved")))
+                item.complete?(
+                    .failure(ArchiveError(.ioFailure, "an earlier write to this archive failed; nothing was saved")))
                 continue
             }
-            current.append(item)
+            scratch.current.append(item)
         }
         scratch.chunks.removeAll(keepingCapacity: true)
-        for item in current where item.recordCount > 0 {
+        for item in scratch.current where item.recordCount > 0 {
             scratch.chunks.append((item.target.key, item.firstSequence, item.recordCount, item.bytes))
         }
 
@@ -216,47 +259,59 @@ public final class GroupCommitter: Sendable {
             $0.groups += 1
             $0.items += items.count
             $0.syncs += scratch.chunks.isEmpty ? 0 : 1
+            if case .failure = outcome { $0.failures += 1 }
         }
 
+        // Once per archive, with everything of it the frame holds: a snapshot it starts then
+        // stands at the frame's end, so it must hold every record of the archive up to there.
+        scratch.written.removeAll(keepingCapacity: true)
+        for item in scratch.current where item.recordCount > 0 {
+            if let index = scratch.written.firstIndex(where: { $0.target === item.target }) {
+                scratch.written[index].last = max(scratch.written[index].last, item.lastSequence)
+                scratch.written[index].bytes += item.bytes.count
+            } else {
+                scratch.written.append((item.target, item.lastSequence, item.bytes.count))
+            }
+        }
         switch outcome {
         case .success(let end):
-            // Once per archive, with everything of it the frame holds: a snapshot it starts then
-            // stands at the frame's end, so it must hold every record of the archive up to there.
             if let end {
-                var written: [ObjectIdentifier: (target: any CommitTarget, last: UInt64, bytes: Int)] = [:]
-                var order: [ObjectIdentifier] = []
-                for item in current where item.recordCount > 0 {
-                    let id = ObjectIdentifier(item.target)
-                    if written[id] == nil { order.append(id) }
-                    let previous = written[id]
-                    written[id] = (
-                        item.target, max(previous?.last ?? 0, item.lastSequence),
-                        (previous?.bytes ?? 0) + item.bytes.count
-                    )
-                }
-                for id in order {
-                    let archive = written[id]!
+                for archive in scratch.written {
                     archive.target.markDurable(through: archive.last, at: end, bytes: archive.bytes)
                 }
             }
-            for item in current { item.complete(.success(())) }
+            for item in scratch.current { item.complete?(.success(())) }
+            return true
         case .failure(let error):
             // Nothing of the frame is known to be on disk: every archive in it goes back to
-            // its durable state, and everything queued on top of that fails with it.
-            // A submission with no records fails with them when its archive had any there (it
+            // its durable state, and everything queued on top of that fails with it. A
+            // submission with no records fails with them when its archive had any there (it
             // waited for them); another archive's succeeds.
-            var rolledBack = Set<ObjectIdentifier>()
-            for item in current where item.recordCount > 0 {
-                if rolledBack.insert(ObjectIdentifier(item.target)).inserted { item.target.rollBack(error) }
+            for archive in scratch.written { archive.target.rollBack(error) }
+            for item in scratch.current {
+                let failed = scratch.written.contains { $0.target === item.target }
+                item.complete?(failed ? .failure(error) : .success(()))
             }
-            for item in current {
-                if rolledBack.contains(ObjectIdentifier(item.target)) {
-                    failures.append((item, error))
-                } else {
-                    item.complete(.success(()))
-                }
-            }
+            return false
         }
-        for (item, error) in failures { item.complete(.failure(error)) }
+    }
+}
+
+/// Where archives append their records for the next group: each one length-prefixed, packed
+/// with protobuf-c straight into the buffer through an arena kept from record to record.
+struct RecordWriter {
+    /// The records so far; the committer's leader swaps them out for each group.
+    var bytes: [UInt8] = []
+    private let arena = WireArena(initialBlockSize: 1024)
+
+    /// Appends one record.
+    mutating func append(_ record: WaterArchiveV1.JournalRecord) {
+        let start = bytes.count
+        bytes.appendBigEndian(UInt32(0))
+        let length = WireCodec.pack(record, appendingTo: &bytes, arena: arena)
+        arena.reset()
+        bytes.withUnsafeMutableBytes {
+            $0.storeBytes(of: UInt32(length).bigEndian, toByteOffset: start, as: UInt32.self)
+        }
     }
 }
