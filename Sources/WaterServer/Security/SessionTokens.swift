@@ -17,10 +17,17 @@ public enum SessionTokens {
 
     /// The digest a token is stored and looked up under; nil for a token of the wrong length.
     public static func digest(of token: [UInt8]) -> TokenDigest? {
-        guard token.count == length else { return nil }
-        var digest = [UInt8](repeating: 0, count: 32)
-        // - 0: done (it cannot fail for these lengths).
-        crypto_generichash(&digest, 32, token, UInt64(token.count), nil, 0)
-        return TokenDigest(bytes: digest)
+        token.withUnsafeBytes { digest(of: $0) }
+    }
+
+    /// The same, of a token where a request envelope holds it: nothing is allocated.
+    public static func digest(of token: UnsafeRawBufferPointer) -> TokenDigest? {
+        guard token.count == length, let base = token.baseAddress else { return nil }
+        return TokenDigest { digest in
+            // - 0: done (it cannot fail for these lengths).
+            crypto_generichash(
+                digest.baseAddress!.assumingMemoryBound(to: UInt8.self), 32,
+                base.assumingMemoryBound(to: UInt8.self), UInt64(token.count), nil, 0)
+        }
     }
 }
