@@ -13,6 +13,9 @@ public final class WaterConnection {
     private var decoder: FrameDecoder
     private let encoder: FrameEncoder
     private var nextCallID: UInt64 = 1
+    /// Whether a call on this connection has proved who it is (a Login, or a call with a token
+    /// that worked): until then the server takes frames of 4 KiB at most.
+    private var hasLoggedIn = false
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// The TLS session under the frames; nil in plaintext.
     private let tls: TLSSession?
@@ -165,7 +168,9 @@ public final class WaterConnection {
     {
         let callID = try send(request, token: token)
         let reply = try nextReply(for: callID)
-        return try reply.response(as: Request.Response.self)
+        let response = try reply.response(as: Request.Response.self)
+        if !token.isEmpty || Request.self == WaterV1.LoginRequest.self { hasLoggedIn = true }
+        return response
     }
 
     /// Calls a streaming method; `onMessage` gets each message and returns whether to go on.
@@ -192,6 +197,11 @@ public final class WaterConnection {
 
     private func send<Request: RPCRequest>(_ request: Request, token: [UInt8]) throws(WaterError) -> UInt64 {
         let payload = request.serializedBytes()
+        // Until a connection has logged in, the server takes small frames only: a large
+        // request (an import) on a new connection goes after a small call that proves the token.
+        if !hasLoggedIn, !token.isEmpty, payload.count + 256 > WireProtocol.maximumPayloadLengthBeforeLogin {
+            _ = try call(WaterV1.WhoAmIRequest(), token: token)
+        }
         // protobuf-c takes strings as C strings: a U+0000 would cut one short on the way out.
         // The protocol refuses such strings; say so here rather than send a different request.
         guard (try? Request(serializedBytes: payload)) == request else {

@@ -20,10 +20,16 @@ public struct IncomingCall: Sendable, Equatable {
             try RequestEnvelopeView(decoding: UnsafeRawBufferPointer(bytes), arena: arena, limits: limits)
         }
         if !view.isCancel, view.method == nil { throw view.unknownMethodError }
+        self.init(copying: view, method: view.method, limits: limits)
+    }
+
+    /// The call an envelope decoded in an arena holds, its values copied out of it: what a
+    /// handler that answers later (after the arena is reset) is given.
+    package init(copying view: RequestEnvelopeView, method: MethodDescriptor?, limits: DecodeLimits) {
         self.envelope = WaterV1.RequestEnvelope(
             callID: view.callID, method: String(decoding: view.methodName, as: UTF8.self),
             authToken: Array(view.authToken), payload: Array(view.payload), cancel: view.isCancel)
-        self.method = view.method
+        self.method = method
         self.limits = limits
     }
 

@@ -21,6 +21,11 @@ public enum WireProtocol {
     /// reference code sends a payload that would compress further uncompressed.
     public static let maximumCompressionRatio = 64
 
+    /// The largest frame payload a connection may send before it has logged in (the handshake
+    /// and Login: a username and a password): what a device with no account can make the
+    /// server read and decode at once, whatever the frame limit after login.
+    public static let maximumPayloadLengthBeforeLogin = 4096
+
     /// The call id reserved for connection-level statuses from the server.
     public static let connectionCallID: UInt64 = 0
 }

@@ -10,12 +10,12 @@ enum Access: Sendable {
     case admin
 }
 
-/// How a unary handler answers once its work is done (after a durable write, a password hash).
+/// How a unary handler answers once its work is done (after a password hash).
 typealias Reply<Response: Sendable> = @Sendable (Result<Response, WaterError>) -> Void
 
-/// How a handler answers a call: exactly one ``reply(_:)`` for a unary call; any number of
-/// ``yield(_:)`` and then one ``finish(_:)`` for a stream. The connection counts the call as
-/// finished at the final reply.
+/// How a handler that answers later answers a call: exactly one ``reply(_:)`` for a unary
+/// call; any number of ``yield(_:)`` and then one ``finish(_:)`` for a stream. The connection
+/// counts the call as finished at the final reply.
 struct Responder: Sendable {
     let callID: UInt64
     let method: String
@@ -48,10 +48,67 @@ struct Responder: Sendable {
 
 typealias ResponseEnvelope = WaterV1.ResponseEnvelope
 
+/// A call as an on-loop handler gets it: the envelope where it was decoded, and the arena and
+/// limits its request is decoded with. Valid only while the handler runs.
+struct LoopCall {
+    let envelope: RequestEnvelopeView
+    let arena: WireArena
+    let limits: DecodeLimits
+}
+
+/// Where an on-loop handler writes its one reply: the connection's buffer of this turn's
+/// replies, framed by its writer, in the arena the call was decoded in. It sends nothing: the
+/// connection writes the turn's replies after the turn's commit.
+struct ReplySink {
+    var output: [UInt8] = []
+    let writer: FrameWriter
+    let arena: WireArena
+    /// The refusal the last reply carried, for the log.
+    private(set) var refusal: WaterError?
+
+    init(writer: FrameWriter, arena: WireArena) {
+        self.writer = writer
+        self.arena = arena
+    }
+
+    mutating func reply<Response: WireMessage>(_ callID: UInt64, _ response: Response) {
+        refusal = nil
+        writer.appendReply(callID: callID, response: response, to: &output, arena: arena)
+    }
+
+    mutating func reply<Response: ProtoMessage>(_ callID: UInt64, encoded response: Encoded<Response>) {
+        refusal = nil
+        response.bytes.withUnsafeBytes { payload in
+            writer.appendReply(callID: callID, payload: payload, endOfStream: true, to: &output, arena: arena)
+        }
+    }
+
+    mutating func reply(_ callID: UInt64, error: WaterError) {
+        refusal = error
+        writer.appendReply(callID: callID, error: error, to: &output, arena: arena)
+    }
+
+    /// A reply a handler that answers later delivered, or the connection made.
+    mutating func reply(_ envelope: ResponseEnvelope) {
+        refusal = nil
+        writer.appendReply(envelope, to: &output, arena: arena)
+    }
+}
+
 /// One method's handler and who may call it.
 struct MethodHandler: Sendable {
+    enum Kind: Sendable {
+        /// Runs on the event loop and answers at once into the sink: reads, and writes through
+        /// ``ArchiveAccess``'s returning commits (the loop answers after its turn's commit). No
+        /// closure and no copy of the envelope is made per call.
+        case onLoop(@Sendable (LoopCall, CallContext, inout ReplySink) -> Void)
+        /// Answers later, from anywhere, through a ``Responder``: password work, streams, and
+        /// what is too large to do on the loop.
+        case later(@Sendable (IncomingCall, CallContext, Responder) -> Void)
+    }
+
     let access: Access
-    let handle: @Sendable (IncomingCall, CallContext, Responder) -> Void
+    let kind: Kind
 }
 
 /// A group of handlers (one `service` of `proto/`) with the parts of the server it needs,
@@ -61,59 +118,87 @@ protocol Service: Sendable {
     func register(in router: inout Router)
 }
 
-/// The handler of every method, by full name. A method of the API with no handler answers
-/// UNIMPLEMENTED. Handlers are typed: each gets its decoded request and the call's context;
-/// a refusal is thrown (before anything is written) and becomes the call's status.
+/// The handler of every method, by the method's place in ``MethodTable``. A method of the API
+/// with no handler answers UNIMPLEMENTED. Handlers are typed: each gets its decoded request and
+/// the call's context; a refusal is thrown (before anything is written) and becomes the call's
+/// status.
 struct Router: Sendable {
-    private(set) var handlers: [String: MethodHandler] = [:]
+    private(set) var handlers: [MethodHandler?] = Array(repeating: nil, count: MethodTable.shared.methods.count)
 
     init(_ services: [any Service] = []) {
         for service in services { service.register(in: &self) }
     }
 
     func handler(for method: MethodDescriptor) -> MethodHandler? {
-        handlers[method.fullName]
+        handlers[method.index]
     }
 
-    /// A unary method whose handler answers later, through `reply`.
-    mutating func unary<Request: UnaryRPCRequest>(
+    private mutating func add(_ method: MethodDescriptor, _ handler: MethodHandler) {
+        precondition(handlers[method.index] == nil, "\(method) has two handlers")
+        handlers[method.index] = handler
+    }
+
+    /// A unary method answered on the loop: a read, or a write whose commit the loop's turn
+    /// makes durable before the reply leaves.
+    mutating func onLoop<Request: UnaryRPCRequest & WireMessage>(
+        _ access: Access, _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Request.Response
+    ) where Request.Response: WireMessage {
+        add(
+            Request.method,
+            MethodHandler(
+                access: access,
+                kind: .onLoop { call, context, sink in
+                    let callID = call.envelope.callID
+                    do throws(WaterError) {
+                        let request = try call.envelope.request(
+                            as: Request.self, arena: call.arena, limits: call.limits)
+                        sink.reply(callID, try handle(request, context))
+                    } catch {
+                        sink.reply(callID, error: error)
+                    }
+                }))
+    }
+
+    /// A unary method answered on the loop with a reply encoded beforehand, one that many calls
+    /// share (see ``Encoded``).
+    mutating func onLoop<Request: UnaryRPCRequest & WireMessage>(
+        _ access: Access,
+        _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Encoded<Request.Response>
+    ) {
+        add(
+            Request.method,
+            MethodHandler(
+                access: access,
+                kind: .onLoop { call, context, sink in
+                    let callID = call.envelope.callID
+                    do throws(WaterError) {
+                        let request = try call.envelope.request(
+                            as: Request.self, arena: call.arena, limits: call.limits)
+                        sink.reply(callID, encoded: try handle(request, context))
+                    } catch {
+                        sink.reply(callID, error: error)
+                    }
+                }))
+    }
+
+    /// A unary method whose handler answers later, through `reply` (after a password hash).
+    mutating func later<Request: UnaryRPCRequest>(
         _ access: Access,
         _ handle:
             @escaping @Sendable (Request, CallContext, @escaping Reply<Request.Response>) throws(WaterError) -> Void
     ) {
-        handlers[Request.method.fullName] = MethodHandler(access: access) { call, context, responder in
-            let reply: Reply<Request.Response> = { responder.reply($0) }
-            do throws(WaterError) {
-                try handle(try call.request(as: Request.self), context, reply)
-            } catch {
-                reply(.failure(error))
-            }
-        }
-    }
-
-    /// A unary method answered at once (reads).
-    mutating func immediate<Request: UnaryRPCRequest>(
-        _ access: Access,
-        _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Request.Response
-    ) {
-        unary(access) { (request: Request, context, reply) throws(WaterError) in
-            reply(.success(try handle(request, context)))
-        }
-    }
-
-    /// A unary method answered at once with a reply encoded beforehand, one that many calls
-    /// share (see ``Encoded``).
-    mutating func immediate<Request: UnaryRPCRequest>(
-        _ access: Access,
-        _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Encoded<Request.Response>
-    ) {
-        handlers[Request.method.fullName] = MethodHandler(access: access) { call, context, responder in
-            do throws(WaterError) {
-                responder.reply(encoded: try handle(try call.request(as: Request.self), context))
-            } catch {
-                responder.reply(Result<Request.Response, WaterError>.failure(error))
-            }
-        }
+        add(
+            Request.method,
+            MethodHandler(
+                access: access,
+                kind: .later { call, context, responder in
+                    let reply: Reply<Request.Response> = { responder.reply($0) }
+                    do throws(WaterError) {
+                        try handle(try call.request(as: Request.self), context, reply)
+                    } catch {
+                        reply(.failure(error))
+                    }
+                }))
     }
 
     /// A method that answers with a stream.
@@ -121,12 +206,16 @@ struct Router: Sendable {
         _ access: Access,
         _ handle: @escaping @Sendable (Request, CallContext, Responder) throws(WaterError) -> Void
     ) {
-        handlers[Request.method.fullName] = MethodHandler(access: access) { call, context, responder in
-            do throws(WaterError) {
-                try handle(try call.request(as: Request.self), context, responder)
-            } catch {
-                responder.finish(error)
-            }
-        }
+        add(
+            Request.method,
+            MethodHandler(
+                access: access,
+                kind: .later { call, context, responder in
+                    do throws(WaterError) {
+                        try handle(try call.request(as: Request.self), context, responder)
+                    } catch {
+                        responder.finish(error)
+                    }
+                }))
     }
 }

@@ -63,6 +63,11 @@ public final class ServerServices: Sendable {
 
     /// Who a call's token belongs to.
     func authenticate(_ token: [UInt8], now: Int64) -> Result<Caller, WaterError> {
+        token.withUnsafeBytes { authenticate($0, now: now) }
+    }
+
+    /// The same, for a token where the request envelope holds it: nothing is allocated.
+    func authenticate(_ token: UnsafeRawBufferPointer, now: Int64) -> Result<Caller, WaterError> {
         guard !token.isEmpty else {
             return .failure(WaterError(.unauthenticated, "not logged in: run water-client login"))
         }

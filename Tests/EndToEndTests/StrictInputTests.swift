@@ -55,7 +55,9 @@ struct StrictInputTests {
         #expect(server.stop() == 0)
     }
 
-    @Test("a NUL in the method name is refused; a 900 KB method name is quoted in 100 bytes, in the reply and the log")
+    @Test(
+        "a NUL in the method name is refused; before login a frame is 4 KiB at most; a member's 900 KB method name is quoted in 100 bytes, in the reply and the log"
+    )
     func methodNames() throws {
         let server = try ServerProcess.fresh()
         let nul = try exchange(
@@ -64,9 +66,21 @@ struct StrictInputTests {
             readFor: replyWait)
         let refusal = try #require(nul.replies.last)
         #expect(refusal.statusCode == .invalidArgument && refusal.status?.violations.map(\.field) == ["method"])
+        // Before login, a frame announcing 900 KB is refused from its header: nothing of it is read.
+        let early = try exchange(
+            server.address, handshakeFrame() + [0, 0x00, 0x0D, 0xBB, 0xA0] + [UInt8](repeating: 0x41, count: 64),
+            readFor: replyWait)
+        let tooLarge = try #require(early.replies.last)
+        #expect(early.closed && tooLarge.statusCode == .resourceExhausted, "\(tooLarge)")
+        #expect(tooLarge.status?.message.contains("at most 4096 bytes") == true, "\(tooLarge)")
+        // Logged in (a call with a valid token first), the frame may be large; the name is quoted.
+        let token = try server.client("mum", password: adminPassword).token
         let huge = String(repeating: "x", count: 900_000)
         let long = try exchange(
-            server.address, handshakeFrame() + rawCall(3, method: Array(huge.utf8), payload: []), readFor: replyWait)
+            server.address,
+            handshakeFrame()
+                + rawCallWithToken(2, method: Array("water.v1.Tracker/GetSettings".utf8), payload: [], token: token)
+                + rawCallWithToken(3, method: Array(huge.utf8), payload: [], token: token), readFor: replyWait)
         let unknown = try #require(long.replies.last)
         #expect(unknown.statusCode == .unimplemented)
         #expect(unknown.status!.message.utf8.count < 200 && unknown.status!.message.contains("900000 bytes"))

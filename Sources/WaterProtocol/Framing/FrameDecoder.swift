@@ -18,8 +18,9 @@ public struct FrameDecoder: Sendable {
     /// The most memory each buffer keeps between frames.
     public static let retainedCapacity = 64 * 1024
 
-    /// The largest payload accepted, on the wire and after inflating.
-    public let maximumPayloadLength: Int
+    /// The largest payload accepted, on the wire and after inflating. A connection lowers it
+    /// until its peer has logged in.
+    public var maximumPayloadLength: Int
     /// How many times its compressed length a compressed payload may inflate to.
     public let maximumCompressionRatio: Int
 

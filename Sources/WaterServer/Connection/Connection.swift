@@ -5,12 +5,14 @@ import WaterTLS
 import WaterTransport
 
 /// One client connection, owned by the server's event loop: its socket, its
-/// ``ConnectionStateMachine``, its output buffer and its deadline timer are touched on the
-/// loop only (each entry point checks). Handlers answer from anywhere through the
+/// ``ConnectionStateMachine``, its buffers and its deadline timer are touched on the loop only
+/// (each entry point checks). Handlers that answer later do so from anywhere through the
 /// ``Responder`` it hands them, which goes back to the loop when called elsewhere.
 ///
-/// Replies are buffered and written at the end of the loop's turn (``flush()``), after the
-/// turn's durable writes are synced.
+/// A turn's replies are framed into ``replies`` as they are made and handed to the socket only
+/// at the end of the turn (``endTurn(committed:)``), after the turn's commit: a reply never
+/// shows a write that is not on disk, and when the commit failed, the replies that depended on
+/// it become errors before anything leaves.
 final class Connection: EventLoopHandler, @unchecked Sendable {
     let id: UInt64
     let peer: String
@@ -25,21 +27,29 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     private unowned let owner: ConnectionOwner
 
     private var machine: ConnectionStateMachine
-    private let encoder: FrameEncoder
     /// The TLS session under the frames; nil when serving plaintext on loopback.
     private let tls: TLSSession?
     private var isTLSReady = false
-    /// Frames written before the TLS handshake ended (a refusal): sent once it has.
-    private var waitingForTLS: [UInt8] = []
     /// Closes the connection if its TLS handshake is not done by the handshake deadline.
     private var tlsTimer: TimerQueue.ID?
     private var token: EventLoop.Token = 0
+    /// This turn's replies, framed, not yet handed to the socket.
+    private var replies: ReplySink
+    /// Each reply in ``replies``: its call, its bytes, and whether it shows what the turn's
+    /// commit makes durable (a handler's on the loop) and so must fail with it.
+    private var turnReplies: [(callID: UInt64, bytes: Range<Int>, afterCommit: Bool)] = []
+    /// Bytes for the socket (ciphertext over TLS), from earlier turns.
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var isWatchingWrites = false
     private var isReading = true
     private var closeWhenFlushed = false
     private var isClosed = false
+    /// Frames taken this turn: past ``frameBudget`` the rest wait for the next turn.
+    private var framesThisTurn = 0
+    private var isResumeScheduled = false
+    /// Whether the owner will call ``endTurn(committed:)`` at the end of this turn (its own).
+    var isQueuedForFlush = false
     /// What each call's handler asked to run if the call ends without it (cancel, close).
     private var cancelHandlers: [UInt64: [@Sendable () -> Void]] = [:]
     private var timer: TimerQueue.ID?
@@ -50,6 +60,9 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     static let maximumPendingOutput = 4 << 20
     /// Read at most this much per turn, so one busy peer cannot starve the others.
     private static let readBudget = 256 * 1024
+    /// Take at most this many frames per turn; a burst waits for the next turns, between
+    /// everyone else's.
+    static let frameBudget = 64
 
     init(
         id: UInt64, socket: Socket, loop: EventLoop, services: ServerServices, router: Router, owner: ConnectionOwner
@@ -65,7 +78,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         self.router = router
         self.logger = services.logger
         self.owner = owner
-        self.encoder = FrameEncoder(maximumPayloadLength: configuration.maximumPayloadLength)
+        self.replies = ReplySink(
+            writer: FrameWriter(maximumPayloadLength: configuration.maximumPayloadLength), arena: owner.replyArena)
         self.tls = try services.tls.map { (context) throws(TLSError) in try TLSSession(context, isServer: true) }
         let limits = ConnectionStateMachine.Limits(
             maximumPayloadLength: configuration.maximumPayloadLength,
@@ -119,13 +133,13 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     func ready(_ event: EventLoop.Readiness) {
         // A hang-up is found by reading, even while reading is paused.
         if event.readable || event.failed { readAvailable(evenIfPaused: event.failed) }
-        if event.writable { flush() }
+        if event.writable { writeOutput() }
     }
 
     private func readAvailable(evenIfPaused: Bool = false) {
         var total = 0
         let buffer = owner.readBuffer
-        while !isClosed, isReading || evenIfPaused, total < Self.readBudget {
+        while !isClosed, isReading || evenIfPaused, total < Self.readBudget, framesThisTurn < Self.frameBudget {
             let result = Result { () throws(SocketError) in try socket.read(into: buffer) }
             switch result {
             case .success(nil):
@@ -138,7 +152,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 if let tls {
                     guard decrypt(received, with: tls) else { return }
                 } else {
-                    perform(machine.bytesReceived(received, now: EventLoop.now()))
+                    self.received(received)
                 }
                 if count < buffer.count { return armTimer() }  // drained: the next read would say EAGAIN
             case .failure(let error):
@@ -148,8 +162,46 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         armTimer()
     }
 
-    /// Ciphertext from the peer: moves the handshake on, then hands the plaintext to the
-    /// machine. Returns false when the connection is closing.
+    /// Plaintext from the peer: every frame in it, up to this turn's budget. The rest waits in
+    /// the machine's decoder for the next turn (which ``resumeNextTurn()`` makes happen even if
+    /// nothing more arrives).
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        let now = EventLoop.now()
+        machine.received(bytes, now: now)
+        takeFrames(now: now)
+    }
+
+    private func takeFrames(now: UInt64) {
+        let arena = owner.decodeArena
+        while !isClosed {
+            guard framesThisTurn < Self.frameBudget else { return resumeNextTurn() }
+            arena.reset()
+            switch machine.nextFrame(arena: arena, now: now) {
+            case .needMoreBytes:
+                return
+            case .call(let envelope, let method):
+                framesThisTurn += 1
+                dispatch(envelope, method)
+            case .actions(let actions):
+                framesThisTurn += 1
+                perform(actions)
+            }
+        }
+    }
+
+    /// Takes the frames left over from a turn that spent its budget, in the next turn.
+    private func resumeNextTurn() {
+        guard !isResumeScheduled else { return }
+        isResumeScheduled = true
+        loop.execute { [weak self] in
+            guard let self else { return }
+            self.isResumeScheduled = false
+            self.takeFrames(now: EventLoop.now())
+        }
+    }
+
+    /// Ciphertext from the peer: moves the handshake on, then hands the plaintext on. Returns
+    /// false when the connection is closing.
     private func decrypt(_ ciphertext: UnsafeRawBufferPointer, with tls: TLSSession) -> Bool {
         do throws(TLSError) {
             try tls.feed(ciphertext)
@@ -162,11 +214,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                 if let tlsTimer { loop.cancel(tlsTimer) }
                 tlsTimer = nil
                 sendCiphertext(tls.takeOutput())
-                if !waitingForTLS.isEmpty {
-                    try tls.write(waitingForTLS)
-                    waitingForTLS = []
-                    sendCiphertext(tls.takeOutput())
-                }
+                // Replies made before TLS was ready (a refusal) can go now.
+                if !replies.output.isEmpty { owner.needsFlush(self) }
                 if closeWhenFlushed { stopReading() }
             }
             let plaintext = owner.plaintextBuffer
@@ -176,8 +225,7 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
                     return false
                 }
                 if count == 0 { break }
-                perform(
-                    machine.bytesReceived(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]), now: EventLoop.now()))
+                received(UnsafeRawBufferPointer(rebasing: plaintext[0..<count]))
             }
             sendCiphertext(tls.takeOutput())  // session tickets, key updates
             return true
@@ -192,6 +240,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         }
     }
 
+    /// Bytes of the TLS layer itself (handshake, alerts, tickets): not replies, so they wait
+    /// for no commit.
     private func sendCiphertext(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         output += bytes
@@ -210,33 +260,99 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         close()
     }
 
-    /// A handler's reply, from any thread.
-    private func deliver(_ envelope: WaterV1.ResponseEnvelope, method: String) {
+    /// A reply of a handler that answers later, from any thread.
+    private func deliver(_ envelope: WaterV1.ResponseEnvelope, method: MethodDescriptor) {
         guard loop.inLoop else { return loop.execute { self.deliver(envelope, method: method) } }
+        // A Login that worked makes the connection a member's.
+        if method == WaterV1.LoginRequest.method, envelope.endOfStream, envelope.statusCode == .ok {
+            machine.loggedIn()
+        }
         perform(machine.replyReady(envelope, now: EventLoop.now()), method: method)
         armTimer()
     }
 
+    // MARK: Calls
+
+    /// Runs a call where its envelope was decoded: checks who calls, then runs its handler,
+    /// on the loop (the reply is written at once into this turn's replies) or later.
+    private func dispatch(_ envelope: RequestEnvelopeView, _ method: MethodDescriptor) {
+        let callID = envelope.callID
+        guard let handler = router.handler(for: method) else {
+            return answer(
+                callID, method, WaterError(.unimplemented, "\(method.fullName) is not available on this server yet"))
+        }
+        let now = services.now()
+        var caller: Caller?
+        if handler.access != .anyone {
+            switch services.authenticate(envelope.authToken, now: now) {
+            case .success(let found):
+                caller = found
+                machine.loggedIn()
+            case .failure(let error):
+                return answer(callID, method, error)
+            }
+            if handler.access == .admin, caller?.account.role != .admin {
+                return answer(callID, method, WaterError(.permissionDenied, "only an admin may call \(method.name)"))
+            }
+        }
+        let context = CallContext(caller: caller, now: now, peer: peer, peerHost: peerHost)
+        switch handler.kind {
+        case .onLoop(let handle):
+            let start = replies.output.count
+            handle(
+                LoopCall(envelope: envelope, arena: owner.decodeArena, limits: machine.decodeLimits), context, &replies)
+            answered(callID, method, from: start, afterCommit: true)
+        case .later(let handle):
+            let responder = Responder(
+                callID: callID, method: method.fullName,
+                deliver: { [self] envelope in deliver(envelope, method: method) },
+                onCancel: { [self] cancel in
+                    guard loop.inLoop else {
+                        return loop.execute { self.cancelHandlers[callID, default: []].append(cancel) }
+                    }
+                    cancelHandlers[callID, default: []].append(cancel)
+                })
+            handle(IncomingCall(copying: envelope, method: method, limits: machine.decodeLimits), context, responder)
+        }
+    }
+
+    /// Ends a call before it reaches a handler.
+    private func answer(_ callID: UInt64, _ method: MethodDescriptor, _ error: WaterError) {
+        let start = replies.output.count
+        replies.reply(callID, error: error)
+        answered(callID, method, from: start, afterCommit: false)
+    }
+
+    /// A call answered at once: its reply is in ``replies`` from `start` on.
+    private func answered(_ callID: UInt64, _ method: MethodDescriptor, from start: Int, afterCommit: Bool) {
+        turnReplies.append((callID, start..<replies.output.count, afterCommit))
+        if let refusal = replies.refusal { logFailure(method.fullName, refusal.code, refusal.message) }
+        owner.needsFlush(self)
+        if machine.callAnswered(callID, now: EventLoop.now()) { perform([.close(reason: nil)]) }
+        limitPendingOutput()
+    }
+
+    private func logFailure(_ method: String, _ code: WaterV1.StatusCode, _ message: String) {
+        logger.info("call failed", ["rpc.method": method, "rpc.code": "\(code)", "peer": peer, "message": message])
+    }
+
     // MARK: Actions
 
-    private func perform(_ actions: [ConnectionStateMachine.Action], method: String? = nil) {
+    private func perform(_ actions: [ConnectionStateMachine.Action], method: MethodDescriptor? = nil) {
         for action in actions {
             switch action {
             case .send(let envelope):
                 if envelope.endOfStream {
                     cancelHandlers[envelope.callID] = nil
                     if envelope.statusCode != .ok {
-                        logger.info(
-                            "call failed",
-                            [
-                                "rpc.method": method ?? "?", "rpc.code": "\(envelope.statusCode)",
-                                "peer": peer, "message": envelope.status?.message ?? "",
-                            ])
+                        logFailure(method?.fullName ?? "?", envelope.statusCode, envelope.status?.message ?? "")
                     }
                 }
                 enqueue(envelope)
             case .dispatch(let call):
-                dispatch(call)
+                // The machine hands calls over in their envelopes (nextFrame); this one came
+                // copied already, so it is run as a handler that answers later would be.
+                preconditionFailure("call \(call.callID) was dispatched copied")
             case .cancelCall(let callID):
                 cancelHandlers.removeValue(forKey: callID)?.forEach { $0() }
             case .close(let reason):
@@ -252,74 +368,78 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         }
     }
 
-    private func dispatch(_ call: IncomingCall) {
-        let method = call.method!
-        // A call that ends before reaching a handler.
-        func refuse(_ error: WaterError) {
-            perform(
-                machine.replyReady(WaterV1.ResponseEnvelope(callID: call.callID, error: error), now: EventLoop.now()),
-                method: method.fullName)
-        }
-        guard let handler = router.handler(for: method) else {
-            return refuse(WaterError(.unimplemented, "\(method.fullName) is not available on this server yet"))
-        }
-        let now = services.now()
-        var caller: Caller?
-        if handler.access != .anyone {
-            switch services.authenticate(call.envelope.authToken, now: now) {
-            case .success(let found): caller = found
-            case .failure(let error): return refuse(error)
-            }
-            if handler.access == .admin, caller?.account.role != .admin {
-                return refuse(WaterError(.permissionDenied, "only an admin may call \(method.name)"))
-            }
-        }
-        let callID = call.callID
-        let responder = Responder(
-            callID: callID, method: method.fullName,
-            deliver: { [self] envelope in deliver(envelope, method: method.fullName) },
-            onCancel: { [self] cancel in
-                guard loop.inLoop else {
-                    return loop.execute { self.cancelHandlers[callID, default: []].append(cancel) }
-                }
-                cancelHandlers[callID, default: []].append(cancel)
-            })
-        handler.handle(call, CallContext(caller: caller, now: now, peer: peer, peerHost: peerHost), responder)
+    /// A reply the machine made, or one a handler delivered later: it depends on no commit of
+    /// this turn (a handler that answers later waits for its own).
+    private func enqueue(_ envelope: ResponseEnvelope) {
+        guard !isClosed else { return }
+        let start = replies.output.count
+        replies.reply(envelope)
+        turnReplies.append((envelope.callID, start..<replies.output.count, false))
+        owner.needsFlush(self)
+        limitPendingOutput()
+    }
+
+    private func limitPendingOutput() {
+        if output.count - outputOffset + replies.output.count > Self.maximumPendingOutput { stopReading() }
     }
 
     // MARK: Output
 
-    private func enqueue(_ envelope: WaterV1.ResponseEnvelope) {
+    /// The turn's commit is done: its replies go to the socket, each as it was made when
+    /// `committed`, else every one that showed the turn's writes as a refusal (nothing of the
+    /// turn was saved).
+    func endTurn(committed: Bool) {
+        loop.preconditionInLoop()
+        framesThisTurn = 0
         guard !isClosed else { return }
-        let frame: [UInt8]
-        do {
-            frame = try encoder.encode(envelope.serializedBytes())
-        } catch {
-            // A reply over the frame limit: say so instead of sending what the client would refuse.
-            let tooLarge = WaterV1.ResponseEnvelope(
-                callID: envelope.callID, error: WaterError(.resourceExhausted, "the reply is too large to send"))
-            frame = (try? encoder.encode(tooLarge.serializedBytes())) ?? []
-        }
-        if let tls {
-            guard isTLSReady else {
-                waitingForTLS += frame
-                return
+        if !committed { failTurnReplies() }
+        // Over TLS, nothing can be sent before the handshake is done.
+        if !replies.output.isEmpty, tls == nil || isTLSReady {
+            if let tls {
+                do throws(TLSError) {
+                    try tls.write(replies.output)
+                } catch {
+                    logger.error("connection error", ["peer": peer, "error": error.description])
+                }
+                output += tls.takeOutput()
+            } else if output.count == outputOffset {
+                output.removeAll(keepingCapacity: true)
+                outputOffset = 0
+                swap(&output, &replies.output)
+            } else {
+                output += replies.output
             }
-            do throws(TLSError) {
-                try tls.write(frame)
-            } catch {
-                logger.error("connection error", ["peer": peer, "error": error.description])
-            }
-            output += tls.takeOutput()
-        } else {
-            output += frame
+            replies.output.removeAll(keepingCapacity: replies.output.capacity <= 1 << 20)
+            turnReplies.removeAll(keepingCapacity: true)
         }
-        if output.count - outputOffset > Self.maximumPendingOutput { stopReading() }
-        owner.needsFlush(self)
+        writeOutput()
+    }
+
+    /// The turn's commit failed: every reply that showed what it would have saved says so
+    /// instead; the others go as they are.
+    private func failTurnReplies() {
+        guard turnReplies.contains(where: \.afterCommit) else { return }
+        let refusal = WaterError(
+            .internal,
+            "the server could not save this (its disk refused the write), so nothing was changed; try again, "
+                + "and tell an admin if it keeps failing")
+        var rebuilt = ReplySink(writer: replies.writer, arena: replies.arena)
+        var records: [(callID: UInt64, bytes: Range<Int>, afterCommit: Bool)] = []
+        for reply in turnReplies {
+            let start = rebuilt.output.count
+            if reply.afterCommit {
+                rebuilt.reply(reply.callID, error: refusal)
+            } else {
+                rebuilt.output += replies.output[reply.bytes]
+            }
+            records.append((reply.callID, start..<rebuilt.output.count, false))
+        }
+        replies.output = rebuilt.output
+        turnReplies = records
     }
 
     /// Writes what the socket takes now; the rest waits for it to be writable.
-    func flush() {
+    private func writeOutput() {
         loop.preconditionInLoop()
         guard !isClosed else { return }
         while outputOffset < output.count {
@@ -336,8 +456,10 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
         watchWrites(false)
-        if closeWhenFlushed, tls == nil || isTLSReady || !isReading { return close() }
-        if !isReading, machine.isClosed == false {
+        // Closing once everything is sent: the turn's replies too, unless TLS never got far
+        // enough to send them (a failed handshake stops reading: then what it said is all).
+        if closeWhenFlushed, tls == nil || isTLSReady ? replies.output.isEmpty : !isReading { return close() }
+        if !isReading, !closeWhenFlushed, machine.isClosed == false {
             isReading = true
             loop.modify(socket.descriptor, token: token, readable: true, writable: isWatchingWrites)
         }
@@ -397,7 +519,11 @@ protocol ConnectionOwner: AnyObject {
     var readBuffer: UnsafeMutableRawBufferPointer { get }
     /// Where TLS connections decrypt into, likewise shared.
     var plaintextBuffer: UnsafeMutableRawBufferPointer { get }
-    /// The connection has output to write at the end of this turn.
+    /// Where the loop's connections decode envelopes and requests, one frame at a time.
+    var decodeArena: WireArena { get }
+    /// Where they encode replies, one at a time.
+    var replyArena: WireArena { get }
+    /// The connection has replies or output to write at the end of this turn.
     func needsFlush(_ connection: Connection)
     func closed(_ connection: Connection)
 }

@@ -22,10 +22,13 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private var perAddress: [String: Int] = [:]
     private var nextID: UInt64 = 1
     private var needingFlush: [Connection] = []
-    private var holdsLeadership = false
+    /// The connections being flushed at the end of a turn (``needingFlush`` of the turn).
+    private var flushing: [Connection] = []
     private var isShuttingDown = false
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    let decodeArena = WireArena(initialBlockSize: 4096)
+    let replyArena = WireArena(initialBlockSize: 4096)
 
     init(listener: Socket, loop: EventLoop, services: ServerServices, router: Router, stopped: DispatchSemaphore) {
         (self.listener, self.loop, self.services, self.router, self.stopped) = (
@@ -49,21 +52,27 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     // MARK: The turn
 
-    /// A turn begins: its writes only queue, and ``turnEnded()`` commits them together.
+    /// A turn begins: the loop takes the committer's leadership, waiting for a thread that holds
+    /// it (a commit after a password hash) to finish; so whatever the turn's handlers see is on
+    /// disk already or in the turn's own group, and its writes only queue until
+    /// ``turnEnded()`` commits them together.
     func turnStarted() {
         loop.preconditionInLoop()
-        holdsLeadership = services.store.committer.acquireLeadership()
+        services.store.committer.acquireLeadershipWaiting()
     }
 
     /// Commits what the turn queued (one sync), which completes its calls, then writes every
-    /// reply of the turn.
+    /// reply of the turn (as refusals when the commit failed).
     func turnEnded() {
         loop.preconditionInLoop()
-        if holdsLeadership { services.store.committer.lead() }
-        holdsLeadership = false
-        let flushing = needingFlush
-        needingFlush.removeAll(keepingCapacity: true)
-        for connection in flushing { connection.flush() }
+        let committed = services.store.committer.lead()
+        // Swapped, so that both arrays keep their capacity and a turn allocates nothing here.
+        swap(&flushing, &needingFlush)
+        for connection in flushing {
+            connection.isQueuedForFlush = false
+            connection.endTurn(committed: committed)
+        }
+        flushing.removeAll(keepingCapacity: true)
     }
 
     // MARK: Connections
@@ -133,6 +142,8 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     }
 
     func needsFlush(_ connection: Connection) {
+        guard !connection.isQueuedForFlush else { return }
+        connection.isQueuedForFlush = true
         needingFlush.append(connection)
     }
 

@@ -1,12 +1,17 @@
 import WaterProtocol
 
 /// The protocol side of one connection, with no socket, thread or clock of its own: events in
-/// (bytes, a handler's reply, a deadline check, the peer closing, a drain), actions out (send,
-/// dispatch, cancel, close), as postgres-nio's `ConnectionStateMachine`. ``Connection`` feeds it
-/// and carries out what it returns; the tests drive it event by event.
+/// (bytes, a frame pulled, a handler's reply, a deadline check, the peer closing, a drain),
+/// actions out (send, dispatch, cancel, close), as postgres-nio's `ConnectionStateMachine`.
+/// ``Connection`` feeds it and carries out what it returns; the tests drive it event by event.
 ///
-/// It owns: the frame decoder, the handshake, which calls are in flight (and which of those are
-/// streams), the limits, the frame deadline and idle timeout, and the drain at shutdown.
+/// It owns: the frame decoder, the handshake, whether the peer has logged in (and so which
+/// limits its frames meet), which calls are in flight (and which of those are streams), the
+/// limits, the frame deadline and idle timeout, and the drain at shutdown.
+///
+/// Frames are pulled one at a time (``nextFrame(arena:now:)``): a call is run while its
+/// envelope is still where it was decoded, before the next frame is read, so no envelope is
+/// copied and nothing is allocated per call on the way to its handler.
 struct ConnectionStateMachine {
     struct Limits: Sendable {
         var maximumPayloadLength: Int
@@ -18,13 +23,17 @@ struct ConnectionStateMachine {
         /// Nanoseconds from the connection's start to the end of its handshake: a peer that
         /// opens a connection and says nothing holds a slot this long, not an idle timeout.
         var handshakeDeadline: UInt64
+        /// The largest frame accepted until the peer has logged in (a Login, or a call with a
+        /// valid token, on this connection): what a device with no account may make the server
+        /// read and decode.
+        var maximumPayloadLengthBeforeLogin = WireProtocol.maximumPayloadLengthBeforeLogin
     }
 
     enum Action: Equatable {
         /// Send this reply. A final reply with a non-OK status is a failed call, to be logged.
         case send(WaterV1.ResponseEnvelope)
-        /// Run this call: the handshake is done and the limits allow it. Its replies come back
-        /// through ``replyReady(_:now:)``.
+        /// Run this call (``bytesReceived(_:now:)`` only: ``nextFrame(arena:now:)`` hands calls
+        /// over where they were decoded). Its replies come back through ``replyReady(_:now:)``.
         case dispatch(IncomingCall)
         /// The call ended without its handler finishing it (cancelled, connection closing):
         /// run what the handler registered for that.
@@ -32,6 +41,18 @@ struct ConnectionStateMachine {
         /// Stop reading and close once everything sent is written. `reason` is a protocol
         /// error to log (its status was sent just before).
         case close(reason: WaterError?)
+    }
+
+    /// What the next frame asks for.
+    enum FrameOutcome {
+        /// No complete frame yet.
+        case needMoreBytes
+        /// A call to run now: the handshake is done and the limits allow it. The envelope is
+        /// valid until the next ``nextFrame(arena:now:)``.
+        case call(RequestEnvelopeView, MethodDescriptor)
+        /// What the frame came to otherwise: the handshake's reply, a refusal, a cancel, a
+        /// protocol error.
+        case actions([Action])
     }
 
     private enum State {
@@ -47,6 +68,9 @@ struct ConnectionStateMachine {
     private let hello: () -> WaterV1.HandshakeResponse
     private var state = State.awaitingHandshake
     private var decoder: FrameDecoder
+    /// Whether the peer has logged in on this connection: until then its frames meet the
+    /// limits before login.
+    private(set) var isLoggedIn = false
     /// Calls without their final reply, and whether each is a stream.
     private var inFlight: [UInt64: Bool] = [:]
     private var frameStartedAt: UInt64?
@@ -58,50 +82,108 @@ struct ConnectionStateMachine {
         self.hello = hello
         self.lastActivity = now
         self.startedAt = now
-        self.decoder = FrameDecoder(maximumPayloadLength: limits.maximumPayloadLength)
+        self.decoder = FrameDecoder(
+            maximumPayloadLength: min(limits.maximumPayloadLength, limits.maximumPayloadLengthBeforeLogin))
     }
 
     var isClosed: Bool { if case .closed = state { true } else { false } }
     var callsInFlight: Int { inFlight.count }
     /// Whether the peer stopped in the middle of a frame (for the log when it closes).
     var isInsideFrame: Bool { decoder.isInsideFrame }
+    /// What the peer's messages are decoded under now.
+    var decodeLimits: DecodeLimits { isLoggedIn ? .request : .beforeLogin }
 
     /// When ``deadlinePassed(now:)`` should next be called: the handshake deadline until the
     /// handshake is done, the frame deadline while a frame is arriving, the idle timeout while
     /// nothing is in flight, else never.
     var nextDeadline: UInt64? {
         guard !isClosed else { return nil }
-        let handshake: UInt64? =
-            if case .awaitingHandshake = state { startedAt + limits.handshakeDeadline } else { nil }
+        var deadline: UInt64? = nil
+        if case .awaitingHandshake = state { deadline = startedAt + limits.handshakeDeadline }
         let activity: UInt64? =
             if let frameStartedAt { frameStartedAt + limits.frameDeadline } else {
                 inFlight.isEmpty ? lastActivity + limits.idleTimeout : nil
             }
-        return [handshake, activity].compactMap { $0 }.min()
+        if let activity { deadline = min(deadline ?? activity, activity) }
+        return deadline
     }
 
     // MARK: Events
 
-    mutating func bytesReceived(_ bytes: some Collection<UInt8>, now: UInt64) -> [Action] {
-        guard !isClosed else { return [] }
+    /// Bytes from the peer; the frames in them are pulled with ``nextFrame(arena:now:)``.
+    mutating func received(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
+        guard !isClosed else { return }
         lastActivity = now
         decoder.append(bytes)
-        var actions: [Action] = []
+    }
+
+    /// The next complete frame's outcome. Call it until it says ``FrameOutcome/needMoreBytes``,
+    /// running each call it hands over before calling again.
+    mutating func nextFrame(arena: WireArena, now: UInt64) -> FrameOutcome {
+        guard !isClosed else { return .needMoreBytes }
+        let frame: FrameView
         do {
-            while !isClosed, let frame = try decoder.nextFrame() {
-                actions += frameReceived(frame.payload)
+            guard let next = try decoder.nextFrameView() else {
+                if decoder.isInsideFrame {
+                    if frameStartedAt == nil { frameStartedAt = now }
+                } else {
+                    frameStartedAt = nil
+                }
+                return .needMoreBytes
             }
+            frame = next
         } catch {
-            let code: WaterV1.StatusCode =
-                if case .frameTooLarge = error { .resourceExhausted } else { .invalidArgument }
-            return actions + fail(WaterError(code, "protocol error: \(error)"))
+            let tooLarge = !isLoggedIn && error.isTooLarge
+            let code: WaterV1.StatusCode = error.isTooLarge ? .resourceExhausted : .invalidArgument
+            return .actions(
+                fail(
+                    WaterError(
+                        code,
+                        tooLarge
+                            ? "protocol error: \(error); until it logs in, a connection may send frames of at most "
+                                + "\(decoder.maximumPayloadLength) bytes (the handshake, and Login)"
+                            : "protocol error: \(error)")))
         }
-        if decoder.isInsideFrame {
-            if frameStartedAt == nil { frameStartedAt = now }
-        } else {
-            frameStartedAt = nil
+        frameStartedAt = nil
+        return frameReceived(frame.payload, arena: arena)
+    }
+
+    /// Bytes from the peer, with every frame in them taken at once: each call copied out of
+    /// its envelope (``Action/dispatch(_:)``). What tests and any caller that cannot run calls
+    /// where they were decoded use; the connection pulls frames instead.
+    mutating func bytesReceived(_ bytes: some Collection<UInt8>, now: UInt64) -> [Action] {
+        let received: Void? = bytes.withContiguousStorageIfAvailable {
+            self.received(UnsafeRawBufferPointer($0), now: now)
         }
-        return actions
+        if received == nil { Array(bytes).withUnsafeBytes { self.received($0, now: now) } }
+        var actions: [Action] = []
+        let arena = WireArena(initialBlockSize: 1024)
+        while true {
+            arena.reset()
+            switch nextFrame(arena: arena, now: now) {
+            case .needMoreBytes: return actions
+            case .call(let envelope, let method):
+                actions.append(.dispatch(IncomingCall(copying: envelope, method: method, limits: decodeLimits)))
+            case .actions(let more): actions += more
+            }
+        }
+    }
+
+    /// The peer proved who it is on this connection (a Login, or a call with a valid token):
+    /// from now on its frames may be as large as any member's.
+    mutating func loggedIn() {
+        guard !isLoggedIn else { return }
+        isLoggedIn = true
+        decoder.maximumPayloadLength = limits.maximumPayloadLength
+    }
+
+    /// A call handed over by ``nextFrame(arena:now:)`` was answered at once (its reply is
+    /// written): it is no longer in flight. Returns whether the connection is to close now (it
+    /// was draining and this was its last call).
+    mutating func callAnswered(_ callID: UInt64, now: UInt64) -> Bool {
+        guard !isClosed, inFlight.removeValue(forKey: callID) != nil else { return false }
+        lastActivity = now
+        return !closeIfDrained().isEmpty
     }
 
     /// A handler's reply (or a stream's next message). Dropped when its call is no longer in
@@ -169,40 +251,41 @@ struct ConnectionStateMachine {
 
     // MARK: Frames
 
-    private mutating func frameReceived(_ payload: [UInt8]) -> [Action] {
-        let call: IncomingCall
+    private mutating func frameReceived(_ payload: UnsafeRawBufferPointer, arena: WireArena) -> FrameOutcome {
+        let call: RequestEnvelopeView
         do {
-            call = try IncomingCall(payload: payload)
+            call = try RequestEnvelopeView(decoding: payload, arena: arena, limits: decodeLimits)
         } catch {
-            // An unknown method is that call's problem; an envelope that does not decode could
-            // belong to any call, so the connection cannot go on.
-            if error.code == .unimplemented, let envelope = try? WaterV1.RequestEnvelope(serializedBytes: payload) {
-                return [.send(WaterV1.ResponseEnvelope(callID: envelope.callID, error: error))]
-            }
-            return fail(error)
+            // An envelope that does not decode could belong to any call: the connection
+            // cannot go on.
+            return .actions(fail(error))
         }
-        if call.envelope.cancel {
-            guard inFlight.removeValue(forKey: call.callID) != nil else { return [] }
-            return [
-                .cancelCall(call.callID),
-                .send(
-                    WaterV1.ResponseEnvelope(
-                        callID: call.callID, error: WaterError(.cancelled, "cancelled by the client"))),
-            ]
-                + closeIfDrained()
+        if call.isCancel {
+            guard inFlight.removeValue(forKey: call.callID) != nil else { return .actions([]) }
+            return .actions(
+                [
+                    .cancelCall(call.callID),
+                    .send(
+                        WaterV1.ResponseEnvelope(
+                            callID: call.callID, error: WaterError(.cancelled, "cancelled by the client"))),
+                ] + closeIfDrained())
         }
-        guard let method = call.method else { return [] }
+        // An unknown method is that call's problem, not the connection's.
+        guard let method = call.method else {
+            return .actions([.send(WaterV1.ResponseEnvelope(callID: call.callID, error: call.unknownMethodError))])
+        }
         let refusal: WaterError?
         switch state {
         case .closed:
-            return []
+            return .actions([])
         case .awaitingHandshake:
             guard method == WaterV1.HandshakeRequest.method else {
-                return fail(
-                    WaterError(
-                        .failedPrecondition, "the first call must be \(WaterV1.HandshakeRequest.method.fullName)"))
+                return .actions(
+                    fail(
+                        WaterError(
+                            .failedPrecondition, "the first call must be \(WaterV1.HandshakeRequest.method.fullName)")))
             }
-            return handshake(call)
+            return .actions(handshake(call, arena: arena))
         case .draining:
             refusal = WaterError(.unavailable, "the server is shutting down; try again in a moment")
         case .open:
@@ -217,15 +300,15 @@ struct ConnectionStateMachine {
                 refusal = nil
             }
         }
-        if let refusal { return [.send(WaterV1.ResponseEnvelope(callID: call.callID, error: refusal))] }
+        if let refusal { return .actions([.send(WaterV1.ResponseEnvelope(callID: call.callID, error: refusal))]) }
         inFlight[call.callID] = method.isServerStreaming
-        return [.dispatch(call)]
+        return .call(call, method)
     }
 
-    private mutating func handshake(_ call: IncomingCall) -> [Action] {
+    private mutating func handshake(_ call: RequestEnvelopeView, arena: WireArena) -> [Action] {
         let request: WaterV1.HandshakeRequest
         do {
-            request = try call.request(as: WaterV1.HandshakeRequest.self)
+            request = try call.request(as: WaterV1.HandshakeRequest.self, arena: arena, limits: decodeLimits)
         } catch {
             return fail(error)
         }
@@ -260,5 +343,15 @@ struct ConnectionStateMachine {
 
     private static func seconds(_ nanoseconds: UInt64) -> String {
         "\(Duration.nanoseconds(Int64(nanoseconds)))"
+    }
+}
+
+extension FrameError {
+    /// Whether the frame was refused for its size (on the wire, or inflated).
+    var isTooLarge: Bool {
+        switch self {
+        case .frameTooLarge, .inflatedTooLarge, .compressionRatioExceeded: true
+        default: false
+        }
     }
 }

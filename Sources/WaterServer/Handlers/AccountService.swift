@@ -15,15 +15,15 @@ struct AccountService: Service {
     let logger: Logger
 
     func register(in router: inout Router) {
-        router.unary(.anyone, login)
-        router.unary(.member, logout)
-        router.immediate(.member, whoAmI)
-        router.unary(.member, changePassword)
-        router.unary(.admin, addMember)
-        router.unary(.admin, renameMember)
-        router.unary(.admin, resetPassword)
-        router.unary(.admin, removeMember)
-        router.immediate(.member, listMembers)
+        router.later(.anyone, login)
+        router.later(.member, logout)
+        router.onLoop(.member, whoAmI)
+        router.later(.member, changePassword)
+        router.later(.admin, addMember)
+        router.later(.admin, renameMember)
+        router.later(.admin, resetPassword)
+        router.later(.admin, removeMember)
+        router.onLoop(.member, listMembers)
     }
 
     /// Login: throttled per username and address and per address (``LoginThrottle``), hashed in

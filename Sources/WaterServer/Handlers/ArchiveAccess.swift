@@ -59,6 +59,33 @@ struct ArchiveAccess: Sendable {
         }
     }
 
+    /// Decides on the caller's archive and returns `result` of the state after it, for a reply
+    /// the event loop sends after its turn's commit (``Archive/commitReturning(_:result:)``).
+    /// - Throws: the refusal, before anything is written; a storage failure when the write
+    ///   committed on this thread and failed.
+    func commitOwnReturning<Note, Value>(
+        _ call: CallContext, _ decide: (MemberArchive) throws -> Decision<MemberMutation, Note>,
+        result: (MemberArchive, Note) -> Value
+    ) throws(WaterError) -> Value {
+        let value = try commitReturning(try own(call), decide, result: result)
+        hub.changed()
+        return value
+    }
+
+    /// ``commitOwnReturning(_:_:result:)`` for any archive.
+    func commitReturning<Model: ArchiveModel, Note, Value>(
+        _ archive: Archive<Model>, _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
+        result: (Model, Note) -> Value
+    ) throws(WaterError) -> Value {
+        do {
+            let value = try archive.commitReturning(decide, result: result)
+            boards.changed()
+            return value
+        } catch {
+            throw WaterError(refusal: error, logger: logger)
+        }
+    }
+
     /// Reads `archive`, mapping protection to a clear status.
     func read<Model: ArchiveModel, T>(_ archive: Archive<Model>, _ body: (Model) throws -> T) throws(WaterError) -> T {
         do {

@@ -7,7 +7,7 @@ struct BoardService: Service {
     let hub: BoardHub
 
     func register(in router: inout Router) {
-        router.immediate(.member, board)
+        router.onLoop(.member, board)
         router.stream(.member, watch)
     }
 

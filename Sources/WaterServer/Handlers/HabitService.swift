@@ -7,56 +7,52 @@ struct HabitService: Service {
     let archives: ArchiveAccess
 
     func register(in router: inout Router) {
-        router.unary(.member, addHabit)
-        router.unary(.member, checkHabit)
-        router.unary(.member, uncheckHabit)
-        router.unary(.member, deleteHabit)
-        router.immediate(.member, listWeek)
+        router.onLoop(.member, addHabit)
+        router.onLoop(.member, checkHabit)
+        router.onLoop(.member, uncheckHabit)
+        router.onLoop(.member, deleteHabit)
+        router.onLoop(.member, listWeek)
     }
 
     /// Adds a habit; the same habit id again is a replay and changes nothing.
-    func addHabit(
-        _ request: WaterV1.AddHabitRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.AddHabitResponse>
-    ) throws(WaterError) {
+    func addHabit(_ request: WaterV1.AddHabitRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.AddHabitResponse
+    {
         let id = try recordID(request.habitID, field: "habit_id")
         let icon = try habitIcon(request.icon)
         let color = try habitColor(request.color)
-        try archives.commitOwn(
+        return try archives.commitOwnReturning(
             call,
             { archive in
                 Decision(
                     (try archive.habits.validateAdd(id: id, name: request.name, icon: icon, color: color, now: call.now))
                         .map { [.habit($0)] } ?? [])
             },
-            result: { archive, _ in WaterV1.AddHabitResponse(habit: archive.habits.habit(id).map(Wire.habit)) },
-            reply: reply)
+            result: { archive, _ in WaterV1.AddHabitResponse(habit: archive.habits.habit(id).map(Wire.habit)) })
     }
 
-    func checkHabit(
-        _ request: WaterV1.CheckHabitRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.CheckHabitResponse>
-    ) throws(WaterError) {
-        try check(request.habitID, request.date, checked: true, call) { reply($0.map(WaterV1.CheckHabitResponse.init)) }
+    func checkHabit(_ request: WaterV1.CheckHabitRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.CheckHabitResponse
+    {
+        WaterV1.CheckHabitResponse(week: try check(request.habitID, request.date, checked: true, call))
     }
 
-    func uncheckHabit(
-        _ request: WaterV1.UncheckHabitRequest, _ call: CallContext,
-        reply: @escaping Reply<WaterV1.UncheckHabitResponse>
-    ) throws(WaterError) {
-        try check(request.habitID, request.date, checked: false, call) {
-            reply($0.map(WaterV1.UncheckHabitResponse.init))
-        }
+    func uncheckHabit(_ request: WaterV1.UncheckHabitRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.UncheckHabitResponse
+    {
+        WaterV1.UncheckHabitResponse(week: try check(request.habitID, request.date, checked: false, call))
     }
 
-    func deleteHabit(
-        _ request: WaterV1.DeleteHabitRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.DeleteHabitResponse>
-    ) throws(WaterError) {
+    func deleteHabit(_ request: WaterV1.DeleteHabitRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.DeleteHabitResponse
+    {
         let id = try recordID(request.habitID, field: "habit_id")
-        try archives.commitOwn(
+        return try archives.commitOwnReturning(
             call,
             { archive in
                 Decision(
                     [.habit(try archive.habits.validateDelete(id: id))], note: archive.habits.habit(id).map(Wire.habit))
-            }, result: { _, removed in WaterV1.DeleteHabitResponse(habit: removed) }, reply: reply)
+            }, result: { _, removed in WaterV1.DeleteHabitResponse(habit: removed) })
     }
 
     /// Every habit with the days of one ISO week checked (empty: this week).
@@ -82,13 +78,12 @@ struct HabitService: Service {
     }
 
     /// Checks or unchecks a day (empty: today) and answers with the habit's week.
-    private func check(
-        _ habitID: String, _ dateText: String, checked: Bool, _ call: CallContext,
-        _ reply: @escaping Reply<WaterV1.HabitWeek>
-    ) throws(WaterError) {
+    private func check(_ habitID: String, _ dateText: String, checked: Bool, _ call: CallContext)
+        throws(WaterError) -> WaterV1.HabitWeek
+    {
         let id = try recordID(habitID, field: "habit_id")
         let date = dateText.isEmpty ? nil : try day(dateText, field: "date")
-        try archives.commitOwn(
+        return try archives.commitOwnReturning(
             call,
             { archive in
                 let today = archive.water.today(atUnixMilliseconds: call.now)
@@ -102,7 +97,7 @@ struct HabitService: Service {
                 let habit = archive.habits.habit(id)!
                 return WaterV1.HabitWeek(
                     habit: Wire.habit(habit), checked: week.days.map { habit.checkedDays.contains($0) })
-            }, reply: reply)
+            })
     }
 }
 

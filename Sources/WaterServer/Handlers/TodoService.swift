@@ -7,50 +7,46 @@ struct TodoService: Service {
     let archives: ArchiveAccess
 
     func register(in router: inout Router) {
-        router.unary(.member, addTodo)
-        router.unary(.member, toggleTodo)
-        router.unary(.member, setTodoDone)
-        router.unary(.member, deleteTodo)
-        router.unary(.member, moveTodo)
-        router.immediate(.member, listTodos)
+        router.onLoop(.member, addTodo)
+        router.onLoop(.member, toggleTodo)
+        router.onLoop(.member, setTodoDone)
+        router.onLoop(.member, deleteTodo)
+        router.onLoop(.member, moveTodo)
+        router.onLoop(.member, listTodos)
     }
 
     /// Adds an item at the end; the same item id again is a replay and changes nothing.
-    func addTodo(
-        _ request: WaterV1.AddTodoRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.AddTodoResponse>
-    ) throws(WaterError) {
+    func addTodo(_ request: WaterV1.AddTodoRequest, _ call: CallContext) throws(WaterError) -> WaterV1.AddTodoResponse {
         let id = try recordID(request.itemID, field: "item_id")
         let names = archives.memberNames()
-        try archives.commit(
+        return try archives.commitReturning(
             archives.household,
             { list in
                 Decision(
                     (try list.validateAdd(id: id, text: request.text, by: call.account.id, now: call.now)).map { [$0] }
                         ?? [])
             },
-            result: { list, _ in WaterV1.AddTodoResponse(item: Wire.todo(in: list, id: id, names: names)) },
-            reply: reply)
+            result: { list, _ in WaterV1.AddTodoResponse(item: Wire.todo(in: list, id: id, names: names)) })
     }
 
-    func toggleTodo(
-        _ request: WaterV1.ToggleTodoRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.ToggleTodoResponse>
-    ) throws(WaterError) {
+    func toggleTodo(_ request: WaterV1.ToggleTodoRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.ToggleTodoResponse
+    {
         let id = try recordID(request.itemID, field: "item_id")
         let names = archives.memberNames()
-        try archives.commit(
+        return try archives.commitReturning(
             archives.household,
             { list in Decision([try list.validateToggle(id: id, by: call.account.id, now: call.now)]) },
-            result: { list, _ in WaterV1.ToggleTodoResponse(item: Wire.todo(in: list, id: id, names: names)) },
-            reply: reply)
+            result: { list, _ in WaterV1.ToggleTodoResponse(item: Wire.todo(in: list, id: id, names: names)) })
     }
 
     /// Done or not done, idempotently (what `todo done` and `todo undone` send).
-    func setTodoDone(
-        _ request: WaterV1.SetTodoDoneRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetTodoDoneResponse>
-    ) throws(WaterError) {
+    func setTodoDone(_ request: WaterV1.SetTodoDoneRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.SetTodoDoneResponse
+    {
         let id = try recordID(request.itemID, field: "item_id")
         let names = archives.memberNames()
-        try archives.commit(
+        return try archives.commitReturning(
             archives.household,
             { list in
                 Decision(
@@ -58,29 +54,28 @@ struct TodoService: Service {
                         [$0]
                     } ?? [])
             },
-            result: { list, _ in WaterV1.SetTodoDoneResponse(item: Wire.todo(in: list, id: id, names: names)) },
-            reply: reply)
+            result: { list, _ in WaterV1.SetTodoDoneResponse(item: Wire.todo(in: list, id: id, names: names)) })
     }
 
-    func deleteTodo(
-        _ request: WaterV1.DeleteTodoRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.DeleteTodoResponse>
-    ) throws(WaterError) {
+    func deleteTodo(_ request: WaterV1.DeleteTodoRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.DeleteTodoResponse
+    {
         let id = try recordID(request.itemID, field: "item_id")
         let names = archives.memberNames()
-        try archives.commit(
+        return try archives.commitReturning(
             archives.household,
             { list in Decision([try list.validateDelete(id: id)], note: Wire.todo(in: list, id: id, names: names)) },
-            result: { _, removed in WaterV1.DeleteTodoResponse(item: removed) }, reply: reply)
+            result: { _, removed in WaterV1.DeleteTodoResponse(item: removed) })
     }
 
-    func moveTodo(
-        _ request: WaterV1.MoveTodoRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.MoveTodoResponse>
-    ) throws(WaterError) {
+    func moveTodo(_ request: WaterV1.MoveTodoRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.MoveTodoResponse
+    {
         let id = try recordID(request.itemID, field: "item_id")
         let names = archives.memberNames()
-        try archives.commit(
+        return try archives.commitReturning(
             archives.household, { list in Decision([try list.validateMove(id: id, to: Int(request.position))]) },
-            result: { list, _ in WaterV1.MoveTodoResponse(items: Wire.todos(list, names: names)) }, reply: reply)
+            result: { list, _ in WaterV1.MoveTodoResponse(items: Wire.todos(list, names: names)) })
     }
 
     func listTodos(_ request: WaterV1.ListTodosRequest, _ call: CallContext) throws(WaterError)

@@ -10,47 +10,47 @@ struct TrackerService: Service {
     let timeZones: any TimeZoneSource
 
     func register(in router: inout Router) {
-        router.unary(.member, logWater)
-        router.unary(.member, editWater)
-        router.unary(.member, deleteWater)
-        router.unary(.member, undoWater)
-        router.immediate(.member, today)
-        router.immediate(.member, history)
-        router.unary(.member, setGoal)
-        router.unary(.member, setUsualCup)
-        router.immediate(.member, settings)
-        router.unary(.member, setTimeZone)
+        router.onLoop(.member, logWater)
+        router.onLoop(.member, editWater)
+        router.onLoop(.member, deleteWater)
+        router.onLoop(.member, undoWater)
+        router.onLoop(.member, today)
+        router.onLoop(.member, history)
+        router.onLoop(.member, setGoal)
+        router.onLoop(.member, setUsualCup)
+        router.onLoop(.member, settings)
+        router.onLoop(.member, setTimeZone)
     }
 
     /// Logs a drink; the same entry id again is a replay and changes nothing (`duplicate`).
-    func logWater(
-        _ request: WaterV1.LogWaterRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.LogWaterResponse>
-    ) throws(WaterError) {
+    func logWater(_ request: WaterV1.LogWaterRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.LogWaterResponse
+    {
         let id = try recordID(request.entryID, field: "entry_id")
-        try archives.commitOwn(
+        return try archives.commitOwnReturning(
             call,
             { archive in
                 let decision = try archive.water.validateLog(
                     id: id, amountMillilitres: request.amountMl == 0 ? nil : request.amountMl,
                     unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs, now: call.now)
                 guard case .log(let mutation) = decision else { return Decision([], note: true) }
-                return Decision([.water(mutation)], note: false)
+                return Decision(.water(mutation), note: false)
             },
             result: { archive, duplicate in
                 let entry = archive.water.entry(id)!
                 return WaterV1.LogWaterResponse(
-                    entry: Wire.entry(entry, in: archive.water),
+                    entry: Wire.entry(entry, in: archive.water, text: request.entryID),
                     day: Wire.day(archive.water.day(archive.water.date(of: entry))),
                     duplicate: duplicate)
-            }, reply: reply)
+            })
     }
 
     /// Changes a drink's amount or time; the reply has its day before and after when it moved.
-    func editWater(
-        _ request: WaterV1.EditWaterRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.EditWaterResponse>
-    ) throws(WaterError) {
+    func editWater(_ request: WaterV1.EditWaterRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.EditWaterResponse
+    {
         let id = try recordID(request.entryID, field: "entry_id")
-        try archives.commitOwn(
+        return try archives.commitOwnReturning(
             call,
             { archive in
                 Decision(
@@ -67,23 +67,22 @@ struct TrackerService: Service {
                 let dates = before.map { $0 == after ? [after] : [$0, after] } ?? [after]
                 return WaterV1.EditWaterResponse(
                     entry: Wire.entry(entry, in: archive.water), days: dates.map { Wire.day(archive.water.day($0)) })
-            }, reply: reply)
+            })
     }
 
-    func deleteWater(
-        _ request: WaterV1.DeleteWaterRequest, _ call: CallContext,
-        reply: @escaping Reply<WaterV1.DeleteWaterResponse>
-    ) throws(WaterError) {
+    func deleteWater(_ request: WaterV1.DeleteWaterRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.DeleteWaterResponse
+    {
         let id = try recordID(request.entryID, field: "entry_id")
-        try deleteEntry(call, reply: reply, respond: WaterV1.DeleteWaterResponse.init) { water in
+        return try deleteEntry(call, respond: WaterV1.DeleteWaterResponse.init) { water in
             try water.validateDelete(id: id)
         }
     }
 
-    func undoWater(
-        _ request: WaterV1.UndoWaterRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.UndoWaterResponse>
-    ) throws(WaterError) {
-        try deleteEntry(call, reply: reply, respond: WaterV1.UndoWaterResponse.init) { water in
+    func undoWater(_ request: WaterV1.UndoWaterRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.UndoWaterResponse
+    {
+        try deleteEntry(call, respond: WaterV1.UndoWaterResponse.init) { water in
             try water.validateUndo(now: call.now)
         }
     }
@@ -117,25 +116,24 @@ struct TrackerService: Service {
         }
     }
 
-    func setGoal(
-        _ request: WaterV1.SetGoalRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetGoalResponse>
-    ) throws(WaterError) {
-        try archives.commitOwn(
+    func setGoal(_ request: WaterV1.SetGoalRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.SetGoalResponse
+    {
+        try archives.commitOwnReturning(
             call, { archive in Decision([.water(try archive.water.validateGoal(request.dailyGoalMl, now: call.now))]) },
             result: { archive, _ in
                 WaterV1.SetGoalResponse(
                     settings: Wire.settings(archive.water),
                     today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
-            }, reply: reply)
+            })
     }
 
-    func setUsualCup(
-        _ request: WaterV1.SetUsualCupRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetUsualCupResponse>
-    ) throws(WaterError) {
-        try archives.commitOwn(
+    func setUsualCup(_ request: WaterV1.SetUsualCupRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.SetUsualCupResponse
+    {
+        try archives.commitOwnReturning(
             call, { archive in Decision([.water(try archive.water.validateUsualCup(request.usualCupMl))]) },
-            result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive.water)) },
-            reply: reply)
+            result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive.water)) })
     }
 
     func settings(_ request: WaterV1.GetSettingsRequest, _ call: CallContext) throws(WaterError)
@@ -146,44 +144,36 @@ struct TrackerService: Service {
 
     /// Moves the caller's days to another zone: their diary first (what counts days), then their
     /// account (what the member list shows).
-    func setTimeZone(
-        _ request: WaterV1.SetTimeZoneRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.SetTimeZoneResponse>
-    ) throws(WaterError) {
+    func setTimeZone(_ request: WaterV1.SetTimeZoneRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.SetTimeZoneResponse
+    {
         guard let zone = timeZones.zone(named: request.timeZone) else {
             throw .unknownTimeZone(request.timeZone)
         }
-        let archives = self.archives
-        try archives.commitOwn(
+        let response = try archives.commitOwnReturning(
             call, { _ in Decision([.water(.timeZoneSet(zone))]) },
             result: { archive, _ in
                 WaterV1.SetTimeZoneResponse(
                     settings: Wire.settings(archive.water),
                     today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
-            },
-            reply: { outcome in
-                guard case .success(let response) = outcome else { return reply(outcome) }
-                do throws(WaterError) {
-                    try archives.commit(
-                        archives.accounts,
-                        { book in
-                            // The account as it is now (a rename may have come in between).
-                            guard var account = book.accounts[call.account.id] else { return Decision([]) }
-                            account.timeZone = zone
-                            return Decision([.changed(account)])
-                        }, result: { _, _ in response }, reply: reply)
-                } catch {
-                    reply(.failure(error))
-                }
             })
+        try archives.commitReturning(
+            archives.accounts,
+            { book in
+                // The account as it is now (a rename may have come in between).
+                guard var account = book.accounts[call.account.id] else { return Decision([]) }
+                account.timeZone = zone
+                return Decision([.changed(account)])
+            }, result: { _, _ in () })
+        return response
     }
 
     /// Deletes the entry `decide` picks, answering with that entry and its day afterwards.
     private func deleteEntry<Response: ProtoMessage>(
-        _ call: CallContext, reply: @escaping Reply<Response>,
-        respond: (WaterV1.WaterEntry?, WaterV1.DaySummary?) -> Response,
+        _ call: CallContext, respond: (WaterV1.WaterEntry?, WaterV1.DaySummary?) -> Response,
         decide: (WaterDiary) throws -> WaterMutation
-    ) throws(WaterError) {
-        try archives.commitOwn(
+    ) throws(WaterError) -> Response {
+        try archives.commitOwnReturning(
             call,
             { archive in
                 let mutation = try decide(archive.water)
@@ -195,6 +185,6 @@ struct TrackerService: Service {
             },
             result: { archive, removed in
                 respond(removed?.entry, removed.map { Wire.day(archive.water.day($0.date)) })
-            }, reply: reply)
+            })
     }
 }

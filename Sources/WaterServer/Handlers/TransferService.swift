@@ -16,7 +16,7 @@ struct TransferService: Service {
 
     func register(in router: inout Router) {
         router.stream(.member, export)
-        router.unary(.member, importHistory)
+        router.later(.member, importHistory)
     }
 
     func export(_ request: WaterV1.ExportRequest, _ call: CallContext, responder: Responder) throws(WaterError) {

@@ -10,9 +10,12 @@ enum Wire {
             count: UInt32(day.count), goalMet: day.isGoalMet)
     }
 
-    static func entry(_ entry: WaterEntry, in water: WaterDiary) -> WaterV1.WaterEntry {
-        WaterV1.WaterEntry(
-            entryID: entry.id.description, amountMl: entry.amountMillilitres,
+    /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
+    /// send it) the reply carries that string again instead of making another.
+    static func entry(_ entry: WaterEntry, in water: WaterDiary, text: String? = nil) -> WaterV1.WaterEntry {
+        let canonical = text.flatMap { text in text.utf8.contains { (0x41...0x46).contains($0) } ? nil : text }
+        return WaterV1.WaterEntry(
+            entryID: canonical ?? entry.id.description, amountMl: entry.amountMillilitres,
             atUnixMs: entry.unixMilliseconds, date: water.date(of: entry).description)
     }
 
