@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WaterProtocol
 import WaterTestSupport
+import WaterTransport
 
 /// Away from home (issue 12): the outbox, `sync`, `outbox`, `prompt` and `nudge`, through the
 /// real binaries, with the server stopped and started by process id.
@@ -82,16 +83,25 @@ struct OfflineTests {
         #expect(Self.queuedFiles(mum).count == 120)
         // The four kept what prompt shows in turn: it counts every one of them.
         #expect(try mum.run(["prompt", "--format", "{unsent}{mark}"]).output == "120*\n")
-        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
 
-        // Kill a sync (SIGKILL, by pid) once it has sent some but not all.
+        // The server comes back behind a relay on the address mum logged in to, which passes the
+        // handshake's reply and 40 writes' replies, then holds the 41st: sync sends one write at
+        // a time and removes each once answered, so it stops there, with the 41st stored on the
+        // server and still in the outbox. Killed there (SIGKILL, by pid): the replay case.
+        server = try server.restarted()
+        let relay = try ReplyHoldingRelay(
+            listeningOn: HostPort(host: "127.0.0.1", port: port), to: server.address, passing: 1 + 40)
+        defer { relay.stop() }
         let sync = try ChildProcess(client, ["sync"], environment: mum.environment)
-        for _ in 0..<2000 where Self.queuedFiles(mum).count > 100 { usleep(1000) }
+        #expect(relay.waitUntilHolding(seconds: 60), "sync never got to its 41st write (\(relay.passed) replies)")
         kill(sync.pid, SIGKILL)
-        sync.wait()
-        let left = Self.queuedFiles(mum).count
-        #expect(left > 0 && left < 120, "killed halfway: \(left) left")
-        // Two terminals at once send the rest.
+        #expect(sync.wait() == 128 + SIGKILL)
+        #expect(Self.queuedFiles(mum).count == 80, "killed after 40 answered writes")
+        let stored = try server.client("mum", password: adminPassword).call(WaterV1.GetTodayRequest()).entries
+        #expect(stored.count == 41, "the server stored the write whose answer was held")
+
+        // Two terminals at once send the rest, the 41st again among them.
+        relay.release()
         let terminals = try (0..<2).map { _ in try ChildProcess(client, ["sync"], environment: mum.environment) }
         for terminal in terminals { #expect(terminal.wait() == 0) }
         #expect(Self.queuedFiles(mum).isEmpty)
