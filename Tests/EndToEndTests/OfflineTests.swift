@@ -41,6 +41,7 @@ struct OfflineTests {
         #expect(saved.output.hasPrefix("saved on this computer: log 250 ml at "), "\(saved.output)")
         #expect(saved.output.split(separator: "\n").count == 1)
         let json = try mum.run(["--json", "log", "100"])
+        let typed = Int64(Date().timeIntervalSince1970 * 1000)
         #expect(json.status == 0 && json.output.contains("\"queued\":true"), "\(json.output)")
         #expect(Self.queuedFiles(mum).count == 2)
         let mode =
@@ -51,14 +52,15 @@ struct OfflineTests {
         let away = try mum.run(["today"])
         #expect(
             away.status == 0 && away.output.contains("not sent yet:\n  log 250 ml at "), "\(away.output) \(away.error)")
-        usleep(1_100_000)  // the time sent must be the time typed, not this later one
+        // The time sent must be the time typed: everything from here on happens a second later.
+        #expect(waitUntil { Int64(Date().timeIntervalSince1970 * 1000) > typed + 1000 })
 
         server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
         let today = try mum.run(["--json", "today"])
         #expect(today.error.contains("sent 2 writes saved on this computer"), "\(today.error)")
         let reply = try JSONDecoder().decode(WaterV1.GetTodayResponse.self, from: Data(today.output.utf8))
         #expect(reply.entries.map(\.amountMl).sorted() == [100, 250])
-        for entry in reply.entries { #expect(entry.atUnixMs >= before && entry.atUnixMs < before + 1000) }
+        for entry in reply.entries { #expect(entry.atUnixMs >= before && entry.atUnixMs <= typed) }
         #expect(Self.queuedFiles(mum).isEmpty)
         // Never twice: more commands send nothing more.
         #expect(try mum.run(["sync"]).output == "nothing was waiting to be sent\n")
@@ -185,11 +187,11 @@ struct OfflineTests {
         let first = try mum.run(["prompt"])
         #expect(first.status == 0 && first.output == "💧 ?/??\n", "\(first.output)")
         var fresh = ""
-        for _ in 0..<100 where fresh != "💧 0/2000\n" {
-            usleep(50_000)
+        let refreshed = try waitUntil(every: .milliseconds(50)) {
             fresh = try mum.run(["prompt"]).output
+            return fresh == "💧 0/2000\n"
         }
-        #expect(fresh == "💧 0/2000\n")
+        #expect(refreshed, "still \(fresh)")
         #expect(try mum.run(["log", "500"]).status == 0)
         #expect(try mum.run(["prompt", "--plain"]).output == "water 500/2000 ml\n")
         #expect(try mum.run(["prompt", "--format", "{percent}% {left} left"]).output == "25% 1500 left\n")
@@ -205,20 +207,25 @@ struct OfflineTests {
         try text.write(toFile: figures, atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(atPath: mum.environment["XDG_STATE_HOME"]! + "/water/prompt-refresh")
         #expect(try mum.run(["prompt"]).output == "💧 500/2000\n")
-        var refreshed = ""
-        for _ in 0..<100 where refreshed != "💧 750/2000\n" {
-            usleep(50_000)
-            refreshed = try mum.run(["prompt"]).output
+        var stale = ""
+        let refreshedAgain = try waitUntil(every: .milliseconds(50)) {
+            stale = try mum.run(["prompt"]).output
+            return stale == "💧 750/2000\n"
         }
-        #expect(refreshed == "💧 750/2000\n")
+        #expect(refreshedAgain, "still \(stale)")
 
-        // No server: still at once, from what this computer knows, with what waits marked.
+        // No server: from what this computer knows, with what waits marked, and never a wait on
+        // the network. A listener takes the server's place, and no connection may reach it (one
+        // that did would wait in its queue): prompt never connects, so it has nothing to wait for.
         #expect(server.stop() == 0)
         #expect(try mum.run(["log", "250"]).status == 0)
-        let started = Date()
+        let listener = try Socket.listen(on: server.address)
+        defer { listener.close() }
         let offline = try mum.run(["prompt"])
         #expect(offline.status == 0 && offline.output == "💧 1000/2000*\n", "\(offline.output)")
-        #expect(Date().timeIntervalSince(started) < 1)
+        let connected = try listener.accept()
+        connected?.close()
+        #expect(connected == nil, "prompt connected to the server")
     }
 
     @Test("nudge: nothing before waking hours, one line when behind (once per interval), nothing after the goal")
@@ -239,18 +246,25 @@ struct OfflineTests {
         let onDesktop = CommandLineUser(
             environment: mum.environment.merging(["PATH": "\(desktop):/usr/bin:/bin"]) { $1 })
         let behind = try onDesktop.run(["nudge", "--notify"])
+        // The server's clock runs on from 14:00: the minute is whatever it has reached.
         #expect(
-            behind.status == 0 && behind.output.hasPrefix("💧 behind today's pace: 0 of 2000 ml by 14:00"),
+            behind.status == 0
+                && behind.output.prefixMatch(of: #/💧 behind today's pace: 0 of 2000 ml by 14:\d\d /#) != nil,
             "\(behind.output) \(behind.error)")
         let shown = try String(contentsOfFile: "\(desktop)/shown", encoding: .utf8)
         #expect(shown.hasPrefix("--app-name=water|Water|💧 behind today's pace"), "\(shown)")
         #expect(try mum.run(["nudge"]).output.isEmpty, "at most once per interval")
-        #expect(try mum.run(["nudge", "--every", "1"]).output.isEmpty, "within the minute")
+        // The last nudge made two minutes earlier (by the server's clock, which the stamp keeps):
+        // due again for --every 1, not for --every 180.
+        let state = mum.environment["XDG_STATE_HOME"]! + "/water/nudged"
+        let last = try #require(Int64(try String(contentsOfFile: state, encoding: .utf8).filter(\.isNumber)))
+        try "\(last - 120_000)\n".write(toFile: state, atomically: true, encoding: .utf8)
+        #expect(try mum.run(["nudge", "--every", "180"]).output.isEmpty, "within three hours")
+        #expect(try mum.run(["nudge", "--every", "1"]).output.hasPrefix("💧 behind"), "two minutes since the last")
         // Off, then on with hours that end before 14:00.
         #expect(try mum.run(["nudge", "off"]).status == 0)
         #expect(try mum.run(["nudge", "--every", "0"]).status == 64)
         #expect(try mum.run(["nudge", "on", "--hours", "07:00-13:00"]).status == 0)
-        let state = mum.environment["XDG_STATE_HOME"]! + "/water/nudged"
         try? FileManager.default.removeItem(atPath: state)
         #expect(try mum.run(["nudge"]).output.isEmpty, "after the member's waking hours")
         #expect(try mum.run(["nudge", "on", "--hours", "08:00-22:00"]).status == 0)
