@@ -93,6 +93,11 @@ final class ServerProcess {
     /// What the server logged (read once it has stopped).
     var log: String { process.errorText }
 
+    /// Waits (at most `seconds`) until the running server has logged `text`; whether it has.
+    func waitForLog(_ text: String, seconds: Int = 30) -> Bool {
+        waitUntil(seconds: seconds) { process.errorTextSoFar.contains(text) }
+    }
+
     /// Restarts on the same data directory.
     func restarted(_ options: [String] = []) throws -> ServerProcess {
         #expect(stop() == 0)
