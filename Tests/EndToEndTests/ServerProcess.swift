@@ -98,6 +98,18 @@ final class ServerProcess {
         waitUntil(seconds: seconds) { process.errorTextSoFar.contains(text) }
     }
 
+    /// What the running server last wrote to `DATA/status` (`key value` lines; at start, every
+    /// 5 seconds and after a compaction), by key; empty before the first write.
+    var statusFile: [String: String] {
+        let text = (try? String(contentsOfFile: "\(dataDirectory)/status", encoding: .utf8)) ?? ""
+        return Dictionary(
+            text.split(separator: "\n").map { line in
+                let parts = line.split(separator: " ", maxSplits: 1)
+                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+            }
+        ) { $1 }
+    }
+
     /// Restarts on the same data directory.
     func restarted(_ options: [String] = []) throws -> ServerProcess {
         #expect(stop() == 0)
