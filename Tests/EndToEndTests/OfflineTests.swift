@@ -83,7 +83,11 @@ struct OfflineTests {
             for saver in savers { #expect(saver.wait() == 0) }
         }
         #expect(Self.queuedFiles(mum).count == 120)
-        // The four kept what prompt shows in turn: it counts every one of them.
+        // The four kept what prompt shows in turn: it counts every one of them. (With the stamp
+        // of a refresh just started, it starts none: a sync in the background would be one more
+        // sender, racing the one stopped below.)
+        let stamp = mum.environment["XDG_STATE_HOME"]! + "/water/prompt-refresh"
+        #expect(FileManager.default.createFile(atPath: stamp, contents: nil))
         #expect(try mum.run(["prompt", "--format", "{unsent}{mark}"]).output == "120*\n")
 
         // The server comes back behind a relay on the address mum logged in to, which passes the
