@@ -28,9 +28,13 @@ struct KillTests {
             let first = process.readOutput(until: { $0.contains("\n") }, seconds: 60)
             let wrote = first.contains("\n")
             if wrote { usleep(UInt32(random.next() % 50_000)) }
+            let running = process.isRunning
             kill(process.pid, SIGKILL)
-            #expect(process.wait() == 128 + SIGKILL, "cycle \(cycle): the child died on its own: \(process.errorText)")
-            #expect(wrote, "cycle \(cycle): no write acknowledged within 60 s: \(process.errorText)")
+            let status = process.wait()
+            #expect(running, "cycle \(cycle): the child ended before the kill (\(status)): \(process.errorText)")
+            #expect(status == 128 + SIGKILL, "cycle \(cycle): the child died on its own: \(process.errorText)")
+            #expect(
+                wrote, "cycle \(cycle): no write acknowledged (read \(first.debugDescription)): \(process.errorText)")
             let text = first + process.readOutput()
             // Only complete lines count: a line cut by the kill was never fully reported.
             for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
