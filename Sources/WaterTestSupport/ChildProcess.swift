@@ -128,6 +128,11 @@ public final class ChildProcess: @unchecked Sendable {
         return text
     }
 
+    /// What the process has written to standard error so far (it may still be running).
+    public var errorTextSoFar: String {
+        String(decoding: errors.withLock { $0 }, as: UTF8.self)
+    }
+
     /// Everything written to standard error, once the process has ended.
     public var errorText: String {
         errorsDone.wait()

@@ -6,26 +6,44 @@ import WaterCore
 import WaterProtocol
 import WaterTransport
 
-/// Sends raw bytes on a fresh connection and returns what the server sent back before closing.
-func exchange(_ address: HostPort, _ bytes: [UInt8], readFor milliseconds: Int = 3000) throws -> (
-    replies: [WaterV1.ResponseEnvelope], closed: Bool
-) {
+/// Sends raw bytes on a fresh connection and returns what the server sent back: every reply
+/// until it closed the connection, or until `done` says the replies are all there (for a
+/// connection the server keeps open). `seconds` bounds it for a server that is stuck; a slow
+/// one is waited for.
+func exchange(
+    _ address: HostPort, _ bytes: [UInt8], until done: ([WaterV1.ResponseEnvelope]) -> Bool = { _ in false },
+    seconds: Int = 30
+) throws -> (replies: [WaterV1.ResponseEnvelope], closed: Bool) {
     let socket = try Socket.connect(to: address)
     defer { socket.close() }
-    try socket.setReceiveTimeout(milliseconds: milliseconds)
+    return try exchange(on: socket, bytes, until: done, seconds: seconds)
+}
+
+/// ``exchange(_:_:until:seconds:)`` on a connection already open.
+func exchange(
+    on socket: Socket, _ bytes: [UInt8], until done: ([WaterV1.ResponseEnvelope]) -> Bool = { _ in false },
+    seconds: Int = 30
+) throws -> (replies: [WaterV1.ResponseEnvelope], closed: Bool) {
+    try socket.setReceiveTimeout(milliseconds: 100)
     _ = bytes.withUnsafeBytes { try? socket.write($0) }
     var decoder = FrameDecoder(maximumPayloadLength: 1 << 20)
     var replies: [WaterV1.ResponseEnvelope] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = try buffer.withUnsafeMutableBytes { try socket.read(into: $0) }
-        guard let count else { return (replies, false) }  // timed out, still open
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !done(replies), ContinuousClock.now < deadline {
+        guard let count = try buffer.withUnsafeMutableBytes({ try socket.read(into: $0) }) else { continue }
         if count == 0 { return (replies, true) }
         decoder.append(buffer[0..<count])
         while let frame = try decoder.nextFrame() {
             replies.append(try WaterV1.ResponseEnvelope(serializedBytes: frame.payload))
         }
     }
+    return (replies, false)
+}
+
+/// Whether the replies include one to call `callID`: for ``exchange(_:_:until:seconds:)``.
+func answered(_ callID: UInt64) -> ([WaterV1.ResponseEnvelope]) -> Bool {
+    { replies in replies.contains { $0.callID == callID } }
 }
 
 func handshakeFrame() -> [UInt8] {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import WaterProtocol
+import WaterTestSupport
 
 @Suite("The command lines", .serialized)
 struct CommandLineTests {
@@ -104,7 +105,10 @@ struct StatusTests {
         let server = try ServerProcess.fresh()
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
-        usleep(5_500_000)  // the server writes its status every 5 seconds
+        // The server writes its status every 5 seconds: wait for the write that counts these.
+        #expect(
+            waitUntil { server.statusFile["members"] == "2" && server.statusFile["connections"] == "1" },
+            "\(server.statusFile)")
         let running = try run("water-server", ["status", "--data", server.dataDirectory])
         #expect(running.status == 0)
         #expect(running.output.contains("running: pid \(server.pid)"))

@@ -5,6 +5,7 @@ import WaterClient
 import WaterCore
 import WaterProtocol
 import WaterSync
+import WaterTestSupport
 import WaterTransport
 
 @Suite("Connections, end to end", .serialized)
@@ -43,24 +44,24 @@ struct ConnectionTests {
         #expect(future.closed && future.replies.last?.status?.message.contains("version 99") == true)
         // Half a frame, then silence: closed at the frame deadline (1 s here), with a status.
         let half = Array(handshakeFrame().prefix(7))
-        let stalled = try exchange(server.address, half, readFor: 5000)
+        let stalled = try exchange(server.address, half)
         #expect(stalled.closed && stalled.replies.last?.status?.code == .deadlineExceeded)
         // A frame cut off by the peer closing: the server logs it and carries on.
         let truncated = try Socket.connect(to: server.address)
         let cut = Array((handshakeFrame() + handshakeFrame()).dropLast(3))
         _ = try cut.withUnsafeBytes { try truncated.write($0) }
         truncated.close()
-        usleep(200_000)
-        // An unknown method is that call's error, not the connection's.
-        let unknown = try exchange(
-            server.address,
-            handshakeFrame()
-                + FrameEncoder.frame(
-                    flags: [],
-                    wirePayload: WaterV1.RequestEnvelope(
-                        callID: 2, method: "water.v1.Tracker/Teleport"
-                    ).serializedBytes()), readFor: 500)
-        #expect(!unknown.closed && unknown.replies.last?.status?.code == .unimplemented)
+        #expect(server.waitForLog("closed inside a frame"))
+        // An unknown method is that call's error, not the connection's: the call after it is
+        // answered too.
+        let teleport = { (id: UInt64) in
+            FrameEncoder.frame(
+                flags: [],
+                wirePayload: WaterV1.RequestEnvelope(callID: id, method: "water.v1.Tracker/Teleport").serializedBytes())
+        }
+        let unknown = try exchange(server.address, handshakeFrame() + teleport(2) + teleport(3), until: answered(3))
+        #expect(!unknown.closed && unknown.replies.dropFirst().map(\.callID) == [2, 3])
+        #expect(unknown.replies.dropFirst().allSatisfy { $0.status?.code == .unimplemented })
         // After all that, a normal client still works.
         let mum = try server.client("mum", password: adminPassword)
         #expect(
@@ -74,11 +75,11 @@ struct ConnectionTests {
     func limits() throws {
         let server = try ServerProcess.fresh(["--max-connections", "2", "--max-calls", "2"])
         let token = try server.client("mum", password: adminPassword).token  // its connection closes here
-        usleep(200_000)
         let third: (replies: [WaterV1.ResponseEnvelope], closed: Bool)
         do {
-            let first = try Socket.connect(to: server.address)
-            let second = try Socket.connect(to: server.address)
+            // Both answered their handshake: the server counts them (and no longer the closed one).
+            let first = try Self.admitted(server.address)
+            let second = try Self.admitted(server.address)
             // Closed once, here. (They were closed a second time at the end of the test, when
             // their numbers could belong to another test's socket or pipe by then: the flaky
             // "write: Bad file descriptor" and empty --json output of parallel tests.)
@@ -86,11 +87,9 @@ struct ConnectionTests {
                 first.close()
                 second.close()
             }
-            usleep(200_000)
-            third = try exchange(server.address, [], readFor: 2000)
+            third = try exchange(server.address, [])
         }
         #expect(third.closed && third.replies.last?.status?.code == .resourceExhausted)
-        usleep(200_000)
         // Three live boards on one connection allowed two calls in flight: the third is refused.
         let watch = { (id: UInt64) in
             FrameEncoder.frame(
@@ -99,11 +98,33 @@ struct ConnectionTests {
                     callID: id, request: WaterV1.WatchBoardRequest(), authToken: token
                 ).serializedBytes())
         }
-        let replies = try exchange(server.address, handshakeFrame() + watch(2) + watch(3) + watch(4), readFor: 1500)
+        let board = try Self.admitted(server.address)
+        defer { board.close() }
+        let replies = try exchange(on: board, watch(2) + watch(3) + watch(4)) { replies in
+            replies.contains { $0.callID == 4 } && replies.contains { $0.callID == 2 }
+        }
         #expect(!replies.closed)
         #expect(replies.replies.contains { $0.callID == 4 && $0.status?.code == .resourceExhausted })
         #expect(replies.replies.contains { $0.callID == 2 && !$0.endOfStream })
         #expect(server.stop() == 0)
+    }
+
+    /// A connection the server has admitted (its handshake answered), once the server has room
+    /// for it: while it has seen fewer connections close than it counts, it refuses them.
+    static func admitted(_ address: HostPort) throws -> Socket {
+        var socket: Socket?
+        let opened = try waitUntil {
+            let candidate = try Socket.connect(to: address)
+            // A refused one may also end in a reset (the handshake reached a closed socket).
+            let reply = (try? exchange(on: candidate, handshakeFrame(), until: { !$0.isEmpty }))?.replies.first
+            guard reply?.callID == 1, reply?.statusCode == .ok else {
+                candidate.close()
+                return false
+            }
+            socket = candidate
+            return true
+        }
+        return try #require(opened ? socket : nil, "the server never had room for a connection")
     }
 
     @Test("a member whose archive is damaged gets a clear error; everyone else is fine and nothing is lost")
@@ -139,7 +160,7 @@ struct ConnectionTests {
         let server = try ServerProcess.fresh()
         let token = try server.client("mum", password: adminPassword).token
         let address = server.address
-        let ended = DispatchSemaphore(value: 0)
+        let (arrived, ended) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let boards = Locked(0)
         Thread {
             let client = try? WaterClient(
@@ -147,6 +168,7 @@ struct ConnectionTests {
             do {
                 try client?.stream(WaterV1.WatchBoardRequest()) { _ in
                     boards.withLock { $0 += 1 }
+                    arrived.signal()
                     return true
                 }
             } catch {
@@ -154,9 +176,9 @@ struct ConnectionTests {
                 if (error as? WaterError)?.code == .unavailable { ended.signal() }
             }
         }.start()
-        usleep(500_000)
-        #expect(boards.withLock { $0 } == 1, "the live board arrived")
+        #expect(arrived.wait(timeout: .now() + 30) == .success, "the live board arrived")
+        #expect(boards.withLock { $0 } == 1)
         #expect(server.stop() == 0)
-        #expect(ended.wait(timeout: .now() + 5) == .success, "the live board ended with UNAVAILABLE")
+        #expect(ended.wait(timeout: .now() + 30) == .success, "the live board ended with UNAVAILABLE")
     }
 }

@@ -109,14 +109,14 @@ struct LiveBoardTests {
         let process = try ChildProcess(
             productsDirectory.appendingPathComponent("water-client").path,
             ["--json", "board", "--watch"], environment: mum.environment)
-        // Give it time to show the first board, log a drink elsewhere, give it time to show the
-        // next, then stop it (by pid) and read what it printed.
-        usleep(1_000_000)
+        // Wait for the first board (a line), log a drink elsewhere, wait for the next line, then
+        // stop it (by pid) and read the rest of what it printed.
+        let first = process.readOutput(until: { $0.contains("\n") }, seconds: 30)
         let client = try server.client("mum", password: adminPassword)
         _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 300))
-        usleep(1_000_000)
+        let next = process.readOutput(until: { $0.contains("\n") }, seconds: 30)
         kill(process.pid, SIGTERM)
-        let lines = process.readOutput().split(separator: "\n").map(String.init)
+        let lines = (first + next + process.readOutput()).split(separator: "\n").map(String.init)
         process.wait()
         let boards = try lines.map { try JSONDecoder().decode(WaterV1.WatchBoardResponse.self, from: Data($0.utf8)) }
         #expect(boards.count == 2)
@@ -136,16 +136,16 @@ struct LiveBoardTests {
             kill(process.pid, SIGTERM)
             process.wait()
         }
-        #expect(process.readOutput(until: { $0.contains("ranked by") }, seconds: 10).contains("Week "))
+        #expect(process.readOutput(until: { $0.contains("ranked by") }, seconds: 30).contains("Week "))
         // The nightly upgrade: the server stops, and starts again on the same port.
         server = try server.restarted(["--listen", "127.0.0.1:\(server.address.port)"])
-        let notice = process.readOutput(until: { $0.contains("trying again") }, seconds: 10)
+        let notice = process.readOutput(until: { $0.contains("trying again") }, seconds: 30)
         #expect(notice.contains("trying again in 1 s"), "\(notice)")
-        let back = process.readOutput(until: { $0.contains("ranked by") }, seconds: 20)
+        let back = process.readOutput(until: { $0.contains("ranked by") }, seconds: 30)
         #expect(back.contains("Week "), "the board is back after the restart: \(back)")
         let client = try server.client("mum", password: adminPassword)
         _ = try client.call(WaterV1.LogWaterRequest(entryID: client.newID().description, amountMl: 300))
-        let live = process.readOutput(until: { $0.contains("300 ml") }, seconds: 10)
+        let live = process.readOutput(until: { $0.contains("300 ml") }, seconds: 30)
         #expect(live.contains("300 ml"), "still live after the restart: \(live)")
         #expect(process.isRunning)
         #expect(server.stop() == 0)

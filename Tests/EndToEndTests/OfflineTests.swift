@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WaterProtocol
 import WaterTestSupport
+import WaterTransport
 
 /// Away from home (issue 12): the outbox, `sync`, `outbox`, `prompt` and `nudge`, through the
 /// real binaries, with the server stopped and started by process id.
@@ -40,6 +41,7 @@ struct OfflineTests {
         #expect(saved.output.hasPrefix("saved on this computer: log 250 ml at "), "\(saved.output)")
         #expect(saved.output.split(separator: "\n").count == 1)
         let json = try mum.run(["--json", "log", "100"])
+        let typed = Int64(Date().timeIntervalSince1970 * 1000)
         #expect(json.status == 0 && json.output.contains("\"queued\":true"), "\(json.output)")
         #expect(Self.queuedFiles(mum).count == 2)
         let mode =
@@ -50,14 +52,15 @@ struct OfflineTests {
         let away = try mum.run(["today"])
         #expect(
             away.status == 0 && away.output.contains("not sent yet:\n  log 250 ml at "), "\(away.output) \(away.error)")
-        usleep(1_100_000)  // the time sent must be the time typed, not this later one
+        // The time sent must be the time typed: everything from here on happens a second later.
+        #expect(waitUntil { Int64(Date().timeIntervalSince1970 * 1000) > typed + 1000 })
 
         server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
         let today = try mum.run(["--json", "today"])
         #expect(today.error.contains("sent 2 writes saved on this computer"), "\(today.error)")
         let reply = try JSONDecoder().decode(WaterV1.GetTodayResponse.self, from: Data(today.output.utf8))
         #expect(reply.entries.map(\.amountMl).sorted() == [100, 250])
-        for entry in reply.entries { #expect(entry.atUnixMs >= before && entry.atUnixMs < before + 1000) }
+        for entry in reply.entries { #expect(entry.atUnixMs >= before && entry.atUnixMs <= typed) }
         #expect(Self.queuedFiles(mum).isEmpty)
         // Never twice: more commands send nothing more.
         #expect(try mum.run(["sync"]).output == "nothing was waiting to be sent\n")
@@ -80,18 +83,31 @@ struct OfflineTests {
             for saver in savers { #expect(saver.wait() == 0) }
         }
         #expect(Self.queuedFiles(mum).count == 120)
-        // The four kept what prompt shows in turn: it counts every one of them.
+        // The four kept what prompt shows in turn: it counts every one of them. (With the stamp
+        // of a refresh just started, it starts none: a sync in the background would be one more
+        // sender, racing the one stopped below.)
+        let stamp = mum.environment["XDG_STATE_HOME"]! + "/water/prompt-refresh"
+        #expect(FileManager.default.createFile(atPath: stamp, contents: nil))
         #expect(try mum.run(["prompt", "--format", "{unsent}{mark}"]).output == "120*\n")
-        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
 
-        // Kill a sync (SIGKILL, by pid) once it has sent some but not all.
+        // The server comes back behind a relay on the address mum logged in to, which passes the
+        // handshake's reply and 40 writes' replies, then holds the 41st: sync sends one write at
+        // a time and removes each once answered, so it stops there, with the 41st stored on the
+        // server and still in the outbox. Killed there (SIGKILL, by pid): the replay case.
+        server = try server.restarted()
+        let relay = try ReplyHoldingRelay(
+            listeningOn: HostPort(host: "127.0.0.1", port: port), to: server.address, passing: 1 + 40)
+        defer { relay.stop() }
         let sync = try ChildProcess(client, ["sync"], environment: mum.environment)
-        for _ in 0..<2000 where Self.queuedFiles(mum).count > 100 { usleep(1000) }
+        #expect(relay.waitUntilHolding(seconds: 60), "sync never got to its 41st write (\(relay.passed) replies)")
         kill(sync.pid, SIGKILL)
-        sync.wait()
-        let left = Self.queuedFiles(mum).count
-        #expect(left > 0 && left < 120, "killed halfway: \(left) left")
-        // Two terminals at once send the rest.
+        #expect(sync.wait() == 128 + SIGKILL)
+        #expect(Self.queuedFiles(mum).count == 80, "killed after 40 answered writes")
+        let stored = try server.client("mum", password: adminPassword).call(WaterV1.GetTodayRequest()).entries
+        #expect(stored.count == 41, "the server stored the write whose answer was held")
+
+        // Two terminals at once send the rest, the 41st again among them.
+        relay.release()
         let terminals = try (0..<2).map { _ in try ChildProcess(client, ["sync"], environment: mum.environment) }
         for terminal in terminals { #expect(terminal.wait() == 0) }
         #expect(Self.queuedFiles(mum).isEmpty)
@@ -175,11 +191,11 @@ struct OfflineTests {
         let first = try mum.run(["prompt"])
         #expect(first.status == 0 && first.output == "💧 ?/??\n", "\(first.output)")
         var fresh = ""
-        for _ in 0..<100 where fresh != "💧 0/2000\n" {
-            usleep(50_000)
+        let refreshed = try waitUntil(every: .milliseconds(50)) {
             fresh = try mum.run(["prompt"]).output
+            return fresh == "💧 0/2000\n"
         }
-        #expect(fresh == "💧 0/2000\n")
+        #expect(refreshed, "still \(fresh)")
         #expect(try mum.run(["log", "500"]).status == 0)
         #expect(try mum.run(["prompt", "--plain"]).output == "water 500/2000 ml\n")
         #expect(try mum.run(["prompt", "--format", "{percent}% {left} left"]).output == "25% 1500 left\n")
@@ -195,20 +211,25 @@ struct OfflineTests {
         try text.write(toFile: figures, atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(atPath: state + "/prompt-refresh")
         #expect(try mum.run(["prompt"]).output == "💧 500/2000\n")
-        var refreshed = ""
-        for _ in 0..<100 where refreshed != "💧 750/2000\n" {
-            usleep(50_000)
-            refreshed = try mum.run(["prompt"]).output
+        var stale = ""
+        let refreshedAgain = try waitUntil(every: .milliseconds(50)) {
+            stale = try mum.run(["prompt"]).output
+            return stale == "💧 750/2000\n"
         }
-        #expect(refreshed == "💧 750/2000\n")
+        #expect(refreshedAgain, "still \(stale)")
 
-        // No server: still at once, from what this computer knows, with what waits marked.
+        // No server: from what this computer knows, with what waits marked, and never a wait on
+        // the network. A listener takes the server's place, and no connection may reach it (one
+        // that did would wait in its queue): prompt never connects, so it has nothing to wait for.
         #expect(server.stop() == 0)
         #expect(try mum.run(["log", "250"]).status == 0)
-        let started = Date()
+        let listener = try Socket.listen(on: server.address)
+        defer { listener.close() }
         let offline = try mum.run(["prompt"])
         #expect(offline.status == 0 && offline.output == "💧 1000/2000*\n", "\(offline.output)")
-        #expect(Date().timeIntervalSince(started) < 1)
+        let connected = try listener.accept()
+        connected?.close()
+        #expect(connected == nil, "prompt connected to the server")
     }
 
     @Test("nudge: nothing before waking hours, one line when behind (once per interval), nothing after the goal")
@@ -229,18 +250,25 @@ struct OfflineTests {
         let onDesktop = CommandLineUser(
             environment: mum.environment.merging(["PATH": "\(desktop):/usr/bin:/bin"]) { $1 })
         let behind = try onDesktop.run(["nudge", "--notify"])
+        // The server's clock runs on from 14:00: the minute is whatever it has reached.
         #expect(
-            behind.status == 0 && behind.output.hasPrefix("💧 behind today's pace: 0 of 2000 ml by 14:00"),
+            behind.status == 0
+                && behind.output.prefixMatch(of: #/💧 behind today's pace: 0 of 2000 ml by 14:\d\d /#) != nil,
             "\(behind.output) \(behind.error)")
         let shown = try String(contentsOfFile: "\(desktop)/shown", encoding: .utf8)
         #expect(shown.hasPrefix("--app-name=water|Water|💧 behind today's pace"), "\(shown)")
         #expect(try mum.run(["nudge"]).output.isEmpty, "at most once per interval")
-        #expect(try mum.run(["nudge", "--every", "1"]).output.isEmpty, "within the minute")
+        // The last nudge made two minutes earlier (by the server's clock, which the stamp keeps):
+        // due again for --every 1, not for --every 180.
+        let state = mum.environment["XDG_STATE_HOME"]! + "/water/nudged"
+        let last = try #require(Int64(try String(contentsOfFile: state, encoding: .utf8).filter(\.isNumber)))
+        try "\(last - 120_000)\n".write(toFile: state, atomically: true, encoding: .utf8)
+        #expect(try mum.run(["nudge", "--every", "180"]).output.isEmpty, "within three hours")
+        #expect(try mum.run(["nudge", "--every", "1"]).output.hasPrefix("💧 behind"), "two minutes since the last")
         // Off, then on with hours that end before 14:00.
         #expect(try mum.run(["nudge", "off"]).status == 0)
         #expect(try mum.run(["nudge", "--every", "0"]).status == 64)
         #expect(try mum.run(["nudge", "on", "--hours", "07:00-13:00"]).status == 0)
-        let state = mum.environment["XDG_STATE_HOME"]! + "/water/nudged"
         try? FileManager.default.removeItem(atPath: state)
         #expect(try mum.run(["nudge"]).output.isEmpty, "after the member's waking hours")
         #expect(try mum.run(["nudge", "on", "--hours", "08:00-22:00"]).status == 0)

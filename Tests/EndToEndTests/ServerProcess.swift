@@ -93,6 +93,23 @@ final class ServerProcess {
     /// What the server logged (read once it has stopped).
     var log: String { process.errorText }
 
+    /// Waits (at most `seconds`) until the running server has logged `text`; whether it has.
+    func waitForLog(_ text: String, seconds: Int = 30) -> Bool {
+        waitUntil(seconds: seconds) { process.errorTextSoFar.contains(text) }
+    }
+
+    /// What the running server last wrote to `DATA/status` (`key value` lines; at start, every
+    /// 5 seconds and after a compaction), by key; empty before the first write.
+    var statusFile: [String: String] {
+        let text = (try? String(contentsOfFile: "\(dataDirectory)/status", encoding: .utf8)) ?? ""
+        return Dictionary(
+            text.split(separator: "\n").map { line in
+                let parts = line.split(separator: " ", maxSplits: 1)
+                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+            }
+        ) { $1 }
+    }
+
     /// Restarts on the same data directory, after `whileStopped` (which may write it, as an
     /// older server would have).
     func restarted(_ options: [String] = [], whileStopped: () throws -> Void = {}) throws -> ServerProcess {

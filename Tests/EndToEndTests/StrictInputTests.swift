@@ -3,9 +3,6 @@ import Testing
 import WaterClient
 import WaterProtocol
 
-/// How long to wait for replies that come at once: the server keeps the connection open.
-private let replyWait = 1500
-
 /// A request frame whose envelope and payload are written by hand: the library's own encoder
 /// hands protobuf-c C strings, so it could not even send a NUL.
 private func rawCall(_ callID: UInt64, method: [UInt8], payload: [UInt8]) -> [UInt8] {
@@ -36,7 +33,7 @@ struct StrictInputTests {
             server.address,
             handshakeFrame()
                 + rawCall(2, method: method, payload: login(Array("mum\u{0}x".utf8), Array(adminPassword.utf8))),
-            readFor: replyWait)
+            until: answered(2))
         let refusal = try #require(asOther.replies.last)
         #expect(refusal.callID == 2 && refusal.statusCode == .invalidArgument)
         #expect(refusal.status?.violations.map(\.field) == ["username"])
@@ -46,11 +43,11 @@ struct StrictInputTests {
             handshakeFrame()
                 + rawCall(
                     2, method: method, payload: login(Array("mum".utf8), Array((adminPassword + "\u{0}junk").utf8))),
-            readFor: replyWait)
+            until: answered(2))
         #expect(longer.replies.last?.status?.violations.map(\.field) == ["password"])
         let badUTF8 = try exchange(
             server.address, handshakeFrame() + rawCall(2, method: method, payload: login([0x6D, 0x75, 0xFF], [0x61])),
-            readFor: replyWait)
+            until: answered(2))
         #expect(badUTF8.replies.last?.status?.violations.map(\.field) == ["username"])
         #expect(server.stop() == 0)
     }
@@ -63,13 +60,12 @@ struct StrictInputTests {
         let nul = try exchange(
             server.address,
             handshakeFrame() + rawCall(2, method: Array("water.v1.Tracker/GetSettings\u{0}".utf8), payload: []),
-            readFor: replyWait)
+            until: answered(2))
         let refusal = try #require(nul.replies.last)
         #expect(refusal.statusCode == .invalidArgument && refusal.status?.violations.map(\.field) == ["method"])
         // Before login, a frame announcing 900 KB is refused from its header: nothing of it is read.
         let early = try exchange(
-            server.address, handshakeFrame() + [0, 0x00, 0x0D, 0xBB, 0xA0] + [UInt8](repeating: 0x41, count: 64),
-            readFor: replyWait)
+            server.address, handshakeFrame() + [0, 0x00, 0x0D, 0xBB, 0xA0] + [UInt8](repeating: 0x41, count: 64))
         let tooLarge = try #require(early.replies.last)
         #expect(early.closed && tooLarge.statusCode == .resourceExhausted, "\(tooLarge)")
         #expect(tooLarge.status?.message.contains("at most 4096 bytes") == true, "\(tooLarge)")
@@ -80,7 +76,7 @@ struct StrictInputTests {
             server.address,
             handshakeFrame()
                 + rawCallWithToken(2, method: Array("water.v1.Tracker/GetSettings".utf8), payload: [], token: token)
-                + rawCallWithToken(3, method: Array(huge.utf8), payload: [], token: token), readFor: replyWait)
+                + rawCallWithToken(3, method: Array(huge.utf8), payload: [], token: token), until: answered(3))
         let unknown = try #require(long.replies.last)
         #expect(unknown.statusCode == .unimplemented)
         #expect(unknown.status!.message.utf8.count < 200 && unknown.status!.message.contains("900000 bytes"))
@@ -101,7 +97,7 @@ struct StrictInputTests {
         let frames =
             handshakeFrame()
             + rawCallWithToken(2, method: Array("water.v1.Todo/AddTodo".utf8), payload: payload, token: mum.token)
-        let reply = try #require(try exchange(server.address, frames, readFor: replyWait).replies.last)
+        let reply = try #require(try exchange(server.address, frames, until: answered(2)).replies.last)
         #expect(reply.statusCode == .invalidArgument && reply.status?.violations.map(\.field) == ["text"])
         // The library refuses to send a NUL rather than let protobuf-c cut the text short.
         let cut = try #require(throws: WaterError.self) {

@@ -144,12 +144,14 @@ struct TLSTests {
         let server = try ServerProcess.fresh(["--handshake-deadline", "1"], tls: true)
         let silent = try Socket.connect(to: server.address)
         defer { silent.close() }
-        try silent.setReceiveTimeout(milliseconds: 5000)
+        try silent.setReceiveTimeout(milliseconds: 30_000)
         let started = Date()
         var buffer = [UInt8](repeating: 0, count: 64)
         let read = try buffer.withUnsafeMutableBytes { try silent.read(into: $0) }
         #expect(read == 0, "closed, not timed out")
-        #expect(Date().timeIntervalSince(started) < 3)
+        // The log says which deadline closed it; the time only tells the 1 s asked for from the
+        // default 10 s.
+        #expect(Date().timeIntervalSince(started) < 8, "--handshake-deadline 1 was not the deadline")
         #expect(server.stop() == 0)
         #expect(server.log.contains("TLS handshake not finished in time"))
     }
