@@ -7,10 +7,10 @@ import WaterZoneInfo
 /// Tunables of the store, with the defaults a household needs.
 public struct StoreOptions: Sendable {
     /// The fewest bytes of the log an archive's chunks take before a snapshot folds them. A
-    /// snapshot is written once they add up to this or half the snapshot's body (its size
-    /// before compression), whichever is larger, so rewriting the snapshot (encoding and
-    /// compressing that body) costs about twice what was appended since the last one, however
-    /// well the body compresses.
+    /// snapshot is written once they add up to this or the snapshot's body (its size before
+    /// compression), whichever is larger, so rewriting the snapshot (encoding and compressing
+    /// that body) costs about what was appended since the last one, however well the body
+    /// compresses.
     public var compactionThreshold = 8 * 1024
     /// The length of a segment of the shared log (made full of zeros before it is written, so
     /// the space is taken up front).
@@ -163,7 +163,7 @@ public final class FileArchiveStore: Sendable {
                 switch key {
                 case ArchiveKey.accounts: accounts.compact()
                 case ArchiveKey.household: household.compact()
-                default: member(key & (1 << 56 - 1))?.compact()
+                default: member(ArchiveKey.memberID(of: key))?.compact()
                 }
             }
         }
@@ -269,10 +269,30 @@ public final class FileArchiveStore: Sendable {
         Archive<MemberArchive>.compactionQueue.sync {}
     }
 
+    /// Snapshots every archive with records in the log (loading those not loaded yet), and
+    /// waits for the snapshots: the log's older segments go, and the next start reads little of
+    /// it. What a clean shutdown does.
+    public func checkpoint() {
+        var keys = Set(log.writer.liveKeys)
+        if accounts.fileStatus.logBytes > 0 { keys.insert(accounts.key) }
+        if household.fileStatus.logBytes > 0 { keys.insert(household.key) }
+        let loaded: [Archive<MemberArchive>] = members.withLock { $0.values.compactMap { $0 } }
+        for archive in loaded where archive.fileStatus.logBytes > 0 { keys.insert(archive.key) }
+        for key in keys.sorted() {
+            switch key {
+            case ArchiveKey.accounts: accounts.compact()
+            case ArchiveKey.household: household.compact()
+            default: member(ArchiveKey.memberID(of: key))?.compact()
+            }
+        }
+        Archive<MemberArchive>.compactionQueue.sync {}
+    }
+
     /// Finishes what was submitted, closes the log and releases the directory's lock. Writes
     /// submitted afterwards fail.
     public func close() {
         flush()
+        checkpoint()
         accounts.close()
         household.close()
         for archive in members.withLock({ $0.values.compactMap { $0 } }) { archive.close() }

@@ -25,8 +25,10 @@ struct DamagedArchiveTests {
         return files
     }
 
-    /// A household of mum and dad; dad has logged `drinks` drinks. The server is stopped.
-    static func household(drinks: Int) throws -> ServerProcess {
+    /// A household of mum and dad; dad has logged `drinks` drinks. The server is stopped, or
+    /// killed with SIGKILL when `inLog` (so that their records are still in the log, not folded
+    /// into snapshots as a clean stop does).
+    static func household(drinks: Int, inLog: Bool = false) throws -> ServerProcess {
         let server = try ServerProcess.fresh()
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: dadPassword))
@@ -34,7 +36,13 @@ struct DamagedArchiveTests {
         for _ in 0..<drinks {
             _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 10))
         }
-        #expect(server.stop() == 0)
+        if inLog {
+            // A frame after dad's last, so that none of his is the log's last (a torn write).
+            _ = try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 10))
+            #expect(server.killAbruptly() == 128 + SIGKILL)
+        } else {
+            #expect(server.stop() == 0)
+        }
         return server
     }
 
@@ -46,7 +54,7 @@ struct DamagedArchiveTests {
 
     @Test("check changes no byte of a damaged, stopped directory, and reads a running server's beside it")
     func checkOnlyReads() throws {
-        var server = try Self.household(drinks: 20)
+        var server = try Self.household(drinks: 20, inLog: true)
         try LogFiles.damageChunk(of: "users/2", in: server.dataDirectory, 5)
         let before = try Self.tree(server.dataDirectory)
         let stopped = try run("water-server", ["check", "--data", server.dataDirectory])
@@ -55,7 +63,7 @@ struct DamagedArchiveTests {
             "\(stopped.output)")
         #expect(try Self.tree(server.dataDirectory) == before, "check changed the data it checked")
 
-        server = try server.restarted()
+        server = try server.killedAndRestarted()
         let serving = try run("water-server", ["check", "--data", server.dataDirectory])
         #expect(serving.status == 1 && serving.output.contains("in use by pid"), "\(serving.output)\(serving.error)")
         #expect(serving.output.contains("ok        \(server.dataDirectory)/users/1"))
@@ -69,11 +77,11 @@ struct DamagedArchiveTests {
 
     @Test("a member's records damaged in the log: protected, then repaired keeping every record that verifies")
     func repairDamagedRecords() throws {
-        var server = try Self.household(drinks: 300)
+        var server = try Self.household(drinks: 300, inLog: true)
         let live = try LogFiles.chunks(of: "users/2", in: server.dataDirectory)
         #expect(live.count > 10, "records past dad's snapshot: \(live.count)")
         let damaged = try LogFiles.damageChunk(of: "users/2", in: server.dataDirectory, live.count / 2)
-        server = try server.restarted()
+        server = try server.killedAndRestarted()
         let dad = try server.client("dad", password: Self.dadPassword)
         expectCode(.failedPrecondition) { try dad.call(WaterV1.GetTodayRequest()) }
         let refused = try run("water-server", ["repair", "dad", "--data", server.dataDirectory])
@@ -106,14 +114,14 @@ struct DamagedArchiveTests {
 
     @Test("a damaged accounts archive says so at login, never 'wrong password', and repair --accounts mends it")
     func damagedAccounts() throws {
-        var server = try Self.household(drinks: 1)
+        var server = try Self.household(drinks: 1, inLog: true)
         let accounts = "\(server.dataDirectory)/accounts"
         // Damage the accounts' second record in the log (mum's first session), keeping the
         // accounts themselves (the first, mum added by init).
         let chunks = try LogFiles.chunks(of: "accounts", in: server.dataDirectory)
         #expect(chunks.count >= 3, "init, logins and add member wrote records: \(chunks.count)")
         try LogFiles.damageChunk(of: "accounts", in: server.dataDirectory, 1)
-        server = try server.restarted()
+        server = try server.killedAndRestarted()
         let login = try server.cli("dad").run(["login", "dad", "--password-stdin"], input: Self.dadPassword + "\n")
         #expect(login.status != 0)
         #expect(

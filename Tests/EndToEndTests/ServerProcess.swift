@@ -38,7 +38,9 @@ final class ServerProcess {
 
     /// Creates a data directory with the admin `mum` and starts serving it.
     /// Serves plaintext on 127.0.0.1 unless `tls`: then TLS with the certificate init made.
-    static func fresh(_ options: [String] = [], tls: Bool = false) throws -> ServerProcess {
+    static func fresh(_ options: [String] = [], tls: Bool = false, environment: [String: String] = [:]) throws
+        -> ServerProcess
+    {
         var template = Array("/tmp/water-e2e-XXXXXX".utf8CString)
         let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) } + "/data"
         let created = try run(
@@ -49,12 +51,12 @@ final class ServerProcess {
             ],
             input: adminPassword + "\n")
         #expect(created.status == 0, "water-server init: \(created.error)")
-        let server = try ServerProcess(dataDirectory: directory, options: options, tls: tls)
+        let server = try ServerProcess(dataDirectory: directory, options: options, tls: tls, environment: environment)
         server.ownsDirectory = true
         return server
     }
 
-    init(dataDirectory: String, options: [String] = [], tls: Bool = false) throws {
+    init(dataDirectory: String, options: [String] = [], tls: Bool = false, environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory
         self.tls = tls
         process = try ChildProcess(
@@ -62,9 +64,9 @@ final class ServerProcess {
             [
                 "serve", "--data", dataDirectory, "--password-strength", "minimum", "--time-zone", "UTC",
             ] + (options.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]) + (tls ? [] : ["--plaintext"])
-                + options)
+                + options, environment: environment)
         // Wait (bounded) for the one line the server prints when it is ready.
-        let text = process.readOutput(until: { $0.contains("\n") }, seconds: 15)
+        let text = process.readOutput(until: { $0.contains("\n") }, seconds: 60)
         guard let line = text.split(separator: "\n").first, line.hasPrefix("listening on "),
             let parsed = HostPort(parsing: String(line.dropFirst("listening on ".count)), defaultPort: 0)
         else {
@@ -87,6 +89,15 @@ final class ServerProcess {
     @discardableResult
     func stop() -> Int32 {
         if process.isRunning { kill(process.pid, SIGTERM) }
+        return process.wait()
+    }
+
+    /// Ends it with SIGKILL, as a power cut would: nothing is snapshotted on the way out, so
+    /// the log still holds everything written since each snapshot (a clean stop folds it all
+    /// in). Returns the status it ended with (128 + 9).
+    @discardableResult
+    func killAbruptly() -> Int32 {
+        if process.isRunning { kill(process.pid, SIGKILL) }
         return process.wait()
     }
 

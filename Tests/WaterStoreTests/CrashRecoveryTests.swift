@@ -118,3 +118,31 @@ struct FaultInjectionTests {
         #expect(Self.faults.count >= 50)
     }
 }
+
+@Suite("Clean shutdown")
+struct CleanShutdownTests {
+    @Test("a clean close folds every archive's records into its snapshot: the next start replays none")
+    func closeCheckpoints() throws {
+        let disk = SimulatedDisk()
+        // A threshold no workload here reaches: every record is still in the log at close.
+        let store = try openStore(disk.fileSystem(), threshold: 1 << 20, segment: 4096)
+        var expected = Expected()
+        for step in Step.script(count: 150, seed: 5) { run(step, on: store, expecting: &expected) }
+        store.flush()
+        for member: UInt64 in [1, 2, 3] {
+            #expect(try #require(store.member(member)).fileStatus.logBytes > 0, "member \(member) is in the log")
+        }
+        store.close()
+
+        let reopened = try openStore(disk.fileSystem(), threshold: 1 << 20, segment: 4096)
+        defer { reopened.close() }
+        #expect(reopened.protectedArchives.isEmpty)
+        for member: UInt64 in [1, 2, 3] {
+            let archive = try #require(reopened.member(member))
+            #expect(try archive.read { $0 } == expected.members[member])
+            #expect(archive.fileStatus.logBytes == 0, "member \(member) replayed records at start")
+        }
+        #expect(try reopened.household.read { $0 } == expected.household)
+        #expect(reopened.household.fileStatus.logBytes == 0)
+    }
+}

@@ -74,12 +74,15 @@ enum ArchiveKey {
         UInt64(ArchiveKind.member.rawValue) << 56 | id
     }
 
+    /// The member id in a member archive's key.
+    static func memberID(of key: UInt64) -> UInt64 { key & (1 << 56 - 1) }
+
     /// The archive's folder relative to the data directory, for messages.
     static func folder(_ key: UInt64) -> String {
         switch key {
         case accounts: DataDirectory.accounts
         case household: DataDirectory.household
-        default: "\(DataDirectory.users)/\(key & (1 << 56 - 1))"
+        default: "\(DataDirectory.users)/\(memberID(of: key))"
         }
     }
 

@@ -240,6 +240,11 @@ final class WriteAheadLog: Sendable {
 
     // MARK: Recycling
 
+    /// Every archive with a chunk in a segment in use.
+    var liveKeys: [UInt64] {
+        live.withLock { live in Array(Set(live.flatMap(\.lastFrameEnds.keys))) }
+    }
+
     /// How many segments are in use.
     var liveSegmentCount: Int { live.withLock { $0.count } }
 
