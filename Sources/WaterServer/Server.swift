@@ -16,12 +16,13 @@ import WaterTransport
 /// - **The event loop's thread** (``EventLoop``, epoll directly) owns the listening socket and
 ///   every connection: its socket, its ``ConnectionStateMachine``, its buffers and its deadline.
 ///   Each entry point checks that it runs there (`preconditionInLoop`).
-/// - **A loop turn is a group commit.** At the start of a turn the loop takes the group
-///   committer's leadership; it reads everything that is ready and runs the handlers against
-///   the archives' in-memory state, whose writes only queue (numbered and queued under each
-///   archive's lock, so in sequence order); at the end of the turn it writes and syncs all of
-///   them at once, completes them (their replies go into the connections' buffers) and then
-///   writes the turn's replies. No thread hop and no wake-up per request.
+/// - **Writes are group commits, synced beside the loop.** The loop reads everything that is
+///   ready and runs the handlers against the archives' in-memory state, whose writes only queue
+///   (numbered and queued under each archive's lock, so in sequence order). The committer's
+///   writer thread takes everything queued as one group, writes it as one frame of the shared
+///   log and syncs it, while the loop goes on with the next requests; a turn's replies wait
+///   until the group holding everything they showed is durable, then go. One wake-up per
+///   group, none per request.
 /// - **Archives**: the latest state belongs to each archive's lock (the loop, and the few jobs
 ///   off the loop); the shared log's writing end and the durable state belong to the committer's leader.
 /// - **Off the loop**, on Dispatch: password hashing (a bounded pool), export encoding,
@@ -120,8 +121,12 @@ public final class Server: Sendable {
     /// `DATA/status` now and every 5 seconds for `water-server status`.
     public func start() {
         let (loop, connections) = (self.loop, self.connections)
-        loop.turnStarted = { connections.turnStarted() }
         loop.turnEnded = { connections.turnEnded() }
+        // The log's writer syncs each group while the loop takes the next requests; what waited
+        // for a group goes when the loop hears of it.
+        services.store.committer.startWriter { group, succeeded in
+            loop.execute { connections.groupCommitted(group, succeeded: succeeded) }
+        }
         DispatchQueue(label: "water.event-loop", qos: .userInitiated).async { loop.run() }
         loop.execute { connections.startAccepting() }
         statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))

@@ -296,6 +296,7 @@ public final class FileArchiveStore: Sendable {
         accounts.close()
         household.close()
         for archive in members.withLock({ $0.values.compactMap { $0 } }) { archive.close() }
+        committer.stopWriter()
         log.writer.close()
         fileSystem.close(lock)
     }

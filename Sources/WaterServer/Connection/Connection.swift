@@ -9,10 +9,12 @@ import WaterTransport
 /// (each entry point checks). Handlers that answer later do so from anywhere through the
 /// ``Responder`` it hands them, which goes back to the loop when called elsewhere.
 ///
-/// A turn's replies are framed into ``replies`` as they are made and handed to the socket only
-/// at the end of the turn (``endTurn(committed:)``), after the turn's commit: a reply never
-/// shows a write that is not on disk, and when the commit failed, the replies that depended on
-/// it become errors before anything leaves.
+/// Replies are framed into ``replies`` as they are made. At the end of a turn each is tagged
+/// with the group of the log that holds everything queued by then (``endTurn(holdingFor:durable:)``),
+/// and it is handed to the socket only once that group is durable (``release(upTo:failed:)``):
+/// a reply never shows a write that is not on disk, and when its group failed, a reply that
+/// showed it becomes an error before anything leaves. Replies leave in the order they were
+/// made.
 final class Connection: EventLoopHandler, @unchecked Sendable {
     let id: UInt64
     let peer: String
@@ -33,11 +35,22 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     /// Closes the connection if its TLS handshake is not done by the handshake deadline.
     private var tlsTimer: TimerQueue.ID?
     private var token: EventLoop.Token = 0
-    /// This turn's replies, framed, not yet handed to the socket.
+    /// The replies not yet handed to the socket, framed: those waiting for their group, then
+    /// this turn's.
     private var replies: ReplySink
-    /// Each reply in ``replies``: its call, its bytes, and whether it shows what the turn's
-    /// commit makes durable (a handler's on the loop) and so must fail with it.
-    private var turnReplies: [(callID: UInt64, bytes: Range<Int>, afterCommit: Bool)] = []
+    /// Each reply in ``replies``, in order: its call, its bytes, whether it shows what a group
+    /// makes durable (a handler's on the loop) and so must fail with it, and the group it waits
+    /// for (nil: made this turn, not tagged yet).
+    private var pendingReplies: [PendingReply] = []
+    /// How many of ``pendingReplies`` were tagged at the end of a turn.
+    private var taggedReplies = 0
+
+    private struct PendingReply {
+        var callID: UInt64
+        var bytes: Range<Int>
+        var afterCommit: Bool
+        var group: UInt64?
+    }
     /// Bytes for the socket (ciphertext over TLS), from earlier turns.
     private var output: [UInt8] = []
     private var outputOffset = 0
@@ -48,8 +61,10 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
     /// Frames taken this turn: past ``frameBudget`` the rest wait for the next turn.
     private var framesThisTurn = 0
     private var isResumeScheduled = false
-    /// Whether the owner will call ``endTurn(committed:)`` at the end of this turn (its own).
+    /// Whether the owner will call ``endTurn(holdingFor:durable:)`` at the end of this turn.
     var isQueuedForFlush = false
+    /// Whether the owner lists it among the connections whose replies wait for a group.
+    var isInHolding = false
     /// What each call's handler asked to run if the call ends without it (cancel, close).
     private var cancelHandlers: [UInt64: [@Sendable () -> Void]] = [:]
     private var timer: TimerQueue.ID?
@@ -325,7 +340,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     /// A call answered at once: its reply is in ``replies`` from `start` on.
     private func answered(_ callID: UInt64, _ method: MethodDescriptor, from start: Int, afterCommit: Bool) {
-        turnReplies.append((callID, start..<replies.output.count, afterCommit))
+        pendingReplies.append(
+            PendingReply(callID: callID, bytes: start..<replies.output.count, afterCommit: afterCommit))
         if let refusal = replies.refusal { logFailure(method.fullName, refusal.code, refusal.message) }
         owner.needsFlush(self)
         if machine.callAnswered(callID, now: EventLoop.now()) { perform([.close(reason: nil)]) }
@@ -374,7 +390,8 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
         guard !isClosed else { return }
         let start = replies.output.count
         replies.reply(envelope)
-        turnReplies.append((envelope.callID, start..<replies.output.count, false))
+        pendingReplies.append(
+            PendingReply(callID: envelope.callID, bytes: start..<replies.output.count, afterCommit: false))
         owner.needsFlush(self)
         limitPendingOutput()
     }
@@ -385,57 +402,92 @@ final class Connection: EventLoopHandler, @unchecked Sendable {
 
     // MARK: Output
 
-    /// The turn's commit is done: its replies go to the socket, each as it was made when
-    /// `committed`, else every one that showed the turn's writes as a refusal (nothing of the
-    /// turn was saved).
-    func endTurn(committed: Bool) {
+    /// The turn is over: its replies wait for `group` (the newest with anything queued); those
+    /// whose group is durable by now (`durable`) go at once.
+    func endTurn(holdingFor group: UInt64, durable: UInt64) {
         loop.preconditionInLoop()
         framesThisTurn = 0
         guard !isClosed else { return }
-        if !committed { failTurnReplies() }
+        while taggedReplies < pendingReplies.count {
+            pendingReplies[taggedReplies].group = group
+            taggedReplies += 1
+        }
+        release(upTo: durable, failed: [])
+    }
+
+    /// Whether replies wait for a group.
+    var isHoldingReplies: Bool { taggedReplies > 0 && !isClosed }
+
+    /// Whether a reply waits for `group` or an earlier one.
+    func isHolding(forGroup group: UInt64) -> Bool {
+        taggedReplies > 0 && (pendingReplies[0].group ?? .max) <= group
+    }
+
+    /// Groups up to `durable` are done: the replies that waited for them go to the socket, in
+    /// order, each as it was made, or as a refusal when it showed the writes of a group in
+    /// `failed`.
+    func release(upTo durable: UInt64, failed: [UInt64]) {
+        loop.preconditionInLoop()
+        guard !isClosed else { return }
         // Over TLS, nothing can be sent before the handshake is done.
-        if !replies.output.isEmpty, tls == nil || isTLSReady {
-            if let tls {
-                do throws(TLSError) {
-                    try tls.write(replies.output)
-                } catch {
-                    logger.error("connection error", ["peer": peer, "error": error.description])
-                }
-                output += tls.takeOutput()
-            } else if output.count == outputOffset {
-                output.removeAll(keepingCapacity: true)
-                outputOffset = 0
-                swap(&output, &replies.output)
-            } else {
-                output += replies.output
+        guard tls == nil || isTLSReady else { return writeOutput() }
+        var count = 0
+        while count < taggedReplies, let group = pendingReplies[count].group, group <= durable { count += 1 }
+        guard count > 0 else { return writeOutput() }
+        if pendingReplies[..<count].contains(where: { $0.afterCommit && failed.contains($0.group!) }) {
+            refuseReplies(count, failed: failed)
+        }
+        let end = pendingReplies[count - 1].bytes.upperBound
+        let isEverything = end == replies.output.count
+        if let tls {
+            do throws(TLSError) {
+                try tls.write(isEverything ? replies.output : Array(replies.output[0..<end]))
+            } catch {
+                logger.error("connection error", ["peer": peer, "error": error.description])
             }
+            output += tls.takeOutput()
+        } else if output.count == outputOffset, isEverything {
+            output.removeAll(keepingCapacity: true)
+            outputOffset = 0
+            swap(&output, &replies.output)
+        } else {
+            output.append(contentsOf: replies.output[0..<end])
+        }
+        // What is left moves to the front.
+        if isEverything {
             replies.output.removeAll(keepingCapacity: replies.output.capacity <= 1 << 20)
-            turnReplies.removeAll(keepingCapacity: true)
+        } else {
+            replies.output.removeSubrange(0..<end)
+        }
+        pendingReplies.removeFirst(count)
+        taggedReplies -= count
+        for index in pendingReplies.indices {
+            pendingReplies[index].bytes =
+                (pendingReplies[index].bytes.lowerBound - end)..<(pendingReplies[index].bytes.upperBound - end)
         }
         writeOutput()
     }
 
-    /// The turn's commit failed: every reply that showed what it would have saved says so
-    /// instead; the others go as they are.
-    private func failTurnReplies() {
-        guard turnReplies.contains(where: \.afterCommit) else { return }
+    /// The first `count` replies go out, but those that showed the writes of a failed group say
+    /// instead that nothing was saved.
+    private func refuseReplies(_ count: Int, failed: [UInt64]) {
         let refusal = WaterError(
             .internal,
             "the server could not save this (its disk refused the write), so nothing was changed; try again, "
                 + "and tell an admin if it keeps failing")
         var rebuilt = ReplySink(writer: replies.writer, arena: replies.arena)
-        var records: [(callID: UInt64, bytes: Range<Int>, afterCommit: Bool)] = []
-        for reply in turnReplies {
+        for index in pendingReplies.indices {
+            let reply = pendingReplies[index]
             let start = rebuilt.output.count
-            if reply.afterCommit {
+            if index < count, reply.afterCommit, failed.contains(reply.group!) {
                 rebuilt.reply(reply.callID, error: refusal)
+                pendingReplies[index].afterCommit = false
             } else {
                 rebuilt.output += replies.output[reply.bytes]
             }
-            records.append((reply.callID, start..<rebuilt.output.count, false))
+            pendingReplies[index].bytes = start..<rebuilt.output.count
         }
         replies.output = rebuilt.output
-        turnReplies = records
     }
 
     /// Writes what the socket takes now; the rest waits for it to be writable.

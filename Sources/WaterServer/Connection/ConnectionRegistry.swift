@@ -24,6 +24,14 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private var needingFlush: [Connection] = []
     /// The connections being flushed at the end of a turn (``needingFlush`` of the turn).
     private var flushing: [Connection] = []
+    /// Connections with replies waiting for a group to be durable, and the same list while a
+    /// group's replies are released.
+    private var holding: [Connection] = []
+    private var released: [Connection] = []
+    /// The newest group the committer's writer has finished, and those of its groups that
+    /// failed and still have replies waiting.
+    private var durableGroup: UInt64 = 0
+    private var failedGroups: [UInt64] = []
     private var isShuttingDown = false
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -52,27 +60,50 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     // MARK: The turn
 
-    /// A turn begins: the loop takes the committer's leadership, waiting for a thread that holds
-    /// it (a commit after a password hash) to finish; so whatever the turn's handlers see is on
-    /// disk already or in the turn's own group, and its writes only queue until
-    /// ``turnEnded()`` commits them together.
-    func turnStarted() {
-        loop.preconditionInLoop()
-        services.store.committer.acquireLeadershipWaiting()
-    }
-
-    /// Commits what the turn queued (one sync), which completes its calls, then writes every
-    /// reply of the turn (as refusals when the commit failed).
+    /// A turn ends: every reply made in it waits for the group holding everything queued by
+    /// now (whatever the turn's handlers saw, and the turn's own writes), which the committer's
+    /// writer, woken now for the whole turn, is syncing or will take next; replies whose group
+    /// is durable already go at once. A lone write the loop commits itself is durable here.
     func turnEnded() {
         loop.preconditionInLoop()
-        let committed = services.store.committer.lead()
+        let committer = services.store.committer
+        let publication = committer.publishTurn(deliveredThrough: durableGroup)
+        if case .committedHere(let committed, succeeded: true) = publication { durableGroup = committed }
+        let group = committer.lastQueuedGroup
         // Swapped, so that both arrays keep their capacity and a turn allocates nothing here.
         swap(&flushing, &needingFlush)
         for connection in flushing {
             connection.isQueuedForFlush = false
-            connection.endTurn(committed: committed)
+            connection.endTurn(holdingFor: group, durable: durableGroup)
+            if connection.isHoldingReplies, !connection.isInHolding {
+                connection.isInHolding = true
+                holding.append(connection)
+            }
         }
         flushing.removeAll(keepingCapacity: true)
+        if case .committedHere(let failed, succeeded: false) = publication {
+            groupCommitted(failed, succeeded: false)
+        }
+    }
+
+    /// The committer's writer made `group` durable, or failed it: the replies that waited for it
+    /// go (as refusals where they showed writes of a failed group).
+    func groupCommitted(_ group: UInt64, succeeded: Bool) {
+        loop.preconditionInLoop()
+        durableGroup = max(durableGroup, group)
+        if !succeeded { failedGroups.append(group) }
+        swap(&released, &holding)
+        for connection in released {
+            connection.release(upTo: durableGroup, failed: failedGroups)
+            if connection.isHoldingReplies {
+                holding.append(connection)
+            } else {
+                connection.isInHolding = false
+            }
+        }
+        released.removeAll(keepingCapacity: true)
+        // A failed group matters to replies that wait for it or an earlier one only.
+        failedGroups.removeAll { failed in !holding.contains { $0.isHolding(forGroup: failed) } }
     }
 
     // MARK: Connections

@@ -23,8 +23,8 @@ struct CommitItem: Sendable {
     let recordCount: Int
     /// Where its records are in the pending buffer, each length-prefixed.
     let bytes: Range<Int>
-    /// Who to tell, when the submitter waits for it (a caller the event loop answers for
-    /// once its turn's commit is done passes none: no closure per request).
+    /// Who to tell, when the submitter waits for it (the event loop, which answers once the
+    /// write's group is durable, passes none: no closure per request).
     let complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
 
     var lastSequence: UInt64 { firstSequence + UInt64(recordCount) - 1 }
@@ -48,11 +48,16 @@ struct CommitItem: Sendable {
 ///   rotations and roll-backs happen on its thread only, and so does any task given to
 ///   ``perform(_:)``.
 ///
-/// Who leads: an event loop takes the leadership for each of its turns
-/// (``acquireLeadership()``), so a whole turn's writes share one sync; otherwise the caller
-/// that finds the committer idle leads on its own thread (a lone writer then pays one fdatasync
-/// and no thread hop). A leader drains everything queued, including what arrives while it
-/// commits, before it lets go.
+/// Who leads: a server starts a writer of its own (``startWriter(onGroup:)``), a thread that
+/// leads for good: at the end of each of the event loop's turns it takes whatever is queued as
+/// one group, writes and syncs it while the loop goes on taking the next requests, and then
+/// takes everything queued meanwhile as the next group, so a slow sync (an SD card's) is shared
+/// by every request that arrived during it. The groups are numbered; the loop holds each reply
+/// until the group holding everything it showed is durable (``lastQueuedGroup``). A lone write
+/// with nothing else going on is committed by the loop itself, with no thread hop
+/// (``publishTurn(deliveredThrough:)``), and so is, without a writer (tools, tests), any write
+/// by the caller that finds the committer idle. A leader drains everything queued, including
+/// what arrives while it commits, before it lets go.
 public final class GroupCommitter: Sendable {
     /// A queued submission: a write, or a task to run between two groups.
     private enum Work {
@@ -66,8 +71,29 @@ public final class GroupCommitter: Sendable {
         var records = RecordWriter()
         /// A leader is draining: later submissions only queue.
         var isLeading = false
-        /// Threads waiting to be handed the leadership (``acquireLeadershipWaiting()``).
-        var waiting = 0
+        /// The number the group being gathered will have, and the newest group anything was
+        /// queued for (0: none yet).
+        var gathering: UInt64 = 1
+        var lastQueued: UInt64 = 0
+        /// The writer thread's, when one runs: whether it waits for work, and whether to stop.
+        var hasWriter = false
+        var isWriterIdle = false
+        var isStopping = false
+        /// An event loop commits a lone write itself (``publishTurn(deliveredThrough:)``): the
+        /// writer takes nothing meanwhile.
+        var isLoopCommitting = false
+        /// How many submissions the last group held.
+        var lastGroupWrites = 0
+        /// Whether what is queued is the writer's to take: a loop's writes are once its turn
+        /// has ended (``publishTurn(deliveredThrough:)``), anyone else's at once.
+        var isPublished = false
+
+        /// Marks an idle writer as woken: true when the caller must signal it.
+        mutating func wakeWriter() -> Bool {
+            guard isWriterIdle else { return false }
+            isWriterIdle = false
+            return true
+        }
     }
 
     /// What the leader reuses from group to group, so that a group allocates nothing once they
@@ -79,14 +105,17 @@ public final class GroupCommitter: Sendable {
         var chunks: [(key: UInt64, firstSequence: UInt64, recordCount: Int, bytes: Range<Int>)] = []
         var current: [CommitItem] = []
         var written: [(target: any CommitTarget, last: UInt64, bytes: Int)] = []
+        /// How long the last sync took, for the writer's top-up wait.
+        var lastSyncNanoseconds: UInt64 = 0
     }
 
     let log: WriteAheadLog
     private let pending = Locked(Pending())
     private let scratch = Locked(Scratch())
     private let statistics = Locked(Statistics())
-    /// Rung when the leadership is handed to a waiting thread.
-    private let handoff = DispatchSemaphore(value: 0)
+    /// Rung when work arrives for an idle writer, and when the writer has stopped.
+    private let writerWakeup = DispatchSemaphore(value: 0)
+    private let writerStopped = DispatchSemaphore(value: 0)
 
     /// How much grouping happened, for the benchmark and the status page.
     public struct Statistics: Sendable {
@@ -111,7 +140,7 @@ public final class GroupCommitter: Sendable {
         _ target: any CommitTarget, epoch: UInt64, firstSequence: UInt64, recordCount: Int,
         records: (inout RecordWriter) -> Void, complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
     ) -> Bool {
-        pending.withLock { pending in
+        let (mustLead, wake) = pending.withLock { pending -> (Bool, Bool) in
             let start = pending.records.bytes.count
             records(&pending.records)
             pending.work.append(
@@ -119,19 +148,185 @@ public final class GroupCommitter: Sendable {
                     CommitItem(
                         target: target, epoch: epoch, firstSequence: firstSequence, recordCount: recordCount,
                         bytes: start..<pending.records.bytes.count, complete: complete)))
-            defer { pending.isLeading = true }
-            return !pending.isLeading
+            return Self.queued(&pending, wakesWriter: complete != nil)
         }
+        if wake { writerWakeup.signal() }
+        return mustLead
+    }
+
+    /// After work joins the queue: whether the caller must lead, and whether to wake the writer.
+    /// A write that nobody waits for (an event loop's, answered once its group is durable) wakes
+    /// no writer: the loop publishes its whole turn at once (``publishTurn(deliveredThrough:)``),
+    /// so that the writer's group is a turn, not the turn's first request.
+    private static func queued(_ pending: inout Pending, wakesWriter: Bool) -> (mustLead: Bool, wakeWriter: Bool) {
+        pending.lastQueued = pending.gathering
+        if pending.hasWriter {
+            guard wakesWriter else { return (false, false) }
+            pending.isPublished = true
+            return (false, pending.wakeWriter())
+        }
+        defer { pending.isLeading = true }
+        return (!pending.isLeading, false)
+    }
+
+    /// What became of a turn's writes (``publishTurn(deliveredThrough:)``).
+    public enum Publication: Sendable, Equatable {
+        /// Nothing was queued, or the writer has it: its group's end comes through `onGroup`.
+        case handedToWriter
+        /// Committed on the caller's thread as group `group`, which `onGroup` is not told of.
+        case committedHere(group: UInt64, succeeded: Bool)
+    }
+
+    /// An event loop's turn has queued all its writes: they go to the writer, woken now, as one
+    /// group. Or, for a lone writer, the loop commits them itself: when the turn queued one
+    /// write and nothing else waits, the last group held one write too, and the loop has heard
+    /// of every group taken before (`deliveredThrough`, the newest group it was told of: so the
+    /// writer has none in hand, and no failure of an earlier group can reach the loop after
+    /// this one's success).
+    /// Then one sync serves it with no thread hop either way, as a family's lone phone logging
+    /// a glass; under load the writer is busy or groups are larger, and the loop never blocks.
+    public func publishTurn(deliveredThrough: UInt64) -> Publication {
+        let step = pending.withLock { pending -> (wake: Bool, commitHere: Bool) in
+            guard pending.hasWriter, !pending.isLoopCommitting, !pending.work.isEmpty else { return (false, false) }
+            // Every group taken so far is finished and told: the writer has nothing in hand (and
+            // takes nothing while the loop commits).
+            if pending.work.count == 1, pending.lastGroupWrites <= 1, pending.gathering == deliveredThrough + 1,
+                !pending.isStopping
+            {
+                pending.isLoopCommitting = true
+                return (false, true)
+            }
+            pending.isPublished = true
+            return (pending.wakeWriter(), false)
+        }
+        if step.wake { writerWakeup.signal() }
+        guard step.commitHere else { return .handedToWriter }
+        let (group, succeeded) = scratch.withLock { scratch -> (UInt64, Bool) in
+            let group = pending.withLock { take(&$0, into: &scratch) }
+            return (group, run(&scratch))
+        }
+        // What other threads queued meanwhile waits for the writer, which did not take it.
+        let wake = pending.withLock { pending -> Bool in
+            pending.isLoopCommitting = false
+            return !pending.work.isEmpty && pending.wakeWriter()
+        }
+        if wake { writerWakeup.signal() }
+        return .committedHere(group: group, succeeded: succeeded)
+    }
+
+    /// The newest group anything has been queued for so far: a reply that showed what was
+    /// queued by now leaves once this group is durable. 0 when nothing was ever queued.
+    public var lastQueuedGroup: UInt64 {
+        pending.withLock { $0.lastQueued }
+    }
+
+    /// Starts the writer: a thread of its own that leads from now on, a group at a time, and
+    /// tells `onGroup` (on its thread) each group's number once it is durable, or failed (then
+    /// its writes were rolled back, or were refused for an earlier failure). Submitters never
+    /// lead again.
+    public func startWriter(onGroup: @escaping @Sendable (_ group: UInt64, _ succeeded: Bool) -> Void) {
+        pending.withLock { pending in
+            precondition(!pending.hasWriter && !pending.isLeading, "the writer starts before any write")
+            pending.hasWriter = true
+            pending.isLeading = true
+        }
+        DispatchQueue(label: "water.log-writer", qos: .userInitiated).async { [self] in
+            var deadline: DispatchTime?
+            while true {
+                let step = scratch.withLock { scratch -> WriterStep in
+                    switch nextStepForWriter(&scratch, topUpBy: &deadline) {
+                    case .group(let group): return .ran(group, run(&scratch))
+                    case let other: return other
+                    }
+                }
+                switch step {
+                case .ran(let group, let succeeded):
+                    deadline = nil
+                    onGroup(group, succeeded)
+                case .stop:
+                    writerStopped.signal()
+                    return
+                case .wait(let until):
+                    // A wake-up that comes late (after the deadline, or for work already
+                    // taken) only costs one more look at the queue.
+                    if let until { _ = writerWakeup.wait(timeout: until) } else { writerWakeup.wait() }
+                case .group: preconditionFailure("a group taken is run at once")
+                }
+            }
+        }
+    }
+
+    /// Stops the writer once everything queued is committed.
+    public func stopWriter() {
+        let running = pending.withLock { pending -> Bool in
+            guard pending.hasWriter else { return false }
+            pending.isStopping = true
+            return true
+        }
+        guard running else { return }
+        writerWakeup.signal()
+        writerStopped.wait()
+    }
+
+    private enum WriterStep {
+        case group(UInt64)
+        case ran(UInt64, Bool)
+        case wait(until: DispatchTime?)
+        case stop
+    }
+
+    /// What the writer does next: take a group into `scratch`, wait (for work, or until
+    /// `topUpBy`), or stop, once it is to stop and nothing is left.
+    ///
+    /// When fewer writes are queued than the last group held, it waits a little for the rest
+    /// (a quarter of the last sync, at most 2 ms): right after a sync the loop is still reading
+    /// the requests its replies set off, and a group taken at the first of them would leave the
+    /// others a whole sync behind. A lone writer (the last group held one) never waits.
+    private func nextStepForWriter(_ scratch: inout Scratch, topUpBy deadline: inout DispatchTime?) -> WriterStep {
+        let now = DispatchTime.now()
+        let patience = min(scratch.lastSyncNanoseconds / 4, 2_000_000)
+        return pending.withLock { pending -> WriterStep in
+            if pending.isLoopCommitting {
+                pending.isWriterIdle = true
+                return .wait(until: nil)
+            }
+            if pending.isPublished {
+                let topUpBy = deadline ?? now + .nanoseconds(Int(patience))
+                deadline = topUpBy
+                if pending.work.count < pending.lastGroupWrites, !pending.isStopping, now < topUpBy {
+                    pending.isWriterIdle = true
+                    return .wait(until: topUpBy)
+                }
+                pending.isWriterIdle = false
+                return .group(take(&pending, into: &scratch))
+            }
+            if pending.isStopping { return pending.work.isEmpty ? .stop : .group(take(&pending, into: &scratch)) }
+            pending.isWriterIdle = true
+            return .wait(until: nil)
+        }
+    }
+
+    /// Moves everything queued into `scratch` as the group being gathered (swapped, so that
+    /// both sides keep their buffers' capacity) and returns its number.
+    private func take(_ pending: inout Pending, into scratch: inout Scratch) -> UInt64 {
+        scratch.records.removeAll(keepingCapacity: true)
+        swap(&scratch.records, &pending.records.bytes)
+        scratch.work.removeAll(keepingCapacity: true)
+        swap(&scratch.work, &pending.work)
+        pending.lastGroupWrites = scratch.work.count
+        pending.isPublished = false
+        defer { pending.gathering += 1 }
+        return pending.gathering
     }
 
     /// Runs `body` on the leader's thread, after everything queued before it is committed and
     /// before anything queued later. Leads on this thread when the committer is idle.
     func perform(_ body: @escaping @Sendable () -> Void) {
-        let mustLead = pending.withLock { pending in
+        let (mustLead, wake) = pending.withLock { pending -> (Bool, Bool) in
             pending.work.append(.task(body))
-            defer { pending.isLeading = true }
-            return !pending.isLeading
+            return Self.queued(&pending, wakesWriter: true)
         }
+        if wake { writerWakeup.signal() }
         if mustLead { lead() }
     }
 
@@ -142,9 +337,9 @@ public final class GroupCommitter: Sendable {
         done.wait()
     }
 
-    /// Takes the leadership if nobody holds it: until ``lead()``, submissions only queue (an
-    /// event loop holds it through a turn). Returns false when another thread leads; it then
-    /// commits what this thread queues.
+    /// Takes the leadership if nobody holds it: until ``lead()``, submissions only queue (a
+    /// test gathers a group so). Returns false when another thread leads; it then commits what
+    /// this thread queues.
     public func acquireLeadership() -> Bool {
         pending.withLock { pending in
             guard !pending.isLeading else { return false }
@@ -153,25 +348,8 @@ public final class GroupCommitter: Sendable {
         }
     }
 
-    /// Takes the leadership, waiting for the thread that holds it to finish its commits (at most
-    /// one sync) and hand it over. An event loop takes it so at the start of each turn: then
-    /// everything its handlers can see is durable already or in its own group, and no reply of
-    /// the turn shows a write that is not on disk when it leaves.
-    public func acquireLeadershipWaiting() {
-        let acquired = pending.withLock { pending in
-            guard pending.isLeading else {
-                pending.isLeading = true
-                return true
-            }
-            pending.waiting += 1
-            return false
-        }
-        if !acquired { handoff.wait() }
-    }
-
     /// Commits everything queued, a group at a time, on this thread, until nothing is left;
-    /// then gives up the leadership (to a waiting thread, if one waits). Only the leader calls
-    /// it.
+    /// then gives up the leadership. Only the leader calls it.
     /// - Returns: false when any group failed (its writes were rolled back and their
     ///   submitters told).
     @discardableResult
@@ -185,27 +363,17 @@ public final class GroupCommitter: Sendable {
         }
     }
 
-    /// Swaps everything queued into `scratch` (so both sides keep their buffers' capacity);
-    /// false, giving up or handing over the leadership, when nothing is queued.
+    /// Takes everything queued into `scratch`; false, giving up the leadership, when nothing is
+    /// queued.
     private func takePending(_ scratch: inout Scratch) -> Bool {
-        let handOver = pending.withLock { pending -> Bool? in
-            guard pending.work.isEmpty else {
-                scratch.records.removeAll(keepingCapacity: true)
-                swap(&scratch.records, &pending.records.bytes)
-                scratch.work.removeAll(keepingCapacity: true)
-                swap(&scratch.work, &pending.work)
-                return nil
-            }
-            guard pending.waiting > 0 else {
+        pending.withLock { pending in
+            guard !pending.work.isEmpty else {
                 pending.isLeading = false
                 return false
             }
-            pending.waiting -= 1
+            _ = take(&pending, into: &scratch)
             return true
         }
-        guard let handOver else { return true }
-        if handOver { handoff.signal() }
-        return false
     }
 
     /// Commits the writes taken into `scratch` as groups, running each task at its place in the
@@ -225,13 +393,17 @@ public final class GroupCommitter: Sendable {
         return succeeded
     }
 
+    /// Commits one group; false when any of its writes failed (a refusal for an earlier failure
+    /// included: a reply that showed it must not say it was saved).
     private func commit(_ items: Range<Int>, _ scratch: inout Scratch) -> Bool {
         scratch.current.removeAll(keepingCapacity: true)
+        var refusedStale = false
         for index in items {
             guard case .write(let item) = scratch.work[index] else { continue }
             guard item.target.isCurrent(epoch: item.epoch) else {
                 item.complete?(
                     .failure(ArchiveError(.ioFailure, "an earlier write to this archive failed; nothing was saved")))
+                refusedStale = true
                 continue
             }
             scratch.current.append(item)
@@ -248,7 +420,9 @@ public final class GroupCommitter: Sendable {
             }
             do throws(FileSystemError) {
                 let end = try log.append(scratch.frame, keys: scratch.chunks.lazy.map(\.key))
+                let syncStart = DispatchTime.now().uptimeNanoseconds
                 try log.sync()
+                scratch.lastSyncNanoseconds = DispatchTime.now().uptimeNanoseconds - syncStart
                 outcome = .success(end)
             } catch {
                 log.rollBack()
@@ -281,7 +455,7 @@ public final class GroupCommitter: Sendable {
                 }
             }
             for item in scratch.current { item.complete?(.success(())) }
-            return true
+            return !refusedStale
         case .failure(let error):
             // Nothing of the frame is known to be on disk: every archive in it goes back to
             // its durable state, and everything queued on top of that fails with it. A

@@ -1,0 +1,32 @@
+/* LD_PRELOAD shim for scripts/bench: every fsync and fdatasync of the process takes
+ * WATER_SLOW_SYNC_US microseconds longer (default 3000), after the real call: what a flush costs
+ * on a Raspberry Pi's SD card. The benchmark loads it into water-server and redis-server alike. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static long delay_us = 3000;
+
+__attribute__((constructor)) static void read_delay(void) {
+    const char *text = getenv("WATER_SLOW_SYNC_US");
+    if (text) delay_us = atol(text);
+}
+
+static void wait_for_the_card(void) {
+    struct timespec pause = {delay_us / 1000000, (delay_us % 1000000) * 1000};
+    while (nanosleep(&pause, &pause) != 0) {}
+}
+
+int fsync(int fd) {
+    long result = syscall(SYS_fsync, fd);
+    wait_for_the_card();
+    return (int)result;
+}
+
+int fdatasync(int fd) {
+    long result = syscall(SYS_fdatasync, fd);
+    wait_for_the_card();
+    return (int)result;
+}
