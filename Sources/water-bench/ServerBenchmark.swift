@@ -13,12 +13,15 @@ import WaterTransport
 /// always) side by side in one run, over loopback only. Both processes are stopped by pid.
 struct ServerBenchmark {
     let directory: String
+    /// Where scripts/bench built the LD_PRELOAD shims: the allocation counter and the slow sync.
+    let shims: String?
     var results: [(key: String, value: Double)] = []
     static let password = "bench-password"
     static let historic = 10
 
-    init(directory: String) {
+    init(directory: String, shims: String?) {
         self.directory = directory
+        self.shims = shims
     }
 
     private mutating func record(_ key: String, _ value: Double) {
@@ -59,12 +62,7 @@ struct ServerBenchmark {
         record("server_rss_mib", Self.statusMiB("VmRSS:", of: server.pid))
         withExtendedLifetime(idle) {}
 
-        let redis = try Spawned(
-            "/usr/bin/redis-server",
-            [
-                "--port", "\(Self.freePort())", "--bind", "127.0.0.1", "--dir", scratch.path, "--save", "",
-                "--appendonly", "yes", "--appendfsync", "always",
-            ], readyText: "Ready to accept connections")
+        let redis = try Self.startRedis(scratch.path)
         defer { redis.stop() }
         let redisPort = UInt16(redis.arguments[1])!
         let setup = try RedisClient(port: redisPort)
@@ -79,21 +77,10 @@ struct ServerBenchmark {
         var plaintext16: LoadGenerator.Result?
         for connections in [1, 16, 64] {
             let perConnection = connections == 1 ? 4000 : (connections == 16 ? 1500 : 400)
-            let water = try LoadGenerator.run(
-                try (0..<connections).map { index in
-                    let token = tokens[index % Self.historic]
-                    return (
-                        try Self.handshaken(address),
-                        Self.logRequests(perConnection, token: token)
-                    )
-                }, framing: .water, serverPID: server.pid)
-            let peer = try LoadGenerator.run(
-                try (0..<connections).map { _ in
-                    (
-                        try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
-                        Array(repeating: logScript, count: perConnection)
-                    )
-                }, framing: .redis, serverPID: redis.pid)
+            let water = try Self.runLogs(
+                server, address, connections: connections, times: perConnection, tokens: tokens)
+            let peer = try Self.runRedis(
+                redis, port: redisPort, connections: connections, sending: logScript, times: perConnection)
             record("log_per_s_\(connections)", water.perSecond)
             record("log_p50_us_\(connections)", water.p50)
             record("log_p99_us_\(connections)", water.p99)
@@ -115,13 +102,9 @@ struct ServerBenchmark {
         let boards = try LoadGenerator.run(
             try (0..<16).map { _ in (try Self.handshaken(address), Array(repeating: boardRequest, count: 1500)) },
             framing: .water, serverPID: server.pid)
-        let peerBoards = try LoadGenerator.run(
-            try (0..<16).map { _ in
-                (
-                    try Socket.connect(to: HostPort(host: "127.0.0.1", port: redisPort)),
-                    Array(repeating: RedisClient.encode(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]), count: 1500)
-                )
-            }, framing: .redis, serverPID: redis.pid)
+        let peerBoards = try Self.runRedis(
+            redis, port: redisPort, connections: 16,
+            sending: RedisClient.encode(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]), times: 1500)
         record("board_per_s_16", boards.perSecond)
         record("board_server_cpu_us_16", boards.serverCPUMicroseconds)
         record("redis_board_per_s_16", peerBoards.perSecond)
@@ -176,6 +159,111 @@ struct ServerBenchmark {
             try Self.clientWallTime(
                 secureAddress, scratch: scratch.path + "/tls-resumed",
                 environment: trust.merging(["WATER_TLS_RESUME": "1"]) { $1 }))
+        secure.stop()
+        redis.stop()
+        if let shims {
+            try measureAllocations(data, shims: shims, tokens: tokens, scratch: scratch.path)
+            try measureSlowSync(data, shims: shims, tokens: tokens, scratch: scratch.path)
+        }
+    }
+
+    /// Heap allocations per durable log at 16 connections: the server started with the
+    /// benchmark's counting shim (LD_PRELOAD), counted over the logs after a warm-up.
+    private mutating func measureAllocations(_ data: String, shims: String, tokens: [[UInt8]], scratch: String)
+        throws
+    {
+        let counts = "\(scratch)/allocation-counts"
+        let (server, address) = try Self.startWater(
+            data, environment: ["LD_PRELOAD": "\(shims)/count_allocations.so", "WATER_ALLOC_COUNTS": counts])
+        defer { server.stop() }
+        func lanes(_ count: Int) throws -> [(Socket, [[UInt8]])] {
+            try (0..<16).map {
+                (try Self.handshaken(address), Self.logRequests(count, token: tokens[$0 % Self.historic]))
+            }
+        }
+        _ = try LoadGenerator.run(try lanes(200), framing: .water, serverPID: server.pid)
+        let measured = try lanes(1500)
+        let before = Self.allocationCount(counts)
+        let run = try LoadGenerator.run(measured, framing: .water, serverPID: server.pid)
+        record("heap_allocations_per_log_16", Double(Self.allocationCount(counts) - before) / Double(run.operations))
+    }
+
+    /// Both servers with every fsync and fdatasync made 3 ms slower (the shim), as on a Pi's SD
+    /// card: 16 connections logging, side by side.
+    private mutating func measureSlowSync(_ data: String, shims: String, tokens: [[UInt8]], scratch: String) throws {
+        let slow = ["LD_PRELOAD": "\(shims)/slow_sync.so", "WATER_SLOW_SYNC_US": "3000"]
+        let (server, address) = try Self.startWater(data, environment: slow)
+        defer { server.stop() }
+        let redisData = "\(scratch)/redis-slow-sync"
+        _ = mkdir(redisData, 0o700)
+        let redis = try Self.startRedis(redisData, environment: slow)
+        defer { redis.stop() }
+        let redisPort = UInt16(redis.arguments[1])!
+        let sha = try Self.loadScript(try RedisClient(port: redisPort))
+        let water = try Self.runLogs(server, address, connections: 16, times: 300, tokens: tokens)
+        let logScript = RedisClient.encode(["EVALSHA", sha, "2", "log:h1", "board", "250", "h1", "{\"ml\":250}"])
+        let peer = try Self.runRedis(redis, port: redisPort, connections: 16, sending: logScript, times: 300)
+        record("slow_sync_log_per_s_16", water.perSecond)
+        record("slow_sync_log_p99_us_16", water.p99)
+        record("slow_sync_redis_log_per_s_16", peer.perSecond)
+        record("slow_sync_redis_log_p99_us_16", peer.p99)
+        record("slow_sync_log_ratio_vs_redis_16", water.perSecond / peer.perSecond)
+        record("slow_sync_p99_ratio_vs_redis_16", water.p99 / peer.p99)
+    }
+
+    /// The closed loop of logs: `connections` handshaken sockets, each logging `times` times as
+    /// one of the historic members.
+    static func runLogs(
+        _ server: Spawned, _ address: HostPort, connections: Int, times: Int, tokens: [[UInt8]]
+    ) throws -> LoadGenerator.Result {
+        try LoadGenerator.run(
+            try (0..<connections).map {
+                (try Self.handshaken(address), Self.logRequests(times, token: tokens[$0 % Self.historic]))
+            }, framing: .water, serverPID: server.pid)
+    }
+
+    /// The same closed loop against Redis: `connections` sockets, each sending `request` `times` times.
+    static func runRedis(
+        _ redis: Spawned, port: UInt16, connections: Int, sending request: [UInt8], times: Int
+    ) throws -> LoadGenerator.Result {
+        try LoadGenerator.run(
+            try (0..<connections).map { _ in
+                (
+                    try Socket.connect(to: HostPort(host: "127.0.0.1", port: port)),
+                    Array(repeating: request, count: times)
+                )
+            }, framing: .redis, serverPID: redis.pid)
+    }
+
+    /// The plaintext release server on `data`, on a free loopback port.
+    static func startWater(_ data: String, environment: [String: String] = [:]) throws -> (Spawned, HostPort) {
+        let server = try Spawned(
+            productsDirectory + "/water-server",
+            [
+                "serve", "--data", data, "--listen", "127.0.0.1:0", "--plaintext", "--password-strength", "minimum",
+                "--max-connections", "1024", "--max-per-address", "1024", "--time-zone", "UTC",
+            ], environment: environment)
+        let address = try require(
+            HostPort(parsing: server.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
+            "the listening address")
+        return (server, address)
+    }
+
+    /// redis-server with `appendfsync always` on a free loopback port, its files in `directory`,
+    /// with the log-a-drink script loaded (it reads the AOF back, script and all).
+    static func startRedis(_ directory: String, environment: [String: String] = [:]) throws -> Spawned {
+        try Spawned(
+            "/usr/bin/redis-server",
+            [
+                "--port", "\(Self.freePort())", "--bind", "127.0.0.1", "--dir", directory, "--save", "",
+                "--appendonly", "yes", "--appendfsync", "always",
+            ], readyText: "Ready to accept connections", environment: environment)
+    }
+
+    /// The count the allocation shim keeps in `path`.
+    static func allocationCount(_ path: String) -> UInt64 {
+        guard let bytes = FileManager.default.contents(atPath: path), bytes.count >= 8 else { return 0 }
+        return bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
     }
 
     // MARK: Preparation

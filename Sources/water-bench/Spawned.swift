@@ -9,10 +9,13 @@ final class Spawned {
     private(set) var firstLine = ""
 
     /// Starts `path` and waits (at most 60 s) for its first output line, or for `readyText`.
-    init(_ path: String, _ arguments: [String], readyText: String? = nil) throws {
+    init(_ path: String, _ arguments: [String], readyText: String? = nil, environment: [String: String] = [:]) throws {
         self.arguments = arguments
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

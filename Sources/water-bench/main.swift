@@ -17,6 +17,12 @@ if let index = arguments.firstIndex(of: "--dir"), index + 1 < arguments.count {
     directory = arguments[index + 1]
     arguments.removeSubrange(index...(index + 1))
 }
+/// Where scripts/bench built its LD_PRELOAD shims (the allocation counter, the slow sync).
+var shims: String?
+if let index = arguments.firstIndex(of: "--shims"), index + 1 < arguments.count {
+    shims = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+}
 
 /// DESIGN.md section 9's targets for the figures that have one (and issue 12's for the prompt).
 let targets: [String: (limit: Double, atMost: Bool)] = [
@@ -26,6 +32,11 @@ let targets: [String: (limit: Double, atMost: Bool)] = [
     "log_p50_vs_fsync_plus_rtt_1": (1.3, true),
     "log_ratio_vs_redis_16": (1.0, false),
     "log_ratio_vs_redis_64": (1.0, false),
+    "log_cpu_ratio_vs_redis_16": (1.0, true),
+    "log_cpu_ratio_vs_redis_64": (1.0, true),
+    "heap_allocations_per_log_16": (10, true),
+    "slow_sync_log_ratio_vs_redis_16": (1.0, false),
+    "slow_sync_p99_ratio_vs_redis_16": (1.2, true),
     "log_p99_us_16": (3000, true),
     "log_p99_us_64": (3000, true),
     "board_ratio_vs_redis_16": (1.0, false),
@@ -99,7 +110,7 @@ case "drive" where arguments.count == 6:
         )
     }
 case "server":
-    var benchmark = ServerBenchmark(directory: directory)
+    var benchmark = ServerBenchmark(directory: directory, shims: shims)
     orExit { try benchmark.run() }
     emitResults(benchmark.results)
 case "codec":
