@@ -33,11 +33,13 @@ public enum AdminCommands {
         return store
     }
 
-    /// Creates the data directory and its first admin.
+    /// Creates the data directory and its first admin. Every argument is checked before anything
+    /// is created, so a refused one leaves no half-made directory behind.
     public static func initialize(
         dataDirectory: String, admin: String, password: String, timeZone: MemberTimeZone,
         strength: PasswordHasher.Strength, logger: Logger
     ) throws -> Account {
+        try AccountBook.checkUsernameForm(admin, field: "admin")
         try AccountBook.checkPassword(password, field: "password")
         let store = try open(dataDirectory, logger: logger, timeZone: timeZone)
         defer { store.close() }

@@ -53,6 +53,7 @@ public final class Server: Sendable {
         var options = StoreOptions()
         options.defaultTimeZone = configuration.householdTimeZone
         options.timeZones = configuration.timeZones
+        options.mayCreate = false
         // `water-server status` shows a compaction when it happens, not at the next tick.
         let compactions = CompactionSignal()
         options.compacted = { compactions.fire() }

@@ -19,6 +19,9 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A file disappeared while it was read: a running server compacted it away. Reading
         /// again finds the files that replaced it.
         public static let vanished = Code(name: "vanished")
+        /// The path holds no data directory (no format file), and the caller may not make one
+        /// there: `serve` on a mistyped path or a disk not yet mounted.
+        public static let notADataDirectory = Code(name: "not a data directory")
 
         public var description: String { name }
     }

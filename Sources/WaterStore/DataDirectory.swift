@@ -49,14 +49,22 @@ public enum DataDirectory {
         case current
     }
 
-    /// Creates the directory (0700) when missing, checks its format version and takes its
-    /// lock for the life of the process.
+    /// Creates the directory (0700) when missing and `mayCreate`, checks its format version and
+    /// takes its lock for the life of the process.
     /// - Throws: `.locked` naming the holder when another process uses it, `.unsupportedVersion`
-    ///   for a directory of another format, `.ioFailure` when it cannot be created.
+    ///   for a directory of another format, `.notADataDirectory` when it has no format file and
+    ///   may not be made, `.ioFailure` when it cannot be created.
     /// - Returns: the lock's handle (closing it releases the directory), and what it found.
-    static func prepare(_ path: String, fileSystem: any FileSystem, owner: String)
+    static func prepare(_ path: String, fileSystem: any FileSystem, owner: String, mayCreate: Bool = true)
         throws(ArchiveError) -> (lock: FileHandleID, state: State)
     {
+        guard mayCreate || fileSystem.fileExists("\(path)/\(formatFile)") else {
+            throw ArchiveError(
+                .notADataDirectory,
+                "\(path) is not a water data directory (it has no format file): check the path and that its "
+                    + "disk is mounted, or make a new household there with water-server init --data \(path) --admin NAME"
+            )
+        }
         do {
             try fileSystem.createDirectory(path, mode: 0o700)
         } catch {

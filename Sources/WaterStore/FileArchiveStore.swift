@@ -24,6 +24,10 @@ public struct StoreOptions: Sendable {
     public var timeZones: any TimeZoneSource = ZoneInfo.system
     /// Told after each compaction, from the compaction queue.
     public var compacted: @Sendable () -> Void = {}
+    /// Whether a path with no data directory is made into a new, empty one. `init` and the
+    /// tools may; `serve` may not, or a mistyped path or a disk not yet mounted would be served
+    /// as a new household with a new certificate.
+    public var mayCreate = true
 
     public init() {}
 }
@@ -57,7 +61,8 @@ public final class FileArchiveStore: Sendable {
         path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions = StoreOptions(),
         logger: Logger = .silent, owner: String
     ) throws(ArchiveError) {
-        let (lock, state) = try DataDirectory.prepare(path, fileSystem: fileSystem, owner: owner)
+        let (lock, state) = try DataDirectory.prepare(
+            path, fileSystem: fileSystem, owner: owner, mayCreate: options.mayCreate)
         self.lock = lock
         self.path = path
         self.fileSystem = fileSystem

@@ -160,14 +160,18 @@ public final class ChildProcess: @unchecked Sendable {
         return false
     }
 
-    /// Runs a command to its end: exit status, standard output and standard error.
+    /// Runs a command to its end: exit status, standard output and standard error. One still
+    /// running after `seconds` is killed (status 128 + 9), so a command that should have ended
+    /// fails its test instead of hanging it.
     public static func run(
-        _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        seconds: Int = 600
     )
         throws -> (status: Int32, output: String, error: String)
     {
         let child = try ChildProcess(path, arguments, environment: environment, input: input)
-        let output = child.readOutput(seconds: 600)
+        let output = child.readOutput(seconds: seconds)
+        if child.isRunning { kill(child.pid, SIGKILL) }
         let status = child.wait()
         return (status, output, child.errorText)
     }

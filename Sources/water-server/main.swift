@@ -118,6 +118,8 @@ func serve(_ arguments: inout Arguments) throws -> Never {
 func initialize(_ arguments: inout Arguments) throws {
     let data = try requireData(&arguments)
     guard let admin = try arguments.option("admin") else { throw UsageError("--admin NAME is required") }
+    // Before the password is asked for: a name that cannot be a username is refused at once.
+    try AccountBook.checkUsernameForm(admin, field: "admin")
     let fromStandardInput = arguments.flag("password-stdin")
     let zone = try householdTimeZone(try arguments.option("time-zone"))
     let hashing = try strength(try arguments.option("password-strength"))
@@ -426,12 +428,13 @@ do {
 }
 
 extension ErrorJSON {
-    /// How a failure ends `water-server`: a busy data directory or port is 69, a domain rule 65.
+    /// How a failure ends `water-server`: a busy, missing or empty data directory or a busy port
+    /// is 69 (systemd tries again: the disk may be mounted by then), a domain rule 65.
     init(serverError error: any Error) {
         switch error {
         case let error as UsageError:
             self.init(code: "USAGE", exitCode: .usage, message: error.message)
-        case let error as ArchiveError where error.code == .locked:
+        case let error as ArchiveError where error.code == .locked || error.code == .notADataDirectory:
             self.init(code: "UNAVAILABLE", exitCode: .unavailable, message: error.message)
         case let error as SocketError:
             self.init(

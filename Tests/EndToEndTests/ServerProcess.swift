@@ -15,13 +15,14 @@ let productsDirectory = URL(
 
 let adminPassword = "mum-password-1"
 
-/// Runs a built executable to completion.
-func run(_ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:])
-    throws -> (status: Int32, output: String, error: String)
-{
+/// Runs a built executable to completion (killed after `seconds`).
+func run(
+    _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+    seconds: Int = 600
+) throws -> (status: Int32, output: String, error: String) {
     try ChildProcess.run(
         productsDirectory.appendingPathComponent(executable).path, arguments, environment: environment,
-        input: input)
+        input: input, seconds: seconds)
 }
 
 /// A real `water-server serve` on 127.0.0.1, port 0, over a temporary data directory. It is

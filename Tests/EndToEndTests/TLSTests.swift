@@ -129,14 +129,47 @@ struct TLSTests {
         #expect(server.stop() == 0)
     }
 
-    @Test("serve on a data directory that does not exist yet makes it, and the TLS key in it")
-    func serveMakesTheDirectory() throws {
+    @Test("a data directory made before TLS gets its certificate at its first start")
+    func serveMakesTheCertificate() throws {
+        let server = try ServerProcess.fresh(tls: true)
+        let certificate = "\(server.dataDirectory)/tls/certificate.pem"
+        let first = try String(contentsOfFile: certificate, encoding: .utf8)
+        let restarted = try server.restarted(whileStopped: {
+            try FileManager.default.removeItem(atPath: "\(server.dataDirectory)/tls")
+        })
+        let made = try String(contentsOfFile: certificate, encoding: .utf8)
+        #expect(made.hasPrefix("-----BEGIN CERTIFICATE-----") && made != first)
+        #expect(restarted.stop() == 0)
+    }
+
+    @Test("serve on a missing or empty directory refuses in one line, exit 69, and makes nothing there")
+    func serveNeverMakesAHousehold() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fresh-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: "\(folder)/empty", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = try ServerProcess(dataDirectory: "\(folder)/data", tls: true)
-        #expect(FileManager.default.fileExists(atPath: "\(folder)/data/tls/certificate.pem"))
-        #expect(server.stop() == 0)
+        for data in ["\(folder)/missing", "\(folder)/empty"] {
+            // Killed if it serves instead (status 137).
+            let served = try run(
+                "water-server", ["serve", "--data", data, "--listen", "127.0.0.1:0", "--plaintext"], seconds: 30)
+            #expect(served.status == 69, "\(data): \(served.output)\(served.error)")
+            #expect(served.error.contains("\(data) is not a water data directory"), "\(served.error)")
+            #expect(served.error.contains("water-server init --data \(data)"), "\(served.error)")
+            #expect(served.error.split(separator: "\n").count == 1, "\(served.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/missing"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(folder)/empty").isEmpty)
+    }
+
+    @Test("init refuses a bad --admin before asking for a password or making anything")
+    func initChecksFirst() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fresh-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let made = try run(
+            "water-server", ["init", "--data", folder, "--admin", "Mum!", "--password-stdin"], input: "mum-password-1\n"
+        )
+        #expect(made.status == 65, "\(made.output)\(made.error)")
+        #expect(made.error.contains("a username must start with a-z"), "\(made.error)")
+        #expect(!FileManager.default.fileExists(atPath: folder), "init left a half-made directory")
     }
 
     @Test("a connection that never starts TLS is closed at the handshake deadline")

@@ -133,6 +133,14 @@ public struct AccountBook: Hashable, Sendable {
         }
     }
 
+    /// Refuses a name that cannot be a username; `field` names it in the error.
+    public static func checkUsernameForm(_ username: String, field: String) throws(DomainError) {
+        guard isValidUsername(username) else {
+            throw .invalid(
+                field, "a username must start with a-z and hold only a-z, 0-9, _ and -, at most 32 characters")
+        }
+    }
+
     public static func isValidUsername(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else {
@@ -182,10 +190,7 @@ public struct AccountBook: Hashable, Sendable {
     }
 
     private func checkUsername(_ username: String, field: String) throws(DomainError) {
-        guard Self.isValidUsername(username) else {
-            throw .invalid(
-                field, "a username must start with a-z and hold only a-z, 0-9, _ and -, at most 32 characters")
-        }
+        try Self.checkUsernameForm(username, field: field)
         guard account(named: username) == nil else {
             throw DomainError(.conflict, field: field, "there is already a member called \(username)")
         }
