@@ -49,6 +49,10 @@ public final class Server: Sendable {
     /// ``start()``.
     /// - Throws: ``ArchiveError`` for the data directory (locked, unknown format), or
     ///   ``SocketError`` when the address cannot be bound.
+    /// What a serving process writes in the data directory's lock: `status` knows the server
+    /// runs by finding its lock held by the pid its status file names.
+    static func lockOwner(pid: pid_t) -> String { "pid \(pid) water-server serve" }
+
     public init(configuration: ServerConfiguration, logger: Logger) throws {
         var options = StoreOptions()
         options.defaultTimeZone = configuration.householdTimeZone
@@ -60,7 +64,7 @@ public final class Server: Sendable {
         self.compactions = compactions
         let store = try FileArchiveStore(
             path: configuration.dataDirectory, options: options, logger: logger,
-            owner: "pid \(getpid()) water-server serve")
+            owner: Self.lockOwner(pid: getpid()))
         // After the store: it makes a missing data directory, and its lock keeps a second
         // server from making a second key beside this one.
         let tls: TLSContext?

@@ -51,7 +51,10 @@ public struct StatusReport: Encodable, Sendable {
             }, uniquingKeysWith: { $1 })
         let pid = fields["pid"].flatMap { Int32($0) }
         let started = fields["started_at_unix_ms"].flatMap(Int64.init)
-        let running = pid.map { kill($0, 0) == 0 } ?? false && started != nil
+        // Running means the lock is held, by the process the status file names: after a power
+        // cut, the recorded pid may have been given to another program, which holds no lock.
+        let running =
+            started != nil && pid.map { DataDirectory.user(of: dataDirectory) == Server.lockOwner(pid: $0) } ?? false
         let compaction = fields["last_compaction"]?.split(separator: " ", maxSplits: 1)
         // The shared log takes its share of the disk too (whole segments, made ahead of time).
         let archives =

@@ -122,4 +122,19 @@ struct StatusTests {
         let stopped = try run("water-server", ["status", "--data", server.dataDirectory])
         #expect(stopped.output.hasPrefix("not running"))
     }
+
+    @Test("after a power cut, a status file naming a pid now some other program's says not running")
+    func reusedPID() throws {
+        let server = try ServerProcess.fresh()
+        #expect(waitUntil { server.statusFile["pid"] == "\(server.pid)" }, "\(server.statusFile)")
+        #expect(server.killAbruptly() == 128 + SIGKILL)
+        // The pid is given to another program: this test's own process, alive and holding no lock.
+        let path = "\(server.dataDirectory)/status"
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        try text.replacingOccurrences(of: "pid \(server.pid)\n", with: "pid \(getpid())\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("pid \(getpid())\n"))
+        let status = try run("water-server", ["status", "--data", server.dataDirectory])
+        #expect(status.output.hasPrefix("not running"), "\(status.output)")
+    }
 }
