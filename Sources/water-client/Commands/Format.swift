@@ -4,9 +4,11 @@ import WaterProtocol
 
 /// Human output: bars, colours, times.
 enum Format {
-    /// A bar of `width` cells for `progress` (0 to 1).
+    /// A bar of `width` cells for `progress` (0 to 1), filled by whole cells reached, as the
+    /// percent beside it is: 99 % never draws a full bar. (The epsilon keeps 0.15 × 20, which
+    /// is 2.9999… in binary, at 3 cells.)
     static func bar(_ progress: Double, width: Int = 20) -> String {
-        let filled = Int((min(max(progress, 0), 1) * Double(width)).rounded())
+        let filled = Int((min(max(progress, 0), 1) * Double(width) + 1e-9).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         return Terminal.usesColour ? (progress >= 1 ? green(bar) : blue(bar)) : bar
     }

@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+import WaterProtocol
+import WaterTestSupport
+
+/// Points of issue 22, through the real binaries.
+@Suite("Everyday polish, end to end", .serialized)
+struct EverydayPolishTests {
+    @Test("the bar never looks fuller than the percent: 1980 of 2000 (99 %) leaves a cell empty")
+    func barFloors() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["goal", "2000"]).status == 0)
+        #expect(try mum.run(["log", "1980"]).status == 0)
+        let today = try mum.run(["today"])
+        #expect(today.output.contains("███████████████████░ 1980 / 2000 ml  99 %"), "\(today.output)")
+        #expect(try mum.run(["log", "20"]).status == 0)
+        #expect(try mum.run(["today"]).output.contains("████████████████████ 2000 / 2000 ml  100 %"))
+    }
+}
