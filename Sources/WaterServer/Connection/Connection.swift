@@ -15,7 +15,7 @@ import WaterTransport
 /// a reply never shows a write that is not on disk, and when its group failed, a reply that
 /// showed it becomes an error before anything leaves. Replies leave in the order they were
 /// made.
-final class Connection: EventLoopHandler, @unchecked Sendable {
+final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     let id: UInt64
     let peer: String
     /// The peer's address without the port: what connection limits and login throttling count.

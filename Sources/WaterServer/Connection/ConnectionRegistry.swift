@@ -24,14 +24,8 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private var needingFlush: [Connection] = []
     /// The connections being flushed at the end of a turn (``needingFlush`` of the turn).
     private var flushing: [Connection] = []
-    /// Connections with replies waiting for a group to be durable, and the same list while a
-    /// group's replies are released.
-    private var holding: [Connection] = []
-    private var released: [Connection] = []
-    /// The newest group the committer's writer has finished, and those of its groups that
-    /// failed and still have replies waiting.
-    private var durableGroup: UInt64 = 0
-    private var failedGroups: [UInt64] = []
+    /// Whose replies wait for which group of the log.
+    private var held = HeldReplies<Connection>()
     private var isShuttingDown = false
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -67,43 +61,18 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     func turnEnded() {
         loop.preconditionInLoop()
         let committer = services.store.committer
-        let publication = committer.publishTurn(deliveredThrough: durableGroup)
-        if case .committedHere(let committed, succeeded: true) = publication { durableGroup = committed }
-        let group = committer.lastQueuedGroup
+        let publication = committer.publishTurn(deliveredThrough: held.durableGroup)
         // Swapped, so that both arrays keep their capacity and a turn allocates nothing here.
         swap(&flushing, &needingFlush)
-        for connection in flushing {
-            connection.isQueuedForFlush = false
-            connection.endTurn(holdingFor: group, durable: durableGroup)
-            if connection.isHoldingReplies, !connection.isInHolding {
-                connection.isInHolding = true
-                holding.append(connection)
-            }
-        }
+        for connection in flushing { connection.isQueuedForFlush = false }
+        held.turnEnded(publication, group: committer.lastQueuedGroup, holders: flushing)
         flushing.removeAll(keepingCapacity: true)
-        if case .committedHere(let failed, succeeded: false) = publication {
-            groupCommitted(failed, succeeded: false)
-        }
     }
 
-    /// The committer's writer made `group` durable, or failed it: the replies that waited for it
-    /// go (as refusals where they showed writes of a failed group).
+    /// The committer's writer made `group` durable, or failed it.
     func groupCommitted(_ group: UInt64, succeeded: Bool) {
         loop.preconditionInLoop()
-        durableGroup = max(durableGroup, group)
-        if !succeeded { failedGroups.append(group) }
-        swap(&released, &holding)
-        for connection in released {
-            connection.release(upTo: durableGroup, failed: failedGroups)
-            if connection.isHoldingReplies {
-                holding.append(connection)
-            } else {
-                connection.isInHolding = false
-            }
-        }
-        released.removeAll(keepingCapacity: true)
-        // A failed group matters to replies that wait for it or an earlier one only.
-        failedGroups.removeAll { failed in !holding.contains { $0.isHolding(forGroup: failed) } }
+        held.groupCommitted(group, succeeded: succeeded)
     }
 
     // MARK: Connections

@@ -1,0 +1,71 @@
+import WaterStore
+
+/// A connection as ``HeldReplies`` sees it: replies tagged, at the end of the turn that made
+/// them, with the group of the log they wait for, and let go once that group is durable.
+protocol HoldsReplies: AnyObject {
+    /// Tags the turn's replies with `group`, and lets go those whose group is `durable` already.
+    func endTurn(holdingFor group: UInt64, durable: UInt64)
+    /// Lets go the replies whose group is `durable` or older, as refusals where they showed the
+    /// writes of a group in `failed`.
+    func release(upTo durable: UInt64, failed: [UInt64])
+    /// Whether replies still wait.
+    var isHoldingReplies: Bool { get }
+    /// Whether a reply waits for `group` or an earlier one.
+    func isHolding(forGroup group: UInt64) -> Bool
+    /// Whether it is in the list of those waiting (kept by ``HeldReplies``).
+    var isInHolding: Bool { get set }
+}
+
+/// Which connections' replies wait for which group of the log, and how far the log is durable.
+/// The event loop's (``ConnectionRegistry`` keeps one and calls it on the loop only): the only
+/// place the loop learns a group is durable, whether its writer finished the group or the loop
+/// committed it itself.
+struct HeldReplies<Holder: HoldsReplies> {
+    /// The newest group known durable.
+    private(set) var durableGroup: UInt64 = 0
+    /// Connections with replies waiting, and the same list while a group's replies are let go.
+    private var holding: [Holder] = []
+    private var released: [Holder] = []
+    /// Groups that failed and still have replies waiting for them or for an earlier group.
+    private var failedGroups: [UInt64] = []
+
+    /// A turn ended: `publication` is what the committer did with its writes, `group` the newest
+    /// group anything was queued for (what every reply of the turn may have seen), and
+    /// `holders` the connections with replies made in the turn.
+    mutating func turnEnded(_ publication: GroupCommitter.Publication, group: UInt64, holders: [Holder]) {
+        if case .committedHere(let committed, succeeded: true) = publication {
+            durableGroup = max(durableGroup, committed)
+        }
+        for holder in holders {
+            holder.endTurn(holdingFor: group, durable: durableGroup)
+            if holder.isHoldingReplies, !holder.isInHolding {
+                holder.isInHolding = true
+                holding.append(holder)
+            }
+        }
+        // A group the loop committed may be one that replies of earlier turns wait for (it was
+        // handed to the writer, and the loop took it before the writer woke): they go too.
+        if case .committedHere(let committed, let succeeded) = publication {
+            groupCommitted(committed, succeeded: succeeded)
+        }
+    }
+
+    /// `group` is durable, or failed: the replies that waited for it go (as refusals where they
+    /// showed writes of a failed group).
+    mutating func groupCommitted(_ group: UInt64, succeeded: Bool) {
+        durableGroup = max(durableGroup, group)
+        if !succeeded { failedGroups.append(group) }
+        swap(&released, &holding)
+        for holder in released {
+            holder.release(upTo: durableGroup, failed: failedGroups)
+            if holder.isHoldingReplies {
+                holding.append(holder)
+            } else {
+                holder.isInHolding = false
+            }
+        }
+        released.removeAll(keepingCapacity: true)
+        // A failed group matters to replies that wait for it or an earlier one only.
+        failedGroups.removeAll { failed in !holding.contains { $0.isHolding(forGroup: failed) } }
+    }
+}
