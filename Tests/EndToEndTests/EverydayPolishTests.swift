@@ -19,4 +19,24 @@ struct EverydayPolishTests {
         #expect(try mum.run(["log", "20"]).status == 0)
         #expect(try mum.run(["today"]).output.contains("████████████████████ 2000 / 2000 ml  100 %"))
     }
+
+    @Test("member ls shows every username whole, however long, and the names stay in one column")
+    func memberListKeepsUsernames() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let long = "grandmother_margaret"
+        #expect(
+            try mum.run(
+                ["member", "add", long, "--display-name", "Gran", "--password-stdin"], input: "gran-password-1\n"
+            )
+            .status == 0)
+        let lines = try mum.run(["member", "ls"]).output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("\(long) Gran"), "\(lines)")
+        #expect(
+            lines.contains { $0.hasPrefix("mum" + String(repeating: " ", count: long.count - 3) + " ") }, "\(lines)")
+        // The name copied from the list is the member's.
+        #expect(try mum.run(["member", "rename", long, "--display-name", "Granny"]).status == 0)
+    }
 }

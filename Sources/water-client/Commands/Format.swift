@@ -89,8 +89,11 @@ enum Format {
     }
 
     /// `text` in a column `width` characters wide, left-aligned: cut when longer, spaces after.
+    /// `text` in a column of `width` characters: padded, or cut with an ellipsis so that a cut
+    /// name never passes for a whole one.
     static func column(_ text: String, _ width: Int) -> String {
-        String(text.prefix(width)) + String(repeating: " ", count: max(0, width - text.count))
+        guard text.count <= width else { return String(text.prefix(width - 1)) + "…" }
+        return text + String(repeating: " ", count: width - text.count)
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

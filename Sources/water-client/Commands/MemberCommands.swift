@@ -67,8 +67,11 @@ enum MemberCommands {
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListMembersRequest())
             invocation.output(response) {
-                response.members.map {
-                    "\(Format.column($0.username.terminalSafe, 16)) \($0.displayName.terminalSafe)"
+                // Usernames are what members copy into other commands: the column fits the
+                // longest one, never cuts it.
+                let width = response.members.map { $0.username.terminalSafe.count }.max() ?? 0
+                return response.members.map {
+                    "\(Format.column($0.username.terminalSafe, max(width, 8))) \($0.displayName.terminalSafe)"
                         + ($0.role == .admin ? "  (admin)" : "")
                 }.joined(separator: "\n")
             }
