@@ -138,6 +138,24 @@ struct BackPressureTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("a connection that reads nothing for 60 s while its stream waits is closed; the others carry on")
+    func stalledConnectionIsClosed() throws {
+        let (server, _) = try Self.serverWithHistory()
+        let token = try server.client("mum", password: adminPassword).token
+        let stalled = try UnreadConnection(
+            to: server.address, sending: handshakeFrame() + request(2, WaterV1.ExportRequest(), token))
+        defer { stalled.close() }
+        #expect(server.waitForLog("streams paused", lines: 1))
+        // The known event is the server's own line; its bound is the stall timeout and more.
+        #expect(server.waitForLog("read nothing for 60", seconds: 120))
+        let replies = try exchange(on: stalled.socket, [], seconds: 60)
+        #expect(replies.closed, "the server closed it")
+        #expect(!replies.replies.contains { $0.callID == 2 && $0.endOfStream }, "the export was cut short")
+        let dad = try server.client("dad", password: "dad-password-1")
+        _ = try dad.call(WaterV1.LogWaterRequest(entryID: dad.newID().description, amountMl: 300))
+        #expect(server.stop() == 0)
+    }
+
     static func dadsTotal(_ reply: WaterV1.ResponseEnvelope) throws -> Int32 {
         try WaterV1.WatchBoardResponse(serializedBytes: reply.payload).board?.rows.first { $0.username == "dad" }?
             .totalMl ?? 0
