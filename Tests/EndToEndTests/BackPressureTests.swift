@@ -126,6 +126,7 @@ struct BackPressureTests {
                 && replies.contains { $0.callID == 2 && (try? Self.dadsTotal($0)) == 2000 }
         })
         let watched = try replies.filter { $0.callID == 2 }.map { try Self.dadsTotal($0) }
+        print("back-pressure: the slow watcher was sent \(watched.count) boards for 20 changes: \(watched)")
         #expect(watched.first == 0, "the board when the call started")
         #expect(watched.last == 2000, "the latest board: \(watched)")
         #expect(watched.count <= 3, "coalesced, not queued: \(watched)")
