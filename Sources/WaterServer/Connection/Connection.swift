@@ -15,6 +15,9 @@ import WaterTransport
 /// a reply never shows a write that is not on disk, and when its group failed, a reply that
 /// showed it becomes an error before anything leaves. Replies leave in the order they were
 /// made.
+///
+/// Streams go at the pace the peer reads: each message's next is made only while the unsent
+/// bytes are under the watermarks (``OutputWatermarks``); the connection keeps the paused ones.
 final class Connection: EventLoopHandler, @unchecked Sendable {
     let id: UInt64
     let peer: String
