@@ -6,6 +6,7 @@ import WaterCore
 import WaterProtocol
 import WaterStore
 import WaterSync
+import WaterTLS
 import WaterTestSupport
 import WaterTransport
 
@@ -16,14 +17,14 @@ struct BackPressureTests {
     /// Ten years of mum's drinks (about 36 000), written into her archive while the server is
     /// stopped, as a household that has used it that long has them. (Five years' export fits in
     /// the kernel's buffers and the high mark together here, and never pauses.)
-    static func serverWithHistory(years: Int = 10) throws -> (ServerProcess, [WaterEntry]) {
+    static func serverWithHistory(years: Int = 10, tls: Bool = false) throws -> (ServerProcess, [WaterEntry]) {
         var history = RealisticHistory(seed: 18)
         let days = years * 365
         let entries = history.entries(
             days: days, startingAt: UnixTime.nowMilliseconds() - Int64(days + 1) * 86_400_000)
         // One address holds every connection of these tests.
         let options = ["--max-per-address", "100"]
-        var server = try ServerProcess.fresh(options)
+        var server = try ServerProcess.fresh(options, tls: tls)
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
         server = try server.restarted(options) {
@@ -72,11 +73,8 @@ struct BackPressureTests {
 
         // The peer that starts reading gets the whole export, exactly once, in order.
         let replies = try exports[0].readAll(until: { $0.contains { $0.callID == 2 && $0.endOfStream } })
-        let stream = replies.filter { $0.callID == 2 }
-        #expect(stream.last?.statusCode == .ok)
-        let exported = try stream.dropLast().flatMap {
-            try WaterV1.ExportResponse(serializedBytes: $0.payload).history?.entries ?? []
-        }
+        #expect(replies.last { $0.callID == 2 }?.statusCode == .ok)
+        let exported = try Self.exportedEntries(replies, call: 2)
         #expect(exported.map(\.entryID) == entries.map(\.id.description))
         #expect(exported.map(\.amountMl) == entries.map(\.amountMillilitres))
         for export in exports { export.close() }
@@ -130,12 +128,24 @@ struct BackPressureTests {
         #expect(watched.first == 0, "the board when the call started")
         #expect(watched.last == 2000, "the latest board: \(watched)")
         #expect(watched.count <= 3, "coalesced, not queued: \(watched)")
-        let exported = try replies.filter { $0.callID == 3 && !$0.endOfStream }.flatMap {
-            try WaterV1.ExportResponse(serializedBytes: $0.payload).history?.entries ?? []
-        }
-        #expect(exported.count == entries.count)
+        #expect(try Self.exportedEntries(replies, call: 3).count == entries.count)
         slow.close()
         watcher.join(seconds: 30)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("over TLS, where what waits is ciphertext, an export paused while nobody reads is whole when read")
+    func pausedExportOverTLS() throws {
+        let (server, entries) = try Self.serverWithHistory(tls: true)
+        let token = try server.client("mum", password: adminPassword).token
+        let connection = try UnreadConnection(to: server.address, sending: [])
+        defer { connection.close() }
+        try connection.startTLS(ClientConfiguration(server: server.address, security: server.security))
+        try connection.send(handshakeFrame() + request(2, WaterV1.ExportRequest(), token))
+        #expect(server.waitForLog("streams paused", lines: 1))
+        let replies = try connection.readAll(until: { $0.contains { $0.callID == 2 && $0.endOfStream } })
+        #expect(replies.last { $0.callID == 2 }?.statusCode == .ok)
+        #expect(try Self.exportedEntries(replies, call: 2).map(\.entryID) == entries.map(\.id.description))
         #expect(server.stop() == 0)
     }
 
@@ -157,6 +167,15 @@ struct BackPressureTests {
         #expect(server.stop() == 0)
     }
 
+    /// The entries of the Export call `callID`, in the order they came.
+    static func exportedEntries(_ replies: [WaterV1.ResponseEnvelope], call callID: UInt64) throws
+        -> [WaterV1.WaterEntry]
+    {
+        try replies.filter { $0.callID == callID && !$0.endOfStream }.flatMap {
+            try WaterV1.ExportResponse(serializedBytes: $0.payload).history?.entries ?? []
+        }
+    }
+
     static func dadsTotal(_ reply: WaterV1.ResponseEnvelope) throws -> Int32 {
         try WaterV1.WatchBoardResponse(serializedBytes: reply.payload).board?.rows.first { $0.username == "dad" }?
             .totalMl ?? 0
@@ -175,6 +194,8 @@ private func request(_ callID: UInt64, _ request: some RPCRequest, _ token: [UIn
 /// would hold megabytes of what it is sent, and the server's buffers would never fill.
 private final class UnreadConnection {
     let socket: Socket
+    /// The TLS session over it, once ``startTLS(_:)`` has made one.
+    private var tls: TLSSession?
 
     init(to address: HostPort, sending bytes: [UInt8]) throws {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -204,6 +225,21 @@ private final class UnreadConnection {
         }
     }
 
+    /// Makes the TLS handshake (the one time it reads before ``readAll(until:)``).
+    func startTLS(_ configuration: ClientConfiguration) throws {
+        tls = try WaterConnection.handshakeTLS(configuration, on: socket)
+    }
+
+    /// Sends `bytes` (encrypted, over TLS).
+    func send(_ bytes: [UInt8]) throws {
+        var bytes = bytes
+        if let tls {
+            try tls.write(bytes)
+            bytes = tls.takeOutput()
+        }
+        _ = try bytes.withUnsafeBytes { try socket.write($0) }
+    }
+
     /// Whether at least `count` bytes wait unread (peeked, not taken).
     func hasReceived(atLeast count: Int) -> Bool {
         var buffer = [UInt8](repeating: 0, count: count)
@@ -212,11 +248,25 @@ private final class UnreadConnection {
         } >= count
     }
 
-    /// Reads until `done` says the replies are all there (bounded for a stuck server).
+    /// Reads until `done` says the replies are all there, or the server closes it (bounded for
+    /// a stuck server).
     func readAll(until done: ([WaterV1.ResponseEnvelope]) -> Bool) throws -> [WaterV1.ResponseEnvelope] {
-        let result = try exchange(on: socket, [], until: done, seconds: 60)
-        #expect(done(result.replies), "the replies were not all there: \(result.replies.count) replies")
-        return result.replies
+        try socket.setReceiveTimeout(milliseconds: 100)
+        var decoder = FrameDecoder(maximumPayloadLength: 1 << 20)
+        var replies: [WaterV1.ResponseEnvelope] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = ContinuousClock.now + .seconds(60)  // for a stuck server only
+        while !done(replies), ContinuousClock.now < deadline {
+            guard let count = try buffer.withUnsafeMutableBytes({ try socket.read(into: $0) }) else { continue }
+            guard count > 0 else { break }
+            let received = Array(buffer[0..<count])
+            decoder.append(try tls.map { try $0.decrypt(received) ?? [] } ?? received)
+            while let frame = try decoder.nextFrame() {
+                replies.append(try WaterV1.ResponseEnvelope(serializedBytes: frame.payload))
+            }
+        }
+        #expect(done(replies), "the replies were not all there: \(replies.count) replies")
+        return replies
     }
 
     func close() { socket.close() }
