@@ -14,12 +14,17 @@ enum Access: Sendable {
 typealias Reply<Response: Sendable> = @Sendable (Result<Response, WaterError>) -> Void
 
 /// How a handler that answers later answers a call: exactly one ``reply(_:)`` for a unary
-/// call; any number of ``yield(_:)`` and then one ``finish(_:)`` for a stream. The connection
-/// counts the call as finished at the final reply.
+/// call; any number of ``yield(_:whenWritable:)`` and then one ``finish(_:)`` for a stream.
+/// The connection counts the call as finished at the final reply.
 struct Responder: Sendable {
     let callID: UInt64
     let method: String
     let deliver: @Sendable (ResponseEnvelope) -> Void
+    /// Queues a stream's message framed beforehand, then runs the closure once the connection
+    /// has room for more (see ``yield(_:whenWritable:)``).
+    let deliverFramed: @Sendable ([UInt8], _ next: @escaping @Sendable () -> Void) -> Void
+    /// How the connection frames replies (its frame limit, compression).
+    let writer: FrameWriter
     /// Registers what to do when the client cancels the call or the connection closes.
     let onCancel: @Sendable (@escaping @Sendable () -> Void) -> Void
 
@@ -34,8 +39,21 @@ struct Responder: Sendable {
         deliver(ResponseEnvelope(callID: callID, encoded: response))
     }
 
-    func yield<Response: ProtoMessage>(_ response: Response) {
-        deliver(ResponseEnvelope(callID: callID, response: response, endOfStream: false))
+    /// Sends a stream's next message and calls `next` once the connection has room for more:
+    /// at once while its unsent bytes are under the high mark, else once the peer has read them
+    /// down to the low mark (``OutputWatermarks``); never if the call ends first. A stream
+    /// makes its next message only in `next`, so one whose peer does not read stops producing.
+    /// The message is encoded, framed and compressed here, on the caller's thread: a large one
+    /// costs the event loop a copy only.
+    func yield<Response: ProtoMessage>(_ response: Response, whenWritable next: @escaping @Sendable () -> Void) {
+        let envelope = ResponseEnvelope(callID: callID, response: response, endOfStream: false)
+        // The envelope around the payload takes a few bytes: call id, field tags, lengths.
+        guard envelope.payload.count + 32 <= writer.maximumPayloadLength else {
+            return finish(WaterError(.resourceExhausted, "the reply is too large to send"))
+        }
+        var framed: [UInt8] = []
+        writer.appendReply(envelope, to: &framed, arena: WireArena(initialBlockSize: 1024))
+        deliverFramed(framed, next)
     }
 
     /// Ends a stream: OK, or with the error.

@@ -110,6 +110,14 @@ final class ServerProcess {
         waitUntil(seconds: seconds) { process.errorTextSoFar.contains(text) }
     }
 
+    /// Waits (at most `seconds`) until the running server has logged `text` on `count` lines;
+    /// whether it has.
+    func waitForLog(_ text: String, lines count: Int, seconds: Int = 30) -> Bool {
+        waitUntil(seconds: seconds) {
+            process.errorTextSoFar.split(separator: "\n").count { $0.contains(text) } >= count
+        }
+    }
+
     /// What the running server last wrote to `DATA/status` (`key value` lines; at start, every
     /// 5 seconds and after a compaction), by key; empty before the first write.
     var statusFile: [String: String] {

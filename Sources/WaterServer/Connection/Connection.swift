@@ -15,6 +15,9 @@ import WaterTransport
 /// a reply never shows a write that is not on disk, and when its group failed, a reply that
 /// showed it becomes an error before anything leaves. Replies leave in the order they were
 /// made.
+///
+/// Streams go at the pace the peer reads: each message's next is made only while the unsent
+/// bytes are under the watermarks (``OutputWatermarks``); the connection keeps the paused ones.
 final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     let id: UInt64
     let peer: String
@@ -69,6 +72,15 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private var cancelHandlers: [UInt64: [@Sendable () -> Void]] = [:]
     private var timer: TimerQueue.ID?
     private var timerDeadline: UInt64?
+    /// Whether its streams may produce (its unsent bytes against the watermarks), and whether
+    /// a peer that stopped reading has been stuck too long.
+    private var watermarks = OutputWatermarks()
+    /// What each stream paused by the watermarks runs to make its next message, in the order
+    /// they paused: run once the connection is writable again.
+    private var pausedStreams: [(callID: UInt64, resume: @Sendable () -> Void)] = []
+    /// Closes the connection once it has been stalled for the stall timeout.
+    private var stallTimer: TimerQueue.ID?
+    private var hasLoggedPause = false
 
     /// Reading stops while this much waits to be written: a peer that does not read its
     /// replies cannot make the server buffer without bound.
@@ -286,6 +298,29 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         armTimer()
     }
 
+    /// A stream's next message, framed where it was made: queued as any reply that waits for
+    /// no commit, then `next` runs now if the connection is writable, else once it is again.
+    /// A call that has ended drops it, and its stream stops there.
+    private func deliverFramed(_ callID: UInt64, _ bytes: [UInt8], next: @escaping @Sendable () -> Void) {
+        guard loop.inLoop else { return loop.execute { self.deliverFramed(callID, bytes, next: next) } }
+        guard !isClosed, machine.isInFlight(callID) else { return }
+        let start = replies.output.count
+        replies.output += bytes
+        pendingReplies.append(PendingReply(callID: callID, bytes: start..<replies.output.count, afterCommit: false))
+        owner.needsFlush(self)
+        limitPendingOutput()
+        guard watermarks.isWritable else {
+            if !hasLoggedPause {
+                // Once per connection: a slow reader pauses often, and the log stays readable.
+                hasLoggedPause = true
+                logger.info(
+                    "streams paused", ["peer": peer, "unsent": "\(unsentBytes)", "reason": "the peer is not reading"])
+            }
+            return pausedStreams.append((callID, next))
+        }
+        next()
+    }
+
     // MARK: Calls
 
     /// Runs a call where its envelope was decoded: checks who calls, then runs its handler,
@@ -321,6 +356,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             let responder = Responder(
                 callID: callID, method: method.fullName,
                 deliver: { [self] envelope in deliver(envelope, method: method) },
+                deliverFramed: { [self] bytes, next in deliverFramed(callID, bytes, next: next) },
+                writer: replies.writer,
                 onCancel: { [self] cancel in
                     guard loop.inLoop else {
                         return loop.execute { self.cancelHandlers[callID, default: []].append(cancel) }
@@ -371,6 +408,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
                 preconditionFailure("call \(call.callID) was dispatched copied")
             case .cancelCall(let callID):
                 cancelHandlers.removeValue(forKey: callID)?.forEach { $0() }
+                pausedStreams.removeAll { $0.callID == callID }  // and what it holds goes now
             case .close(let reason):
                 if let reason {
                     logger.info(
@@ -397,7 +435,38 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     }
 
     private func limitPendingOutput() {
-        if output.count - outputOffset + replies.output.count > Self.maximumPendingOutput { stopReading() }
+        if unsentBytes > Self.maximumPendingOutput { stopReading() }
+        unsentChanged()
+    }
+
+    /// What waits to be taken by the socket: the replies not handed to it yet, and the bytes
+    /// for it (ciphertext over TLS).
+    var unsentBytes: Int { output.count - outputOffset + replies.output.count }
+
+    /// Tells the watermarks the new count: resumes the paused streams when the connection is
+    /// writable again, and keeps the stall timer armed while it is stuck.
+    private func unsentChanged() {
+        if watermarks.unsentChanged(to: unsentBytes, now: EventLoop.now()) == .becameWritable {
+            let resumed = pausedStreams
+            pausedStreams.removeAll()
+            for stream in resumed where machine.isInFlight(stream.callID) { stream.resume() }
+        }
+        guard stallTimer == nil, let deadline = watermarks.stallDeadline else { return }
+        stallTimer = loop.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            self.stallTimer = nil
+            guard !self.isClosed else { return }
+            guard self.watermarks.isStalled(now: EventLoop.now()) else { return self.unsentChanged() }
+            // It has read nothing for that long: a status would wait behind what it does not read.
+            self.logger.info(
+                "connection error",
+                [
+                    "peer": self.peer, "unsent": "\(self.unsentBytes)",
+                    "error": "read nothing for \(Duration.nanoseconds(Int64(self.watermarks.limits.stallTimeout)))",
+                ])
+            self.perform(self.machine.peerClosed())
+            self.close()
+        }
     }
 
     // MARK: Output
@@ -500,13 +569,16 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
                 Result { () throws(SocketError) in try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
             }
             switch result {
-            case .success(0): return watchWrites(true)
+            case .success(0):
+                unsentChanged()
+                return watchWrites(true)
             case .success(let written): outputOffset += written
             case .failure(let error): return peerClosed(error)
             }
         }
         output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
         outputOffset = 0
+        unsentChanged()
         watchWrites(false)
         // Closing once everything is sent: the turn's replies too, unless TLS never got far
         // enough to send them (a failed handshake stops reading: then what it said is all).
@@ -536,6 +608,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         cancelHandlers.removeAll()
         if let timer { loop.cancel(timer) }
         if let tlsTimer { loop.cancel(tlsTimer) }
+        if let stallTimer { loop.cancel(stallTimer) }
+        pausedStreams.removeAll()
         loop.deregister(socket.descriptor, token: token)
         socket.close()
         owner.closed(self)

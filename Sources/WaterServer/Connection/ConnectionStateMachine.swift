@@ -88,6 +88,9 @@ struct ConnectionStateMachine {
 
     var isClosed: Bool { if case .closed = state { true } else { false } }
     var callsInFlight: Int { inFlight.count }
+    /// Whether `callID` is still waiting for its final reply (a stream's messages for a call
+    /// that ended are dropped).
+    func isInFlight(_ callID: UInt64) -> Bool { inFlight[callID] != nil }
     /// Whether the peer stopped in the middle of a frame (for the log when it closes).
     var isInsideFrame: Bool { decoder.isInsideFrame }
     /// What the peer's messages are decoded under now.

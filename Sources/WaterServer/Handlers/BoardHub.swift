@@ -5,6 +5,9 @@ import WaterSync
 
 /// The live boards of `WatchBoard` calls: each watcher gets the board when it starts and again
 /// after every change to anyone's water or habits. Changes that come in a burst are sent once.
+/// A watcher whose connection has no room (its peer reads slower than boards change) is sent
+/// nothing more until it has, and then the latest board once: what it missed is coalesced,
+/// never queued.
 final class BoardHub: Sendable {
     /// Changes within this window are coalesced into one new board.
     static let coalescing: DispatchTimeInterval = .milliseconds(50)
@@ -12,6 +15,10 @@ final class BoardHub: Sendable {
     private struct Watcher {
         var order: BoardOrder
         var responder: Responder
+        /// A board was sent and its connection has not said it has room for another yet.
+        var isWaitingForRoom = true
+        /// The board changed while it waited: the latest goes once there is room.
+        var missedChange = false
     }
 
     private struct State {
@@ -23,6 +30,7 @@ final class BoardHub: Sendable {
     private let boards: BoardBuilder
     private let now: @Sendable () -> Int64
     private let state = Locked(State())
+    /// Where boards are built and sent (one at a time).
     private let queue = DispatchQueue(label: "water.board-hub")
 
     init(boards: BoardBuilder, now: @escaping @Sendable () -> Int64) {
@@ -40,11 +48,9 @@ final class BoardHub: Sendable {
         responder.onCancel { [weak self] in
             self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
         }
-        queue.async { [boards, self] in
+        queue.async { [self] in
             let now = self.now()
-            responder.yield(
-                WaterV1.WatchBoardResponse(
-                    board: boards.wireBoard(week: boards.currentWeek(now: now), order: order, now: now)))
+            send(board(boards.currentWeek(now: now), order, now: now), to: id, responder)
         }
     }
 
@@ -60,19 +66,53 @@ final class BoardHub: Sendable {
     }
 
     private func broadcast() {
-        let watchers = state.withLock { state in
+        // Those still waiting for room only note that they missed this one.
+        let ready = state.withLock { state in
             state.isBroadcastPending = false
-            return Array(state.watchers.values)
+            var ready: [(UInt64, Watcher)] = []
+            for (id, watcher) in state.watchers {
+                if watcher.isWaitingForRoom {
+                    state.watchers[id]?.missedChange = true
+                } else {
+                    state.watchers[id]?.isWaitingForRoom = true
+                    ready.append((id, watcher))
+                }
+            }
+            return ready
         }
         let now = self.now()
         let week = boards.currentWeek(now: now)
         var built: [BoardOrder: WaterV1.WatchBoardResponse] = [:]
-        for watcher in watchers {
-            if built[watcher.order] == nil {
-                built[watcher.order] = WaterV1.WatchBoardResponse(
-                    board: boards.wireBoard(week: week, order: watcher.order, now: now))
-            }
-            watcher.responder.yield(built[watcher.order]!)
+        for (id, watcher) in ready {
+            if built[watcher.order] == nil { built[watcher.order] = board(week, watcher.order, now: now) }
+            send(built[watcher.order]!, to: id, watcher.responder)
         }
+    }
+
+    /// The connection of watcher `id` has room again: the latest board if it missed one.
+    private func roomAgain(_ id: UInt64) {
+        let missed = state.withLock { state -> Watcher? in
+            guard let watcher = state.watchers[id] else { return nil }
+            guard watcher.missedChange else {
+                state.watchers[id]?.isWaitingForRoom = false
+                return nil
+            }
+            state.watchers[id]?.missedChange = false
+            return watcher
+        }
+        guard let missed else { return }
+        let now = self.now()
+        send(board(boards.currentWeek(now: now), missed.order, now: now), to: id, missed.responder)
+    }
+
+    private func send(_ board: WaterV1.WatchBoardResponse, to id: UInt64, _ responder: Responder) {
+        responder.yield(board) { [weak self] in
+            guard let self else { return }
+            self.queue.async { self.roomAgain(id) }
+        }
+    }
+
+    private func board(_ week: ISOWeek, _ order: BoardOrder, now: Int64) -> WaterV1.WatchBoardResponse {
+        WaterV1.WatchBoardResponse(board: boards.wireBoard(week: week, order: order, now: now))
     }
 }

@@ -24,30 +24,10 @@ struct TransferService: Service {
             throw WaterError(.permissionDenied, "only an admin may export the whole household")
         }
         let members = request.household ? try archives.read(archives.accounts) { $0.members } : [call.account]
-        let store = archives.store
-        exportQueue.async {
-            for account in members {
-                guard let archive = store.member(account.id), let model = try? archive.read({ $0 }) else {
-                    // One member's protected archive does not stop the household's export: it is
-                    // named, and the others are exported. A member's own export has nothing else.
-                    guard request.household else {
-                        return responder.finish(
-                            WaterError(
-                                .failedPrecondition,
-                                "your archive cannot be read and is protected until an admin repairs it "
-                                    + "(water-server check shows why)"))
-                    }
-                    responder.yield(
-                        WaterV1.ExportResponse(
-                            unavailable: WaterV1.Member(username: account.username, displayName: account.displayName)))
-                    continue
-                }
-                for chunk in Export.histories(of: account, model) {
-                    responder.yield(WaterV1.ExportResponse(history: chunk))
-                }
-            }
-            responder.finish(nil)
-        }
+        let export = ExportStream(
+            members: members, household: request.household, store: archives.store, responder: responder,
+            queue: exportQueue)
+        exportQueue.async { export.send(from: ExportStream.Position()) }
     }
 
     /// Adds what the archive does not have yet of an exported history.
@@ -67,27 +47,77 @@ struct TransferService: Service {
 /// A member's history as `MemberHistory` chunks: the first with the settings, goals and
 /// habits, every one with up to ``exportChunkEntries`` entries.
 enum Export {
-    static func histories(of account: Account, _ archive: MemberArchive) -> [WaterV1.MemberHistory] {
+    /// The chunk of entries from `start` on, and where the next chunk starts (nil: this is the
+    /// last). Only that chunk's entries are made into messages.
+    static func history(of account: Account, _ archive: MemberArchive, from start: Int) -> (
+        WaterV1.MemberHistory, next: Int?
+    ) {
         let water = archive.water
-        let entries = water.entries.map { Wire.entry($0, in: water) }
+        let end = min(start + exportChunkEntries, water.entries.count)
+        let next = end < water.entries.count ? end : nil
+        let entries = water.entries[start..<end].map { Wire.entry($0, in: water) }
+        guard start == 0 else { return (WaterV1.MemberHistory(member: Wire.member(account), entries: entries), next) }
         let goals = water.datesWithEntries.map {
             WaterV1.DailyGoal(date: $0.description, goalMl: water.goals.goalMillilitres(on: $0))
         }
         let habits = archive.habits.habits.map {
             WaterV1.HabitHistory(habit: Wire.habit($0), checkedDates: $0.checkedDays.sorted().map(\.description))
         }
-        var chunks: [WaterV1.MemberHistory] = []
-        var start = 0
-        repeat {
-            let end = min(start + exportChunkEntries, entries.count)
-            let first = start == 0
-            chunks.append(
-                WaterV1.MemberHistory(
-                    member: Wire.member(account), settings: first ? Wire.settings(water) : nil,
-                    entries: Array(entries[start..<end]), goals: first ? goals : [], habits: first ? habits : []))
-            start = end
-        } while start < entries.count
-        return chunks
+        let history = WaterV1.MemberHistory(
+            member: Wire.member(account), settings: Wire.settings(water), entries: entries, goals: goals,
+            habits: habits)
+        return (history, next)
+    }
+}
+
+/// One Export call, sent a chunk at a time on the export queue (its owner): each chunk is made
+/// only once the connection has room for it (``Responder/yield(_:whenWritable:)``), so an
+/// export nobody reads holds one member's archive (shared with the live one until it changes)
+/// and its place in it, never the encoded history.
+struct ExportStream: Sendable {
+    /// Where the export has got to: a member, and the first entry of its next chunk.
+    struct Position: Sendable {
+        var member = 0
+        var entry = 0
+        /// The member's archive as it was when the export reached it.
+        var archive: MemberArchive?
+    }
+
+    let members: [Account]
+    let household: Bool
+    let store: FileArchiveStore
+    let responder: Responder
+    let queue: DispatchQueue
+
+    /// Sends the next chunk from `position` (or ends the stream), and asks for the one after it
+    /// once the connection is writable.
+    func send(from position: Position) {
+        guard position.member < members.count else { return responder.finish(nil) }
+        let account = members[position.member]
+        guard let archive = position.archive ?? store.member(account.id).flatMap({ try? $0.read({ $0 }) }) else {
+            // One member's protected archive does not stop the household's export: it is
+            // named, and the others are exported. A member's own export has nothing else.
+            guard household else {
+                return responder.finish(
+                    WaterError(
+                        .failedPrecondition,
+                        "your archive cannot be read and is protected until an admin repairs it "
+                            + "(water-server check shows why)"))
+            }
+            return yield(
+                WaterV1.ExportResponse(
+                    unavailable: WaterV1.Member(username: account.username, displayName: account.displayName)),
+                then: Position(member: position.member + 1))
+        }
+        let (chunk, next) = Export.history(of: account, archive, from: position.entry)
+        yield(
+            WaterV1.ExportResponse(history: chunk),
+            then: next.map { Position(member: position.member, entry: $0, archive: archive) }
+                ?? Position(member: position.member + 1))
+    }
+
+    private func yield(_ response: WaterV1.ExportResponse, then next: Position) {
+        responder.yield(response) { [self] in queue.async { send(from: next) } }
     }
 }
 
