@@ -13,10 +13,13 @@ struct TransferService: Service {
     /// Where exports are encoded, one at a time: years of a household's history take a while,
     /// and the event loop must stay free to serve every other connection.
     let exportQueue: DispatchQueue
+    /// Where imports are decoded and decided, one at a time: a request of a full frame takes a
+    /// hundred milliseconds or more, which the event loop must not spend.
+    let importQueue: DispatchQueue
 
     func register(in router: inout Router) {
         router.stream(.member, export)
-        router.later(.member, importHistory)
+        router.offLoop(.member, on: importQueue, importHistory)
     }
 
     func export(_ request: WaterV1.ExportRequest, _ call: CallContext, responder: Responder) throws(WaterError) {
