@@ -192,14 +192,7 @@ struct Router: Sendable {
             Request.method,
             MethodHandler(
                 access: access,
-                kind: .later { call, context, responder in
-                    let reply: Reply<Request.Response> = { responder.reply($0) }
-                    do throws(WaterError) {
-                        try handle(try call.request(as: Request.self), context, reply)
-                    } catch {
-                        reply(.failure(error))
-                    }
-                }))
+                kind: .later { call, context, responder in Self.run(call, context, responder, handle) }))
     }
 
     /// A unary method whose request may be large (an Import: up to a full frame, 131 072
@@ -217,15 +210,22 @@ struct Router: Sendable {
             MethodHandler(
                 access: access,
                 kind: .later { call, context, responder in
-                    queue.async {
-                        let reply: Reply<Request.Response> = { responder.reply($0) }
-                        do throws(WaterError) {
-                            try handle(try call.request(as: Request.self), context, reply)
-                        } catch {
-                            reply(.failure(error))
-                        }
-                    }
+                    queue.async { Self.run(call, context, responder, handle) }
                 }))
+    }
+
+    /// Decodes a unary call's request and runs its handler, which answers through `responder`;
+    /// a refusal of either is the call's reply.
+    private static func run<Request: UnaryRPCRequest>(
+        _ call: IncomingCall, _ context: CallContext, _ responder: Responder,
+        _ handle: (Request, CallContext, @escaping Reply<Request.Response>) throws(WaterError) -> Void
+    ) {
+        let reply: Reply<Request.Response> = { responder.reply($0) }
+        do throws(WaterError) {
+            try handle(try call.request(as: Request.self), context, reply)
+        } catch {
+            reply(.failure(error))
+        }
     }
 
     /// A method that answers with a stream.
