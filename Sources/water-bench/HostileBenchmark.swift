@@ -142,12 +142,22 @@ struct HostileBenchmark {
     private mutating func measureImports(_ address: HostPort, member: MemberProbe) throws {
         let token = try ServerBenchmark.login(address, "h2").token
         let repeated = CraftedFrames.repeatedEntries(260_000)
-        let imports: [(name: String, frame: [UInt8])] = [
-            ("zlib", try CraftedFrames.call(WaterV1.ImportRequest.method, repeated, token: token, compressed: true)),
-            ("plain", try CraftedFrames.call(WaterV1.ImportRequest.method, repeated, token: token, compressed: false)),
-            ("valid", try CraftedFrames.largestImport(token: token)),
+        // "own": the same size of Import again (new entries) while the importer also reads its
+        // own archive from a second connection, which the loop serves under that archive's lock.
+        let imports: [(name: String, frame: [UInt8], ownReads: Bool)] = [
+            (
+                "zlib", try CraftedFrames.call(WaterV1.ImportRequest.method, repeated, token: token, compressed: true),
+                false
+            ),
+            (
+                "plain",
+                try CraftedFrames.call(WaterV1.ImportRequest.method, repeated, token: token, compressed: false), false
+            ),
+            ("valid", try CraftedFrames.largestImport(token: token), false),
+            ("own", try CraftedFrames.largestImport(token: token), true),
         ]
-        for (name, frame) in imports {
+        for (name, frame, ownReads) in imports {
+            let own = ownReads ? try MemberProbe(address, token: token) : nil
             let importer = try ServerBenchmark.handshaken(address)
             defer { importer.close() }
             // A small call with the token first, as water-client makes: until then the
@@ -162,12 +172,16 @@ struct HostileBenchmark {
                 during.withLock { $0 = latencies }
             }
             probe.start()
+            let ownProbe = own.map { own in
+                Thread { _ = try? own.calls(until: { done.withLock { $0 } }, atMost: 1_000_000) }
+            }
+            ownProbe?.start()
             let started = Measure.now()
             try MemberProbe.writeAll(frame, to: importer)
             let reply = try MemberProbe.readReplies(1, from: importer).first
             let elapsed = Double(Measure.now() - started) / 1e6
             done.withLock { $0 = true }
-            while !probe.isFinished { usleep(1000) }
+            while !probe.isFinished || ownProbe?.isFinished == false { usleep(1000) }
             let latencies = during.withLock { $0 }
             record("import_\(name)_bytes", Double(frame.count))
             record("import_\(name)_reply_ms", elapsed)

@@ -50,6 +50,7 @@ let targets: [String: (limit: Double, atMost: Bool)] = [
     "import_zlib_member_max_ms": (1000, true),
     "import_plain_member_max_ms": (1000, true),
     "import_valid_member_max_ms": (1000, true),
+    "import_own_member_max_ms": (1000, true),
 ]
 
 func emitResults(_ results: [(key: String, value: Double)]) {
