@@ -106,4 +106,29 @@ struct BoardAndTransferServiceTests {
         #expect(byCall[3]?.status?.message.contains("at most 131072 fields") == true)
         #expect(try h.services.store.member(h.admin.id)!.read { $0.water.entries.count } == 3)
     }
+
+    @Test(
+        "issue18: an Import of more entries than a part adds each once, in parts; one refused entry at the end adds nothing"
+    )
+    func issue18_importInParts() throws {
+        let h = try H()
+        let count = 2 * Import.entriesPerPart + 500
+        let entries = (0..<count).map {
+            WaterV1.WaterEntry(entryID: newID(), amountMl: 250, atUnixMs: H.monday - 60_000 * Int64($0 + 1))
+        }
+        #expect(Import.parts(of: WaterV1.MemberHistory(entries: entries)).map(\.entries.count) == [1000, 1000, 500, 0])
+        var refused = WaterV1.MemberHistory(entries: entries)
+        refused.entries.append(WaterV1.WaterEntry(entryID: newID(), amountMl: 5000, atUnixMs: H.monday - H.hour))
+        let error = h.call(h.transfer.importHistory, WaterV1.ImportRequest(history: refused), as: h.admin).error
+        #expect(error?.violations.map(\.field) == ["entries.amount_ml"])
+        #expect(try h.services.store.member(h.admin.id)!.read { $0.water.entries.count } == 0)
+
+        let history = WaterV1.MemberHistory(
+            entries: entries, goals: [WaterV1.DailyGoal(date: "2026-11-01", goalMl: 2500)])
+        let first = try h.call(h.transfer.importHistory, WaterV1.ImportRequest(history: history), as: h.admin).get()
+        #expect(first.entriesAdded == UInt32(count) && first.goalsAdded == 1)
+        let second = try h.call(h.transfer.importHistory, WaterV1.ImportRequest(history: history), as: h.admin).get()
+        #expect(second.entriesAdded == 0 && second.goalsAdded == 0)
+        #expect(try h.services.store.member(h.admin.id)!.read { $0.water.entries.count } == count)
+    }
 }
