@@ -40,6 +40,30 @@ struct HostileFramesTests {
         #expect(server.stop() == 0)
     }
 
+    @Test(
+        "issue18: frames that get no reply (cancels of calls not in flight) spend the per-turn budget and get it back: the call after 200 is answered"
+    )
+    func issue18_budgetOfUnansweredFrames() throws {
+        let server = try ServerProcess.fresh()
+        let cancels = (0..<200).map { n in
+            FrameEncoder.frame(
+                flags: [],
+                wirePayload: WaterV1.RequestEnvelope(
+                    callID: UInt64(100 + n), method: "", authToken: [], payload: [], cancel: true
+                ).serializedBytes())
+        }.joined()
+        // A second handshake after them: refused, which is a reply to wait for.
+        let again = FrameEncoder.frame(
+            flags: [],
+            wirePayload: WaterV1.RequestEnvelope(
+                callID: 2, request: WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version)
+            ).serializedBytes())
+        let replies = try exchange(server.address, handshakeFrame() + cancels + again, until: answered(2))
+        #expect(replies.replies.map(\.callID) == [1, 2], "\(replies.replies)")
+        #expect(replies.replies.last?.statusCode == .failedPrecondition)
+        #expect(server.stop() == 0)
+    }
+
     @Test("issue18: a zlib bomb well under every size limit is refused by the ratio cap; the server carries on")
     func issue18_ratioBomb() throws {
         let server = try ServerProcess.fresh()
