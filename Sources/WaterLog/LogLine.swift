@@ -44,6 +44,11 @@ public struct LogLine: Sendable {
     /// `text` escaped as the type's comment says, at most `limit` bytes (then cut at a scalar,
     /// with its length in bytes after it).
     static func escaped(_ text: String, limit: Int) -> String {
+        // Nearly every value (a method, a code, an address, a refusal's message) is printable
+        // ASCII with nothing to escape: it is returned as it is after one pass over its bytes.
+        // The scalar-by-scalar path below costs about 100 ns a character, which made the log
+        // line of a refused call most of the loop's time spent on a stranger's frame.
+        if text.utf8.count <= limit, text.utf8.allSatisfy(isPlainASCII) { return text }
         var result = String.UnicodeScalarView()
         var bytes = 0
         for scalar in text.unicodeScalars {
@@ -57,6 +62,11 @@ public struct LogLine: Sendable {
             result.append(contentsOf: piece.unicodeScalars)
         }
         return String(result)
+    }
+
+    /// Whether `byte` is printable ASCII that needs no escape.
+    private static func isPlainASCII(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
     }
 
     private static func escape(_ scalar: Unicode.Scalar) -> String {

@@ -1,3 +1,4 @@
+import Dispatch
 import WaterProtocol
 
 /// Who may call a method.
@@ -209,14 +210,40 @@ struct Router: Sendable {
             Request.method,
             MethodHandler(
                 access: access,
+                kind: .later { call, context, responder in Self.run(call, context, responder, handle) }))
+    }
+
+    /// A unary method whose request may be large (an Import: up to a full frame, 131 072
+    /// fields): the loop only hands the call, copied out of its envelope, to `queue`, where the
+    /// request is checked under its limits (one pass over its bytes, before any work per field),
+    /// decoded and handled. Every other connection is served meanwhile; `queue` (serial) takes
+    /// one such call at a time, each bounded by the frame and field limits.
+    mutating func offLoop<Request: UnaryRPCRequest>(
+        _ access: Access, on queue: DispatchQueue,
+        _ handle:
+            @escaping @Sendable (Request, CallContext, @escaping Reply<Request.Response>) throws(WaterError) -> Void
+    ) {
+        add(
+            Request.method,
+            MethodHandler(
+                access: access,
                 kind: .later { call, context, responder in
-                    let reply: Reply<Request.Response> = { responder.reply($0) }
-                    do throws(WaterError) {
-                        try handle(try call.request(as: Request.self), context, reply)
-                    } catch {
-                        reply(.failure(error))
-                    }
+                    queue.async { Self.run(call, context, responder, handle) }
                 }))
+    }
+
+    /// Decodes a unary call's request and runs its handler, which answers through `responder`;
+    /// a refusal of either is the call's reply.
+    private static func run<Request: UnaryRPCRequest>(
+        _ call: IncomingCall, _ context: CallContext, _ responder: Responder,
+        _ handle: (Request, CallContext, @escaping Reply<Request.Response>) throws(WaterError) -> Void
+    ) {
+        let reply: Reply<Request.Response> = { responder.reply($0) }
+        do throws(WaterError) {
+            try handle(try call.request(as: Request.self), context, reply)
+        } catch {
+            reply(.failure(error))
+        }
     }
 
     /// A method that answers with a stream.

@@ -20,8 +20,15 @@ public final class ServerServices: Sendable {
     let tls: TLSContext?
     /// Where exports are encoded, one at a time.
     private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
+    /// Where imports are decoded and decided, one at a time.
+    private let importQueue: DispatchQueue
 
-    init(store: FileArchiveStore, configuration: ServerConfiguration, logger: Logger, tls: TLSContext? = nil) {
+    /// - Parameter importQueue: a serial queue of the server's own unless given (tests hold one).
+    init(
+        store: FileArchiveStore, configuration: ServerConfiguration, logger: Logger, tls: TLSContext? = nil,
+        importQueue: DispatchQueue = DispatchQueue(label: "water.import", qos: .utility)
+    ) {
+        self.importQueue = importQueue
         self.store = store
         self.tls = tls
         self.configuration = configuration
@@ -48,7 +55,7 @@ public final class ServerServices: Sendable {
             board: BoardService(boards: boards, hub: boardHub),
             todo: TodoService(archives: archives),
             habits: HabitService(archives: archives),
-            transfer: TransferService(archives: archives, exportQueue: exportQueue))
+            transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue))
     }
 
     /// The handler of every method.

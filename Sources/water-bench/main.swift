@@ -2,7 +2,7 @@
 // figure is measured against a peer on the same machine in the same run (the raw fdatasync,
 // Redis), never against a fixed time.
 //
-//     water-bench storage|server|codec [--json] [--dir DIRECTORY]
+//     water-bench storage|server|hostile|codec [--json] [--dir DIRECTORY]
 //     water-bench stress CYCLES [--dir DIRECTORY]
 import Foundation
 import WaterClient
@@ -43,6 +43,14 @@ let targets: [String: (limit: Double, atMost: Bool)] = [
     "server_rss_anon_mib": (16, true),
     "start_to_first_write_ms": (25, true),
     "client_prompt_wall_ms_p50": (5, true),
+    // Issue 18 item 1, `water-bench hostile`.
+    "member_p50_us_flood": (5000, true),
+    "member_p99_us_flood": (50_000, true),
+    "login_after_burst_ms": (1000, true),
+    "import_zlib_member_max_ms": (1000, true),
+    "import_plain_member_max_ms": (1000, true),
+    "import_valid_member_max_ms": (1000, true),
+    "import_own_member_max_ms": (1000, true),
 ]
 
 func emitResults(_ results: [(key: String, value: Double)]) {
@@ -113,6 +121,11 @@ case "server":
     var benchmark = ServerBenchmark(directory: directory, shims: shims)
     orExit { try benchmark.run() }
     emitResults(benchmark.results)
+case "hostile":
+    var benchmark = HostileBenchmark(directory: directory)
+    orExit { try benchmark.run() }
+    emitResults(benchmark.results)
+    if !json { benchmark.notes.forEach { print($0) } }
 case "codec":
     var results: [(key: String, value: Double)] = []
     orExit { try CodecBenchmark.run { results.append(($0, $1)) } }
@@ -136,7 +149,7 @@ case "stress" where arguments.count == 2:
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: water-bench storage|server|codec [--json] [--dir DIRECTORY] | stress CYCLES [--dir DIRECTORY]\n"
+            "usage: water-bench storage|server|hostile|codec [--json] [--dir DIRECTORY] | stress CYCLES [--dir DIRECTORY]\n"
                 .utf8))
     exit(64)
 }

@@ -37,6 +37,16 @@ struct LoggerTests {
         #expect(!logged[0].unicodeScalars.contains { $0.properties.generalCategory == .control })
     }
 
+    @Test("issue18: printable ASCII as long as a value may be is kept whole; one byte more, or one escape, is not")
+    func plainASCIIBound() {
+        let limit = LogLine.maximumValueBytes
+        let plain = String(repeating: "a", count: limit)
+        #expect(LogLine.escaped(plain, limit: limit) == plain)
+        #expect(LogLine.escaped(plain + "a", limit: limit) == plain + "…(\(limit + 1) bytes)")
+        #expect(LogLine.escaped(#"say "hi" \ bye"#, limit: limit) == #"say \"hi\" \\ bye"#)
+        #expect(LogLine.escaped("tab\there", limit: limit) == #"tab\there"#)
+    }
+
     @Test("a 900 KB value is cut at 1 KiB with its length; no line is over 4 KiB with its newline")
     func bounds() {
         let huge = String(repeating: "x", count: 900_000)

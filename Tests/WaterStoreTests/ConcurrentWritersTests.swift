@@ -103,4 +103,31 @@ struct ConcurrentWritersTests {
             outcome.acknowledged.withLock { $0 = stored }
         }
     }
+
+    @Test(
+        "issue18: a write of 5000 records (an Import's), encoded outside the committer's lock, lands whole among 16 writers; a crash keeps it all"
+    )
+    func largeWriteAmongSmallOnes() throws {
+        let disk = SimulatedDisk()
+        var store = try openStore(disk.fileSystem(), threshold: 2048)
+        let outcome = Outcome()
+        let large = (0..<5000).map { id(1_000_000 + $0) }
+        Self.write(store, writers: 16, perThread: 4, first: 0, into: outcome) {
+            do {
+                try store.createMember(1).commitAndWait { _ in
+                    large.map {
+                        .water(.logged(WaterEntry(id: $0, amountMillilitres: 250, unixMilliseconds: workloadStart)))
+                    }
+                }
+            } catch {
+                Issue.record("the large write failed: \(error)")
+            }
+        }
+        store = try openStore(disk.crash(), threshold: 2048)
+        // Records that skip or repeat a sequence number would protect the archive.
+        #expect(store.protectedArchives.isEmpty, "\(store.protectedArchives.map(\.reason))")
+        let stored = try Self.stored(store)
+        #expect(stored.isSuperset(of: large))
+        #expect(stored == outcome.acknowledged.withLock { $0 }.union(large))
+    }
 }

@@ -218,6 +218,11 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
 
     /// Takes the frames left over from a turn that spent its budget, in the next turn.
     private func resumeNextTurn() {
+        // The budget comes back at the end of the turn (``endTurn(holdingFor:durable:)``), which
+        // the owner calls only for connections queued for a flush: queue this one even when none
+        // of its frames had a reply (cancels of calls not in flight), or the budget never comes
+        // back, this resumes every turn, and the connection is never read again.
+        owner.needsFlush(self)
         guard !isResumeScheduled else { return }
         isResumeScheduled = true
         loop.execute { [weak self] in

@@ -13,10 +13,13 @@ struct TransferService: Service {
     /// Where exports are encoded, one at a time: years of a household's history take a while,
     /// and the event loop must stay free to serve every other connection.
     let exportQueue: DispatchQueue
+    /// Where imports are decoded, checked and committed, one part at a time: a request of a
+    /// full frame takes a hundred milliseconds or more, which the event loop must not spend.
+    let importQueue: DispatchQueue
 
     func register(in router: inout Router) {
         router.stream(.member, export)
-        router.later(.member, importHistory)
+        router.offLoop(.member, on: importQueue, importHistory)
     }
 
     func export(_ request: WaterV1.ExportRequest, _ call: CallContext, responder: Responder) throws(WaterError) {
@@ -30,17 +33,63 @@ struct TransferService: Service {
         exportQueue.async { export.send(from: ExportStream.Position()) }
     }
 
-    /// Adds what the archive does not have yet of an exported history.
+    /// Adds what the archive does not have yet of an exported history, on the import queue.
+    ///
+    /// The whole history is first checked against a copy of the archive, outside its lock: a
+    /// file holding anything the live calls refuse adds nothing. It is then committed in parts
+    /// (``Import/parts(of:)``), each decided against the archive as it is then, so that the
+    /// archive's lock, which the event loop takes for every call of this member, is held for
+    /// one part's work at a time; the next part is taken on the import queue once the last one
+    /// is durable. Importing is idempotent, so a part decided after a write of the member's own
+    /// still adds only what is missing.
     func importHistory(
         _ request: WaterV1.ImportRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.ImportResponse>
     ) throws(WaterError) {
         guard let history = request.history else { throw .invalidField("history", "the import holds no history") }
-        try archives.commitOwn(
-            call,
-            { archive in
-                let (mutations, added) = try Import.mutations(history, into: archive, now: call.now)
-                return Decision(mutations, note: added)
-            }, result: { _, added in added }, reply: reply)
+        let snapshot = try archives.read(try archives.own(call)) { $0 }
+        do {
+            _ = try Import.mutations(history, into: snapshot, now: call.now)
+        } catch {
+            throw WaterError(refusal: error, logger: archives.logger)
+        }
+        commit(Import.parts(of: history)[...], call, added: WaterV1.ImportResponse(), reply: reply)
+    }
+
+    /// Commits the first of `parts`, then (on the import queue) the rest.
+    private func commit(
+        _ parts: ArraySlice<WaterV1.MemberHistory>, _ call: CallContext, added: WaterV1.ImportResponse,
+        reply: @escaping Reply<WaterV1.ImportResponse>
+    ) {
+        guard let part = parts.first else { return reply(.success(added)) }
+        do throws(WaterError) {
+            try archives.commitOwn(
+                call,
+                { archive in
+                    let (mutations, counts) = try Import.mutations(part, into: archive, now: call.now)
+                    return Decision(mutations, note: counts)
+                }, result: { _, counts in counts },
+                reply: { [self] outcome in
+                    switch outcome {
+                    case .success(let counts):
+                        importQueue.async {
+                            commit(parts.dropFirst(), call, added: added.adding(counts), reply: reply)
+                        }
+                    case .failure(let error):
+                        reply(.failure(error))
+                    }
+                })
+        } catch {
+            reply(.failure(error))
+        }
+    }
+}
+
+extension WaterV1.ImportResponse {
+    /// Both counts together.
+    fileprivate func adding(_ other: Self) -> Self {
+        Self(
+            entriesAdded: entriesAdded + other.entriesAdded, goalsAdded: goalsAdded + other.goalsAdded,
+            habitsAdded: habitsAdded + other.habitsAdded, checkinsAdded: checkinsAdded + other.checkinsAdded)
     }
 }
 
@@ -124,6 +173,26 @@ struct ExportStream: Sendable {
 /// What importing a history adds: what the archive does not have yet, so that importing the
 /// same history twice changes nothing.
 enum Import {
+    /// Entries per part of an import committed on its own (``parts(of:)``).
+    static let entriesPerPart = 1000
+
+    /// `history` as parts to commit one after another: its entries, ``entriesPerPart`` at a
+    /// time, then its goals, settings and habits, in the order one decision took them (the
+    /// entries first, so each day's goal is recorded as the archive has it when they land).
+    static func parts(of history: WaterV1.MemberHistory) -> [WaterV1.MemberHistory] {
+        var parts: [WaterV1.MemberHistory] = []
+        var start = 0
+        while start < history.entries.count {
+            let end = min(start + entriesPerPart, history.entries.count)
+            parts.append(WaterV1.MemberHistory(member: history.member, entries: Array(history.entries[start..<end])))
+            start = end
+        }
+        parts.append(
+            WaterV1.MemberHistory(
+                member: history.member, settings: history.settings, goals: history.goals, habits: history.habits))
+        return parts
+    }
+
     static func mutations(_ history: WaterV1.MemberHistory, into archive: MemberArchive, now: Int64)
         throws -> ([MemberMutation], WaterV1.ImportResponse)
     {

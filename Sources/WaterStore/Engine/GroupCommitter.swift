@@ -131,6 +131,9 @@ public final class GroupCommitter: Sendable {
 
     public var currentStatistics: Statistics { statistics.withLock { $0 } }
 
+    /// The most records a write may have to be encoded inside the queue's lock.
+    static let largestWriteEncodedInPlace = 64
+
     /// Queues a write of `target`'s records, which `records` appends (each one through
     /// ``RecordWriter/append(_:)``). Call it while holding the lock under which the records
     /// were numbered, and nothing else.
@@ -140,9 +143,23 @@ public final class GroupCommitter: Sendable {
         _ target: any CommitTarget, epoch: UInt64, firstSequence: UInt64, recordCount: Int,
         records: (inout RecordWriter) -> Void, complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
     ) -> Bool {
+        // A large write (an Import's thousands of records) is encoded before the queue's lock is
+        // taken, which every other writer and the event loop's turn take too; a small one (every
+        // call's) in place, with no buffer of its own. Still under the archive's lock, so the
+        // order of its records is the order they were numbered in.
+        var aside: RecordWriter?
+        if recordCount > Self.largestWriteEncodedInPlace {
+            var writer = RecordWriter()
+            records(&writer)
+            aside = writer
+        }
         let (mustLead, wake) = pending.withLock { pending -> (Bool, Bool) in
             let start = pending.records.bytes.count
-            records(&pending.records)
+            if let aside {
+                pending.records.bytes += aside.bytes
+            } else {
+                records(&pending.records)
+            }
             pending.work.append(
                 .write(
                     CommitItem(

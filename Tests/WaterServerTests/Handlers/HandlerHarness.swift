@@ -20,7 +20,11 @@ final class HandlerHarness {
     let services: ServerServices
     let admin: Account
 
-    init(householdTimeZone: MemberTimeZone = .utc, concurrentHashes: Int = 2) throws {
+    /// - Parameter importQueue: where imports run (a test may hold it suspended).
+    init(
+        householdTimeZone: MemberTimeZone = .utc, concurrentHashes: Int = 2,
+        importQueue: DispatchQueue = DispatchQueue(label: "test.import")
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("handlers-\(UUID())").path
         admin = try AdminCommands.initialize(
             dataDirectory: directory, admin: "ann", password: Self.password, timeZone: householdTimeZone,
@@ -30,7 +34,8 @@ final class HandlerHarness {
         configuration.householdTimeZone = householdTimeZone
         configuration.concurrentPasswordHashes = concurrentHashes
         let store = try FileArchiveStore(path: directory, owner: "handler tests")
-        services = ServerServices(store: store, configuration: configuration, logger: .silent)
+        services = ServerServices(
+            store: store, configuration: configuration, logger: .silent, importQueue: importQueue)
     }
 
     deinit {
