@@ -70,7 +70,9 @@ struct BoardAndTransferServiceTests {
                 deliver: { envelope in
                     replies.withLock { $0.append(envelope) }
                     answered.signal()
-                }, onCancel: { _ in })
+                },
+                deliverFramed: { _, _ in Issue.record("Import answers once, with no stream") },
+                writer: FrameWriter(maximumPayloadLength: 1 << 20), onCancel: { _ in })
         }
         let history = WaterV1.MemberHistory(
             entries: (1...3).map {
