@@ -219,23 +219,26 @@ public final class FileArchiveStore: Sendable {
     /// the log's end, durably) and returns it, or returns the archive already there: one a
     /// failed add left behind is reused, and so is a folder whose creation a crash cut short.
     public func createMember(_ id: UInt64) throws(ArchiveError) -> Archive<MemberArchive> {
-        let usersPath = "\(path)/\(DataDirectory.users)"
-        let folder = "\(usersPath)/\(id)"
-        do {
-            try fileSystem.createDirectory(folder, mode: 0o700)
-            try fileSystem.syncDirectory(usersPath)
-            if !fileSystem.fileExists("\(folder)/\(ArchiveFiles.snapshot)") {
-                let end = log.writer.end
-                try fileSystem.replaceFile(
-                    "\(folder)/\(ArchiveFiles.snapshot)",
-                    with: DataDirectory.emptySnapshot(MemberArchive.self, context: context, at: end), mode: 0o600)
-                log.created(ArchiveKey.member(id), at: end)
-            }
-        } catch {
-            throw ArchiveError(error)
-        }
-        return try members.withLock { (members) throws(ArchiveError) -> Archive<MemberArchive> in
+        // All under the members' lock: two threads creating one member at once (its first
+        // writes from two connections) would otherwise both write its empty snapshot, the later
+        // one stamped past records the earlier one's writes had put in the log already.
+        try members.withLock { (members) throws(ArchiveError) -> Archive<MemberArchive> in
             if let loaded = members[id] ?? nil, loaded.protection == nil { return loaded }
+            let usersPath = "\(path)/\(DataDirectory.users)"
+            let folder = "\(usersPath)/\(id)"
+            do throws(FileSystemError) {
+                try fileSystem.createDirectory(folder, mode: 0o700)
+                try fileSystem.syncDirectory(usersPath)
+                if !fileSystem.fileExists("\(folder)/\(ArchiveFiles.snapshot)") {
+                    let end = log.writer.end
+                    try fileSystem.replaceFile(
+                        "\(folder)/\(ArchiveFiles.snapshot)",
+                        with: DataDirectory.emptySnapshot(MemberArchive.self, context: context, at: end), mode: 0o600)
+                    log.created(ArchiveKey.member(id), at: end)
+                }
+            } catch {
+                throw ArchiveError(error)
+            }
             // Loaded as an existing member it may have been refused for having no files; read
             // it again as one being created (a protected archive holds nothing open).
             let archive = openMember(id, expectation: .newOrExisting)
