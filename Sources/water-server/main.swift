@@ -74,8 +74,9 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     }
     configuration.maximumConnections =
         try arguments.integer("max-connections", in: 1...100_000) ?? configuration.maximumConnections
-    configuration.maximumConnectionsPerAddress =
-        try arguments.integer("max-per-address", in: 1...100_000) ?? configuration.maximumConnectionsPerAddress
+    if let perAddress = try arguments.integer("max-per-address", in: 1...100_000) {
+        configuration.maximumConnectionsPerAddress = perAddress
+    }
     if let seconds = try arguments.integer("handshake-deadline", in: 1...3600) {
         configuration.handshakeDeadline = .seconds(seconds)
     }

@@ -4,9 +4,9 @@ import WaterProtocol
 import WaterTLS
 import WaterTransport
 
-/// What the event loop owns besides the connections themselves: the listening socket, the
-/// table of connections, which of them have output to write this turn, whether this turn holds
-/// the committer's leadership, and the shutdown. Every method runs on the loop (checked).
+/// What the event loop owns besides the connections themselves: the listening socket, who is admitted (``ConnectionAdmission``), the table of connections, which of them
+/// have output to write this turn, whether this turn holds the committer's leadership, and the
+/// shutdown. Every method runs on the loop (checked).
 final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Sendable {
     private let listener: Socket
     private let loop: EventLoop
@@ -18,8 +18,10 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     private var listenerToken: EventLoop.Token?
     private var connections: [UInt64: Connection] = [:]
-    /// Open connections by the peer's address, for the per-address limit.
-    private var perAddress: [String: Int] = [:]
+    private var admission: ConnectionAdmission
+    private let hello: () -> WaterV1.HandshakeResponse
+    /// Refused connections are logged at most once per 10 s.
+    private var refusalLog = LogRateLimit(interval: 10 * 1_000_000_000)
     private var nextID: UInt64 = 1
     private var needingFlush: [Connection] = []
     /// The connections being flushed at the end of a turn (``needingFlush`` of the turn).
@@ -32,7 +34,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     /// failed and still have replies waiting.
     private var durableGroup: UInt64 = 0
     private var failedGroups: [UInt64] = []
-    private var isShuttingDown = false
+    private var isShuttingDown: Bool { admission.isShuttingDown }
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let decodeArena = WireArena(initialBlockSize: 4096)
@@ -42,6 +44,8 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         (self.listener, self.loop, self.services, self.router, self.stopped) = (
             listener, loop, services, router, stopped
         )
+        admission = ConnectionAdmission(limits: services.configuration.admissionLimits)
+        hello = Self.hello(services)
     }
 
     deinit {
@@ -123,25 +127,38 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         }
     }
 
+    /// A new connection: admitted and started, or refused and closed at once, without being
+    /// registered or counted (``ConnectionStateMachine/refused(_:)`` says what it is told).
     private func accepted(_ socket: Socket) {
+        let peerAddress = socket.peerAddress
+        let peerHost = peerAddress?.host ?? "?"
+        let now = EventLoop.now()
+        var machine = ConnectionStateMachine(
+            limits: services.configuration.connectionLimits, now: now, tls: services.tls != nil,
+            hello: hello)
+        if let refusal = admission.refusal(for: peerHost) {
+            if let refused = refusalLog.event(now: now) {
+                services.logger.info(
+                    "connection refused",
+                    ["peer": peerAddress?.description ?? "?", "reason": refusal.message, "refused": "\(refused)"])
+            }
+            return refuse(socket, machine.refused(refusal))
+        }
         let connection: Connection
         do throws(TLSError) {
             connection = try Connection(
-                id: nextID, socket: socket, loop: loop, services: services, router: router, owner: self)
+                id: nextID, socket: socket, peer: peerAddress, machine: machine, loop: loop, services: services,
+                router: router, owner: self)
         } catch {
             services.logger.error("connection failed", ["error": error.description])
             return socket.close()
         }
         nextID += 1
-        let refusal = refusal(of: connection)
-        if let refusal {
-            services.logger.info("connection refused", ["peer": connection.peer, "reason": refusal.message])
-        }
         connections[connection.id] = connection
-        perAddress[connection.peerHost, default: 0] += 1
+        admission.admitted(peerHost)
         count.store(connections.count, ordering: .relaxed)
         do {
-            try connection.start(refusing: refusal)
+            try connection.start()
         } catch {
             services.logger.error("connection failed", ["peer": connection.peer, "error": error.description])
             forget(connection)
@@ -149,27 +166,44 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         }
     }
 
-    /// Why a new connection cannot be served, or nil when it can.
-    private func refusal(of connection: Connection) -> WaterError? {
+    /// Carries out a refusal on a socket nothing else knows: its status in one write the
+    /// fresh socket takes whole (plaintext), then the close.
+    private func refuse(_ socket: Socket, _ actions: [ConnectionStateMachine.Action]) {
+        var bytes: [UInt8] = []
+        for action in actions {
+            switch action {
+            case .send(let envelope):
+                FrameWriter(maximumPayloadLength: services.configuration.maximumPayloadLength)
+                    .appendReply(envelope, to: &bytes, arena: replyArena)
+            case .closeNow:
+                _ = bytes.withUnsafeBytes { try? socket.write($0) }
+                socket.close()
+            default:
+                preconditionFailure("a refused connection only sends its status and closes")
+            }
+        }
+    }
+
+    /// The handshake reply of this server, one closure shared by every connection.
+    private static func hello(_ services: ServerServices) -> () -> WaterV1.HandshakeResponse {
         let configuration = services.configuration
-        if isShuttingDown { return WaterError(.unavailable, "the server is shutting down; try again shortly") }
-        if connections.count >= configuration.maximumConnections {
-            return WaterError(.resourceExhausted, "the server has too many connections; try again shortly")
+        return {
+            WaterV1.HandshakeResponse(
+                protocolVersion: WireProtocol.version, serverName: "water-server",
+                maxFrameLength: UInt32(configuration.maximumPayloadLength),
+                maxCallsInFlight: UInt32(configuration.maximumCallsInFlight), serverTimeUnixMs: services.now(),
+                householdTimeZone: configuration.householdTimeZone.identifier)
         }
-        if perAddress[connection.peerHost, default: 0] >= configuration.maximumConnectionsPerAddress {
-            return WaterError(
-                .resourceExhausted,
-                "too many connections from \(connection.peerHost) (at most \(configuration.maximumConnectionsPerAddress)); "
-                    + "close some and try again")
-        }
-        return nil
     }
 
     private func forget(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         count.store(connections.count, ordering: .relaxed)
-        let remaining = perAddress[connection.peerHost, default: 1] - 1
-        perAddress[connection.peerHost] = remaining > 0 ? remaining : nil
+        admission.closed(connection.peerHost, wasPending: connection.isPending)
+    }
+
+    func handshakeCompleted(_ connection: Connection) {
+        admission.handshakeCompleted(connection.peerHost)
     }
 
     func needsFlush(_ connection: Connection) {
@@ -187,7 +221,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     func drainAll() {
         loop.preconditionInLoop()
         guard !isShuttingDown else { return }
-        isShuttingDown = true
+        admission.isShuttingDown = true
         if let listenerToken {
             loop.deregister(listener.descriptor, token: listenerToken)
             listener.close()
