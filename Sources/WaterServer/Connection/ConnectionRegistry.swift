@@ -4,7 +4,8 @@ import WaterProtocol
 import WaterTLS
 import WaterTransport
 
-/// What the event loop owns besides the connections themselves: the listening socket, who is admitted (``ConnectionAdmission``), the table of connections, which of them
+/// What the event loop owns besides the connections themselves: the listening socket and its
+/// back-off, who is admitted (``ConnectionAdmission``), the table of connections, which of them
 /// have output to write this turn, whether this turn holds the committer's leadership, and the
 /// shutdown. Every method runs on the loop (checked).
 final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Sendable {
@@ -20,8 +21,11 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private var connections: [UInt64: Connection] = [:]
     private var admission: ConnectionAdmission
     private let hello: () -> WaterV1.HandshakeResponse
-    /// Refused connections are logged at most once per 10 s.
+    /// Refused connections and failed accepts are logged at most once per 10 s each.
     private var refusalLog = LogRateLimit(interval: 10 * 1_000_000_000)
+    private var acceptFailureLog = LogRateLimit(interval: 10 * 1_000_000_000)
+    /// Whether the listening socket is watched now (not while accept is backing off).
+    private var isListening = false
     private var nextID: UInt64 = 1
     private var needingFlush: [Connection] = []
     /// The connections being flushed at the end of a turn (``needingFlush`` of the turn).
@@ -57,6 +61,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         loop.preconditionInLoop()
         do {
             listenerToken = try loop.register(listener.descriptor, readable: true, writable: false, handler: self)
+            isListening = true
         } catch {
             services.logger.error("accept failed", ["error": error.description])
         }
@@ -112,18 +117,45 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     // MARK: Connections
 
+    /// How long the listener rests after accept failed (EMFILE, ENFILE, ENOBUFS, ...).
+    static let acceptPause: UInt64 = 100_000_000
+
     /// The listening socket is readable: accept everything waiting.
     func ready(_ event: EventLoop.Readiness) {
-        while true {
+        while isListening {
             let socket: Socket
             do throws(SocketError) {
                 guard let accepted = try listener.accept() else { return }
                 socket = accepted
             } catch {
-                services.logger.error("accept failed", ["error": error.description])
-                return
+                return acceptFailed(error)
             }
             accepted(socket)
+        }
+    }
+
+    /// Accept failed, most likely for want of descriptors (EMFILE, ENFILE): the connection
+    /// stays in the kernel's queue and the listener, level-triggered, would be ready again at
+    /// once, a spinning core. The listener is left unwatched for ``acceptPause`` instead (as
+    /// nginx disables its accept events), then tried again. Not libuv's spare descriptor
+    /// (closed, then accept and close everything queued): that drops members' connections
+    /// waiting in the queue along with the attacker's, and the hashing and store threads could
+    /// take the spare between its close and the accept. The queue is bounded by the backlog;
+    /// a descriptor frees as soon as a connection closes.
+    private func acceptFailed(_ error: SocketError) {
+        let now = EventLoop.now()
+        if let failures = acceptFailureLog.event(now: now) {
+            services.logger.error(
+                "accept failed; not accepting for 100 ms at a time until it works",
+                ["error": error.description, "failures": "\(failures)"])
+        }
+        guard let listenerToken else { return }
+        isListening = false
+        loop.modify(listener.descriptor, token: listenerToken, readable: false, writable: false)
+        loop.schedule(at: now + Self.acceptPause) { [self] in
+            guard let token = self.listenerToken, !self.isListening else { return }
+            self.isListening = true
+            self.loop.modify(self.listener.descriptor, token: token, readable: true, writable: false)
         }
     }
 
@@ -222,6 +254,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         loop.preconditionInLoop()
         guard !isShuttingDown else { return }
         admission.isShuttingDown = true
+        isListening = false
         if let listenerToken {
             loop.deregister(listener.descriptor, token: listenerToken)
             listener.close()
