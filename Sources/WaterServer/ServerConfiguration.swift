@@ -21,10 +21,15 @@ public struct ServerConfiguration: Sendable {
         set { explicitMaximumPerAddress = newValue }
     }
     private var explicitMaximumPerAddress: Int?
-    /// Connections from one address still in their TLS or protocol handshake (never more than
-    /// its share): a device that opens connections and says nothing holds this many, each
-    /// for the handshake deadline at most.
-    public var maximumPendingHandshakesPerAddress = 8
+    /// Connections from one address still in their TLS or protocol handshake: a device that
+    /// opens connections and says nothing holds this many, each for the handshake deadline at
+    /// most. Unless set, half its share (16 of 32): room for a device that opens many at once
+    /// (a script's parallel commands), never all of its slots.
+    public var maximumPendingHandshakesPerAddress: Int {
+        get { min(explicitMaximumPending ?? max(1, maximumConnectionsPerAddress / 2), maximumConnectionsPerAddress) }
+        set { explicitMaximumPending = newValue }
+    }
+    private var explicitMaximumPending: Int?
     /// How long a new connection may take to send its handshake before it is closed.
     public var handshakeDeadline: Duration = .seconds(10)
     /// Calls in flight per connection; more fail with RESOURCE_EXHAUSTED.
@@ -65,7 +70,7 @@ extension ServerConfiguration {
     var admissionLimits: ConnectionAdmission.Limits {
         ConnectionAdmission.Limits(
             maximumConnections: maximumConnections, maximumPerAddress: maximumConnectionsPerAddress,
-            maximumPendingPerAddress: min(maximumPendingHandshakesPerAddress, maximumConnectionsPerAddress))
+            maximumPendingPerAddress: maximumPendingHandshakesPerAddress)
     }
 
     /// What every connection's ``ConnectionStateMachine`` holds its peer to.

@@ -11,17 +11,17 @@ import WaterTransport
 @Suite("No lock-out by connections, end to end", .serialized)
 struct LockOutTests {
     @Test(
-        "300 silent connections from one device: 8 are pending handshakes, the rest get RESOURCE_EXHAUSTED and an end at once"
+        "300 silent connections from one device: 16 are pending handshakes, the rest get RESOURCE_EXHAUSTED and an end at once"
     )
     func silentConnections() throws {
         // A handshake deadline far past the receive timeout: a refusal that waited for anything
         // would be seen still open.
         let server = try ServerProcess.fresh(["--handshake-deadline", "60"])
-        let held = try (0..<8).map { _ in try connect(from: "127.0.0.2", to: server.address) }
+        let held = try (0..<16).map { _ in try connect(from: "127.0.0.2", to: server.address) }
         defer { held.forEach { close($0) } }
         var refusals: [WaterV1.StatusCode?] = []
         var endings: [Ending] = []
-        for _ in 0..<292 {
+        for _ in 0..<284 {
             let fd = try connect(from: "127.0.0.2", to: server.address, timeoutSeconds: 10)
             defer { close(fd) }
             refusals.append(try firstReply(fd)?.statusCode)
@@ -30,14 +30,14 @@ struct LockOutTests {
         #expect(
             refusals.allSatisfy { $0 == .resourceExhausted }, "\(Set(refusals.map { "\(String(describing: $0))" }))")
         #expect(endings.allSatisfy { $0 == .closed }, "each refusal ends its connection without waiting")
-        // The member on another address is served at once, whoever holds the 8.
+        // The member on another address is served at once, whoever holds the 16.
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250))
         // Refused connections were never counted: the status file, written after them, counts
-        // the 8 silent ones and mum's.
+        // the 16 silent ones and mum's.
         let after = UnixTime.nowMilliseconds()
         #expect(waitUntil { Int64(server.statusFile["updated_at_unix_ms"] ?? "") ?? 0 > after })
-        #expect(server.statusFile["connections"] == "9")
+        #expect(server.statusFile["connections"] == "17")
         #expect(server.stop() == 0)
         #expect(server.log.contains("connection refused"))
         // A line per 10 s, not per refusal: nothing a device does fills the log.
@@ -97,7 +97,8 @@ struct LockOutTests {
     @Test("a full server answers RESOURCE_EXHAUSTED, as proto/README.md says")
     func fullServer() throws {
         let server = try ServerProcess.fresh(["--max-connections", "8", "--max-per-address", "100"])
-        let held = try (0..<8).map { _ in try connect(from: "127.0.0.1", to: server.address) }
+        // Eight devices, one silent connection each (one device would meet its pending limit).
+        let held = try (0..<8).map { try connect(from: "127.0.0.\(10 + $0)", to: server.address) }
         defer { held.forEach { close($0) } }
         let fd = try connect(from: "127.0.0.3", to: server.address)
         defer { close(fd) }

@@ -50,20 +50,22 @@ struct ConnectionAdmissionTests {
         #expect(admission.refusal(for: "10.0.0.9")?.code == .unavailable)
     }
 
-    @Test("the per-address share defaults to an eighth of the connections (at least 4), and never exceeds them")
+    @Test("the per-address share defaults to an eighth of the connections (at least 4), pending ones to half of it")
     func configuredShare() {
         var configuration = ServerConfiguration(dataDirectory: "/nonexistent")
         #expect(
             configuration.admissionLimits
-                == .init(maximumConnections: 256, maximumPerAddress: 32, maximumPendingPerAddress: 8))
+                == .init(maximumConnections: 256, maximumPerAddress: 32, maximumPendingPerAddress: 16))
         configuration.maximumConnections = 16
         #expect(
             configuration.admissionLimits
-                == .init(maximumConnections: 16, maximumPerAddress: 4, maximumPendingPerAddress: 4))
+                == .init(maximumConnections: 16, maximumPerAddress: 4, maximumPendingPerAddress: 2))
         configuration.maximumConnections = 2
         #expect(configuration.admissionLimits.maximumPerAddress == 2)
         configuration.maximumConnectionsPerAddress = 100
         #expect(configuration.admissionLimits.maximumPerAddress == 2, "an explicit share is capped by the whole")
+        configuration.maximumPendingHandshakesPerAddress = 8
+        #expect(configuration.admissionLimits.maximumPendingPerAddress == 2, "and pending ones by the share")
     }
 
     @Test("a rate-limited log line says how many events it stands for")
