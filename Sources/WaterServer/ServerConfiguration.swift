@@ -9,11 +9,27 @@ public struct ServerConfiguration: Sendable {
     public var listen = HostPort(host: "127.0.0.1", port: WireProtocol.defaultPort)
     /// The data directory: one archive per member, the accounts, the lock file.
     public var dataDirectory: String
-    /// Connections served at once; more are accepted and closed with RESOURCE_EXHAUSTED.
+    /// Connections served at once; more are accepted and closed at once (RESOURCE_EXHAUSTED),
+    /// never counted. `deploy/water-server.service`'s `LimitNOFILE` leaves room for them.
     public var maximumConnections = 256
-    /// Connections served at once from one address (one device): a device on the LAN that
-    /// opens hundreds cannot take the slots everyone else needs. More get RESOURCE_EXHAUSTED.
-    public var maximumConnectionsPerAddress = 32
+    /// Connections served at once from one address (one device), its share: a device on the
+    /// LAN that opens hundreds cannot take the slots everyone else needs. More are refused as
+    /// above. Unless set, an eighth of ``maximumConnections`` (32 of 256), but at least 4 (a
+    /// device runs a live board beside a few commands); never more than ``maximumConnections``.
+    public var maximumConnectionsPerAddress: Int {
+        get { min(explicitMaximumPerAddress ?? max(4, maximumConnections / 8), maximumConnections) }
+        set { explicitMaximumPerAddress = newValue }
+    }
+    private var explicitMaximumPerAddress: Int?
+    /// Connections from one address still in their TLS or protocol handshake: a device that
+    /// opens connections and says nothing holds this many, each for the handshake deadline at
+    /// most. Unless set, half its share (16 of 32): room for a device that opens many at once
+    /// (a script's parallel commands), never all of its slots.
+    public var maximumPendingHandshakesPerAddress: Int {
+        get { min(explicitMaximumPending ?? max(1, maximumConnectionsPerAddress / 2), maximumConnectionsPerAddress) }
+        set { explicitMaximumPending = newValue }
+    }
+    private var explicitMaximumPending: Int?
     /// How long a new connection may take to send its handshake before it is closed.
     public var handshakeDeadline: Duration = .seconds(10)
     /// Calls in flight per connection; more fail with RESOURCE_EXHAUSTED.
@@ -46,5 +62,27 @@ public struct ServerConfiguration: Sendable {
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory
         self.tls = .selfSigned(in: dataDirectory)
+    }
+}
+
+extension ServerConfiguration {
+    /// What ``ConnectionAdmission`` admits by.
+    var admissionLimits: ConnectionAdmission.Limits {
+        ConnectionAdmission.Limits(
+            maximumConnections: maximumConnections, maximumPerAddress: maximumConnectionsPerAddress,
+            maximumPendingPerAddress: maximumPendingHandshakesPerAddress)
+    }
+
+    /// What every connection's ``ConnectionStateMachine`` holds its peer to.
+    var connectionLimits: ConnectionStateMachine.Limits {
+        ConnectionStateMachine.Limits(
+            maximumPayloadLength: maximumPayloadLength, maximumCallsInFlight: maximumCallsInFlight,
+            frameDeadline: Self.nanoseconds(frameDeadline), idleTimeout: Self.nanoseconds(idleTimeout),
+            handshakeDeadline: Self.nanoseconds(handshakeDeadline))
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }

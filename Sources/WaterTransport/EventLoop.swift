@@ -42,6 +42,8 @@ public final class EventLoop: @unchecked Sendable {
     private var handlers: [Token: EventLoopHandler] = [:]
     private var nextToken: Token = 1
     private var timers = TimerQueue()
+    /// Counts the turns (from 1): what a per-turn budget is reset by.
+    public private(set) var turnNumber: UInt64 = 0
 
     /// Called at the start and at the end of every turn, on the loop.
     public var turnStarted: () -> Void = {}
@@ -101,6 +103,7 @@ public final class EventLoop: @unchecked Sendable {
         while !isStopping.load(ordering: .acquiring) {
             let count = CLinux_epoll_wait(epoll, &tokens, &events, 256, timers.millisecondsUntilNext(now: Self.now()))
             guard count >= 0 || errno == EINTR else { preconditionFailure("epoll_wait: errno \(errno)") }
+            turnNumber &+= 1
             turnStarted()
             for index in 0..<max(Int(count), 0) {
                 if tokens[index] == Self.wakeupToken {

@@ -27,7 +27,9 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec("tls-key", "FILE", "its key in PEM"),
                 OptionSpec("plaintext", nil, "no TLS: insecure, refused unless --listen is a loopback address"),
                 OptionSpec("max-connections", "N", "connections served at once (default 256)"),
-                OptionSpec("max-per-address", "N", "connections served at once from one address (default 32)"),
+                OptionSpec(
+                    "max-per-address", "N",
+                    "connections served at once from one address (default an eighth of --max-connections: 32)"),
                 OptionSpec("handshake-deadline", "SECONDS", "time from connecting to the handshake (default 10)"),
                 OptionSpec("max-calls", "N", "calls in flight per connection (default 32)"),
                 OptionSpec("max-frame", "BYTES", "largest frame payload (default 1048576)"),

@@ -74,8 +74,9 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     }
     configuration.maximumConnections =
         try arguments.integer("max-connections", in: 1...100_000) ?? configuration.maximumConnections
-    configuration.maximumConnectionsPerAddress =
-        try arguments.integer("max-per-address", in: 1...100_000) ?? configuration.maximumConnectionsPerAddress
+    if let perAddress = try arguments.integer("max-per-address", in: 1...100_000) {
+        configuration.maximumConnectionsPerAddress = perAddress
+    }
     if let seconds = try arguments.integer("handshake-deadline", in: 1...3600) {
         configuration.handshakeDeadline = .seconds(seconds)
     }
@@ -96,6 +97,7 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     try arguments.finish()
 
     let logger = Logger.standardError()
+    ensureDescriptors(for: configuration.maximumConnections, logger: logger)
     let server = try Server(configuration: configuration, logger: logger)
     signal(SIGPIPE, SIG_IGN)
     // SIGTERM and SIGINT stop accepting, let calls in flight finish, flush and exit 0.
@@ -454,4 +456,20 @@ extension ErrorJSON {
             self.init(code: "FAILURE", exitCode: .failure, message: "\(error)")
         }
     }
+}
+
+/// Descriptors the server needs: one per connection, and some 64 for its own files (the log,
+/// snapshots, a backup, the loop). Raises the soft limit that far when the hard limit allows
+/// (as nginx's `worker_rlimit_nofile`, Redis's `maxclients` check); otherwise says so once:
+/// accept would fail (and back off) before `--max-connections` is reached.
+func ensureDescriptors(for connections: Int, logger: Logger) {
+    let needed = rlim_t(connections + 64)
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < needed else { return }
+    let raised = min(needed, limit.rlim_max)
+    var wanted = rlimit(rlim_cur: raised, rlim_max: limit.rlim_max)
+    if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted) == 0, raised >= needed { return }
+    logger.warning(
+        "the descriptor limit is below what --max-connections needs; raise LimitNOFILE (or ulimit -n)",
+        ["limit": "\(raised)", "needed": "\(needed)", "max_connections": "\(connections)"])
 }

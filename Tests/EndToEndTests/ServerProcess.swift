@@ -105,6 +105,9 @@ final class ServerProcess {
     /// What the server logged (read once it has stopped).
     var log: String { process.errorText }
 
+    /// What the running server has logged so far.
+    var logSoFar: String { process.errorTextSoFar }
+
     /// Waits (at most `seconds`) until the running server has logged `text`; whether it has.
     func waitForLog(_ text: String, seconds: Int = 30) -> Bool {
         waitUntil(seconds: seconds) { process.errorTextSoFar.contains(text) }

@@ -4,9 +4,11 @@ import WaterProtocol
 import WaterTLS
 import WaterTransport
 
-/// One client connection, owned by the server's event loop: its socket, its
+/// One admitted client connection, owned by the server's event loop: its socket, its
 /// ``ConnectionStateMachine``, its buffers and its deadline timer are touched on the loop only
-/// (each entry point checks). Handlers that answer later do so from anywhere through the
+/// (each entry point checks). The machine decides everything about the connection's life (TLS
+/// phase, handshake, limits, deadlines, when to close); this class carries out its actions on
+/// the socket and the TLS session. Handlers that answer later do so from anywhere through the
 /// ``Responder`` it hands them, which goes back to the loop when called elsewhere.
 ///
 /// Replies are framed into ``replies`` as they are made. At the end of a turn each is tagged
@@ -34,9 +36,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private var machine: ConnectionStateMachine
     /// The TLS session under the frames; nil when serving plaintext on loopback.
     private let tls: TLSSession?
-    private var isTLSReady = false
-    /// Closes the connection if its TLS handshake is not done by the handshake deadline.
-    private var tlsTimer: TimerQueue.ID?
+    /// Whether it counts among its address's connections still in their handshake.
+    private(set) var isPending = true
     private var token: EventLoop.Token = 0
     /// The replies not yet handed to the socket, framed: those waiting for their group, then
     /// this turn's.
@@ -59,10 +60,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private var outputOffset = 0
     private var isWatchingWrites = false
     private var isReading = true
-    private var closeWhenFlushed = false
     private var isClosed = false
-    /// Frames taken this turn: past ``frameBudget`` the rest wait for the next turn.
-    private var framesThisTurn = 0
     private var isResumeScheduled = false
     /// Whether the owner will call ``endTurn(holdingFor:durable:)`` at the end of this turn.
     var isQueuedForFlush = false
@@ -87,16 +85,14 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     static let maximumPendingOutput = 4 << 20
     /// Read at most this much per turn, so one busy peer cannot starve the others.
     private static let readBudget = 256 * 1024
-    /// Take at most this many frames per turn; a burst waits for the next turns, between
-    /// everyone else's.
-    static let frameBudget = 64
 
+    /// A connection the owner admitted, from `peerAddress`, with the machine it made for it.
     init(
-        id: UInt64, socket: Socket, loop: EventLoop, services: ServerServices, router: Router, owner: ConnectionOwner
+        id: UInt64, socket: Socket, peer peerAddress: HostPort?, machine: ConnectionStateMachine, loop: EventLoop,
+        services: ServerServices, router: Router, owner: ConnectionOwner
     ) throws(TLSError) {
         let configuration = services.configuration
         self.id = id
-        let peerAddress = socket.peerAddress
         self.peer = peerAddress?.description ?? "?"
         self.peerHost = peerAddress?.host ?? "?"
         self.socket = socket
@@ -108,45 +104,16 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         self.replies = ReplySink(
             writer: FrameWriter(maximumPayloadLength: configuration.maximumPayloadLength), arena: owner.replyArena)
         self.tls = try services.tls.map { (context) throws(TLSError) in try TLSSession(context, isServer: true) }
-        let limits = ConnectionStateMachine.Limits(
-            maximumPayloadLength: configuration.maximumPayloadLength,
-            maximumCallsInFlight: configuration.maximumCallsInFlight,
-            frameDeadline: Self.nanoseconds(configuration.frameDeadline),
-            idleTimeout: Self.nanoseconds(configuration.idleTimeout),
-            handshakeDeadline: Self.nanoseconds(configuration.handshakeDeadline))
-        self.machine = ConnectionStateMachine(limits: limits, now: EventLoop.now()) {
-            WaterV1.HandshakeResponse(
-                protocolVersion: WireProtocol.version, serverName: "water-server",
-                maxFrameLength: UInt32(configuration.maximumPayloadLength),
-                maxCallsInFlight: UInt32(configuration.maximumCallsInFlight), serverTimeUnixMs: services.now(),
-                householdTimeZone: configuration.householdTimeZone.identifier)
-        }
+        precondition(
+            machine.isAwaitingTLS == (tls != nil), "the machine starts with TLS exactly when the socket has it")
+        self.machine = machine
     }
 
-    /// Starts reading; with `refusal`, answers it at once and closes instead.
-    func start(refusing refusal: WaterError? = nil) throws(SocketError) {
+    /// Starts reading, with a timer at the machine's first deadline (the handshake's).
+    func start() throws(SocketError) {
         loop.preconditionInLoop()
-        // Over TLS even a refusal needs the handshake first: it reads until then.
-        token = try loop.register(
-            socket.descriptor, readable: refusal == nil || tls != nil, writable: false, handler: self)
-        if tls != nil {
-            // A peer that never finishes TLS is closed at the handshake deadline; the machine
-            // cannot tell it a status without TLS, and a refused one has no timer of its own.
-            let deadline = EventLoop.now() + Self.nanoseconds(services.configuration.handshakeDeadline)
-            tlsTimer = loop.schedule(at: deadline) { [weak self] in
-                guard let self else { return }
-                self.tlsTimer = nil
-                guard !self.isTLSReady else { return }
-                self.logger.info(
-                    "connection error", ["peer": self.peer, "error": "TLS handshake not finished in time"])
-                self.close()
-            }
-        }
-        if let refusal {
-            perform(machine.refuse(refusal))
-        } else {
-            armTimer()
-        }
+        token = try loop.register(socket.descriptor, readable: true, writable: false, handler: self)
+        armTimer()
     }
 
     /// Stops taking calls; closes once the calls in flight have answered. Streams end now.
@@ -158,6 +125,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     // MARK: Events from the loop
 
     func ready(_ event: EventLoop.Readiness) {
+        machine.turnStarted(loop.turnNumber)
         // A hang-up is found by reading, even while reading is paused.
         if event.readable || event.failed { readAvailable(evenIfPaused: event.failed) }
         if event.writable { writeOutput() }
@@ -166,7 +134,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private func readAvailable(evenIfPaused: Bool = false) {
         var total = 0
         let buffer = owner.readBuffer
-        while !isClosed, isReading || evenIfPaused, total < Self.readBudget, framesThisTurn < Self.frameBudget {
+        while !isClosed, isReading || evenIfPaused, total < Self.readBudget, machine.hasFrameBudget {
             let result = Result { () throws(SocketError) in try socket.read(into: buffer) }
             switch result {
             case .success(nil):
@@ -201,33 +169,26 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private func takeFrames(now: UInt64) {
         let arena = owner.decodeArena
         while !isClosed {
-            guard framesThisTurn < Self.frameBudget else { return resumeNextTurn() }
             arena.reset()
             switch machine.nextFrame(arena: arena, now: now) {
-            case .needMoreBytes:
-                return
-            case .call(let envelope, let method):
-                framesThisTurn += 1
-                dispatch(envelope, method)
-            case .actions(let actions):
-                framesThisTurn += 1
-                perform(actions)
+            case .needMoreBytes: return
+            case .budgetSpent: return resumeNextTurn()
+            case .call(let envelope, let method): dispatch(envelope, method)
+            case .actions(let actions): perform(actions)
             }
         }
     }
 
     /// Takes the frames left over from a turn that spent its budget, in the next turn.
     private func resumeNextTurn() {
-        // The budget comes back at the end of the turn (``endTurn(holdingFor:durable:)``), which
-        // the owner calls only for connections queued for a flush: queue this one even when none
-        // of its frames had a reply (cancels of calls not in flight), or the budget never comes
-        // back, this resumes every turn, and the connection is never read again.
-        owner.needsFlush(self)
+        // The budget is the machine's, per loop turn (its number), so it comes back in the next
+        // turn whether or not any of these frames had a reply (cancels of calls not in flight).
         guard !isResumeScheduled else { return }
         isResumeScheduled = true
         loop.execute { [weak self] in
             guard let self else { return }
             self.isResumeScheduled = false
+            self.machine.turnStarted(self.loop.turnNumber)
             self.takeFrames(now: EventLoop.now())
         }
     }
@@ -237,18 +198,13 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private func decrypt(_ ciphertext: UnsafeRawBufferPointer, with tls: TLSSession) -> Bool {
         do throws(TLSError) {
             try tls.feed(ciphertext)
-            if !isTLSReady {
+            if machine.isAwaitingTLS {
                 guard try tls.handshake() == .done else {
                     sendCiphertext(tls.takeOutput())
                     return true
                 }
-                isTLSReady = true
-                if let tlsTimer { loop.cancel(tlsTimer) }
-                tlsTimer = nil
+                machine.tlsHandshakeCompleted(now: EventLoop.now())
                 sendCiphertext(tls.takeOutput())
-                // Replies made before TLS was ready (a refusal) can go now.
-                if !replies.output.isEmpty { owner.needsFlush(self) }
-                if closeWhenFlushed { stopReading() }
             }
             let plaintext = owner.plaintextBuffer
             while !isClosed {
@@ -264,10 +220,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         } catch {
             logger.info("connection error", ["peer": peer, "error": error.description])
             sendCiphertext(tls.takeOutput())  // the alert that says why
-            closeWhenFlushed = true
-            stopReading()
-            perform(machine.peerClosed())
-            owner.needsFlush(self)
+            perform(machine.tlsFailed())
             return false
         }
     }
@@ -414,17 +367,24 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             case .cancelCall(let callID):
                 cancelHandlers.removeValue(forKey: callID)?.forEach { $0() }
                 pausedStreams.removeAll { $0.callID == callID }  // and what it holds goes now
+            case .handshakeCompleted:
+                isPending = false
+                owner.handshakeCompleted(self)
             case .close(let reason):
-                if let reason {
-                    logger.info(
-                        "connection error", ["peer": peer, "rpc.code": "\(reason.code)", "message": reason.message])
-                }
-                closeWhenFlushed = true
-                // Over TLS, a refusal waits for the handshake, which needs reading.
-                if tls == nil || isTLSReady { stopReading() }
+                logClose(reason)
+                stopReading()
                 owner.needsFlush(self)
+            case .closeNow(let reason):
+                logClose(reason)
+                writeWhatTheSocketTakes()
+                close()
             }
         }
+    }
+
+    private func logClose(_ reason: WaterError?) {
+        guard let reason else { return }
+        logger.info("connection error", ["peer": peer, "rpc.code": "\(reason.code)", "message": reason.message])
     }
 
     /// A reply the machine made, or one a handler delivered later: it depends on no commit of
@@ -480,7 +440,6 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     /// whose group is durable by now (`durable`) go at once.
     func endTurn(holdingFor group: UInt64, durable: UInt64) {
         loop.preconditionInLoop()
-        framesThisTurn = 0
         guard !isClosed else { return }
         while taggedReplies < pendingReplies.count {
             pendingReplies[taggedReplies].group = group
@@ -503,8 +462,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     func release(upTo durable: UInt64, failed: [UInt64]) {
         loop.preconditionInLoop()
         guard !isClosed else { return }
-        // Over TLS, nothing can be sent before the handshake is done.
-        guard tls == nil || isTLSReady else { return writeOutput() }
+        // Nothing can be sent before TLS is done, nor after it failed.
+        guard machine.canSendReplies else { return writeOutput() }
         var count = 0
         while count < taggedReplies, let group = pendingReplies[count].group, group <= durable { count += 1 }
         guard count > 0 else { return writeOutput() }
@@ -568,6 +527,25 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private func writeOutput() {
         loop.preconditionInLoop()
         guard !isClosed else { return }
+        switch writeWhatTheSocketTakes() {
+        case .failure(let error): return peerClosed(error)
+        case .success(false): return watchWrites(true)
+        case .success(true): break
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+        outputOffset = 0
+        watchWrites(false)
+        // A closing connection closes once nothing it is to send is left.
+        perform(machine.outputWritten(repliesLeft: !replies.output.isEmpty))
+        if !isClosed, !isReading, !machine.isClosed {
+            isReading = true
+            loop.modify(socket.descriptor, token: token, readable: true, writable: isWatchingWrites)
+        }
+    }
+
+    /// Writes ``output`` until the socket takes no more: whether all of it was written.
+    @discardableResult
+    private func writeWhatTheSocketTakes() -> Result<Bool, SocketError> {
         while outputOffset < output.count {
             let offset = outputOffset
             let result = output.withUnsafeBytes { raw in
@@ -576,22 +554,13 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             switch result {
             case .success(0):
                 unsentChanged()
-                return watchWrites(true)
+                return .success(false)
             case .success(let written): outputOffset += written
-            case .failure(let error): return peerClosed(error)
+            case .failure(let error): return .failure(error)
             }
         }
-        output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
-        outputOffset = 0
         unsentChanged()
-        watchWrites(false)
-        // Closing once everything is sent: the turn's replies too, unless TLS never got far
-        // enough to send them (a failed handshake stops reading: then what it said is all).
-        if closeWhenFlushed, tls == nil || isTLSReady ? replies.output.isEmpty : !isReading { return close() }
-        if !isReading, !closeWhenFlushed, machine.isClosed == false {
-            isReading = true
-            loop.modify(socket.descriptor, token: token, readable: true, writable: isWatchingWrites)
-        }
+        return .success(true)
     }
 
     private func watchWrites(_ watching: Bool) {
@@ -612,7 +581,6 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         for handlers in cancelHandlers.values { handlers.forEach { $0() } }
         cancelHandlers.removeAll()
         if let timer { loop.cancel(timer) }
-        if let tlsTimer { loop.cancel(tlsTimer) }
         if let stallTimer { loop.cancel(stallTimer) }
         pausedStreams.removeAll()
         loop.deregister(socket.descriptor, token: token)
@@ -638,10 +606,6 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         }
     }
 
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-    }
 }
 
 /// What a ``Connection`` tells the server that owns it (both on the loop).
@@ -656,5 +620,7 @@ protocol ConnectionOwner: AnyObject {
     var replyArena: WireArena { get }
     /// The connection has replies or output to write at the end of this turn.
     func needsFlush(_ connection: Connection)
+    /// The connection's handshake is answered: it is no longer pending.
+    func handshakeCompleted(_ connection: Connection)
     func closed(_ connection: Connection)
 }

@@ -4,9 +4,10 @@ import WaterProtocol
 import WaterTLS
 import WaterTransport
 
-/// What the event loop owns besides the connections themselves: the listening socket, the
-/// table of connections, which of them have output to write this turn, whether this turn holds
-/// the committer's leadership, and the shutdown. Every method runs on the loop (checked).
+/// What the event loop owns besides the connections themselves: the listening socket and its
+/// back-off, who is admitted (``ConnectionAdmission``), the table of connections, which of them
+/// have output to write this turn, whether this turn holds the committer's leadership, and the
+/// shutdown. Every method runs on the loop (checked).
 final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Sendable {
     private let listener: Socket
     private let loop: EventLoop
@@ -18,15 +19,20 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     private var listenerToken: EventLoop.Token?
     private var connections: [UInt64: Connection] = [:]
-    /// Open connections by the peer's address, for the per-address limit.
-    private var perAddress: [String: Int] = [:]
+    private var admission: ConnectionAdmission
+    private let hello: () -> WaterV1.HandshakeResponse
+    /// Refused connections and failed accepts are logged at most once per 10 s each.
+    private var refusalLog = LogRateLimit(interval: 10 * 1_000_000_000)
+    private var acceptFailureLog = LogRateLimit(interval: 10 * 1_000_000_000)
+    /// Whether the listening socket is watched now (not while accept is backing off).
+    private var isListening = false
     private var nextID: UInt64 = 1
     private var needingFlush: [Connection] = []
     /// The connections being flushed at the end of a turn (``needingFlush`` of the turn).
     private var flushing: [Connection] = []
     /// Whose replies wait for which group of the log.
     private var held = HeldReplies<Connection>()
-    private var isShuttingDown = false
+    private var isShuttingDown: Bool { admission.isShuttingDown }
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let decodeArena = WireArena(initialBlockSize: 4096)
@@ -36,6 +42,8 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         (self.listener, self.loop, self.services, self.router, self.stopped) = (
             listener, loop, services, router, stopped
         )
+        admission = ConnectionAdmission(limits: services.configuration.admissionLimits)
+        hello = Self.hello(services)
     }
 
     deinit {
@@ -47,6 +55,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         loop.preconditionInLoop()
         do {
             listenerToken = try loop.register(listener.descriptor, readable: true, writable: false, handler: self)
+            isListening = true
         } catch {
             services.logger.error("accept failed", ["error": error.description])
         }
@@ -77,40 +86,80 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     // MARK: Connections
 
+    /// How long the listener rests after accept failed (EMFILE, ENFILE, ENOBUFS, ...).
+    static let acceptPause: UInt64 = 100_000_000
+
     /// The listening socket is readable: accept everything waiting.
     func ready(_ event: EventLoop.Readiness) {
-        while true {
+        while isListening {
             let socket: Socket
             do throws(SocketError) {
                 guard let accepted = try listener.accept() else { return }
                 socket = accepted
             } catch {
-                services.logger.error("accept failed", ["error": error.description])
-                return
+                return acceptFailed(error)
             }
             accepted(socket)
         }
     }
 
+    /// Accept failed, most likely for want of descriptors (EMFILE, ENFILE): the connection
+    /// stays in the kernel's queue and the listener, level-triggered, would be ready again at
+    /// once, a spinning core. The listener is left unwatched for ``acceptPause`` instead (as
+    /// nginx disables its accept events), then tried again. Not libuv's spare descriptor
+    /// (closed, then accept and close everything queued): that drops members' connections
+    /// waiting in the queue along with the attacker's, and the hashing and store threads could
+    /// take the spare between its close and the accept. The queue is bounded by the backlog;
+    /// a descriptor frees as soon as a connection closes.
+    private func acceptFailed(_ error: SocketError) {
+        let now = EventLoop.now()
+        if let failures = acceptFailureLog.event(now: now) {
+            services.logger.error(
+                "accept failed; not accepting for 100 ms at a time until it works",
+                ["error": error.description, "failures": "\(failures)"])
+        }
+        guard let listenerToken else { return }
+        isListening = false
+        loop.modify(listener.descriptor, token: listenerToken, readable: false, writable: false)
+        loop.schedule(at: now + Self.acceptPause) { [self] in
+            guard let token = self.listenerToken, !self.isListening else { return }
+            self.isListening = true
+            self.loop.modify(self.listener.descriptor, token: token, readable: true, writable: false)
+        }
+    }
+
+    /// A new connection: admitted and started, or refused and closed at once, without being
+    /// registered or counted (``ConnectionStateMachine/refused(_:)`` says what it is told).
     private func accepted(_ socket: Socket) {
+        let peerAddress = socket.peerAddress
+        let peerHost = peerAddress?.host ?? "?"
+        let now = EventLoop.now()
+        var machine = ConnectionStateMachine(
+            limits: services.configuration.connectionLimits, now: now, tls: services.tls != nil,
+            hello: hello)
+        if let refusal = admission.refusal(for: peerHost) {
+            if let refused = refusalLog.event(now: now) {
+                services.logger.info(
+                    "connection refused",
+                    ["peer": peerAddress?.description ?? "?", "reason": refusal.message, "refused": "\(refused)"])
+            }
+            return refuse(socket, machine.refused(refusal))
+        }
         let connection: Connection
         do throws(TLSError) {
             connection = try Connection(
-                id: nextID, socket: socket, loop: loop, services: services, router: router, owner: self)
+                id: nextID, socket: socket, peer: peerAddress, machine: machine, loop: loop, services: services,
+                router: router, owner: self)
         } catch {
             services.logger.error("connection failed", ["error": error.description])
             return socket.close()
         }
         nextID += 1
-        let refusal = refusal(of: connection)
-        if let refusal {
-            services.logger.info("connection refused", ["peer": connection.peer, "reason": refusal.message])
-        }
         connections[connection.id] = connection
-        perAddress[connection.peerHost, default: 0] += 1
+        admission.admitted(peerHost)
         count.store(connections.count, ordering: .relaxed)
         do {
-            try connection.start(refusing: refusal)
+            try connection.start()
         } catch {
             services.logger.error("connection failed", ["peer": connection.peer, "error": error.description])
             forget(connection)
@@ -118,27 +167,44 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         }
     }
 
-    /// Why a new connection cannot be served, or nil when it can.
-    private func refusal(of connection: Connection) -> WaterError? {
+    /// Carries out a refusal on a socket nothing else knows: its status in one write the
+    /// fresh socket takes whole (plaintext), then the close.
+    private func refuse(_ socket: Socket, _ actions: [ConnectionStateMachine.Action]) {
+        var bytes: [UInt8] = []
+        for action in actions {
+            switch action {
+            case .send(let envelope):
+                FrameWriter(maximumPayloadLength: services.configuration.maximumPayloadLength)
+                    .appendReply(envelope, to: &bytes, arena: replyArena)
+            case .closeNow:
+                _ = bytes.withUnsafeBytes { try? socket.write($0) }
+                socket.close()
+            default:
+                preconditionFailure("a refused connection only sends its status and closes")
+            }
+        }
+    }
+
+    /// The handshake reply of this server, one closure shared by every connection.
+    private static func hello(_ services: ServerServices) -> () -> WaterV1.HandshakeResponse {
         let configuration = services.configuration
-        if isShuttingDown { return WaterError(.unavailable, "the server is shutting down; try again shortly") }
-        if connections.count >= configuration.maximumConnections {
-            return WaterError(.resourceExhausted, "the server has too many connections; try again shortly")
+        return {
+            WaterV1.HandshakeResponse(
+                protocolVersion: WireProtocol.version, serverName: "water-server",
+                maxFrameLength: UInt32(configuration.maximumPayloadLength),
+                maxCallsInFlight: UInt32(configuration.maximumCallsInFlight), serverTimeUnixMs: services.now(),
+                householdTimeZone: configuration.householdTimeZone.identifier)
         }
-        if perAddress[connection.peerHost, default: 0] >= configuration.maximumConnectionsPerAddress {
-            return WaterError(
-                .resourceExhausted,
-                "too many connections from \(connection.peerHost) (at most \(configuration.maximumConnectionsPerAddress)); "
-                    + "close some and try again")
-        }
-        return nil
     }
 
     private func forget(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         count.store(connections.count, ordering: .relaxed)
-        let remaining = perAddress[connection.peerHost, default: 1] - 1
-        perAddress[connection.peerHost] = remaining > 0 ? remaining : nil
+        admission.closed(connection.peerHost, wasPending: connection.isPending)
+    }
+
+    func handshakeCompleted(_ connection: Connection) {
+        admission.handshakeCompleted(connection.peerHost)
     }
 
     func needsFlush(_ connection: Connection) {
@@ -156,7 +222,8 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     func drainAll() {
         loop.preconditionInLoop()
         guard !isShuttingDown else { return }
-        isShuttingDown = true
+        admission.isShuttingDown = true
+        isListening = false
         if let listenerToken {
             loop.deregister(listener.descriptor, token: listenerToken)
             listener.close()

@@ -1,13 +1,20 @@
 import WaterProtocol
 
-/// The protocol side of one connection, with no socket, thread or clock of its own: events in
-/// (bytes, a frame pulled, a handler's reply, a deadline check, the peer closing, a drain),
-/// actions out (send, dispatch, cancel, close), as postgres-nio's `ConnectionStateMachine`.
+/// The whole life of one connection, with no socket, thread or clock of its own: events in
+/// (refused at accept, TLS done or failed, bytes, a frame pulled, a handler's reply, a deadline
+/// check, output written, the peer closing, a drain), actions out (send, dispatch, cancel,
+/// close after the flush or at once), as postgres-nio's `ConnectionStateMachine`.
 /// ``Connection`` feeds it and carries out what it returns; the tests drive it event by event.
 ///
-/// It owns: the frame decoder, the handshake, whether the peer has logged in (and so which
-/// limits its frames meet), which calls are in flight (and which of those are streams), the
-/// limits, the frame deadline and idle timeout, and the drain at shutdown.
+/// It owns: the TLS phase and its deadline, the frame decoder and the frame budget of a turn,
+/// the handshake, whether the peer has logged in (and so which limits its frames meet), which
+/// calls are in flight (and which of those are streams), the limits, the frame deadline and
+/// idle timeout, the drain at shutdown and the close once what was said is written.
+///
+///     tlsHandshaking --tlsHandshakeCompleted--> awaitingHandshake --handshake--> open
+///          |  (TLS only; plaintext starts at awaitingHandshake)                   |
+///          |                                                        drain --> draining
+///          +--deadline, refused--> closed      any error, drained --> closing --outputWritten--> closed
 ///
 /// Frames are pulled one at a time (``nextFrame(arena:now:)``): a call is run while its
 /// envelope is still where it was decoded, before the next frame is read, so no envelope is
@@ -27,6 +34,9 @@ struct ConnectionStateMachine {
         /// valid token, on this connection): what a device with no account may make the server
         /// read and decode.
         var maximumPayloadLengthBeforeLogin = WireProtocol.maximumPayloadLengthBeforeLogin
+        /// Frames taken from one connection in one loop turn: a burst waits for the next
+        /// turns, between everyone else's.
+        var framesPerTurn = 64
     }
 
     enum Action: Equatable {
@@ -38,9 +48,16 @@ struct ConnectionStateMachine {
         /// The call ended without its handler finishing it (cancelled, connection closing):
         /// run what the handler registered for that.
         case cancelCall(UInt64)
-        /// Stop reading and close once everything sent is written. `reason` is a protocol
-        /// error to log (its status was sent just before).
+        /// The handshake is answered: the connection is no longer one of its address's pending
+        /// ones (``ConnectionAdmission``).
+        case handshakeCompleted
+        /// Stop reading and close once everything queued is written (``outputWritten(repliesLeft:)``
+        /// says when). `reason` is a protocol error to log (its status was sent just before).
         case close(reason: WaterError?)
+        /// Close without waiting: what the socket takes at once of what is queued is all the
+        /// peer gets. A refused connection (over plaintext its status is queued just before),
+        /// or a TLS handshake past its deadline, where no status can be said. `reason` is logged.
+        case closeNow(reason: WaterError?)
     }
 
     /// What the next frame asks for.
@@ -53,13 +70,21 @@ struct ConnectionStateMachine {
         /// What the frame came to otherwise: the handshake's reply, a refusal, a cancel, a
         /// protocol error.
         case actions([Action])
+        /// This turn's frames are taken (``Limits/framesPerTurn``); the rest wait in the decoder
+        /// until ``turnStarted(_:)`` says a new turn began.
+        case budgetSpent
     }
 
     private enum State {
+        /// Over TLS, until its handshake is done: nothing can be read or said yet.
+        case tlsHandshaking
         case awaitingHandshake
         case open
         /// Shutting down: no new calls; closes once the calls in flight have answered.
         case draining
+        /// Reads nothing more; closes once what is queued is written: the replies too, or with
+        /// `replies` false (TLS failed) only the TLS layer's own bytes, the alert that says why.
+        case closing(replies: Bool)
         case closed
     }
 
@@ -76,17 +101,46 @@ struct ConnectionStateMachine {
     private var frameStartedAt: UInt64?
     private var lastActivity: UInt64
     private let startedAt: UInt64
+    /// The loop turn the frame budget counts for, and the frames taken in it.
+    private var budgetTurn: UInt64 = 0
+    private var framesThisTurn = 0
 
-    init(limits: Limits, now: UInt64, hello: @escaping () -> WaterV1.HandshakeResponse) {
+    /// A connection accepted `now`; over TLS (`tls`) it starts with the TLS handshake.
+    init(limits: Limits, now: UInt64, tls: Bool = false, hello: @escaping () -> WaterV1.HandshakeResponse) {
         self.limits = limits
         self.hello = hello
         self.lastActivity = now
         self.startedAt = now
+        self.state = tls ? .tlsHandshaking : .awaitingHandshake
         self.decoder = FrameDecoder(
             maximumPayloadLength: min(limits.maximumPayloadLength, limits.maximumPayloadLengthBeforeLogin))
     }
 
-    var isClosed: Bool { if case .closed = state { true } else { false } }
+    /// Whether frames are over: closing or closed.
+    var isClosed: Bool {
+        switch state {
+        case .closed, .closing: true
+        default: false
+        }
+    }
+    /// Whether the TLS handshake is still under way (so nothing can be sent yet).
+    var isAwaitingTLS: Bool { if case .tlsHandshaking = state { true } else { false } }
+    /// Whether the handshake is not answered yet: the connection is one of its address's pending.
+    var isPending: Bool {
+        switch state {
+        case .tlsHandshaking, .awaitingHandshake: true
+        default: false
+        }
+    }
+    /// Whether replies may go to the socket: TLS is done (or absent) and has not failed.
+    var canSendReplies: Bool {
+        switch state {
+        case .tlsHandshaking, .closing(replies: false), .closed: false
+        default: true
+        }
+    }
+    /// Whether this turn's frames are not all taken yet.
+    var hasFrameBudget: Bool { framesThisTurn < limits.framesPerTurn }
     var callsInFlight: Int { inFlight.count }
     /// Whether `callID` is still waiting for its final reply (a stream's messages for a call
     /// that ended are dropped).
@@ -101,6 +155,8 @@ struct ConnectionStateMachine {
     /// nothing is in flight, else never.
     var nextDeadline: UInt64? {
         guard !isClosed else { return nil }
+        // The peer cannot be told anything before TLS is done: only its deadline counts.
+        if case .tlsHandshaking = state { return startedAt + limits.handshakeDeadline }
         var deadline: UInt64? = nil
         if case .awaitingHandshake = state { deadline = startedAt + limits.handshakeDeadline }
         let activity: UInt64? =
@@ -113,9 +169,58 @@ struct ConnectionStateMachine {
 
     // MARK: Events
 
+    /// The connection was refused at accept (too many connections, in all or from its address;
+    /// shutting down): it is closed at once, never waiting for the peer. Over plaintext the
+    /// status goes first (one small write the fresh socket takes whole); over TLS nothing can
+    /// be said before a handshake, and a refused peer is not worth one.
+    mutating func refused(_ error: WaterError) -> [Action] {
+        let canSpeak: Bool
+        switch state {
+        case .tlsHandshaking: canSpeak = false
+        case .awaitingHandshake: canSpeak = true
+        default: preconditionFailure("a connection is refused when it is accepted, not later")
+        }
+        state = .closed
+        let status = WaterV1.ResponseEnvelope(callID: WireProtocol.connectionCallID, error: error)
+        return (canSpeak ? [.send(status)] : []) + [.closeNow(reason: error)]
+    }
+
+    /// The TLS handshake finished: frames may come now. The handshake deadline still runs from
+    /// the connection's start, so a slow TLS handshake leaves less time for the protocol's.
+    mutating func tlsHandshakeCompleted(now: UInt64) {
+        guard case .tlsHandshaking = state else { return }
+        state = .awaitingHandshake
+        lastActivity = now
+    }
+
+    /// TLS failed (a bad record, a handshake refused): the alert that says why is all that can
+    /// still go; calls in flight end and the replies waiting are dropped.
+    mutating func tlsFailed() -> [Action] {
+        guard !isClosed else { return [] }
+        state = .closing(replies: false)
+        defer { inFlight.removeAll() }
+        return inFlight.keys.sorted().map { .cancelCall($0) } + [.close(reason: nil)]
+    }
+
+    /// A loop turn began (`turn` counts them): the frame budget is this turn's.
+    mutating func turnStarted(_ turn: UInt64) {
+        guard turn != budgetTurn else { return }
+        budgetTurn = turn
+        framesThisTurn = 0
+    }
+
+    /// Everything queued for the socket was written; `repliesLeft` says whether replies still
+    /// wait (for their group to be durable). Closes a closing connection once nothing it is to
+    /// send is left.
+    mutating func outputWritten(repliesLeft: Bool) -> [Action] {
+        guard case .closing(let replies) = state, !(replies && repliesLeft) else { return [] }
+        state = .closed
+        return [.closeNow(reason: nil)]
+    }
+
     /// Bytes from the peer; the frames in them are pulled with ``nextFrame(arena:now:)``.
     mutating func received(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
-        guard !isClosed else { return }
+        guard !isClosed, !isAwaitingTLS else { return }
         lastActivity = now
         decoder.append(bytes)
     }
@@ -123,7 +228,8 @@ struct ConnectionStateMachine {
     /// The next complete frame's outcome. Call it until it says ``FrameOutcome/needMoreBytes``,
     /// running each call it hands over before calling again.
     mutating func nextFrame(arena: WireArena, now: UInt64) -> FrameOutcome {
-        guard !isClosed else { return .needMoreBytes }
+        guard !isClosed, !isAwaitingTLS else { return .needMoreBytes }
+        guard hasFrameBudget else { return .budgetSpent }
         let frame: FrameView
         do {
             guard let next = try decoder.nextFrameView() else {
@@ -136,6 +242,7 @@ struct ConnectionStateMachine {
             }
             frame = next
         } catch {
+            framesThisTurn += 1
             let tooLarge = !isLoggedIn && error.isTooLarge
             let code: WaterV1.StatusCode = error.isTooLarge ? .resourceExhausted : .invalidArgument
             return .actions(
@@ -148,6 +255,7 @@ struct ConnectionStateMachine {
                             : "protocol error: \(error)")))
         }
         frameStartedAt = nil
+        framesThisTurn += 1
         return frameReceived(frame.payload, arena: arena)
     }
 
@@ -164,7 +272,7 @@ struct ConnectionStateMachine {
         while true {
             arena.reset()
             switch nextFrame(arena: arena, now: now) {
-            case .needMoreBytes: return actions
+            case .needMoreBytes, .budgetSpent: return actions
             case .call(let envelope, let method):
                 actions.append(.dispatch(IncomingCall(copying: envelope, method: method, limits: decodeLimits)))
             case .actions(let more): actions += more
@@ -199,9 +307,21 @@ struct ConnectionStateMachine {
         return [.send(envelope)] + closeIfDrained()
     }
 
-    /// Checks the handshake deadline, the frame deadline and the idle timeout.
+    /// Checks the handshake deadline (TLS's and the protocol's), the frame deadline and the
+    /// idle timeout.
     mutating func deadlinePassed(now: UInt64) -> [Action] {
         guard !isClosed else { return [] }
+        if case .tlsHandshaking = state {
+            guard now >= startedAt + limits.handshakeDeadline else { return [] }
+            state = .closed
+            return [
+                .closeNow(
+                    reason: WaterError(
+                        .deadlineExceeded,
+                        "the TLS handshake did not finish within \(Self.seconds(limits.handshakeDeadline)) of connecting"
+                    ))
+            ]
+        }
         if case .awaitingHandshake = state, now >= startedAt + limits.handshakeDeadline {
             return fail(
                 WaterError(
@@ -221,7 +341,7 @@ struct ConnectionStateMachine {
 
     /// The peer closed or the connection failed: every call in flight is over.
     mutating func peerClosed() -> [Action] {
-        guard !isClosed else { return [] }
+        if case .closed = state { return [] }
         state = .closed
         defer { inFlight.removeAll() }
         return inFlight.keys.sorted().map { .cancelCall($0) }
@@ -231,7 +351,11 @@ struct ConnectionStateMachine {
     /// new calls are refused, and the connection closes once nothing is in flight.
     mutating func drain() -> [Action] {
         switch state {
-        case .closed, .draining: return []
+        case .closed, .closing, .draining: return []
+        case .tlsHandshaking:
+            // Nothing can be said to it, and nothing is in flight.
+            state = .closed
+            return [.closeNow(reason: nil)]
         case .awaitingHandshake, .open: state = .draining
         }
         var actions: [Action] = []
@@ -245,11 +369,6 @@ struct ConnectionStateMachine {
             ]
         }
         return actions + closeIfDrained()
-    }
-
-    /// Refuses the connection at once (too many connections): a status, then close.
-    mutating func refuse(_ error: WaterError) -> [Action] {
-        fail(error)
     }
 
     // MARK: Frames
@@ -279,7 +398,7 @@ struct ConnectionStateMachine {
         }
         let refusal: WaterError?
         switch state {
-        case .closed:
+        case .closed, .closing, .tlsHandshaking:
             return .actions([])
         case .awaitingHandshake:
             guard method == WaterV1.HandshakeRequest.method else {
@@ -324,7 +443,7 @@ struct ConnectionStateMachine {
                 callID: call.callID)
         }
         state = .open
-        return [.send(WaterV1.ResponseEnvelope(callID: call.callID, response: hello()))]
+        return [.send(WaterV1.ResponseEnvelope(callID: call.callID, response: hello())), .handshakeCompleted]
     }
 
     // MARK: Endings
@@ -332,7 +451,7 @@ struct ConnectionStateMachine {
     /// A protocol violation: a connection-level status (or the failed handshake's), then close.
     private mutating func fail(_ error: WaterError, callID: UInt64 = WireProtocol.connectionCallID) -> [Action] {
         guard !isClosed else { return [] }
-        state = .closed
+        state = .closing(replies: true)
         let cancelled = inFlight.keys.sorted().map { Action.cancelCall($0) }
         inFlight.removeAll()
         return cancelled + [.send(WaterV1.ResponseEnvelope(callID: callID, error: error)), .close(reason: error)]
@@ -340,7 +459,7 @@ struct ConnectionStateMachine {
 
     private mutating func closeIfDrained() -> [Action] {
         guard case .draining = state, inFlight.isEmpty else { return [] }
-        state = .closed
+        state = .closing(replies: true)
         return [.close(reason: nil)]
     }
 
