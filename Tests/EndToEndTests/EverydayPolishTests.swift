@@ -20,6 +20,19 @@ struct EverydayPolishTests {
         #expect(try mum.run(["today"]).output.contains("████████████████████ 2000 / 2000 ml  100 %"))
     }
 
+    @Test("outbox drop --all and retry --all with nothing refused say so, instead of 'dropped '")
+    func emptyOutbox() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let dropped = try mum.run(["outbox", "drop", "--all"])
+        #expect(dropped.status == 0 && dropped.output == "the server refused nothing: nothing to drop\n", "\(dropped)")
+        let retried = try mum.run(["outbox", "retry", "--all"])
+        #expect(retried.status == 0 && retried.output == "the server refused nothing: nothing to retry\n", "\(retried)")
+        #expect(try mum.run(["--json", "outbox", "drop", "--all"]).output.contains("\"dropped\":0"))
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

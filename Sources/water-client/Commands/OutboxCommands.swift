@@ -63,6 +63,9 @@ enum OutboxCommands {
     /// `outbox retry N|--all`: refused writes back in line, sent now when the server is there.
     static func retry(_ invocation: inout Invocation) throws {
         let chosen = try choose(&invocation, verb: "retry")
+        guard !chosen.isEmpty else {
+            return invocation.outputText(["retried": 0, "sent": 0]) { "the server refused nothing: nothing to retry" }
+        }
         for write in chosen { try invocation.outbox.retry(write) }
         // Sent now when the server can be reached; else with the next command that reaches it.
         let report = (try? invocation.connect()).map { invocation.sendQueued($0) }
@@ -77,6 +80,9 @@ enum OutboxCommands {
     /// `outbox drop N|--all`: forgets refused writes.
     static func drop(_ invocation: inout Invocation) throws {
         let chosen = try choose(&invocation, verb: "drop")
+        guard !chosen.isEmpty else {
+            return invocation.outputText(["dropped": 0]) { "the server refused nothing: nothing to drop" }
+        }
         for write in chosen { invocation.outbox.drop(write) }
         invocation.updateCache { _ in }
         let words = invocation.writeWords()
