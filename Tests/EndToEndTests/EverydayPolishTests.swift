@@ -33,6 +33,20 @@ struct EverydayPolishTests {
         #expect(try mum.run(["--json", "outbox", "drop", "--all"]).output.contains("\"dropped\":0"))
     }
 
+    @Test("one is singular: 1 day, 1 entry, 1 member")
+    func plurals() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "250"]).status == 0)
+        #expect(try mum.run(["history", "--days", "1"]).output.hasSuffix("goal met on 0 of 1 day\n"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID()).json").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let exported = try mum.run(["export", "--output", file])
+        #expect(exported.error == "exported 1 entry of 1 member to \(file)\n", "\(exported.error)")
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

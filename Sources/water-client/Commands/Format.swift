@@ -100,5 +100,10 @@ enum Format {
         String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
+    /// "1 entry", "2 entries": a count and its noun, singular for one.
+    static func counted(_ count: some BinaryInteger, _ one: String, _ many: String) -> String {
+        "\(count) \(count == 1 ? one : many)"
+    }
+
     static func pad2(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }

@@ -42,7 +42,9 @@ enum TransferCommands {
         if invocation.json {
             Terminal.print(JSONOutput.encode(ExportSummary(output: output, members: merged.count, entries: entries)))
         } else {
-            Terminal.error("exported \(entries) entries of \(merged.count) member(s) to \(output)")
+            Terminal.error(
+                "exported \(Format.counted(entries, "entry", "entries")) of "
+                    + "\(Format.counted(merged.count, "member", "members")) to \(output)")
         }
     }
 
@@ -92,8 +94,9 @@ enum TransferCommands {
             start = end
         } while start < history.entries.count
         invocation.output(total) {
-            "imported \(total.entriesAdded) entries, \(total.goalsAdded) goals, \(total.habitsAdded) habits and "
-                + "\(total.checkinsAdded) check-ins (what was there already was left alone)"
+            "imported \(Format.counted(total.entriesAdded, "entry", "entries")), "
+                + "\(Format.counted(total.goalsAdded, "goal", "goals")), \(Format.counted(total.habitsAdded, "habit", "habits")) and "
+                + "\(Format.counted(total.checkinsAdded, "check-in", "check-ins")) (what was there already was left alone)"
         }
     }
 

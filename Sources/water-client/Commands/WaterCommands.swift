@@ -210,7 +210,8 @@ enum WaterCommands {
             let lines = response.days.flatMap { day in
                 [Format.dayLine(day)] + (byDate[day.date] ?? []).map { "    " + Format.entry($0, zone: zone) }
             }
-            return (lines + ["goal met on \(met) of \(response.days.count) days"]).joined(separator: "\n")
+            return (lines + ["goal met on \(met) of \(Format.counted(response.days.count, "day", "days"))"]).joined(
+                separator: "\n")
         }
     }
 
