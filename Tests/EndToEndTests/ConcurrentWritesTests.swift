@@ -117,7 +117,9 @@ struct ConcurrentWritesTests {
         "16 connections on three archives, 100 000 writes in all: nothing acknowledged is lost over a clean restart and a SIGKILL"
     )
     func manyConnectionsOneArchive() throws {
-        var server = try ServerProcess.fresh()
+        // All 16 connect at once from one address: room for all of them in their handshake.
+        let options = ["--max-per-address", "64"]
+        var server = try ServerProcess.fresh(options)
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: Self.dadPassword))
 
@@ -127,7 +129,7 @@ struct ConcurrentWritesTests {
         Self.drive(server, perConnection: (water: 5000, logins: 400, todos: 100), into: writes)
         let first = writes.acknowledged.load(ordering: .relaxed)
         #expect(first == 10 * 5000 + 3 * 400 + 3 * 100, "every write was acknowledged while the server ran")
-        server = try server.restarted()
+        server = try server.restarted(options)
         try Self.verify(server, writes)
 
         // SIGKILL in the middle of the load, after another 50 000 acknowledged writes.
@@ -142,7 +144,7 @@ struct ConcurrentWritesTests {
         let (wasKilled, total) = (writes.killed.load(ordering: .relaxed), writes.acknowledged.load(ordering: .relaxed))
         #expect(wasKilled, "the server was killed in the middle of the load")
         #expect(total >= 100_000, "\(total) writes acknowledged in all")
-        server = try server.killedAndRestarted()
+        server = try server.killedAndRestarted(options)
         try Self.verify(server, writes)
         #expect(server.stop() == 0)
     }
