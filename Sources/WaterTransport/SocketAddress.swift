@@ -21,7 +21,7 @@ public struct SocketAddress: Sendable {
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(hostPort.host, String(hostPort.port), &hints, &result)
         guard status == 0, result != nil else {
-            throw SocketError(operation: "resolve \(hostPort): \(String(cString: gai_strerror(status)))", errno: EINVAL)
+            throw SocketError(operation: "resolve \(hostPort): \(String(cString: gai_strerror(status)))", errno: 0)
         }
         defer { freeaddrinfo(result) }
         var addresses: [SocketAddress] = []

@@ -11,8 +11,10 @@ public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
         self.errno = errno
     }
 
+    /// The operation and what the system said; `errno` 0 is a failure that has none (a name
+    /// that does not resolve says why in its operation).
     public var description: String {
-        "\(operation): \(String(cString: strerror(errno)))"
+        errno == 0 ? operation : "\(operation): \(String(cString: strerror(errno)))"
     }
 }
 

@@ -439,8 +439,15 @@ extension ErrorJSON {
         case let error as ArchiveError where error.code == .locked || error.code == .notADataDirectory:
             self.init(code: "UNAVAILABLE", exitCode: .unavailable, message: error.message)
         case let error as SocketError:
-            self.init(
-                code: "UNAVAILABLE", exitCode: .unavailable, message: "\(error); is another server using that port?")
+            // A hint only where it is the likely cause: a name that does not resolve, or an
+            // address this machine does not have, is not a busy port.
+            let hint =
+                switch error.errno {
+                case EADDRINUSE: "; is another server using that port?"
+                case EADDRNOTAVAIL: "; is that address one of this machine's? (0.0.0.0 listens on all of them)"
+                default: ""
+                }
+            self.init(code: "UNAVAILABLE", exitCode: .unavailable, message: "\(error)\(hint)")
         case let error as DomainError:
             let code =
                 switch error.kind {

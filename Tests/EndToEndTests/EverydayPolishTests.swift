@@ -47,6 +47,32 @@ struct EverydayPolishTests {
         #expect(exported.error == "exported 1 entry of 1 member to \(file)\n", "\(exported.error)")
     }
 
+    @Test(
+        "--listen failures name their cause: a name that does not resolve, an address not this machine's, a busy port")
+    func listenFailures() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("listen-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        // A second household beside the running one, so that its lock is free.
+        #expect(
+            try run(
+                "water-server",
+                ["init", "--data", copy, "--admin", "mum", "--password-stdin", "--password-strength", "minimum"],
+                input: adminPassword + "\n"
+            ).status == 0)
+        for (listen, expected) in [
+            ("nonsense.invalid:7420", "resolve nonsense.invalid:7420: "),
+            ("192.0.2.1:7420", "Cannot assign requested address; is that address one of this machine's?"),
+            ("\(server.address)", "Address already in use; is another server using that port?"),
+        ] {
+            let served = try run("water-server", ["serve", "--data", copy, "--listen", listen], seconds: 30)
+            #expect(served.status == 69, "\(listen): \(served.error)")
+            #expect(served.error.contains(expected), "\(listen): \(served.error)")
+            #expect(listen == "\(server.address)" || !served.error.contains("port?"), "\(served.error)")
+        }
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()
