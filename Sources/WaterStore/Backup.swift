@@ -24,6 +24,12 @@ public enum Backup {
             throw Failure(description: "\(source) is not a water data directory (no format file)")
         }
         guard access(destination, F_OK) != 0 else { throw Failure(description: "\(destination) already exists") }
+        // A backup inside the data directory is lost with it (the same disk, the same rm -r),
+        // and the next backup would copy it too.
+        guard !isInside(destination, source) else {
+            throw Failure(
+                description: "\(destination) is inside the data directory \(source): back up to another place")
+        }
         try makeDirectory(destination)
         try copyFile("\(source)/\(DataDirectory.formatFile)", to: "\(destination)/\(DataDirectory.formatFile)")
         try makeDirectory("\(destination)/\(DataDirectory.users)")
@@ -54,6 +60,25 @@ public enum Backup {
 
     /// Copies the log's segments, newest first; one removed meanwhile is passed over (every
     /// snapshot, copied after, stands past it).
+    /// Whether `path`, which need not exist yet, is `directory` or inside it, with links and
+    /// `..` resolved.
+    static func isInside(_ path: String, _ directory: String) -> Bool {
+        var path = path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        let parent = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let resolvedParent = realPath(parent.isEmpty ? "/" : parent), let resolvedDirectory = realPath(directory)
+        else { return false }
+        let resolved = resolvedParent == "/" ? "/\(name)" : "\(resolvedParent)/\(name)"
+        return resolved == resolvedDirectory || resolved.hasPrefix(resolvedDirectory + "/")
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     private static func copyLog(from source: String, to destination: String) throws {
         guard access(source, F_OK) == 0 else { return }
         try makeDirectory(destination)

@@ -73,6 +73,26 @@ struct EverydayPolishTests {
         }
     }
 
+    @Test("backup --to inside the data directory is refused, however the path is written, and makes nothing")
+    func backupInsideData() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let data = server.dataDirectory
+        let parent = (data as NSString).deletingLastPathComponent
+        let name = (data as NSString).lastPathComponent
+        for target in ["\(data)/backup", "\(data)/users/copy/", "\(parent)/\(name)/../\(name)/b"] {
+            let backup = try run("water-server", ["backup", "--data", data, "--to", target])
+            #expect(backup.status != 0, "\(target): \(backup.output)")
+            #expect(backup.error.contains("is inside the data directory"), "\(target): \(backup.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(data)/backup"))
+        #expect(!FileManager.default.fileExists(atPath: "\(data)/b"))
+        // Beside it is fine.
+        let beside = "\(parent)/\(name)-backup"
+        defer { try? FileManager.default.removeItem(atPath: beside) }
+        #expect(try run("water-server", ["backup", "--data", data, "--to", beside]).status == 0)
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()
