@@ -141,7 +141,9 @@ let serverCommandLine = ProgramSpec(
         (
             "Files",
             """
-            DIR/accounts, DIR/household, DIR/members/*: the archives. DIR/tls: the certificate and key.
+            DIR/format: the format's version. DIR/log: the log every archive shares. DIR/accounts,
+            DIR/household, DIR/users/ID: each archive's snapshot. DIR/tls: the certificate and key.
+            DIR/status: what status reads. DIR/lock: held by the one process using DIR.
             """
         ),
     ])

@@ -93,6 +93,20 @@ struct EverydayPolishTests {
         #expect(try run("water-server", ["backup", "--data", data, "--to", beside]).status == 0)
     }
 
+    @Test("every file water-server --help names is in a serving data directory")
+    func helpNamesTheFiles() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        #expect(waitUntil { FileManager.default.fileExists(atPath: "\(server.dataDirectory)/status") })
+        let help = try run("water-server", ["--help"]).output
+        let named = Set(help.split(whereSeparator: { " ,:\n".contains($0) }).filter { $0.hasPrefix("DIR/") })
+        #expect(named.count >= 8, "\(named)")
+        for path in named {
+            let file = server.dataDirectory + path.dropFirst(3).replacingOccurrences(of: "ID", with: "1")
+            #expect(FileManager.default.fileExists(atPath: file), "\(path) is not in a data directory")
+        }
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()
