@@ -59,7 +59,9 @@ do {
         case "drop": try OutboxCommands.drop(&invocation)
         default: try OutboxCommands.list(&invocation)
         }
-    case "prompt": try PromptCommand.run(&invocation.arguments, environment: environment, serverOption: server)
+    case "prompt":
+        try PromptCommand.run(
+            &invocation.arguments, environment: environment, serverOption: server, json: invocation.json)
     case "nudge": try NudgeCommand.run(&invocation, action: action)
     case "completion": try clientCommandLine.printCompletion(&invocation.arguments)
     case "manpage": try clientCommandLine.printManualPage(&invocation.arguments)

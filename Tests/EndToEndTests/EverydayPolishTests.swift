@@ -107,6 +107,22 @@ struct EverydayPolishTests {
         }
     }
 
+    @Test("--json prompt prints one JSON object of the prompt's figures")
+    func jsonPrompt() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["goal", "2000"]).status == 0)
+        #expect(try mum.run(["log", "500"]).status == 0)
+        let shown = try mum.run(["--json", "prompt"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [String: Any], "\(shown.output)")
+        #expect(object["amount_ml"] as? Int == 500 && object["goal_ml"] as? Int == 2000, "\(object)")
+        #expect(object["percent"] as? Int == 25 && object["left_ml"] as? Int == 1500, "\(object)")
+        #expect(object["unsent"] as? Int == 0 && object["heard_today"] as? Bool == true, "\(object)")
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

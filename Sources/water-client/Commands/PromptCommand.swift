@@ -36,9 +36,10 @@ enum PromptCommand {
         }
     }
 
-    static func run(_ arguments: inout Arguments, environment: [String: String], serverOption: String? = nil)
-        throws(UsageError)
-    {
+    /// Prints the line, or with `json` the figures as one object (null where nothing is known).
+    static func run(
+        _ arguments: inout Arguments, environment: [String: String], serverOption: String? = nil, json: Bool = false
+    ) throws(UsageError) {
         let template = try arguments.option("format")
         let plain = arguments.flag("plain")
         try arguments.finish()
@@ -67,8 +68,17 @@ enum PromptCommand {
                 "mark": figures.unsent > 0 ? "*" : current && figures.heardToday ? "" : "?",
             ]
         }
-        let text = template ?? (plain ? "water {amount}/{goal} ml{mark}" : "💧 {amount}/{goal}{mark}")
-        Terminal.print(filled(text, values))
+        if json {
+            Terminal.print(
+                JSONOutput.encode(
+                    PromptJSON(
+                        amountMl: values["amount"].flatMap { Int($0) }, goalMl: values["goal"].flatMap { Int($0) },
+                        percent: values["percent"].flatMap { Int($0) }, leftMl: values["left"].flatMap { Int($0) },
+                        unsent: values["unsent"].flatMap { Int($0) } ?? 0, heardToday: values["mark"] != "?")))
+        } else {
+            let text = template ?? (plain ? "water {amount}/{goal} ml{mark}" : "💧 {amount}/{goal}{mark}")
+            Terminal.print(filled(text, values))
+        }
         if let server, files.loadSession(for: server) != nil, now - (figures?.updatedAtUnixMs ?? 0) > refreshAfter {
             let stamp = ClientFiles.stateDirectory(environment: environment, server: server) + "/prompt-refresh"
             refreshInBackground(server: server, stamp: stamp, now: now)
@@ -104,5 +114,35 @@ enum PromptCommand {
         guard fd >= 0 else { return }
         close(fd)
         Subprocess.startDetached("/proc/self/exe", ["water-client", "--server", server, "sync", "--quiet"])
+    }
+}
+
+/// What `--json prompt` prints: the figures the line is made of, null where nothing is known.
+struct PromptJSON: Encodable {
+    var amountMl: Int?
+    var goalMl: Int?
+    var percent: Int?
+    var leftMl: Int?
+    var unsent: Int
+    /// Whether today's figures were heard from the server (else they are a guess, or unknown).
+    var heardToday: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case percent, unsent
+        case amountMl = "amount_ml"
+        case goalMl = "goal_ml"
+        case leftMl = "left_ml"
+        case heardToday = "heard_today"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        // Nulls written out, so that a reader finds every key.
+        try container.encode(amountMl, forKey: .amountMl)
+        try container.encode(goalMl, forKey: .goalMl)
+        try container.encode(percent, forKey: .percent)
+        try container.encode(leftMl, forKey: .leftMl)
+        try container.encode(unsent, forKey: .unsent)
+        try container.encode(heardToday, forKey: .heardToday)
     }
 }
