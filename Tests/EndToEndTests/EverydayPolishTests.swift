@@ -123,6 +123,17 @@ struct EverydayPolishTests {
         #expect(object["unsent"] as? Int == 0 && object["heard_today"] as? Bool == true, "\(object)")
     }
 
+    @Test("login Mum says usernames are lowercase, before asking for a password")
+    func lowercaseLogin() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        let login = try mum.run(["login", "Mum", "--password-stdin"], input: adminPassword + "\n")
+        #expect(login.status == 64, "\(login)")
+        #expect(login.error.contains("usernames are lowercase: water-client login mum"), "\(login.error)")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

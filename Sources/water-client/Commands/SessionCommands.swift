@@ -1,5 +1,6 @@
 import WaterCLI
 import WaterClient
+import WaterCore
 import WaterProtocol
 import WaterTLS
 
@@ -17,6 +18,10 @@ enum SessionCommands {
         try invocation.arguments.finish()
         guard let username = name ?? Terminal.password(fromStandardInput: false, prompt: "username: ") else {
             throw UsageError("login needs a username")
+        }
+        // Before the password is asked for: a name that only its capitals keep from being one.
+        if !AccountBook.isValidUsername(username), AccountBook.isValidUsername(username.lowercased()) {
+            throw UsageError("usernames are lowercase: water-client login \(username.lowercased())")
         }
         guard
             let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(username): ")
