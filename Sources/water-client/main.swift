@@ -69,6 +69,8 @@ do {
     }
     invocation.saveTLSSession()
     exitStatus = .ok
+} catch let reported as ReportedFailure {
+    exitStatus = reported.exitCode
 } catch {
     exitStatus = ErrorJSON(error).print(program: "water-client", json: json)
 }

@@ -14,6 +14,12 @@ enum OutboxCommands {
         // Sync also refreshes what `prompt` shows.
         let today = try client.call(WaterV1.GetTodayRequest())
         invocation.remember(today)
+        printSync(report, quiet: quiet, invocation)
+        // A write the server refused is a failure of the command, however it was shown (65).
+        if !report.refused.isEmpty { throw ReportedFailure(exitCode: .dataError) }
+    }
+
+    private static func printSync(_ report: OutboxReport, quiet: Bool, _ invocation: Invocation) {
         guard !quiet else { return }
         let words = invocation.writeWords()
         if invocation.json {
@@ -75,6 +81,7 @@ enum OutboxCommands {
             "put \(chosen.count) back in line"
                 + (sent > 0 ? "; \(sent) sent" : "; they go when the server is reachable")
         }
+        if report?.refused.isEmpty == false { throw ReportedFailure(exitCode: .dataError) }
     }
 
     /// `outbox drop N|--all`: forgets refused writes.
