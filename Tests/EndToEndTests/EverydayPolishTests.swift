@@ -134,6 +134,16 @@ struct EverydayPolishTests {
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
     }
 
+    @Test("whoami names the server it asked")
+    func whoamiNamesTheServer() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let whoami = try mum.run(["whoami"])
+        #expect(whoami.output == "mum (mum), admin, UTC, on \(server.address)\n", "\(whoami.output)")
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

@@ -63,10 +63,11 @@ enum SessionCommands {
     static func whoami(_ invocation: inout Invocation) throws {
         try invocation.arguments.finish()
         let response = try invocation.client().call(WaterV1.WhoAmIRequest())
+        let server = try invocation.server().description
         invocation.output(response) {
             let member = response.member ?? WaterV1.Member()
             let role = member.role == .admin ? "admin" : "member"
-            return "\(member.username) (\(member.displayName)), \(role), \(member.timeZone)".terminalSafe
+            return "\(member.username) (\(member.displayName)), \(role), \(member.timeZone), on \(server)".terminalSafe
         }
     }
 
