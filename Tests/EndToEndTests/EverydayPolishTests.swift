@@ -144,6 +144,18 @@ struct EverydayPolishTests {
         #expect(whoami.output == "mum (mum), admin, UTC, on \(server.address)\n", "\(whoami.output)")
     }
 
+    @Test("login reaches the server (and settles its certificate) before it reads a password")
+    func loginConnectsFirst() throws {
+        let server = try ServerProcess.fresh(tls: true)
+        let mum = server.cli("mum")
+        let address = server.address
+        #expect(server.stop() == 0)
+        // Nobody there: said at once, and the password on standard input is never read.
+        let down = try mum.run(["--server", "\(address)", "login", "mum", "--password-stdin"], input: "")
+        #expect(down.status == 69, "\(down)")
+        #expect(!down.error.contains("no password given"), "\(down.error)")
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

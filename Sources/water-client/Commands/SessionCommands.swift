@@ -23,12 +23,14 @@ enum SessionCommands {
         if !AccountBook.isValidUsername(username), AccountBook.isValidUsername(username.lowercased()) {
             throw UsageError("usernames are lowercase: water-client login \(username.lowercased())")
         }
+        // The server first (and its certificate's question, on a first login): a password is
+        // typed only for a server that is there and trusted.
+        let (client, trust) = try invocation.anonymousClient(fingerprint: fingerprint)
         guard
             let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(username): ")
         else {
             throw UsageError("no password given")
         }
-        let (client, trust) = try invocation.anonymousClient(fingerprint: fingerprint)
         let response = try client.login(username: username, password: password)
         let server = try invocation.server().description
         try invocation.files.saveTrust(trust, of: server)
