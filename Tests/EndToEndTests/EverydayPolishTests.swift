@@ -156,6 +156,21 @@ struct EverydayPolishTests {
         #expect(!down.error.contains("no password given"), "\(down.error)")
     }
 
+    @Test("a member asking for an admin's command is told so in words, not by the call's name")
+    func adminOnlyInWords() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(
+            try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        let dad = server.cli("dad")
+        #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        let refused = try dad.run(["member", "rename", "mum", "--display-name", "Mother"])
+        #expect(refused.status == 77, "\(refused)")
+        #expect(refused.error == "water-client: only an admin may do that; ask an admin of the household\n")
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

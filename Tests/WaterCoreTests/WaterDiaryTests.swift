@@ -51,6 +51,17 @@ struct WaterDiaryTests {
         #expect(summary.isGoalMet)
     }
 
+    @Test("a time before 2000 is refused in words for people, not the wire's units")
+    func earlyTime() throws {
+        let water = try diary([])
+        #expect {
+            try water.validateLog(id: id(1), amountMillilitres: 250, unixMilliseconds: 900_000_000_000, now: noon)
+        } throws: { error in
+            let message = (error as? DomainError)?.message ?? ""
+            return message.hasPrefix("that time is before the year 2000") && !message.contains("milliseconds")
+        }
+    }
+
     @Test("lists a day's entries newest first")
     func newestFirst() throws {
         let water = try diary([(150, -5 * hour), (250, -1 * hour), (350, -3 * hour), (100, -day)])

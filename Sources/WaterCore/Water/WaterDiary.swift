@@ -232,7 +232,9 @@ public struct WaterDiary: Hashable, Sendable {
             throw .invalid("at_unix_ms", "that time is in the future; a drink can only be logged once it is drunk")
         }
         guard time >= earliestUnixMilliseconds else {
-            throw .invalid("at_unix_ms", "that time is before the year 2000; give the time in milliseconds since 1970")
+            // A sentence for the person who typed the time; that the field counts milliseconds
+            // since 1970 is in proto/README.md, for whoever writes a client.
+            throw .invalid("at_unix_ms", "that time is before the year 2000; a drink is logged at a time after it")
         }
     }
 

@@ -300,7 +300,9 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
                 return answer(callID, method, error)
             }
             if handler.access == .admin, caller?.account.role != .admin {
-                return answer(callID, method, WaterError(.permissionDenied, "only an admin may call \(method.name)"))
+                return answer(
+                    callID, method,
+                    WaterError(.permissionDenied, "only an admin may do that; ask an admin of the household"))
             }
         }
         let context = CallContext(caller: caller, now: now, peer: peer, peerHost: peerHost)
