@@ -171,6 +171,19 @@ struct EverydayPolishTests {
         #expect(refused.error == "water-client: only an admin may do that; ask an admin of the household\n")
     }
 
+    @Test("edit --amount 0 says the range, and nothing of the usual cup (which edit has no use for)")
+    func editAmountZero() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "250"]).status == 0)
+        let id = try #require(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.first?.entryID)
+        let edited = try mum.run(["edit", id, "--amount", "0"])
+        #expect(edited.status == 65)
+        #expect(edited.error == "water-client: a drink must be between 1 and 2000 ml, got 0\n", "\(edited.error)")
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

@@ -9,7 +9,9 @@ enum WaterCommands {
     static func log(_ invocation: inout Invocation) throws {
         let at = try invocation.arguments.option("at")
         let idText = try invocation.arguments.option("id")
-        let amount = try invocation.arguments.positional().map(drinkMl)
+        let amount = try invocation.arguments.positional().map {
+            try drinkMl($0, hint: " (leave the amount out for your usual cup)")
+        }
         try invocation.arguments.finish()
         let client = try invocation.reachableClient()
         let now = UnixTime.nowMilliseconds()
@@ -89,7 +91,7 @@ enum WaterCommands {
     }
 
     static func edit(_ invocation: inout Invocation) throws {
-        let amount = try invocation.arguments.option("amount").map(drinkMl)
+        let amount = try invocation.arguments.option("amount").map { try drinkMl($0) }
         let at = try invocation.arguments.option("at")
         guard let idText = invocation.arguments.positional() else {
             throw UsageError("edit needs an entry id (see water-client today or history --entries)")
@@ -310,12 +312,11 @@ enum WaterCommands {
 
     /// A drink's amount: 1 to 2000 ml. (0 means "the usual cup" on the wire, so `log 0` must be
     /// refused here rather than sent.)
-    static func drinkMl(_ text: String) throws -> Int32 {
+    /// A drink's amount as typed; `hint` ends the refusal where leaving it out means something.
+    static func drinkMl(_ text: String, hint: String = "") throws -> Int32 {
         let value = try amountMl(text)
         guard WaterLimits.amountMillilitres.contains(value) else {
-            throw WaterError(
-                .invalidArgument,
-                "a drink must be between 1 and 2000 ml, got \(value) (leave the amount out for your usual cup)")
+            throw WaterError(.invalidArgument, "a drink must be between 1 and 2000 ml, got \(value)\(hint)")
         }
         return value
     }
