@@ -37,7 +37,10 @@ let clientCommandLine = ProgramSpec(
             examples: ["login ann", "--server pi.local:7420 login ann --fingerprint SHA256:..."]),
         CommandSpec(
             "logout", summary: "end this session on the server and forget it here",
-            examples: ["logout"]),
+            options: [
+                OptionSpec("local", nil, "only forget it here, without the server (it still works there)")
+            ],
+            examples: ["logout", "logout --local"]),
         CommandSpec("whoami", summary: "show who you are logged in as", examples: ["whoami"]),
         CommandSpec(
             "passwd", summary: "change your password (your other sessions end)",

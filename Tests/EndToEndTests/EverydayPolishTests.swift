@@ -184,6 +184,20 @@ struct EverydayPolishTests {
         #expect(edited.error == "water-client: a drink must be between 1 and 2000 ml, got 0\n", "\(edited.error)")
     }
 
+    @Test("logout with the server down keeps the session and names --local, which forgets it here")
+    func logoutLocal() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(server.stop() == 0)
+        let down = try mum.run(["logout"])
+        #expect(down.status == 69 && down.error.contains("water-client logout --local"), "\(down)")
+        #expect(try mum.run(["whoami"]).error.contains("not logged in") == false, "the session was kept")
+        let local = try mum.run(["logout", "--local"])
+        #expect(local.status == 0 && local.output.hasPrefix("forgot the session on this computer"), "\(local)")
+        #expect(try mum.run(["whoami"]).status == 77)
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

@@ -49,6 +49,7 @@ enum SessionCommands {
     }
 
     static func logout(_ invocation: inout Invocation) throws {
+        let local = invocation.arguments.flag("local")
         try invocation.arguments.finish()
         guard invocation.session() != nil else {
             // Already where the command leads: that is success, with a word about it.
@@ -56,7 +57,20 @@ enum SessionCommands {
                 "not logged in to \((try? invocation.server().description) ?? "that server"); nothing to do"
             }
         }
-        let client = try invocation.client()
+        if local {
+            invocation.removeSession()
+            return invocation.output(WaterV1.LogoutResponse()) {
+                "forgot the session on this computer; it still works on the server until your password changes"
+            }
+        }
+        let client: WaterClient
+        do {
+            client = try invocation.client()
+        } catch let error as WaterError where error.code == .unavailable {
+            throw WaterError(
+                .unavailable, "\(error.message); the session is kept (water-client logout --local forgets it here only)"
+            )
+        }
         let response = try? client.call(WaterV1.LogoutRequest())
         invocation.removeSession()
         invocation.output(response ?? WaterV1.LogoutResponse()) { "logged out" }
