@@ -53,9 +53,10 @@ struct BackPressureTests {
                 to: server.address, sending: handshakeFrame() + request(2, WaterV1.ExportRequest(), token))
         }
         // Known events: each export's first chunk reached its peer, and each stream paused
-        // (the server logs that once per connection).
-        #expect(waitUntil { exports.allSatisfy { $0.hasReceived(atLeast: 2048) } })
-        #expect(server.waitForLog("streams paused", lines: 64))
+        // (the server logs that once per connection). The exports are made one chunk at a time
+        // on one queue: on a machine busy with other builds, 64 of them take a while.
+        #expect(waitUntil(seconds: 180) { exports.allSatisfy { $0.hasReceived(atLeast: 2048) } })
+        #expect(server.waitForLog("streams paused", lines: 64, seconds: 180))
         let pausedMemory = try ProcessMemory(pid: server.pid)
 
         // Another member is served meanwhile: a write, a read, and an export of their own.
