@@ -198,6 +198,27 @@ struct EverydayPolishTests {
         #expect(try mum.run(["whoami"]).status == 77)
     }
 
+    @Test("import reads a CSV saved with a byte-order mark, and says why a file cannot be read")
+    func importFiles() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "250"]).status == 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try mum.run(["export", "--format", "csv", "--output", "\(folder)/mum.csv"]).status == 0)
+        let csv = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/mum.csv"))
+        try (Data([0xEF, 0xBB, 0xBF]) + csv).write(to: URL(fileURLWithPath: "\(folder)/excel.csv"))
+        let imported = try mum.run(["import", "\(folder)/excel.csv"])
+        #expect(imported.status == 0, "\(imported.error)")
+        let missing = try mum.run(["import", "\(folder)/nothing.csv"])
+        #expect(missing.status == 65, "\(missing)")
+        #expect(
+            missing.error.contains("cannot read \(folder)/nothing.csv: No such file or directory"), "\(missing.error)")
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

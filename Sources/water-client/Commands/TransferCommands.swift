@@ -60,7 +60,13 @@ enum TransferCommands {
             throw UsageError("import needs a file written by water-client export")
         }
         try invocation.arguments.finish()
-        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
+        guard var data = FileManager.default.contents(atPath: path) else {
+            // Why, in the system's words: the command line was right, the file is not there.
+            let reason = access(path, R_OK) == 0 ? "it could not be read" : String(cString: strerror(errno))
+            throw WaterError(.notFound, "cannot read \(path): \(reason)")
+        }
+        // A byte-order mark, as Excel and Windows' Notepad save UTF-8: not part of the text.
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
         let text = String(decoding: data, as: UTF8.self)
         let histories: [WaterV1.MemberHistory]
         if text.hasPrefix("kind,") {
