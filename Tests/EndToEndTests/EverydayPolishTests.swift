@@ -219,6 +219,21 @@ struct EverydayPolishTests {
             missing.error.contains("cannot read \(folder)/nothing.csv: No such file or directory"), "\(missing.error)")
     }
 
+    @Test("week ends no line in a blank; nudge on says its hours in words")
+    func wordsAndBlanks() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["goal", "500"]).status == 0)
+        #expect(try mum.run(["log", "600"]).status == 0)
+        let week = try mum.run(["week"]).output
+        #expect(week.contains("✓"), "\(week)")
+        #expect(!week.split(separator: "\n").contains { $0.hasSuffix(" ") }, "\(week.debugDescription)")
+        let nudge = try mum.run(["nudge", "on", "--hours", "06:00-22:00"])
+        #expect(nudge.output == "nudges are on, between 06:00 and 22:00 in your time zone\n", "\(nudge.output)")
+    }
+
     @Test("member ls shows every username whole, however long, and the names stay in one column")
     func memberListKeepsUsernames() throws {
         let server = try ServerProcess.fresh()

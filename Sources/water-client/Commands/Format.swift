@@ -36,9 +36,10 @@ enum Format {
 
     /// One day as a line of the week or history: date, bar, amount against goal.
     static func dayLine(_ day: WaterV1.DaySummary) -> String {
-        let mark = day.goalMet ? green("✓") : " "
+        // The mark only where the goal was met: no line ends in a blank.
+        let mark = day.goalMet ? " " + green("✓") : ""
         return
-            "\(dayName(day.date))  \(bar(day.progress, width: 14)) \(pad("\(day.amountMl)", 5)) / \(day.goalMl) ml \(mark)"
+            "\(dayName(day.date))  \(bar(day.progress, width: 14)) \(pad("\(day.amountMl)", 5)) / \(day.goalMl) ml\(mark)"
     }
 
     /// An entry as "2ae53626  21:30  +250 ml".

@@ -61,7 +61,8 @@ enum NudgeCommand {
             let state: [String: String] = ["enabled": settings.enabled ? "yes" : "no", "hours": hoursText(settings)]
             invocation.outputText(state) {
                 settings.enabled
-                    ? "nudges are on, between \(hoursText(settings)) in your time zone"
+                    ? "nudges are on, between \(Settings.clock(settings.start)) and \(Settings.clock(settings.end)) "
+                        + "in your time zone"
                     : "nudges are off on this computer (water-client nudge on turns them back on)"
             }
         default:
