@@ -109,7 +109,11 @@ struct OfflineTests {
         // Two terminals at once send the rest, the 41st again among them.
         relay.release()
         let terminals = try (0..<2).map { _ in try ChildProcess(client, ["sync"], environment: mum.environment) }
-        for terminal in terminals { #expect(terminal.wait() == 0) }
+        for terminal in terminals {
+            // What it printed says why, if it failed (a refused write names its reason).
+            let output = terminal.readOutput(seconds: 60)
+            #expect(terminal.wait() == 0, "\(output) \(terminal.errorText)")
+        }
         #expect(Self.queuedFiles(mum).isEmpty)
         let entries = try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries
         #expect(entries.count == 120)
