@@ -66,7 +66,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
             temporaryFiles: names.filter { $0.hasSuffix(".tmp") })
         if names.contains(ArchiveFiles.snapshot) {
             let path = "\(directory)/\(ArchiveFiles.snapshot)"
-            let file = try read(path, limit: SnapshotFile.maximumLength)
+            let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
             let (version, body, stamp) = try SnapshotFile.decode(
                 file, kind: Model.kind, versions: Model.readableSnapshotVersions, path: path)
             guard let stamp else {
@@ -110,17 +110,6 @@ struct ArchiveLoader<Model: ArchiveModel> {
         return loaded
     }
 
-    private func read(_ path: String, limit: Int) throws(ArchiveError) -> [UInt8] {
-        do {
-            return try fileSystem.readFile(path, limit: limit)
-        } catch  where error.errno == EFBIG {
-            throw ArchiveError(.tooLarge, "\(path) is larger than the \(limit) bytes any archive file may have")
-        } catch  where error.errno == ENOENT {
-            throw ArchiveError(.vanished, "\(path) was removed while it was read")
-        } catch {
-            throw ArchiveError(error)
-        }
-    }
 }
 
 /// Reads archives' chunks out of the shared log, as a ``LogIndex`` found them.
@@ -168,5 +157,21 @@ struct LogReader: Sendable {
                 ))
         }
         return found
+    }
+}
+
+extension FileSystem {
+    /// One file of an archive (a snapshot, a journal), at most `limit` bytes: a larger one is
+    /// refused unread, and one a running server's compaction removed meanwhile is `.vanished`.
+    func readArchiveFile(_ path: String, limit: Int) throws(ArchiveError) -> [UInt8] {
+        do {
+            return try readFile(path, limit: limit)
+        } catch  where error.errno == EFBIG {
+            throw ArchiveError(.tooLarge, "\(path) is larger than the \(limit) bytes any archive file may have")
+        } catch  where error.errno == ENOENT {
+            throw ArchiveError(.vanished, "\(path) was removed while it was read")
+        } catch {
+            throw ArchiveError(error)
+        }
     }
 }

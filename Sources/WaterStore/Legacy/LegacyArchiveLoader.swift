@@ -72,7 +72,7 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
         let hasSnapshot = names.contains(ArchiveFiles.snapshot)
         if hasSnapshot {
             let path = "\(directory)/\(ArchiveFiles.snapshot)"
-            let file = try read(path, limit: SnapshotFile.maximumLength)
+            let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
             loaded.snapshotLength = file.count
             let (version, body, _) = try SnapshotFile.decode(
                 file, kind: Model.kind,
@@ -113,7 +113,7 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
         var contents: [(generation: UInt64, path: String, contents: JournalFile.Contents, fileLength: Int)] = []
         for (generation, name) in live.reversed() {
             let path = "\(directory)/\(name)"
-            let bytes = try read(path, limit: JournalFile.maximumFileLength)
+            let bytes = try fileSystem.readArchiveFile(path, limit: JournalFile.maximumFileLength)
             let journal = try JournalFile.read(bytes, kind: Model.kind, path: path)
             guard journal.generation == generation else {
                 throw ArchiveError(.corrupt, "\(path) says it is generation \(journal.generation)")
@@ -187,15 +187,4 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
         return loaded
     }
 
-    private func read(_ path: String, limit: Int) throws(ArchiveError) -> [UInt8] {
-        do {
-            return try fileSystem.readFile(path, limit: limit)
-        } catch  where error.errno == EFBIG {
-            throw ArchiveError(.tooLarge, "\(path) is larger than the \(limit) bytes any archive file may have")
-        } catch  where error.errno == ENOENT {
-            throw ArchiveError(.vanished, "\(path) was removed while it was read")
-        } catch {
-            throw ArchiveError(error)
-        }
-    }
 }
