@@ -162,20 +162,7 @@ struct Router: Sendable {
     mutating func onLoop<Request: UnaryRPCRequest & WireMessage>(
         _ access: Access, _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Request.Response
     ) where Request.Response: WireMessage {
-        add(
-            Request.method,
-            MethodHandler(
-                access: access,
-                kind: .onLoop { call, context, sink in
-                    let callID = call.envelope.callID
-                    do throws(WaterError) {
-                        let request = try call.envelope.request(
-                            as: Request.self, arena: call.arena, limits: call.limits)
-                        sink.reply(callID, try handle(request, context))
-                    } catch {
-                        sink.reply(callID, error: error)
-                    }
-                }))
+        onLoop(access, handle) { sink, callID, response in sink.reply(callID, response) }
     }
 
     /// A unary method answered on the loop with a reply encoded beforehand, one that many calls
@@ -183,6 +170,15 @@ struct Router: Sendable {
     mutating func onLoop<Request: UnaryRPCRequest & WireMessage>(
         _ access: Access,
         _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Encoded<Request.Response>
+    ) {
+        onLoop(access, handle) { sink, callID, encoded in sink.reply(callID, encoded: encoded) }
+    }
+
+    /// Decodes the request where the loop decoded its envelope, runs `handle`, and puts what it
+    /// returns (by `send`) or its refusal into the turn's replies.
+    private mutating func onLoop<Request: UnaryRPCRequest & WireMessage, Answer>(
+        _ access: Access, _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Answer,
+        send: @escaping @Sendable (inout ReplySink, UInt64, Answer) -> Void
     ) {
         add(
             Request.method,
@@ -193,7 +189,7 @@ struct Router: Sendable {
                     do throws(WaterError) {
                         let request = try call.envelope.request(
                             as: Request.self, arena: call.arena, limits: call.limits)
-                        sink.reply(callID, encoded: try handle(request, context))
+                        send(&sink, callID, try handle(request, context))
                     } catch {
                         sink.reply(callID, error: error)
                     }
