@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "CWaterArchive", dependencies: ["CProtobufC"]),
         // Linux calls Swift's Glibc module does not declare (syncfs, accept4).
         .target(name: "CLinux"),
+        // When the server was compiled: a time its clock must have passed (no RTC on a Pi).
+        .target(name: "CBuildTime"),
 
         // One module per layer; each depends only on the layers below it.
         // The one lock every layer shares state with (a pthread mutex, which TSan sees).
@@ -53,7 +55,7 @@ let package = Package(
             name: "water-server",
             dependencies: [
                 "WaterServer", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol", "WaterStore",
-                "WaterTransport",
+                "WaterTransport", "CBuildTime",
             ]),
         .executableTarget(
             name: "water-client",
@@ -107,6 +109,7 @@ let package = Package(
             name: "WaterServerTests",
             dependencies: [
                 "WaterServer", "WaterStore", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterSync",
+                "WaterTestSupport",
             ]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(

@@ -174,6 +174,19 @@ public struct ClientFiles: Sendable {
         try? write("tls-session", "\(server) \(Self.hex(session))\n")
     }
 
+    /// The day (`YYYY-MM-DD`, this computer's) this computer last warned that its clock and
+    /// `server`'s differ.
+    public func clockWarningDay(for server: String) -> String? {
+        guard let text = read("clock-warned") else { return nil }
+        let parts = text.split(separator: " ")
+        return parts.count == 2 && parts[0] == server ? String(parts[1].filter { !$0.isWhitespace }) : nil
+    }
+
+    /// Remembers that the clock warning was given today for `server`.
+    public func saveClockWarningDay(_ day: String, for server: String) {
+        try? write("clock-warned", "\(server) \(day)\n")
+    }
+
     /// This installation's random id, made on first use.
     public func installationID() -> UInt64 {
         if let text = read("installation"), let id = UInt64(text.filter { !$0.isWhitespace }, radix: 16) { return id }

@@ -26,8 +26,9 @@ import WaterTransport
 /// - **Archives**: the latest state belongs to each archive's lock (the loop, and the few jobs
 ///   off the loop); the shared log's writing end and the durable state belong to the committer's leader.
 /// - **Off the loop**, on Dispatch: password hashing (a bounded pool), export encoding,
-///   compaction, the status file and signals. What they produce reaches a connection only
-///   through ``EventLoop/execute(_:)``; no other thread writes to a socket.
+///   compaction, the status file, the clock's newest-write file and signals. What they produce
+///   reaches a connection only through ``EventLoop/execute(_:)``; no other thread writes to a
+///   socket.
 /// - **Timers**: one heap in the loop, at each connection's next deadline; an idle connection
 ///   costs one wake-up per idle timeout.
 /// - **Handlers** are typed ``Service``s holding only what they were handed; they run on the
@@ -132,6 +133,7 @@ public final class Server: Sendable {
         services.store.committer.startWriter { group, succeeded in
             loop.execute { connections.groupCommitted(group, succeeded: succeeded) }
         }
+        services.clock.check(atStart: true)
         DispatchQueue(label: "water.event-loop", qos: .userInitiated).async { loop.run() }
         loop.execute { connections.startAccepting() }
         statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
@@ -158,6 +160,15 @@ public final class Server: Sendable {
             "certificate \(certificate)",
         ]
         if let compaction { lines.append("last_compaction \(compaction.unixMilliseconds) \(compaction.path)") }
+        services.clock.check()
+        let clock = services.clock.reading()
+        lines.append("clock_now_unix_ms \(clock.now)")
+        lines.append("clock_behind \(clock.isBehind ? "yes" : "no")")
+        if let reference = clock.reference {
+            lines.append("clock_reference_unix_ms \(reference.unixMilliseconds)")
+            lines.append("clock_reference \(reference.source.rawValue)")
+        }
+        if clock.isBehind { lines.append("clock_explanation \(services.clock.explanation(clock))") }
         let path = "\(services.configuration.dataDirectory)/status"
         let text = Array((lines.joined(separator: "\n") + "\n").utf8)
         let fd = open(path + ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -184,6 +195,7 @@ public final class Server: Sendable {
         let (seconds, _) = timeout.components
         _ = stopped.wait(timeout: .now() + .seconds(Int(seconds)))
         loop.stop()
+        services.clock.flush()
         services.store.close()
         let commits = services.store.committer.currentStatistics
         services.logger.info(

@@ -54,6 +54,9 @@ public struct ServerConfiguration: Sendable {
     /// Added to the system clock: `--clock` starts the server's time elsewhere, for tests and
     /// demonstrations that need a known week. 0 in real use.
     public var clockOffsetMilliseconds: Int64 = 0
+    /// When this release was built: a time the clock must have passed, or writes are refused
+    /// (``ClockGuard``). Nil when `--clock` states the time, and for the library's own tests.
+    public var buildTimeUnixMilliseconds: Int64?
 
     /// TLS 1.3 with this certificate and key; nil serves plaintext, which ``Server`` allows on a
     /// loopback address only. By default, the self-signed pair in the data directory.

@@ -15,6 +15,8 @@ public final class ServerServices: Sendable {
     let logger: Logger
     let boards: BoardBuilder
     let boardHub: BoardHub
+    /// Whether the clock can be trusted with a write.
+    let clock: ClockGuard
     let startedAt: Int64
     /// What every connection's TLS session is made from; nil when serving plaintext.
     let tls: TLSContext?
@@ -38,14 +40,17 @@ public final class ServerServices: Sendable {
             concurrentHashes: configuration.concurrentPasswordHashes,
             maximumPerAddress: configuration.maximumPasswordChecksPerAddress)
         self.boards = BoardBuilder(store: store, householdTimeZone: configuration.householdTimeZone)
-        self.boardHub = BoardHub(
-            boards: boards, now: { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds })
+        let now: @Sendable () -> Int64 = { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds }
+        self.boardHub = BoardHub(boards: boards, now: now)
+        self.clock = ClockGuard(
+            now: now, buildTime: configuration.buildTimeUnixMilliseconds, dataDirectory: configuration.dataDirectory,
+            zone: configuration.householdTimeZone, logger: logger)
         self.startedAt = UnixTime.nowMilliseconds()
     }
 
     /// Every service of the API, each handed the parts it needs.
     var api: APIServices {
-        let archives = ArchiveAccess(store: store, boards: boards, hub: boardHub, logger: logger)
+        let archives = ArchiveAccess(store: store, boards: boards, hub: boardHub, clock: clock, logger: logger)
         return APIServices(
             accounts: AccountService(
                 archives: archives, hasher: hasher, throttle: throttle,

@@ -16,6 +16,24 @@ public struct StatusReport: Encodable, Sendable {
         }
     }
 
+    /// The server's clock against a time it must have passed (``ClockGuard``).
+    public struct Clock: Encodable, Sendable {
+        public var nowUnixMs: Int64
+        /// Writes are refused while it is.
+        public var behind: Bool
+        public var referenceUnixMs: Int64?
+        /// "newest record" or "build time".
+        public var reference: String?
+        /// What the server says of it while behind: "it says ..., the newest record is ...".
+        public var explanation: String?
+
+        enum CodingKeys: String, CodingKey {
+            case behind, reference, explanation
+            case nowUnixMs = "now_unix_ms"
+            case referenceUnixMs = "reference_unix_ms"
+        }
+    }
+
     public struct ArchiveSize: Encodable, Sendable {
         public var name: String
         public var bytes: Int
@@ -32,10 +50,12 @@ public struct StatusReport: Encodable, Sendable {
     /// The archives the server refuses to change; nil when no server has said.
     public var protected: [String]?
     public var lastCompaction: Compaction?
+    /// The running server's clock; nil when it is not running.
+    public var clock: Clock?
     public var archives: [ArchiveSize]
 
     enum CodingKeys: String, CodingKey {
-        case running, pid, listening, connections, members, certificate, protected, archives
+        case running, pid, listening, connections, members, certificate, protected, clock, archives
         case uptimeSeconds = "uptime_seconds"
         case lastCompaction = "last_compaction"
     }
@@ -71,7 +91,17 @@ public struct StatusReport: Encodable, Sendable {
                 guard parts.count == 2, let time = Int64(parts[0]) else { return nil }
                 return Compaction(atUnixMs: time, archive: String(parts[1]))
             },
+            clock: running ? clock(fields) : nil,
             archives: archives.map { ArchiveSize(name: $0, bytes: bytes(in: "\(dataDirectory)/\($0)")) })
+    }
+
+    private static func clock(_ fields: [String: String]) -> Clock? {
+        guard let now = fields["clock_now_unix_ms"].flatMap(Int64.init) else { return nil }
+        return Clock(
+            nowUnixMs: now, behind: fields["clock_behind"] == "yes",
+            referenceUnixMs: fields["clock_reference_unix_ms"].flatMap(Int64.init),
+            reference: fields["clock_reference"],
+            explanation: fields["clock_explanation"])
     }
 
     /// The report for people.
@@ -96,6 +126,12 @@ public struct StatusReport: Encodable, Sendable {
             )
         } else {
             lines.append("last compaction: none since the server started")
+        }
+        if let clock {
+            lines.append(
+                clock.behind
+                    ? "clock: behind (\(clock.explanation ?? "")); writes are refused until the time is set"
+                    : "clock: ok")
         }
         lines.append("archives:")
         for archive in archives {

@@ -1,3 +1,4 @@
+import CBuildTime
 import Dispatch
 import Glibc
 import WaterCLI
@@ -93,6 +94,10 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     configuration.passwordStrength = try strength(try arguments.option("password-strength"))
     if let clock = try arguments.integer("clock", in: Int64(946_684_800_000)...Int64(4_102_444_800_000)) {
         configuration.clockOffsetMilliseconds = clock - UnixTime.nowMilliseconds()
+    } else {
+        // A stated clock is taken as it is; the system's must have passed this release's build.
+        configuration.buildTimeUnixMilliseconds = BuildTime.unixMilliseconds(
+            date: String(cString: CBuildTime_date()), time: String(cString: CBuildTime_time()))
     }
     try arguments.finish()
 

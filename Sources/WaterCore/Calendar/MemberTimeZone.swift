@@ -35,6 +35,13 @@ public struct MemberTimeZone: Hashable, Sendable, CustomStringConvertible {
         return LocalDate(daysSinceEpoch: Int(floorDivide(seconds + offsetSeconds(atUnixSeconds: seconds), 86_400)))
     }
 
+    /// The minute of the local day at `unixMilliseconds` (0 at midnight, 1439 at 23:59).
+    public func minuteOfDay(atUnixMilliseconds unixMilliseconds: Int64) -> Int {
+        let seconds = floorDivide(unixMilliseconds, 1000)
+        let local = seconds + offsetSeconds(atUnixSeconds: seconds)
+        return Int(local - floorDivide(local, 86_400) * 86_400) / 60
+    }
+
     /// The instant the local wall clock shows `hour`:`minute` on `date`. In a gap (the hour
     /// skipped when clocks go forward) it is the instant after the gap; when the hour repeats,
     /// the first of the two.

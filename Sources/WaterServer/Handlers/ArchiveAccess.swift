@@ -5,11 +5,13 @@ import WaterStore
 
 /// How handlers reach the archives: a decision is applied and journaled, the reply waits until
 /// it is durable, and every refusal and storage failure becomes the status a client is
-/// promised. The boards hear of every durable change.
+/// promised. The boards hear of every durable change. No write is made while the server's
+/// clock is behind.
 struct ArchiveAccess: Sendable {
     let store: FileArchiveStore
     let boards: BoardBuilder
     let hub: BoardHub
+    let clock: ClockGuard
     let logger: Logger
 
     var accounts: Archive<AccountBook> { store.accounts }
@@ -40,8 +42,8 @@ struct ArchiveAccess: Sendable {
 
     /// Decides on `archive` and replies with `result` of the state after the change once it is
     /// durable.
-    /// - Throws: the refusal of `decide` (a `DomainError` or `WaterError`) or the archive's
-    ///   protection, before anything is written.
+    /// - Throws: the refusal of `decide` (a `DomainError` or `WaterError`), the archive's
+    ///   protection or the clock's, before anything is written.
     func commit<Model: ArchiveModel, Note, Value: Sendable>(
         _ archive: Archive<Model>,
         _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
@@ -49,6 +51,7 @@ struct ArchiveAccess: Sendable {
         reply: @escaping Reply<Value>
     ) throws(WaterError) {
         let (logger, boards) = (self.logger, self.boards)
+        try clock.admitWrite()
         do {
             try archive.commit(decide, result: result) { outcome in
                 if case .success = outcome { boards.changed() }
@@ -77,6 +80,7 @@ struct ArchiveAccess: Sendable {
         _ archive: Archive<Model>, _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
         result: (Model, Note) -> Value
     ) throws(WaterError) -> Value {
+        try clock.admitWrite()
         do {
             let value = try archive.commitReturning(decide, result: result)
             boards.changed()

@@ -129,7 +129,26 @@ struct Invocation {
         let client = try WaterClient(
             configuration: try configuration(), token: session.token, installation: files.installationID())
         made.connections.append(client.connection)
+        warnIfClocksDiffer(client)
         return client
+    }
+
+    /// Once a day, on stderr: this computer's clock and the server's differ by more than the
+    /// skew a drink's time may have, so one of them logs drinks on the wrong day or is refused.
+    func warnIfClocksDiffer(_ client: WaterClient) {
+        let (serverTime, server) = (client.connection.server.serverTimeUnixMs, client.connection.configuration.server)
+        let now = UnixTime.nowMilliseconds()
+        guard serverTime > 0, abs(serverTime - now) > WaterDiary.allowedClockSkewMilliseconds else { return }
+        let zone = session()?.timeZone.flatMap(ZoneInfo.system.zone(named:)) ?? Self.localZone
+        let today = zone.date(atUnixMilliseconds: now).description
+        guard files.clockWarningDay(for: server.description) != today else { return }
+        files.saveClockWarningDay(today, for: server.description)
+        func moment(_ time: Int64) -> String {
+            "\(zone.date(atUnixMilliseconds: time)) \(Format.clock(time, zone: zone))"
+        }
+        Terminal.error(
+            "warning: this computer's clock says \(moment(now)) and the server at \(server)'s says \(moment(serverTime)) "
+                + "(\(zone.identifier)); drinks are dated by the server's: set the one that is wrong (said once a day)")
     }
 
     /// A new time-ordered id for a record made now, also when the server cannot be reached

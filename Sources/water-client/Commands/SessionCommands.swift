@@ -32,6 +32,7 @@ enum SessionCommands {
             throw UsageError("no password given")
         }
         let response = try client.login(username: username, password: password)
+        invocation.warnIfClocksDiffer(client)
         let server = try invocation.server().description
         try invocation.files.saveTrust(trust, of: server)
         try invocation.saveSession(
