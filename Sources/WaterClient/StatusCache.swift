@@ -125,10 +125,9 @@ extension StatusCache {
         var count = Int(known?.count ?? 0)
         var unsent = 0
         for write in queued {
-            switch write.kind {
-            case .log:
-                guard let request = try? WaterV1.LogWaterRequest(serializedBytes: write.request),
-                    zone.date(atUnixMilliseconds: request.atUnixMs).description == date
+            switch write.request {
+            case .log(let request):
+                guard zone.date(atUnixMilliseconds: request.atUnixMs).description == date
                 else { continue }
                 let entry = WaterV1.WaterEntry(
                     entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs, date: date)
@@ -136,9 +135,8 @@ extension StatusCache {
                 amount += request.amountMl
                 count += 1
                 unsent += 1
-            case .edit:
-                guard let request = try? WaterV1.EditWaterRequest(serializedBytes: write.request),
-                    let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
+            case .edit(let request):
+                guard let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
                 else { continue }
                 var entry = entries[index].entry
                 if request.amountMl != 0 { entry.amountMl = request.amountMl }
@@ -153,9 +151,8 @@ extension StatusCache {
                 }
                 amount += entry.amountMl
                 entries.append((entry, false))
-            case .remove:
-                guard let request = try? WaterV1.DeleteWaterRequest(serializedBytes: write.request),
-                    let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
+            case .remove(let request):
+                guard let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
                 else { continue }
                 amount -= entries[index].entry.amountMl
                 count -= 1
