@@ -97,3 +97,53 @@ struct QueuedWriteTests {
         #expect(text == #"{"amount_ml":250,"at_unix_ms":1796126400000,"entry_id":"\#(Self.entry)"}"#, "\(text)")
     }
 }
+
+/// What a client refuses before keeping a write for later, by the server's own rules.
+@Suite("QueuedWrite checks")
+struct QueuedWriteCheckTests {
+    static let now = QueuedWriteTests.noon
+
+    static func refusal(_ write: QueuedWrite) -> WaterError? {
+        do {
+            try write.check(now: now, zone: .utc)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(
+        "refused as the server refuses them, naming the field",
+        arguments: [
+            (
+                QueuedWrite.log(WaterV1.LogWaterRequest(entryID: "e", amountMl: 250, atUnixMs: now + 3 * 60_000)),
+                "at_unix_ms"
+            ),
+            (.log(WaterV1.LogWaterRequest(entryID: "e", amountMl: 2001)), "amount_ml"),
+            (.edit(WaterV1.EditWaterRequest(entryID: "e", atUnixMs: 900_000_000_000)), "at_unix_ms"),
+            (.habitCheck(WaterV1.CheckHabitRequest(habitID: "h", date: "2026-12-02")), "date"),
+            (.habitUncheck(WaterV1.UncheckHabitRequest(habitID: "h", date: "2027-01-01")), "date"),
+            (.todoAdd(WaterV1.AddTodoRequest(itemID: "i", text: "tea")), "text"),
+            (.todoAdd(WaterV1.AddTodoRequest(itemID: "i", text: "milk\u{1B}[2J")), "text"),
+        ])
+    func refused(write: QueuedWrite, field: String) throws {
+        let error = try #require(Self.refusal(write))
+        #expect(error.code == .invalidArgument)
+        #expect(error.violations.map(\.field) == [field], "\(error)")
+    }
+
+    @Test("what only the server can judge, and the clock skew it allows, pass")
+    func passes() {
+        let fine: [QueuedWrite] = [
+            .log(WaterV1.LogWaterRequest(entryID: "e")),
+            .log(WaterV1.LogWaterRequest(entryID: "e", amountMl: 2000, atUnixMs: Self.now + 60_000)),
+            .edit(WaterV1.EditWaterRequest(entryID: "e", amountMl: 1)),
+            .remove(WaterV1.DeleteWaterRequest(entryID: "not an id the server knows")),
+            .habitCheck(WaterV1.CheckHabitRequest(habitID: "h", date: "2026-12-01")),
+            .habitCheck(WaterV1.CheckHabitRequest(habitID: "h")),
+            .todoAdd(WaterV1.AddTodoRequest(itemID: "i", text: "buy filters")),
+            .todoDone(WaterV1.SetTodoDoneRequest(itemID: "i", done: true)),
+        ]
+        #expect(fine.compactMap(Self.refusal).isEmpty)
+    }
+}

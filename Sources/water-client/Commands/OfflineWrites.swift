@@ -91,7 +91,8 @@ extension Invocation {
         return nil
     }
 
-    /// Keeps `write` in the outbox (synced), as made for later, and says so in one line. The
+    /// Keeps `write` in the outbox (synced), as made for later, and says so in one line; refuses
+    /// it as the server would when it can only be refused (``QueuedWrite/check(now:zone:)``). The
     /// cache is read once, under its lock: for the usual cup, the names in the line, and the
     /// figures `prompt` shows, which count it.
     func queue(_ write: QueuedWrite) throws {
@@ -101,9 +102,10 @@ extension Invocation {
         guard
             let (kept, words): (Outbox.Write, String) = try updateCache({ cache in
                 let now = UnixTime.nowMilliseconds()
-                let kept = try outbox.add(
-                    write.keptForLater(now: now, zone: zone, usualCupMl: cache.usualCupMl), server: session.server,
-                    username: session.username, now: now)
+                let write = write.keptForLater(now: now, zone: zone, usualCupMl: cache.usualCupMl)
+                // What the server would refuse whatever it holds is refused now (65), not kept.
+                try write.check(now: now, zone: zone)
+                let kept = try outbox.add(write, server: session.server, username: session.username, now: now)
                 return (kept, WriteWords(zone: zone, cache: cache)(kept))
             })
         else { throw notLoggedIn() }
