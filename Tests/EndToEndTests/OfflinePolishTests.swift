@@ -35,4 +35,34 @@ struct OfflinePolishTests {
         #expect(try mum.run(["todo", "add", "buy filters"]).status == 0)
         #expect(OfflineTests.queuedFiles(mum).count == 2)
     }
+
+    @Test("away, week and history count a drink logged for yesterday on yesterday, listed under it, not sent yet")
+    func backdatedDrinksMerged() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try OfflineTests.member(server)
+        #expect(try mum.run(["goal", "2000"]).status == 0)
+        #expect(try mum.run(["log", "300"]).status == 0)
+        #expect(try mum.run(["week"]).status == 0)
+        #expect(server.stop() == 0)
+
+        #expect(try mum.run(["log", "250", "--at", "yesterday 10:00"]).status == 0)
+        #expect(try mum.run(["log", "100"]).status == 0)
+        for arguments in [["week"], ["history", "--days", "3"]] {
+            let shown = try mum.run(arguments)
+            #expect(shown.status == 0, "\(shown)")
+            let lines = shown.output.split(separator: "\n").map(String.init)
+            let count = lines.count
+            // ... yesterday, its waiting drink, today, its waiting drink.
+            #expect(count >= 5, "\(shown.output)")
+            guard count >= 5 else { continue }
+            #expect(lines[count - 4].contains("  250 / 2000 ml"), "\(shown.output)")
+            #expect(lines[count - 3].hasSuffix("10:00  +250 ml  (not sent yet)"), "\(shown.output)")
+            #expect(lines[count - 2].contains("  400 / 2000 ml"), "\(shown.output)")
+            #expect(lines[count - 1].hasSuffix("+100 ml  (not sent yet)"), "\(shown.output)")
+        }
+        let json = try mum.run(["--json", "week"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
+        #expect((object["unsent"] as? [Any])?.count == 2, "\(json.output)")
+    }
 }

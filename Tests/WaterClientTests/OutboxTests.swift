@@ -114,4 +114,35 @@ struct OutboxTests {
         #expect(day.summary.amountMl == 350 && day.summary.count == 1 && day.unsent == 2)
         #expect(day.entries.map(\.entry.entryID) == ["a"] && day.entries.map(\.sent) == [false])
     }
+
+    @Test("the days before today: a drink logged for one counts on it, one moved to it moves, a day not heard of shows")
+    func daysWithQueued() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let noon: Int64 = 1_796_040_000_000  // Monday 2026-11-30 12:00 UTC
+        let day: Int64 = 86_400_000
+        var cache = StatusCache(server: "s", username: "u")
+        cache.days = [
+            WaterV1.DaySummary(date: "2026-11-28", amountMl: 1000, goalMl: 1500, count: 4),
+            WaterV1.DaySummary(date: "2026-11-29", amountMl: 100, goalMl: 2000, count: 1),
+        ]
+        cache.record(day: WaterV1.DaySummary(date: "2026-11-30", amountMl: 300, goalMl: 2000, count: 1), now: noon)
+        cache.record(
+            entry: WaterV1.WaterEntry(entryID: "a", amountMl: 300, atUnixMs: noon - 1000, date: "2026-11-30"), now: noon
+        )
+        let writes = [
+            try outbox.add(log(250, at: noon - day), server: "s", username: "u", now: noon),
+            try outbox.add(log(400, at: noon - 3 * day), server: "s", username: "u", now: noon),
+            try outbox.add(
+                .edit(WaterV1.EditWaterRequest(entryID: "a", atUnixMs: noon - 2 * day)), server: "s", username: "u",
+                now: noon),
+        ]
+        let dates = ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+        let days = cache.days(dates, adding: writes, zone: .utc)
+        #expect(days.map(\.summary.amountMl) == [400, 1300, 350, 0])
+        #expect(days.map(\.summary.count) == [1, 5, 2, 0])
+        #expect(days.map(\.summary.goalMl) == [2000, 1500, 2000, 2000])
+        #expect(days.map(\.unsent) == [1, 0, 1, 1])
+        #expect(days[1].entries.map(\.entry.entryID) == ["a"] && days[2].entries.map(\.sent) == [false])
+        #expect(days[2].summary.percent == 17 && !days[2].summary.goalMet)
+    }
 }

@@ -214,7 +214,8 @@ enum WaterCommands {
         }
     }
 
-    /// The days this computer last heard of, today with what waits in the outbox.
+    /// The days this computer last heard of, with what waits in the outbox on any of them
+    /// (a drink logged for yesterday counts on yesterday), each day's waiting drinks under it.
     private static func offlineHistory(_ invocation: Invocation, days: Int) throws {
         guard let cache = invocation.cachedStatus() else {
             throw WaterError(
@@ -222,22 +223,28 @@ enum WaterCommands {
         }
         let zone = try invocation.memberZone(nil)
         let now = UnixTime.nowMilliseconds()
-        let today = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now)
-        let known = cache.days.filter { $0.date < today.summary.date }.suffix(days - 1)
-        let shown = Array(known) + [today.summary]
+        let today = zone.date(atUnixMilliseconds: now)
+        let dates = (0..<days).reversed().map { today.adding(days: -$0).description }
+        let heard = Set(cache.days.map(\.date) + [today.description])
+        let shown = cache.days(dates, adding: invocation.waitingWrites(), zone: zone).filter {
+            heard.contains($0.summary.date) || $0.unsent > 0
+        }
+        let unsent = shown.flatMap { $0.entries.filter { !$0.sent }.map(\.entry) }
         if invocation.json {
             return Terminal.print(
                 JSONOutput.encode(
                     OfflineDaysJSON(
-                        offline: true, days: shown, unsent: today.entries.filter { !$0.sent }.map(\.entry),
+                        offline: true, days: shown.map(\.summary), unsent: unsent,
                         heardAtUnixMs: cache.updatedAtUnixMs)))
         }
         var lines = [
             "the server cannot be reached: as this computer last heard, \(Format.age(now - cache.updatedAtUnixMs)) ago"
         ]
-        lines += shown.map(Format.dayLine)
-        lines += today.entries.filter { !$0.sent }.map {
-            "    " + Format.entry($0.entry, zone: zone) + "  (not sent yet)"
+        for day in shown {
+            lines.append(Format.dayLine(day.summary))
+            lines += day.entries.filter { !$0.sent }.map {
+                "    " + Format.entry($0.entry, zone: zone) + "  (not sent yet)"
+            }
         }
         Terminal.print(lines.joined(separator: "\n"))
     }
