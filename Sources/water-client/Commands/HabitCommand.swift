@@ -29,7 +29,7 @@ enum HabitCommand {
             let weekOption = try invocation.arguments.option("week")
             try invocation.arguments.finish()
             let client = try invocation.client()
-            let week = try Invocation.week(weekOption, zone: try invocation.memberZone(client))
+            let week = try Invocation.week(weekOption) { try client.call(WaterV1.ListHabitWeekRequest()).week }
             let response = try client.call(WaterV1.ListHabitWeekRequest(week: week))
             invocation.updateCache { $0.habits = response.habits.compactMap(\.habit) }
             invocation.output(response) { render(response) }
