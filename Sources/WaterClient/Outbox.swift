@@ -12,7 +12,7 @@ import Glibc
 /// changes nothing). What the server refuses moves to `refused/` with its reason; a file that
 /// does not read moves to `damaged/`.
 public struct Outbox: Sendable {
-    /// What a queued write does; each kind stores its API request.
+    /// What a queued write does, as its file names it (``QueuedWrite/kind``).
     public enum Kind: String, Sendable, CaseIterable {
         case log
         case edit
@@ -28,16 +28,17 @@ public struct Outbox: Sendable {
     public struct Write: Sendable, Hashable {
         /// The file's name: the order of writes and their identity here.
         public var name: String
-        public var kind: Kind
         /// The server and member it is for: another login on this computer never sends it.
         public var server: String
         public var username: String
         /// When the member typed the command.
         public var queuedAtUnixMs: Int64
-        /// The request, protobuf-encoded (its type is the kind's).
-        public var request: [UInt8]
+        /// What it does, with its request.
+        public var request: QueuedWrite
         /// Why the server refused it, for a refused write.
         public var refusal: String?
+
+        public var kind: Kind { request.kind }
     }
 
     public let directory: String
@@ -51,7 +52,7 @@ public struct Outbox: Sendable {
 
     /// Keeps a write; synced before this returns.
     @discardableResult
-    public func add(_ kind: Kind, request: [UInt8], server: String, username: String, now: Int64)
+    public func add(_ request: QueuedWrite, server: String, username: String, now: Int64)
         throws(WaterClientError) -> Write
     {
         // Milliseconds first, zero-padded, so names sort in time; then the process and a
@@ -61,7 +62,7 @@ public struct Outbox: Sendable {
             String(repeating: "0", count: max(0, 15 - stamp.count)) + stamp
             + "-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 16)).write"
         let write = Write(
-            name: name, kind: kind, server: server, username: username, queuedAtUnixMs: now, request: request)
+            name: name, server: server, username: username, queuedAtUnixMs: now, request: request)
         try LocalFile.writeDurably("\(directory)/\(name)", Array(Self.encode(write).utf8))
         return write
     }
@@ -149,7 +150,7 @@ public struct Outbox: Sendable {
     static func encode(_ write: Write) -> String {
         var lines = [
             "water-outbox 1", "kind \(write.kind.rawValue)", "server \(write.server)", "username \(write.username)",
-            "queued_at_unix_ms \(write.queuedAtUnixMs)", "request \(ClientFiles.hex(write.request))",
+            "queued_at_unix_ms \(write.queuedAtUnixMs)", "request \(ClientFiles.hex(write.request.serializedRequest))",
         ]
         if let refusal = write.refusal {
             lines.append("refused \(refusal.split(whereSeparator: \.isNewline).joined(separator: " "))")
@@ -168,10 +169,11 @@ public struct Outbox: Sendable {
         }
         guard let kind = fields["kind"].flatMap(Kind.init(rawValue:)), let server = fields["server"],
             let username = fields["username"], let time = fields["queued_at_unix_ms"].flatMap({ Int64($0) }),
-            let request = fields["request"].flatMap(ClientFiles.bytes(hex:))
+            let bytes = fields["request"].flatMap(ClientFiles.bytes(hex:)),
+            let request = QueuedWrite(kind: kind, serializedRequest: bytes)
         else { return nil }
         return Write(
-            name: name, kind: kind, server: server, username: username, queuedAtUnixMs: time, request: request,
+            name: name, server: server, username: username, queuedAtUnixMs: time, request: request,
             refusal: fields["refused"])
     }
 }

@@ -118,62 +118,92 @@ extension StatusCache {
     /// Today in `zone` at `now`: when the cache is from an earlier day, nothing drunk yet
     /// against the goal last heard.
     public func today(adding queued: [Outbox.Write], zone: MemberTimeZone, now: Int64) -> Day {
-        let date = zone.date(atUnixMilliseconds: now).description
-        let known = today?.date == date ? today : nil
-        var entries = known == nil ? [] : self.entries.map { (entry: $0, sent: true) }
-        var amount = known?.amountMl ?? 0
-        var count = Int(known?.count ?? 0)
-        var unsent = 0
+        days([zone.date(atUnixMilliseconds: now).description], adding: queued, zone: zone)[0]
+    }
+
+    /// The days `dates` ("YYYY-MM-DD", in `zone`) as this computer sees them: each as the server
+    /// last said (`today`, else `days`; a day it said nothing of has nothing drunk against the
+    /// goal last heard), with the writes waiting in `queued` applied in order, whichever day they
+    /// are on: a drink logged for yesterday counts on yesterday, one moved to another day moves.
+    /// Only drinks this computer knows (today's, and those waiting) can be changed or removed.
+    public func days(_ dates: [String], adding queued: [Outbox.Write], zone: MemberTimeZone) -> [Day] {
+        var ledger = DayLedger(cache: self)
         for write in queued {
-            switch write.kind {
-            case .log:
-                guard let request = try? WaterV1.LogWaterRequest(serializedBytes: write.request),
-                    zone.date(atUnixMilliseconds: request.atUnixMs).description == date
-                else { continue }
-                let entry = WaterV1.WaterEntry(
-                    entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs, date: date)
-                entries.append((entry, false))
-                amount += request.amountMl
-                count += 1
-                unsent += 1
-            case .edit:
-                guard let request = try? WaterV1.EditWaterRequest(serializedBytes: write.request),
-                    let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
-                else { continue }
-                var entry = entries[index].entry
+            switch write.request {
+            case .log(let request):
+                let date = zone.date(atUnixMilliseconds: request.atUnixMs).description
+                ledger.add(
+                    WaterV1.WaterEntry(
+                        entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs, date: date))
+                ledger.unsent[date, default: 0] += 1
+            case .edit(let request):
+                guard var entry = ledger.remove(request.entryID) else { continue }
+                ledger.unsent[entry.date, default: 0] += 1
                 if request.amountMl != 0 { entry.amountMl = request.amountMl }
-                if request.atUnixMs != 0 { entry.atUnixMs = request.atUnixMs }
-                amount -= entries[index].entry.amountMl
-                entries.remove(at: index)
-                unsent += 1
-                // Moved to another day: it no longer counts on this one.
-                guard zone.date(atUnixMilliseconds: entry.atUnixMs).description == date else {
-                    count -= 1
-                    continue
+                if request.atUnixMs != 0 {
+                    entry.atUnixMs = request.atUnixMs
+                    entry.date = zone.date(atUnixMilliseconds: request.atUnixMs).description
                 }
-                amount += entry.amountMl
-                entries.append((entry, false))
-            case .remove:
-                guard let request = try? WaterV1.DeleteWaterRequest(serializedBytes: write.request),
-                    let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
-                else { continue }
-                amount -= entries[index].entry.amountMl
-                count -= 1
-                entries.remove(at: index)
-                unsent += 1
+                ledger.add(entry)
+            case .remove(let request):
+                guard let entry = ledger.remove(request.entryID) else { continue }
+                ledger.unsent[entry.date, default: 0] += 1
             default:
                 continue
             }
         }
-        entries.sort { $0.entry.atUnixMs > $1.entry.atUnixMs }
-        let goal = known?.goalMl ?? today?.goalMl ?? 2000
+        return dates.map(ledger.day)
+    }
+}
+
+/// The figures of each day while waiting writes are applied to what the server last said.
+private struct DayLedger {
+    let cache: StatusCache
+    /// Drinks this computer knows, by id.
+    var entries: [String: (entry: WaterV1.WaterEntry, sent: Bool)] = [:]
+    /// What the waiting writes change of each day's amount and count, and how many were made on
+    /// it (an edit counts on the day the drink was on).
+    var amount: [String: Int32] = [:]
+    var count: [String: Int] = [:]
+    var unsent: [String: Int] = [:]
+
+    init(cache: StatusCache) {
+        self.cache = cache
+        for entry in cache.entries where entry.date == cache.today?.date {
+            entries[entry.entryID] = (entry, true)
+        }
+    }
+
+    mutating func add(_ entry: WaterV1.WaterEntry) {
+        entries[entry.entryID] = (entry, false)
+        change(entry.date, amount: entry.amountMl, count: 1)
+    }
+
+    /// Takes a known drink off its day; nil when this computer does not know it.
+    mutating func remove(_ id: String) -> WaterV1.WaterEntry? {
+        guard let (entry, _) = entries.removeValue(forKey: id) else { return nil }
+        change(entry.date, amount: -entry.amountMl, count: -1)
+        return entry
+    }
+
+    private mutating func change(_ date: String, amount: Int32, count: Int) {
+        self.amount[date, default: 0] += amount
+        self.count[date, default: 0] += count
+    }
+
+    func day(_ date: String) -> StatusCache.Day {
+        let known = cache.today?.date == date ? cache.today : cache.days.last { $0.date == date }
+        let amount = (known?.amountMl ?? 0) + (self.amount[date] ?? 0)
+        let count = Int(known?.count ?? 0) + (self.count[date] ?? 0)
+        let goal = known?.goalMl ?? cache.today?.goalMl ?? WaterLimits.defaultDailyGoalMillilitres
         let day = WaterDay(
             date: LocalDate(date) ?? LocalDate(daysSinceEpoch: 0), amountMillilitres: amount, goalMillilitres: goal,
             count: count)
         let summary = WaterV1.DaySummary(
             date: date, amountMl: amount, goalMl: goal, progress: day.progress, percent: UInt32(day.percent),
             remainingMl: day.remainingMillilitres, count: UInt32(max(count, 0)), goalMet: day.isGoalMet)
-        return Day(summary: summary, entries: entries, unsent: unsent)
+        let shown = entries.values.filter { $0.entry.date == date }.sorted { $0.entry.atUnixMs > $1.entry.atUnixMs }
+        return StatusCache.Day(summary: summary, entries: shown, unsent: unsent[date] ?? 0)
     }
 }
 

@@ -62,11 +62,16 @@ public enum When {
     }
 
     /// `--week`: `last`, or `YYYY-Www`. Returns the week as the API takes it (empty: the
-    /// current one), or nil when the text is neither.
-    public static func week(_ text: String?, now: Int64, zone: MemberTimeZone) -> String? {
+    /// current one), or nil when the text is neither. `last` is the week before the one the
+    /// server calls current, which `current` asks it for: the board's week is the household's,
+    /// whatever zone this member or terminal is in (on Sunday evening in New York, the week that
+    /// just ended in Europe is "last", not the one before it).
+    public static func week<Failure>(_ text: String?, current: () throws(Failure) -> String) throws(Failure)
+        -> String?
+    {
         switch text {
         case nil: return ""
-        case "last": return ISOWeek(containing: zone.date(atUnixMilliseconds: now)).previous.description
+        case "last": return ISOWeek(try current())?.previous.description
         case let text?: return ISOWeek(text).map { _ in text }
         }
     }

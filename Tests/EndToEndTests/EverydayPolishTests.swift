@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaterCore
 import WaterProtocol
 import WaterTestSupport
 
@@ -252,5 +253,26 @@ struct EverydayPolishTests {
             lines.contains { $0.hasPrefix("mum" + String(repeating: " ", count: long.count - 3) + " ") }, "\(lines)")
         // The name copied from the list is the member's.
         #expect(try mum.run(["member", "rename", long, "--display-name", "Granny"]).status == 0)
+    }
+
+    @Test("board --week last and habit ls --week last are the week before the server's current one, in any zone")
+    func lastWeekIsTheServers() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        // The household is in UTC. A member 14 hours ahead is in the next week from Sunday 10:00
+        // UTC, one 12 hours behind in the last week until Monday 12:00 UTC: the zone that differs
+        // soonest from now.
+        let utc = MemberTimeZone.utc.date(atUnixMilliseconds: UnixTime.nowMilliseconds())
+        #expect(try mum.run(["zone", utc.isoWeekday == 1 ? "Etc/GMT+12" : "Pacific/Kiritimati"]).status == 0)
+        #expect(try mum.run(["habit", "add", "Read"]).status == 0)
+        let week = ISOWeek(containing: utc)
+        let board = try mum.json(WaterV1.GetBoardResponse.self, ["board", "--week", "last"])
+        #expect(board.board?.week == week.previous.description, "\(board)")
+        #expect(try mum.json(WaterV1.GetBoardResponse.self, ["board"]).board?.week == week.description)
+        let habits = try mum.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls", "--week", "last"])
+        let current = try mum.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"]).week
+        #expect(ISOWeek(current)?.previous.description == habits.week, "\(current) \(habits.week)")
     }
 }

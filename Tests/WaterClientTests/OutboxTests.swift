@@ -12,11 +12,11 @@ struct OutboxTests {
 
     var outbox: Outbox { Outbox(environment: ["XDG_STATE_HOME": state]) }
 
-    func log(_ amount: Int32, at time: Int64) -> [UInt8] {
-        WaterV1.LogWaterRequest(
-            entryID: RecordID.timeOrdered(unixMilliseconds: time, counter: 0, installation: 7).description,
-            amountMl: amount, atUnixMs: time
-        ).serializedBytes()
+    func log(_ amount: Int32, at time: Int64) -> QueuedWrite {
+        .log(
+            WaterV1.LogWaterRequest(
+                entryID: RecordID.timeOrdered(unixMilliseconds: time, counter: 0, installation: 7).description,
+                amountMl: amount, atUnixMs: time))
     }
 
     @Test("writes come back in the order they were made, whole, and leave once sent")
@@ -24,12 +24,15 @@ struct OutboxTests {
         defer { try? FileManager.default.removeItem(atPath: state) }
         for (index, amount) in [300, 100, 200].enumerated() {
             try outbox.add(
-                .log, request: log(Int32(amount), at: 1_796_040_000_000 + Int64(index)), server: "pi:7420",
+                log(Int32(amount), at: 1_796_040_000_000 + Int64(index)), server: "pi:7420",
                 username: "mum", now: 1_796_040_000_000 + Int64(index))
         }
         let pending = outbox.pending()
         #expect(pending.damaged.isEmpty)
-        let amounts = try pending.writes.map { try WaterV1.LogWaterRequest(serializedBytes: $0.request).amountMl }
+        let amounts = pending.writes.map { write -> Int32? in
+            guard case .log(let request) = write.request else { return nil }
+            return request.amountMl
+        }
         #expect(amounts == [300, 100, 200])
         #expect(pending.writes.allSatisfy { $0.server == "pi:7420" && $0.username == "mum" && $0.kind == .log })
         outbox.sent(pending.writes[0])
@@ -39,7 +42,7 @@ struct OutboxTests {
     @Test("a file cut short or garbled is moved aside, never read as a write, never deleted")
     func damaged() throws {
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let write = try outbox.add(.log, request: log(250, at: 1), server: "pi:7420", username: "mum", now: 5)
+        let write = try outbox.add(log(250, at: 1), server: "pi:7420", username: "mum", now: 5)
         let whole = try String(contentsOfFile: "\(outbox.directory)/\(write.name)", encoding: .utf8)
         for (index, text) in [String(whole.dropLast(5)), whole.replacing("request ", with: "request zz"), "\u{FF}"]
             .enumerated()
@@ -55,8 +58,8 @@ struct OutboxTests {
     @Test("refused writes keep their reason; retry puts them back where they were")
     func refusedAndRetried() throws {
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let first = try outbox.add(.log, request: log(250, at: 1), server: "s", username: "u", now: 1)
-        try outbox.add(.log, request: log(100, at: 2), server: "s", username: "u", now: 2)
+        let first = try outbox.add(log(250, at: 1), server: "s", username: "u", now: 1)
+        try outbox.add(log(100, at: 2), server: "s", username: "u", now: 2)
         try outbox.refuse(first, reason: "a drink must be between 1 and 2000 ml\nsecond line")
         #expect(outbox.refused().map(\.refusal) == ["a drink must be between 1 and 2000 ml second line"])
         #expect(outbox.pending().writes.count == 1)
@@ -74,11 +77,11 @@ struct OutboxTests {
         cache.record(
             entry: WaterV1.WaterEntry(entryID: "a", amountMl: 600, atUnixMs: noon - 1000, date: "2026-11-30"), now: noon
         )
-        let queued = try outbox.add(.log, request: log(250, at: noon + 60_000), server: "s", username: "u", now: noon)
+        let queued = try outbox.add(log(250, at: noon + 60_000), server: "s", username: "u", now: noon)
         let yesterday = try outbox.add(
-            .log, request: log(999, at: noon - 86_400_000), server: "s", username: "u", now: noon)
+            log(999, at: noon - 86_400_000), server: "s", username: "u", now: noon)
         let removal = try outbox.add(
-            .remove, request: WaterV1.DeleteWaterRequest(entryID: "a").serializedBytes(), server: "s", username: "u",
+            .remove(WaterV1.DeleteWaterRequest(entryID: "a")), server: "s", username: "u",
             now: noon)
         let day = cache.today(adding: [queued, yesterday, removal], zone: MemberTimeZone.utc, now: noon + 120_000)
         #expect(day.summary.amountMl == 250 && day.summary.count == 2 && day.unsent == 2)
@@ -102,13 +105,44 @@ struct OutboxTests {
                 now: noon)
         }
         let bigger = try outbox.add(
-            .edit, request: WaterV1.EditWaterRequest(entryID: "a", amountMl: 350).serializedBytes(), server: "s",
+            .edit(WaterV1.EditWaterRequest(entryID: "a", amountMl: 350)), server: "s",
             username: "u", now: noon)
         let yesterday = try outbox.add(
-            .edit, request: WaterV1.EditWaterRequest(entryID: "b", atUnixMs: noon - 86_400_000).serializedBytes(),
+            .edit(WaterV1.EditWaterRequest(entryID: "b", atUnixMs: noon - 86_400_000)),
             server: "s", username: "u", now: noon)
         let day = cache.today(adding: [bigger, yesterday], zone: .utc, now: noon)
         #expect(day.summary.amountMl == 350 && day.summary.count == 1 && day.unsent == 2)
         #expect(day.entries.map(\.entry.entryID) == ["a"] && day.entries.map(\.sent) == [false])
+    }
+
+    @Test("the days before today: a drink logged for one counts on it, one moved to it moves, a day not heard of shows")
+    func daysWithQueued() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let noon: Int64 = 1_796_040_000_000  // Monday 2026-11-30 12:00 UTC
+        let day: Int64 = 86_400_000
+        var cache = StatusCache(server: "s", username: "u")
+        cache.days = [
+            WaterV1.DaySummary(date: "2026-11-28", amountMl: 1000, goalMl: 1500, count: 4),
+            WaterV1.DaySummary(date: "2026-11-29", amountMl: 100, goalMl: 2000, count: 1),
+        ]
+        cache.record(day: WaterV1.DaySummary(date: "2026-11-30", amountMl: 300, goalMl: 2000, count: 1), now: noon)
+        cache.record(
+            entry: WaterV1.WaterEntry(entryID: "a", amountMl: 300, atUnixMs: noon - 1000, date: "2026-11-30"), now: noon
+        )
+        let writes = [
+            try outbox.add(log(250, at: noon - day), server: "s", username: "u", now: noon),
+            try outbox.add(log(400, at: noon - 3 * day), server: "s", username: "u", now: noon),
+            try outbox.add(
+                .edit(WaterV1.EditWaterRequest(entryID: "a", atUnixMs: noon - 2 * day)), server: "s", username: "u",
+                now: noon),
+        ]
+        let dates = ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+        let days = cache.days(dates, adding: writes, zone: .utc)
+        #expect(days.map(\.summary.amountMl) == [400, 1300, 350, 0])
+        #expect(days.map(\.summary.count) == [1, 5, 2, 0])
+        #expect(days.map(\.summary.goalMl) == [2000, 1500, 2000, 2000])
+        #expect(days.map(\.unsent) == [1, 0, 1, 1])
+        #expect(days[1].entries.map(\.entry.entryID) == ["a"] && days[2].entries.map(\.sent) == [false])
+        #expect(days[2].summary.percent == 17 && !days[2].summary.goalMet)
     }
 }

@@ -46,11 +46,13 @@ struct WhenTests {
 
     @Test("reads --week and --day")
     func weeksAndDays() {
-        #expect(When.week(nil, now: now, zone: .utc) == "")
-        #expect(When.week("last", now: now, zone: .utc) == "2026-W48")
-        #expect(When.week("2026-W10", now: now, zone: .utc) == "2026-W10")
-        #expect(When.week("2026-W54", now: now, zone: .utc) == nil)
-        #expect(When.week("week", now: now, zone: .utc) == nil)
+        let current = { "2026-W49" }
+        #expect(When.week(nil, current: current) == "")
+        #expect(When.week("last", current: current) == "2026-W48")
+        #expect(When.week("last", current: { "2027-W01" }) == "2026-W53")
+        #expect(When.week("2026-W10", current: current) == "2026-W10")
+        #expect(When.week("2026-W54", current: current) == nil)
+        #expect(When.week("week", current: current) == nil)
         #expect(When.day(nil, now: now, zone: .utc) == "")
         #expect(When.day("today", now: now, zone: .utc) == "")
         #expect(When.day("yesterday", now: now, zone: .utc) == "2026-11-29")

@@ -54,8 +54,13 @@ public struct HabitBook: Hashable, Sendable {
         throws(DomainError) -> HabitMutation
     {
         guard habit(id) != nil else { throw Self.unknownHabit(id) }
-        guard date <= today else { throw .invalid("date", "\(date) is in the future; check a habit once it is done") }
+        try Self.check(date: date, today: today)
         return checked ? .checked(id, date) : .unchecked(id, date)
+    }
+
+    /// The day a check-in is for: not after `today`.
+    public static func check(date: LocalDate, today: LocalDate) throws(DomainError) {
+        guard date <= today else { throw .invalid("date", "\(date) is in the future; check a habit once it is done") }
     }
 
     public func validateDelete(id: RecordID) throws(DomainError) -> HabitMutation {

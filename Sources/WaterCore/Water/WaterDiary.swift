@@ -221,13 +221,17 @@ public struct WaterDiary: Hashable, Sendable {
         return .usualCupSet(cup)
     }
 
-    static func check(amount: Int32) throws(DomainError) {
+    /// A drink's amount, as logged or changed (also checked by a client before it keeps a write
+    /// for later).
+    public static func check(amount: Int32) throws(DomainError) {
         guard WaterLimits.amountMillilitres.contains(amount) else {
             throw .invalid("amount_ml", "a drink must be between 1 and 2000 ml, got \(amount)")
         }
     }
 
-    static func check(time: Int64, now: Int64) throws(DomainError) {
+    /// A drink's moment, as logged or changed: not after `now` (with the clock skew allowed),
+    /// not before 2000.
+    public static func check(time: Int64, now: Int64) throws(DomainError) {
         guard time <= now + allowedClockSkewMilliseconds else {
             throw .invalid("at_unix_ms", "that time is in the future; a drink can only be logged once it is drunk")
         }

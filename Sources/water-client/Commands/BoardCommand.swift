@@ -23,7 +23,9 @@ enum BoardCommand {
             try watchBoard(&invocation, order: order, explain: explain)
         }
         let client = try invocation.client()
-        let week = try Invocation.week(weekOption, zone: try invocation.memberZone(client))
+        let week = try Invocation.week(weekOption) {
+            try client.call(WaterV1.GetBoardRequest(order: order)).board?.week ?? ""
+        }
         let response = try client.call(WaterV1.GetBoardRequest(week: week, order: order))
         invocation.output(response) { render(response.board ?? WaterV1.WeeklyBoard(), explain: explain) }
     }

@@ -1,4 +1,5 @@
 import WaterCLI
+import WaterClient
 import WaterCore
 import WaterProtocol
 
@@ -30,8 +31,7 @@ enum Format {
 
     /// "Mon 2026-11-30" (a date that is not one, as a server sent it, neutralised).
     static func dayName(_ date: String) -> String {
-        guard let day = LocalDate(date) else { return "    \(date.terminalSafe)" }
-        return "\(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][day.isoWeekday - 1]) \(date)"
+        DisplayText.dayName(date) ?? "    \(date.terminalSafe)"
     }
 
     /// One day as a line of the week or history: date, bar, amount against goal.
@@ -52,19 +52,12 @@ enum Format {
         "at \(clock(entry.atUnixMs, zone: zone)) on \(dayName(entry.date))"
     }
 
-    /// The 5th to 12th hex digits of an id: for the client's time-ordered ids, the low bits of
-    /// the millisecond it was made, which tell a day's entries apart (the first digits are
-    /// the same for weeks, the last ones for every entry of an installation).
-    static func shortID(_ id: String) -> String {
-        String(id.filter { $0 != "-" }.dropFirst(4).prefix(8))
-    }
+    /// The short id `today` and `history --entries` show (``DisplayText/shortID(_:)``).
+    static func shortID(_ id: String) -> String { DisplayText.shortID(id) }
 
     /// HH:MM in `zone`.
     static func clock(_ unixMilliseconds: Int64, zone: MemberTimeZone) -> String {
-        let seconds = unixMilliseconds / 1000
-        let local = seconds + zone.offsetSeconds(atUnixSeconds: seconds)
-        let minuteOfDay = ((local % 86_400) + 86_400) % 86_400 / 60
-        return pad2(Int(minuteOfDay / 60)) + ":" + pad2(Int(minuteOfDay % 60))
+        DisplayText.clock(unixMilliseconds, zone: zone)
     }
 
     /// A habit's icon as an emoji two columns wide (the seed's SF Symbols have no terminal form).

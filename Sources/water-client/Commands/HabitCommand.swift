@@ -29,7 +29,7 @@ enum HabitCommand {
             let weekOption = try invocation.arguments.option("week")
             try invocation.arguments.finish()
             let client = try invocation.client()
-            let week = try Invocation.week(weekOption, zone: try invocation.memberZone(client))
+            let week = try Invocation.week(weekOption) { try client.call(WaterV1.ListHabitWeekRequest()).week }
             let response = try client.call(WaterV1.ListHabitWeekRequest(week: week))
             invocation.updateCache { $0.habits = response.habits.compactMap(\.habit) }
             invocation.output(response) { render(response) }
@@ -43,21 +43,14 @@ enum HabitCommand {
             let id = try resolve(target, client, invocation)
             let zone = try invocation.memberZone(client)
             let date = try day(dayOption, zone: zone)
-            // Kept for later, "today" is the day it was typed.
-            let typedDay = date.isEmpty ? zone.date(atUnixMilliseconds: UnixTime.nowMilliseconds()).description : date
             if action == "check" {
-                guard
-                    let response = try invocation.callOrQueue(
-                        client, .habitCheck, WaterV1.CheckHabitRequest(habitID: id, date: date),
-                        queued: WaterV1.CheckHabitRequest(habitID: id, date: typedDay))
+                let request = WaterV1.CheckHabitRequest(habitID: id, date: date)
+                guard let response = try invocation.callOrQueue(client, request, queued: .habitCheck(request))
                 else { return }
                 invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
             } else {
-                // Unchecking is queued as its own kind, with the same fields.
-                guard
-                    let response = try invocation.callOrQueue(
-                        client, .habitUncheck, WaterV1.UncheckHabitRequest(habitID: id, date: date),
-                        queued: WaterV1.UncheckHabitRequest(habitID: id, date: typedDay))
+                let request = WaterV1.UncheckHabitRequest(habitID: id, date: date)
+                guard let response = try invocation.callOrQueue(client, request, queued: .habitUncheck(request))
                 else { return }
                 invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
             }

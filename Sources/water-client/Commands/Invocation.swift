@@ -235,9 +235,10 @@ struct Invocation {
         return time
     }
 
-    /// `--week` as the API takes it (empty: the current week), `last` counted in `zone`.
-    static func week(_ option: String?, zone: MemberTimeZone) throws(UsageError) -> String {
-        guard let week = When.week(option, now: UnixTime.nowMilliseconds(), zone: zone) else {
+    /// `--week` as the API takes it (empty: the current week), `last` the week before the one
+    /// `current` says the server is in (``When/week(_:current:)``).
+    static func week(_ option: String?, current: () throws -> String) throws -> String {
+        guard let week = try When.week(option, current: current) else {
             throw UsageError("--week takes last or a week like 2026-W49, got \(option ?? "")")
         }
         return week

@@ -24,16 +24,19 @@ extension Invocation {
     /// Changes the logged-in member's cache (made empty first when there is none) and keeps it,
     /// with the figures `prompt` shows. Under a lock: two terminals changing it at once each read
     /// what the other wrote, and the last one lists the outbox after every write added before it.
-    func updateCache(_ change: (inout StatusCache) -> Void) {
-        guard let session = session(), let cachePath else { return }
-        LocalFile.withLock(cachePath + ".lock") {
+    /// Returns what `change` returned (nil when no one is logged in).
+    @discardableResult
+    func updateCache<Result>(_ change: (inout StatusCache) throws -> Result) rethrows -> Result? {
+        guard let session = session(), let cachePath else { return nil }
+        return try LocalFile.withLock(cachePath + ".lock") {
             var cache = cachedStatus() ?? StatusCache(server: session.server, username: session.username)
-            change(&cache)
+            let result = try change(&cache)
             if let zone = session.timeZone { cache.timeZone = zone }
             let zone = ZoneInfo.system.zone(named: cache.timeZone) ?? Self.localZone
             let waiting = waitingWrites()
             let today = cache.today(adding: waiting, zone: zone, now: UnixTime.nowMilliseconds())
             cache.save(cachePath, today: today, waiting: waiting.count)
+            return result
         }
     }
 
@@ -50,7 +53,7 @@ extension Invocation {
     func waitingWrites() -> [Outbox.Write] {
         guard let session = session() else { return [] }
         let (writes, damaged) = outbox.pending()
-        OutboxReport(damaged: damaged).tell(self)
+        Outbox.SendReport(damaged: damaged).tell(self)
         return writes.filter { $0.server == session.server && $0.username == session.username }
     }
 
@@ -72,9 +75,9 @@ extension Invocation {
     }
 
     /// The answer to `request`, or nil when the server could not be reached and `queued` (the
-    /// same request, its moment fixed to now) was kept in the outbox instead, and said so.
+    /// same write) was kept in the outbox instead, and said so.
     func callOrQueue<Request: UnaryRPCRequest>(
-        _ client: WaterClient?, _ kind: Outbox.Kind, _ request: Request, queued: Request? = nil
+        _ client: WaterClient?, _ request: Request, queued: QueuedWrite
     ) throws -> Request.Response? {
         if let client {
             do {
@@ -84,93 +87,47 @@ extension Invocation {
                 guard error.isUnreachable else { throw error }
             }
         }
-        try queue(kind, queued ?? request)
+        try queue(queued)
         return nil
     }
 
-    /// Keeps `request` in the outbox (synced) and says so in one line.
-    func queue<Request: ProtoMessage>(_ kind: Outbox.Kind, _ request: Request) throws {
+    /// Keeps `write` in the outbox (synced), as made for later, and says so in one line; refuses
+    /// it as the server would when it can only be refused (``QueuedWrite/check(now:zone:)``). The
+    /// cache is read once, under its lock: for the usual cup, the names in the line, and the
+    /// figures `prompt` shows, which count it.
+    func queue(_ write: QueuedWrite) throws {
         guard let session = session() else { throw notLoggedIn() }
-        let write = try outbox.add(
-            kind, request: request.serializedBytes(), server: session.server, username: session.username,
-            now: UnixTime.nowMilliseconds())
-        updateCache { _ in }  // what prompt shows now counts it
+        let zone = try memberZone(nil)
+        let outbox = self.outbox
+        guard
+            let (kept, words): (Outbox.Write, String) = try updateCache({ cache in
+                let now = UnixTime.nowMilliseconds()
+                let write = write.keptForLater(now: now, zone: zone, usualCupMl: cache.usualCupMl)
+                // What the server would refuse whatever it holds is refused now (65), not kept.
+                try write.check(now: now, zone: zone)
+                let kept = try outbox.add(write, server: session.server, username: session.username, now: now)
+                return (kept, WriteWords(zone: zone, cache: cache)(kept))
+            })
+        else { throw notLoggedIn() }
         if json {
             Terminal.print(
                 JSONOutput.encode(
                     QueuedJSON(
-                        queued: true, kind: kind.rawValue, queuedAtUnixMs: write.queuedAtUnixMs, request: request)))
+                        queued: true, kind: kept.kind.rawValue, queuedAtUnixMs: kept.queuedAtUnixMs,
+                        request: kept.request)))
         } else {
             Terminal.print(
-                "saved on this computer: \(writeWords()(write)); it will be sent when the server at \(session.server) "
-                    + "is reachable")
+                "saved on this computer: \(words); it will be sent when the server at \(session.server) is reachable")
         }
     }
 
-    /// Sends what the outbox holds for this member and server, oldest first, under the outbox's
-    /// lock. Stops at the first write the server could not be reached for (the rest keep their
-    /// order) and at an expired session (they wait for `login`).
-    func sendQueued(_ client: WaterClient) -> OutboxReport {
-        guard let session = session() else { return OutboxReport() }
-        let outbox = self.outbox
-        return outbox.withSendingLock {
-            var report = OutboxReport()
-            let (writes, damaged) = outbox.pending()
-            report.damaged = damaged
-            let mine = writes.filter { $0.server == session.server && $0.username == session.username }
-            guard !mine.isEmpty else { return report }
-            // The replies go into one copy of the cache, kept once at the end: not a read and a
-            // write of it (and a listing of the outbox) per write sent.
-            var cache = cachedStatus() ?? StatusCache(server: session.server, username: session.username)
-            for (index, write) in mine.enumerated() {
-                do {
-                    try send(write, client, into: &cache)
-                    outbox.sent(write)
-                    report.sent.append(write)
-                } catch let error as WaterError where error.isUnreachable {
-                    report.stillWaiting = mine.count - index
-                    break
-                } catch let error as WaterError where error.code == .unauthenticated {
-                    report.waitingForLogin = mine.count - index
-                    break
-                } catch {
-                    let reason = (error as? WaterError)?.message ?? "\(error)"
-                    try? outbox.refuse(write, reason: reason)
-                    report.refused.append((write, reason))
-                }
-            }
-            if !report.sent.isEmpty || !report.refused.isEmpty { updateCache { $0 = cache } }
-            return report
-        }
-    }
-
-    /// Sends one queued write; what the reply says goes into `cache`.
-    private func send(_ write: Outbox.Write, _ client: WaterClient, into cache: inout StatusCache) throws {
-        let now = UnixTime.nowMilliseconds()
-        switch write.kind {
-        case .log:
-            let response = try client.call(WaterV1.LogWaterRequest(serializedBytes: write.request))
-            cache.record(day: response.day, now: now)
-            response.entry.map { cache.record(entry: $0, now: now) }
-        case .edit:
-            let response = try client.call(WaterV1.EditWaterRequest(serializedBytes: write.request))
-            response.days.forEach { cache.record(day: $0, now: now) }
-            response.entry.map { cache.record(entry: $0, now: now) }
-        case .remove:
-            let request = try WaterV1.DeleteWaterRequest(serializedBytes: write.request)
-            do {
-                cache.record(day: try client.call(request).day, now: now)
-            } catch {
-                // Already gone is what it asked for (perhaps it was sent once before a crash).
-                guard error.code == .notFound else { throw error }
-            }
-            cache.forget(entryID: request.entryID)
-        case .habitCheck: _ = try client.call(WaterV1.CheckHabitRequest(serializedBytes: write.request))
-        case .habitUncheck: _ = try client.call(WaterV1.UncheckHabitRequest(serializedBytes: write.request))
-        case .todoAdd: _ = try client.call(WaterV1.AddTodoRequest(serializedBytes: write.request))
-        case .todoDone, .todoUndone:
-            _ = try client.call(WaterV1.SetTodoDoneRequest(serializedBytes: write.request))
-        }
+    /// Sends what the outbox holds for this member and server (``Outbox/send(for:username:with:cache:keep:)``).
+    func sendQueued(_ client: WaterClient) -> Outbox.SendReport {
+        guard let session = session() else { return Outbox.SendReport() }
+        return outbox.send(
+            for: session.server, username: session.username, with: client,
+            cache: { cachedStatus() ?? StatusCache(server: session.server, username: session.username) },
+            keep: { cache in updateCache { $0 = cache } })
     }
 
     /// What puts queued writes in words, made once for a list of them: the member's zone and
@@ -180,63 +137,18 @@ extension Invocation {
     }
 }
 
-/// A queued write in words: "log 250 ml at 08:00 on Mon 2026-11-30".
+/// Queued writes in words (``QueuedWrite/words(zone:cache:)``), neutralised for the terminal:
+/// the names and texts in them are members' (and a server's).
 struct WriteWords {
     let zone: MemberTimeZone
     let cache: StatusCache?
 
-    /// Neutralised for the terminal: the names and texts in it are members' (and a server's).
     func callAsFunction(_ write: Outbox.Write) -> String {
-        words(write).terminalSafe
-    }
-
-    private func words(_ write: Outbox.Write) -> String {
-        func when(_ at: Int64) -> String {
-            let date = zone.date(atUnixMilliseconds: at).description
-            return "at \(Format.clock(at, zone: zone)) on \(Format.dayName(date))"
-        }
-        func habit(_ id: String) -> String { cache?.habits.first { $0.habitID == id }?.name ?? Format.shortID(id) }
-        func item(_ id: String) -> String {
-            cache?.todos.first { $0.itemID == id }.map { "\"\($0.text)\"" } ?? Format.shortID(id)
-        }
-        switch write.kind {
-        case .log:
-            guard let request = try? WaterV1.LogWaterRequest(serializedBytes: write.request) else { break }
-            return
-                "log \(request.amountMl == 0 ? "your usual cup" : "\(request.amountMl) ml") \(when(request.atUnixMs))"
-        case .edit:
-            guard let request = try? WaterV1.EditWaterRequest(serializedBytes: write.request) else { break }
-            let amount = request.amountMl == 0 ? "" : " to \(request.amountMl) ml"
-            let time = request.atUnixMs == 0 ? "" : " \(when(request.atUnixMs))"
-            return "change drink \(Format.shortID(request.entryID))\(amount)\(time)"
-        case .remove:
-            guard let request = try? WaterV1.DeleteWaterRequest(serializedBytes: write.request) else { break }
-            return "remove drink \(Format.shortID(request.entryID))"
-        case .habitCheck, .habitUncheck:
-            guard let request = try? WaterV1.CheckHabitRequest(serializedBytes: write.request) else { break }
-            return "\(write.kind == .habitCheck ? "check" : "uncheck") \(habit(request.habitID)) on \(request.date)"
-        case .todoAdd:
-            guard let request = try? WaterV1.AddTodoRequest(serializedBytes: write.request) else { break }
-            return "add \"\(request.text)\" to the list"
-        case .todoDone, .todoUndone:
-            guard let request = try? WaterV1.SetTodoDoneRequest(serializedBytes: write.request) else { break }
-            return "mark \(item(request.itemID)) \(request.done ? "done" : "not done")"
-        }
-        return write.kind.rawValue
+        write.request.words(zone: zone, cache: cache).terminalSafe
     }
 }
 
-/// What sending the outbox did.
-struct OutboxReport {
-    var sent: [Outbox.Write] = []
-    var refused: [(Outbox.Write, String)] = []
-    /// Files that did not read, kept aside.
-    var damaged: [String] = []
-    /// Writes left because the server went away while sending.
-    var stillWaiting = 0
-    /// Writes left because the session has expired.
-    var waitingForLogin = 0
-
+extension Outbox.SendReport {
     /// Says what happened on standard error, beside the command's own output (nothing when
     /// nothing happened).
     func tell(_ invocation: Invocation) {
@@ -262,23 +174,14 @@ struct OutboxReport {
 }
 
 /// What a write kept in the outbox prints with --json.
-struct QueuedJSON<Request: Encodable>: Encodable {
+struct QueuedJSON: Encodable {
     var queued: Bool
     var kind: String
     var queuedAtUnixMs: Int64
-    var request: Request
+    var request: QueuedWrite
 
     enum CodingKeys: String, CodingKey {
         case queued, kind, request
         case queuedAtUnixMs = "queued_at_unix_ms"
-    }
-}
-
-extension Error {
-    /// The server could not be reached, or the connection was lost before its answer: what a
-    /// write may wait in the outbox for. An answer from the server is never this.
-    var isUnreachable: Bool {
-        guard let error = self as? WaterError else { return false }
-        return error.code == .unavailable || error.code == .deadlineExceeded
     }
 }

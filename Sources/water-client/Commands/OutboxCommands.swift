@@ -19,7 +19,7 @@ enum OutboxCommands {
         if !report.refused.isEmpty { throw ReportedFailure(exitCode: .dataError) }
     }
 
-    private static func printSync(_ report: OutboxReport, quiet: Bool, _ invocation: Invocation) {
+    private static func printSync(_ report: Outbox.SendReport, quiet: Bool, _ invocation: Invocation) {
         guard !quiet else { return }
         let words = invocation.writeWords()
         if invocation.json {

@@ -18,7 +18,7 @@ enum TodoCommand {
             }
             let client = try invocation.reachableClient()
             let request = WaterV1.AddTodoRequest(itemID: invocation.newID(client), text: words.joined(separator: " "))
-            guard let response = try invocation.callOrQueue(client, .todoAdd, request) else { return }
+            guard let response = try invocation.callOrQueue(client, request, queued: .todoAdd(request)) else { return }
             invocation.output(response) { "added: \((response.item?.text ?? "").terminalSafe)" }
         case "ls":
             try invocation.arguments.finish()
@@ -30,11 +30,8 @@ enum TodoCommand {
             let client = try invocation.reachableClient()
             let id = try resolve(try required(&invocation, "todo \(action) needs an item"), client, invocation)
             try invocation.arguments.finish()
-            guard
-                let response = try invocation.callOrQueue(
-                    client, action == "done" ? .todoDone : .todoUndone,
-                    WaterV1.SetTodoDoneRequest(itemID: id, done: action == "done"))
-            else { return }
+            let request = WaterV1.SetTodoDoneRequest(itemID: id, done: action == "done")
+            guard let response = try invocation.callOrQueue(client, request, queued: .todoDone(request)) else { return }
             invocation.output(response) {
                 let item = response.item ?? WaterV1.TodoItem()
                 return (item.done ? "done: " : "not done: ") + item.text.terminalSafe

@@ -24,11 +24,7 @@ enum WaterCommands {
                 return text
             } ?? invocation.newID(client, at: now)
         let request = WaterV1.LogWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time)
-        // Kept for later, it is the drink as typed: this moment, and the usual cup as known now.
-        var queued = request
-        if queued.atUnixMs == 0 { queued.atUnixMs = now }
-        if queued.amountMl == 0, let cup = invocation.cachedStatus()?.usualCupMl, cup != 0 { queued.amountMl = cup }
-        guard let response = try invocation.callOrQueue(client, .log, request, queued: queued) else { return }
+        guard let response = try invocation.callOrQueue(client, request, queued: .log(request)) else { return }
         invocation.updateCache { cache in
             cache.record(day: response.day, now: now)
             response.entry.map { cache.record(entry: $0, now: now) }
@@ -76,8 +72,9 @@ enum WaterCommands {
         // Ids are time-ordered by the moment of logging: the greatest is the one logged last,
         // among today's drinks not already waiting to be removed.
         let removing = Set(
-            invocation.waitingWrites().filter { $0.kind == .remove }.compactMap {
-                try? WaterV1.DeleteWaterRequest(serializedBytes: $0.request).entryID
+            invocation.waitingWrites().compactMap { write -> String? in
+                guard case .remove(let request) = write.request else { return nil }
+                return request.entryID
             })
         let standing = invocation.cachedStatus()?.entries.filter { !removing.contains($0.entryID) }
         guard let newest = standing?.max(by: { $0.entryID < $1.entryID }) else {
@@ -87,7 +84,7 @@ enum WaterCommands {
                     + "try again when it can be reached")
         }
         // The cache keeps the drink: today's view takes it off while its removal waits.
-        try invocation.queue(.remove, WaterV1.DeleteWaterRequest(entryID: newest.entryID))
+        try invocation.queue(.remove(WaterV1.DeleteWaterRequest(entryID: newest.entryID)))
     }
 
     static func edit(_ invocation: inout Invocation) throws {
@@ -103,7 +100,7 @@ enum WaterCommands {
         let time = try Invocation.time(at, zone: zone)
         let id = try resolve(idText, client, invocation, zone: zone)
         let request = WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time)
-        guard let response = try invocation.callOrQueue(client, .edit, request) else { return }
+        guard let response = try invocation.callOrQueue(client, request, queued: .edit(request)) else { return }
         let now = UnixTime.nowMilliseconds()
         invocation.updateCache { cache in
             response.days.forEach { cache.record(day: $0, now: now) }
@@ -124,8 +121,8 @@ enum WaterCommands {
         let client = try invocation.reachableClient()
         let zone = try invocation.memberZone(client)
         let id = try resolve(idText, client, invocation, zone: zone)
-        guard let response = try invocation.callOrQueue(client, .remove, WaterV1.DeleteWaterRequest(entryID: id))
-        else { return }
+        let request = WaterV1.DeleteWaterRequest(entryID: id)
+        guard let response = try invocation.callOrQueue(client, request, queued: .remove(request)) else { return }
         invocation.updateCache { cache in
             cache.record(day: response.day, now: UnixTime.nowMilliseconds())
             cache.forget(entryID: id)
@@ -217,7 +214,8 @@ enum WaterCommands {
         }
     }
 
-    /// The days this computer last heard of, today with what waits in the outbox.
+    /// The days this computer last heard of, with what waits in the outbox on any of them
+    /// (a drink logged for yesterday counts on yesterday), each day's waiting drinks under it.
     private static func offlineHistory(_ invocation: Invocation, days: Int) throws {
         guard let cache = invocation.cachedStatus() else {
             throw WaterError(
@@ -225,22 +223,28 @@ enum WaterCommands {
         }
         let zone = try invocation.memberZone(nil)
         let now = UnixTime.nowMilliseconds()
-        let today = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now)
-        let known = cache.days.filter { $0.date < today.summary.date }.suffix(days - 1)
-        let shown = Array(known) + [today.summary]
+        let today = zone.date(atUnixMilliseconds: now)
+        let dates = (0..<days).reversed().map { today.adding(days: -$0).description }
+        let heard = Set(cache.days.map(\.date) + [today.description])
+        let shown = cache.days(dates, adding: invocation.waitingWrites(), zone: zone).filter {
+            heard.contains($0.summary.date) || $0.unsent > 0
+        }
+        let unsent = shown.flatMap { $0.entries.filter { !$0.sent }.map(\.entry) }
         if invocation.json {
             return Terminal.print(
                 JSONOutput.encode(
                     OfflineDaysJSON(
-                        offline: true, days: shown, unsent: today.entries.filter { !$0.sent }.map(\.entry),
+                        offline: true, days: shown.map(\.summary), unsent: unsent,
                         heardAtUnixMs: cache.updatedAtUnixMs)))
         }
         var lines = [
             "the server cannot be reached: as this computer last heard, \(Format.age(now - cache.updatedAtUnixMs)) ago"
         ]
-        lines += shown.map(Format.dayLine)
-        lines += today.entries.filter { !$0.sent }.map {
-            "    " + Format.entry($0.entry, zone: zone) + "  (not sent yet)"
+        for day in shown {
+            lines.append(Format.dayLine(day.summary))
+            lines += day.entries.filter { !$0.sent }.map {
+                "    " + Format.entry($0.entry, zone: zone) + "  (not sent yet)"
+            }
         }
         Terminal.print(lines.joined(separator: "\n"))
     }
@@ -345,9 +349,11 @@ enum WaterCommands {
                     fits)
             }
         } else {
-            let queued = invocation.waitingWrites().filter { $0.kind == .log }.compactMap {
-                try? WaterV1.LogWaterRequest(serializedBytes: $0.request)
-            }.map { WaterV1.WaterEntry(entryID: $0.entryID, amountMl: $0.amountMl, atUnixMs: $0.atUnixMs) }
+            let queued = invocation.waitingWrites().compactMap { write -> WaterV1.WaterEntry? in
+                guard case .log(let request) = write.request else { return nil }
+                return WaterV1.WaterEntry(
+                    entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs)
+            }
             matches = ((invocation.cachedStatus()?.entries ?? []) + queued).filter(fits)
         }
         // An id that names nothing, or too little of one, is bad data (65), not a usage mistake (64).
