@@ -408,7 +408,7 @@ func restore(_ arguments: inout Arguments) throws {
 }
 
 var arguments = Arguments(CommandLine.arguments.dropFirst())
-// Only status and check take --json; their errors are JSON too.
+// Every command but serve takes --json; with it, an error is one JSON object on stderr too.
 let json = CommandLine.arguments.contains("--json")
 do {
     let command = try serverCommandLine.commandToRun(&arguments, protocolVersion: WireProtocol.version)
