@@ -259,16 +259,14 @@ public final class WaterConnection {
                 Result { () throws(SocketError) in try socket.read(into: raw) }
             }
             switch read {
+            // Socket.read gives nil for EAGAIN, which is how SO_RCVTIMEO's timeout ends a read.
             case .success(nil):
-                if waitingForever { continue }
-                throw WaterError(.deadlineExceeded, "the server did not answer in time")
-            case .success(0): throw lost("the server closed the connection")
-            case .success(let count?): try received(count)
-            case .failure(let error) where error.errno == EAGAIN || error.errno == EWOULDBLOCK:
                 if waitingForever { continue }
                 throw WaterError(
                     .deadlineExceeded,
                     "the server did not answer within \(configuration.replyTimeoutMilliseconds / 1000) s")
+            case .success(0): throw lost("the server closed the connection")
+            case .success(let count?): try received(count)
             case .failure(let error): throw lost(error.description)
             }
         }

@@ -25,10 +25,12 @@ import WaterTransport
 ///   group, none per request.
 /// - **Archives**: the latest state belongs to each archive's lock (the loop, and the few jobs
 ///   off the loop); the shared log's writing end and the durable state belong to the committer's leader.
-/// - **Off the loop**, on Dispatch: password hashing (a bounded pool), export encoding,
-///   compaction, the status file, the clock's newest-write file and signals. What they produce
+/// - **Off the loop**, on Dispatch: password hashing (a bounded pool), export encoding and
+///   import decoding (a queue each), building the live boards, compaction, making the log's
+///   next segment, the status file and the clock's newest-write file. What they produce
 ///   reaches a connection only through ``EventLoop/execute(_:)``; no other thread writes to a
-///   socket.
+///   socket. SIGTERM and SIGINT are taken by `water-server`'s main thread (`sigwait`), which
+///   calls ``beginGracefulShutdown()``.
 /// - **Timers**: one heap in the loop, at each connection's next deadline; an idle connection
 ///   costs one wake-up per idle timeout.
 /// - **Handlers** are typed ``Service``s holding only what they were handed; they run on the

@@ -36,6 +36,8 @@ public struct StatusReport: Encodable, Sendable {
 
     public struct ArchiveSize: Encodable, Sendable {
         public var name: String
+        /// Whose archive it is (`users/<id>`), when the accounts say.
+        public var member: String?
         public var bytes: Int
     }
 
@@ -53,6 +55,8 @@ public struct StatusReport: Encodable, Sendable {
     /// The running server's clock; nil when it is not running.
     public var clock: Clock?
     public var archives: [ArchiveSize]
+    /// Each member's archive folder (`users/<id>`) and username, to name them in the text.
+    var memberNames: [String: String] = [:]
 
     enum CodingKeys: String, CodingKey {
         case running, pid, listening, connections, members, certificate, protected, clock, archives
@@ -76,6 +80,7 @@ public struct StatusReport: Encodable, Sendable {
         let running =
             started != nil && pid.map { DataDirectory.user(of: dataDirectory) == Server.lockOwner(pid: $0) } ?? false
         let compaction = fields["last_compaction"]?.split(separator: " ", maxSplits: 1)
+        let names = DataDirectoryCheck.memberNames(dataDirectory)
         // The shared log takes its share of the disk too (whole segments, made ahead of time).
         let archives =
             ((try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))
@@ -92,7 +97,9 @@ public struct StatusReport: Encodable, Sendable {
                 return Compaction(atUnixMs: time, archive: String(parts[1]))
             },
             clock: running ? clock(fields) : nil,
-            archives: archives.map { ArchiveSize(name: $0, bytes: bytes(in: "\(dataDirectory)/\($0)")) })
+            archives: archives.map {
+                ArchiveSize(name: $0, member: names[$0], bytes: bytes(in: "\(dataDirectory)/\($0)"))
+            }, memberNames: names)
     }
 
     private static func clock(_ fields: [String: String]) -> Clock? {
@@ -118,11 +125,11 @@ public struct StatusReport: Encodable, Sendable {
         lines.append("certificate: \(certificate)")
         lines.append(
             "protected: "
-                + (protected.map { $0.isEmpty ? "none" : $0.joined(separator: ",") }
+                + (protected.map { $0.isEmpty ? "none" : $0.map(named).joined(separator: ", ") }
                     ?? "unknown (water-server check tells)"))
         if let lastCompaction {
             lines.append(
-                "last compaction: \(Self.duration((now - lastCompaction.atUnixMs) / 1000)) ago, \(lastCompaction.archive)"
+                "last compaction: \(Self.duration((now - lastCompaction.atUnixMs) / 1000)) ago, \(named(lastCompaction.archive))"
             )
         } else {
             lines.append("last compaction: none since the server started")
@@ -135,10 +142,17 @@ public struct StatusReport: Encodable, Sendable {
         }
         lines.append("archives:")
         for archive in archives {
-            let name = archive.name + String(repeating: " ", count: max(0, 16 - archive.name.count))
+            let label = archive.member.map { "\(archive.name) (\($0))" } ?? archive.name
+            let name = label + String(repeating: " ", count: max(0, 24 - label.count))
             lines.append("  \(name) \(Self.size(archive.bytes))")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// An archive's path as the server wrote it (`DATA/users/2`), with the member's name.
+    private func named(_ path: String) -> String {
+        let folder = memberNames.keys.first { path == $0 || path.hasSuffix("/\($0)") }
+        return folder.flatMap { memberNames[$0].map { "\(path) (\($0))" } } ?? path
     }
 
     /// The fingerprint of the self-signed certificate `init` made, for when no server has said

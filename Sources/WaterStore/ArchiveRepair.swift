@@ -91,9 +91,10 @@ private struct Rebuild<Model: ArchiveModel> {
         }
 
         let journals = names.filter { ArchiveFiles.generation(ofJournal: $0) != nil }.sorted()
+        var damagedReads: [(sequence: UInt64, mutation: Model.Mutation)] = []
         var (found, outOfOrder) =
             try journals.isEmpty
-            ? fromLog(index, after: snapshotPosition, &dropped)
+            ? fromLog(index, after: snapshotPosition, &dropped, &damagedReads)
             : fromJournals(journals, snapshotSequence, &dropped)
         if outOfOrder > 0 { kept.append("\(outOfOrder) records that were out of order, put back in order") }
 
@@ -103,10 +104,13 @@ private struct Rebuild<Model: ArchiveModel> {
         var last = snapshotSequence
         var lastBytes: ArraySlice<UInt8>?
         var applied = 0
+        var appliedSequences: Set<UInt64> = []
         for record in found {
             if record.sequence == last, let lastBytes {
                 if lastBytes != record.bytes {
-                    dropped.append("a second, different record \(last) in \(record.place)")
+                    dropped.append(
+                        "a second, different record \(last) in \(record.place)"
+                            + (model.describe(record.mutation).map { " (\($0))" } ?? ""))
                 }
                 continue
             }
@@ -119,7 +123,9 @@ private struct Rebuild<Model: ArchiveModel> {
             model.apply(record.mutation)
             (last, lastBytes) = (record.sequence, record.bytes)
             applied += 1
+            appliedSequences.insert(record.sequence)
         }
+        dropped += describe(damagedReads.filter { !appliedSequences.contains($0.sequence) }, with: model)
         if applied > 0 {
             kept.append(
                 "\(applied) records \(journals.isEmpty ? "in the log" : "in its journals"), up to record \(last)")
@@ -134,16 +140,33 @@ private struct Rebuild<Model: ArchiveModel> {
         return ArchiveRepair.Outcome(archive: archive, keptAside: aside, kept: kept, dropped: dropped)
     }
 
-    /// Every record of the archive's chunks in the log after `position` that verifies.
-    private func fromLog(_ index: LogIndex, after position: LogPosition, _ dropped: inout [String]) throws -> (
-        found: [Found], outOfOrder: Int
-    ) {
+    /// What the damaged records dropped seemed to be, one line each (at most 20): their bytes
+    /// failed the checksum, so this is a reading, never applied, for the admin to know what to
+    /// log again by hand.
+    private func describe(_ reads: [(sequence: UInt64, mutation: Model.Mutation)], with model: Model) -> [String] {
+        let lines = reads.compactMap { read in
+            model.describe(read.mutation).map { "record \(read.sequence), damaged, which reads as \($0)" }
+        }
+        return lines.count <= 20 ? lines : lines.prefix(20) + ["and \(lines.count - 20) more damaged records"]
+    }
+
+    /// Every record of the archive's chunks in the log after `position` that verifies; the
+    /// records of chunks that do not, as far as they still decode, into `damagedReads`.
+    private func fromLog(
+        _ index: LogIndex, after position: LogPosition, _ dropped: inout [String],
+        _ damagedReads: inout [(sequence: UInt64, mutation: Model.Mutation)]
+    ) throws -> (found: [Found], outOfOrder: Int) {
         guard let key = ArchiveKey.of(folder: archive) else { return ([], 0) }
         let chunks = (index.chunks[key] ?? []).filter { $0.frameEnd > position }
         for chunk in chunks where !chunk.verified {
             dropped.append(
                 "records \(chunk.firstSequence)-\(chunk.lastSequence) in "
                     + "\(LogPosition(generation: chunk.generation, offset: chunk.bytes.lowerBound)), which are damaged")
+            for record in try records(of: chunk) {
+                if let (mutation, sequence) = try? Model.decodeRecord(record, context: context) {
+                    damagedReads.append((sequence, mutation))
+                }
+            }
         }
         let lastChunkEnd = chunks.last?.frameEnd ?? position
         for damage in index.damage where damage.position >= position && damage.position >= lastChunkEnd {
@@ -152,16 +175,7 @@ private struct Rebuild<Model: ArchiveModel> {
         var found: [Found] = []
         var undecodable = 0
         for chunk in chunks where chunk.verified {
-            let path = WriteAheadLog.path(logDirectory, chunk.generation)
-            let bytes = try fileSystem.readFile(path, limit: LogSegment.maximumLength)
-            guard
-                let ranges = bytes.withUnsafeBytes({
-                    LogFrame.recordRanges(in: UnsafeRawBufferPointer(rebasing: $0[chunk.bytes]))
-                })
-            else { continue }
-            for range in ranges {
-                let record = bytes[
-                    (chunk.bytes.lowerBound + range.lowerBound)..<(chunk.bytes.lowerBound + range.upperBound)]
+            for record in try records(of: chunk) {
                 guard let (mutation, sequence) = try? Model.decodeRecord(record, context: context) else {
                     undecodable += 1
                     continue
@@ -172,6 +186,16 @@ private struct Rebuild<Model: ArchiveModel> {
         }
         if undecodable > 0 { dropped.append("\(undecodable) records in the log that do not decode") }
         return (found, 0)
+    }
+
+    /// The records of `chunk` as its lengths delimit them; none when they do not add up.
+    private func records(of chunk: LogIndex.Chunk) throws -> [ArraySlice<UInt8>] {
+        let bytes = try fileSystem.readFile(
+            WriteAheadLog.path(logDirectory, chunk.generation), limit: LogSegment.maximumLength)
+        let ranges =
+            bytes.withUnsafeBytes { LogFrame.recordRanges(in: UnsafeRawBufferPointer(rebasing: $0[chunk.bytes])) }
+            ?? []
+        return ranges.map { bytes[(chunk.bytes.lowerBound + $0.lowerBound)..<(chunk.bytes.lowerBound + $0.upperBound)] }
     }
 
     /// Every record of the journals of an archive still in format 1 whose frame verifies.

@@ -13,6 +13,8 @@ public enum DataDirectoryCheck {
     public struct Report: Sendable, Hashable, Encodable {
         /// The archive's folder, relative to the data directory (`accounts`, `users/3`, ...).
         public var archive: String
+        /// The member whose archive it is, when the accounts say (`users/<id>` only).
+        public var member: String?
         /// Why it cannot be loaded (the server protects it), or nil when it loads.
         public var problem: String?
         /// A write at the end of the log that never completed, which held records of this
@@ -24,7 +26,7 @@ public enum DataDirectoryCheck {
         public var lastRecord: UInt64
 
         enum CodingKeys: String, CodingKey {
-            case archive, problem
+            case archive, member, problem
             case tornTail = "torn_tail"
             case lastRecord = "last_record"
         }
@@ -58,14 +60,12 @@ public enum DataDirectoryCheck {
             version == DataDirectory.legacyFormatVersion
             ? archives.map { checkLegacyArchive($0, at: "\(path)/\($0)", fileSystem: fileSystem) }
             : checkBesideServer(path, archives, fileSystem)
-        let members =
-            version == DataDirectory.legacyFormatVersion
-            ? (try? LegacyArchiveLoader<AccountBook>(
-                fileSystem: fileSystem, directory: "\(path)/\(DataDirectory.accounts)", context: context,
-                expectation: .existing
-            ).load())?.model.members ?? []
-            : (try? DataDirectory.read(AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem))?
-                .model.members ?? []
+        let members = Self.members(path, version: version, fileSystem: fileSystem)
+        for index in reports.indices {
+            reports[index].member =
+                members.first { "\(DataDirectory.users)/\($0.id)" == reports[index].archive }?
+                .username
+        }
         // Every member the accounts know has an archive. An empty folder of someone the
         // accounts do not know is what an add cut short leaves: the next add reuses it.
         let known = Set(members.map { "\(DataDirectory.users)/\($0.id)" })
@@ -81,12 +81,37 @@ public enum DataDirectoryCheck {
         for member in members where !present.contains("\(DataDirectory.users)/\(member.id)") {
             reports.append(
                 Report(
-                    archive: "\(DataDirectory.users)/\(member.id)",
+                    archive: "\(DataDirectory.users)/\(member.id)", member: member.username,
                     problem: "\(member.username)'s archive is missing: the accounts list them, "
                         + "but \(path)/\(DataDirectory.users)/\(member.id) does not exist",
                     tornTail: nil, lastRecord: 0))
         }
         return reports
+    }
+
+    /// The members the accounts of the data directory at `path` list, by archive folder
+    /// (`users/<id>`: username); empty when the accounts do not read.
+    public static func memberNames(_ path: String, fileSystem: any FileSystem = PosixFileSystem()) -> [String: String] {
+        guard let version = try? DataDirectory.checkFormat(path, fileSystem: fileSystem) else { return [:] }
+        return Dictionary(
+            members(path, version: version, fileSystem: fileSystem).map {
+                ("\(DataDirectory.users)/\($0.id)", $0.username)
+            }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// `archive` as a person reads it: `users/2 (dad)` when `names` knows whose it is.
+    public static func label(_ archive: String, _ names: [String: String]) -> String {
+        names[archive].map { "\(archive) (\($0))" } ?? archive
+    }
+
+    private static func members(_ path: String, version: Int?, fileSystem: any FileSystem) -> [Account] {
+        version == DataDirectory.legacyFormatVersion
+            ? (try? LegacyArchiveLoader<AccountBook>(
+                fileSystem: fileSystem, directory: "\(path)/\(DataDirectory.accounts)", context: context,
+                expectation: .existing
+            ).load())?.model.members ?? []
+            : (try? DataDirectory.read(AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem))?
+                .model.members ?? []
     }
 
     /// What the log of the data directory at `path` has wrong that costs no archive anything (a

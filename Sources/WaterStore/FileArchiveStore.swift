@@ -50,7 +50,8 @@ public final class FileArchiveStore: Sendable {
     private let context: ArchiveContext
     private let lock: FileHandleID
 
-    /// Opens (creating when missing) the data directory at `path`: moves a directory of format
+    /// Opens the data directory at `path` (making a new one only when `options.mayCreate`
+    /// allows and there is none): moves a directory of format
     /// 1 to the shared log first, reads the log, cuts its torn tail, and loads the accounts and
     /// the household's list. An archive that cannot be read is put in protected mode; the
     /// others load normally.

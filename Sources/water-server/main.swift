@@ -201,9 +201,12 @@ func check(_ arguments: inout Arguments) throws -> ExitCode {
     for report in reports {
         let path = "\(data)/\(report.archive)"
         if report.archive != DataDirectory.log {
+            // Which member's it is: `users/2` alone tells an admin nothing.
+            let whose = report.member.map { "\($0)'s archive" }
+            let records = "\(report.lastRecord) \(report.lastRecord == 1 ? "record" : "records")"
             Terminal.print(
-                report.problem.map { "DAMAGED   \(path): \($0)" }
-                    ?? "ok        \(path) (\(report.lastRecord) \(report.lastRecord == 1 ? "record" : "records"))")
+                report.problem.map { "DAMAGED   \(path)\(whose.map { " (\($0))" } ?? ""): \($0)" }
+                    ?? "ok        \(path) (\(whose.map { "\($0), " } ?? "")\(records))")
         }
         if let tail = report.tornTail, tornTails.insert(tail).inserted {
             let records = tail.records.map { " (\($0) records)" } ?? ""
@@ -226,13 +229,15 @@ func check(_ arguments: inout Arguments) throws -> ExitCode {
 /// What `repair --json` prints: one object per archive looked at.
 struct RepairJSON: Encodable {
     var archive: String
+    /// Whose archive it is, when the accounts say.
+    var member: String?
     var repaired: Bool
     var keptAside: String?
     var kept: [String]
     var dropped: [String]
 
     enum CodingKeys: String, CodingKey {
-        case archive, repaired, kept, dropped
+        case archive, member, repaired, kept, dropped
         case keptAside = "kept_aside"
     }
 }
@@ -251,25 +256,29 @@ func repair(_ arguments: inout Arguments) throws {
     case (nil, ["all"]): target = .all
     default: throw UsageError("repair takes one of: a member's username, --accounts, --household, --all")
     }
+    // Read before the repair: a damaged accounts archive names nobody until it is repaired.
+    let names = DataDirectoryCheck.memberNames(data)
     let results = try AdminCommands.repair(dataDirectory: data, target: target, now: UnixTime.nowMilliseconds())
     let objects = results.map { result -> RepairJSON in
         switch result {
         case .healthy(let archive):
-            RepairJSON(archive: archive, repaired: false, keptAside: nil, kept: [], dropped: [])
+            RepairJSON(archive: archive, member: names[archive], repaired: false, keptAside: nil, kept: [], dropped: [])
         case .repaired(let outcome):
             RepairJSON(
-                archive: outcome.archive, repaired: true, keptAside: outcome.keptAside, kept: outcome.kept,
-                dropped: outcome.dropped)
+                archive: outcome.archive, member: names[outcome.archive], repaired: true,
+                keptAside: outcome.keptAside, kept: outcome.kept, dropped: outcome.dropped)
         }
     }
     report(json: json, ["archives": objects]) {
         var lines = results.isEmpty ? ["no archive is damaged; nothing to repair"] : []
         for object in objects {
+            let whose = object.member.map { " (\($0)'s archive)" } ?? ""
             guard object.repaired else {
-                lines.append("\(data)/\(object.archive) is healthy; nothing to repair")
+                lines.append("\(data)/\(object.archive)\(whose) is healthy; nothing to repair")
                 continue
             }
-            lines.append("repaired \(data)/\(object.archive); the damaged files are kept in \(object.keptAside ?? "?")")
+            lines.append(
+                "repaired \(data)/\(object.archive)\(whose); the damaged files are kept in \(object.keptAside ?? "?")")
             lines += object.kept.map { "  kept     \($0)" } + object.dropped.map { "  dropped  \($0)" }
             if object.dropped.isEmpty { lines.append("  dropped  nothing") }
         }
@@ -413,7 +422,7 @@ func restore(_ arguments: inout Arguments) throws {
 }
 
 var arguments = Arguments(CommandLine.arguments.dropFirst())
-// Only status and check take --json; their errors are JSON too.
+// Every command but serve takes --json; with it, an error is one JSON object on stderr too.
 let json = CommandLine.arguments.contains("--json")
 do {
     let command = try serverCommandLine.commandToRun(&arguments, protocolVersion: WireProtocol.version)

@@ -90,7 +90,9 @@ struct DamagedArchiveTests {
 
         let repair = try run("water-server", ["repair", "dad", "--data", server.dataDirectory])
         #expect(repair.status == 0, "\(repair.error)")
-        #expect(repair.output.contains("repaired \(server.dataDirectory)/users/2; the damaged files are kept in"))
+        #expect(
+            repair.output.contains(
+                "repaired \(server.dataDirectory)/users/2 (dad's archive); the damaged files are kept in"))
         #expect(repair.output.contains("kept") && repair.output.contains("dropped"), "\(repair.output)")
         let healthy = try run("water-server", ["repair", "--all", "--data", server.dataDirectory])
         #expect(healthy.output.contains("no archive is damaged"))

@@ -47,6 +47,14 @@ public protocol ArchiveModel: Sendable {
 
     static func decodeRecord(_ bytes: ArraySlice<UInt8>, context: ArchiveContext) throws(ArchiveError)
         -> (mutation: Mutation, sequence: UInt64)
+
+    /// What `mutation` did, in words, for `repair` to say what it dropped ("a drink of 250 ml
+    /// at 08:15 on 2026-12-01"); nil where a record number says enough.
+    func describe(_ mutation: Mutation) -> String?
+}
+
+extension ArchiveModel {
+    public func describe(_ mutation: Mutation) -> String? { nil }
 }
 
 extension ArchiveModel {

@@ -1,5 +1,4 @@
 import Dispatch
-import WaterLog
 import WaterProtocol
 import WaterSync
 

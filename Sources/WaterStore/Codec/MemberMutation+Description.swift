@@ -1,0 +1,38 @@
+import WaterCore
+
+extension MemberArchive {
+    /// A member's record in words, with its day and time in the member's zone: what `repair`
+    /// says it dropped. Names the member shares (habits) are left out: ids and days suffice.
+    public func describe(_ mutation: MemberMutation) -> String? {
+        switch mutation {
+        case .water(.logged(let entry)):
+            "a drink of \(entry.amountMillilitres) ml at \(when(entry.unixMilliseconds))"
+        case .water(.edited(let entry)):
+            "an edit of a drink to \(entry.amountMillilitres) ml at \(when(entry.unixMilliseconds))"
+        case .water(.deleted(let id)):
+            if let entry = water.entry(id) {
+                "the removal of the drink of \(entry.amountMillilitres) ml at \(when(entry.unixMilliseconds))"
+            } else {
+                "the removal of a drink"
+            }
+        case .water(.goalSet(let goal, let from)): "a daily goal of \(goal) ml from \(from)"
+        case .water(.usualCupSet(let cup)): "a usual cup of \(cup) ml"
+        case .water(.timeZoneSet(let zone)): "the time zone \(zone.identifier)"
+        case .habit(.added): "a new habit"
+        case .habit(.checked(_, let day)): "a habit checked on \(day)"
+        case .habit(.unchecked(_, let day)): "a habit unchecked on \(day)"
+        case .habit(.deleted): "the removal of a habit"
+        }
+    }
+
+    /// `HH:MM on YYYY-MM-DD`, the member's wall clock.
+    private func when(_ unixMilliseconds: Int64) -> String {
+        let zone = water.timeZone
+        let date = zone.date(atUnixMilliseconds: unixMilliseconds)
+        let seconds = unixMilliseconds.quotientAndRemainder(dividingBy: 1000).quotient
+        let local = seconds + zone.offsetSeconds(atUnixSeconds: seconds)
+        let minutes = (local % 86_400 + 86_400) % 86_400 / 60
+        let clock = "\(minutes / 60 < 10 ? "0" : "")\(minutes / 60):\(minutes % 60 < 10 ? "0" : "")\(minutes % 60)"
+        return "\(clock) on \(date)"
+    }
+}
