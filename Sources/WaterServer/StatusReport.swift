@@ -16,6 +16,12 @@ public struct StatusReport: Encodable, Sendable {
         }
     }
 
+    /// The MQTT broker `serve --mqtt` publishes to, and whether it is connected now.
+    public struct MQTT: Encodable, Sendable {
+        public var broker: String
+        public var connected: Bool
+    }
+
     public struct ArchiveSize: Encodable, Sendable {
         public var name: String
         public var bytes: Int
@@ -32,10 +38,12 @@ public struct StatusReport: Encodable, Sendable {
     /// The archives the server refuses to change; nil when no server has said.
     public var protected: [String]?
     public var lastCompaction: Compaction?
+    /// nil when the running server publishes to no broker (or none runs).
+    public var mqtt: MQTT?
     public var archives: [ArchiveSize]
 
     enum CodingKeys: String, CodingKey {
-        case running, pid, listening, connections, members, certificate, protected, archives
+        case running, pid, listening, connections, members, certificate, protected, mqtt, archives
         case uptimeSeconds = "uptime_seconds"
         case lastCompaction = "last_compaction"
     }
@@ -71,7 +79,15 @@ public struct StatusReport: Encodable, Sendable {
                 guard parts.count == 2, let time = Int64(parts[0]) else { return nil }
                 return Compaction(atUnixMs: time, archive: String(parts[1]))
             },
+            mqtt: running ? fields["mqtt"].flatMap(mqtt) : nil,
             archives: archives.map { ArchiveSize(name: $0, bytes: bytes(in: "\(dataDirectory)/\($0)")) })
+    }
+
+    /// `mqtt connected HOST:PORT` or `mqtt disconnected HOST:PORT`, as the server writes it.
+    private static func mqtt(_ field: String) -> MQTT? {
+        let parts = field.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, ["connected", "disconnected"].contains(parts[0]) else { return nil }
+        return MQTT(broker: String(parts[1]), connected: parts[0] == "connected")
     }
 
     /// The report for people.
@@ -81,6 +97,10 @@ public struct StatusReport: Encodable, Sendable {
             lines.append(
                 "running: pid \(pid), listening on \(listening ?? "?"), up \(Self.duration(uptimeSeconds ?? 0))")
             lines.append("connections: \(connections.map(String.init) ?? "?")")
+            if let mqtt {
+                lines.append(
+                    "mqtt: \(mqtt.connected ? "connected to" : "not connected (retrying)") \(mqtt.broker)")
+            }
         } else {
             lines.append("not running" + (pid.map { " (pid \($0) was the last server)" } ?? ""))
         }

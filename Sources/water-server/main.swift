@@ -94,6 +94,7 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     if let clock = try arguments.integer("clock", in: Int64(946_684_800_000)...Int64(4_102_444_800_000)) {
         configuration.clockOffsetMilliseconds = clock - UnixTime.nowMilliseconds()
     }
+    configuration.mqtt = try mqttSettings(&arguments)
     try arguments.finish()
 
     let logger = Logger.standardError()
@@ -436,6 +437,9 @@ extension ErrorJSON {
         switch error {
         case let error as UsageError:
             self.init(code: "USAGE", exitCode: .usage, message: error.message)
+        case let error as MQTTError:
+            // A broker setting libmosquitto refuses (a CA file that is no PEM): the command line's.
+            self.init(code: "USAGE", exitCode: .usage, message: "--mqtt: \(error)")
         case let error as ArchiveError where error.code == .locked || error.code == .notADataDirectory:
             self.init(code: "UNAVAILABLE", exitCode: .unavailable, message: error.message)
         case let error as SocketError:
