@@ -46,7 +46,9 @@ public final class Server: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     private let statusTimer: SendableTimer
     /// Rings when a compaction finished, so the status file says so at once.
-    private let compactions: CompactionSignal
+    private let compactions: Signal
+    /// The board in Home Assistant, with `--mqtt`.
+    private let home: HomePublisher?
 
     /// Opens the data directory and binds the listening socket; nothing is accepted until
     /// ``start()``.
@@ -62,7 +64,7 @@ public final class Server: Sendable {
         options.timeZones = configuration.timeZones
         options.mayCreate = false
         // `water-server status` shows a compaction when it happens, not at the next tick.
-        let compactions = CompactionSignal()
+        let compactions = Signal()
         options.compacted = { compactions.fire() }
         self.compactions = compactions
         let store = try FileArchiveStore(
@@ -95,7 +97,17 @@ public final class Server: Sendable {
             throw error
         }
         listenAddress = listener.localAddress ?? configuration.listen
-        services = ServerServices(store: store, configuration: configuration, logger: logger, tls: tls)
+        let services = ServerServices(store: store, configuration: configuration, logger: logger, tls: tls)
+        self.services = services
+        do {
+            home = try configuration.mqtt.map { settings throws(MQTTError) in
+                try HomePublisher(settings: settings, boards: services.boards, logger: logger) { services.now() }
+            }
+        } catch {
+            listener.close()
+            store.close()
+            throw error
+        }
         connections = ConnectionRegistry(
             listener: listener, loop: loop, services: services, router: services.router(),
             stopped: stopped)
@@ -144,6 +156,10 @@ public final class Server: Sendable {
         compactions.listen { [weak self] in
             self?.statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
         }
+        home?.connectionChanged.listen { [weak self] in
+            self?.statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
+        }
+        home?.start()
     }
 
     /// What `water-server status` shows of a running server, as `key value` lines.
@@ -171,6 +187,9 @@ public final class Server: Sendable {
             lines.append("clock_reference \(reference.source.rawValue)")
         }
         if clock.isBehind { lines.append("clock_explanation \(services.clock.explanation(clock))") }
+        if let mqtt = home?.status {
+            lines.append("mqtt \(mqtt.isConnected ? "connected" : "disconnected") \(mqtt.broker)")
+        }
         let path = "\(services.configuration.dataDirectory)/status"
         let text = Array((lines.joined(separator: "\n") + "\n").utf8)
         let fd = open(path + ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -198,6 +217,7 @@ public final class Server: Sendable {
         _ = stopped.wait(timeout: .now() + .seconds(Int(seconds)))
         loop.stop()
         services.clock.flush()
+        home?.stop()
         services.store.close()
         let commits = services.store.committer.currentStatistics
         services.logger.info(
@@ -213,18 +233,4 @@ public final class Server: Sendable {
 /// serialises them), which the type system cannot see.
 struct SendableTimer: @unchecked Sendable {
     let source: any DispatchSourceTimer
-}
-
-/// A compaction finished: what the store tells (from its compaction queue) and the status
-/// timer hears once the server has started.
-final class CompactionSignal: Sendable {
-    private let listener = Locked<(@Sendable () -> Void)?>(nil)
-
-    func listen(_ body: @escaping @Sendable () -> Void) {
-        listener.withLock { $0 = body }
-    }
-
-    func fire() {
-        listener.withLock { $0 }?()
-    }
 }

@@ -62,6 +62,9 @@ public struct ServerConfiguration: Sendable {
     /// loopback address only. By default, the self-signed pair in the data directory.
     public var tls: ServerTLSFiles?
 
+    /// The MQTT broker to publish the board to, for Home Assistant; nil publishes nothing.
+    public var mqtt: MQTTSettings?
+
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory
         self.tls = .selfSigned(in: dataDirectory)

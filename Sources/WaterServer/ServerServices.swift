@@ -127,6 +127,12 @@ struct BoardBuilder: Sendable {
     /// Something that may be on a board changed.
     func changed() {
         cache.generation.withLock { $0 += 1 }
+        cache.changes.fire()
+    }
+
+    /// Calls `body` after every change (on the thread that made it: it must return quickly).
+    func onChange(_ body: @escaping @Sendable () -> Void) {
+        cache.changes.listen(body)
     }
 
     /// The board as it goes on the wire, computed at most once per change and minute.
@@ -163,18 +169,28 @@ struct BoardBuilder: Sendable {
     /// The board for `week`, and the members whose archive cannot be read (protected): they are
     /// not ranked, but named, rather than failing everyone's board or vanishing from it.
     func board(week: ISOWeek, order: BoardOrder, now: Int64) -> (WeeklyBoard, unavailable: [Account]) {
+        let (readable, unavailable) = members()
+        return (WeeklyBoard(members: readable.map(\.member), week: week, order: order, now: now), unavailable)
+    }
+
+    /// Every member as the board sees them, with their account, and the members whose archive
+    /// cannot be read (protected).
+    func members() -> (readable: [(account: Account, member: BoardMember)], unavailable: [Account]) {
         let accounts = (try? store.accounts.read { $0.members }) ?? []
         var unavailable: [Account] = []
-        let members = accounts.compactMap { account -> BoardMember? in
+        let readable = accounts.compactMap { account -> (account: Account, member: BoardMember)? in
             guard let archive = try? store.member(account.id)?.read({ $0 }) else {
                 unavailable.append(account)
                 return nil
             }
-            return BoardMember(
-                username: account.username, displayName: account.displayName, water: archive.water,
-                habits: archive.habits)
+            return (
+                account,
+                BoardMember(
+                    username: account.username, displayName: account.displayName, water: archive.water,
+                    habits: archive.habits)
+            )
         }
-        return (WeeklyBoard(members: members, week: week, order: order, now: now), unavailable)
+        return (readable, unavailable)
     }
 }
 
@@ -195,4 +211,6 @@ final class BoardCache: Sendable {
 
     let generation = Locked<UInt64>(0)
     let boards = Locked<[Key: Entry]>([:])
+    /// Fired by every change, for those who publish boards elsewhere (``HomePublisher``).
+    let changes = Signal()
 }

@@ -34,6 +34,12 @@ public struct StatusReport: Encodable, Sendable {
         }
     }
 
+    /// The MQTT broker `serve --mqtt` publishes to, and whether it is connected now.
+    public struct MQTT: Encodable, Sendable {
+        public var broker: String
+        public var connected: Bool
+    }
+
     public struct ArchiveSize: Encodable, Sendable {
         public var name: String
         /// Whose archive it is (`users/<id>`), when the accounts say.
@@ -54,12 +60,14 @@ public struct StatusReport: Encodable, Sendable {
     public var lastCompaction: Compaction?
     /// The running server's clock; nil when it is not running.
     public var clock: Clock?
+    /// nil when the running server publishes to no broker (or none runs).
+    public var mqtt: MQTT?
     public var archives: [ArchiveSize]
     /// Each member's archive folder (`users/<id>`) and username, to name them in the text.
     var memberNames: [String: String] = [:]
 
     enum CodingKeys: String, CodingKey {
-        case running, pid, listening, connections, members, certificate, protected, clock, archives
+        case running, pid, listening, connections, members, certificate, protected, clock, mqtt, archives
         case uptimeSeconds = "uptime_seconds"
         case lastCompaction = "last_compaction"
     }
@@ -97,6 +105,7 @@ public struct StatusReport: Encodable, Sendable {
                 return Compaction(atUnixMs: time, archive: String(parts[1]))
             },
             clock: running ? clock(fields) : nil,
+            mqtt: running ? fields["mqtt"].flatMap(mqtt) : nil,
             archives: archives.map {
                 ArchiveSize(name: $0, member: names[$0], bytes: bytes(in: "\(dataDirectory)/\($0)"))
             }, memberNames: names)
@@ -111,6 +120,13 @@ public struct StatusReport: Encodable, Sendable {
             explanation: fields["clock_explanation"])
     }
 
+    /// `mqtt connected HOST:PORT` or `mqtt disconnected HOST:PORT`, as the server writes it.
+    private static func mqtt(_ field: String) -> MQTT? {
+        let parts = field.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, ["connected", "disconnected"].contains(parts[0]) else { return nil }
+        return MQTT(broker: String(parts[1]), connected: parts[0] == "connected")
+    }
+
     /// The report for people.
     public func text(now: Int64) -> String {
         var lines: [String] = []
@@ -118,6 +134,10 @@ public struct StatusReport: Encodable, Sendable {
             lines.append(
                 "running: pid \(pid), listening on \(listening ?? "?"), up \(Self.duration(uptimeSeconds ?? 0))")
             lines.append("connections: \(connections.map(String.init) ?? "?")")
+            if let mqtt {
+                lines.append(
+                    "mqtt: \(mqtt.connected ? "connected to" : "not connected (retrying)") \(mqtt.broker)")
+            }
         } else {
             lines.append("not running" + (pid.map { " (pid \($0) was the last server)" } ?? ""))
         }

@@ -18,6 +18,7 @@ let serverCommandLine = ProgramSpec(
             details: """
                 Serves the household from DIR until SIGTERM or SIGINT, which let calls in flight finish.
                 The certificate is the self-signed pair init made in DIR/tls, or --tls-cert and --tls-key.
+                With --mqtt, each member's figures and the board appear in Home Assistant (MQTT discovery).
                 """,
             options: [
                 OptionSpec("data", "DIR", "the data directory", required: true),
@@ -37,8 +38,21 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec("idle-timeout", "SECONDS", "close connections silent this long (default 300)"),
                 passwordStrength,
                 OptionSpec("clock", "UNIX_MS", "start the server's clock at this time (tests and demonstrations)"),
+                OptionSpec(
+                    "mqtt", "HOST:PORT",
+                    "publish the board to this MQTT broker for Home Assistant (default $WATER_MQTT; port 1883, 8883 with TLS)"
+                ),
+                OptionSpec("mqtt-user", "NAME", "the username to log in to the broker with"),
+                OptionSpec(
+                    "mqtt-password-file", "FILE", "the broker password: the first line of FILE (with --mqtt-user)"),
+                OptionSpec("mqtt-tls", nil, "TLS to the broker, checked against the system's CAs or --mqtt-ca"),
+                OptionSpec("mqtt-ca", "FILE", "the CA (PEM) that signed the broker's certificate (with --mqtt-tls)"),
+                OptionSpec("mqtt-prefix", "PREFIX", "the first level of every topic and sensor id (default water)"),
             ],
-            examples: ["serve --data /var/lib/water --listen 0.0.0.0:7420 --time-zone Europe/Berlin"]),
+            examples: [
+                "serve --data /var/lib/water --listen 0.0.0.0:7420 --time-zone Europe/Berlin",
+                "serve --data /var/lib/water --mqtt 127.0.0.1:1883 --mqtt-user water --mqtt-password-file /etc/water/mqtt-password",
+            ]),
         CommandSpec(
             "init", summary: "create the data directory and its first admin",
             details: """

@@ -99,6 +99,7 @@ func serve(_ arguments: inout Arguments) throws -> Never {
         configuration.buildTimeUnixMilliseconds = BuildTime.unixMilliseconds(
             date: String(cString: CBuildTime_date()), time: String(cString: CBuildTime_time()))
     }
+    configuration.mqtt = try mqttSettings(&arguments)
     try arguments.finish()
 
     let logger = Logger.standardError()
@@ -450,6 +451,9 @@ extension ErrorJSON {
         switch error {
         case let error as UsageError:
             self.init(code: "USAGE", exitCode: .usage, message: error.message)
+        case let error as MQTTError:
+            // A broker setting libmosquitto refuses (a CA file that is no PEM): the command line's.
+            self.init(code: "USAGE", exitCode: .usage, message: "--mqtt: \(error)")
         case let error as ArchiveError where error.code == .locked || error.code == .notADataDirectory:
             self.init(code: "UNAVAILABLE", exitCode: .unavailable, message: error.message)
         case let error as SocketError:

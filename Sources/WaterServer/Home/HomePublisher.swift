@@ -1,0 +1,148 @@
+import Dispatch
+import WaterCore
+import WaterLog
+import WaterSync
+
+/// Keeps the household's board in Home Assistant: each member's figures, the board, its leader
+/// and the discovery configs, retained on the MQTT broker (``HomeAssistantMessages``).
+///
+/// ## Who owns what
+///
+/// - **The event loop** only calls ``changed()`` after a write: one lock, and at most one
+///   `asyncAfter` per coalescing window. It never waits for the broker or for a build.
+/// - **``queue``** (serial) builds the messages from the board (``BoardBuilder/members()``, the
+///   same ``WeeklyBoard`` the API serves), compares them with ``published`` and hands what
+///   changed to the connection. ``published`` (what the broker holds from us) is touched only
+///   there; its lock is for the compiler.
+/// - **``connection``** owns the libmosquitto handle and its thread (``MQTTConnection``).
+///
+/// Changes are coalesced: a build runs at most ``coalescing`` after a change, and once per burst.
+/// A timer on whole minutes rebuilds too, so a day's or week's turn (at midnight in each
+/// member's zone) is published within a second of it. Each connect sends everything again.
+final class HomePublisher: Sendable {
+    static let coalescing: DispatchTimeInterval = .milliseconds(300)
+
+    private let boards: BoardBuilder
+    private let messages: HomeAssistantMessages
+    private let now: @Sendable () -> Int64
+    private let connection: MQTTConnection
+    private let queue = DispatchQueue(label: "water.home-publisher", qos: .utility)
+    private let minutes: SendableTimer
+    /// A build is scheduled and has not started: more changes need none of their own.
+    private let isBuildPending = Locked(false)
+    /// What the broker holds from us, by topic; and whether it must all be sent again (set on
+    /// ``queue`` at each connect).
+    private let published = Locked<(messages: [String: [UInt8]], isStale: Bool)>(([:], true))
+    /// Told (on the connection's thread) when the broker connects or goes.
+    let connectionChanged = Signal()
+
+    /// - Throws: ``MQTTError`` for settings libmosquitto refuses.
+    init(settings: MQTTSettings, boards: BoardBuilder, logger: Logger, now: @escaping @Sendable () -> Int64)
+        throws(MQTTError)
+    {
+        self.boards = boards
+        self.now = now
+        messages = HomeAssistantMessages(prefix: settings.prefix)
+        let connectionChanged = self.connectionChanged
+        connection = try MQTTConnection(settings: settings, logger: logger) { _ in connectionChanged.fire() }
+        minutes = SendableTimer(source: DispatchSource.makeTimerSource(queue: queue))
+    }
+
+    /// The broker's address, and whether it is connected: for `water-server status`.
+    var status: (broker: String, isConnected: Bool) { ("\(connection.settings.broker)", connection.isConnected) }
+
+    /// Connects (on the connection's own thread) and starts listening for changes.
+    func start() {
+        connectionChanged.listen { [weak self] in
+            guard let self else { return }
+            queue.async {
+                // A broker that restarted may have lost what it held: everything goes again.
+                if self.connection.isConnected { self.published.withLock { $0.isStale = true } }
+                self.publishChanges()
+            }
+        }
+        boards.onChange { [weak self] in self?.changed() }
+        let untilNextMinute = 60_000 - Int(now() % 60_000) + 100
+        minutes.source.schedule(
+            deadline: .now() + .milliseconds(untilNextMinute), repeating: .seconds(60), leeway: .milliseconds(500))
+        minutes.source.setEventHandler { [weak self] in self?.publishChanges() }
+        minutes.source.activate()
+        connection.start()
+    }
+
+    /// Says `offline` and disconnects.
+    func stop() {
+        minutes.source.cancel()
+        connection.stop()
+    }
+
+    /// Something on the board may have changed (from the thread that committed it).
+    func changed() {
+        let schedule = isBuildPending.withLock { pending in
+            defer { pending = true }
+            return !pending
+        }
+        guard schedule else { return }
+        queue.asyncAfter(deadline: .now() + Self.coalescing) { [weak self] in self?.publishChanges() }
+    }
+
+    /// On ``queue``: builds every message and sends those the broker does not hold yet; clears
+    /// (an empty retained payload) those of members gone or renamed.
+    private func publishChanges() {
+        isBuildPending.withLock { $0 = false }
+        // While the broker is away nothing is sent (or queued): the connect sends it all.
+        guard connection.isConnected else { return }
+        let (fresh, kept) = build(now: now())
+        let (old, isStale) = published.withLock { $0 }
+        var holds: [String: [UInt8]] = [:]
+        var sentAll = true
+        for (topic, payload) in fresh {
+            if (!isStale && old[topic] == payload) || connection.publish(topic, payload) {
+                holds[topic] = payload
+            } else {
+                sentAll = false
+            }
+        }
+        for (topic, payload) in old where fresh[topic] == nil {
+            if kept.contains(topic) {
+                holds[topic] = payload
+            } else if !connection.publish(topic, []) {
+                holds[topic] = payload  // cleared next time
+                sentAll = false
+            }
+        }
+        published.withLock { $0 = (holds, isStale && !sentAll) }
+    }
+
+    /// Every message of the board now, and the topics to keep as they are: those of members whose
+    /// archive cannot be read just now (protected), who are not gone.
+    private func build(now: Int64) -> (messages: [String: [UInt8]], kept: Set<String>) {
+        let (readable, unavailable) = boards.members()
+        let visible = readable.compactMap { account, member -> (BoardMember, HomePrivacy)? in
+            let privacy = Self.privacy(of: account)
+            return privacy == .hidden ? nil : (member, privacy)
+        }
+        let week = boards.currentWeek(now: now)
+        let board = WeeklyBoard(members: visible.map(\.0), week: week, order: .progress, now: now)
+        let byUsername = Dictionary(visible.map { ($0.0.username, $0) }) { first, _ in first }
+        let members = board.standings.compactMap { standing -> HomeMember? in
+            guard let (member, privacy) = byUsername[standing.username] else { return nil }
+            let today = member.water.day(member.water.today(atUnixMilliseconds: now))
+            return HomeMember(standing: standing, today: today, privacy: privacy)
+        }
+        var kept: Set<String> = []
+        for account in unavailable {
+            kept.insert(messages.stateTopic(account.username))
+            for sensor in HomeAssistantMessages.memberSensors {
+                kept.insert(messages.configTopic(account.username, sensor.field))
+            }
+        }
+        return (messages.messages(week: week, members: members), kept)
+    }
+
+    /// What `account` lets the wall show. Every member is ``HomePrivacy/full`` until members can
+    /// choose (issue 21 sets their level here).
+    static func privacy(of account: Account) -> HomePrivacy {
+        .full
+    }
+}

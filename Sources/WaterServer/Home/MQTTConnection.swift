@@ -1,0 +1,234 @@
+import CMosquitto
+import Dispatch
+import Glibc
+import WaterLog
+import WaterSync
+
+/// libmosquitto needs its one-time setup before the first handle.
+private let libraryReady: Bool = {
+    mosquitto_lib_init()
+    return true
+}()
+
+/// The server's connection to the MQTT broker, through libmosquitto (never a hand-written client).
+///
+/// ## Who owns what
+///
+/// - **The handle** belongs to libmosquitto, in threaded mode (`mosquitto_threaded_set`): the
+///   connection's own thread connects, runs `mosquitto_loop` (all network I/O) and waits between
+///   attempts; ``publish(_:_:)``, from the publisher's queue, only queues a copied packet under
+///   libmosquitto's lock and wakes that thread. The event loop never calls in here.
+/// - **``state``** (connected, stopping, the wait before the next attempt, messages not yet
+///   acknowledged) is this object's, under its lock.
+///
+/// A broker that is down or refuses is tried again after 1, 2, 4 ... 60 s. The will is `offline`
+/// on the status topic, retained; `online` is published there at every connect.
+final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto's, locked by it
+    private struct State {
+        var isConnected = false
+        var isStopping = false
+        var retrySeconds = 1
+        /// QoS 1 messages sent and not acknowledged: a broker that stops acknowledging is sent
+        /// nothing more (``publish(_:_:)`` says so) rather than queued for without bound.
+        var unacknowledged = 0
+    }
+
+    /// Publishing stops at this many unacknowledged messages (a household's state is ~40).
+    static let maximumUnacknowledged = 500
+    private static let keepAliveSeconds: Int32 = 30
+
+    let settings: MQTTSettings
+    private let handle: OpaquePointer
+    private let logger: Logger
+    private let state = Locked(State())
+    /// Told (on the connection's thread) each time the broker accepts or loses the connection.
+    private let connectionChanged: @Sendable (_ isConnected: Bool) -> Void
+    /// Cuts the wait between attempts short when stopping.
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    var statusTopic: String { "\(settings.prefix)/status" }
+
+    /// Sets the handle up (login, TLS, will); nothing connects until ``start()``.
+    /// - Throws: ``MQTTError`` when libmosquitto refuses a setting (a CA file it cannot read).
+    init(
+        settings: MQTTSettings, logger: Logger, connectionChanged: @escaping @Sendable (_ isConnected: Bool) -> Void
+    ) throws(MQTTError) {
+        precondition(libraryReady)
+        guard let handle = mosquitto_new("water-server-\(settings.prefix)", true, nil) else {
+            throw MQTTError("libmosquitto could not make a client (out of memory)")
+        }
+        self.handle = handle
+        self.settings = settings
+        self.logger = logger
+        self.connectionChanged = connectionChanged
+        do {
+            try configure()
+        } catch {
+            mosquitto_destroy(handle)
+            throw error
+        }
+    }
+
+    private func configure() throws(MQTTError) {
+        // Every call below returns MOSQ_ERR_SUCCESS, or MOSQ_ERR_INVAL / MOSQ_ERR_NOMEM for a
+        // bad argument or no memory; a TLS CA file that cannot be read is MOSQ_ERR_INVAL too.
+        try check(mosquitto_threaded_set(handle, true), "threaded mode")
+        try check(
+            mosquitto_will_set(handle, statusTopic, 7, "offline", 1, true), "the last will")
+        if let username = settings.username {
+            try check(mosquitto_username_pw_set(handle, username, settings.password), "the login")
+        }
+        if settings.tls {
+            if let authority = settings.certificateAuthority {
+                try check(
+                    mosquitto_tls_set(handle, authority, nil, nil, nil, nil),
+                    "TLS with the CA in \(authority) (is it a readable PEM file?)")
+            } else {
+                try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "TLS with the system's CAs")
+            }
+        }
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_connect_callback_set(handle) { _, object, code in
+            guard let object else { return }
+            Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue().brokerAnswered(code)
+        }
+        mosquitto_disconnect_callback_set(handle) { _, object, code in
+            guard let object else { return }
+            Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue().lost(code)
+        }
+        mosquitto_publish_callback_set(handle) { _, object, _ in
+            guard let object else { return }
+            Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue().state.withLock {
+                $0.unacknowledged = max($0.unacknowledged - 1, 0)
+            }
+        }
+    }
+
+    private func check(_ code: Int32, _ what: String) throws(MQTTError) {
+        guard code == MOSQ_ERR_SUCCESS.rawValue else {
+            throw MQTTError("could not set up \(what): \(String(cString: mosquitto_strerror(code)))")
+        }
+    }
+
+    /// Starts the connection's thread, which connects and keeps connecting. It holds this object
+    /// until ``stop()``.
+    func start() {
+        DispatchQueue(label: "water.mqtt", qos: .utility).async { self.run() }
+    }
+
+    /// Whether the broker has accepted the connection and not lost it since.
+    var isConnected: Bool { state.withLock { $0.isConnected } }
+
+    /// Queues `payload` for `topic`, retained, QoS 1, and returns at once (libmosquitto copies
+    /// it; the connection's thread sends it). False when not connected or when the broker has
+    /// stopped acknowledging: nothing is queued then, and everything is sent again at the next connect.
+    @discardableResult
+    func publish(_ topic: String, _ payload: [UInt8]) -> Bool {
+        let mayPublish = state.withLock { state in
+            guard state.isConnected, state.unacknowledged < Self.maximumUnacknowledged else { return false }
+            state.unacknowledged += 1
+            return true
+        }
+        guard mayPublish else { return false }
+        // - MOSQ_ERR_SUCCESS: queued. MOSQ_ERR_NO_CONN: lost meanwhile (sent again at the connect).
+        // - MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_MALFORMED_UTF8: our topics and payloads are neither.
+        let code = payload.withUnsafeBytes { bytes in
+            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, 1, true)
+        }
+        guard code == MOSQ_ERR_SUCCESS.rawValue else {
+            state.withLock { $0.unacknowledged = max($0.unacknowledged - 1, 0) }
+            return false
+        }
+        return true
+    }
+
+    /// Says `offline` and disconnects (a clean disconnect sends no will), then waits at most
+    /// `timeout` for the connection's thread to end.
+    func stop(timeout: DispatchTimeInterval = .seconds(2)) {
+        let wasConnected = state.withLock { state in
+            state.isStopping = true
+            return state.isConnected
+        }
+        if wasConnected {
+            _ = Array("offline".utf8).withUnsafeBytes { bytes in
+                mosquitto_publish(handle, nil, statusTopic, Int32(bytes.count), bytes.baseAddress, 1, true)
+            }
+            mosquitto_disconnect(handle)
+        }
+        wake.signal()
+        // A thread still stuck in a connect to a broker that does not answer keeps the handle.
+        if finished.wait(timeout: .now() + timeout) == .success { mosquitto_destroy(handle) }
+    }
+
+    /// The connection's thread: connect, run libmosquitto's loop until the connection ends, wait
+    /// (growing), again; until ``stop()``.
+    private func run() {
+        let broker = "\(settings.broker)"
+        while !state.withLock({ $0.isStopping }) {
+            // mosquitto_connect blocks on this thread only (name lookup, TCP, TLS).
+            // - MOSQ_ERR_SUCCESS: connected; the CONNACK arrives in the loop (brokerAnswered).
+            // - MOSQ_ERR_ERRNO: the system's reason is in errno; MOSQ_ERR_EAI: the name did not resolve.
+            var code = mosquitto_connect(
+                handle, settings.broker.host, Int32(settings.broker.port), Self.keepAliveSeconds)
+            var reason = code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : nil
+            if code == MOSQ_ERR_SUCCESS.rawValue {
+                // Until the connection ends: a lost broker, a refused login, or the disconnect stop() sends.
+                repeat { code = mosquitto_loop(handle, 1000, 1) } while code == MOSQ_ERR_SUCCESS.rawValue
+                reason = nil
+            }
+            let retry = state.withLock { state -> Int? in
+                state.isConnected = false
+                guard !state.isStopping else { return nil }
+                defer { state.retrySeconds = min(state.retrySeconds * 2, 60) }
+                return state.retrySeconds
+            }
+            guard let retry else { break }
+            logger.warning(
+                "mqtt broker not connected",
+                [
+                    "broker": broker, "reason": reason ?? String(cString: mosquitto_strerror(code)),
+                    "retry.s": "\(retry)",
+                ])
+            _ = wake.wait(timeout: .now() + .seconds(retry))
+        }
+        finished.signal()
+    }
+
+    /// The broker's CONNACK: 0 accepted, else its reason (bad login, not authorised).
+    private func brokerAnswered(_ code: Int32) {
+        guard code == 0 else {
+            logger.warning(
+                "mqtt broker refused the connection",
+                ["broker": "\(settings.broker)", "reason": String(cString: mosquitto_connack_string(code))])
+            return
+        }
+        state.withLock { state in
+            state.isConnected = true
+            state.retrySeconds = 1
+            state.unacknowledged = 0
+        }
+        logger.info("mqtt connected", ["broker": "\(settings.broker)", "prefix": settings.prefix])
+        publish(statusTopic, Array("online".utf8))
+        connectionChanged(true)
+    }
+
+    /// The connection ended (0: the disconnect ``stop()`` asked for).
+    private func lost(_ code: Int32) {
+        let (wasConnected, isStopping) = state.withLock { state in
+            defer { state.isConnected = false }
+            return (state.isConnected, state.isStopping)
+        }
+        guard wasConnected, !isStopping else { return }
+        logger.warning(
+            "mqtt disconnected",
+            ["broker": "\(settings.broker)", "reason": String(cString: mosquitto_strerror(code))])
+        connectionChanged(false)
+    }
+}
+
+/// What went wrong setting up the MQTT client.
+public struct MQTTError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
