@@ -83,8 +83,11 @@ extension Invocation {
             do {
                 return try client.call(request)
             } catch {
-                // Lost on the way: it may have arrived, and sending it again changes nothing.
+                // Lost on the way: it may have arrived, and sending it again changes nothing. Or
+                // the server could not take it now (its clock is behind): it says why.
                 guard error.isUnreachable else { throw error }
+                try queue(queued, because: error)
+                return nil
             }
         }
         try queue(queued)
@@ -94,8 +97,9 @@ extension Invocation {
     /// Keeps `write` in the outbox (synced), as made for later, and says so in one line; refuses
     /// it as the server would when it can only be refused (``QueuedWrite/check(now:zone:)``). The
     /// cache is read once, under its lock: for the usual cup, the names in the line, and the
-    /// figures `prompt` shows, which count it.
-    func queue(_ write: QueuedWrite) throws {
+    /// figures `prompt` shows, which count it. `reason`: why a server that was reached did not
+    /// take it, which the line gives.
+    func queue(_ write: QueuedWrite, because reason: WaterError? = nil) throws {
         guard let session = session() else { throw notLoggedIn() }
         let zone = try memberZone(nil)
         let outbox = self.outbox
@@ -116,8 +120,10 @@ extension Invocation {
                         queued: true, kind: kept.kind.rawValue, queuedAtUnixMs: kept.queuedAtUnixMs,
                         request: kept.request)))
         } else {
+            let why = reason.map { "; the server at \(session.server) did not take it: \($0.message)" } ?? ""
             Terminal.print(
-                "saved on this computer: \(words); it will be sent when the server at \(session.server) is reachable")
+                "saved on this computer: \(words)\(why); it will be sent when the server at \(session.server) "
+                    + (reason == nil ? "is reachable" : "takes it"))
         }
     }
 
