@@ -179,6 +179,32 @@ struct MQTTTests {
         #expect(try broker.retained("homeassistant/sensor/water_benjamin_rank/config") == nil)
     }
 
+    @Test("TLS to the broker: checked against --mqtt-ca; without it the system's CAs do not know the household's")
+    func tlsBroker() throws {
+        var template = Array("/tmp/water-mqtt-ca-XXXXXX".utf8CString)
+        let folder = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { _ = system("rm -rf '\(folder)'") }
+        try makeHouseholdCA(in: folder)
+        // The broker runs as the mosquitto user: its key must be readable by it (a test's key).
+        chmod(folder, 0o755)
+        for file in ["ca.pem", "server.pem", "server.key"] { chmod("\(folder)/\(file)", 0o644) }
+        let broker = try MosquittoBroker(extraConfiguration: [
+            "cafile \(folder)/ca.pem", "certfile \(folder)/server.pem", "keyfile \(folder)/server.key",
+        ])
+        broker.readerOptions = ["--cafile", "\(folder)/ca.pem", "--insecure"]  // the reader connects by address
+
+        let untrusted = try ServerProcess.fresh(["--mqtt", "localhost:\(broker.port)", "--mqtt-tls"])
+        #expect(untrusted.waitForLog("mqtt broker not connected"))
+        #expect(untrusted.stop() == 0)
+        #expect(!untrusted.log.contains("mqtt connected"))
+
+        let server = try ServerProcess.fresh([
+            "--mqtt", "localhost:\(broker.port)", "--mqtt-tls", "--mqtt-ca", "\(folder)/ca.pem",
+        ])
+        #expect(server.waitForLog("mqtt connected"))
+        #expect(try broker.waitForRetained("water/mum/state") { jsonObject($0)["goal_ml"] as? Int == 2000 } != nil)
+    }
+
     @Test(
         "each --mqtt mistake is a usage error (64) that names the option, and never shows a password file's content",
         arguments: [

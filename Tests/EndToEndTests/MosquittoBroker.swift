@@ -10,6 +10,8 @@ final class MosquittoBroker {
     let port: UInt16
     let directory: String
     private var process: ChildProcess?
+    /// What `mosquitto_sub` needs besides the address (a TLS listener's CA).
+    var readerOptions: [String] = []
 
     /// - Parameter users: username and password; with any, anonymous clients are refused.
     init(users: [(String, String)] = [], extraConfiguration: [String] = []) throws {
@@ -19,6 +21,8 @@ final class MosquittoBroker {
         let probe = try Socket.listen(on: HostPort(host: "127.0.0.1", port: 0))
         port = try #require(probe.localAddress?.port)
         probe.close()
+        // Run as root, mosquitto reads its files as the mosquitto user it becomes.
+        chmod(directory, 0o755)
         var lines = ["listener \(port) 127.0.0.1", "persistence false", "log_dest stderr"] + extraConfiguration
         if users.isEmpty {
             lines.append("allow_anonymous true")
@@ -29,8 +33,6 @@ final class MosquittoBroker {
                     (index == 0 ? ["-c"] : []) + ["-b", "\(directory)/passwords", user, password])
                 try #require(made.status == 0, "mosquitto_passwd: \(made.error)")
             }
-            // Run as root, mosquitto reads its files as the mosquitto user it becomes.
-            chmod(directory, 0o755)
             chmod("\(directory)/passwords", 0o644)
             lines += ["allow_anonymous false", "password_file \(directory)/passwords"]
         }
@@ -66,7 +68,7 @@ final class MosquittoBroker {
     {
         // Not `-W`: its SIGALRM stays blocked in a process spawned from a test's thread, which
         // blocks nearly every signal. The subscription is bounded here instead.
-        var arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-v", "-C", "\(count)"]
+        var arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-v", "-C", "\(count)"] + readerOptions
         if let (user, password) = login { arguments += ["-u", user, "-P", password] }
         for topic in topics { arguments += ["-t", topic] }
         return Subscription(
