@@ -179,6 +179,26 @@ struct MQTTTests {
         #expect(try broker.retained("homeassistant/sensor/water_benjamin_rank/config") == nil)
     }
 
+    @Test("a member removed while the server published nothing is cleared at its next connect")
+    func removedWhileNotPublishing() throws {
+        let broker = try MosquittoBroker()
+        var server = try ServerProcess.fresh(["--mqtt", broker.address])
+        _ = try family(server)
+        #expect(try broker.waitForRetained("homeassistant/sensor/water_ben_rank/config") { _ in true } != nil)
+        // Without --mqtt, ben goes; the broker keeps his sensors.
+        server = try server.restarted()
+        let mum = server.cli("mum-again")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["member", "rm", "ben", "--yes"]).status == 0)
+        #expect(try broker.retained("homeassistant/sensor/water_ben_rank/config") != nil)
+
+        server = try server.restarted(["--mqtt", broker.address])
+        #expect(server.waitForLog("mqtt connected"))
+        #expect(try waitUntil { try broker.retained("homeassistant/sensor/water_ben_rank/config") == nil })
+        #expect(try broker.retained("water/ben/state") == nil)
+        #expect(try broker.retained("homeassistant/sensor/water_mum_rank/config") != nil)
+    }
+
     @Test("TLS to the broker: checked against --mqtt-ca; without it the system's CAs do not know the household's")
     func tlsBroker() throws {
         var template = Array("/tmp/water-mqtt-ca-XXXXXX".utf8CString)

@@ -35,6 +35,8 @@ final class HomePublisher: Sendable {
     private let published = Locked<(messages: [String: [UInt8]], isStale: Bool)>(([:], true))
     /// Told (on the connection's thread) when the broker connects or goes.
     let connectionChanged = Signal()
+    /// Told (on the connection's thread) of a topic an earlier run left retained on the broker.
+    private let found: RetainedFound
 
     /// - Throws: ``MQTTError`` for settings libmosquitto refuses.
     init(settings: MQTTSettings, boards: BoardBuilder, logger: Logger, now: @escaping @Sendable () -> Int64)
@@ -44,7 +46,14 @@ final class HomePublisher: Sendable {
         self.now = now
         messages = HomeAssistantMessages(prefix: settings.prefix)
         let connectionChanged = self.connectionChanged
-        connection = try MQTTConnection(settings: settings, logger: logger) { _ in connectionChanged.fire() }
+        let found = RetainedFound()
+        self.found = found
+        let messages = self.messages
+        connection = try MQTTConnection(
+            settings: settings, logger: logger, retainedTopics: messages.ownRetainedTopics,
+            retainedFound: { topic, payload in
+                if messages.isOwnRetained(topic, payload) { found.fire(topic) }
+            }, connectionChanged: { _ in connectionChanged.fire() })
         minutes = SendableTimer(source: DispatchSource.makeTimerSource(queue: queue))
     }
 
@@ -62,6 +71,18 @@ final class HomePublisher: Sendable {
             }
         }
         boards.onChange { [weak self] in self?.changed() }
+        // What a run before this one left (a member removed meanwhile) is cleared like any other.
+        found.listen { [weak self] topic in
+            guard let self else { return }
+            queue.async {
+                self.published.withLock { published in
+                    if published.messages[topic] == nil, published.messages.count < 10_000 {
+                        published.messages[topic] = []
+                    }
+                }
+                self.changed()
+            }
+        }
         let untilNextMinute = 60_000 - Int(now() % 60_000) + 100
         minutes.source.schedule(
             deadline: .now() + .milliseconds(untilNextMinute), repeating: .seconds(60), leeway: .milliseconds(500))
@@ -144,5 +165,18 @@ final class HomePublisher: Sendable {
     /// choose (issue 21 sets their level here).
     static func privacy(of account: Account) -> HomePrivacy {
         .full
+    }
+}
+
+/// A retained topic found on the broker, told from the connection's thread.
+final class RetainedFound: Sendable {
+    private let listener = Locked<(@Sendable (String) -> Void)?>(nil)
+
+    func listen(_ body: @escaping @Sendable (String) -> Void) {
+        listener.withLock { $0 = body }
+    }
+
+    func fire(_ topic: String) {
+        listener.withLock { $0 }?(topic)
     }
 }

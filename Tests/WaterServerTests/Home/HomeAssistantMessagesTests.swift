@@ -114,6 +114,28 @@ struct HomeAssistantMessagesTests {
         #expect(messages(members) == published)
     }
 
+    @Test("what an earlier run left is recognised as its own; another household's prefix is not")
+    func ownRetained() throws {
+        let water = HomeAssistantMessages(prefix: "water")
+        let flat = HomeAssistantMessages(prefix: "water_flat")
+        let ben = try member("ben", [100])
+        let board = WeeklyBoard(members: [ben], week: week, order: .progress, now: monday)
+        let home = HomeMember(
+            standing: board.standings[0], today: ben.water.day(ben.water.today(atUnixMilliseconds: monday)),
+            privacy: .full)
+        for (topic, payload) in flat.messages(week: week, members: [home]) where topic.hasPrefix("homeassistant/") {
+            #expect(flat.isOwnRetained(topic, payload))
+            #expect(!water.isOwnRetained(topic, payload), "\(topic)")
+        }
+        for (topic, payload) in water.messages(week: week, members: [home])
+        where topic.hasPrefix("homeassistant/") || topic.hasSuffix("/state") {
+            #expect(water.isOwnRetained(topic, payload))
+        }
+        #expect(
+            !water.isOwnRetained(
+                "homeassistant/sensor/water_heater_temp/config", Array(#"{"state_topic":"boiler/t"}"#.utf8)))
+    }
+
     @Test("another prefix moves every topic and id")
     func prefix() throws {
         let ben = try member("ben", [100])
