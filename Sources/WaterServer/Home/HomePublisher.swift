@@ -30,6 +30,8 @@ final class HomePublisher: Sendable {
     private let minutes: SendableTimer
     /// A build is scheduled and has not started: more changes need none of their own.
     private let isBuildPending = Locked(false)
+    /// Set on ``queue`` by ``stop()``: builds after it publish nothing.
+    private let isStopped = Locked(false)
     /// What the broker holds from us, by topic; and whether it must all be sent again (set on
     /// ``queue`` at each connect).
     private let published = Locked<(messages: [String: [UInt8]], isStale: Bool)>(([:], true))
@@ -91,9 +93,10 @@ final class HomePublisher: Sendable {
         connection.start()
     }
 
-    /// Says `offline` and disconnects.
+    /// Says `offline` and disconnects. No build runs after it, so none uses the handle it frees.
     func stop() {
         minutes.source.cancel()
+        queue.sync { isStopped.withLock { $0 = true } }
         connection.stop()
     }
 
@@ -112,7 +115,7 @@ final class HomePublisher: Sendable {
     private func publishChanges() {
         isBuildPending.withLock { $0 = false }
         // While the broker is away nothing is sent (or queued): the connect sends it all.
-        guard connection.isConnected else { return }
+        guard !isStopped.withLock({ $0 }), connection.isConnected else { return }
         let (fresh, kept) = build(now: now())
         let (old, isStale) = published.withLock { $0 }
         var holds: [String: [UInt8]] = [:]
