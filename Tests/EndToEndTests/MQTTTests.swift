@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WaterCore
 import WaterTestSupport
 
 /// `serve --mqtt` against Debian's real mosquitto: what Home Assistant would read.
@@ -197,6 +198,30 @@ struct MQTTTests {
         #expect(try waitUntil { try broker.retained("homeassistant/sensor/water_ben_rank/config") == nil })
         #expect(try broker.retained("water/ben/state") == nil)
         #expect(try broker.retained("homeassistant/sensor/water_mum_rank/config") != nil)
+    }
+
+    @Test("at the day's and the week's turn the state and the board are published again, with no write")
+    func dayAndWeekTurn() throws {
+        // Sunday 2026-11-29 23:59:56 UTC, the last seconds of week 2026-W48.
+        let beforeMidnight = Int64(LocalDate("2026-11-30")!.daysSinceEpoch) * 86_400_000 - 4_000
+        let broker = try MosquittoBroker()
+        let server = try ServerProcess.fresh(["--mqtt", broker.address, "--clock", "\(beforeMidnight)"])
+        #expect(server.waitForLog("mqtt connected"))
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "500", "--at", "2026-11-29T23:59Z"]).status == 0)
+        let sunday = try broker.waitForRetained("water/mum/state") { jsonObject($0)["amount_ml"] as? Int == 500 }
+        // Unless the machine was so slow that midnight has passed already.
+        if jsonObject(sunday)["date"] as? String == "2026-11-29" {
+            #expect(jsonObject(try broker.retained("water/board"))["week"] as? String == "2026-W48")
+        }
+        let monday = jsonObject(
+            try broker.waitForRetained("water/mum/state") { jsonObject($0)["date"] as? String == "2026-11-30" })
+        #expect(monday["amount_ml"] as? Int == 0)
+        #expect(monday["drinks"] as? Int == 0)
+        let board = jsonObject(
+            try broker.waitForRetained("water/board") { jsonObject($0)["week"] as? String == "2026-W49" })
+        #expect((board["members"] as? [[String: Any]])?.first?["total_ml"] as? Int == 0)
     }
 
     @Test("TLS to the broker: checked against --mqtt-ca; without it the system's CAs do not know the household's")
