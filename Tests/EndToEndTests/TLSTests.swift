@@ -88,25 +88,7 @@ struct TLSTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A household CA, and a certificate from it for "localhost" only.
-        try "subjectAltName=DNS:localhost\n".write(toFile: "\(folder)/san.cnf", atomically: true, encoding: .utf8)
-        for command in [
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-                "-subj", "/CN=Household CA", "-keyout", "\(folder)/ca.key", "-out", "\(folder)/ca.pem",
-            ],
-            [
-                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=localhost",
-                "-keyout", "\(folder)/server.key", "-out", "\(folder)/server.csr",
-            ],
-            [
-                "x509", "-req", "-in", "\(folder)/server.csr", "-CA", "\(folder)/ca.pem", "-CAkey", "\(folder)/ca.key",
-                "-CAcreateserial", "-days", "2", "-extfile", "\(folder)/san.cnf", "-out", "\(folder)/server.pem",
-            ],
-        ] {
-            let made = try ChildProcess.run("/usr/bin/openssl", command)
-            try #require(made.status == 0, "openssl \(command[0]): \(made.error)")
-        }
+        try makeHouseholdCA(in: folder)
         let server = try ServerProcess.fresh(
             ["--tls-cert", "\(folder)/server.pem", "--tls-key", "\(folder)/server.key"], tls: true)
         // The client's "system CAs" are the household CA alone (OpenSSL reads SSL_CERT_FILE).

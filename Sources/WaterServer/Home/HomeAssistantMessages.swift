@@ -140,6 +140,18 @@ struct HomeAssistantMessages: Sendable {
 
     func stateTopic(_ username: String) -> String { "\(prefix)/\(username)/state" }
 
+    /// What the publisher subscribes to at each connect, to find what an earlier run left.
+    var ownRetainedTopics: [String] { ["homeassistant/sensor/+/config", "\(prefix)/+/state"] }
+
+    /// Whether a retained message found on the broker is one this prefix publishes: a member's
+    /// state, or a discovery config whose state topic is under the prefix (another household's
+    /// prefix `water_flat` makes ids that start `water_` too, but its state topics do not).
+    func isOwnRetained(_ topic: String, _ payload: [UInt8]) -> Bool {
+        if topic.hasPrefix("\(prefix)/") && topic.hasSuffix("/state") { return true }
+        guard topic.hasPrefix("homeassistant/sensor/\(prefix)_"), topic.hasSuffix("/config") else { return false }
+        return String(decoding: payload, as: UTF8.self).contains(#""state_topic":"\#(prefix)/"#)
+    }
+
     func configTopic(_ username: String, _ field: String) -> String {
         "homeassistant/sensor/\(prefix)_\(username)_\(field)/config"
     }

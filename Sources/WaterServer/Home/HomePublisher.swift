@@ -30,11 +30,15 @@ final class HomePublisher: Sendable {
     private let minutes: SendableTimer
     /// A build is scheduled and has not started: more changes need none of their own.
     private let isBuildPending = Locked(false)
+    /// Set on ``queue`` by ``stop()``: builds after it publish nothing.
+    private let isStopped = Locked(false)
     /// What the broker holds from us, by topic; and whether it must all be sent again (set on
     /// ``queue`` at each connect).
     private let published = Locked<(messages: [String: [UInt8]], isStale: Bool)>(([:], true))
     /// Told (on the connection's thread) when the broker connects or goes.
     let connectionChanged = Signal()
+    /// Told (on the connection's thread) of a topic an earlier run left retained on the broker.
+    private let found: RetainedFound
 
     /// - Throws: ``MQTTError`` for settings libmosquitto refuses.
     init(settings: MQTTSettings, boards: BoardBuilder, logger: Logger, now: @escaping @Sendable () -> Int64)
@@ -44,7 +48,14 @@ final class HomePublisher: Sendable {
         self.now = now
         messages = HomeAssistantMessages(prefix: settings.prefix)
         let connectionChanged = self.connectionChanged
-        connection = try MQTTConnection(settings: settings, logger: logger) { _ in connectionChanged.fire() }
+        let found = RetainedFound()
+        self.found = found
+        let messages = self.messages
+        connection = try MQTTConnection(
+            settings: settings, logger: logger, retainedTopics: messages.ownRetainedTopics,
+            retainedFound: { topic, payload in
+                if messages.isOwnRetained(topic, payload) { found.fire(topic) }
+            }, connectionChanged: { _ in connectionChanged.fire() })
         minutes = SendableTimer(source: DispatchSource.makeTimerSource(queue: queue))
     }
 
@@ -62,6 +73,18 @@ final class HomePublisher: Sendable {
             }
         }
         boards.onChange { [weak self] in self?.changed() }
+        // What a run before this one left (a member removed meanwhile) is cleared like any other.
+        found.listen { [weak self] topic in
+            guard let self else { return }
+            queue.async {
+                self.published.withLock { published in
+                    if published.messages[topic] == nil, published.messages.count < 10_000 {
+                        published.messages[topic] = []
+                    }
+                }
+                self.changed()
+            }
+        }
         let untilNextMinute = 60_000 - Int(now() % 60_000) + 100
         minutes.source.schedule(
             deadline: .now() + .milliseconds(untilNextMinute), repeating: .seconds(60), leeway: .milliseconds(500))
@@ -70,9 +93,10 @@ final class HomePublisher: Sendable {
         connection.start()
     }
 
-    /// Says `offline` and disconnects.
+    /// Says `offline` and disconnects. No build runs after it, so none uses the handle it frees.
     func stop() {
         minutes.source.cancel()
+        queue.sync { isStopped.withLock { $0 = true } }
         connection.stop()
     }
 
@@ -91,7 +115,7 @@ final class HomePublisher: Sendable {
     private func publishChanges() {
         isBuildPending.withLock { $0 = false }
         // While the broker is away nothing is sent (or queued): the connect sends it all.
-        guard connection.isConnected else { return }
+        guard !isStopped.withLock({ $0 }), connection.isConnected else { return }
         let (fresh, kept) = build(now: now())
         let (old, isStale) = published.withLock { $0 }
         var holds: [String: [UInt8]] = [:]
@@ -144,5 +168,18 @@ final class HomePublisher: Sendable {
     /// choose (issue 21 sets their level here).
     static func privacy(of account: Account) -> HomePrivacy {
         .full
+    }
+}
+
+/// A retained topic found on the broker, told from the connection's thread.
+final class RetainedFound: Sendable {
+    private let listener = Locked<(@Sendable (String) -> Void)?>(nil)
+
+    func listen(_ body: @escaping @Sendable (String) -> Void) {
+        listener.withLock { $0 = body }
+    }
+
+    func fire(_ topic: String) {
+        listener.withLock { $0 }?(topic)
     }
 }

@@ -43,6 +43,13 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
     private let state = Locked(State())
     /// Told (on the connection's thread) each time the broker accepts or loses the connection.
     private let connectionChanged: @Sendable (_ isConnected: Bool) -> Void
+    /// Told (on the connection's thread) of each retained message the broker holds on
+    /// ``retainedTopics``: topic and payload, at most ``maximumRetainedPayload`` bytes.
+    private let retainedFound: @Sendable (_ topic: String, _ payload: [UInt8]) -> Void
+    /// Subscribed to at each connect, to learn what an earlier run left retained there.
+    private let retainedTopics: [String]
+    /// A retained payload longer than this is not ours (a discovery config is ~500 bytes).
+    static let maximumRetainedPayload = 4096
     /// Cuts the wait between attempts short when stopping.
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -52,7 +59,9 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
     /// Sets the handle up (login, TLS, will); nothing connects until ``start()``.
     /// - Throws: ``MQTTError`` when libmosquitto refuses a setting (a CA file it cannot read).
     init(
-        settings: MQTTSettings, logger: Logger, connectionChanged: @escaping @Sendable (_ isConnected: Bool) -> Void
+        settings: MQTTSettings, logger: Logger, retainedTopics: [String],
+        retainedFound: @escaping @Sendable (_ topic: String, _ payload: [UInt8]) -> Void,
+        connectionChanged: @escaping @Sendable (_ isConnected: Bool) -> Void
     ) throws(MQTTError) {
         precondition(libraryReady)
         guard let handle = mosquitto_new("water-server-\(settings.prefix)", true, nil) else {
@@ -62,6 +71,8 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         self.settings = settings
         self.logger = logger
         self.connectionChanged = connectionChanged
+        self.retainedTopics = retainedTopics
+        self.retainedFound = retainedFound
         do {
             try configure()
         } catch {
@@ -96,6 +107,15 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         mosquitto_disconnect_callback_set(handle) { _, object, code in
             guard let object else { return }
             Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue().lost(code)
+        }
+        mosquitto_message_callback_set(handle) { _, object, message in
+            guard let object, let message, message.pointee.retain, let topic = message.pointee.topic,
+                let payload = message.pointee.payload,
+                (1...MQTTConnection.maximumRetainedPayload).contains(Int(message.pointee.payloadlen))
+            else { return }
+            let bytes = Array(UnsafeRawBufferPointer(start: payload, count: Int(message.pointee.payloadlen)))
+            Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue().retainedFound(
+                String(cString: topic), bytes)
         }
         mosquitto_publish_callback_set(handle) { _, object, _ in
             guard let object else { return }
@@ -210,6 +230,8 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         }
         logger.info("mqtt connected", ["broker": "\(settings.broker)", "prefix": settings.prefix])
         publish(statusTopic, Array("online".utf8))
+        // - MOSQ_ERR_SUCCESS, or MOSQ_ERR_NO_CONN when lost meanwhile (the next connect asks again).
+        for topic in retainedTopics { mosquitto_subscribe(handle, nil, topic, 1) }
         connectionChanged(true)
     }
 
