@@ -225,8 +225,10 @@ let clientCommandLine = ProgramSpec(
             "import", "FILE", summary: "read an export back (twice changes nothing)",
             details: """
                 Reads back an export of one member (JSON or CSV) into your archive, checked like the
-                live commands. Ids make it idempotent: importing twice changes nothing.
+                live commands. Ids make it idempotent: importing twice changes nothing. An export
+                of another member is refused unless you say --yes (their drinks would become yours).
                 """,
+            options: [OptionSpec("yes", nil, "take another member's export into your archive")],
             examples: ["import water.json"]),
         CommandSpec(
             "sync", summary: "send what waits on this computer, and refresh what prompt shows",

@@ -275,4 +275,33 @@ struct EverydayPolishTests {
         let current = try mum.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"]).week
         #expect(ISOWeek(current)?.previous.description == habits.week, "\(current) \(habits.week)")
     }
+
+    @Test("import of another member's export is refused unless --yes (JSON and CSV); one's own goes in")
+    func importOfAnotherMember() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        let dad = server.cli("dad")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try mum.run(["log", "1500"]).status == 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for format in ["json", "csv"] {
+            let file = "\(folder)/mum.\(format)"
+            #expect(try mum.run(["export", "--format", format, "--output", file]).status == 0)
+            let refused = try dad.run(["import", file])
+            #expect(refused.status == 65, "\(format): \(refused)")
+            #expect(
+                refused.error.contains("is the export of mum, and you are logged in as dad; nothing was imported"),
+                "\(refused.error)")
+            #expect(try dad.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 0)
+            // Her own export goes back in (changing nothing).
+            #expect(try mum.run(["import", file]).status == 0)
+        }
+        #expect(try dad.run(["import", "--yes", "\(folder)/mum.json"]).status == 0)
+        #expect(try dad.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 1500)
+    }
 }

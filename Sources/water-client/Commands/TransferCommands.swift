@@ -59,6 +59,7 @@ enum TransferCommands {
         guard let path = invocation.arguments.positional() else {
             throw UsageError("import needs a file written by water-client export")
         }
+        let anyMember = invocation.arguments.flag("yes")
         try invocation.arguments.finish()
         guard var data = FileManager.default.contents(atPath: path) else {
             // Why, in the system's words: the command line was right, the file is not there.
@@ -81,6 +82,15 @@ enum TransferCommands {
         guard histories.count == 1, let history = histories.first else {
             throw WaterError(
                 .invalidArgument, "\(path) holds \(histories.count) members' histories; import one member's export")
+        }
+        // Another member's drinks taken into yours put you where they were on the board.
+        if let named = history.member?.username, !named.isEmpty, let session = invocation.session(),
+            named != session.username, !anyMember
+        {
+            throw WaterError(
+                .invalidArgument,
+                "\(path) is the export of \(named.terminalSafe), and you are logged in as \(session.username); "
+                    + "nothing was imported (import --yes takes it into \(session.username)'s archive all the same)")
         }
         let client = try invocation.client()
         var total = WaterV1.ImportResponse()
