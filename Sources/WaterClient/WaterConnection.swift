@@ -69,6 +69,15 @@ public final class WaterConnection {
             server = try call(
                 WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: configuration.clientName))
         } catch {
+            // A TLS server hangs up on frames in the clear: say so, rather than "unreachable"
+            // (a write would wait in the outbox for a server that is there all along).
+            if configuration.security == .plaintext, error.code == .unavailable, Self.speaksTLS(configuration, address)
+            {
+                throw WaterError(
+                    .failedPrecondition,
+                    "the server at \(configuration.server) speaks TLS, not plaintext: leave out --plaintext (and "
+                        + "WATER_PLAINTEXT=1); nothing was sent or saved")
+            }
             // Something answered, but not in frames and envelopes: say so, not "bad frame".
             guard error.code == .internal || error.code == .invalidArgument else { throw error }
             throw WaterError(
@@ -79,6 +88,19 @@ public final class WaterConnection {
 
     deinit {
         socket.close()
+    }
+
+    /// Whether `address` completes a TLS handshake (its certificate not checked: nothing is sent
+    /// over it), on a connection of its own.
+    private static func speaksTLS(_ configuration: ClientConfiguration, _ address: HostPort) -> Bool {
+        guard let probe = try? Socket.connect(to: address) else { return false }
+        defer { probe.close() }
+        guard (try? probe.setReceiveTimeout(milliseconds: configuration.replyTimeoutMilliseconds)) != nil else {
+            return false
+        }
+        var tls = configuration
+        tls.security = .pinned(nil)
+        return (try? handshakeTLS(tls, on: probe)) != nil
     }
 
     private static func unreachable(_ configuration: ClientConfiguration, _ error: any Error) -> WaterError {

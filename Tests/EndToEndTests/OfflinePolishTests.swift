@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaterProtocol
+import WaterTLS
 import WaterTestSupport
 
 /// The offline points of issue 22, through the real binaries, with the server stopped.
@@ -64,5 +65,23 @@ struct OfflinePolishTests {
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
         #expect((object["unsent"] as? [Any])?.count == 2, "\(json.output)")
+    }
+
+    @Test("--plaintext to a server that speaks TLS says so, and keeps nothing in the outbox")
+    func plaintextToTLS() throws {
+        let server = try ServerProcess.fresh(tls: true)
+        defer { #expect(server.stop() == 0) }
+        let fingerprint = try Fingerprint(certificateAt: "\(server.dataDirectory)/tls/certificate.pem")
+        let mum = try OfflineTests.member(server, login: ["--fingerprint", fingerprint.description])
+        for arguments in [["log", "250"], ["todo", "add", "buy filters"], ["today"]] {
+            let plain = try mum.run(["--plaintext"] + arguments)
+            #expect(plain.status == 1, "\(arguments): \(plain)")
+            #expect(
+                plain.error.contains(
+                    "the server at \(server.address) speaks TLS, not plaintext: leave out --plaintext"),
+                "\(plain.error)")
+        }
+        #expect(OfflineTests.queuedFiles(mum).isEmpty)
+        #expect(try mum.run(["log", "250"]).output.hasPrefix("logged 250 ml"))
     }
 }

@@ -10,11 +10,11 @@ import WaterTransport
 @Suite("Offline: outbox, prompt and nudge, end to end", .serialized)
 struct OfflineTests {
     /// A member logged in on a running server, whose state directory (outbox, cache) is their own.
-    static func member(_ server: ServerProcess) throws -> CommandLineUser {
+    static func member(_ server: ServerProcess, login options: [String] = []) throws -> CommandLineUser {
         let setup = server.cli("mum")
         let home = URL(fileURLWithPath: setup.environment["XDG_CONFIG_HOME"]!).deletingLastPathComponent().path
         let mum = CommandLineUser(environment: setup.environment.merging(["XDG_STATE_HOME": "\(home)/state"]) { $1 })
-        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["login", "mum", "--password-stdin"] + options, input: adminPassword + "\n").status == 0)
         return mum
     }
 
