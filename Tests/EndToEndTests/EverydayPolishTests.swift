@@ -304,4 +304,34 @@ struct EverydayPolishTests {
         #expect(try dad.run(["import", "--yes", "\(folder)/mum.json"]).status == 0)
         #expect(try dad.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 1500)
     }
+
+    @Test("todo done N and rm N mean the item this terminal showed at N: after another's mv, or typed twice, refused")
+    func todoNumbersAsShown() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        // Each with a state directory (and so a cache) of their own, as on two computers.
+        let mum = try OfflineTests.member(server)
+        #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        let dad = try OfflineTests.member(server, "dad", password: "dad-password-1")
+        for text in ["buy filters", "call grandma", "water plants", "fix the tap", "descale kettle"] {
+            #expect(try mum.run(["todo", "add", text]).status == 0)
+        }
+        #expect(try mum.run(["todo", "ls"]).output.contains(" 1. [ ] buy filters"))
+        #expect(try dad.run(["todo", "mv", "4", "1"]).output.contains(" 1. [ ] fix the tap"))
+        // Mum's 1 is still "buy filters", as her terminal showed it: refused, with the list now.
+        let refused = try mum.run(["todo", "done", "1"])
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.error.contains("the list has changed since this terminal showed it"), "\(refused.error)")
+        #expect(refused.error.contains(" 1. [ ] fix the tap"), "\(refused.error)")
+        #expect(!(try mum.run(["todo", "ls"]).output.contains("[x]")))
+        // Read again, the numbers are the new list's, and done is safe to repeat.
+        #expect(try mum.run(["todo", "done", "2"]).output.contains("done: buy filters"))
+        #expect(try mum.run(["todo", "done", "2"]).output.contains("done: buy filters"))
+        // rm 4 typed twice removes one item, not two.
+        #expect(try mum.run(["todo", "rm", "4"]).output.contains("removed: water plants"))
+        let again = try mum.run(["todo", "rm", "4"])
+        #expect(again.status == 65 && again.error.contains("4 is another item now"), "\(again)")
+        let left = try mum.run(["todo", "ls"]).output
+        #expect(left.contains("descale kettle") && left.split(separator: "\n").count == 4, "\(left)")
+    }
 }
