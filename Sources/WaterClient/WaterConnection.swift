@@ -53,13 +53,23 @@ public final class WaterConnection {
             (tls, serverFingerprint, cipher) = (session, session.peerFingerprint, session.cipher)
             // From here every property is set: a throw runs deinit, which closes the socket. A
             // second close here would close whatever had reused the number since.
+            // The same refusal as a certificate not trusted when asked (PERMISSION_DENIED, 77).
             if case .pinned(let expected?) = configuration.security, serverFingerprint != expected {
-                throw WaterError(
-                    .failedPrecondition,
-                    "the server at \(configuration.server) presents the certificate "
-                        + "\(serverFingerprint.map(\.description) ?? "(none)"), not \(expected), the one pinned for it. "
-                        + "Someone may be in between. Check on the server with water-server status; if its "
-                        + "certificate changed on purpose, log in again with --fingerprint and the new one.")
+                let presented = serverFingerprint.map(\.description) ?? "(none)"
+                let server = configuration.server
+                let message =
+                    switch configuration.pinOrigin {
+                    case .saved:
+                        "the server at \(server) presents the certificate \(presented), not \(expected), the one "
+                            + "this computer pinned for it. Someone may be in between. Check on the server with "
+                            + "water-server status; if its certificate changed on purpose, log in again with "
+                            + "--fingerprint and the new one."
+                    case .given:
+                        "the server at \(server) presents the certificate \(presented), not \(expected), the one "
+                            + "--fingerprint gave; nothing was sent. Check the fingerprint against what "
+                            + "water-server status shows on the server."
+                    }
+                throw WaterError(.permissionDenied, message)
             }
         }
         // A failed handshake needs no close here: every property is set, so deinit runs and

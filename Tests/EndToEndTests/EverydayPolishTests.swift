@@ -334,4 +334,19 @@ struct EverydayPolishTests {
         let left = try mum.run(["todo", "ls"]).output
         #expect(left.contains("descale kettle") && left.split(separator: "\n").count == 4, "\(left)")
     }
+
+    @Test("a wrong --fingerprint is the one typed, not 'pinned', and ends as a certificate not trusted does (77)")
+    func wrongFingerprint() throws {
+        let server = try ServerProcess.fresh(tls: true)
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        let wrong = "SHA256:" + String(repeating: "A", count: 43)
+        let login = try mum.run(
+            ["login", "mum", "--password-stdin", "--fingerprint", wrong], input: adminPassword + "\n")
+        #expect(login.status == 77, "\(login)")
+        #expect(login.error.contains("not \(wrong), the one --fingerprint gave; nothing was sent"), "\(login.error)")
+        #expect(!login.error.contains("pinned"), "\(login.error)")
+        // Not trusted when there is no terminal to ask: the same code.
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 77)
+    }
 }
