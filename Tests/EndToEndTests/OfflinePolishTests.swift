@@ -84,4 +84,19 @@ struct OfflinePolishTests {
         #expect(OfflineTests.queuedFiles(mum).isEmpty)
         #expect(try mum.run(["log", "250"]).output.hasPrefix("logged 250 ml"))
     }
+
+    @Test("away, edit of a drink this computer does not know says so in one sentence")
+    func offlineEditUnknown() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try OfflineTests.member(server)
+        #expect(server.stop() == 0)
+        let edit = try mum.run(["edit", "abcd1234", "--amount", "300"])
+        #expect(edit.status == 65, "\(edit)")
+        #expect(
+            edit.error
+                == "water-client: this computer knows no drink whose id starts with abcd1234: the server cannot be "
+                + "reached, and only today's drinks and those waiting to be sent are known here; give the full id\n",
+            "\(edit.error)")
+        #expect(OfflineTests.queuedFiles(mum).isEmpty)
+    }
 }

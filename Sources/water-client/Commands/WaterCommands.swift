@@ -358,13 +358,16 @@ enum WaterCommands {
         }
         // An id that names nothing, or too little of one, is bad data (65), not a usage mistake (64).
         guard matches.count == 1 else {
-            let searched =
+            let none =
                 client == nil
-                ? "this computer knows (the server cannot be reached; give the full id)" : "of the last year has"
+                ? "this computer knows no drink whose id starts with \(text): the server cannot be reached, and "
+                    + "only today's drinks and those waiting to be sent are known here; give the full id"
+                : "no drink of the last year has an id starting with \(text) "
+                    + "(water-client history --days 366 --entries lists them)"
             throw WaterError(
                 matches.isEmpty ? .notFound : .invalidArgument,
                 matches.isEmpty
-                    ? "no drink \(searched) an id starting with \(text) (water-client history --days 366 --entries lists them)"
+                    ? none
                     : "\(text) fits \(matches.count) drinks; give more of the id:\n"
                         + matches.prefix(10).map { "  " + Format.entry($0, zone: zone) + "  " + $0.date }.joined(
                             separator: "\n") + (matches.count > 10 ? "\n  ..." : ""))
