@@ -30,7 +30,8 @@ if CommandLine.arguments.dropFirst().first == "serve" {
 func householdTimeZone(_ option: String?) throws(UsageError) -> MemberTimeZone {
     guard let option else { return ZoneInfo.system.local() }
     guard let zone = ZoneInfo.system.zone(named: option) else {
-        throw UsageError("--time-zone \(option) is not a time zone this system knows (try Europe/Berlin)")
+        let near = Suggestion.closestZone(to: option, among: ZoneInfo.system.names()) ?? "Europe/Berlin"
+        throw UsageError("--time-zone \(option) is not a time zone this system knows (did you mean \(near)?)")
     }
     return zone
 }

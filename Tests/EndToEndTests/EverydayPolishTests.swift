@@ -349,4 +349,25 @@ struct EverydayPolishTests {
         // Not trusted when there is no terminal to ask: the same code.
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 77)
     }
+
+    @Test("a mistyped time zone is answered with the nearest name: Tokio -> Asia/Tokyo, new york -> America/New_York")
+    func nearestZone() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        for (typed, near) in [
+            ("Tokio", "Asia/Tokyo"), ("new york", "America/New_York"), ("Europe/Berln", "Europe/Berlin"),
+        ] {
+            let refused = try mum.run(["zone", typed])
+            #expect(refused.status == 65, "\(refused)")
+            #expect(refused.error.contains("did you mean \(near)?"), "\(typed): \(refused.error)")
+        }
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("zone-\(UUID())").path
+        let made = try run(
+            "water-server", ["init", "--data", data, "--admin", "mum", "--password-stdin", "--time-zone", "Tokio"],
+            input: adminPassword + "\n")
+        #expect(made.status == 64 && made.error.contains("(did you mean Asia/Tokyo?)"), "\(made)")
+        #expect(!FileManager.default.fileExists(atPath: data))
+    }
 }

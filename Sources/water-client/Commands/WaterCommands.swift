@@ -287,7 +287,7 @@ enum WaterCommands {
         try invocation.arguments.finish()
         let client = try invocation.client()
         if let zone {
-            let response = try client.call(WaterV1.SetTimeZoneRequest(timeZone: zone))
+            let response = try setZone(zone, client)
             invocation.rememberZone(response.settings?.timeZone ?? "")
             invocation.output(response) {
                 "your days now follow \((response.settings?.timeZone ?? zone).terminalSafe)\n"
@@ -312,6 +312,22 @@ enum WaterCommands {
             throw UsageError("an amount is a whole number of millilitres, got \"\(text)\"")
         }
         return value
+    }
+
+    /// Sets the member's zone; a name the server does not know is answered with the one nearest
+    /// to it (the server's hint is one example, the same for every name).
+    private static func setZone(_ zone: String, _ client: WaterClient) throws -> WaterV1.SetTimeZoneResponse {
+        do {
+            return try client.call(WaterV1.SetTimeZoneRequest(timeZone: zone))
+        } catch {
+            guard error.code == .invalidArgument, error.violations.contains(where: { $0.field == "time_zone" }),
+                let near = Suggestion.closestZone(to: zone, among: ZoneInfo.system.names())
+            else { throw error }
+            throw WaterError(
+                .invalidArgument,
+                "\(zone.terminalSafe) is not a time zone the server knows; did you mean \(near)? (water-client zone \(near))",
+                violations: error.violations)
+        }
     }
 
     /// A drink's amount: 1 to 2000 ml. (0 means "the usual cup" on the wire, so `log 0` must be
