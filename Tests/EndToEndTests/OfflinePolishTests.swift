@@ -99,4 +99,23 @@ struct OfflinePolishTests {
             "\(edit.error)")
         #expect(OfflineTests.queuedFiles(mum).isEmpty)
     }
+
+    @Test("nudge hours may cross midnight (22:00-06:00): a reminder at 02:00, none at noon")
+    func nudgeAcrossMidnight() throws {
+        // 02:00 UTC (the member's zone) on Monday 2026-11-30: four of the eight hours gone.
+        var server = try ServerProcess.fresh(["--clock", "1796004000000"])
+        let mum = try OfflineTests.member(server)
+        let port = server.address.port
+        let on = try mum.run(["nudge", "on", "--hours", "22:00-06:00"])
+        #expect(on.status == 0 && on.output.contains("between 22:00 and 06:00"), "\(on)")
+        let night = try mum.run(["nudge"])
+        #expect(
+            night.output.prefixMatch(of: #/💧 behind today's pace: 0 of 2000 ml by 02:\d\d \(about 100\d by now\)/#)
+                != nil, "\(night)")
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)", "--clock", "1796040000000"])
+        try? FileManager.default.removeItem(atPath: mum.environment["XDG_STATE_HOME"]! + "/water/nudged")
+        #expect(try mum.run(["nudge"]).output.isEmpty, "noon is outside 22:00-06:00")
+        #expect(try mum.run(["nudge", "on", "--hours", "06:00-06:00"]).status == 64)
+        #expect(server.stop() == 0)
+    }
 }
