@@ -365,4 +365,28 @@ struct EverydayPolishTests {
         #expect(made.status == 64 && made.error.contains("(did you mean Asia/Tokyo?)"), "\(made)")
         #expect(!FileManager.default.fileExists(atPath: data))
     }
+
+    @Test("names with emoji, accents or East Asian characters line up in the board and habit tables")
+    func tablesByDisplayWidth() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["member", "rename", "mum", "--display-name", "Zoë 🐳"]).status == 0)
+        #expect(
+            try mum.run(
+                ["member", "add", "taro", "--display-name", "山田", "--password-stdin"], input: "taro-password-1\n"
+            )
+            .status == 0)
+        // 14 columns for the name, then a space, then the bar: "Zoë 🐳" takes 6, "山田" 4.
+        let board = try mum.run(["board"]).output
+        #expect(board.contains("Zoë 🐳" + String(repeating: " ", count: 9) + "░"), "\(board)")
+        #expect(board.contains("山田" + String(repeating: " ", count: 11) + "░"), "\(board)")
+        #expect(try mum.run(["habit", "add", "Read"]).status == 0)
+        #expect(try mum.run(["habit", "add", "読書"]).status == 0)
+        // The names' column is 10 wide here (for the week's label), then two spaces.
+        let habits = try mum.run(["habit", "ls"]).output
+        #expect(habits.contains("Read" + String(repeating: " ", count: 8) + "·"), "\(habits)")
+        #expect(habits.contains("読書" + String(repeating: " ", count: 8) + "·"), "\(habits)")
+    }
 }
