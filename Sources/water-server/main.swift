@@ -129,7 +129,7 @@ func initialize(_ arguments: inout Arguments) throws {
     let json = arguments.flag("json")
     try arguments.finish()
     guard
-        let password = Terminal.password(
+        let password = try Terminal.password(
             fromStandardInput: fromStandardInput, prompt: "password for \(admin): ",
             confirm: !fromStandardInput)
     else { throw AdminCommands.Failure(description: "no password given") }
@@ -281,7 +281,7 @@ func passwd(_ arguments: inout Arguments) throws {
     guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
     try arguments.finish()
     guard
-        let password = Terminal.password(
+        let password = try Terminal.password(
             fromStandardInput: fromStandardInput, prompt: "new password for \(name): ",
             confirm: !fromStandardInput)
     else { throw AdminCommands.Failure(description: "no password given") }

@@ -389,4 +389,24 @@ struct EverydayPolishTests {
         #expect(habits.contains("Read" + String(repeating: " ", count: 8) + "·"), "\(habits)")
         #expect(habits.contains("読書" + String(repeating: " ", count: 8) + "·"), "\(habits)")
     }
+
+    @Test("two different passwords typed at the prompts say they differ, not 'no password given'; no one is added")
+    func passwordsDiffer() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let answers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Python/tty_answers.py")
+        let typed = try ChildProcess.run(
+            "/usr/bin/python3",
+            [
+                answers.path, "password for ben", "ben-password-1", "again", "ben-password-2", "--",
+                productsDirectory.appendingPathComponent("water-client").path, "member", "add", "ben",
+            ], environment: mum.environment, seconds: 60)
+        #expect(typed.status == 64, "\(typed)")
+        #expect(typed.output.contains("the two passwords typed differ; nothing was changed"), "\(typed.output)")
+        #expect(!typed.output.contains("no password given"), "\(typed.output)")
+        #expect(!(try mum.run(["member", "ls"]).output.contains("ben")))
+    }
 }
