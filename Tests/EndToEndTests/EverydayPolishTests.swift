@@ -409,4 +409,41 @@ struct EverydayPolishTests {
         #expect(!typed.output.contains("no password given"), "\(typed.output)")
         #expect(!(try mum.run(["member", "ls"]).output.contains("ben")))
     }
+
+    @Test("an import's refused drink names its line (CSV) or its place (JSON), and nothing is imported")
+    func importErrorsNameTheLine() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "250"]).status == 0)
+        #expect(try mum.run(["log", "300"]).status == 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try mum.run(["export", "--format", "csv", "--output", "\(folder)/mum.csv"]).status == 0)
+        #expect(try mum.run(["export", "--output", "\(folder)/mum.json"]).status == 0)
+        var lines = try String(contentsOfFile: "\(folder)/mum.csv", encoding: .utf8).split(separator: "\n").map(
+            String.init)
+        let line = try #require(lines.lastIndex { $0.hasPrefix("entry,") })
+        lines[line] = lines[line].replacing(",300,", with: ",5000,")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(folder)/bad.csv", atomically: true, encoding: .utf8)
+        let csv = try mum.run(["import", "\(folder)/bad.csv"])
+        #expect(csv.status == 65, "\(csv)")
+        #expect(
+            csv.error.contains("line \(line + 1) (drink ")
+                && csv.error.contains("a drink must be between 1 and 2000 ml"),
+            "\(csv.error)")
+        // The JSON export with its second drink at 0 ml.
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/mum.json"))
+        var histories = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        var entries = try #require(histories[0]["entries"] as? [[String: Any]])
+        #expect(entries.count == 2)
+        entries[1]["amount_ml"] = 0
+        histories[0]["entries"] = entries
+        try JSONSerialization.data(withJSONObject: histories).write(to: URL(fileURLWithPath: "\(folder)/bad.json"))
+        let refused = try mum.run(["import", "\(folder)/bad.json"])
+        #expect(refused.status == 65 && refused.error.contains("entry 2 of \(folder)/bad.json (drink "), "\(refused)")
+        #expect(refused.error.contains("a drink must be between 1 and 2000 ml, got 0"), "\(refused)")
+    }
 }
