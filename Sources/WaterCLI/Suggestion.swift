@@ -17,6 +17,16 @@ public enum Suggestion {
         return best?.candidate
     }
 
+    /// The zone name nearest to what was typed (`Tokio` -> `Asia/Tokyo`, `new york` ->
+    /// `America/New_York`): a whole name, else the city part of one, spaces read as `_`.
+    public static func closestZone(to typed: String, among names: [String]) -> String? {
+        let word = typed.replacing(" ", with: "_")
+        if let name = closest(to: word, among: names) { return name }
+        let cities = names.map { String($0.split(separator: "/").last ?? "") }
+        guard let city = closest(to: word, among: cities), let index = cities.firstIndex(of: city) else { return nil }
+        return names[index]
+    }
+
     /// ` (did you mean "log"?)`, or nothing when no candidate is close.
     public static func didYouMean(_ word: String, among candidates: [String]) -> String {
         closest(to: word, among: candidates).map { " (did you mean \"\($0)\"?)" } ?? ""

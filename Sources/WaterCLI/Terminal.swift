@@ -76,15 +76,15 @@ public enum Terminal {
     }
 
     /// The password for a command: the first line of standard input with `--password-stdin`,
-    /// else a hidden prompt (twice when `confirm`, which must match).
-    public static func password(fromStandardInput: Bool, prompt: String, confirm: Bool = false) -> String? {
+    /// else a hidden prompt (twice when `confirm`, which must match). Nil when none was given.
+    /// - Throws: ``UsageError`` when the two typed differ (not "no password given").
+    public static func password(fromStandardInput: Bool, prompt: String, confirm: Bool = false) throws(UsageError)
+        -> String?
+    {
         if fromStandardInput { return readLine() }
         guard let first = readPassword(prompt: prompt) else { return nil }
-        if confirm {
-            guard readPassword(prompt: "again: ") == first else {
-                error("the two passwords differ")
-                return nil
-            }
+        if confirm, readPassword(prompt: "again: ") != first {
+            throw UsageError("the two passwords typed differ; nothing was changed (type the same one twice)")
         }
         return first
     }

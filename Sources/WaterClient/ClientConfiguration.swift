@@ -15,6 +15,16 @@ public struct ClientConfiguration: Sendable {
     public var replyTimeoutMilliseconds = 30_000
     /// How the server is trusted.
     public var security = Security.pinned(nil)
+    /// Where a pinned fingerprint came from, for the refusal when the server presents another.
+    public var pinOrigin = PinOrigin.saved
+
+    /// Where a pinned fingerprint came from.
+    public enum PinOrigin: Sendable, Equatable {
+        /// This computer's, kept since the first login.
+        case saved
+        /// Typed for this run (`--fingerprint`).
+        case given
+    }
     /// A TLS session saved from an earlier connection to the same server, offered for
     /// resumption (``WaterConnection/savedTLSSession``).
     public var tlsSessionToResume: [UInt8]?

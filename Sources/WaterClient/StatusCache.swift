@@ -24,6 +24,21 @@ public struct StatusCache: Codable, Sendable, Equatable {
     public var usualCupMl: Int32 = 0
     public var habits: [WaterV1.Habit] = []
     public var todos: [WaterV1.TodoItem] = []
+    /// The list's items in the order each terminal last showed them (newest last, a few):
+    /// what the numbers typed there refer to. Optional, so a cache of before still reads.
+    public var todoListsShown: [ShownList]?
+
+    /// The list as one terminal showed it.
+    public struct ShownList: Codable, Sendable, Equatable {
+        /// The terminal's device (`/dev/pts/3`), or empty for none.
+        public var terminal: String
+        public var itemIDs: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case terminal
+            case itemIDs = "item_ids"
+        }
+    }
 
     public init(server: String, username: String) {
         self.server = server
@@ -35,6 +50,7 @@ public struct StatusCache: Codable, Sendable, Equatable {
         case timeZone = "time_zone"
         case updatedAtUnixMs = "updated_at_unix_ms"
         case usualCupMl = "usual_cup_ml"
+        case todoListsShown = "todo_lists_shown"
     }
 
     /// Where it is kept for `server` in this environment.
@@ -101,6 +117,22 @@ public struct StatusCache: Codable, Sendable, Equatable {
     public mutating func forget(entryID: String) {
         entries.removeAll { $0.entryID == entryID }
     }
+
+    /// The list as `terminal` last showed it, item ids from the top; nil when it never did.
+    public func listShown(on terminal: String) -> [String]? {
+        todoListsShown?.last { $0.terminal == terminal }?.itemIDs
+    }
+
+    /// `items` are what `terminal` shows now (and the list as this computer last heard it).
+    public mutating func record(listShown items: [WaterV1.TodoItem], on terminal: String) {
+        todos = items
+        var lists = (todoListsShown ?? []).filter { $0.terminal != terminal }
+        lists.append(ShownList(terminal: terminal, itemIDs: items.map(\.itemID)))
+        todoListsShown = Array(lists.suffix(Self.terminalsRemembered))
+    }
+
+    /// How many terminals' lists are kept: a few windows at once, not every one ever opened.
+    static let terminalsRemembered = 8
 }
 
 extension StatusCache {

@@ -53,13 +53,23 @@ public final class WaterConnection {
             (tls, serverFingerprint, cipher) = (session, session.peerFingerprint, session.cipher)
             // From here every property is set: a throw runs deinit, which closes the socket. A
             // second close here would close whatever had reused the number since.
+            // The same refusal as a certificate not trusted when asked (PERMISSION_DENIED, 77).
             if case .pinned(let expected?) = configuration.security, serverFingerprint != expected {
-                throw WaterError(
-                    .failedPrecondition,
-                    "the server at \(configuration.server) presents the certificate "
-                        + "\(serverFingerprint.map(\.description) ?? "(none)"), not \(expected), the one pinned for it. "
-                        + "Someone may be in between. Check on the server with water-server status; if its "
-                        + "certificate changed on purpose, log in again with --fingerprint and the new one.")
+                let presented = serverFingerprint.map(\.description) ?? "(none)"
+                let server = configuration.server
+                let message =
+                    switch configuration.pinOrigin {
+                    case .saved:
+                        "the server at \(server) presents the certificate \(presented), not \(expected), the one "
+                            + "this computer pinned for it. Someone may be in between. Check on the server with "
+                            + "water-server status; if its certificate changed on purpose, log in again with "
+                            + "--fingerprint and the new one."
+                    case .given:
+                        "the server at \(server) presents the certificate \(presented), not \(expected), the one "
+                            + "--fingerprint gave; nothing was sent. Check the fingerprint against what "
+                            + "water-server status shows on the server."
+                    }
+                throw WaterError(.permissionDenied, message)
             }
         }
         // A failed handshake needs no close here: every property is set, so deinit runs and
@@ -69,6 +79,15 @@ public final class WaterConnection {
             server = try call(
                 WaterV1.HandshakeRequest(protocolVersion: WireProtocol.version, clientName: configuration.clientName))
         } catch {
+            // A TLS server hangs up on frames in the clear: say so, rather than "unreachable"
+            // (a write would wait in the outbox for a server that is there all along).
+            if configuration.security == .plaintext, error.code == .unavailable, Self.speaksTLS(configuration, address)
+            {
+                throw WaterError(
+                    .failedPrecondition,
+                    "the server at \(configuration.server) speaks TLS, not plaintext: leave out --plaintext (and "
+                        + "WATER_PLAINTEXT=1); nothing was sent or saved")
+            }
             // Something answered, but not in frames and envelopes: say so, not "bad frame".
             guard error.code == .internal || error.code == .invalidArgument else { throw error }
             throw WaterError(
@@ -79,6 +98,19 @@ public final class WaterConnection {
 
     deinit {
         socket.close()
+    }
+
+    /// Whether `address` completes a TLS handshake (its certificate not checked: nothing is sent
+    /// over it), on a connection of its own.
+    private static func speaksTLS(_ configuration: ClientConfiguration, _ address: HostPort) -> Bool {
+        guard let probe = try? Socket.connect(to: address) else { return false }
+        defer { probe.close() }
+        guard (try? probe.setReceiveTimeout(milliseconds: configuration.replyTimeoutMilliseconds)) != nil else {
+            return false
+        }
+        var tls = configuration
+        tls.security = .pinned(nil)
+        return (try? handshakeTLS(tls, on: probe)) != nil
     }
 
     private static func unreachable(_ configuration: ClientConfiguration, _ error: any Error) -> WaterError {

@@ -32,6 +32,17 @@ public final class ZoneInfo: TimeZoneSource {
         return found
     }
 
+    /// The zones' names as tzdata lists them for people (`zone1970.tab`: one a region, e.g.
+    /// `Asia/Tokyo`), with UTC: what a "did you mean" picks from. Empty when it lists none.
+    public func names() -> [String] {
+        guard let bytes = Self.read("\(directory)/zone1970.tab") else { return [] }
+        let zones = String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: "\t")
+            return line.hasPrefix("#") || fields.count < 3 ? nil : String(fields[2])
+        }
+        return ["UTC"] + zones
+    }
+
     /// This machine's zone: `$TZ`, else /etc/timezone, else where /etc/localtime points, else
     /// UTC.
     public func local() -> MemberTimeZone {

@@ -142,14 +142,25 @@ let clientCommandLine = ProgramSpec(
             examples: ["todo ls"]),
         CommandSpec(
             "todo done", "ID", summary: "mark an item done (safe to repeat)",
-            details: "Marks an item done; ID is its number in todo ls, or its id. Repeating it changes nothing.",
+            details: """
+                Marks an item done; ID is its number as todo ls last showed it on this terminal (refused,
+                with the list now, when another item is there now), or its id. Repeating it changes nothing.
+                """,
             examples: ["todo done 2"]),
         CommandSpec(
             "todo undone", "ID", summary: "reopen an item (safe to repeat)",
-            details: "Reopens an item; ID is its number in todo ls, or its id. Repeating it changes nothing.",
+            details: """
+                Reopens an item; ID is its number as todo ls last showed it on this terminal (refused, with
+                the list now, when another item is there now), or its id. Repeating it changes nothing.
+                """,
             examples: ["todo undone 2"]),
         CommandSpec(
-            "todo rm", "ID", summary: "remove an item", examples: ["todo rm 3"]),
+            "todo rm", "ID", summary: "remove an item",
+            details: """
+                Removes an item; ID is its number as todo ls last showed it on this terminal, or its id.
+                Typed twice, the second is refused (another item is at that number now).
+                """,
+            examples: ["todo rm 3"]),
         CommandSpec(
             "todo mv", "ID POSITION", summary: "move an item (POSITION 1 is the top)",
             examples: ["todo mv 4 1"]),
@@ -225,8 +236,10 @@ let clientCommandLine = ProgramSpec(
             "import", "FILE", summary: "read an export back (twice changes nothing)",
             details: """
                 Reads back an export of one member (JSON or CSV) into your archive, checked like the
-                live commands. Ids make it idempotent: importing twice changes nothing.
+                live commands. Ids make it idempotent: importing twice changes nothing. An export
+                of another member is refused unless you say --yes (their drinks would become yours).
                 """,
+            options: [OptionSpec("yes", nil, "take another member's export into your archive")],
             examples: ["import water.json"]),
         CommandSpec(
             "sync", summary: "send what waits on this computer, and refresh what prompt shows",

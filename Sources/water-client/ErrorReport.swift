@@ -28,7 +28,8 @@ extension WaterError {
     /// How each status code of the server ends the process (DESIGN.md section 8).
     var exitStatus: ExitCode {
         switch code {
-        case .invalidArgument, .outOfRange, .alreadyExists, .notFound: .dataError
+        // ABORTED: what the command named has changed since it was shown (`todo done 2`).
+        case .invalidArgument, .outOfRange, .alreadyExists, .notFound, .aborted: .dataError
         case .unavailable, .deadlineExceeded, .resourceExhausted: .unavailable
         case .permissionDenied, .unauthenticated: .notAllowed
         default: .failure

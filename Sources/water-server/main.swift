@@ -31,7 +31,8 @@ if CommandLine.arguments.dropFirst().first == "serve" {
 func householdTimeZone(_ option: String?) throws(UsageError) -> MemberTimeZone {
     guard let option else { return ZoneInfo.system.local() }
     guard let zone = ZoneInfo.system.zone(named: option) else {
-        throw UsageError("--time-zone \(option) is not a time zone this system knows (try Europe/Berlin)")
+        let near = Suggestion.closestZone(to: option, among: ZoneInfo.system.names()) ?? "Europe/Berlin"
+        throw UsageError("--time-zone \(option) is not a time zone this system knows (did you mean \(near)?)")
     }
     return zone
 }
@@ -134,7 +135,7 @@ func initialize(_ arguments: inout Arguments) throws {
     let json = arguments.flag("json")
     try arguments.finish()
     guard
-        let password = Terminal.password(
+        let password = try Terminal.password(
             fromStandardInput: fromStandardInput, prompt: "password for \(admin): ",
             confirm: !fromStandardInput)
     else { throw AdminCommands.Failure(description: "no password given") }
@@ -295,7 +296,7 @@ func passwd(_ arguments: inout Arguments) throws {
     guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
     try arguments.finish()
     guard
-        let password = Terminal.password(
+        let password = try Terminal.password(
             fromStandardInput: fromStandardInput, prompt: "new password for \(name): ",
             confirm: !fromStandardInput)
     else { throw AdminCommands.Failure(description: "no password given") }

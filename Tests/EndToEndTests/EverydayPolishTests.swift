@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import WaterCore
 import WaterProtocol
 import WaterTestSupport
 
@@ -257,22 +256,194 @@ struct EverydayPolishTests {
 
     @Test("board --week last and habit ls --week last are the week before the server's current one, in any zone")
     func lastWeekIsTheServers() throws {
+        // The server's clock at Wednesday 2026-06-10 12:00 UTC (week 24): not this terminal's.
+        let server = try ServerProcess.fresh(["--clock", "1781092800000"])
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        // A member 14 hours ahead of the household (UTC): still week 24 there at that moment.
+        #expect(try mum.run(["zone", "Pacific/Kiritimati"]).status == 0)
+        #expect(try mum.run(["habit", "add", "Read"]).status == 0)
+        let board = try mum.json(WaterV1.GetBoardResponse.self, ["board", "--week", "last"])
+        #expect(board.board?.week == "2026-W23", "\(board)")
+        #expect(try mum.json(WaterV1.GetBoardResponse.self, ["board"]).board?.week == "2026-W24")
+        let habits = try mum.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls", "--week", "last"])
+        #expect(habits.week == "2026-W23", "\(habits)")
+    }
+
+    @Test("import of another member's export is refused unless --yes (JSON and CSV); one's own goes in")
+    func importOfAnotherMember() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        let dad = server.cli("dad")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try mum.run(["log", "1500"]).status == 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for format in ["json", "csv"] {
+            let file = "\(folder)/mum.\(format)"
+            #expect(try mum.run(["export", "--format", format, "--output", file]).status == 0)
+            let refused = try dad.run(["import", file])
+            #expect(refused.status == 65, "\(format): \(refused)")
+            #expect(
+                refused.error.contains("is the export of mum, and you are logged in as dad; nothing was imported"),
+                "\(refused.error)")
+            #expect(try dad.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 0)
+            // Her own export goes back in (changing nothing).
+            #expect(try mum.run(["import", file]).status == 0)
+        }
+        #expect(try dad.run(["import", "--yes", "\(folder)/mum.json"]).status == 0)
+        #expect(try dad.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 1500)
+    }
+
+    @Test("todo done N and rm N mean the item this terminal showed at N: after another's mv, or typed twice, refused")
+    func todoNumbersAsShown() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        // Each with a state directory (and so a cache) of their own, as on two computers.
+        let mum = try OfflineTests.member(server)
+        #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        let dad = try OfflineTests.member(server, "dad", password: "dad-password-1")
+        for text in ["buy filters", "call grandma", "water plants", "fix the tap", "descale kettle"] {
+            #expect(try mum.run(["todo", "add", text]).status == 0)
+        }
+        #expect(try mum.run(["todo", "ls"]).output.contains(" 1. [ ] buy filters"))
+        #expect(try dad.run(["todo", "mv", "4", "1"]).output.contains(" 1. [ ] fix the tap"))
+        // Mum's 1 is still "buy filters", as her terminal showed it: refused, with the list now.
+        let refused = try mum.run(["todo", "done", "1"])
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.error.contains("the list has changed since this terminal showed it"), "\(refused.error)")
+        #expect(refused.error.contains(" 1. [ ] fix the tap"), "\(refused.error)")
+        #expect(!(try mum.run(["todo", "ls"]).output.contains("[x]")))
+        // Read again, the numbers are the new list's, and done is safe to repeat.
+        #expect(try mum.run(["todo", "done", "2"]).output.contains("done: buy filters"))
+        #expect(try mum.run(["todo", "done", "2"]).output.contains("done: buy filters"))
+        // rm 4 typed twice removes one item, not two.
+        #expect(try mum.run(["todo", "rm", "4"]).output.contains("removed: water plants"))
+        let again = try mum.run(["todo", "rm", "4"])
+        #expect(again.status == 65 && again.error.contains("4 is another item now"), "\(again)")
+        let left = try mum.run(["todo", "ls"]).output
+        #expect(left.contains("descale kettle") && left.split(separator: "\n").count == 4, "\(left)")
+    }
+
+    @Test("a wrong --fingerprint is the one typed, not 'pinned', and ends as a certificate not trusted does (77)")
+    func wrongFingerprint() throws {
+        let server = try ServerProcess.fresh(tls: true)
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        let wrong = "SHA256:" + String(repeating: "A", count: 43)
+        let login = try mum.run(
+            ["login", "mum", "--password-stdin", "--fingerprint", wrong], input: adminPassword + "\n")
+        #expect(login.status == 77, "\(login)")
+        #expect(login.error.contains("not \(wrong), the one --fingerprint gave; nothing was sent"), "\(login.error)")
+        #expect(!login.error.contains("pinned"), "\(login.error)")
+        // Not trusted when there is no terminal to ask: the same code.
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 77)
+    }
+
+    @Test("a mistyped time zone is answered with the nearest name: Tokio -> Asia/Tokyo, new york -> America/New_York")
+    func nearestZone() throws {
         let server = try ServerProcess.fresh()
         defer { #expect(server.stop() == 0) }
         let mum = server.cli("mum")
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
-        // The household is in UTC. A member 14 hours ahead is in the next week from Sunday 10:00
-        // UTC, one 12 hours behind in the last week until Monday 12:00 UTC: the zone that differs
-        // soonest from now.
-        let utc = MemberTimeZone.utc.date(atUnixMilliseconds: UnixTime.nowMilliseconds())
-        #expect(try mum.run(["zone", utc.isoWeekday == 1 ? "Etc/GMT+12" : "Pacific/Kiritimati"]).status == 0)
+        for (typed, near) in [
+            ("Tokio", "Asia/Tokyo"), ("new york", "America/New_York"), ("Europe/Berln", "Europe/Berlin"),
+        ] {
+            let refused = try mum.run(["zone", typed])
+            #expect(refused.status == 65, "\(refused)")
+            #expect(refused.error.contains("did you mean \(near)?"), "\(typed): \(refused.error)")
+        }
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("zone-\(UUID())").path
+        let made = try run(
+            "water-server", ["init", "--data", data, "--admin", "mum", "--password-stdin", "--time-zone", "Tokio"],
+            input: adminPassword + "\n")
+        #expect(made.status == 64 && made.error.contains("(did you mean Asia/Tokyo?)"), "\(made)")
+        #expect(!FileManager.default.fileExists(atPath: data))
+    }
+
+    @Test("names with emoji, accents or East Asian characters line up in the board and habit tables")
+    func tablesByDisplayWidth() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["member", "rename", "mum", "--display-name", "Zoë 🐳"]).status == 0)
+        #expect(
+            try mum.run(
+                ["member", "add", "taro", "--display-name", "山田", "--password-stdin"], input: "taro-password-1\n"
+            )
+            .status == 0)
+        // 14 columns for the name, then a space, then the bar: "Zoë 🐳" takes 6, "山田" 4.
+        let board = try mum.run(["board"]).output
+        #expect(board.contains("Zoë 🐳" + String(repeating: " ", count: 9) + "░"), "\(board)")
+        #expect(board.contains("山田" + String(repeating: " ", count: 11) + "░"), "\(board)")
         #expect(try mum.run(["habit", "add", "Read"]).status == 0)
-        let week = ISOWeek(containing: utc)
-        let board = try mum.json(WaterV1.GetBoardResponse.self, ["board", "--week", "last"])
-        #expect(board.board?.week == week.previous.description, "\(board)")
-        #expect(try mum.json(WaterV1.GetBoardResponse.self, ["board"]).board?.week == week.description)
-        let habits = try mum.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls", "--week", "last"])
-        let current = try mum.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"]).week
-        #expect(ISOWeek(current)?.previous.description == habits.week, "\(current) \(habits.week)")
+        #expect(try mum.run(["habit", "add", "読書"]).status == 0)
+        // The names' column is 10 wide here (for the week's label), then two spaces.
+        let habits = try mum.run(["habit", "ls"]).output
+        #expect(habits.contains("Read" + String(repeating: " ", count: 8) + "·"), "\(habits)")
+        #expect(habits.contains("読書" + String(repeating: " ", count: 8) + "·"), "\(habits)")
+    }
+
+    @Test("two different passwords typed at the prompts say they differ, not 'no password given'; no one is added")
+    func passwordsDiffer() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let answers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Python/tty_answers.py")
+        let typed = try ChildProcess.run(
+            "/usr/bin/python3",
+            [
+                answers.path, "password for ben", "ben-password-1", "again", "ben-password-2", "--",
+                productsDirectory.appendingPathComponent("water-client").path, "member", "add", "ben",
+            ], environment: mum.environment, seconds: 60)
+        #expect(typed.status == 64, "\(typed)")
+        #expect(typed.output.contains("the two passwords typed differ; nothing was changed"), "\(typed.output)")
+        #expect(!typed.output.contains("no password given"), "\(typed.output)")
+        #expect(!(try mum.run(["member", "ls"]).output.contains("ben")))
+    }
+
+    @Test("an import's refused drink names its line (CSV) or its place (JSON), and nothing is imported")
+    func importErrorsNameTheLine() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "250"]).status == 0)
+        #expect(try mum.run(["log", "300"]).status == 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lines-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try mum.run(["export", "--format", "csv", "--output", "\(folder)/mum.csv"]).status == 0)
+        #expect(try mum.run(["export", "--output", "\(folder)/mum.json"]).status == 0)
+        var lines = try String(contentsOfFile: "\(folder)/mum.csv", encoding: .utf8).split(separator: "\n").map(
+            String.init)
+        let line = try #require(lines.lastIndex { $0.hasPrefix("entry,") })
+        lines[line] = lines[line].replacing(",300,", with: ",5000,")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(folder)/bad.csv", atomically: true, encoding: .utf8)
+        let csv = try mum.run(["import", "\(folder)/bad.csv"])
+        #expect(csv.status == 65, "\(csv)")
+        #expect(
+            csv.error.contains("line \(line + 1) (drink ")
+                && csv.error.contains("a drink must be between 1 and 2000 ml"),
+            "\(csv.error)")
+        // The JSON export with its second drink at 0 ml.
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/mum.json"))
+        var histories = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        var entries = try #require(histories[0]["entries"] as? [[String: Any]])
+        #expect(entries.count == 2)
+        entries[1]["amount_ml"] = 0
+        histories[0]["entries"] = entries
+        try JSONSerialization.data(withJSONObject: histories).write(to: URL(fileURLWithPath: "\(folder)/bad.json"))
+        let refused = try mum.run(["import", "\(folder)/bad.json"])
+        #expect(refused.status == 65 && refused.error.contains("entry 2 of \(folder)/bad.json (drink "), "\(refused)")
+        #expect(refused.error.contains("a drink must be between 1 and 2000 ml, got 0"), "\(refused)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaterProtocol
+import WaterTLS
 import WaterTestSupport
 
 /// The offline points of issue 22, through the real binaries, with the server stopped.
@@ -64,5 +65,57 @@ struct OfflinePolishTests {
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
         #expect((object["unsent"] as? [Any])?.count == 2, "\(json.output)")
+    }
+
+    @Test("--plaintext to a server that speaks TLS says so, and keeps nothing in the outbox")
+    func plaintextToTLS() throws {
+        let server = try ServerProcess.fresh(tls: true)
+        defer { #expect(server.stop() == 0) }
+        let fingerprint = try Fingerprint(certificateAt: "\(server.dataDirectory)/tls/certificate.pem")
+        let mum = try OfflineTests.member(server, login: ["--fingerprint", fingerprint.description])
+        for arguments in [["log", "250"], ["todo", "add", "buy filters"], ["today"]] {
+            let plain = try mum.run(["--plaintext"] + arguments)
+            #expect(plain.status == 1, "\(arguments): \(plain)")
+            #expect(
+                plain.error.contains(
+                    "the server at \(server.address) speaks TLS, not plaintext: leave out --plaintext"),
+                "\(plain.error)")
+        }
+        #expect(OfflineTests.queuedFiles(mum).isEmpty)
+        #expect(try mum.run(["log", "250"]).output.hasPrefix("logged 250 ml"))
+    }
+
+    @Test("away, edit of a drink this computer does not know says so in one sentence")
+    func offlineEditUnknown() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try OfflineTests.member(server)
+        #expect(server.stop() == 0)
+        let edit = try mum.run(["edit", "abcd1234", "--amount", "300"])
+        #expect(edit.status == 65, "\(edit)")
+        #expect(
+            edit.error
+                == "water-client: this computer knows no drink whose id starts with abcd1234: the server cannot be "
+                + "reached, and only today's drinks and those waiting to be sent are known here; give the full id\n",
+            "\(edit.error)")
+        #expect(OfflineTests.queuedFiles(mum).isEmpty)
+    }
+
+    @Test("nudge hours may cross midnight (22:00-06:00): a reminder at 02:00, none at noon")
+    func nudgeAcrossMidnight() throws {
+        // 02:00 UTC (the member's zone) on Monday 2026-11-30: four of the eight hours gone.
+        var server = try ServerProcess.fresh(["--clock", "1796004000000"])
+        let mum = try OfflineTests.member(server)
+        let port = server.address.port
+        let on = try mum.run(["nudge", "on", "--hours", "22:00-06:00"])
+        #expect(on.status == 0 && on.output.contains("between 22:00 and 06:00"), "\(on)")
+        let night = try mum.run(["nudge"])
+        #expect(
+            night.output.prefixMatch(of: #/💧 behind today's pace: 0 of 2000 ml by 02:\d\d \(about 100\d by now\)/#)
+                != nil, "\(night)")
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)", "--clock", "1796040000000"])
+        try? FileManager.default.removeItem(atPath: mum.environment["XDG_STATE_HOME"]! + "/water/nudged")
+        #expect(try mum.run(["nudge"]).output.isEmpty, "noon is outside 22:00-06:00")
+        #expect(try mum.run(["nudge", "on", "--hours", "06:00-06:00"]).status == 64)
+        #expect(server.stop() == 0)
     }
 }

@@ -9,12 +9,16 @@ import WaterTransport
 /// real binaries, with the server stopped and started by process id.
 @Suite("Offline: outbox, prompt and nudge, end to end", .serialized)
 struct OfflineTests {
-    /// A member logged in on a running server, whose state directory (outbox, cache) is their own.
-    static func member(_ server: ServerProcess) throws -> CommandLineUser {
-        let setup = server.cli("mum")
-        let home = URL(fileURLWithPath: setup.environment["XDG_CONFIG_HOME"]!).deletingLastPathComponent().path
-        let mum = CommandLineUser(environment: setup.environment.merging(["XDG_STATE_HOME": "\(home)/state"]) { $1 })
-        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+    /// A member (`mum` unless named) logged in on a running server, whose state directory
+    /// (outbox, cache) is their own.
+    static func member(
+        _ server: ServerProcess, _ name: String = "mum", password: String = adminPassword, login options: [String] = []
+    ) throws -> CommandLineUser {
+        let setup = server.cli(name)
+        // Beside the person's config directory: each person's state (outbox, cache) is their own.
+        let state = setup.environment["XDG_CONFIG_HOME"]! + "-state"
+        let mum = CommandLineUser(environment: setup.environment.merging(["XDG_STATE_HOME": state]) { $1 })
+        #expect(try mum.run(["login", name, "--password-stdin"] + options, input: password + "\n").status == 0)
         return mum
     }
 

@@ -24,18 +24,18 @@ struct TransferTests {
         #expect(csv.hasPrefix("kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color\n"))
         #expect(csv.contains("\"read, a chapter\",book,green"))
 
-        // Each format into a member of its own: the same history comes back, and a second
-        // import adds nothing.
+        // Each format into a member of its own (mum's export, so --yes): the same history comes
+        // back, and a second import adds nothing.
         for (name, format) in [("jay", "json"), ("cas", "csv")] {
             #expect(
                 try mum.run(["member", "add", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
             let person = server.cli(name)
             #expect(try person.run(["login", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
-            let first = try person.json(WaterV1.ImportResponse.self, ["import", "\(folder)/mum.\(format)"])
+            let first = try person.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.\(format)"])
             #expect(
                 [first.entriesAdded, first.goalsAdded, first.habitsAdded, first.checkinsAdded] == [3, 1, 1, 1],
                 "\(format)")
-            let second = try person.json(WaterV1.ImportResponse.self, ["import", "\(folder)/mum.\(format)"])
+            let second = try person.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.\(format)"])
             #expect(
                 [second.entriesAdded, second.goalsAdded, second.habitsAdded, second.checkinsAdded] == [0, 0, 0, 0])
             let theirs = try person.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "4"]).days
@@ -70,7 +70,7 @@ struct TransferTests {
         #expect(try mum.run(["member", "add", "kim", "--password-stdin"], input: "kim-password-1\n").status == 0)
         let kim = server.cli("kim")
         #expect(try kim.run(["login", "kim", "--password-stdin"], input: "kim-password-1\n").status == 0)
-        let imported = try kim.run(["import", "\(folder)/crlf.csv"])
+        let imported = try kim.run(["import", "--yes", "\(folder)/crlf.csv"])
         #expect(imported.status == 0, "\(imported.error)")
         let names = { (person: CommandLineUser) in
             try person.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"]).habits.compactMap { $0.habit?.name }
@@ -101,7 +101,7 @@ struct TransferTests {
         ] {
             let path = "\(folder)/bad-\(field).json"
             try Data(exportFile(history).utf8).write(to: URL(fileURLWithPath: path))
-            let refused = try lee.run(["--json", "import", path])
+            let refused = try lee.run(["--json", "import", "--yes", path])
             #expect(refused.status == 65, "\(field): \(refused.error)")
             #expect(
                 refused.error.contains("\"field\":\"\(field)\"") && refused.error.contains(message), "\(refused.error)")

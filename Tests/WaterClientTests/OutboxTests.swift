@@ -145,4 +145,26 @@ struct OutboxTests {
         #expect(days[1].entries.map(\.entry.entryID) == ["a"] && days[2].entries.map(\.sent) == [false])
         #expect(days[2].summary.percent == 17 && !days[2].summary.goalMet)
     }
+
+    @Test("the list as each terminal showed it: kept for a few terminals, and a cache of before still reads")
+    func listsShown() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        var cache = StatusCache(server: "s", username: "u")
+        #expect(cache.listShown(on: "/dev/pts/1") == nil)
+        for terminal in 0..<10 {
+            cache.record(listShown: [WaterV1.TodoItem(itemID: "item\(terminal)")], on: "/dev/pts/\(terminal)")
+        }
+        cache.record(listShown: [WaterV1.TodoItem(itemID: "a"), WaterV1.TodoItem(itemID: "b")], on: "/dev/pts/4")
+        #expect(cache.listShown(on: "/dev/pts/4") == ["a", "b"] && cache.todos.map(\.itemID) == ["a", "b"])
+        #expect(cache.listShown(on: "/dev/pts/9") == ["item9"])
+        #expect(cache.listShown(on: "/dev/pts/1") == nil && cache.todoListsShown?.count == 8)
+        let path = state + "/status.json"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try Data(
+            #"{"server":"s","username":"u","time_zone":"UTC","updated_at_unix_ms":5,"entries":[],"days":[],"usual_cup_ml":250,"habits":[],"todos":[]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: path))
+        let before = try #require(StatusCache.load(path, server: "s", username: "u"))
+        #expect(before.usualCupMl == 250 && before.todoListsShown == nil)
+    }
 }

@@ -85,9 +85,11 @@ enum Format {
     /// `text` in a column `width` characters wide, left-aligned: cut when longer, spaces after.
     /// `text` in a column of `width` characters: padded, or cut with an ellipsis so that a cut
     /// name never passes for a whole one.
+    /// `text` in a column `width` terminal cells wide (emoji and East Asian characters take two),
+    /// cut with "…" when longer.
     static func column(_ text: String, _ width: Int) -> String {
-        guard text.count <= width else { return String(text.prefix(width - 1)) + "…" }
-        return text + String(repeating: " ", count: width - text.count)
+        let cut = text.displayWidth <= width ? text : text.prefix(columns: width - 1) + "…"
+        return cut + String(repeating: " ", count: max(0, width - cut.displayWidth))
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

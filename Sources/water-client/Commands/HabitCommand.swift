@@ -109,12 +109,13 @@ enum HabitCommand {
         // Names are shown with their control characters neutralised (an older server took them).
         let label = "Week \(response.week.terminalSafe)"
         let names = response.habits.map { ($0.habit?.name ?? "").terminalSafe }
-        let nameWidth = max(names.map(\.count).max() ?? 0, label.count - 3)
+        // In terminal cells: an emoji or a Japanese name is two a character.
+        let nameWidth = max(names.map(\.displayWidth).max() ?? 0, label.count - 3)
         let header = Format.bold(label) + String(repeating: " ", count: 3 + nameWidth - label.count) + "  "
         let rows = zip(response.habits, names).map { week, name in
             let habit = week.habit ?? WaterV1.Habit()
             return "\(Format.icon(habit.icon)) \(name)"
-                + String(repeating: " ", count: nameWidth - name.count) + "  "
+                + String(repeating: " ", count: nameWidth - name.displayWidth) + "  "
                 + week.checked.map { coloured($0 ? "■" : "·", habit.color) }.joined(separator: "  ")
         }
         return ([header + "Mo Tu We Th Fr Sa Su"] + rows).joined(separator: "\n")

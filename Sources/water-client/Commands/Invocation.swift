@@ -86,6 +86,7 @@ struct Invocation {
         let known = plaintext ? .plaintext : fingerprint.map { .pinned($0) } ?? files.trust(of: server.description)
         if let known {
             configuration.security = known
+            if fingerprint != nil { configuration.pinOrigin = .given }
             return (try WaterClient(configuration: configuration, installation: files.installationID()), known)
         }
         // A first meeting. A certificate the system's CAs vouch for for this name needs no pin.

@@ -82,7 +82,7 @@ enum MemberCommands {
 
     private static func newPassword(for name: String, _ fromStandardInput: Bool) throws -> String {
         guard
-            let password = Terminal.password(
+            let password = try Terminal.password(
                 fromStandardInput: fromStandardInput, prompt: "password for \(name): ",
                 confirm: !fromStandardInput)
         else { throw UsageError("no password given") }

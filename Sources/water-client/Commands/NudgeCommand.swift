@@ -12,6 +12,7 @@ enum NudgeCommand {
     struct Settings: Equatable {
         var enabled = true
         /// Waking hours, as minutes of the day in the member's zone: start inclusive, end exclusive.
+        /// An end before the start crosses midnight (22:00-06:00, a night shift).
         var start = 8 * 60
         var end = 22 * 60
 
@@ -30,14 +31,22 @@ enum NudgeCommand {
             "enabled \(enabled ? "yes" : "no")\nhours \(Settings.clock(start))-\(Settings.clock(end))\n"
         }
 
-        /// "07:30-21:30" as minutes of the day, start before end.
+        /// "07:30-21:30" as minutes of the day; "22:00-06:00" crosses midnight. Two different times.
         static func hours(_ text: String) -> (Int, Int)? {
             let parts = text.split(separator: "-").map { $0.split(separator: ":").compactMap { Int($0) } }
             guard parts.count == 2,
                 parts.allSatisfy({ $0.count == 2 && (0...24).contains($0[0]) && (0..<60).contains($0[1]) })
             else { return nil }
             let (start, end) = (parts[0][0] * 60 + parts[0][1], parts[1][0] * 60 + parts[1][1])
-            return start < end && end <= 24 * 60 ? (start, end) : nil
+            return start != end && start < 24 * 60 && end <= 24 * 60 ? (start, end) : nil
+        }
+
+        /// How far into the waking hours `minute` is, and how long they are; nil outside them.
+        func progress(at minute: Int) -> (elapsed: Int, length: Int)? {
+            let day = 24 * 60
+            let length = (end - start + day) % day
+            let elapsed = (minute - start + day) % day
+            return elapsed < (length == 0 ? day : length) ? (elapsed, length == 0 ? day : length) : nil
         }
 
         static func clock(_ minutes: Int) -> String { Format.pad2(minutes / 60) + ":" + Format.pad2(minutes % 60) }
@@ -53,7 +62,8 @@ enum NudgeCommand {
             settings.enabled = action == "on"
             if let hours {
                 guard let parsed = Settings.hours(hours) else {
-                    throw UsageError("--hours takes HH:MM-HH:MM, the first before the second, got \(hours)")
+                    throw UsageError(
+                        "--hours takes HH:MM-HH:MM, two different times (22:00-06:00 crosses midnight), got \(hours)")
                 }
                 (settings.start, settings.end) = parsed
             }
@@ -95,8 +105,8 @@ enum NudgeCommand {
         let day = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now).summary
         let seconds = now / 1000
         let minute = Int((((seconds + zone.offsetSeconds(atUnixSeconds: seconds)) % 86_400) + 86_400) % 86_400 / 60)
-        guard (settings.start..<settings.end).contains(minute), !day.goalMet else { return nil }
-        let expected = Int(day.goalMl) * (minute - settings.start) / (settings.end - settings.start)
+        guard let (elapsed, length) = settings.progress(at: minute), !day.goalMet else { return nil }
+        let expected = Int(day.goalMl) * elapsed / length
         // Behind by at least half a cup: a drink just missed is no reason to interrupt.
         let slack = max(Int(cache.usualCupMl == 0 ? 250 : cache.usualCupMl) / 2, 100)
         guard expected - Int(day.amountMl) >= slack else { return nil }

@@ -16,7 +16,7 @@ enum SessionCommands {
         }
         let name = invocation.arguments.positional() ?? invocation.session()?.username
         try invocation.arguments.finish()
-        guard let username = name ?? Terminal.password(fromStandardInput: false, prompt: "username: ") else {
+        guard let username = try name ?? Terminal.password(fromStandardInput: false, prompt: "username: ") else {
             throw UsageError("login needs a username")
         }
         // Before the password is asked for: a name that only its capitals keep from being one.
@@ -27,7 +27,8 @@ enum SessionCommands {
         // typed only for a server that is there and trusted.
         let (client, trust) = try invocation.anonymousClient(fingerprint: fingerprint)
         guard
-            let password = Terminal.password(fromStandardInput: fromStandardInput, prompt: "password for \(username): ")
+            let password = try Terminal.password(
+                fromStandardInput: fromStandardInput, prompt: "password for \(username): ")
         else {
             throw UsageError("no password given")
         }
@@ -92,8 +93,8 @@ enum SessionCommands {
         let fromStandardInput = invocation.arguments.flag("password-stdin")
         try invocation.arguments.finish()
         // With --password-stdin: the current password on the first line, the new one on the second.
-        guard let current = Terminal.password(fromStandardInput: fromStandardInput, prompt: "current password: "),
-            let new = Terminal.password(
+        guard let current = try Terminal.password(fromStandardInput: fromStandardInput, prompt: "current password: "),
+            let new = try Terminal.password(
                 fromStandardInput: fromStandardInput, prompt: "new password: ", confirm: !fromStandardInput)
         else { throw UsageError("no password given") }
         guard var session = invocation.session() else {

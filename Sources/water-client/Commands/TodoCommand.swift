@@ -1,3 +1,4 @@
+import Glibc
 import WaterCLI
 import WaterClient
 import WaterCore
@@ -23,12 +24,12 @@ enum TodoCommand {
         case "ls":
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListTodosRequest())
-            invocation.updateCache { $0.todos = response.items }
+            invocation.updateCache { $0.record(listShown: response.items, on: terminal) }
             invocation.output(response) { render(response.items) }
         case "done", "undone":
             // Set, never toggled: two people marking the same item done leave it done.
             let client = try invocation.reachableClient()
-            let id = try resolve(try required(&invocation, "todo \(action) needs an item"), client, invocation)
+            let id = try resolve(try required(&invocation, "todo \(action) needs an item"), action, client, invocation)
             try invocation.arguments.finish()
             let request = WaterV1.SetTodoDoneRequest(itemID: id, done: action == "done")
             guard let response = try invocation.callOrQueue(client, request, queued: .todoDone(request)) else { return }
@@ -38,13 +39,14 @@ enum TodoCommand {
             }
         case "rm":
             let client = try invocation.client()
-            let id = try resolve(try required(&invocation, "todo rm needs an item"), client, invocation)
+            let id = try resolve(try required(&invocation, "todo rm needs an item"), action, client, invocation)
             try invocation.arguments.finish()
             let response = try client.call(WaterV1.DeleteTodoRequest(itemID: id))
             invocation.output(response) { "removed: \((response.item?.text ?? "").terminalSafe)" }
         case "mv":
             let client = try invocation.client()
-            let id = try resolve(try required(&invocation, "todo mv needs an item and a position"), client, invocation)
+            let id = try resolve(
+                try required(&invocation, "todo mv needs an item and a position"), action, client, invocation)
             let positionText = try required(&invocation, "todo mv needs a position (1 is the top)")
             try invocation.arguments.finish()
             guard let position = UInt32(positionText), position >= 1 else {
@@ -56,6 +58,7 @@ enum TodoCommand {
                 throw WaterError(.invalidArgument, "the position must be between 1 and \(count), got \(position)")
             }
             let response = try client.call(WaterV1.MoveTodoRequest(itemID: id, position: position - 1))
+            invocation.updateCache { $0.record(listShown: response.items, on: terminal) }
             invocation.output(response) { render(response.items) }
         default:
             preconditionFailure("todo \(action) is in clientCommandLine but has no code")
@@ -81,14 +84,24 @@ enum TodoCommand {
         return word
     }
 
-    /// A list number (as `todo ls` shows), a short id or a full id; away from the server, on
-    /// the list as this computer last saw it.
-    private static func resolve(_ text: String, _ client: WaterClient?, _ invocation: Invocation) throws -> String {
+    /// The terminal this command prints on (its device), which list numbers are read for.
+    private static var terminal: String {
+        (ttyname(1) ?? ttyname(0)).map { String(cString: $0) } ?? ""
+    }
+
+    /// A list number, a short id or a full id. A number is read on the list as this terminal
+    /// last showed it (`todo ls`, `todo mv`, or the list a number was last read on): when the
+    /// item there is not the one there now (another member moved or removed one, or this
+    /// `todo rm 4` is typed a second time), nothing is done and the list as it is now is shown,
+    /// to be read again. Away from the server, the list as this terminal last showed it (else as
+    /// this computer last heard it).
+    private static func resolve(
+        _ text: String, _ action: String, _ client: WaterClient?, _ invocation: Invocation
+    ) throws -> String {
         if RecordID(text) != nil { return text }
         let items: [WaterV1.TodoItem]
         if let client {
             items = try client.call(WaterV1.ListTodosRequest()).items
-            invocation.updateCache { $0.todos = items }
         } else {
             guard let cached = invocation.cachedStatus()?.todos, !cached.isEmpty else {
                 throw WaterError(
@@ -96,15 +109,42 @@ enum TodoCommand {
             }
             items = cached
         }
-        if text.count <= 3, let number = Int(text) {
-            guard items.indices.contains(number - 1) else {
-                throw WaterError(.notFound, "the list has no item \(number); see water-client todo ls")
+        guard text.count <= 3, let number = Int(text) else {
+            if client != nil { invocation.updateCache { $0.todos = items } }
+            guard let item = items.first(where: { Format.shortID($0.itemID) == text.lowercased() }) else {
+                throw WaterError(.notFound, "no item on the list is \(text); see water-client todo ls")
             }
-            return items[number - 1].itemID
+            return item.itemID
         }
-        guard let item = items.first(where: { Format.shortID($0.itemID) == text.lowercased() }) else {
-            throw WaterError(.notFound, "no item on the list is \(text); see water-client todo ls")
+        let shown = invocation.cachedStatus()?.listShown(on: terminal)
+        let index = number - 1
+        guard client != nil else {
+            let ids = shown ?? items.map(\.itemID)
+            guard ids.indices.contains(index) else { throw noItem(number) }
+            return ids[index]
         }
-        return item.itemID
+        let current = items.map(\.itemID)
+        guard current.indices.contains(index) else { throw noItem(number) }
+        if let shown, shown.indices.contains(index), shown[index] != current[index] {
+            invocation.updateCache { $0.record(listShown: items, on: terminal) }
+            let refusal =
+                "the list has changed since this terminal showed it: \(number) is another item now; nothing was changed"
+            // The list as it is now, to be read again (with --json, todo ls prints it).
+            guard !invocation.json else { throw WaterError(.aborted, refusal) }
+            Terminal.error(
+                "water-client: \(refusal). The list now:\n\(render(items))\n"
+                    + "water-client todo \(action) N takes these numbers")
+            throw ReportedFailure(exitCode: .dataError)
+        }
+        // The numbers were read on this list: a repeat finds the item gone or moved, and is
+        // refused, rather than acting on the one that took its place.
+        invocation.updateCache { cache in
+            if shown == nil { cache.record(listShown: items, on: terminal) } else { cache.todos = items }
+        }
+        return current[index]
+    }
+
+    private static func noItem(_ number: Int) -> WaterError {
+        WaterError(.notFound, "the list has no item \(number); see water-client todo ls")
     }
 }

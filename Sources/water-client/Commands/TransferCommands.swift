@@ -59,6 +59,7 @@ enum TransferCommands {
         guard let path = invocation.arguments.positional() else {
             throw UsageError("import needs a file written by water-client export")
         }
+        let anyMember = invocation.arguments.flag("yes")
         try invocation.arguments.finish()
         guard var data = FileManager.default.contents(atPath: path) else {
             // Why, in the system's words: the command line was right, the file is not there.
@@ -81,6 +82,20 @@ enum TransferCommands {
         guard histories.count == 1, let history = histories.first else {
             throw WaterError(
                 .invalidArgument, "\(path) holds \(histories.count) members' histories; import one member's export")
+        }
+        if !text.hasPrefix("kind,") {
+            for (number, entry) in history.entries.enumerated() {
+                try HistoryCSV.check(entry, where: "entry \(number + 1) of \(path)")
+            }
+        }
+        // Another member's drinks taken into yours put you where they were on the board.
+        if let named = history.member?.username, !named.isEmpty, let session = invocation.session(),
+            named != session.username, !anyMember
+        {
+            throw WaterError(
+                .invalidArgument,
+                "\(path) is the export of \(named.terminalSafe), and you are logged in as \(session.username); "
+                    + "nothing was imported (import --yes takes it into \(session.username)'s archive all the same)")
         }
         let client = try invocation.client()
         var total = WaterV1.ImportResponse()
@@ -163,6 +178,21 @@ enum HistoryCSV {
         return rows.map { $0.map(quoted).joined(separator: ",") }.joined(separator: "\n") + "\n"
     }
 
+    /// A drink as the server would check it (WaterCore's rules), refused naming `place` (the
+    /// line of a CSV, the entry of a JSON export), which the server's refusal cannot name.
+    static func check(_ entry: WaterV1.WaterEntry, where place: String) throws(WaterError) {
+        do throws(DomainError) {
+            try WaterDiary.check(amount: entry.amountMl)
+            try WaterDiary.check(time: entry.atUnixMs, now: UnixTime.nowMilliseconds())
+        } catch {
+            throw WaterError(
+                .invalidArgument, "\(place) (drink \(entry.entryID.terminalSafe)): \(error.message)",
+                violations: error.field.map {
+                    [WaterV1.FieldViolation(field: "entries.\($0)", description: error.message)]
+                } ?? [])
+        }
+    }
+
     static func read(_ text: String) throws -> [WaterV1.MemberHistory] {
         var histories: [String: WaterV1.MemberHistory] = [:]
         var order: [String] = []
@@ -180,10 +210,10 @@ enum HistoryCSV {
             case "cup":
                 histories[member]!.settings = WaterV1.Settings(usualCupMl: Int32(row[5]) ?? 0)
             case "entry":
-                histories[member]!.entries.append(
-                    WaterV1.WaterEntry(
-                        entryID: row[2], amountMl: Int32(row[5]) ?? 0,
-                        atUnixMs: Int64(row[4]) ?? 0, date: row[3]))
+                let entry = WaterV1.WaterEntry(
+                    entryID: row[2], amountMl: Int32(row[5]) ?? 0, atUnixMs: Int64(row[4]) ?? 0, date: row[3])
+                try HistoryCSV.check(entry, where: "line \(number + 1)")
+                histories[member]!.entries.append(entry)
             case "goal":
                 histories[member]!.goals.append(WaterV1.DailyGoal(date: row[3], goalMl: Int32(row[6]) ?? 0))
             case "habit":

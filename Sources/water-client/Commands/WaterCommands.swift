@@ -287,7 +287,7 @@ enum WaterCommands {
         try invocation.arguments.finish()
         let client = try invocation.client()
         if let zone {
-            let response = try client.call(WaterV1.SetTimeZoneRequest(timeZone: zone))
+            let response = try setZone(zone, client)
             invocation.rememberZone(response.settings?.timeZone ?? "")
             invocation.output(response) {
                 "your days now follow \((response.settings?.timeZone ?? zone).terminalSafe)\n"
@@ -312,6 +312,22 @@ enum WaterCommands {
             throw UsageError("an amount is a whole number of millilitres, got \"\(text)\"")
         }
         return value
+    }
+
+    /// Sets the member's zone; a name the server does not know is answered with the one nearest
+    /// to it (the server's hint is one example, the same for every name).
+    private static func setZone(_ zone: String, _ client: WaterClient) throws -> WaterV1.SetTimeZoneResponse {
+        do {
+            return try client.call(WaterV1.SetTimeZoneRequest(timeZone: zone))
+        } catch {
+            guard error.code == .invalidArgument, error.violations.contains(where: { $0.field == "time_zone" }),
+                let near = Suggestion.closestZone(to: zone, among: ZoneInfo.system.names())
+            else { throw error }
+            throw WaterError(
+                .invalidArgument,
+                "\(zone.terminalSafe) is not a time zone the server knows; did you mean \(near)? (water-client zone \(near))",
+                violations: error.violations)
+        }
     }
 
     /// A drink's amount: 1 to 2000 ml. (0 means "the usual cup" on the wire, so `log 0` must be
@@ -358,13 +374,16 @@ enum WaterCommands {
         }
         // An id that names nothing, or too little of one, is bad data (65), not a usage mistake (64).
         guard matches.count == 1 else {
-            let searched =
+            let none =
                 client == nil
-                ? "this computer knows (the server cannot be reached; give the full id)" : "of the last year has"
+                ? "this computer knows no drink whose id starts with \(text): the server cannot be reached, and "
+                    + "only today's drinks and those waiting to be sent are known here; give the full id"
+                : "no drink of the last year has an id starting with \(text) "
+                    + "(water-client history --days 366 --entries lists them)"
             throw WaterError(
                 matches.isEmpty ? .notFound : .invalidArgument,
                 matches.isEmpty
-                    ? "no drink \(searched) an id starting with \(text) (water-client history --days 366 --entries lists them)"
+                    ? none
                     : "\(text) fits \(matches.count) drinks; give more of the id:\n"
                         + matches.prefix(10).map { "  " + Format.entry($0, zone: zone) + "  " + $0.date }.joined(
                             separator: "\n") + (matches.count > 10 ? "\n  ..." : ""))
