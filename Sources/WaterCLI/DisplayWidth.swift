@@ -6,6 +6,31 @@ extension String {
         reduce(0) { $0 + $1.displayWidth }
     }
 
+    /// The text in lines of at most `width` columns, broken at spaces (a word longer than a
+    /// line is cut where the line ends): what a message needs on a terminal, which would
+    /// otherwise break it mid-word at its edge.
+    public func wrapped(columns width: Int) -> [String] {
+        guard width > 0 else { return [self] }
+        var lines: [String] = []
+        var line = ""
+        for word in split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+            var word = word
+            if !line.isEmpty, line.displayWidth + 1 + word.displayWidth <= width {
+                line += " " + word
+                continue
+            }
+            if !line.isEmpty { lines.append(line) }
+            while word.displayWidth > width {
+                let head = word.prefix(columns: width)
+                lines.append(head)
+                word = String(word.dropFirst(head.count))
+            }
+            line = word
+        }
+        if !line.isEmpty || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+
     /// The longest start of the text that fits in `width` columns.
     public func prefix(columns width: Int) -> String {
         var used = 0

@@ -27,6 +27,14 @@ public enum Terminal {
         isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil
     }
 
+    /// How many columns the terminal on standard output has; nil when it is not a terminal.
+    public static var columns: Int? {
+        var size = winsize()
+        guard isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0
+        else { return nil }
+        return Int(size.ws_col)
+    }
+
     /// One line from standard input without its newline, or nil at end of input.
     public static func readLine() -> String? {
         var bytes: [UInt8] = []

@@ -20,3 +20,21 @@ struct DisplayWidthTests {
         #expect("Zoë🐳x".prefix(columns: 5) == "Zoë🐳")
     }
 }
+
+@Suite("Word wrap")
+struct WordWrapTests {
+    @Test("a message broken at spaces to the width, never mid-word; a word longer than a line is cut")
+    func wraps() {
+        let notice =
+            "cannot reach the server at 127.0.0.1:7411: connect to 127.0.0.1:7411: Connection refused; "
+            + "trying again in 1 s (Ctrl-C stops)"
+        let lines = notice.wrapped(columns: 30)
+        #expect(lines.allSatisfy { $0.displayWidth <= 30 }, "\(lines)")
+        #expect(lines.joined(separator: " ") == notice)
+        #expect(lines.first == "cannot reach the server at")
+        #expect("abcdefgh ij".wrapped(columns: 3) == ["abc", "def", "gh", "ij"])
+        #expect("山田 太郎".wrapped(columns: 4) == ["山田", "太郎"])
+        #expect("short".wrapped(columns: 80) == ["short"])
+        #expect("".wrapped(columns: 10) == [""])
+    }
+}

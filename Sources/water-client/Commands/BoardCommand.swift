@@ -57,8 +57,13 @@ enum BoardCommand {
                 reason = error.message
             }
             let notice = "\(reason); trying again in \(delay) s (Ctrl-C stops)"
-            // On the screen the board was on; with --json, beside the JSON lines.
-            if json { Terminal.error("water-client: \(notice)") } else { Terminal.print(notice) }
+            // On the screen the board was on, broken at spaces to its width (the terminal would
+            // break it mid-word); with --json, beside the JSON lines.
+            if json {
+                Terminal.error("water-client: \(notice)")
+            } else {
+                Terminal.print(Terminal.columns.map { notice.wrapped(columns: $0).joined(separator: "\n") } ?? notice)
+            }
             sleep(delay)
             delay = min(delay * 2, 30)
         }
