@@ -1042,7 +1042,7 @@ void   water__v1__get_settings_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_settings_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[4] =
+static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[7] =
 {
   {
     "entry_id",
@@ -1092,17 +1092,56 @@ static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drink",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WaterEntry, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "factor_hundredths",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WaterEntry, factor_hundredths),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "counted_ml",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WaterEntry, counted_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__water_entry__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   2,   /* field[2] = at_unix_ms */
+  6,   /* field[6] = counted_ml */
   3,   /* field[3] = date */
+  4,   /* field[4] = drink */
   0,   /* field[0] = entry_id */
+  5,   /* field[5] = factor_hundredths */
 };
 static const ProtobufCIntRange water__v1__water_entry__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__v1__water_entry__descriptor =
 {
@@ -1112,14 +1151,14 @@ const ProtobufCMessageDescriptor water__v1__water_entry__descriptor =
   "Water__V1__WaterEntry",
   "water.v1",
   sizeof(Water__V1__WaterEntry),
-  4,
+  7,
   water__v1__water_entry__field_descriptors,
   water__v1__water_entry__field_indices_by_name,
   1,  water__v1__water_entry__number_ranges,
   (ProtobufCMessageInit) water__v1__water_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[8] =
+static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[9] =
 {
   {
     "date",
@@ -1217,6 +1256,18 @@ static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "raw_ml",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__DaySummary, raw_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__day_summary__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
@@ -1226,12 +1277,13 @@ static const unsigned water__v1__day_summary__field_indices_by_name[] = {
   2,   /* field[2] = goal_ml */
   4,   /* field[4] = percent */
   3,   /* field[3] = progress */
+  8,   /* field[8] = raw_ml */
   5,   /* field[5] = remaining_ml */
 };
 static const ProtobufCIntRange water__v1__day_summary__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor water__v1__day_summary__descriptor =
 {
@@ -1241,7 +1293,7 @@ const ProtobufCMessageDescriptor water__v1__day_summary__descriptor =
   "Water__V1__DaySummary",
   "water.v1",
   sizeof(Water__V1__DaySummary),
-  8,
+  9,
   water__v1__day_summary__field_descriptors,
   water__v1__day_summary__field_indices_by_name,
   1,  water__v1__day_summary__number_ranges,
@@ -1325,7 +1377,7 @@ const ProtobufCMessageDescriptor water__v1__settings__descriptor =
   (ProtobufCMessageInit) water__v1__settings__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descriptors[4] =
 {
   {
     "entry_id",
@@ -1363,16 +1415,29 @@ static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drink",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__LogWaterRequest, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__log_water_request__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   2,   /* field[2] = at_unix_ms */
+  3,   /* field[3] = drink */
   0,   /* field[0] = entry_id */
 };
 static const ProtobufCIntRange water__v1__log_water_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor =
 {
@@ -1382,7 +1447,7 @@ const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor =
   "Water__V1__LogWaterRequest",
   "water.v1",
   sizeof(Water__V1__LogWaterRequest),
-  3,
+  4,
   water__v1__log_water_request__field_descriptors,
   water__v1__log_water_request__field_indices_by_name,
   1,  water__v1__log_water_request__number_ranges,

@@ -178,6 +178,42 @@ let clientCommandLine = ProgramSpec(
             options: [dayOption],
             examples: ["habit uncheck Read --day 2026-11-29"]),
         CommandSpec("habit rm", "NAME|ID", summary: "remove a habit", examples: ["habit rm Read"]),
+        // After habit's: the completions know an option's values by its name alone, and habit's
+        // --icon has choices where a drink's is free text.
+        CommandSpec(
+            "drink ls", summary: "the household's drinks and how each counts",
+            details: """
+                Lists the household's drinks, each with its hydration factor: an entry of ML
+                millilitres counts round(ML x factor) toward the goal, halves away from zero. The
+                defaults are the Beverage Hydration Index's (Maughan et al., Am J Clin Nutr 2016).
+                """,
+            examples: ["drink ls"]),
+        CommandSpec(
+            "drink add", "NAME", summary: "add a drink (admins)",
+            details: """
+                Adds a drink: NAME is a-z, 0-9 and -, at most 15 characters; its factor is 0.10 to
+                2.00, at most two decimals.
+                """,
+            options: [
+                OptionSpec("factor", "F", "how it counts against water (0.10-2.00; water is 1.00)"),
+                OptionSpec("icon", "ICON", "a short icon, like an emoji"),
+            ],
+            examples: ["drink add cocoa --factor 1.20", "drink add kombucha --factor 0.95 --icon 🍶"]),
+        CommandSpec(
+            "drink set", "NAME", summary: "change a drink's factor or icon (admins; past days keep theirs)",
+            details: """
+                Changes how a drink counts from now on: every drink already logged keeps the factor it
+                was logged at, so no past day changes.
+                """,
+            options: [
+                OptionSpec("factor", "F", "the new factor (0.10-2.00)"),
+                OptionSpec("icon", "ICON", "the new icon"),
+            ],
+            examples: ["drink set coffee --factor 0.95"]),
+        CommandSpec(
+            "drink rm", "NAME", summary: "remove a drink (admins; water stays)",
+            details: "Removes a drink; drinks already logged keep it. Water cannot be removed.",
+            examples: ["drink rm sports"]),
         CommandSpec(
             "member add", "NAME", summary: "add a member (admins)",
             details: "Adds a member; their password is asked for twice, or read from standard input.",
@@ -211,9 +247,9 @@ let clientCommandLine = ProgramSpec(
         CommandSpec(
             "export", summary: "your whole history out (admins: the household's)",
             details: """
-                Writes your whole history (entries, each day's goal, your usual cup, habits and
-                check-ins); admins may export the whole household (a member whose archive cannot be
-                read is named on standard error and left out).
+                Writes your whole history (entries with their drink and factor, each day's goal, your
+                usual cup, habits and check-ins); admins may export the whole household (a member whose
+                archive cannot be read is named on standard error and left out).
                 """,
             options: [
                 OptionSpec("format", "FORMAT", "json (default) or csv", choices: ["json", "csv"]),

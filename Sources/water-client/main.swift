@@ -46,6 +46,7 @@ do {
     case "goal": try WaterCommands.goal(&invocation)
     case "cup": try WaterCommands.cup(&invocation)
     case "zone": try WaterCommands.zone(&invocation)
+    case "drink": try DrinkCommands.run(&invocation, action: action)
     case "board": try BoardCommand.run(&invocation)
     case "member": try MemberCommands.run(&invocation, action: action)
     case "todo": try TodoCommand.run(&invocation, action: action)

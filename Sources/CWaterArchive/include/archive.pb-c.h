@@ -17,6 +17,8 @@ PROTOBUF_C__BEGIN_DECLS
 
 typedef struct Water__Archive__V1__JournalRecord Water__Archive__V1__JournalRecord;
 typedef struct Water__Archive__V1__StoredEntry Water__Archive__V1__StoredEntry;
+typedef struct Water__Archive__V1__DrinkKind Water__Archive__V1__DrinkKind;
+typedef struct Water__Archive__V1__StoredDrink Water__Archive__V1__StoredDrink;
 typedef struct Water__Archive__V1__GoalChange Water__Archive__V1__GoalChange;
 typedef struct Water__Archive__V1__StoredHabit Water__Archive__V1__StoredHabit;
 typedef struct Water__Archive__V1__StoredTodo Water__Archive__V1__StoredTodo;
@@ -114,7 +116,15 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * id: the token's digest
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_ENDED = 20
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_ENDED = 20,
+  /*
+   * drink: added, or its new factor and icon
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_SET = 21,
+  /*
+   * text: the drink's name
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_REMOVED = 22
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -152,10 +162,11 @@ struct  Water__Archive__V1__JournalRecord
   uint32_t position;
   Water__Archive__V1__StoredAccount *account;
   Water__Archive__V1__StoredSession *session;
+  Water__Archive__V1__StoredDrink *drink;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL }
 
 
 struct  Water__Archive__V1__StoredEntry
@@ -164,10 +175,48 @@ struct  Water__Archive__V1__StoredEntry
   ProtobufCBinaryData id;
   int32_t amount_ml;
   int64_t at_unix_ms;
+  /*
+   * The drink and its factor in hundredths when the entry was logged. Empty and 0 (every
+   * entry written before drinks existed): water at 100.
+   */
+  char *drink;
+  uint32_t factor_hundredths;
 };
 #define WATER__ARCHIVE__V1__STORED_ENTRY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_entry__descriptor) \
-    , {0,NULL}, 0, 0 }
+    , {0,NULL}, 0, 0, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * A drink and the factor one or more entries were logged at.
+ */
+struct  Water__Archive__V1__DrinkKind
+{
+  ProtobufCMessage base;
+  char *name;
+  uint32_t factor_hundredths;
+};
+#define WATER__ARCHIVE__V1__DRINK_KIND__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__drink_kind__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * One of the household's drinks (DATA/accounts).
+ */
+struct  Water__Archive__V1__StoredDrink
+{
+  ProtobufCMessage base;
+  char *name;
+  /*
+   * 10 to 200: 139 is 1.39.
+   */
+  uint32_t factor_hundredths;
+  char *icon;
+};
+#define WATER__ARCHIVE__V1__STORED_DRINK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_drink__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__Archive__V1__GoalChange
@@ -255,10 +304,21 @@ struct  Water__Archive__V1__EntryColumns
    */
   size_t n_id_tails;
   ProtobufCBinaryData *id_tails;
+  /*
+   * Empty when every entry is water at 100 (and in every archive from before drinks);
+   * otherwise one per entry: 0 is water at 100, n is drink_kinds[n - 1].
+   */
+  size_t n_drink_index;
+  uint32_t *drink_index;
+  /*
+   * Distinct drink and factor pairs other than water at 100, first use first.
+   */
+  size_t n_drink_kinds;
+  Water__Archive__V1__DrinkKind **drink_kinds;
 };
 #define WATER__ARCHIVE__V1__ENTRY_COLUMNS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__entry_columns__descriptor) \
-    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
 
 
 /*
@@ -375,10 +435,16 @@ struct  Water__Archive__V1__AccountsSnapshot
   Water__Archive__V1__StoredAccount **accounts;
   size_t n_sessions;
   Water__Archive__V1__StoredSession **sessions;
+  /*
+   * The household's drinks, in the order they were added. Empty (a household from before
+   * drinks existed): the defaults, which is what a new household starts with.
+   */
+  size_t n_drinks;
+  Water__Archive__V1__StoredDrink **drinks;
 };
 #define WATER__ARCHIVE__V1__ACCOUNTS_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__accounts_snapshot__descriptor) \
-    , 0, 0, 0, 0,NULL, 0,NULL }
+    , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL }
 
 
 /* Water__Archive__V1__JournalRecord methods */
@@ -418,6 +484,44 @@ Water__Archive__V1__StoredEntry *
                       const uint8_t       *data);
 void   water__archive__v1__stored_entry__free_unpacked
                      (Water__Archive__V1__StoredEntry *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__DrinkKind methods */
+void   water__archive__v1__drink_kind__init
+                     (Water__Archive__V1__DrinkKind         *message);
+size_t water__archive__v1__drink_kind__get_packed_size
+                     (const Water__Archive__V1__DrinkKind   *message);
+size_t water__archive__v1__drink_kind__pack
+                     (const Water__Archive__V1__DrinkKind   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__drink_kind__pack_to_buffer
+                     (const Water__Archive__V1__DrinkKind   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__DrinkKind *
+       water__archive__v1__drink_kind__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__drink_kind__free_unpacked
+                     (Water__Archive__V1__DrinkKind *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredDrink methods */
+void   water__archive__v1__stored_drink__init
+                     (Water__Archive__V1__StoredDrink         *message);
+size_t water__archive__v1__stored_drink__get_packed_size
+                     (const Water__Archive__V1__StoredDrink   *message);
+size_t water__archive__v1__stored_drink__pack
+                     (const Water__Archive__V1__StoredDrink   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_drink__pack_to_buffer
+                     (const Water__Archive__V1__StoredDrink   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredDrink *
+       water__archive__v1__stored_drink__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_drink__free_unpacked
+                     (Water__Archive__V1__StoredDrink *message,
                       ProtobufCAllocator *allocator);
 /* Water__Archive__V1__GoalChange methods */
 void   water__archive__v1__goal_change__init
@@ -598,6 +702,12 @@ typedef void (*Water__Archive__V1__JournalRecord_Closure)
 typedef void (*Water__Archive__V1__StoredEntry_Closure)
                  (const Water__Archive__V1__StoredEntry *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__DrinkKind_Closure)
+                 (const Water__Archive__V1__DrinkKind *message,
+                  void *closure_data);
+typedef void (*Water__Archive__V1__StoredDrink_Closure)
+                 (const Water__Archive__V1__StoredDrink *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__GoalChange_Closure)
                  (const Water__Archive__V1__GoalChange *message,
                   void *closure_data);
@@ -634,6 +744,8 @@ typedef void (*Water__Archive__V1__AccountsSnapshot_Closure)
 extern const ProtobufCEnumDescriptor    water__archive__v1__record_kind__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__drink_kind__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_drink__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__goal_change__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_habit__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descriptor;

@@ -61,10 +61,21 @@ struct  Water__V1__WaterEntry
    * The member's local date of at_unix_ms, "YYYY-MM-DD".
    */
   char *date;
+  /*
+   * The drink (drinks.proto) and its factor in hundredths as they were when the entry was
+   * logged; an entry from before drinks existed is "water" at 100.
+   */
+  char *drink;
+  uint32_t factor_hundredths;
+  /*
+   * What the entry counts toward the goal: round(amount_ml x factor_hundredths / 100), halves
+   * away from zero.
+   */
+  int32_t counted_ml;
 };
 #define WATER__V1__WATER_ENTRY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__water_entry__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /*
@@ -77,6 +88,9 @@ struct  Water__V1__DaySummary
    * "YYYY-MM-DD" in the member's time zone.
    */
   char *date;
+  /*
+   * What counts toward the goal: the sum of the entries' counted_ml.
+   */
   int32_t amount_ml;
   /*
    * The goal in force on that day.
@@ -99,10 +113,14 @@ struct  Water__V1__DaySummary
    */
   uint32_t count;
   protobuf_c_boolean goal_met;
+  /*
+   * The sum of the entries' amount_ml, as drunk.
+   */
+  int32_t raw_ml;
 };
 #define WATER__V1__DAY_SUMMARY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__day_summary__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 
 struct  Water__V1__Settings
@@ -140,10 +158,16 @@ struct  Water__V1__LogWaterRequest
    * 0: the server's now. Never later than now (a clock skew of 2 minutes is allowed).
    */
   int64_t at_unix_ms;
+  /*
+   * One of the household's drinks (ListDrinks), logged at its factor of now. Empty: water
+   * (what a client from before drinks sends). A drink the household does not have is
+   * INVALID_ARGUMENT naming the drinks it has.
+   */
+  char *drink;
 };
 #define WATER__V1__LOG_WATER_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__log_water_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__LogWaterResponse

@@ -24,12 +24,16 @@ public struct WaterDiary: Hashable, Sendable {
     private var days: [LocalDate: DayTotal] = [:]
 
     private struct DayTotal: Hashable, Sendable {
+        /// What counts toward the goal.
         var amountMillilitres: Int32 = 0
+        var rawMillilitres: Int32 = 0
         var count: Int32 = 0
 
-        mutating func add(_ amount: Int32, count: Int32) {
-            amountMillilitres += amount
-            self.count += count
+        /// Adds (`sign` 1) or takes away (-1) one entry.
+        mutating func add(_ entry: WaterEntry, sign: Int32) {
+            amountMillilitres += sign * entry.countedMillilitres
+            rawMillilitres += sign * entry.amountMillilitres
+            count += sign
         }
     }
 
@@ -61,7 +65,8 @@ public struct WaterDiary: Hashable, Sendable {
         let total = days[date]
         return WaterDay(
             date: date, amountMillilitres: total?.amountMillilitres ?? 0,
-            goalMillilitres: goals.goalMillilitres(on: date), count: Int(total?.count ?? 0))
+            goalMillilitres: goals.goalMillilitres(on: date), count: Int(total?.count ?? 0),
+            rawMillilitres: total?.rawMillilitres ?? 0)
     }
 
     /// The day's entries, newest first.
@@ -149,18 +154,22 @@ public struct WaterDiary: Hashable, Sendable {
 
     // MARK: Validating requests
 
-    /// What logging a drink means. `amount` nil is the usual cup, `unixMilliseconds` nil is now.
-    public func validateLog(id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, now: Int64)
-        throws(DomainError) -> LogDecision
-    {
+    /// What logging a drink means. `amount` nil is the usual cup, `unixMilliseconds` nil is now,
+    /// `drink` nil is water; the entry keeps the drink's factor of now.
+    public func validateLog(
+        id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, drink: Drink? = nil, now: Int64
+    ) throws(DomainError) -> LogDecision {
         let entry = WaterEntry(
             id: id, amountMillilitres: amountMillilitres ?? usualCupMillilitres,
-            unixMilliseconds: unixMilliseconds ?? now)
+            unixMilliseconds: unixMilliseconds ?? now, drink: drink?.name ?? Drink.waterName,
+            factorHundredths: drink?.factorHundredths ?? HydrationFactor.water)
         if let existing = self.entry(id) {
-            // A replay may leave out what the original left out; what it states must match.
+            // A replay may leave out what the original left out; what it states must match
+            // (a replay's drink by name: its factor may have changed since).
             let sameAmount = amountMillilitres.map { $0 == existing.amountMillilitres } ?? true
             let sameTime = unixMilliseconds.map { $0 == existing.unixMilliseconds } ?? true
-            guard sameAmount && sameTime else {
+            let sameDrink = drink.map { $0.name == existing.drink } ?? true
+            guard sameAmount && sameTime && sameDrink else {
                 throw DomainError(.conflict, field: "entry_id", "entry id \(id) is already used for another drink")
             }
             return .duplicate(existing)
@@ -306,12 +315,12 @@ public struct WaterDiary: Hashable, Sendable {
     }
 
     private mutating func add(_ entry: WaterEntry) {
-        days[date(of: entry), default: DayTotal()].add(entry.amountMillilitres, count: 1)
+        days[date(of: entry), default: DayTotal()].add(entry, sign: 1)
     }
 
     private mutating func remove(_ entry: WaterEntry) {
         let date = date(of: entry)
-        days[date]?.add(-entry.amountMillilitres, count: -1)
+        days[date]?.add(entry, sign: -1)
         if days[date]?.count == 0 { days[date] = nil }
     }
 
@@ -329,11 +338,14 @@ public struct WaterDiary: Hashable, Sendable {
         hasher.combine(entries)
     }
 
-    /// The seed's load-time checks: goal and cup in range, amounts in range, ids unique.
+    /// The seed's load-time checks: goal and cup in range, amounts and factors in range, ids unique.
     public var isValid: Bool {
         WaterLimits.usualCupMillilitres.contains(usualCupMillilitres)
             && GoalHistory(changes: goals.changes) != nil
-            && entries.allSatisfy { WaterLimits.amountMillilitres.contains($0.amountMillilitres) }
+            && entries.allSatisfy {
+                WaterLimits.amountMillilitres.contains($0.amountMillilitres)
+                    && HydrationFactor.allowedHundredths.contains($0.factorHundredths) && Drink.isValidName($0.drink)
+            }
             && byID.count == entries.count && byTime.count == entries.count
             && zip(byID, byID.dropFirst()).allSatisfy { entries[Int($0)].id < entries[Int($1)].id }
     }

@@ -6,6 +6,8 @@ import CWaterProto
 /// when only the name is known (the fuzzer, tests, tools).
 public enum GeneratedMessages {
     public static let byProtoName: [String: any ProtoMessage.Type] = [
+        "water.v1.AddDrinkRequest": WaterV1.AddDrinkRequest.self,
+        "water.v1.AddDrinkResponse": WaterV1.AddDrinkResponse.self,
         "water.v1.AddHabitRequest": WaterV1.AddHabitRequest.self,
         "water.v1.AddHabitResponse": WaterV1.AddHabitResponse.self,
         "water.v1.AddMemberRequest": WaterV1.AddMemberRequest.self,
@@ -25,6 +27,7 @@ public enum GeneratedMessages {
         "water.v1.DeleteTodoResponse": WaterV1.DeleteTodoResponse.self,
         "water.v1.DeleteWaterRequest": WaterV1.DeleteWaterRequest.self,
         "water.v1.DeleteWaterResponse": WaterV1.DeleteWaterResponse.self,
+        "water.v1.Drink": WaterV1.Drink.self,
         "water.v1.EditWaterRequest": WaterV1.EditWaterRequest.self,
         "water.v1.EditWaterResponse": WaterV1.EditWaterResponse.self,
         "water.v1.ExportRequest": WaterV1.ExportRequest.self,
@@ -45,6 +48,8 @@ public enum GeneratedMessages {
         "water.v1.HandshakeResponse": WaterV1.HandshakeResponse.self,
         "water.v1.ImportRequest": WaterV1.ImportRequest.self,
         "water.v1.ImportResponse": WaterV1.ImportResponse.self,
+        "water.v1.ListDrinksRequest": WaterV1.ListDrinksRequest.self,
+        "water.v1.ListDrinksResponse": WaterV1.ListDrinksResponse.self,
         "water.v1.ListHabitWeekRequest": WaterV1.ListHabitWeekRequest.self,
         "water.v1.ListHabitWeekResponse": WaterV1.ListHabitWeekResponse.self,
         "water.v1.ListMembersRequest": WaterV1.ListMembersRequest.self,
@@ -61,6 +66,8 @@ public enum GeneratedMessages {
         "water.v1.MemberHistory": WaterV1.MemberHistory.self,
         "water.v1.MoveTodoRequest": WaterV1.MoveTodoRequest.self,
         "water.v1.MoveTodoResponse": WaterV1.MoveTodoResponse.self,
+        "water.v1.RemoveDrinkRequest": WaterV1.RemoveDrinkRequest.self,
+        "water.v1.RemoveDrinkResponse": WaterV1.RemoveDrinkResponse.self,
         "water.v1.RemoveMemberRequest": WaterV1.RemoveMemberRequest.self,
         "water.v1.RemoveMemberResponse": WaterV1.RemoveMemberResponse.self,
         "water.v1.RenameMemberRequest": WaterV1.RenameMemberRequest.self,
@@ -69,6 +76,8 @@ public enum GeneratedMessages {
         "water.v1.ResetPasswordRequest": WaterV1.ResetPasswordRequest.self,
         "water.v1.ResetPasswordResponse": WaterV1.ResetPasswordResponse.self,
         "water.v1.ResponseEnvelope": WaterV1.ResponseEnvelope.self,
+        "water.v1.SetDrinkRequest": WaterV1.SetDrinkRequest.self,
+        "water.v1.SetDrinkResponse": WaterV1.SetDrinkResponse.self,
         "water.v1.SetGoalRequest": WaterV1.SetGoalRequest.self,
         "water.v1.SetGoalResponse": WaterV1.SetGoalResponse.self,
         "water.v1.SetTimeZoneRequest": WaterV1.SetTimeZoneRequest.self,

@@ -17,12 +17,25 @@ extension WaterV1 {
         /// The member's local date of at_unix_ms, "YYYY-MM-DD".
         public var date: String
 
+        /// The drink (drinks.proto) and its factor in hundredths as they were when the entry was
+        /// logged; an entry from before drinks existed is "water" at 100.
+        public var drink: String
+
+        public var factorHundredths: UInt32
+
+        /// What the entry counts toward the goal: round(amount_ml x factor_hundredths / 100), halves
+        /// away from zero.
+        public var countedMl: Int32
+
         /// Creates a `WaterEntry`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, date: String = "") {
+        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, date: String = "", drink: String = "", factorHundredths: UInt32 = 0, countedMl: Int32 = 0) {
             self.entryID = entryID
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
             self.date = date
+            self.drink = drink
+            self.factorHundredths = factorHundredths
+            self.countedMl = countedMl
         }
 
         enum CodingKeys: String, CodingKey {
@@ -30,6 +43,9 @@ extension WaterV1 {
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
             case date = "date"
+            case drink = "drink"
+            case factorHundredths = "factor_hundredths"
+            case countedMl = "counted_ml"
 
             var intValue: Int? {
                 switch self {
@@ -37,6 +53,9 @@ extension WaterV1 {
                 case .amountMl: 1
                 case .atUnixMs: 2
                 case .date: 3
+                case .drink: 4
+                case .factorHundredths: 5
+                case .countedMl: 6
                 }
             }
 
@@ -46,9 +65,25 @@ extension WaterV1 {
                 case 1: self = .amountMl
                 case 2: self = .atUnixMs
                 case 3: self = .date
+                case 4: self = .drink
+                case 5: self = .factorHundredths
+                case 6: self = .countedMl
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "",
+                factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0,
+                countedMl: try container.decodeIfPresent(Int32.self, forKey: .countedMl) ?? 0)
         }
     }
 
@@ -61,6 +96,7 @@ extension WaterV1 {
         /// "YYYY-MM-DD" in the member's time zone.
         public var date: String
 
+        /// What counts toward the goal: the sum of the entries' counted_ml.
         public var amountMl: Int32
 
         /// The goal in force on that day.
@@ -80,8 +116,11 @@ extension WaterV1 {
 
         public var goalMet: Bool
 
+        /// The sum of the entries' amount_ml, as drunk.
+        public var rawMl: Int32
+
         /// Creates a `DaySummary`; omitted fields take the proto3 defaults.
-        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, progress: Double = 0, percent: UInt32 = 0, remainingMl: Int32 = 0, count: UInt32 = 0, goalMet: Bool = false) {
+        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, progress: Double = 0, percent: UInt32 = 0, remainingMl: Int32 = 0, count: UInt32 = 0, goalMet: Bool = false, rawMl: Int32 = 0) {
             self.date = date
             self.amountMl = amountMl
             self.goalMl = goalMl
@@ -90,6 +129,7 @@ extension WaterV1 {
             self.remainingMl = remainingMl
             self.count = count
             self.goalMet = goalMet
+            self.rawMl = rawMl
         }
 
         enum CodingKeys: String, CodingKey {
@@ -101,6 +141,7 @@ extension WaterV1 {
             case remainingMl = "remaining_ml"
             case count = "count"
             case goalMet = "goal_met"
+            case rawMl = "raw_ml"
 
             var intValue: Int? {
                 switch self {
@@ -112,6 +153,7 @@ extension WaterV1 {
                 case .remainingMl: 5
                 case .count: 6
                 case .goalMet: 7
+                case .rawMl: 8
                 }
             }
 
@@ -125,9 +167,25 @@ extension WaterV1 {
                 case 5: self = .remainingMl
                 case 6: self = .count
                 case 7: self = .goalMet
+                case 8: self = .rawMl
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                goalMl: try container.decodeIfPresent(Int32.self, forKey: .goalMl) ?? 0,
+                progress: try container.decodeIfPresent(Double.self, forKey: .progress) ?? 0,
+                percent: try container.decodeIfPresent(UInt32.self, forKey: .percent) ?? 0,
+                remainingMl: try container.decodeIfPresent(Int32.self, forKey: .remainingMl) ?? 0,
+                count: try container.decodeIfPresent(UInt32.self, forKey: .count) ?? 0,
+                goalMet: try container.decodeIfPresent(Bool.self, forKey: .goalMet) ?? false,
+                rawMl: try container.decodeIfPresent(Int32.self, forKey: .rawMl) ?? 0)
         }
     }
 
@@ -179,6 +237,16 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                dailyGoalMl: try container.decodeIfPresent(Int32.self, forKey: .dailyGoalMl) ?? 0,
+                usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0,
+                quickCupsMl: try container.decodeIfPresent([Int32].self, forKey: .quickCupsMl) ?? [],
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.LogWaterRequest`.
@@ -195,23 +263,31 @@ extension WaterV1 {
         /// 0: the server's now. Never later than now (a clock skew of 2 minutes is allowed).
         public var atUnixMs: Int64
 
+        /// One of the household's drinks (ListDrinks), logged at its factor of now. Empty: water
+        /// (what a client from before drinks sends). A drink the household does not have is
+        /// INVALID_ARGUMENT naming the drinks it has.
+        public var drink: String
+
         /// Creates a `LogWaterRequest`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0) {
+        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "") {
             self.entryID = entryID
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
+            self.drink = drink
         }
 
         enum CodingKeys: String, CodingKey {
             case entryID = "entry_id"
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
+            case drink = "drink"
 
             var intValue: Int? {
                 switch self {
                 case .entryID: 0
                 case .amountMl: 1
                 case .atUnixMs: 2
+                case .drink: 3
                 }
             }
 
@@ -220,9 +296,20 @@ extension WaterV1 {
                 case 0: self = .entryID
                 case 1: self = .amountMl
                 case 2: self = .atUnixMs
+                case 3: self = .drink
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "")
         }
     }
 
@@ -266,6 +353,15 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entry: try container.decodeIfPresent(WaterEntry.self, forKey: .entry),
+                day: try container.decodeIfPresent(DaySummary.self, forKey: .day),
+                duplicate: try container.decodeIfPresent(Bool.self, forKey: .duplicate) ?? false)
         }
     }
 
@@ -312,6 +408,15 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0)
+        }
     }
 
     /// The Swift form of `water.v1.EditWaterResponse`.
@@ -348,6 +453,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entry: try container.decodeIfPresent(WaterEntry.self, forKey: .entry),
+                days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [])
+        }
     }
 
     /// The Swift form of `water.v1.DeleteWaterRequest`.
@@ -378,6 +491,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "")
         }
     }
 
@@ -413,6 +533,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entry: try container.decodeIfPresent(WaterEntry.self, forKey: .entry),
+                day: try container.decodeIfPresent(DaySummary.self, forKey: .day))
         }
     }
 
@@ -460,6 +588,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entry: try container.decodeIfPresent(WaterEntry.self, forKey: .entry),
+                day: try container.decodeIfPresent(DaySummary.self, forKey: .day))
         }
     }
 
@@ -514,6 +650,15 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                day: try container.decodeIfPresent(DaySummary.self, forKey: .day),
+                entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [],
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+        }
     }
 
     /// The Swift form of `water.v1.GetHistoryRequest`.
@@ -554,6 +699,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                days: try container.decodeIfPresent(UInt32.self, forKey: .days) ?? 0,
+                includeEntries: try container.decodeIfPresent(Bool.self, forKey: .includeEntries) ?? false)
+        }
     }
 
     /// The Swift form of `water.v1.GetHistoryResponse`.
@@ -591,6 +744,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [],
+                entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [])
+        }
     }
 
     /// The Swift form of `water.v1.SetGoalRequest`.
@@ -621,6 +782,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                dailyGoalMl: try container.decodeIfPresent(Int32.self, forKey: .dailyGoalMl) ?? 0)
         }
     }
 
@@ -657,6 +825,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
+                today: try container.decodeIfPresent(DaySummary.self, forKey: .today))
+        }
     }
 
     /// The Swift form of `water.v1.SetUsualCupRequest`.
@@ -688,6 +864,13 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0)
+        }
     }
 
     /// The Swift form of `water.v1.SetUsualCupResponse`.
@@ -716,6 +899,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
         }
     }
 
@@ -748,6 +938,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
         }
     }
 
@@ -784,6 +981,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
+                today: try container.decodeIfPresent(DaySummary.self, forKey: .today))
         }
     }
 
@@ -825,6 +1030,13 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+        }
     }
 }
 
@@ -840,7 +1052,7 @@ extension WaterV1.WaterEntry: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, date: reader.value(at: 3).string)
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, date: reader.value(at: 3).string, drink: reader.value(at: 4).string, factorHundredths: reader.value(at: 5).uint32, countedMl: reader.value(at: 6).int32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -848,6 +1060,9 @@ extension WaterV1.WaterEntry: WireMessage {
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
         builder.set(.string(date), at: 3)
+        builder.set(.string(drink), at: 4)
+        builder.set(.unsigned(UInt64(factorHundredths)), at: 5)
+        builder.set(.signed(Int64(countedMl)), at: 6)
     }
 }
 
@@ -863,7 +1078,7 @@ extension WaterV1.DaySummary: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, progress: reader.value(at: 3).double, percent: reader.value(at: 4).uint32, remainingMl: reader.value(at: 5).int32, count: reader.value(at: 6).uint32, goalMet: reader.value(at: 7).bool)
+        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, progress: reader.value(at: 3).double, percent: reader.value(at: 4).uint32, remainingMl: reader.value(at: 5).int32, count: reader.value(at: 6).uint32, goalMet: reader.value(at: 7).bool, rawMl: reader.value(at: 8).int32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -875,6 +1090,7 @@ extension WaterV1.DaySummary: WireMessage {
         builder.set(.signed(Int64(remainingMl)), at: 5)
         builder.set(.unsigned(UInt64(count)), at: 6)
         builder.set(.bool(goalMet), at: 7)
+        builder.set(.signed(Int64(rawMl)), at: 8)
     }
 }
 
@@ -913,13 +1129,14 @@ extension WaterV1.LogWaterRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
+        builder.set(.string(drink), at: 3)
     }
 }
 

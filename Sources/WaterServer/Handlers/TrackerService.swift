@@ -27,12 +27,19 @@ struct TrackerService: Service {
         -> WaterV1.LogWaterResponse
     {
         let id = try recordID(request.entryID, field: "entry_id")
+        // No drink named: water (what a client from before drinks sends).
+        let drink =
+            try request.drink.isEmpty
+            ? nil
+            : archives.read(archives.accounts) { book throws(DomainError) in
+                try book.drinks.existing(request.drink)
+            }
         return try archives.commitOwnReturning(
             call,
             { archive in
                 let decision = try archive.water.validateLog(
                     id: id, amountMillilitres: request.amountMl == 0 ? nil : request.amountMl,
-                    unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs, now: call.now)
+                    unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs, drink: drink, now: call.now)
                 guard case .log(let mutation) = decision else { return Decision([], note: true) }
                 return Decision(.water(mutation), note: false)
             },

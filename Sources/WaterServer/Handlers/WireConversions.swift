@@ -7,7 +7,7 @@ enum Wire {
         WaterV1.DaySummary(
             date: day.date.description, amountMl: day.amountMillilitres, goalMl: day.goalMillilitres,
             progress: day.progress, percent: UInt32(day.percent), remainingMl: day.remainingMillilitres,
-            count: UInt32(day.count), goalMet: day.isGoalMet)
+            count: UInt32(day.count), goalMet: day.isGoalMet, rawMl: day.rawMillilitres)
     }
 
     /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
@@ -16,7 +16,14 @@ enum Wire {
         let canonical = text.flatMap { text in text.utf8.contains { (0x41...0x46).contains($0) } ? nil : text }
         return WaterV1.WaterEntry(
             entryID: canonical ?? entry.id.description, amountMl: entry.amountMillilitres,
-            atUnixMs: entry.unixMilliseconds, date: water.date(of: entry).description)
+            atUnixMs: entry.unixMilliseconds, date: water.date(of: entry).description, drink: entry.drink,
+            factorHundredths: UInt32(entry.factorHundredths), countedMl: entry.countedMillilitres)
+    }
+
+    static func drinks(_ list: DrinkList) -> [WaterV1.Drink] {
+        list.drinks.map {
+            WaterV1.Drink(name: $0.name, factorHundredths: UInt32($0.factorHundredths), icon: $0.icon)
+        }
     }
 
     static func settings(_ water: WaterDiary) -> WaterV1.Settings {

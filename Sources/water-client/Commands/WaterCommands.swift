@@ -36,7 +36,8 @@ enum WaterCommands {
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
             let verb = response.duplicate ? "already logged" : "logged"
-            return "\(verb) \(entry.amountMl) ml \(Format.when(entry, zone: zone)) (\(Format.shortID(entry.entryID)))\n"
+            return
+                "\(verb) \(Format.drink(entry)) \(Format.when(entry, zone: zone)) (\(Format.shortID(entry.entryID)))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
         }
     }
@@ -151,6 +152,7 @@ enum WaterCommands {
                 )
             }
             let zone = ZoneInfo.system.zone(named: zoneName) ?? Invocation.localZone
+            if let mix = Format.mix(response.entries) { lines.append(mix) }
             lines += response.entries.map { Format.entry($0, zone: zone) }
             return lines.joined(separator: "\n")
         }

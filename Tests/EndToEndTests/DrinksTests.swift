@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import WaterCore
+import WaterProtocol
+
+/// Drinks through the real binaries (issue 20): the household's list, how each drink counts,
+/// and a family's day checked against figures worked out by hand.
+@Suite("Drinks, end to end")
+struct DrinksTests {
+    @Test("admins keep the list; members read it and are refused changes (77); water stays (65)")
+    func householdList() throws {
+        let server = try ServerProcess.fresh(["--clock", "\(thursday)"])
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let listed = try mum.run(["drink", "ls"])
+        #expect(
+            listed.output
+                == "water      1.00\nsparkling  0.98\ntea        1.00\ncoffee     0.91\nmilk       1.50\n"
+                + "juice      1.39\nsports     1.02\nors        1.54\n", "\(listed.output)")
+        let added = try mum.json(
+            WaterV1.AddDrinkResponse.self, ["drink", "add", "cocoa", "--factor", "1.2", "--icon", "🍫"])
+        #expect(added.drinks.last == WaterV1.Drink(name: "cocoa", factorHundredths: 120, icon: "🍫"))
+        let set = try mum.json(WaterV1.SetDrinkResponse.self, ["drink", "set", "coffee", "--factor", "0.95"])
+        #expect(set.drinks.first { $0.name == "coffee" }?.factorHundredths == 95)
+        let removed = try mum.json(WaterV1.RemoveDrinkResponse.self, ["drink", "rm", "sports"])
+        #expect(!removed.drinks.contains { $0.name == "sports" })
+
+        let water = try mum.run(["drink", "rm", "water"])
+        #expect(water.status == 65 && water.error.contains("water cannot be removed"), "\(water.error)")
+        let outOfRange = try mum.run(["drink", "add", "syrup", "--factor", "2.5"])
+        #expect(outOfRange.status == 65 && outOfRange.error.contains("between 0.10 and 2.00"), "\(outOfRange.error)")
+        let threeDecimals = try mum.run(["drink", "add", "syrup", "--factor", "1.234"])
+        #expect(threeDecimals.status == 64, "\(threeDecimals.error)")
+        #expect(try mum.run(["drink", "add", "syrup"]).status == 64)
+
+        #expect(try mum.run(["member", "add", "ben", "--password-stdin"], input: "ben-password-1\n").status == 0)
+        let ben = server.cli("ben")
+        #expect(try ben.run(["login", "ben", "--password-stdin"], input: "ben-password-1\n").status == 0)
+        #expect(try ben.json(WaterV1.ListDrinksResponse.self, ["drink", "ls"]).drinks.map(\.name).contains("cocoa"))
+        for change in [
+            ["drink", "add", "soda", "--factor", "0.9"], ["drink", "set", "tea", "--factor", "2"],
+            ["drink", "rm", "tea"],
+        ] {
+            #expect(try ben.run(change).status == 77, "\(change)")
+        }
+        // A restart keeps the list as changed.
+        let again = try server.restarted(["--clock", "\(thursday)"])
+        let mumAgain = again.cli("mum")
+        #expect(try mumAgain.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let afterRestart = try mumAgain.json(WaterV1.ListDrinksResponse.self, ["drink", "ls"])
+        #expect(
+            afterRestart.drinks.map(\.name) == ["water", "sparkling", "tea", "coffee", "milk", "juice", "ors", "cocoa"])
+        #expect(again.stop() == 0)
+    }
+
+    @Test("an export from before drinks imports as water at 1.00")
+    func oldExportIsWater() throws {
+        let server = try ServerProcess.fresh(["--clock", "\(thursday)"])
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let folder = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
+        // The CSV and JSON the export wrote before drinks existed.
+        try """
+        kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color
+        entry,mum,0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e,2026-11-26,1795710000000,250,,,,
+
+        """.write(toFile: "\(folder)/old.csv", atomically: true, encoding: .utf8)
+        try """
+        [{"member":{"member_id":1,"username":"mum","display_name":"mum","role":"ROLE_ADMIN","time_zone":"UTC"},\
+        "settings":{"daily_goal_ml":2000,"usual_cup_ml":250,"quick_cups_ml":[150,250,350],"time_zone":"UTC"},\
+        "entries":[{"entry_id":"0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5f","amount_ml":330,"at_unix_ms":1795711000000,\
+        "date":"2026-11-26"}],"goals":[],"habits":[]}]
+        """.write(toFile: "\(folder)/old.json", atomically: true, encoding: .utf8)
+        for file in ["old.csv", "old.json"] {
+            let imported = try mum.run(["import", "\(folder)/\(file)"])
+            #expect(imported.status == 0, "\(file): \(imported.error)")
+        }
+        let today = try mum.json(WaterV1.GetTodayResponse.self, ["today"])
+        #expect(
+            today.entries.map(\.drink) == ["water", "water"] && today.entries.map(\.factorHundredths) == [100, 100])
+        #expect(today.day?.amountMl == 580 && today.day?.rawMl == 580)
+        #expect(server.stop() == 0)
+    }
+}
