@@ -1429,7 +1429,7 @@ const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
   (ProtobufCMessageInit) water__archive__v1__entry_columns__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[8] =
+static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[9] =
 {
   {
     "last_sequence",
@@ -1527,6 +1527,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "usual_drink",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__MemberSnapshot, usual_drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__member_snapshot__field_indices_by_name[] = {
   5,   /* field[5] = entries */
@@ -1537,11 +1549,12 @@ static const unsigned water__archive__v1__member_snapshot__field_indices_by_name
   0,   /* field[0] = last_sequence */
   3,   /* field[3] = time_zone */
   2,   /* field[2] = usual_cup_ml */
+  8,   /* field[8] = usual_drink */
 };
 static const ProtobufCIntRange water__archive__v1__member_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor =
 {
@@ -1551,7 +1564,7 @@ const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor
   "Water__Archive__V1__MemberSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__MemberSnapshot),
-  8,
+  9,
   water__archive__v1__member_snapshot__field_descriptors,
   water__archive__v1__member_snapshot__field_indices_by_name,
   1,  water__archive__v1__member_snapshot__number_ranges,
@@ -1905,7 +1918,7 @@ const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descript
   (ProtobufCMessageInit) water__archive__v1__accounts_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[23] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[24] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -1930,11 +1943,12 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_SESSION_ENDED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_ENDED", 20 },
   { "RECORD_KIND_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_SET", 21 },
   { "RECORD_KIND_DRINK_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_REMOVED", 22 },
+  { "RECORD_KIND_USUAL_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET", 23 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{0, 23}
+{0, 0},{0, 24}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[23] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[24] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
@@ -1959,6 +1973,7 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_TODO_MOVED", 14 },
   { "RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_USUAL_CUP_SET", 5 },
+  { "RECORD_KIND_USUAL_DRINK_SET", 23 },
 };
 const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
 {
@@ -1967,9 +1982,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  23,
+  24,
   water__archive__v1__record_kind__enum_values_by_number,
-  23,
+  24,
   water__archive__v1__record_kind__enum_values_by_name,
   1,
   water__archive__v1__record_kind__value_ranges,

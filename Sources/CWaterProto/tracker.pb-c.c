@@ -1300,7 +1300,7 @@ const ProtobufCMessageDescriptor water__v1__day_summary__descriptor =
   (ProtobufCMessageInit) water__v1__day_summary__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[4] =
+static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[5] =
 {
   {
     "daily_goal_ml",
@@ -1350,17 +1350,30 @@ static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[4] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "usual_drink",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Settings, usual_drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__settings__field_indices_by_name[] = {
   0,   /* field[0] = daily_goal_ml */
   2,   /* field[2] = quick_cups_ml */
   3,   /* field[3] = time_zone */
   1,   /* field[1] = usual_cup_ml */
+  4,   /* field[4] = usual_drink */
 };
 static const ProtobufCIntRange water__v1__settings__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor water__v1__settings__descriptor =
 {
@@ -1370,14 +1383,14 @@ const ProtobufCMessageDescriptor water__v1__settings__descriptor =
   "Water__V1__Settings",
   "water.v1",
   sizeof(Water__V1__Settings),
-  4,
+  5,
   water__v1__settings__field_descriptors,
   water__v1__settings__field_indices_by_name,
   1,  water__v1__settings__number_ranges,
   (ProtobufCMessageInit) water__v1__settings__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descriptors[4] =
+static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descriptors[5] =
 {
   {
     "entry_id",
@@ -1427,17 +1440,30 @@ static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "usual_drink",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__LogWaterRequest, usual_drink),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__log_water_request__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   2,   /* field[2] = at_unix_ms */
   3,   /* field[3] = drink */
   0,   /* field[0] = entry_id */
+  4,   /* field[4] = usual_drink */
 };
 static const ProtobufCIntRange water__v1__log_water_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor =
 {
@@ -1447,7 +1473,7 @@ const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor =
   "Water__V1__LogWaterRequest",
   "water.v1",
   sizeof(Water__V1__LogWaterRequest),
-  4,
+  5,
   water__v1__log_water_request__field_descriptors,
   water__v1__log_water_request__field_indices_by_name,
   1,  water__v1__log_water_request__number_ranges,
@@ -1809,7 +1835,7 @@ const ProtobufCMessageDescriptor water__v1__get_today_request__descriptor =
   (ProtobufCMessageInit) water__v1__get_today_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descriptors[4] =
 {
   {
     "day",
@@ -1847,16 +1873,29 @@ static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drinks",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__GetTodayResponse, n_drinks),
+    offsetof(Water__V1__GetTodayResponse, drinks),
+    &water__v1__drink__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__get_today_response__field_indices_by_name[] = {
   0,   /* field[0] = day */
+  3,   /* field[3] = drinks */
   1,   /* field[1] = entries */
   2,   /* field[2] = settings */
 };
 static const ProtobufCIntRange water__v1__get_today_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__get_today_response__descriptor =
 {
@@ -1866,7 +1905,7 @@ const ProtobufCMessageDescriptor water__v1__get_today_response__descriptor =
   "Water__V1__GetTodayResponse",
   "water.v1",
   sizeof(Water__V1__GetTodayResponse),
-  3,
+  4,
   water__v1__get_today_response__field_descriptors,
   water__v1__get_today_response__field_indices_by_name,
   1,  water__v1__get_today_response__number_ranges,
@@ -2064,7 +2103,7 @@ const ProtobufCMessageDescriptor water__v1__set_goal_response__descriptor =
   (ProtobufCMessageInit) water__v1__set_goal_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_descriptors[2] =
 {
   {
     "usual_cup_ml",
@@ -2078,14 +2117,27 @@ static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "usual_drink",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetUsualCupRequest, usual_drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__set_usual_cup_request__field_indices_by_name[] = {
   0,   /* field[0] = usual_cup_ml */
+  1,   /* field[1] = usual_drink */
 };
 static const ProtobufCIntRange water__v1__set_usual_cup_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__set_usual_cup_request__descriptor =
 {
@@ -2095,7 +2147,7 @@ const ProtobufCMessageDescriptor water__v1__set_usual_cup_request__descriptor =
   "Water__V1__SetUsualCupRequest",
   "water.v1",
   sizeof(Water__V1__SetUsualCupRequest),
-  1,
+  2,
   water__v1__set_usual_cup_request__field_descriptors,
   water__v1__set_usual_cup_request__field_indices_by_name,
   1,  water__v1__set_usual_cup_request__number_ranges,

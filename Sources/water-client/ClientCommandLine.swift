@@ -51,17 +51,20 @@ let clientCommandLine = ProgramSpec(
             options: [OptionSpec("password-stdin", nil, "read both passwords from standard input")],
             examples: ["passwd"]),
         CommandSpec(
-            "log", "[ML]", summary: "log a drink (default: your usual cup, now)",
+            "log", "[AMOUNT] [DRINK]", summary: "log a drink (default: your usual cup of your usual drink, now)",
             details: """
-                Logs a drink of ML millilitres (1-2000; default: your usual cup) at WHEN (default:
-                now). The reply names the day it counts on: your days follow your time zone
-                (water-client zone).
+                Logs AMOUNT of DRINK at WHEN (default: now). AMOUNT is whole millilitres (250 or
+                250ml, 1-2000) or litres and centilitres as a bottle says them (0.5l, 33cl); without
+                it, your usual cup. DRINK is one of the household's drinks (water-client drink ls);
+                without it, your usual drink (cup --drink). What it counts toward your goal is
+                round(AMOUNT x the drink's factor). The reply names the day it counts on: your days
+                follow your time zone (water-client zone).
                 """,
             options: [
                 OptionSpec("at", "WHEN", "when: 21:30, \"yesterday 21:30\", \"2026-11-30 21:30\" or ISO 8601"),
                 OptionSpec("id", "UUID", "replay a drink with a known id: it is never counted twice"),
             ],
-            examples: ["log", "log 330", "log 250 --at \"yesterday 21:30\""]),
+            examples: ["log", "log 200 tea", "log tea", "log 33cl juice", "log 250 --at \"yesterday 21:30\""]),
         CommandSpec(
             "undo", summary: "remove the drink you logged last",
             details: """
@@ -108,9 +111,13 @@ let clientCommandLine = ProgramSpec(
                 "Shows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
             examples: ["goal", "goal 2500"]),
         CommandSpec(
-            "cup", "[ML]", summary: "show or set your usual cup (1-2000 ml)",
-            details: "Shows or sets your usual cup (1-2000 ml), what log logs without an amount, and the quick cups.",
-            examples: ["cup", "cup 330"]),
+            "cup", "[ML]", summary: "show or set your usual cup (1-2000 ml) and drink",
+            details: """
+                Shows or sets your usual cup (1-2000 ml), what log logs without an amount, and your
+                usual drink (--drink), what log logs without a drink; and the quick cups.
+                """,
+            options: [OptionSpec("drink", "DRINK", "your usual drink, one of the household's (default water)")],
+            examples: ["cup", "cup 330", "cup --drink tea"]),
         CommandSpec(
             "zone", "[ZONE]", summary: "show or move your days' time zone",
             details: """

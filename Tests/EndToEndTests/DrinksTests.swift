@@ -81,4 +81,55 @@ struct DrinksTests {
         #expect(today.day?.amountMl == 580 && today.day?.rawMl == 580)
         #expect(server.stop() == 0)
     }
+
+    @Test(
+        "log [AMOUNT] [DRINK]: what each form logs and counts; anything else is 64, too much or an unknown drink 65",
+        arguments: [
+            (["200", "tea"], 0, 200, "tea", 200), (["tea"], 0, 250, "tea", 250), (["300"], 0, 300, "water", 300),
+            ([], 0, 250, "water", 250), (["0.5l", "juice"], 0, 500, "juice", 695), (["33cl"], 0, 330, "water", 330),
+            (["milk", "200"], 0, 200, "milk", 300), (["250mL"], 0, 250, "water", 250),
+            (["1.5L", "sparkling"], 0, 1500, "sparkling", 1470), (["50", "coffee"], 0, 50, "coffee", 46),
+            (["2.5l"], 65, 0, "", 0), (["2001"], 65, 0, "", 0), (["0"], 65, 0, "", 0),
+            (["lemonade"], 65, 0, "", 0), (["12x"], 64, 0, "", 0), (["0.3333l"], 64, 0, "", 0),
+            (["1", "2"], 64, 0, "", 0), (["tea", "milk"], 64, 0, "", 0),
+        ] as [([String], Int32, Int32, String, Int32)])
+    func logGrammar(words: [String], status: Int32, raw: Int32, drink: String, counted: Int32) throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let logged = try mum.run(["--json", "log"] + words)
+        #expect(logged.status == status, "log \(words): \(logged.error)")
+        if status == 0 {
+            let entry = try JSONDecoder().decode(WaterV1.LogWaterResponse.self, from: Data(logged.output.utf8)).entry
+            #expect(entry?.amountMl == raw && entry?.drink == drink && entry?.countedMl == counted, "log \(words)")
+        } else {
+            #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.isEmpty, "log \(words) wrote")
+        }
+        if words == ["lemonade"] {
+            #expect(logged.error.contains("it has water, sparkling, tea, coffee, milk, juice, sports, ors"))
+        }
+        #expect(server.stop() == 0)
+    }
+
+    @Test("cup --drink sets the usual drink; one the household has since removed is refused with what to do")
+    func usualDrink() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let set = try mum.json(WaterV1.SetUsualCupResponse.self, ["cup", "--drink", "coffee"])
+        #expect(set.settings?.usualDrink == "coffee" && set.settings?.usualCupMl == 250)
+        #expect(try mum.run(["cup"]).output == "usual cup: 250 ml of coffee\nquick cups: 150 250 350 ml\n")
+        // 250 ml at 0.91 is 227.5: halves away from zero, 228.
+        let logged = try mum.json(WaterV1.LogWaterResponse.self, ["log"])
+        #expect(logged.entry?.drink == "coffee" && logged.entry?.countedMl == 228 && logged.day?.amountMl == 228)
+        #expect(try mum.run(["cup", "--drink", "lemonade"]).status == 65)
+        #expect(try mum.run(["drink", "rm", "coffee"]).status == 0)
+        let refused = try mum.run(["log"])
+        #expect(
+            refused.status == 65 && refused.error.contains("your usual drink, coffee, is no longer"), "\(refused.error)"
+        )
+        #expect(try mum.run(["log", "tea"]).status == 0)
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 228 + 250)
+        #expect(server.stop() == 0)
+    }
 }

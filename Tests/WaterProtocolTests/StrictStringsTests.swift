@@ -47,7 +47,7 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.GetTodayRequest", []),
     ("water.v1.GetHistoryRequest", []),
     ("water.v1.SetGoalRequest", []),
-    ("water.v1.SetUsualCupRequest", []),
+    ("water.v1.SetUsualCupRequest", ["usual_drink"]),
     ("water.v1.GetSettingsRequest", []),
     ("water.v1.SetTimeZoneRequest", ["time_zone"]),
     ("water.v1.ListDrinksRequest", []),
@@ -72,7 +72,8 @@ private let rows: [(message: String, fields: [String])] = [
         "water.v1.ImportRequest",
         [
             "history.member.username", "history.member.display_name", "history.member.time_zone",
-            "history.settings.time_zone", "history.entries.entry_id", "history.entries.date", "history.entries.drink",
+            "history.settings.time_zone", "history.settings.usual_drink", "history.entries.entry_id",
+            "history.entries.date", "history.entries.drink",
             "history.goals.date",
             "history.habits.habit.habit_id", "history.habits.habit.name", "history.habits.checked_dates",
         ]

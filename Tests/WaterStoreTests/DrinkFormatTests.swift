@@ -34,6 +34,7 @@ struct DrinkFormatTests {
         #expect(last == 2)
         #expect(archive.water.entries.map(\.amountMillilitres) == [250, 330])
         #expect(archive.water.entries.allSatisfy { $0.drink == "water" && $0.factorHundredths == 100 })
+        #expect(archive.water.usualDrink == "water")
         let day = archive.water.day(archive.water.date(of: archive.water.entries[0]))
         #expect((day.amountMillilitres, day.rawMillilitres) == (580, 580))
         let record = WaterArchiveV1.JournalRecord(
@@ -65,6 +66,10 @@ struct DrinkFormatTests {
                 factorHundredths: 150),
         ]
         for entry in entries { archive.apply(.water(.logged(entry))) }
+        archive.apply(.water(.usualDrinkSet("tea")))
+        let usual = MemberArchive.encodeRecord(.water(.usualDrinkSet("tea")), sequence: 6)
+        #expect(
+            try MemberArchive.decodeRecord(usual[...], context: Self.context).mutation == .water(.usualDrinkSet("tea")))
         let body = archive.encodeSnapshot(lastSequence: 5, journalGeneration: 1)
         let (read, _, _) = try MemberArchive.decodeSnapshot(
             body, version: MemberArchive.snapshotVersion, context: Self.context)

@@ -124,7 +124,11 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * text: the drink's name
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_REMOVED = 22
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_REMOVED = 22,
+  /*
+   * text: the drink's name
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET = 23
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -354,10 +358,14 @@ struct  Water__Archive__V1__MemberSnapshot
    */
   size_t n_entry_rows;
   Water__Archive__V1__StoredEntry **entry_rows;
+  /*
+   * What `log` logs when no drink is named; empty (an archive from before drinks): water.
+   */
+  char *usual_drink;
 };
 #define WATER__ARCHIVE__V1__MEMBER_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__member_snapshot__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string }
 
 
 /*

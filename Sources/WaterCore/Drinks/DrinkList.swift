@@ -50,7 +50,13 @@ public struct DrinkList: Hashable, Sendable {
         -> DrinkMutation
     {
         var drink = try existing(name, field: "name")
-        if let factorHundredths { drink.factorHundredths = factorHundredths }
+        if let factorHundredths, factorHundredths != drink.factorHundredths {
+            guard drink.name != Drink.waterName else {
+                throw .invalid(
+                    "factor_hundredths", "water's factor stays 1.00: it is what every other drink is measured against")
+            }
+            drink.factorHundredths = factorHundredths
+        }
         if let icon { drink.icon = icon }
         return .set(try Self.checked(drink, field: ""))
     }
@@ -90,9 +96,10 @@ public struct DrinkList: Hashable, Sendable {
         }
     }
 
-    /// Names valid and unique, water present, factors in range.
+    /// Names valid and unique, water present at 1.00, factors in range.
     public var isValid: Bool {
-        Set(names).count == drinks.count && drink(named: Drink.waterName) != nil
+        Set(names).count == drinks.count
+            && drink(named: Drink.waterName)?.factorHundredths == HydrationFactor.water
             && drinks.allSatisfy {
                 Drink.isValidName($0.name) && HydrationFactor.allowedHundredths.contains($0.factorHundredths)
             }

@@ -8,6 +8,8 @@ public struct WaterDiary: Hashable, Sendable {
     public static let earliestUnixMilliseconds: Int64 = 946_684_800_000
 
     public private(set) var usualCupMillilitres = WaterLimits.defaultUsualCupMillilitres
+    /// A ``Drink`` name; water unless the member chose another.
+    public private(set) var usualDrink = Drink.waterName
     public private(set) var timeZone: MemberTimeZone
     public private(set) var goals = GoalHistory()
     /// Every entry, in the order it was logged.
@@ -223,6 +225,23 @@ public struct WaterDiary: Hashable, Sendable {
         return .goalSet(goal, from: today(atUnixMilliseconds: now))
     }
 
+    /// The drink `log` logs when none is named, checked against the household's `drinks`.
+    public func validateUsualDrink(_ name: String, in drinks: DrinkList) throws(DomainError) -> WaterMutation {
+        .usualDrinkSet(try drinks.existing(name, field: "usual_drink").name)
+    }
+
+    /// The member's usual drink as the household has it now.
+    /// - Throws: INVALID_ARGUMENT when the household has removed it since it was chosen.
+    public func usualDrink(in drinks: DrinkList) throws(DomainError) -> Drink {
+        guard let drink = drinks.drink(named: usualDrink) else {
+            throw .invalid(
+                "usual_drink",
+                "your usual drink, \(usualDrink), is no longer one of the household's drinks; choose another with "
+                    + "water-client cup --drink DRINK (it has \(drinks.names.joined(separator: ", ")))")
+        }
+        return drink
+    }
+
     public func validateUsualCup(_ cup: Int32) throws(DomainError) -> WaterMutation {
         guard WaterLimits.usualCupMillilitres.contains(cup) else {
             throw .invalid("usual_cup_ml", "a usual cup must be between 1 and 2000 ml, got \(cup)")
@@ -287,6 +306,8 @@ public struct WaterDiary: Hashable, Sendable {
             goals.set(goal, from: from)
         case .usualCupSet(let cup):
             usualCupMillilitres = cup
+        case .usualDrinkSet(let drink):
+            usualDrink = drink
         case .timeZoneSet(let zone):
             timeZone = zone
             days = [:]
@@ -327,12 +348,13 @@ public struct WaterDiary: Hashable, Sendable {
     /// Two diaries are equal when their settings, goals and entries are: the per-day index is
     /// derived from those, and its order depends on the history of edits.
     public static func == (lhs: WaterDiary, rhs: WaterDiary) -> Bool {
-        lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.timeZone == rhs.timeZone && lhs.goals == rhs.goals
-            && lhs.entries == rhs.entries
+        lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.usualDrink == rhs.usualDrink
+            && lhs.timeZone == rhs.timeZone && lhs.goals == rhs.goals && lhs.entries == rhs.entries
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(usualCupMillilitres)
+        hasher.combine(usualDrink)
         hasher.combine(timeZone)
         hasher.combine(goals)
         hasher.combine(entries)
@@ -340,7 +362,7 @@ public struct WaterDiary: Hashable, Sendable {
 
     /// The seed's load-time checks: goal and cup in range, amounts and factors in range, ids unique.
     public var isValid: Bool {
-        WaterLimits.usualCupMillilitres.contains(usualCupMillilitres)
+        WaterLimits.usualCupMillilitres.contains(usualCupMillilitres) && Drink.isValidName(usualDrink)
             && GoalHistory(changes: goals.changes) != nil
             && entries.allSatisfy {
                 WaterLimits.amountMillilitres.contains($0.amountMillilitres)

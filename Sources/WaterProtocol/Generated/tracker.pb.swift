@@ -204,12 +204,16 @@ extension WaterV1 {
 
         public var timeZone: String
 
+        /// The drink `log` logs when none is named (LogWaterRequest.usual_drink); "water" unless set.
+        public var usualDrink: String
+
         /// Creates a `Settings`; omitted fields take the proto3 defaults.
-        public init(dailyGoalMl: Int32 = 0, usualCupMl: Int32 = 0, quickCupsMl: [Int32] = [], timeZone: String = "") {
+        public init(dailyGoalMl: Int32 = 0, usualCupMl: Int32 = 0, quickCupsMl: [Int32] = [], timeZone: String = "", usualDrink: String = "") {
             self.dailyGoalMl = dailyGoalMl
             self.usualCupMl = usualCupMl
             self.quickCupsMl = quickCupsMl
             self.timeZone = timeZone
+            self.usualDrink = usualDrink
         }
 
         enum CodingKeys: String, CodingKey {
@@ -217,6 +221,7 @@ extension WaterV1 {
             case usualCupMl = "usual_cup_ml"
             case quickCupsMl = "quick_cups_ml"
             case timeZone = "time_zone"
+            case usualDrink = "usual_drink"
 
             var intValue: Int? {
                 switch self {
@@ -224,6 +229,7 @@ extension WaterV1 {
                 case .usualCupMl: 1
                 case .quickCupsMl: 2
                 case .timeZone: 3
+                case .usualDrink: 4
                 }
             }
 
@@ -233,6 +239,7 @@ extension WaterV1 {
                 case 1: self = .usualCupMl
                 case 2: self = .quickCupsMl
                 case 3: self = .timeZone
+                case 4: self = .usualDrink
                 default: return nil
                 }
             }
@@ -245,7 +252,8 @@ extension WaterV1 {
                 dailyGoalMl: try container.decodeIfPresent(Int32.self, forKey: .dailyGoalMl) ?? 0,
                 usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0,
                 quickCupsMl: try container.decodeIfPresent([Int32].self, forKey: .quickCupsMl) ?? [],
-                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "")
         }
     }
 
@@ -268,12 +276,16 @@ extension WaterV1 {
         /// INVALID_ARGUMENT naming the drinks it has.
         public var drink: String
 
+        /// With drink empty: the member's usual drink (Settings.usual_drink) instead of water.
+        public var usualDrink: Bool
+
         /// Creates a `LogWaterRequest`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "") {
+        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "", usualDrink: Bool = false) {
             self.entryID = entryID
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
             self.drink = drink
+            self.usualDrink = usualDrink
         }
 
         enum CodingKeys: String, CodingKey {
@@ -281,6 +293,7 @@ extension WaterV1 {
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
             case drink = "drink"
+            case usualDrink = "usual_drink"
 
             var intValue: Int? {
                 switch self {
@@ -288,6 +301,7 @@ extension WaterV1 {
                 case .amountMl: 1
                 case .atUnixMs: 2
                 case .drink: 3
+                case .usualDrink: 4
                 }
             }
 
@@ -297,6 +311,7 @@ extension WaterV1 {
                 case 1: self = .amountMl
                 case 2: self = .atUnixMs
                 case 3: self = .drink
+                case 4: self = .usualDrink
                 default: return nil
                 }
             }
@@ -309,7 +324,8 @@ extension WaterV1 {
                 entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
                 amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
                 atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
-                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "")
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "",
+                usualDrink: try container.decodeIfPresent(Bool.self, forKey: .usualDrink) ?? false)
         }
     }
 
@@ -621,23 +637,29 @@ extension WaterV1 {
 
         public var settings: Settings?
 
+        /// The household's drinks (as ListDrinks answers), for a client to keep for when it is offline.
+        public var drinks: [Drink]
+
         /// Creates a `GetTodayResponse`; omitted fields take the proto3 defaults.
-        public init(day: DaySummary? = nil, entries: [WaterEntry] = [], settings: Settings? = nil) {
+        public init(day: DaySummary? = nil, entries: [WaterEntry] = [], settings: Settings? = nil, drinks: [Drink] = []) {
             self.day = day
             self.entries = entries
             self.settings = settings
+            self.drinks = drinks
         }
 
         enum CodingKeys: String, CodingKey {
             case day = "day"
             case entries = "entries"
             case settings = "settings"
+            case drinks = "drinks"
 
             var intValue: Int? {
                 switch self {
                 case .day: 0
                 case .entries: 1
                 case .settings: 2
+                case .drinks: 3
                 }
             }
 
@@ -646,6 +668,7 @@ extension WaterV1 {
                 case 0: self = .day
                 case 1: self = .entries
                 case 2: self = .settings
+                case 3: self = .drinks
                 default: return nil
                 }
             }
@@ -657,7 +680,8 @@ extension WaterV1 {
             self.init(
                 day: try container.decodeIfPresent(DaySummary.self, forKey: .day),
                 entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [],
-                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
+                drinks: try container.decodeIfPresent([Drink].self, forKey: .drinks) ?? [])
         }
     }
 
@@ -841,25 +865,33 @@ extension WaterV1 {
         public typealias Response = SetUsualCupResponse
         public static let method = MethodTable.shared.method(calledBy: protoName)
 
+        /// 1 to 2000; 0 with usual_drink set keeps the cup.
         public var usualCupMl: Int32
 
+        /// One of the household's drinks, or empty to keep the usual drink.
+        public var usualDrink: String
+
         /// Creates a `SetUsualCupRequest`; omitted fields take the proto3 defaults.
-        public init(usualCupMl: Int32 = 0) {
+        public init(usualCupMl: Int32 = 0, usualDrink: String = "") {
             self.usualCupMl = usualCupMl
+            self.usualDrink = usualDrink
         }
 
         enum CodingKeys: String, CodingKey {
             case usualCupMl = "usual_cup_ml"
+            case usualDrink = "usual_drink"
 
             var intValue: Int? {
                 switch self {
                 case .usualCupMl: 0
+                case .usualDrink: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .usualCupMl
+                case 1: self = .usualDrink
                 default: return nil
                 }
             }
@@ -869,7 +901,8 @@ extension WaterV1 {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
-                usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0)
+                usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0,
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "")
         }
     }
 
@@ -1106,7 +1139,7 @@ extension WaterV1.Settings: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string)
+        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string, usualDrink: reader.value(at: 4).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1114,6 +1147,7 @@ extension WaterV1.Settings: WireMessage {
         builder.set(.signed(Int64(usualCupMl)), at: 1)
         builder.setNumbers(quickCupsMl, at: 2)
         builder.set(.string(timeZone), at: 3)
+        builder.set(.string(usualDrink), at: 4)
     }
 }
 
@@ -1129,7 +1163,7 @@ extension WaterV1.LogWaterRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string)
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string, usualDrink: reader.value(at: 4).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1137,6 +1171,7 @@ extension WaterV1.LogWaterRequest: WireMessage {
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
         builder.set(.string(drink), at: 3)
+        builder.set(.bool(usualDrink), at: 4)
     }
 }
 
@@ -1315,13 +1350,14 @@ extension WaterV1.GetTodayResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(day: reader.message(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self), settings: reader.message(at: 2, as: WaterV1.Settings.self))
+        self.init(day: reader.message(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self), settings: reader.message(at: 2, as: WaterV1.Settings.self), drinks: reader.messages(at: 3, as: WaterV1.Drink.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = day { builder.setMessage(value, at: 0) }
         builder.setMessages(entries, at: 1)
         if let value = settings { builder.setMessage(value, at: 2) }
+        builder.setMessages(drinks, at: 3)
     }
 }
 
@@ -1420,11 +1456,12 @@ extension WaterV1.SetUsualCupRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(usualCupMl: reader.value(at: 0).int32)
+        self.init(usualCupMl: reader.value(at: 0).int32, usualDrink: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(usualCupMl)), at: 0)
+        builder.set(.string(usualDrink), at: 1)
     }
 }
 

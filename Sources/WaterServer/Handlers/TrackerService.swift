@@ -27,16 +27,16 @@ struct TrackerService: Service {
         -> WaterV1.LogWaterResponse
     {
         let id = try recordID(request.entryID, field: "entry_id")
-        // No drink named: water (what a client from before drinks sends).
-        let drink =
-            try request.drink.isEmpty
-            ? nil
-            : archives.read(archives.accounts) { book throws(DomainError) in
-                try book.drinks.existing(request.drink)
-            }
+        // No drink named and not the usual one: water (what a client from before drinks sends),
+        // with no look at the household's list.
+        let drinks =
+            request.drink.isEmpty && !request.usualDrink ? nil : try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitOwnReturning(
             call,
             { archive in
+                let drink = try drinks.map { (drinks) throws(DomainError) in
+                    try request.drink.isEmpty ? archive.water.usualDrink(in: drinks) : drinks.existing(request.drink)
+                }
                 let decision = try archive.water.validateLog(
                     id: id, amountMillilitres: request.amountMl == 0 ? nil : request.amountMl,
                     unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs, drink: drink, now: call.now)
@@ -95,12 +95,13 @@ struct TrackerService: Service {
     }
 
     func today(_ request: WaterV1.GetTodayRequest, _ call: CallContext) throws(WaterError) -> WaterV1.GetTodayResponse {
-        try archives.read(try archives.own(call)) { archive in
+        let drinks = try archives.read(archives.accounts) { Wire.drinks($0.drinks) }
+        return try archives.read(try archives.own(call)) { archive in
             let today = archive.water.today(atUnixMilliseconds: call.now)
             return WaterV1.GetTodayResponse(
                 day: Wire.day(archive.water.day(today)),
                 entries: archive.water.entries(on: today).map { Wire.entry($0, in: archive.water) },
-                settings: Wire.settings(archive.water))
+                settings: Wire.settings(archive.water), drinks: drinks)
         }
     }
 
@@ -138,8 +139,18 @@ struct TrackerService: Service {
     func setUsualCup(_ request: WaterV1.SetUsualCupRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.SetUsualCupResponse
     {
-        try archives.commitOwnReturning(
-            call, { archive in Decision([.water(try archive.water.validateUsualCup(request.usualCupMl))]) },
+        // 0 keeps the cup only when a drink is given: alone it is still the mistake it always was.
+        let keepsCup = request.usualCupMl == 0 && !request.usualDrink.isEmpty
+        let drinks = request.usualDrink.isEmpty ? nil : try archives.read(archives.accounts) { $0.drinks }
+        return try archives.commitOwnReturning(
+            call,
+            { archive in
+                let cup = keepsCup ? [] : [MemberMutation.water(try archive.water.validateUsualCup(request.usualCupMl))]
+                let drink = try drinks.map {
+                    [MemberMutation.water(try archive.water.validateUsualDrink(request.usualDrink, in: $0))]
+                }
+                return Decision(cup + (drink ?? []))
+            },
             result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive.water)) })
     }
 

@@ -29,7 +29,7 @@ enum Wire {
     static func settings(_ water: WaterDiary) -> WaterV1.Settings {
         WaterV1.Settings(
             dailyGoalMl: water.dailyGoalMillilitres, usualCupMl: water.usualCupMillilitres,
-            quickCupsMl: water.quickCupsMillilitres, timeZone: water.timeZone.identifier)
+            quickCupsMl: water.quickCupsMillilitres, timeZone: water.timeZone.identifier, usualDrink: water.usualDrink)
     }
 
     static func member(_ account: Account) -> WaterV1.Member {

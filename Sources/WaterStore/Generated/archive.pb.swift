@@ -83,8 +83,11 @@ extension WaterArchiveV1 {
         /// text: the drink's name
         public static let drinkRemoved = RecordKind(rawValue: 22)
 
+        /// text: the drink's name
+        public static let usualDrinkSet = RecordKind(rawValue: 23)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -112,6 +115,7 @@ extension WaterArchiveV1 {
             case 20: "RECORD_KIND_SESSION_ENDED"
             case 21: "RECORD_KIND_DRINK_SET"
             case 22: "RECORD_KIND_DRINK_REMOVED"
+            case 23: "RECORD_KIND_USUAL_DRINK_SET"
             default: nil
             }
         }
@@ -748,8 +752,11 @@ extension WaterArchiveV1 {
         /// Format version 1: the entries one message each, 16-byte ids and all.
         public var entryRows: [StoredEntry]
 
+        /// What `log` logs when no drink is named; empty (an archive from before drinks): water.
+        public var usualDrink: String
+
         /// Creates a `MemberSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "") {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.usualCupMl = usualCupMl
@@ -758,6 +765,7 @@ extension WaterArchiveV1 {
             self.entries = entries
             self.habits = habits
             self.entryRows = entryRows
+            self.usualDrink = usualDrink
         }
 
         enum CodingKeys: String, CodingKey {
@@ -769,6 +777,7 @@ extension WaterArchiveV1 {
             case entries = "entries"
             case habits = "habits"
             case entryRows = "entry_rows"
+            case usualDrink = "usual_drink"
 
             var intValue: Int? {
                 switch self {
@@ -780,6 +789,7 @@ extension WaterArchiveV1 {
                 case .entries: 5
                 case .habits: 6
                 case .entryRows: 7
+                case .usualDrink: 8
                 }
             }
 
@@ -793,6 +803,7 @@ extension WaterArchiveV1 {
                 case 5: self = .entries
                 case 6: self = .habits
                 case 7: self = .entryRows
+                case 8: self = .usualDrink
                 default: return nil
                 }
             }
@@ -809,7 +820,8 @@ extension WaterArchiveV1 {
                 goalChanges: try container.decodeIfPresent([GoalChange].self, forKey: .goalChanges) ?? [],
                 entries: try container.decodeIfPresent(EntryColumns.self, forKey: .entries),
                 habits: try container.decodeIfPresent([StoredHabit].self, forKey: .habits) ?? [],
-                entryRows: try container.decodeIfPresent([StoredEntry].self, forKey: .entryRows) ?? [])
+                entryRows: try container.decodeIfPresent([StoredEntry].self, forKey: .entryRows) ?? [],
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "")
         }
     }
 
@@ -1290,7 +1302,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1302,6 +1314,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         if let value = entries { builder.setMessage(value, at: 5) }
         builder.setMessages(habits, at: 6)
         builder.setMessages(entryRows, at: 7)
+        builder.set(.string(usualDrink), at: 8)
     }
 }
 

@@ -9,10 +9,11 @@ enum WaterCommands {
     static func log(_ invocation: inout Invocation) throws {
         let at = try invocation.arguments.option("at")
         let idText = try invocation.arguments.option("id")
-        let amount = try invocation.arguments.positional().map {
-            try drinkMl($0, hint: " (leave the amount out for your usual cup)")
-        }
+        var words: [String] = []
+        while let word = invocation.arguments.positional() { words.append(word) }
         try invocation.arguments.finish()
+        let typed = try LogGrammar(words)
+        let amount = typed.amountMillilitres
         let client = try invocation.reachableClient()
         let now = UnixTime.nowMilliseconds()
         let zone = try invocation.memberZone(client)
@@ -23,7 +24,8 @@ enum WaterCommands {
                 guard RecordID(text) != nil else { throw UsageError("--id must be a UUID, got \"\(text)\"") }
                 return text
             } ?? invocation.newID(client, at: now)
-        let request = WaterV1.LogWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time)
+        let request = WaterV1.LogWaterRequest(
+            entryID: id, amountMl: amount ?? 0, atUnixMs: time, drink: typed.name ?? "", usualDrink: typed.name == nil)
         // Kept for later, it is the drink as typed: this moment, and the usual cup as known now.
         var queued = request
         if queued.atUnixMs == 0 { queued.atUnixMs = now }
@@ -263,12 +265,13 @@ enum WaterCommands {
     }
 
     static func cup(_ invocation: inout Invocation) throws {
+        let drink = try invocation.arguments.option("drink")
         let amount = try invocation.arguments.positional().map(amountMl)
         try invocation.arguments.finish()
         let client = try invocation.client()
         let settings: WaterV1.Settings?
-        if let amount {
-            let response = try client.call(WaterV1.SetUsualCupRequest(usualCupMl: amount))
+        if amount != nil || drink != nil {
+            let response = try client.call(WaterV1.SetUsualCupRequest(usualCupMl: amount ?? 0, usualDrink: drink ?? ""))
             settings = response.settings
             invocation.output(response) { cupText(settings) }
         } else {
@@ -300,7 +303,8 @@ enum WaterCommands {
     private static func cupText(_ settings: WaterV1.Settings?) -> String {
         let usual = settings?.usualCupMl ?? 0
         let cups = (settings?.quickCupsMl ?? []).map { $0 == usual ? Format.bold("\($0)") : "\($0)" }
-        return "usual cup: \(usual) ml\nquick cups: \(cups.joined(separator: " ")) ml"
+        let drink = settings.map { $0.usualDrink.isEmpty ? "" : " of \($0.usualDrink.terminalSafe)" } ?? ""
+        return "usual cup: \(usual) ml\(drink)\nquick cups: \(cups.joined(separator: " ")) ml"
     }
 
     /// An amount in millilitres as typed: "250" or "250ml".

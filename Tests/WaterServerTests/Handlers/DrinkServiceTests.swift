@@ -97,4 +97,25 @@ struct DrinkServiceTests {
         let error = h.call(h.transfer.importHistory, WaterV1.ImportRequest(history: bad), as: h.admin).error
         #expect(error?.violations.map(\.field) == ["entries.factor_hundredths"])
     }
+
+    @Test("the usual drink is what a log without a drink logs, when asked for; water keeps 1.00")
+    func usualDrinkAndWater() throws {
+        let h = try H()
+        let set = try h.call(h.tracker.setUsualCup, WaterV1.SetUsualCupRequest(usualDrink: "juice"), as: h.admin).get()
+        #expect(set.settings?.usualDrink == "juice" && set.settings?.usualCupMl == 250)
+        let usual = try h.call(
+            h.tracker.logWater, WaterV1.LogWaterRequest(entryID: newID(), amountMl: 100, usualDrink: true), as: h.admin
+        ).get()
+        #expect(usual.entry?.drink == "juice" && usual.entry?.countedMl == 139)
+        // A client from before drinks says nothing of drinks: water, whatever the usual drink.
+        let old = try h.call(h.tracker.logWater, WaterV1.LogWaterRequest(entryID: newID(), amountMl: 100), as: h.admin)
+            .get()
+        #expect(old.entry?.drink == "water" && old.day?.amountMl == 239)
+        #expect(
+            h.call(h.tracker.setUsualCup, WaterV1.SetUsualCupRequest(), as: h.admin).error?.code == .invalidArgument)
+        let water = h.call(h.drinks.setDrink, WaterV1.SetDrinkRequest(name: "water", factorHundredths: 90), as: h.admin)
+        #expect(water.error?.violations.map(\.field) == ["factor_hundredths"])
+        let icon = try h.call(h.drinks.setDrink, WaterV1.SetDrinkRequest(name: "water", icon: "💧"), as: h.admin).get()
+        #expect(icon.drinks.first == WaterV1.Drink(name: "water", factorHundredths: 100, icon: "💧"))
+    }
 }
