@@ -22,6 +22,10 @@ public struct StatusCache: Codable, Sendable, Equatable {
     /// The days `week` or `history` last showed, oldest first.
     public var days: [WaterV1.DaySummary] = []
     public var usualCupMl: Int32 = 0
+    /// The member's usual drink and the household's drinks: what `log` logs away from the server,
+    /// and what it refuses there. Empty: not heard yet (a cache from before drinks).
+    public var usualDrink: String = ""
+    public var drinks: [WaterV1.Drink] = []
     public var habits: [WaterV1.Habit] = []
     public var todos: [WaterV1.TodoItem] = []
 
@@ -35,6 +39,25 @@ public struct StatusCache: Codable, Sendable, Equatable {
         case timeZone = "time_zone"
         case updatedAtUnixMs = "updated_at_unix_ms"
         case usualCupMl = "usual_cup_ml"
+        case usualDrink = "usual_drink"
+        case drinks
+    }
+
+    /// Reads a cache of any version: a field an older client did not write takes its default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        server = try container.decode(String.self, forKey: .server)
+        username = try container.decode(String.self, forKey: .username)
+        timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone) ?? ""
+        updatedAtUnixMs = try container.decodeIfPresent(Int64.self, forKey: .updatedAtUnixMs) ?? 0
+        today = try container.decodeIfPresent(WaterV1.DaySummary.self, forKey: .today)
+        entries = try container.decodeIfPresent([WaterV1.WaterEntry].self, forKey: .entries) ?? []
+        days = try container.decodeIfPresent([WaterV1.DaySummary].self, forKey: .days) ?? []
+        usualCupMl = try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0
+        usualDrink = try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? ""
+        drinks = try container.decodeIfPresent([WaterV1.Drink].self, forKey: .drinks) ?? []
+        habits = try container.decodeIfPresent([WaterV1.Habit].self, forKey: .habits) ?? []
+        todos = try container.decodeIfPresent([WaterV1.TodoItem].self, forKey: .todos) ?? []
     }
 
     /// Where it is kept for `server` in this environment.
@@ -96,6 +119,22 @@ public struct StatusCache: Codable, Sendable, Equatable {
         record(day: reply.day, now: now)
         entries = reply.entries
         usualCupMl = reply.settings?.usualCupMl ?? usualCupMl
+        usualDrink = reply.settings?.usualDrink ?? usualDrink
+        if !reply.drinks.isEmpty { drinks = reply.drinks }
+    }
+
+    /// What `entry` counts toward the goal: as the server said, or for a drink still waiting
+    /// here, at its drink's factor as last heard (an unknown one, or none, as water).
+    public func counted(_ entry: WaterV1.WaterEntry) -> Int32 {
+        if entry.countedMl != 0 || entry.drink.isEmpty && entry.factorHundredths == 0 {
+            return entry.countedMl != 0 ? entry.countedMl : entry.amountMl
+        }
+        let factor =
+            entry.factorHundredths != 0
+            ? Int32(clamping: entry.factorHundredths)
+            : drinks.first { $0.name == entry.drink }.map { Int32(clamping: $0.factorHundredths) }
+                ?? HydrationFactor.water
+        return HydrationFactor.counted(millilitres: entry.amountMl, hundredths: factor)
     }
 
     public mutating func forget(entryID: String) {
@@ -130,10 +169,12 @@ extension StatusCache {
                 guard let request = try? WaterV1.LogWaterRequest(serializedBytes: write.request),
                     zone.date(atUnixMilliseconds: request.atUnixMs).description == date
                 else { continue }
-                let entry = WaterV1.WaterEntry(
-                    entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs, date: date)
+                var entry = WaterV1.WaterEntry(
+                    entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs, date: date,
+                    drink: request.drink)
+                entry.countedMl = counted(entry)
                 entries.append((entry, false))
-                amount += request.amountMl
+                amount += entry.countedMl
                 count += 1
                 unsent += 1
             case .edit:
@@ -141,9 +182,12 @@ extension StatusCache {
                     let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
                 else { continue }
                 var entry = entries[index].entry
-                if request.amountMl != 0 { entry.amountMl = request.amountMl }
+                if request.amountMl != 0 {
+                    entry.amountMl = request.amountMl
+                    entry.countedMl = 0  // counted again below, at the entry's factor
+                }
                 if request.atUnixMs != 0 { entry.atUnixMs = request.atUnixMs }
-                amount -= entries[index].entry.amountMl
+                amount -= counted(entries[index].entry)
                 entries.remove(at: index)
                 unsent += 1
                 // Moved to another day: it no longer counts on this one.
@@ -151,13 +195,14 @@ extension StatusCache {
                     count -= 1
                     continue
                 }
-                amount += entry.amountMl
+                entry.countedMl = counted(entry)
+                amount += entry.countedMl
                 entries.append((entry, false))
             case .remove:
                 guard let request = try? WaterV1.DeleteWaterRequest(serializedBytes: write.request),
                     let index = entries.firstIndex(where: { $0.entry.entryID == request.entryID })
                 else { continue }
-                amount -= entries[index].entry.amountMl
+                amount -= counted(entries[index].entry)
                 count -= 1
                 entries.remove(at: index)
                 unsent += 1

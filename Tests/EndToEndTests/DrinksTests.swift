@@ -132,4 +132,32 @@ struct DrinksTests {
         #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 228 + 250)
         #expect(server.stop() == 0)
     }
+
+    @Test(
+        "away from the server, log keeps the drink as typed, counts it at its factor as last heard, and refuses one the household did not have"
+    )
+    func offline() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try OfflineTests.member(server)
+        let port = server.address.port
+        #expect(try mum.run(["cup", "--drink", "milk"]).status == 0)
+        #expect(try mum.run(["today"]).status == 0)  // what this computer knows of the household's drinks
+        #expect(server.stop() == 0)
+
+        #expect(try mum.run(["log", "200", "tea"]).status == 0)
+        let unknown = try mum.run(["log", "100", "lemonade"])
+        #expect(unknown.status == 65 && unknown.error.contains("as this computer last heard"), "\(unknown.error)")
+        #expect(try mum.run(["log"]).status == 0)  // the usual cup of the usual drink: 250 ml of milk
+        #expect(OfflineTests.queuedFiles(mum).count == 2)
+        let away = try mum.run(["today"])
+        #expect(away.output.contains("575 / 2000 ml"), "\(away.output)")
+        #expect(away.output.contains("+250 ml milk (counts 375)  (not sent yet)"), "\(away.output)")
+        #expect(try mum.run(["prompt", "--plain"]).output.hasPrefix("water 575/2000 ml"))
+
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+        #expect(try mum.run(["sync"]).status == 0)
+        let today = try mum.json(WaterV1.GetTodayResponse.self, ["today"])
+        #expect(today.entries.map(\.drink) == ["milk", "tea"] && today.day?.amountMl == 575 && today.day?.rawMl == 450)
+        #expect(server.stop() == 0)
+    }
 }

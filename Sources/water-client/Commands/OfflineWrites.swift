@@ -203,7 +203,8 @@ struct WriteWords {
         case .log:
             guard let request = try? WaterV1.LogWaterRequest(serializedBytes: write.request) else { break }
             return
-                "log \(request.amountMl == 0 ? "your usual cup" : "\(request.amountMl) ml") \(when(request.atUnixMs))"
+                "log \(request.amountMl == 0 ? "your usual cup" : "\(request.amountMl) ml")"
+                + (request.drink.isEmpty ? "" : " \(request.drink.terminalSafe)") + " \(when(request.atUnixMs))"
         case .edit:
             guard let request = try? WaterV1.EditWaterRequest(serializedBytes: write.request) else { break }
             let amount = request.amountMl == 0 ? "" : " to \(request.amountMl) ml"

@@ -30,6 +30,7 @@ enum WaterCommands {
         var queued = request
         if queued.atUnixMs == 0 { queued.atUnixMs = now }
         if queued.amountMl == 0, let cup = invocation.cachedStatus()?.usualCupMl, cup != 0 { queued.amountMl = cup }
+        if client == nil { try checkOffline(&queued, invocation.cachedStatus()) }
         guard let response = try invocation.callOrQueue(client, .log, request, queued: queued) else { return }
         invocation.updateCache { cache in
             cache.record(day: response.day, now: now)
@@ -41,6 +42,22 @@ enum WaterCommands {
             return
                 "\(verb) \(Format.drink(entry)) \(Format.when(entry, zone: zone)) (\(Format.shortID(entry.entryID)))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
+        }
+    }
+
+    /// Away from the server, the drink as typed: the usual drink as last heard, and refused (65)
+    /// when the household did not have it as last heard, as the server would refuse it.
+    private static func checkOffline(_ queued: inout WaterV1.LogWaterRequest, _ cache: StatusCache?) throws {
+        guard let cache, !cache.drinks.isEmpty else { return }  // nothing heard yet: the server decides
+        if queued.drink.isEmpty && queued.usualDrink && !cache.usualDrink.isEmpty {
+            queued.drink = cache.usualDrink
+            queued.usualDrink = false
+        }
+        guard queued.drink.isEmpty || cache.drinks.contains(where: { $0.name == queued.drink }) else {
+            throw WaterError(
+                .invalidArgument,
+                "the household has no drink called \(queued.drink.terminalSafe), as this computer last heard; it has "
+                    + cache.drinks.map(\.name.terminalSafe).joined(separator: ", ") + " (nothing was saved)")
         }
     }
 
