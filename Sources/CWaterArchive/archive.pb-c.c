@@ -52,6 +52,51 @@ void   water__archive__v1__journal_record__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__journal_record__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__stored_cup__init
+                     (Water__Archive__V1__StoredCup         *message)
+{
+  static const Water__Archive__V1__StoredCup init_value = WATER__ARCHIVE__V1__STORED_CUP__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_cup__get_packed_size
+                     (const Water__Archive__V1__StoredCup *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_cup__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_cup__pack
+                     (const Water__Archive__V1__StoredCup *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_cup__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_cup__pack_to_buffer
+                     (const Water__Archive__V1__StoredCup *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_cup__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredCup *
+       water__archive__v1__stored_cup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredCup *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_cup__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_cup__free_unpacked
+                     (Water__Archive__V1__StoredCup *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_cup__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__stored_entry__init
                      (Water__Archive__V1__StoredEntry         *message)
 {
@@ -592,7 +637,7 @@ void   water__archive__v1__accounts_snapshot__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__accounts_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[17] =
+static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[18] =
 {
   {
     "sequence",
@@ -798,11 +843,24 @@ static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "cup",
+    18,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, cup),
+    &water__archive__v1__stored_cup__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__journal_record__field_indices_by_name[] = {
   14,   /* field[14] = account */
   5,   /* field[5] = amount_ml */
   12,   /* field[12] = at_unix_ms */
+  17,   /* field[17] = cup */
   8,   /* field[8] = day */
   10,   /* field[10] = done */
   16,   /* field[16] = drink */
@@ -821,7 +879,7 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
 static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 17 }
+  { 0, 18 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor =
 {
@@ -831,11 +889,75 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   "Water__Archive__V1__JournalRecord",
   "water.archive.v1",
   sizeof(Water__Archive__V1__JournalRecord),
-  17,
+  18,
   water__archive__v1__journal_record__field_descriptors,
   water__archive__v1__journal_record__field_indices_by_name,
   1,  water__archive__v1__journal_record__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__journal_record__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__stored_cup__field_descriptors[3] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCup, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "amount_ml",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCup, amount_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "drink",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCup, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_cup__field_indices_by_name[] = {
+  1,   /* field[1] = amount_ml */
+  2,   /* field[2] = drink */
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange water__archive__v1__stored_cup__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_cup__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredCup",
+  "StoredCup",
+  "Water__Archive__V1__StoredCup",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredCup),
+  3,
+  water__archive__v1__stored_cup__field_descriptors,
+  water__archive__v1__stored_cup__field_indices_by_name,
+  1,  water__archive__v1__stored_cup__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_cup__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__stored_entry__field_descriptors[5] =
@@ -1429,7 +1551,7 @@ const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
   (ProtobufCMessageInit) water__archive__v1__entry_columns__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[9] =
+static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[10] =
 {
   {
     "last_sequence",
@@ -1539,8 +1661,21 @@ static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "cups",
+    10,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__MemberSnapshot, n_cups),
+    offsetof(Water__Archive__V1__MemberSnapshot, cups),
+    &water__archive__v1__stored_cup__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__member_snapshot__field_indices_by_name[] = {
+  9,   /* field[9] = cups */
   5,   /* field[5] = entries */
   7,   /* field[7] = entry_rows */
   4,   /* field[4] = goal_changes */
@@ -1554,7 +1689,7 @@ static const unsigned water__archive__v1__member_snapshot__field_indices_by_name
 static const ProtobufCIntRange water__archive__v1__member_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor =
 {
@@ -1564,7 +1699,7 @@ const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor
   "Water__Archive__V1__MemberSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__MemberSnapshot),
-  9,
+  10,
   water__archive__v1__member_snapshot__field_descriptors,
   water__archive__v1__member_snapshot__field_indices_by_name,
   1,  water__archive__v1__member_snapshot__number_ranges,
@@ -1918,7 +2053,7 @@ const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descript
   (ProtobufCMessageInit) water__archive__v1__accounts_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[24] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[26] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -1944,15 +2079,19 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_SET", 21 },
   { "RECORD_KIND_DRINK_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_REMOVED", 22 },
   { "RECORD_KIND_USUAL_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET", 23 },
+  { "RECORD_KIND_CUP_SAVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_SAVED", 24 },
+  { "RECORD_KIND_CUP_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED", 25 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{0, 24}
+{0, 0},{0, 26}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[24] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[26] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
   { "RECORD_KIND_ACCOUNT_REMOVED", 18 },
+  { "RECORD_KIND_CUP_REMOVED", 25 },
+  { "RECORD_KIND_CUP_SAVED", 24 },
   { "RECORD_KIND_DRINK_REMOVED", 22 },
   { "RECORD_KIND_DRINK_SET", 21 },
   { "RECORD_KIND_ENTRY_DELETED", 3 },
@@ -1982,9 +2121,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  24,
+  26,
   water__archive__v1__record_kind__enum_values_by_number,
-  24,
+  26,
   water__archive__v1__record_kind__enum_values_by_name,
   1,
   water__archive__v1__record_kind__value_ranges,

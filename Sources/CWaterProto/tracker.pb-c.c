@@ -7,6 +7,51 @@
 #endif
 
 #include "tracker.pb-c.h"
+void   water__v1__cup__init
+                     (Water__V1__Cup         *message)
+{
+  static const Water__V1__Cup init_value = WATER__V1__CUP__INIT;
+  *message = init_value;
+}
+size_t water__v1__cup__get_packed_size
+                     (const Water__V1__Cup *message)
+{
+  assert(message->base.descriptor == &water__v1__cup__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__cup__pack
+                     (const Water__V1__Cup *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__cup__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__cup__pack_to_buffer
+                     (const Water__V1__Cup *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__cup__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__Cup *
+       water__v1__cup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__Cup *)
+     protobuf_c_message_unpack (&water__v1__cup__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__cup__free_unpacked
+                     (Water__V1__Cup *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__cup__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__v1__water_entry__init
                      (Water__V1__WaterEntry         *message)
 {
@@ -1042,6 +1087,250 @@ void   water__v1__get_settings_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_settings_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__add_cup_request__init
+                     (Water__V1__AddCupRequest         *message)
+{
+  static const Water__V1__AddCupRequest init_value = WATER__V1__ADD_CUP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__add_cup_request__get_packed_size
+                     (const Water__V1__AddCupRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__add_cup_request__pack
+                     (const Water__V1__AddCupRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__add_cup_request__pack_to_buffer
+                     (const Water__V1__AddCupRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__AddCupRequest *
+       water__v1__add_cup_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__AddCupRequest *)
+     protobuf_c_message_unpack (&water__v1__add_cup_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__add_cup_request__free_unpacked
+                     (Water__V1__AddCupRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__add_cup_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__add_cup_response__init
+                     (Water__V1__AddCupResponse         *message)
+{
+  static const Water__V1__AddCupResponse init_value = WATER__V1__ADD_CUP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__add_cup_response__get_packed_size
+                     (const Water__V1__AddCupResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__add_cup_response__pack
+                     (const Water__V1__AddCupResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__add_cup_response__pack_to_buffer
+                     (const Water__V1__AddCupResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__AddCupResponse *
+       water__v1__add_cup_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__AddCupResponse *)
+     protobuf_c_message_unpack (&water__v1__add_cup_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__add_cup_response__free_unpacked
+                     (Water__V1__AddCupResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__add_cup_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__remove_cup_request__init
+                     (Water__V1__RemoveCupRequest         *message)
+{
+  static const Water__V1__RemoveCupRequest init_value = WATER__V1__REMOVE_CUP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__remove_cup_request__get_packed_size
+                     (const Water__V1__RemoveCupRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__remove_cup_request__pack
+                     (const Water__V1__RemoveCupRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__remove_cup_request__pack_to_buffer
+                     (const Water__V1__RemoveCupRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__RemoveCupRequest *
+       water__v1__remove_cup_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__RemoveCupRequest *)
+     protobuf_c_message_unpack (&water__v1__remove_cup_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__remove_cup_request__free_unpacked
+                     (Water__V1__RemoveCupRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__remove_cup_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__remove_cup_response__init
+                     (Water__V1__RemoveCupResponse         *message)
+{
+  static const Water__V1__RemoveCupResponse init_value = WATER__V1__REMOVE_CUP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__remove_cup_response__get_packed_size
+                     (const Water__V1__RemoveCupResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__remove_cup_response__pack
+                     (const Water__V1__RemoveCupResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__remove_cup_response__pack_to_buffer
+                     (const Water__V1__RemoveCupResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__RemoveCupResponse *
+       water__v1__remove_cup_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__RemoveCupResponse *)
+     protobuf_c_message_unpack (&water__v1__remove_cup_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__remove_cup_response__free_unpacked
+                     (Water__V1__RemoveCupResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor water__v1__cup__field_descriptors[3] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Cup, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "amount_ml",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Cup, amount_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "drink",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Cup, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__cup__field_indices_by_name[] = {
+  1,   /* field[1] = amount_ml */
+  2,   /* field[2] = drink */
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange water__v1__cup__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__v1__cup__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.Cup",
+  "Cup",
+  "Water__V1__Cup",
+  "water.v1",
+  sizeof(Water__V1__Cup),
+  3,
+  water__v1__cup__field_descriptors,
+  water__v1__cup__field_indices_by_name,
+  1,  water__v1__cup__number_ranges,
+  (ProtobufCMessageInit) water__v1__cup__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[7] =
 {
   {
@@ -1300,7 +1589,7 @@ const ProtobufCMessageDescriptor water__v1__day_summary__descriptor =
   (ProtobufCMessageInit) water__v1__day_summary__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[6] =
 {
   {
     "daily_goal_ml",
@@ -1362,8 +1651,21 @@ static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[5] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "cups",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__Settings, n_cups),
+    offsetof(Water__V1__Settings, cups),
+    &water__v1__cup__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__settings__field_indices_by_name[] = {
+  5,   /* field[5] = cups */
   0,   /* field[0] = daily_goal_ml */
   2,   /* field[2] = quick_cups_ml */
   3,   /* field[3] = time_zone */
@@ -1373,7 +1675,7 @@ static const unsigned water__v1__settings__field_indices_by_name[] = {
 static const ProtobufCIntRange water__v1__settings__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__v1__settings__descriptor =
 {
@@ -1383,7 +1685,7 @@ const ProtobufCMessageDescriptor water__v1__settings__descriptor =
   "Water__V1__Settings",
   "water.v1",
   sizeof(Water__V1__Settings),
-  5,
+  6,
   water__v1__settings__field_descriptors,
   water__v1__settings__field_indices_by_name,
   1,  water__v1__settings__number_ranges,
@@ -2337,7 +2639,159 @@ const ProtobufCMessageDescriptor water__v1__get_settings_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_settings_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[10] =
+static const ProtobufCFieldDescriptor water__v1__add_cup_request__field_descriptors[1] =
+{
+  {
+    "cup",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddCupRequest, cup),
+    &water__v1__cup__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__add_cup_request__field_indices_by_name[] = {
+  0,   /* field[0] = cup */
+};
+static const ProtobufCIntRange water__v1__add_cup_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__add_cup_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.AddCupRequest",
+  "AddCupRequest",
+  "Water__V1__AddCupRequest",
+  "water.v1",
+  sizeof(Water__V1__AddCupRequest),
+  1,
+  water__v1__add_cup_request__field_descriptors,
+  water__v1__add_cup_request__field_indices_by_name,
+  1,  water__v1__add_cup_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__add_cup_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__add_cup_response__field_descriptors[1] =
+{
+  {
+    "settings",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddCupResponse, settings),
+    &water__v1__settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__add_cup_response__field_indices_by_name[] = {
+  0,   /* field[0] = settings */
+};
+static const ProtobufCIntRange water__v1__add_cup_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__add_cup_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.AddCupResponse",
+  "AddCupResponse",
+  "Water__V1__AddCupResponse",
+  "water.v1",
+  sizeof(Water__V1__AddCupResponse),
+  1,
+  water__v1__add_cup_response__field_descriptors,
+  water__v1__add_cup_response__field_indices_by_name,
+  1,  water__v1__add_cup_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__add_cup_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__remove_cup_request__field_descriptors[1] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__RemoveCupRequest, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__remove_cup_request__field_indices_by_name[] = {
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange water__v1__remove_cup_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__remove_cup_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.RemoveCupRequest",
+  "RemoveCupRequest",
+  "Water__V1__RemoveCupRequest",
+  "water.v1",
+  sizeof(Water__V1__RemoveCupRequest),
+  1,
+  water__v1__remove_cup_request__field_descriptors,
+  water__v1__remove_cup_request__field_indices_by_name,
+  1,  water__v1__remove_cup_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__remove_cup_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__remove_cup_response__field_descriptors[1] =
+{
+  {
+    "settings",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__RemoveCupResponse, settings),
+    &water__v1__settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__remove_cup_response__field_indices_by_name[] = {
+  0,   /* field[0] = settings */
+};
+static const ProtobufCIntRange water__v1__remove_cup_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__remove_cup_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.RemoveCupResponse",
+  "RemoveCupResponse",
+  "Water__V1__RemoveCupResponse",
+  "water.v1",
+  sizeof(Water__V1__RemoveCupResponse),
+  1,
+  water__v1__remove_cup_response__field_descriptors,
+  water__v1__remove_cup_response__field_indices_by_name,
+  1,  water__v1__remove_cup_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__remove_cup_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[12] =
 {
   { "LogWater", &water__v1__log_water_request__descriptor, &water__v1__log_water_response__descriptor },
   { "EditWater", &water__v1__edit_water_request__descriptor, &water__v1__edit_water_response__descriptor },
@@ -2349,14 +2803,18 @@ static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[10
   { "SetUsualCup", &water__v1__set_usual_cup_request__descriptor, &water__v1__set_usual_cup_response__descriptor },
   { "GetSettings", &water__v1__get_settings_request__descriptor, &water__v1__get_settings_response__descriptor },
   { "SetTimeZone", &water__v1__set_time_zone_request__descriptor, &water__v1__set_time_zone_response__descriptor },
+  { "AddCup", &water__v1__add_cup_request__descriptor, &water__v1__add_cup_response__descriptor },
+  { "RemoveCup", &water__v1__remove_cup_request__descriptor, &water__v1__remove_cup_response__descriptor },
 };
 const unsigned water__v1__tracker__method_indices_by_name[] = {
+  10,        /* AddCup */
   2,        /* DeleteWater */
   1,        /* EditWater */
   5,        /* GetHistory */
   8,        /* GetSettings */
   4,        /* GetToday */
   0,        /* LogWater */
+  11,        /* RemoveCup */
   6,        /* SetGoal */
   9,        /* SetTimeZone */
   7,        /* SetUsualCup */
@@ -2369,7 +2827,7 @@ const ProtobufCServiceDescriptor water__v1__tracker__descriptor =
   "Tracker",
   "Water__V1__Tracker",
   "water.v1",
-  10,
+  12,
   water__v1__tracker__method_descriptors,
   water__v1__tracker__method_indices_by_name
 };
@@ -2452,6 +2910,22 @@ void water__v1__tracker__set_time_zone(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__tracker__descriptor);
   service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__tracker__add_cup(ProtobufCService *service,
+                                 const Water__V1__AddCupRequest *input,
+                                 Water__V1__AddCupResponse_Closure closure,
+                                 void *closure_data)
+{
+  assert(service->descriptor == &water__v1__tracker__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__tracker__remove_cup(ProtobufCService *service,
+                                    const Water__V1__RemoveCupRequest *input,
+                                    Water__V1__RemoveCupResponse_Closure closure,
+                                    void *closure_data)
+{
+  assert(service->descriptor == &water__v1__tracker__descriptor);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__tracker__init (Water__V1__Tracker_Service *service,
                                Water__V1__Tracker_ServiceDestroy destroy)

@@ -2,6 +2,8 @@
 #include "water_registry.h"
 
 static const ProtobufCMessageDescriptor *const messages[] = {
+    &water__v1__add_cup_request__descriptor,
+    &water__v1__add_cup_response__descriptor,
     &water__v1__add_drink_request__descriptor,
     &water__v1__add_drink_response__descriptor,
     &water__v1__add_habit_request__descriptor,
@@ -15,6 +17,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__change_password_response__descriptor,
     &water__v1__check_habit_request__descriptor,
     &water__v1__check_habit_response__descriptor,
+    &water__v1__cup__descriptor,
     &water__v1__daily_goal__descriptor,
     &water__v1__day_summary__descriptor,
     &water__v1__delete_habit_request__descriptor,
@@ -62,6 +65,8 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__member_history__descriptor,
     &water__v1__move_todo_request__descriptor,
     &water__v1__move_todo_response__descriptor,
+    &water__v1__remove_cup_request__descriptor,
+    &water__v1__remove_cup_response__descriptor,
     &water__v1__remove_drink_request__descriptor,
     &water__v1__remove_drink_response__descriptor,
     &water__v1__remove_member_request__descriptor,

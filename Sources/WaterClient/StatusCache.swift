@@ -26,6 +26,8 @@ public struct StatusCache: Codable, Sendable, Equatable {
     /// and what it refuses there. Empty: not heard yet (a cache from before drinks).
     public var usualDrink: String = ""
     public var drinks: [WaterV1.Drink] = []
+    /// The member's named cups, as last heard.
+    public var cups: [WaterV1.Cup] = []
     public var habits: [WaterV1.Habit] = []
     public var todos: [WaterV1.TodoItem] = []
 
@@ -40,7 +42,7 @@ public struct StatusCache: Codable, Sendable, Equatable {
         case updatedAtUnixMs = "updated_at_unix_ms"
         case usualCupMl = "usual_cup_ml"
         case usualDrink = "usual_drink"
-        case drinks
+        case drinks, cups
     }
 
     /// Reads a cache of any version: a field an older client did not write takes its default.
@@ -56,6 +58,7 @@ public struct StatusCache: Codable, Sendable, Equatable {
         usualCupMl = try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0
         usualDrink = try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? ""
         drinks = try container.decodeIfPresent([WaterV1.Drink].self, forKey: .drinks) ?? []
+        cups = try container.decodeIfPresent([WaterV1.Cup].self, forKey: .cups) ?? []
         habits = try container.decodeIfPresent([WaterV1.Habit].self, forKey: .habits) ?? []
         todos = try container.decodeIfPresent([WaterV1.TodoItem].self, forKey: .todos) ?? []
     }
@@ -120,6 +123,7 @@ public struct StatusCache: Codable, Sendable, Equatable {
         entries = reply.entries
         usualCupMl = reply.settings?.usualCupMl ?? usualCupMl
         usualDrink = reply.settings?.usualDrink ?? usualDrink
+        cups = reply.settings?.cups ?? cups
         if !reply.drinks.isEmpty { drinks = reply.drinks }
     }
 

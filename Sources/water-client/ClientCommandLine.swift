@@ -55,8 +55,9 @@ let clientCommandLine = ProgramSpec(
             details: """
                 Logs AMOUNT of DRINK at WHEN (default: now). AMOUNT is whole millilitres (250 or
                 250ml, 1-2000) or litres and centilitres as a bottle says them (0.5l, 33cl); without
-                it, your usual cup. DRINK is one of the household's drinks (water-client drink ls);
-                without it, your usual drink (cup --drink). What it counts toward your goal is
+                it, your usual cup. DRINK is one of the household's drinks (water-client drink ls) or
+                one of your named cups (cup add; its amount, of its drink); without it, your usual
+                drink (cup --drink). What it counts toward your goal is
                 round(AMOUNT x the drink's factor). The reply names the day it counts on: your days
                 follow your time zone (water-client zone).
                 """,
@@ -64,7 +65,9 @@ let clientCommandLine = ProgramSpec(
                 OptionSpec("at", "WHEN", "when: 21:30, \"yesterday 21:30\", \"2026-11-30 21:30\" or ISO 8601"),
                 OptionSpec("id", "UUID", "replay a drink with a known id: it is never counted twice"),
             ],
-            examples: ["log", "log 200 tea", "log tea", "log 33cl juice", "log 250 --at \"yesterday 21:30\""]),
+            examples: [
+                "log", "log 200 tea", "log tea", "log mug", "log 33cl juice", "log 250 --at \"yesterday 21:30\"",
+            ]),
         CommandSpec(
             "undo", summary: "remove the drink you logged last",
             details: """
@@ -118,6 +121,17 @@ let clientCommandLine = ProgramSpec(
                 """,
             options: [OptionSpec("drink", "DRINK", "your usual drink, one of the household's (default water)")],
             examples: ["cup", "cup 330", "cup --drink tea"]),
+        CommandSpec(
+            "cup add", "NAME ML", summary: "keep a named cup: log NAME logs it",
+            details: """
+                Keeps a named cup of yours (or changes the one of that name): log NAME then logs ML
+                millilitres of its drink (--drink; without it, your usual drink). NAME is a-z, 0-9 and
+                -, at most 15 characters, and none of the household's drinks.
+                """,
+            options: [OptionSpec("drink", "DRINK", "what it holds (default: your usual drink when logged)")],
+            examples: ["cup add mug 350", "cup add bottle 750", "cup add latte 250 --drink milk"]),
+        CommandSpec("cup ls", summary: "your quick cups and your named cups", examples: ["cup ls"]),
+        CommandSpec("cup rm", "NAME", summary: "forget a named cup", examples: ["cup rm bottle"]),
         CommandSpec(
             "zone", "[ZONE]", summary: "show or move your days' time zone",
             details: """

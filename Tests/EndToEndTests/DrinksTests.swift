@@ -160,4 +160,44 @@ struct DrinksTests {
         #expect(today.entries.map(\.drink) == ["milk", "tea"] && today.day?.amountMl == 575 && today.day?.rawMl == 450)
         #expect(server.stop() == 0)
     }
+
+    @Test("named cups: cup add, ls and rm; log NAME logs its amount of its drink; a cup never hides a drink")
+    func namedCups() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try OfflineTests.member(server)
+        let port = server.address.port
+        #expect(try mum.run(["cup", "add", "mug", "350"]).status == 0)
+        #expect(try mum.run(["cup", "add", "latte", "25cl", "--drink", "milk"]).status == 0)
+        let shadow = try mum.run(["cup", "add", "tea", "200"])
+        #expect(shadow.status == 65 && shadow.error.contains("tea is one of the household's drinks"), "\(shadow.error)")
+        #expect(try mum.run(["cup", "add", "jug", "2500"]).status == 65)
+        #expect(try mum.run(["cup", "add", "jug", "lots"]).status == 64)
+        #expect(try mum.run(["cup", "add", "jug", "500", "--drink", "lemonade"]).status == 65)
+        let listed = try mum.run(["cup", "ls"])
+        #expect(
+            listed.output
+                == "usual cup: 250 ml of water\nquick cups: 150 250 350 ml\nmug    350 ml\nlatte  250 ml milk\n",
+            "\(listed.output)")
+        let mug = try mum.json(WaterV1.LogWaterResponse.self, ["log", "mug"]).entry
+        #expect(mug?.amountMl == 350 && mug?.drink == "water" && mug?.countedMl == 350)
+        let latte = try mum.json(WaterV1.LogWaterResponse.self, ["log", "latte"]).entry
+        #expect(latte?.amountMl == 250 && latte?.drink == "milk" && latte?.countedMl == 375)
+        let small = try mum.json(WaterV1.LogWaterResponse.self, ["log", "100", "latte"]).entry
+        #expect(small?.amountMl == 100 && small?.countedMl == 150)
+        let unknown = try mum.run(["log", "flask"])
+        #expect(unknown.status == 65 && unknown.error.contains("your cups are mug, latte"), "\(unknown.error)")
+
+        // Away from the server the cups are known as last heard.
+        #expect(try mum.run(["today"]).status == 0)
+        #expect(server.stop() == 0)
+        #expect(try mum.run(["log", "latte"]).status == 0)
+        #expect(try mum.run(["today"]).output.contains("+250 ml milk (counts 375)  (not sent yet)"))
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+        #expect(try mum.run(["sync"]).status == 0)
+        #expect(try mum.run(["cup", "rm", "mug"]).status == 0)
+        #expect(try mum.run(["cup", "rm", "mug"]).status == 65)
+        let day = try mum.json(WaterV1.GetTodayResponse.self, ["today"])
+        #expect(day.day?.amountMl == 350 + 375 + 150 + 375 && day.settings?.cups.map(\.name) == ["latte"])
+        #expect(server.stop() == 0)
+    }
 }

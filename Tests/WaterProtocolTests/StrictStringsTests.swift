@@ -50,6 +50,8 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.SetUsualCupRequest", ["usual_drink"]),
     ("water.v1.GetSettingsRequest", []),
     ("water.v1.SetTimeZoneRequest", ["time_zone"]),
+    ("water.v1.AddCupRequest", ["cup.name", "cup.drink"]),
+    ("water.v1.RemoveCupRequest", ["name"]),
     ("water.v1.ListDrinksRequest", []),
     ("water.v1.AddDrinkRequest", ["drink.name", "drink.icon"]),
     ("water.v1.SetDrinkRequest", ["name", "icon"]),
@@ -72,7 +74,8 @@ private let rows: [(message: String, fields: [String])] = [
         "water.v1.ImportRequest",
         [
             "history.member.username", "history.member.display_name", "history.member.time_zone",
-            "history.settings.time_zone", "history.settings.usual_drink", "history.entries.entry_id",
+            "history.settings.time_zone", "history.settings.usual_drink", "history.settings.cups.name",
+            "history.settings.cups.drink", "history.entries.entry_id",
             "history.entries.date", "history.entries.drink",
             "history.goals.date",
             "history.habits.habit.habit_id", "history.habits.habit.name", "history.habits.checked_dates",

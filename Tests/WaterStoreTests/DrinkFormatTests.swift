@@ -67,6 +67,14 @@ struct DrinkFormatTests {
         ]
         for entry in entries { archive.apply(.water(.logged(entry))) }
         archive.apply(.water(.usualDrinkSet("tea")))
+        archive.apply(.water(.cupSaved(NamedCup(name: "mug", amountMillilitres: 350))))
+        archive.apply(.water(.cupSaved(NamedCup(name: "latte", amountMillilitres: 250, drink: "milk"))))
+        for change: WaterMutation in [
+            .cupSaved(NamedCup(name: "latte", amountMillilitres: 250, drink: "milk")), .cupRemoved("mug"),
+        ] {
+            let bytes = MemberArchive.encodeRecord(.water(change), sequence: 7)
+            #expect(try MemberArchive.decodeRecord(bytes[...], context: Self.context).mutation == .water(change))
+        }
         let usual = MemberArchive.encodeRecord(.water(.usualDrinkSet("tea")), sequence: 6)
         #expect(
             try MemberArchive.decodeRecord(usual[...], context: Self.context).mutation == .water(.usualDrinkSet("tea")))

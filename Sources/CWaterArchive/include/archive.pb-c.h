@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct Water__Archive__V1__JournalRecord Water__Archive__V1__JournalRecord;
+typedef struct Water__Archive__V1__StoredCup Water__Archive__V1__StoredCup;
 typedef struct Water__Archive__V1__StoredEntry Water__Archive__V1__StoredEntry;
 typedef struct Water__Archive__V1__DrinkKind Water__Archive__V1__DrinkKind;
 typedef struct Water__Archive__V1__StoredDrink Water__Archive__V1__StoredDrink;
@@ -128,7 +129,15 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * text: the drink's name
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET = 23
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET = 23,
+  /*
+   * cup
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_SAVED = 24,
+  /*
+   * text: the cup's name
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED = 25
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -167,10 +176,29 @@ struct  Water__Archive__V1__JournalRecord
   Water__Archive__V1__StoredAccount *account;
   Water__Archive__V1__StoredSession *session;
   Water__Archive__V1__StoredDrink *drink;
+  Water__Archive__V1__StoredCup *cup;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL }
+
+
+/*
+ * A member's named cup.
+ */
+struct  Water__Archive__V1__StoredCup
+{
+  ProtobufCMessage base;
+  char *name;
+  int32_t amount_ml;
+  /*
+   * Empty: the member's usual drink when logged.
+   */
+  char *drink;
+};
+#define WATER__ARCHIVE__V1__STORED_CUP__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_cup__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__Archive__V1__StoredEntry
@@ -362,10 +390,15 @@ struct  Water__Archive__V1__MemberSnapshot
    * What `log` logs when no drink is named; empty (an archive from before drinks): water.
    */
   char *usual_drink;
+  /*
+   * The member's named cups, in the order they were added.
+   */
+  size_t n_cups;
+  Water__Archive__V1__StoredCup **cups;
 };
 #define WATER__ARCHIVE__V1__MEMBER_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__member_snapshot__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 /*
@@ -473,6 +506,25 @@ Water__Archive__V1__JournalRecord *
                       const uint8_t       *data);
 void   water__archive__v1__journal_record__free_unpacked
                      (Water__Archive__V1__JournalRecord *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredCup methods */
+void   water__archive__v1__stored_cup__init
+                     (Water__Archive__V1__StoredCup         *message);
+size_t water__archive__v1__stored_cup__get_packed_size
+                     (const Water__Archive__V1__StoredCup   *message);
+size_t water__archive__v1__stored_cup__pack
+                     (const Water__Archive__V1__StoredCup   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_cup__pack_to_buffer
+                     (const Water__Archive__V1__StoredCup   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredCup *
+       water__archive__v1__stored_cup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_cup__free_unpacked
+                     (Water__Archive__V1__StoredCup *message,
                       ProtobufCAllocator *allocator);
 /* Water__Archive__V1__StoredEntry methods */
 void   water__archive__v1__stored_entry__init
@@ -707,6 +759,9 @@ void   water__archive__v1__accounts_snapshot__free_unpacked
 typedef void (*Water__Archive__V1__JournalRecord_Closure)
                  (const Water__Archive__V1__JournalRecord *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__StoredCup_Closure)
+                 (const Water__Archive__V1__StoredCup *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__StoredEntry_Closure)
                  (const Water__Archive__V1__StoredEntry *message,
                   void *closure_data);
@@ -751,6 +806,7 @@ typedef void (*Water__Archive__V1__AccountsSnapshot_Closure)
 
 extern const ProtobufCEnumDescriptor    water__archive__v1__record_kind__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_cup__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__drink_kind__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_drink__descriptor;

@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 #include "drinks.pb-c.h"
 
+typedef struct Water__V1__Cup Water__V1__Cup;
 typedef struct Water__V1__WaterEntry Water__V1__WaterEntry;
 typedef struct Water__V1__DaySummary Water__V1__DaySummary;
 typedef struct Water__V1__Settings Water__V1__Settings;
@@ -39,12 +40,40 @@ typedef struct Water__V1__SetTimeZoneRequest Water__V1__SetTimeZoneRequest;
 typedef struct Water__V1__SetTimeZoneResponse Water__V1__SetTimeZoneResponse;
 typedef struct Water__V1__GetSettingsRequest Water__V1__GetSettingsRequest;
 typedef struct Water__V1__GetSettingsResponse Water__V1__GetSettingsResponse;
+typedef struct Water__V1__AddCupRequest Water__V1__AddCupRequest;
+typedef struct Water__V1__AddCupResponse Water__V1__AddCupResponse;
+typedef struct Water__V1__RemoveCupRequest Water__V1__RemoveCupRequest;
+typedef struct Water__V1__RemoveCupResponse Water__V1__RemoveCupResponse;
 
 
 /* --- enums --- */
 
 
 /* --- messages --- */
+
+/*
+ * A member's named cup: `log mug` logs its amount, of its drink.
+ */
+struct  Water__V1__Cup
+{
+  ProtobufCMessage base;
+  /*
+   * Matches ^[a-z][a-z0-9-]{0,14}$, and is none of the household's drinks.
+   */
+  char *name;
+  /*
+   * 1 to 2000.
+   */
+  int32_t amount_ml;
+  /*
+   * One of the household's drinks; empty: the member's usual drink when logged.
+   */
+  char *drink;
+};
+#define WATER__V1__CUP__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__cup__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
 
 struct  Water__V1__WaterEntry
 {
@@ -145,10 +174,15 @@ struct  Water__V1__Settings
    * The drink `log` logs when none is named (LogWaterRequest.usual_drink); "water" unless set.
    */
   char *usual_drink;
+  /*
+   * The member's named cups, by name; at most 32.
+   */
+  size_t n_cups;
+  Water__V1__Cup **cups;
 };
 #define WATER__V1__SETTINGS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__settings__descriptor) \
-    , 0, 0, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , 0, 0, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 struct  Water__V1__LogWaterRequest
@@ -164,9 +198,10 @@ struct  Water__V1__LogWaterRequest
    */
   int64_t at_unix_ms;
   /*
-   * One of the household's drinks (ListDrinks), logged at its factor of now. Empty: water
-   * (what a client from before drinks sends). A drink the household does not have is
-   * INVALID_ARGUMENT naming the drinks it has.
+   * One of the household's drinks (ListDrinks), logged at its factor of now, or one of the
+   * member's named cups (Settings.cups): its amount (unless amount_ml is given) of its drink.
+   * A drink of that name wins over a cup. Empty: water (what a client from before drinks
+   * sends). A name that is neither is INVALID_ARGUMENT naming the drinks there are.
    */
   char *drink;
   /*
@@ -435,6 +470,65 @@ struct  Water__V1__GetSettingsResponse
     , NULL }
 
 
+struct  Water__V1__AddCupRequest
+{
+  ProtobufCMessage base;
+  Water__V1__Cup *cup;
+};
+#define WATER__V1__ADD_CUP_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__add_cup_request__descriptor) \
+    , NULL }
+
+
+struct  Water__V1__AddCupResponse
+{
+  ProtobufCMessage base;
+  Water__V1__Settings *settings;
+};
+#define WATER__V1__ADD_CUP_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__add_cup_response__descriptor) \
+    , NULL }
+
+
+struct  Water__V1__RemoveCupRequest
+{
+  ProtobufCMessage base;
+  char *name;
+};
+#define WATER__V1__REMOVE_CUP_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__remove_cup_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__RemoveCupResponse
+{
+  ProtobufCMessage base;
+  Water__V1__Settings *settings;
+};
+#define WATER__V1__REMOVE_CUP_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__remove_cup_response__descriptor) \
+    , NULL }
+
+
+/* Water__V1__Cup methods */
+void   water__v1__cup__init
+                     (Water__V1__Cup         *message);
+size_t water__v1__cup__get_packed_size
+                     (const Water__V1__Cup   *message);
+size_t water__v1__cup__pack
+                     (const Water__V1__Cup   *message,
+                      uint8_t             *out);
+size_t water__v1__cup__pack_to_buffer
+                     (const Water__V1__Cup   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__Cup *
+       water__v1__cup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__cup__free_unpacked
+                     (Water__V1__Cup *message,
+                      ProtobufCAllocator *allocator);
 /* Water__V1__WaterEntry methods */
 void   water__v1__water_entry__init
                      (Water__V1__WaterEntry         *message);
@@ -872,8 +966,87 @@ Water__V1__GetSettingsResponse *
 void   water__v1__get_settings_response__free_unpacked
                      (Water__V1__GetSettingsResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__AddCupRequest methods */
+void   water__v1__add_cup_request__init
+                     (Water__V1__AddCupRequest         *message);
+size_t water__v1__add_cup_request__get_packed_size
+                     (const Water__V1__AddCupRequest   *message);
+size_t water__v1__add_cup_request__pack
+                     (const Water__V1__AddCupRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__add_cup_request__pack_to_buffer
+                     (const Water__V1__AddCupRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__AddCupRequest *
+       water__v1__add_cup_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__add_cup_request__free_unpacked
+                     (Water__V1__AddCupRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__AddCupResponse methods */
+void   water__v1__add_cup_response__init
+                     (Water__V1__AddCupResponse         *message);
+size_t water__v1__add_cup_response__get_packed_size
+                     (const Water__V1__AddCupResponse   *message);
+size_t water__v1__add_cup_response__pack
+                     (const Water__V1__AddCupResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__add_cup_response__pack_to_buffer
+                     (const Water__V1__AddCupResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__AddCupResponse *
+       water__v1__add_cup_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__add_cup_response__free_unpacked
+                     (Water__V1__AddCupResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__RemoveCupRequest methods */
+void   water__v1__remove_cup_request__init
+                     (Water__V1__RemoveCupRequest         *message);
+size_t water__v1__remove_cup_request__get_packed_size
+                     (const Water__V1__RemoveCupRequest   *message);
+size_t water__v1__remove_cup_request__pack
+                     (const Water__V1__RemoveCupRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__remove_cup_request__pack_to_buffer
+                     (const Water__V1__RemoveCupRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__RemoveCupRequest *
+       water__v1__remove_cup_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__remove_cup_request__free_unpacked
+                     (Water__V1__RemoveCupRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__RemoveCupResponse methods */
+void   water__v1__remove_cup_response__init
+                     (Water__V1__RemoveCupResponse         *message);
+size_t water__v1__remove_cup_response__get_packed_size
+                     (const Water__V1__RemoveCupResponse   *message);
+size_t water__v1__remove_cup_response__pack
+                     (const Water__V1__RemoveCupResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__remove_cup_response__pack_to_buffer
+                     (const Water__V1__RemoveCupResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__RemoveCupResponse *
+       water__v1__remove_cup_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__remove_cup_response__free_unpacked
+                     (Water__V1__RemoveCupResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
+typedef void (*Water__V1__Cup_Closure)
+                 (const Water__V1__Cup *message,
+                  void *closure_data);
 typedef void (*Water__V1__WaterEntry_Closure)
                  (const Water__V1__WaterEntry *message,
                   void *closure_data);
@@ -943,6 +1116,18 @@ typedef void (*Water__V1__GetSettingsRequest_Closure)
 typedef void (*Water__V1__GetSettingsResponse_Closure)
                  (const Water__V1__GetSettingsResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__AddCupRequest_Closure)
+                 (const Water__V1__AddCupRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__AddCupResponse_Closure)
+                 (const Water__V1__AddCupResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__RemoveCupRequest_Closure)
+                 (const Water__V1__RemoveCupRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__RemoveCupResponse_Closure)
+                 (const Water__V1__RemoveCupResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -990,6 +1175,14 @@ struct Water__V1__Tracker_Service
                         const Water__V1__SetTimeZoneRequest *input,
                         Water__V1__SetTimeZoneResponse_Closure closure,
                         void *closure_data);
+  void (*add_cup)(Water__V1__Tracker_Service *service,
+                  const Water__V1__AddCupRequest *input,
+                  Water__V1__AddCupResponse_Closure closure,
+                  void *closure_data);
+  void (*remove_cup)(Water__V1__Tracker_Service *service,
+                     const Water__V1__RemoveCupRequest *input,
+                     Water__V1__RemoveCupResponse_Closure closure,
+                     void *closure_data);
 };
 typedef void (*Water__V1__Tracker_ServiceDestroy)(Water__V1__Tracker_Service *);
 void water__v1__tracker__init (Water__V1__Tracker_Service *service,
@@ -1007,7 +1200,9 @@ void water__v1__tracker__init (Water__V1__Tracker_Service *service,
       function_prefix__ ## set_goal,\
       function_prefix__ ## set_usual_cup,\
       function_prefix__ ## get_settings,\
-      function_prefix__ ## set_time_zone  }
+      function_prefix__ ## set_time_zone,\
+      function_prefix__ ## add_cup,\
+      function_prefix__ ## remove_cup  }
 void water__v1__tracker__log_water(ProtobufCService *service,
                                    const Water__V1__LogWaterRequest *input,
                                    Water__V1__LogWaterResponse_Closure closure,
@@ -1048,9 +1243,18 @@ void water__v1__tracker__set_time_zone(ProtobufCService *service,
                                        const Water__V1__SetTimeZoneRequest *input,
                                        Water__V1__SetTimeZoneResponse_Closure closure,
                                        void *closure_data);
+void water__v1__tracker__add_cup(ProtobufCService *service,
+                                 const Water__V1__AddCupRequest *input,
+                                 Water__V1__AddCupResponse_Closure closure,
+                                 void *closure_data);
+void water__v1__tracker__remove_cup(ProtobufCService *service,
+                                    const Water__V1__RemoveCupRequest *input,
+                                    Water__V1__RemoveCupResponse_Closure closure,
+                                    void *closure_data);
 
 /* --- descriptors --- */
 
+extern const ProtobufCMessageDescriptor water__v1__cup__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__water_entry__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__day_summary__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__settings__descriptor;
@@ -1074,6 +1278,10 @@ extern const ProtobufCMessageDescriptor water__v1__set_time_zone_request__descri
 extern const ProtobufCMessageDescriptor water__v1__set_time_zone_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__get_settings_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__get_settings_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__add_cup_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__add_cup_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__remove_cup_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__remove_cup_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__tracker__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -10,6 +10,8 @@ public struct WaterDiary: Hashable, Sendable {
     public private(set) var usualCupMillilitres = WaterLimits.defaultUsualCupMillilitres
     /// A ``Drink`` name; water unless the member chose another.
     public private(set) var usualDrink = Drink.waterName
+    /// The member's named cups, in the order they were added.
+    public private(set) var cups: [NamedCup] = []
     public private(set) var timeZone: MemberTimeZone
     public private(set) var goals = GoalHistory()
     /// Every entry, in the order it was logged.
@@ -242,6 +244,63 @@ public struct WaterDiary: Hashable, Sendable {
         return drink
     }
 
+    /// Keeps a named cup: a name of the drinks' form that is none of the household's `drinks`,
+    /// an amount of 1-2000 ml, and a drink the household has.
+    public func validateAddCup(_ cup: NamedCup, drinks: DrinkList) throws(DomainError) -> WaterMutation {
+        guard Drink.isValidName(cup.name) else {
+            throw .invalid(
+                "cup.name", "a cup's name must start with a-z and hold only a-z, 0-9 and -, at most 15 characters")
+        }
+        guard drinks.drink(named: cup.name) == nil else {
+            throw DomainError(
+                .conflict, field: "cup.name",
+                "\(cup.name) is one of the household's drinks; a cup needs a name of its own (log \(cup.name) logs the drink)"
+            )
+        }
+        guard WaterLimits.amountMillilitres.contains(cup.amountMillilitres) else {
+            throw .invalid("cup.amount_ml", "a cup must be between 1 and 2000 ml, got \(cup.amountMillilitres)")
+        }
+        if let drink = cup.drink { _ = try drinks.existing(drink, field: "cup.drink") }
+        guard cups.count < NamedCup.maximumCount || cups.contains(where: { $0.name == cup.name }) else {
+            throw DomainError(
+                .full, "you keep \(NamedCup.maximumCount) named cups, the most there can be; remove one first")
+        }
+        return .cupSaved(cup)
+    }
+
+    public func validateRemoveCup(_ name: String) throws(DomainError) -> WaterMutation {
+        guard cups.contains(where: { $0.name == name }) else {
+            let named = Drink.isValidName(name) ? name : "that"
+            throw DomainError(.notFound, field: "name", "you have no cup called \(named)")
+        }
+        return .cupRemoved(name)
+    }
+
+    /// What a log names, as amount and drink: `name` is one of the household's `drinks` (which
+    /// wins), one of the member's cups (its amount unless `amount` is given, its drink or the
+    /// usual one), or nil for the usual drink (`usual`) or water (a client from before drinks).
+    /// - Throws: INVALID_ARGUMENT on `drink`, listing the drinks and cups there are.
+    public func resolveLog(name: String?, usual: Bool, amount: Int32?, drinks: DrinkList) throws(DomainError)
+        -> (amount: Int32?, drink: Drink?)
+    {
+        guard let name else { return (amount, usual ? try usualDrink(in: drinks) : nil) }
+        if let drink = drinks.drink(named: name) { return (amount, drink) }
+        guard let cup = cup(named: name) else {
+            let named = Drink.isValidName(name) ? name : "that"
+            let yours = cups.isEmpty ? "" : "; your cups are \(cups.map(\.name).joined(separator: ", "))"
+            throw .invalid(
+                "drink",
+                "the household has no drink called \(named); it has \(drinks.names.joined(separator: ", "))\(yours)")
+        }
+        let drink: Drink
+        if let named = cup.drink { drink = try drinks.existing(named) } else { drink = try usualDrink(in: drinks) }
+        return (amount ?? cup.amountMillilitres, drink)
+    }
+
+    public func cup(named name: String) -> NamedCup? {
+        cups.first { $0.name == name }
+    }
+
     public func validateUsualCup(_ cup: Int32) throws(DomainError) -> WaterMutation {
         guard WaterLimits.usualCupMillilitres.contains(cup) else {
             throw .invalid("usual_cup_ml", "a usual cup must be between 1 and 2000 ml, got \(cup)")
@@ -308,6 +367,14 @@ public struct WaterDiary: Hashable, Sendable {
             usualCupMillilitres = cup
         case .usualDrinkSet(let drink):
             usualDrink = drink
+        case .cupSaved(let cup):
+            if let index = cups.firstIndex(where: { $0.name == cup.name }) {
+                cups[index] = cup
+            } else {
+                cups.append(cup)
+            }
+        case .cupRemoved(let name):
+            cups.removeAll { $0.name == name }
         case .timeZoneSet(let zone):
             timeZone = zone
             days = [:]
@@ -348,13 +415,14 @@ public struct WaterDiary: Hashable, Sendable {
     /// Two diaries are equal when their settings, goals and entries are: the per-day index is
     /// derived from those, and its order depends on the history of edits.
     public static func == (lhs: WaterDiary, rhs: WaterDiary) -> Bool {
-        lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.usualDrink == rhs.usualDrink
+        lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.usualDrink == rhs.usualDrink && lhs.cups == rhs.cups
             && lhs.timeZone == rhs.timeZone && lhs.goals == rhs.goals && lhs.entries == rhs.entries
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(usualCupMillilitres)
         hasher.combine(usualDrink)
+        hasher.combine(cups)
         hasher.combine(timeZone)
         hasher.combine(goals)
         hasher.combine(entries)
@@ -363,6 +431,10 @@ public struct WaterDiary: Hashable, Sendable {
     /// The seed's load-time checks: goal and cup in range, amounts and factors in range, ids unique.
     public var isValid: Bool {
         WaterLimits.usualCupMillilitres.contains(usualCupMillilitres) && Drink.isValidName(usualDrink)
+            && cups.allSatisfy {
+                Drink.isValidName($0.name) && WaterLimits.amountMillilitres.contains($0.amountMillilitres)
+                    && $0.drink.map(Drink.isValidName) ?? true
+            }
             && GoalHistory(changes: goals.changes) != nil
             && entries.allSatisfy {
                 WaterLimits.amountMillilitres.contains($0.amountMillilitres)

@@ -6,6 +6,8 @@ import CWaterProto
 /// when only the name is known (the fuzzer, tests, tools).
 public enum GeneratedMessages {
     public static let byProtoName: [String: any ProtoMessage.Type] = [
+        "water.v1.AddCupRequest": WaterV1.AddCupRequest.self,
+        "water.v1.AddCupResponse": WaterV1.AddCupResponse.self,
         "water.v1.AddDrinkRequest": WaterV1.AddDrinkRequest.self,
         "water.v1.AddDrinkResponse": WaterV1.AddDrinkResponse.self,
         "water.v1.AddHabitRequest": WaterV1.AddHabitRequest.self,
@@ -19,6 +21,7 @@ public enum GeneratedMessages {
         "water.v1.ChangePasswordResponse": WaterV1.ChangePasswordResponse.self,
         "water.v1.CheckHabitRequest": WaterV1.CheckHabitRequest.self,
         "water.v1.CheckHabitResponse": WaterV1.CheckHabitResponse.self,
+        "water.v1.Cup": WaterV1.Cup.self,
         "water.v1.DailyGoal": WaterV1.DailyGoal.self,
         "water.v1.DaySummary": WaterV1.DaySummary.self,
         "water.v1.DeleteHabitRequest": WaterV1.DeleteHabitRequest.self,
@@ -66,6 +69,8 @@ public enum GeneratedMessages {
         "water.v1.MemberHistory": WaterV1.MemberHistory.self,
         "water.v1.MoveTodoRequest": WaterV1.MoveTodoRequest.self,
         "water.v1.MoveTodoResponse": WaterV1.MoveTodoResponse.self,
+        "water.v1.RemoveCupRequest": WaterV1.RemoveCupRequest.self,
+        "water.v1.RemoveCupResponse": WaterV1.RemoveCupResponse.self,
         "water.v1.RemoveDrinkRequest": WaterV1.RemoveDrinkRequest.self,
         "water.v1.RemoveDrinkResponse": WaterV1.RemoveDrinkResponse.self,
         "water.v1.RemoveMemberRequest": WaterV1.RemoveMemberRequest.self,

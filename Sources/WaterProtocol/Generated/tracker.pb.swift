@@ -2,6 +2,61 @@
 // Source: proto/tracker.proto
 
 extension WaterV1 {
+    /// A member's named cup: `log mug` logs its amount, of its drink.
+    ///
+    /// The Swift form of `water.v1.Cup`.
+    public struct Cup: ProtoMessage {
+        public static let protoName = "water.v1.Cup"
+
+        /// Matches ^[a-z][a-z0-9-]{0,14}$, and is none of the household's drinks.
+        public var name: String
+
+        /// 1 to 2000.
+        public var amountMl: Int32
+
+        /// One of the household's drinks; empty: the member's usual drink when logged.
+        public var drink: String
+
+        /// Creates a `Cup`; omitted fields take the proto3 defaults.
+        public init(name: String = "", amountMl: Int32 = 0, drink: String = "") {
+            self.name = name
+            self.amountMl = amountMl
+            self.drink = drink
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name = "name"
+            case amountMl = "amount_ml"
+            case drink = "drink"
+
+            var intValue: Int? {
+                switch self {
+                case .name: 0
+                case .amountMl: 1
+                case .drink: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .name
+                case 1: self = .amountMl
+                case 2: self = .drink
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "")
+        }
+    }
+
     /// The Swift form of `water.v1.WaterEntry`.
     public struct WaterEntry: ProtoMessage {
         public static let protoName = "water.v1.WaterEntry"
@@ -207,13 +262,17 @@ extension WaterV1 {
         /// The drink `log` logs when none is named (LogWaterRequest.usual_drink); "water" unless set.
         public var usualDrink: String
 
+        /// The member's named cups, by name; at most 32.
+        public var cups: [Cup]
+
         /// Creates a `Settings`; omitted fields take the proto3 defaults.
-        public init(dailyGoalMl: Int32 = 0, usualCupMl: Int32 = 0, quickCupsMl: [Int32] = [], timeZone: String = "", usualDrink: String = "") {
+        public init(dailyGoalMl: Int32 = 0, usualCupMl: Int32 = 0, quickCupsMl: [Int32] = [], timeZone: String = "", usualDrink: String = "", cups: [Cup] = []) {
             self.dailyGoalMl = dailyGoalMl
             self.usualCupMl = usualCupMl
             self.quickCupsMl = quickCupsMl
             self.timeZone = timeZone
             self.usualDrink = usualDrink
+            self.cups = cups
         }
 
         enum CodingKeys: String, CodingKey {
@@ -222,6 +281,7 @@ extension WaterV1 {
             case quickCupsMl = "quick_cups_ml"
             case timeZone = "time_zone"
             case usualDrink = "usual_drink"
+            case cups = "cups"
 
             var intValue: Int? {
                 switch self {
@@ -230,6 +290,7 @@ extension WaterV1 {
                 case .quickCupsMl: 2
                 case .timeZone: 3
                 case .usualDrink: 4
+                case .cups: 5
                 }
             }
 
@@ -240,6 +301,7 @@ extension WaterV1 {
                 case 2: self = .quickCupsMl
                 case 3: self = .timeZone
                 case 4: self = .usualDrink
+                case 5: self = .cups
                 default: return nil
                 }
             }
@@ -253,7 +315,8 @@ extension WaterV1 {
                 usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0,
                 quickCupsMl: try container.decodeIfPresent([Int32].self, forKey: .quickCupsMl) ?? [],
                 timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
-                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "")
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
+                cups: try container.decodeIfPresent([Cup].self, forKey: .cups) ?? [])
         }
     }
 
@@ -271,9 +334,10 @@ extension WaterV1 {
         /// 0: the server's now. Never later than now (a clock skew of 2 minutes is allowed).
         public var atUnixMs: Int64
 
-        /// One of the household's drinks (ListDrinks), logged at its factor of now. Empty: water
-        /// (what a client from before drinks sends). A drink the household does not have is
-        /// INVALID_ARGUMENT naming the drinks it has.
+        /// One of the household's drinks (ListDrinks), logged at its factor of now, or one of the
+        /// member's named cups (Settings.cups): its amount (unless amount_ml is given) of its drink.
+        /// A drink of that name wins over a cup. Empty: water (what a client from before drinks
+        /// sends). A name that is neither is INVALID_ARGUMENT naming the drinks there are.
         public var drink: String
 
         /// With drink empty: the member's usual drink (Settings.usual_drink) instead of water.
@@ -1071,6 +1135,176 @@ extension WaterV1 {
                 settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
         }
     }
+
+    /// The Swift form of `water.v1.AddCupRequest`.
+    public struct AddCupRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.AddCupRequest"
+        public typealias Response = AddCupResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        public var cup: Cup?
+
+        /// Creates a `AddCupRequest`; omitted fields take the proto3 defaults.
+        public init(cup: Cup? = nil) {
+            self.cup = cup
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case cup = "cup"
+
+            var intValue: Int? {
+                switch self {
+                case .cup: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .cup
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                cup: try container.decodeIfPresent(Cup.self, forKey: .cup))
+        }
+    }
+
+    /// The Swift form of `water.v1.AddCupResponse`.
+    public struct AddCupResponse: ProtoMessage {
+        public static let protoName = "water.v1.AddCupResponse"
+
+        public var settings: Settings?
+
+        /// Creates a `AddCupResponse`; omitted fields take the proto3 defaults.
+        public init(settings: Settings? = nil) {
+            self.settings = settings
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case settings = "settings"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+        }
+    }
+
+    /// The Swift form of `water.v1.RemoveCupRequest`.
+    public struct RemoveCupRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.RemoveCupRequest"
+        public typealias Response = RemoveCupResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        public var name: String
+
+        /// Creates a `RemoveCupRequest`; omitted fields take the proto3 defaults.
+        public init(name: String = "") {
+            self.name = name
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name = "name"
+
+            var intValue: Int? {
+                switch self {
+                case .name: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .name
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.RemoveCupResponse`.
+    public struct RemoveCupResponse: ProtoMessage {
+        public static let protoName = "water.v1.RemoveCupResponse"
+
+        public var settings: Settings?
+
+        /// Creates a `RemoveCupResponse`; omitted fields take the proto3 defaults.
+        public init(settings: Settings? = nil) {
+            self.settings = settings
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case settings = "settings"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+        }
+    }
+}
+
+extension WaterV1.Cup: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(name: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, drink: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(name), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.string(drink), at: 2)
+    }
 }
 
 extension WaterV1.WaterEntry: WireMessage {
@@ -1139,7 +1373,7 @@ extension WaterV1.Settings: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string, usualDrink: reader.value(at: 4).string)
+        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string, usualDrink: reader.value(at: 4).string, cups: reader.messages(at: 5, as: WaterV1.Cup.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1148,6 +1382,7 @@ extension WaterV1.Settings: WireMessage {
         builder.setNumbers(quickCupsMl, at: 2)
         builder.set(.string(timeZone), at: 3)
         builder.set(.string(usualDrink), at: 4)
+        builder.setMessages(cups, at: 5)
     }
 }
 
@@ -1545,6 +1780,86 @@ extension WaterV1.GetSettingsRequest: WireMessage {
 }
 
 extension WaterV1.GetSettingsResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.AddCupRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(cup: reader.message(at: 0, as: WaterV1.Cup.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = cup { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.AddCupResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.RemoveCupRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(name: reader.value(at: 0).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(name), at: 0)
+    }
+}
+
+extension WaterV1.RemoveCupResponse: WireMessage {
     package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {

@@ -20,6 +20,27 @@ struct TrackerService: Service {
         router.onLoop(.member, setUsualCup)
         router.onLoop(.member, settings)
         router.onLoop(.member, setTimeZone)
+        router.onLoop(.member, addCup)
+        router.onLoop(.member, removeCup)
+    }
+
+    /// Keeps a named cup of the caller's; its name may not be one of the household's drinks.
+    func addCup(_ request: WaterV1.AddCupRequest, _ call: CallContext) throws(WaterError) -> WaterV1.AddCupResponse {
+        let wanted = request.cup ?? WaterV1.Cup()
+        let cup = NamedCup(
+            name: wanted.name, amountMillilitres: wanted.amountMl, drink: wanted.drink.isEmpty ? nil : wanted.drink)
+        let drinks = try archives.read(archives.accounts) { $0.drinks }
+        return try archives.commitOwnReturning(
+            call, { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
+            result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive.water)) })
+    }
+
+    func removeCup(_ request: WaterV1.RemoveCupRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.RemoveCupResponse
+    {
+        try archives.commitOwnReturning(
+            call, { archive in Decision([.water(try archive.water.validateRemoveCup(request.name))]) },
+            result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive.water)) })
     }
 
     /// Logs a drink; the same entry id again is a replay and changes nothing (`duplicate`).
@@ -34,12 +55,16 @@ struct TrackerService: Service {
         return try archives.commitOwnReturning(
             call,
             { archive in
-                let drink = try drinks.map { (drinks) throws(DomainError) in
-                    try request.drink.isEmpty ? archive.water.usualDrink(in: drinks) : drinks.existing(request.drink)
-                }
+                let typed = request.amountMl == 0 ? nil : request.amountMl
+                let (amount, drink) =
+                    try drinks.map { (drinks) throws(DomainError) in
+                        try archive.water.resolveLog(
+                            name: request.drink.isEmpty ? nil : request.drink, usual: request.usualDrink, amount: typed,
+                            drinks: drinks)
+                    } ?? (typed, nil)
                 let decision = try archive.water.validateLog(
-                    id: id, amountMillilitres: request.amountMl == 0 ? nil : request.amountMl,
-                    unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs, drink: drink, now: call.now)
+                    id: id, amountMillilitres: amount, unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs,
+                    drink: drink, now: call.now)
                 guard case .log(let mutation) = decision else { return Decision([], note: true) }
                 return Decision(.water(mutation), note: false)
             },

@@ -29,7 +29,8 @@ enum Wire {
     static func settings(_ water: WaterDiary) -> WaterV1.Settings {
         WaterV1.Settings(
             dailyGoalMl: water.dailyGoalMillilitres, usualCupMl: water.usualCupMillilitres,
-            quickCupsMl: water.quickCupsMillilitres, timeZone: water.timeZone.identifier, usualDrink: water.usualDrink)
+            quickCupsMl: water.quickCupsMillilitres, timeZone: water.timeZone.identifier, usualDrink: water.usualDrink,
+            cups: water.cups.map { WaterV1.Cup(name: $0.name, amountMl: $0.amountMillilitres, drink: $0.drink ?? "") })
     }
 
     static func member(_ account: Account) -> WaterV1.Member {

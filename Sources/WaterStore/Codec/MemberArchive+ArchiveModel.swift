@@ -24,7 +24,8 @@ extension MemberArchive: ArchiveModel {
             },
             entries: EntryColumns.encode(water.entries),
             habits: habits.habits.map(StoredValues.stored),
-            usualDrink: water.usualDrink == Drink.waterName ? "" : water.usualDrink
+            usualDrink: water.usualDrink == Drink.waterName ? "" : water.usualDrink,
+            cups: water.cups.map(StoredValues.stored)
         ).serializedBytes()
     }
 
@@ -35,6 +36,7 @@ extension MemberArchive: ArchiveModel {
         var archive = MemberArchive(timeZone: try StoredValues.timeZone(snapshot.timeZone, in: context))
         archive.apply(.water(.usualCupSet(snapshot.usualCupMl)))
         if !snapshot.usualDrink.isEmpty { archive.apply(.water(.usualDrinkSet(snapshot.usualDrink))) }
+        for stored in snapshot.cups { archive.apply(.water(.cupSaved(StoredValues.cup(stored)))) }
         for change in snapshot.goalChanges {
             archive.apply(.water(.goalSet(change.goalMl, from: LocalDate(daysSinceEpoch: Int(change.fromDay)))))
         }
@@ -83,6 +85,12 @@ extension MemberArchive: ArchiveModel {
         case .water(.usualDrinkSet(let drink)):
             record.kind = .usualDrinkSet
             record.text = drink
+        case .water(.cupSaved(let cup)):
+            record.kind = .cupSaved
+            record.cup = StoredValues.stored(cup)
+        case .water(.cupRemoved(let name)):
+            record.kind = .cupRemoved
+            record.text = name
         case .water(.timeZoneSet(let zone)):
             record.kind = .timeZoneSet
             record.text = zone.identifier
@@ -119,6 +127,10 @@ extension MemberArchive: ArchiveModel {
             mutation = .water(.goalSet(goal.goalMl, from: LocalDate(daysSinceEpoch: Int(goal.fromDay))))
         case .usualCupSet: mutation = .water(.usualCupSet(record.amountMl))
         case .usualDrinkSet: mutation = .water(.usualDrinkSet(record.text))
+        case .cupSaved:
+            guard let cup = record.cup else { throw StoredValues.corrupt("a cup record has no cup") }
+            mutation = .water(.cupSaved(StoredValues.cup(cup)))
+        case .cupRemoved: mutation = .water(.cupRemoved(record.text))
         case .timeZoneSet: mutation = .water(.timeZoneSet(try StoredValues.timeZone(record.text, in: context)))
         case .habitAdded: mutation = .habit(.added(try StoredValues.habit(record.habit)))
         case .habitChecked: mutation = .habit(.checked(try StoredValues.recordID(record.id, "a check-in"), day))

@@ -38,6 +38,16 @@ enum StoredValues {
         return (name, Int32(factorHundredths))
     }
 
+    static func stored(_ cup: NamedCup) -> WaterArchiveV1.StoredCup {
+        WaterArchiveV1.StoredCup(name: cup.name, amountMl: cup.amountMillilitres, drink: cup.drink ?? "")
+    }
+
+    /// A named cup as stored; the diary's load-time checks judge its name and amount.
+    static func cup(_ stored: WaterArchiveV1.StoredCup) -> NamedCup {
+        NamedCup(
+            name: stored.name, amountMillilitres: stored.amountMl, drink: stored.drink.isEmpty ? nil : stored.drink)
+    }
+
     static func stored(_ drink: Drink) -> WaterArchiveV1.StoredDrink {
         WaterArchiveV1.StoredDrink(
             name: drink.name, factorHundredths: UInt32(drink.factorHundredths), icon: drink.icon)

@@ -86,8 +86,14 @@ extension WaterArchiveV1 {
         /// text: the drink's name
         public static let usualDrinkSet = RecordKind(rawValue: 23)
 
+        /// cup
+        public static let cupSaved = RecordKind(rawValue: 24)
+
+        /// text: the cup's name
+        public static let cupRemoved = RecordKind(rawValue: 25)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -116,6 +122,8 @@ extension WaterArchiveV1 {
             case 21: "RECORD_KIND_DRINK_SET"
             case 22: "RECORD_KIND_DRINK_REMOVED"
             case 23: "RECORD_KIND_USUAL_DRINK_SET"
+            case 24: "RECORD_KIND_CUP_SAVED"
+            case 25: "RECORD_KIND_CUP_REMOVED"
             default: nil
             }
         }
@@ -165,8 +173,10 @@ extension WaterArchiveV1 {
 
         public var drink: StoredDrink?
 
+        public var cup: StoredCup?
+
         /// Creates a `JournalRecord`; omitted fields take the proto3 defaults.
-        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil) {
+        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil) {
             self.sequence = sequence
             self.kind = kind
             self.entry = entry
@@ -184,6 +194,7 @@ extension WaterArchiveV1 {
             self.account = account
             self.session = session
             self.drink = drink
+            self.cup = cup
         }
 
         enum CodingKeys: String, CodingKey {
@@ -204,6 +215,7 @@ extension WaterArchiveV1 {
             case account = "account"
             case session = "session"
             case drink = "drink"
+            case cup = "cup"
 
             var intValue: Int? {
                 switch self {
@@ -224,6 +236,7 @@ extension WaterArchiveV1 {
                 case .account: 14
                 case .session: 15
                 case .drink: 16
+                case .cup: 17
                 }
             }
 
@@ -246,6 +259,7 @@ extension WaterArchiveV1 {
                 case 14: self = .account
                 case 15: self = .session
                 case 16: self = .drink
+                case 17: self = .cup
                 default: return nil
                 }
             }
@@ -271,7 +285,61 @@ extension WaterArchiveV1 {
                 position: try container.decodeIfPresent(UInt32.self, forKey: .position) ?? 0,
                 account: try container.decodeIfPresent(StoredAccount.self, forKey: .account),
                 session: try container.decodeIfPresent(StoredSession.self, forKey: .session),
-                drink: try container.decodeIfPresent(StoredDrink.self, forKey: .drink))
+                drink: try container.decodeIfPresent(StoredDrink.self, forKey: .drink),
+                cup: try container.decodeIfPresent(StoredCup.self, forKey: .cup))
+        }
+    }
+
+    /// A member's named cup.
+    ///
+    /// The Swift form of `water.archive.v1.StoredCup`.
+    public struct StoredCup: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredCup"
+
+        public var name: String
+
+        public var amountMl: Int32
+
+        /// Empty: the member's usual drink when logged.
+        public var drink: String
+
+        /// Creates a `StoredCup`; omitted fields take the proto3 defaults.
+        public init(name: String = "", amountMl: Int32 = 0, drink: String = "") {
+            self.name = name
+            self.amountMl = amountMl
+            self.drink = drink
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name = "name"
+            case amountMl = "amount_ml"
+            case drink = "drink"
+
+            var intValue: Int? {
+                switch self {
+                case .name: 0
+                case .amountMl: 1
+                case .drink: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .name
+                case 1: self = .amountMl
+                case 2: self = .drink
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "")
         }
     }
 
@@ -755,8 +823,11 @@ extension WaterArchiveV1 {
         /// What `log` logs when no drink is named; empty (an archive from before drinks): water.
         public var usualDrink: String
 
+        /// The member's named cups, in the order they were added.
+        public var cups: [StoredCup]
+
         /// Creates a `MemberSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "") {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.usualCupMl = usualCupMl
@@ -766,6 +837,7 @@ extension WaterArchiveV1 {
             self.habits = habits
             self.entryRows = entryRows
             self.usualDrink = usualDrink
+            self.cups = cups
         }
 
         enum CodingKeys: String, CodingKey {
@@ -778,6 +850,7 @@ extension WaterArchiveV1 {
             case habits = "habits"
             case entryRows = "entry_rows"
             case usualDrink = "usual_drink"
+            case cups = "cups"
 
             var intValue: Int? {
                 switch self {
@@ -790,6 +863,7 @@ extension WaterArchiveV1 {
                 case .habits: 6
                 case .entryRows: 7
                 case .usualDrink: 8
+                case .cups: 9
                 }
             }
 
@@ -804,6 +878,7 @@ extension WaterArchiveV1 {
                 case 6: self = .habits
                 case 7: self = .entryRows
                 case 8: self = .usualDrink
+                case 9: self = .cups
                 default: return nil
                 }
             }
@@ -821,7 +896,8 @@ extension WaterArchiveV1 {
                 entries: try container.decodeIfPresent(EntryColumns.self, forKey: .entries),
                 habits: try container.decodeIfPresent([StoredHabit].self, forKey: .habits) ?? [],
                 entryRows: try container.decodeIfPresent([StoredEntry].self, forKey: .entryRows) ?? [],
-                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "")
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
+                cups: try container.decodeIfPresent([StoredCup].self, forKey: .cups) ?? [])
         }
     }
 
@@ -1101,7 +1177,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self))
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1122,6 +1198,29 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         if let value = account { builder.setMessage(value, at: 14) }
         if let value = session { builder.setMessage(value, at: 15) }
         if let value = drink { builder.setMessage(value, at: 16) }
+        if let value = cup { builder.setMessage(value, at: 17) }
+    }
+}
+
+extension WaterArchiveV1.StoredCup: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(name: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, drink: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(name), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.string(drink), at: 2)
     }
 }
 
@@ -1302,7 +1401,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string)
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1315,6 +1414,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         builder.setMessages(habits, at: 6)
         builder.setMessages(entryRows, at: 7)
         builder.set(.string(usualDrink), at: 8)
+        builder.setMessages(cups, at: 9)
     }
 }
 

@@ -30,7 +30,7 @@ enum WaterCommands {
         var queued = request
         if queued.atUnixMs == 0 { queued.atUnixMs = now }
         if queued.amountMl == 0, let cup = invocation.cachedStatus()?.usualCupMl, cup != 0 { queued.amountMl = cup }
-        if client == nil { try checkOffline(&queued, invocation.cachedStatus()) }
+        if client == nil { try checkOffline(&queued, typedAmount: amount, invocation.cachedStatus()) }
         guard let response = try invocation.callOrQueue(client, .log, request, queued: queued) else { return }
         invocation.updateCache { cache in
             cache.record(day: response.day, now: now)
@@ -47,8 +47,18 @@ enum WaterCommands {
 
     /// Away from the server, the drink as typed: the usual drink as last heard, and refused (65)
     /// when the household did not have it as last heard, as the server would refuse it.
-    private static func checkOffline(_ queued: inout WaterV1.LogWaterRequest, _ cache: StatusCache?) throws {
+    private static func checkOffline(
+        _ queued: inout WaterV1.LogWaterRequest, typedAmount: Int32?, _ cache: StatusCache?
+    ) throws {
         guard let cache, !cache.drinks.isEmpty else { return }  // nothing heard yet: the server decides
+        // A named cup (never a drink's name): its amount, of its drink or the usual one.
+        if !cache.drinks.contains(where: { $0.name == queued.drink }),
+            let cup = cache.cups.first(where: { $0.name == queued.drink })
+        {
+            if typedAmount == nil { queued.amountMl = cup.amountMl }
+            queued.drink = cup.drink
+            queued.usualDrink = cup.drink.isEmpty
+        }
         if queued.drink.isEmpty && queued.usualDrink && !cache.usualDrink.isEmpty {
             queued.drink = cache.usualDrink
             queued.usualDrink = false
@@ -315,6 +325,46 @@ enum WaterCommands {
             let response = try client.call(WaterV1.GetSettingsRequest())
             invocation.output(response) { "your days follow \((response.settings?.timeZone ?? "?").terminalSafe)" }
         }
+    }
+
+    /// `cup add NAME ML [--drink DRINK]`, `cup ls`, `cup rm NAME`: the member's named cups.
+    static func namedCup(_ invocation: inout Invocation, action: String) throws {
+        switch action {
+        case "add":
+            let drink = try invocation.arguments.option("drink") ?? ""
+            guard let name = invocation.arguments.positional(), let ml = invocation.arguments.positional() else {
+                throw UsageError("cup add needs a name and an amount, like cup add mug 350")
+            }
+            try invocation.arguments.finish()
+            guard let amount = LogGrammar.millilitres(ml) else {
+                throw UsageError(
+                    "a cup's amount is whole millilitres (350, 350ml) or like a bottle's (0.5l, 33cl), got \"\(ml)\"")
+            }
+            let response = try invocation.client().call(
+                WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink)))
+            invocation.output(response) { "kept \(name): water-client log \(name)\n" + cupList(response.settings) }
+        case "rm":
+            guard let name = invocation.arguments.positional() else { throw UsageError("cup rm needs a cup's name") }
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name))
+            invocation.output(response) { "removed \(name)\n" + cupList(response.settings) }
+        default:
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.GetSettingsRequest())
+            invocation.output(response) { cupText(response.settings) + "\n" + cupList(response.settings) }
+        }
+    }
+
+    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk".
+    private static func cupList(_ settings: WaterV1.Settings?) -> String {
+        let cups = settings?.cups ?? []
+        guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350" }
+        let width = cups.map(\.name.count).max() ?? 0
+        return cups.map { cup in
+            let name = cup.name.terminalSafe
+            return name + String(repeating: " ", count: max(0, width - name.count)) + "  \(cup.amountMl) ml"
+                + (cup.drink.isEmpty ? "" : " \(cup.drink.terminalSafe)")
+        }.joined(separator: "\n")
     }
 
     private static func cupText(_ settings: WaterV1.Settings?) -> String {
