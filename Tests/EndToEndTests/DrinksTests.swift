@@ -200,4 +200,71 @@ struct DrinksTests {
         #expect(day.day?.amountMl == 350 + 375 + 150 + 375 && day.settings?.cups.map(\.name) == ["latte"])
         #expect(server.stop() == 0)
     }
+
+    /// A Thursday of mum (an admin) and ben, every figure worked out by hand:
+    ///
+    ///     mum  07:30 250 water 250 · 08:15 200 milk x1.50 = 300 · 10:00 250 tea 250 ·
+    ///          12:30 mug 350 water 350 · 15:00 50 coffee x0.91 = 45.5, so 46
+    ///          = 1196 counted of 1100 drunk, 59 % of 2000, 804 to go
+    ///     ben  09:00 250 tea (his usual drink) 250 · 11:00 latte 250 milk = 375 ·
+    ///          13:00 33cl juice x1.39 = 458.7, so 459 · 16:00 0.5l tea 500
+    ///          = 1584 counted of 1330 drunk, 79 %, 416 to go
+    @Test("a family's day with tea, milk, coffee, juice and named cups: every figure as worked out by hand")
+    func familyDay() throws {
+        let server = try ServerProcess.fresh(["--clock", "\(thursday)"])
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["member", "add", "ben", "--password-stdin"], input: "ben-password-1\n").status == 0)
+        let ben = server.cli("ben")
+        #expect(try ben.run(["login", "ben", "--password-stdin"], input: "ben-password-1\n").status == 0)
+        #expect(try mum.run(["cup", "add", "mug", "350"]).status == 0)
+        #expect(try ben.run(["cup", "--drink", "tea"]).status == 0)
+        #expect(try ben.run(["cup", "add", "latte", "250", "--drink", "milk"]).status == 0)
+        for (person, words, at) in [
+            (mum, ["250"], "07:30"), (mum, ["200", "milk"], "08:15"), (mum, ["tea"], "10:00"), (mum, ["mug"], "12:30"),
+            (mum, ["50", "coffee"], "15:00"), (ben, [], "09:00"), (ben, ["latte"], "11:00"),
+            (ben, ["33cl", "juice"], "13:00"), (ben, ["0.5l"], "16:00"),
+        ] {
+            let logged = try person.run(["log"] + words + ["--at", "2026-11-26 \(at)"])
+            #expect(logged.status == 0, "log \(words): \(logged.error)")
+        }
+
+        let mums = try mum.json(WaterV1.GetTodayResponse.self, ["today"])
+        #expect(mums.day?.amountMl == 1196 && mums.day?.rawMl == 1100 && mums.day?.percent == 59)
+        #expect(mums.day?.remainingMl == 804 && mums.day?.count == 5)
+        #expect(mums.entries.map(\.countedMl) == [46, 350, 250, 300, 250])
+        let today = try mum.run(["today"]).output
+        #expect(today.contains("1196 / 2000 ml  59 %  804 ml to go  5 drinks"), "\(today)")
+        #expect(
+            today.contains("by drink: water 600 ml, tea 250 ml, milk 200 ml (counts 300), coffee 50 ml (counts 46)"))
+        #expect(today.contains("  08:15  +200 ml milk (counts 300)\n"), "\(today)")
+        #expect(today.contains("  12:30  +350 ml water\n") && today.contains("  10:00  +250 ml tea\n"), "\(today)")
+
+        let bens = try ben.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "2", "--entries"])
+        #expect(bens.days.map(\.amountMl) == [0, 1584] && bens.days.last?.rawMl == 1330)
+        #expect(bens.days.last?.percent == 79 && bens.days.last?.remainingMl == 416)
+        #expect(bens.entries.map(\.drink) == ["tea", "juice", "milk", "tea"])
+        #expect(bens.entries.map(\.countedMl) == [500, 459, 375, 250])
+        let week = try ben.run(["week"]).output
+        #expect(week.contains("Thu 2026-11-26") && week.contains(" 1584 / 2000 ml"), "\(week)")
+
+        // The board ranks by what counted: ben's 79 % before mum's 59 %.
+        let board = try mum.json(WaterV1.GetBoardResponse.self, ["board"]).board
+        #expect(board?.rows.map(\.username) == ["ben", "mum"])
+        #expect(board?.rows.map(\.totalMl) == [1584, 1196])
+        #expect(board?.rows.map { $0.days.first { $0.date == "2026-11-26" }?.amountMl } == [1584, 1196])
+        let explained = try mum.run(["board", "--explain"]).output
+        #expect(explained.contains("1584") && explained.contains("1196"), "\(explained)")
+
+        // Exports carry drink and factor; a factor changed afterwards rewrites nothing.
+        let csv = try mum.run(["export", "--format", "csv"]).output
+        #expect(csv.contains(",200,,,,,milk,1.50\n") && csv.contains(",50,,,,,coffee,0.91\n"), "\(csv)")
+        let json = try JSONDecoder().decode(
+            [WaterV1.MemberHistory].self, from: Data(try mum.run(["export"]).output.utf8))
+        #expect(json.first?.entries.map(\.countedMl).reduce(0, +) == 1196)
+        #expect(try mum.run(["drink", "set", "milk", "--factor", "1.10"]).status == 0)
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 1196)
+        #expect(try ben.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 1584)
+        #expect(server.stop() == 0)
+    }
 }
