@@ -52,6 +52,51 @@ void   water__archive__v1__journal_record__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__journal_record__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__stored_cup__init
+                     (Water__Archive__V1__StoredCup         *message)
+{
+  static const Water__Archive__V1__StoredCup init_value = WATER__ARCHIVE__V1__STORED_CUP__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_cup__get_packed_size
+                     (const Water__Archive__V1__StoredCup *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_cup__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_cup__pack
+                     (const Water__Archive__V1__StoredCup *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_cup__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_cup__pack_to_buffer
+                     (const Water__Archive__V1__StoredCup *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_cup__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredCup *
+       water__archive__v1__stored_cup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredCup *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_cup__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_cup__free_unpacked
+                     (Water__Archive__V1__StoredCup *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_cup__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__stored_entry__init
                      (Water__Archive__V1__StoredEntry         *message)
 {
@@ -95,6 +140,96 @@ void   water__archive__v1__stored_entry__free_unpacked
   if(!message)
     return;
   assert(message->base.descriptor == &water__archive__v1__stored_entry__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__archive__v1__drink_kind__init
+                     (Water__Archive__V1__DrinkKind         *message)
+{
+  static const Water__Archive__V1__DrinkKind init_value = WATER__ARCHIVE__V1__DRINK_KIND__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__drink_kind__get_packed_size
+                     (const Water__Archive__V1__DrinkKind *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__drink_kind__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__drink_kind__pack
+                     (const Water__Archive__V1__DrinkKind *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__drink_kind__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__drink_kind__pack_to_buffer
+                     (const Water__Archive__V1__DrinkKind *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__drink_kind__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__DrinkKind *
+       water__archive__v1__drink_kind__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__DrinkKind *)
+     protobuf_c_message_unpack (&water__archive__v1__drink_kind__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__drink_kind__free_unpacked
+                     (Water__Archive__V1__DrinkKind *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__drink_kind__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__archive__v1__stored_drink__init
+                     (Water__Archive__V1__StoredDrink         *message)
+{
+  static const Water__Archive__V1__StoredDrink init_value = WATER__ARCHIVE__V1__STORED_DRINK__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_drink__get_packed_size
+                     (const Water__Archive__V1__StoredDrink *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_drink__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_drink__pack
+                     (const Water__Archive__V1__StoredDrink *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_drink__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_drink__pack_to_buffer
+                     (const Water__Archive__V1__StoredDrink *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_drink__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredDrink *
+       water__archive__v1__stored_drink__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredDrink *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_drink__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_drink__free_unpacked
+                     (Water__Archive__V1__StoredDrink *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_drink__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
 void   water__archive__v1__goal_change__init
@@ -502,7 +637,7 @@ void   water__archive__v1__accounts_snapshot__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__accounts_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[16] =
+static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[18] =
 {
   {
     "sequence",
@@ -696,13 +831,39 @@ static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drink",
+    17,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, drink),
+    &water__archive__v1__stored_drink__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cup",
+    18,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, cup),
+    &water__archive__v1__stored_cup__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__journal_record__field_indices_by_name[] = {
   14,   /* field[14] = account */
   5,   /* field[5] = amount_ml */
   12,   /* field[12] = at_unix_ms */
+  17,   /* field[17] = cup */
   8,   /* field[8] = day */
   10,   /* field[10] = done */
+  16,   /* field[16] = drink */
   2,   /* field[2] = entry */
   4,   /* field[4] = goal */
   7,   /* field[7] = habit */
@@ -718,7 +879,7 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
 static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 16 }
+  { 0, 18 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor =
 {
@@ -728,14 +889,78 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   "Water__Archive__V1__JournalRecord",
   "water.archive.v1",
   sizeof(Water__Archive__V1__JournalRecord),
-  16,
+  18,
   water__archive__v1__journal_record__field_descriptors,
   water__archive__v1__journal_record__field_indices_by_name,
   1,  water__archive__v1__journal_record__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__journal_record__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_entry__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_cup__field_descriptors[3] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCup, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "amount_ml",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCup, amount_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "drink",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCup, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_cup__field_indices_by_name[] = {
+  1,   /* field[1] = amount_ml */
+  2,   /* field[2] = drink */
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange water__archive__v1__stored_cup__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_cup__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredCup",
+  "StoredCup",
+  "Water__Archive__V1__StoredCup",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredCup),
+  3,
+  water__archive__v1__stored_cup__field_descriptors,
+  water__archive__v1__stored_cup__field_indices_by_name,
+  1,  water__archive__v1__stored_cup__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_cup__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__stored_entry__field_descriptors[5] =
 {
   {
     "id",
@@ -773,16 +998,42 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_entry__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drink",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredEntry, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "factor_hundredths",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredEntry, factor_hundredths),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_entry__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   2,   /* field[2] = at_unix_ms */
+  3,   /* field[3] = drink */
+  4,   /* field[4] = factor_hundredths */
   0,   /* field[0] = id */
 };
 static const ProtobufCIntRange water__archive__v1__stored_entry__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor =
 {
@@ -792,11 +1043,126 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor =
   "Water__Archive__V1__StoredEntry",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredEntry),
-  3,
+  5,
   water__archive__v1__stored_entry__field_descriptors,
   water__archive__v1__stored_entry__field_indices_by_name,
   1,  water__archive__v1__stored_entry__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__stored_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__drink_kind__field_descriptors[2] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__DrinkKind, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "factor_hundredths",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__DrinkKind, factor_hundredths),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__drink_kind__field_indices_by_name[] = {
+  1,   /* field[1] = factor_hundredths */
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange water__archive__v1__drink_kind__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__drink_kind__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.DrinkKind",
+  "DrinkKind",
+  "Water__Archive__V1__DrinkKind",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__DrinkKind),
+  2,
+  water__archive__v1__drink_kind__field_descriptors,
+  water__archive__v1__drink_kind__field_indices_by_name,
+  1,  water__archive__v1__drink_kind__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__drink_kind__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__stored_drink__field_descriptors[3] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredDrink, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "factor_hundredths",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredDrink, factor_hundredths),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "icon",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredDrink, icon),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_drink__field_indices_by_name[] = {
+  1,   /* field[1] = factor_hundredths */
+  2,   /* field[2] = icon */
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange water__archive__v1__stored_drink__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_drink__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredDrink",
+  "StoredDrink",
+  "Water__Archive__V1__StoredDrink",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredDrink),
+  3,
+  water__archive__v1__stored_drink__field_descriptors,
+  water__archive__v1__stored_drink__field_indices_by_name,
+  1,  water__archive__v1__stored_drink__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_drink__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__goal_change__field_descriptors[2] =
@@ -1069,7 +1435,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descriptor =
   (ProtobufCMessageInit) water__archive__v1__stored_todo__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__entry_columns__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__archive__v1__entry_columns__field_descriptors[7] =
 {
   {
     "at_delta_ms",
@@ -1131,10 +1497,36 @@ static const ProtobufCFieldDescriptor water__archive__v1__entry_columns__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drink_index",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Water__Archive__V1__EntryColumns, n_drink_index),
+    offsetof(Water__Archive__V1__EntryColumns, drink_index),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "drink_kinds",
+    7,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__EntryColumns, n_drink_kinds),
+    offsetof(Water__Archive__V1__EntryColumns, drink_kinds),
+    &water__archive__v1__drink_kind__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__entry_columns__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   0,   /* field[0] = at_delta_ms */
+  5,   /* field[5] = drink_index */
+  6,   /* field[6] = drink_kinds */
   3,   /* field[3] = id_tail_index */
   4,   /* field[4] = id_tails */
   2,   /* field[2] = id_time_delta_ms */
@@ -1142,7 +1534,7 @@ static const unsigned water__archive__v1__entry_columns__field_indices_by_name[]
 static const ProtobufCIntRange water__archive__v1__entry_columns__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
 {
@@ -1152,14 +1544,14 @@ const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
   "Water__Archive__V1__EntryColumns",
   "water.archive.v1",
   sizeof(Water__Archive__V1__EntryColumns),
-  5,
+  7,
   water__archive__v1__entry_columns__field_descriptors,
   water__archive__v1__entry_columns__field_indices_by_name,
   1,  water__archive__v1__entry_columns__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__entry_columns__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[8] =
+static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[10] =
 {
   {
     "last_sequence",
@@ -1257,8 +1649,33 @@ static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "usual_drink",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__MemberSnapshot, usual_drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cups",
+    10,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__MemberSnapshot, n_cups),
+    offsetof(Water__Archive__V1__MemberSnapshot, cups),
+    &water__archive__v1__stored_cup__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__member_snapshot__field_indices_by_name[] = {
+  9,   /* field[9] = cups */
   5,   /* field[5] = entries */
   7,   /* field[7] = entry_rows */
   4,   /* field[4] = goal_changes */
@@ -1267,11 +1684,12 @@ static const unsigned water__archive__v1__member_snapshot__field_indices_by_name
   0,   /* field[0] = last_sequence */
   3,   /* field[3] = time_zone */
   2,   /* field[2] = usual_cup_ml */
+  8,   /* field[8] = usual_drink */
 };
 static const ProtobufCIntRange water__archive__v1__member_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor =
 {
@@ -1281,7 +1699,7 @@ const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor
   "Water__Archive__V1__MemberSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__MemberSnapshot),
-  8,
+  10,
   water__archive__v1__member_snapshot__field_descriptors,
   water__archive__v1__member_snapshot__field_indices_by_name,
   1,  water__archive__v1__member_snapshot__number_ranges,
@@ -1532,7 +1950,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor 
   (ProtobufCMessageInit) water__archive__v1__stored_session__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[6] =
 {
   {
     "last_sequence",
@@ -1594,9 +2012,22 @@ static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drinks",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__AccountsSnapshot, n_drinks),
+    offsetof(Water__Archive__V1__AccountsSnapshot, drinks),
+    &water__archive__v1__stored_drink__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_name[] = {
   3,   /* field[3] = accounts */
+  5,   /* field[5] = drinks */
   1,   /* field[1] = journal_generation */
   0,   /* field[0] = last_sequence */
   2,   /* field[2] = next_member_id */
@@ -1605,7 +2036,7 @@ static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_na
 static const ProtobufCIntRange water__archive__v1__accounts_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor =
 {
@@ -1615,14 +2046,14 @@ const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descript
   "Water__Archive__V1__AccountsSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__AccountsSnapshot),
-  5,
+  6,
   water__archive__v1__accounts_snapshot__field_descriptors,
   water__archive__v1__accounts_snapshot__field_indices_by_name,
   1,  water__archive__v1__accounts_snapshot__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__accounts_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[21] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[26] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -1645,15 +2076,24 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_ACCOUNT_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_REMOVED", 18 },
   { "RECORD_KIND_SESSION_STARTED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_STARTED", 19 },
   { "RECORD_KIND_SESSION_ENDED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_ENDED", 20 },
+  { "RECORD_KIND_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_SET", 21 },
+  { "RECORD_KIND_DRINK_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_REMOVED", 22 },
+  { "RECORD_KIND_USUAL_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET", 23 },
+  { "RECORD_KIND_CUP_SAVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_SAVED", 24 },
+  { "RECORD_KIND_CUP_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED", 25 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{0, 21}
+{0, 0},{0, 26}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[21] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[26] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
   { "RECORD_KIND_ACCOUNT_REMOVED", 18 },
+  { "RECORD_KIND_CUP_REMOVED", 25 },
+  { "RECORD_KIND_CUP_SAVED", 24 },
+  { "RECORD_KIND_DRINK_REMOVED", 22 },
+  { "RECORD_KIND_DRINK_SET", 21 },
   { "RECORD_KIND_ENTRY_DELETED", 3 },
   { "RECORD_KIND_ENTRY_EDITED", 2 },
   { "RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -1672,6 +2112,7 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_TODO_MOVED", 14 },
   { "RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_USUAL_CUP_SET", 5 },
+  { "RECORD_KIND_USUAL_DRINK_SET", 23 },
 };
 const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
 {
@@ -1680,9 +2121,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  21,
+  26,
   water__archive__v1__record_kind__enum_values_by_number,
-  21,
+  26,
   water__archive__v1__record_kind__enum_values_by_name,
   1,
   water__archive__v1__record_kind__value_ranges,

@@ -3,12 +3,15 @@
 
 static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__accounts_snapshot__descriptor,
+    &water__archive__v1__drink_kind__descriptor,
     &water__archive__v1__entry_columns__descriptor,
     &water__archive__v1__goal_change__descriptor,
     &water__archive__v1__household_snapshot__descriptor,
     &water__archive__v1__journal_record__descriptor,
     &water__archive__v1__member_snapshot__descriptor,
     &water__archive__v1__stored_account__descriptor,
+    &water__archive__v1__stored_cup__descriptor,
+    &water__archive__v1__stored_drink__descriptor,
     &water__archive__v1__stored_entry__descriptor,
     &water__archive__v1__stored_habit__descriptor,
     &water__archive__v1__stored_session__descriptor,

@@ -7,6 +7,51 @@
 #endif
 
 #include "tracker.pb-c.h"
+void   water__v1__cup__init
+                     (Water__V1__Cup         *message)
+{
+  static const Water__V1__Cup init_value = WATER__V1__CUP__INIT;
+  *message = init_value;
+}
+size_t water__v1__cup__get_packed_size
+                     (const Water__V1__Cup *message)
+{
+  assert(message->base.descriptor == &water__v1__cup__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__cup__pack
+                     (const Water__V1__Cup *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__cup__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__cup__pack_to_buffer
+                     (const Water__V1__Cup *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__cup__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__Cup *
+       water__v1__cup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__Cup *)
+     protobuf_c_message_unpack (&water__v1__cup__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__cup__free_unpacked
+                     (Water__V1__Cup *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__cup__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__v1__water_entry__init
                      (Water__V1__WaterEntry         *message)
 {
@@ -1042,7 +1087,251 @@ void   water__v1__get_settings_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_settings_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[4] =
+void   water__v1__add_cup_request__init
+                     (Water__V1__AddCupRequest         *message)
+{
+  static const Water__V1__AddCupRequest init_value = WATER__V1__ADD_CUP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__add_cup_request__get_packed_size
+                     (const Water__V1__AddCupRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__add_cup_request__pack
+                     (const Water__V1__AddCupRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__add_cup_request__pack_to_buffer
+                     (const Water__V1__AddCupRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__AddCupRequest *
+       water__v1__add_cup_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__AddCupRequest *)
+     protobuf_c_message_unpack (&water__v1__add_cup_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__add_cup_request__free_unpacked
+                     (Water__V1__AddCupRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__add_cup_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__add_cup_response__init
+                     (Water__V1__AddCupResponse         *message)
+{
+  static const Water__V1__AddCupResponse init_value = WATER__V1__ADD_CUP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__add_cup_response__get_packed_size
+                     (const Water__V1__AddCupResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__add_cup_response__pack
+                     (const Water__V1__AddCupResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__add_cup_response__pack_to_buffer
+                     (const Water__V1__AddCupResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__add_cup_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__AddCupResponse *
+       water__v1__add_cup_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__AddCupResponse *)
+     protobuf_c_message_unpack (&water__v1__add_cup_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__add_cup_response__free_unpacked
+                     (Water__V1__AddCupResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__add_cup_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__remove_cup_request__init
+                     (Water__V1__RemoveCupRequest         *message)
+{
+  static const Water__V1__RemoveCupRequest init_value = WATER__V1__REMOVE_CUP_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__remove_cup_request__get_packed_size
+                     (const Water__V1__RemoveCupRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__remove_cup_request__pack
+                     (const Water__V1__RemoveCupRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__remove_cup_request__pack_to_buffer
+                     (const Water__V1__RemoveCupRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__RemoveCupRequest *
+       water__v1__remove_cup_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__RemoveCupRequest *)
+     protobuf_c_message_unpack (&water__v1__remove_cup_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__remove_cup_request__free_unpacked
+                     (Water__V1__RemoveCupRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__remove_cup_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__remove_cup_response__init
+                     (Water__V1__RemoveCupResponse         *message)
+{
+  static const Water__V1__RemoveCupResponse init_value = WATER__V1__REMOVE_CUP_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__remove_cup_response__get_packed_size
+                     (const Water__V1__RemoveCupResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__remove_cup_response__pack
+                     (const Water__V1__RemoveCupResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__remove_cup_response__pack_to_buffer
+                     (const Water__V1__RemoveCupResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__RemoveCupResponse *
+       water__v1__remove_cup_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__RemoveCupResponse *)
+     protobuf_c_message_unpack (&water__v1__remove_cup_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__remove_cup_response__free_unpacked
+                     (Water__V1__RemoveCupResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor water__v1__cup__field_descriptors[3] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Cup, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "amount_ml",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Cup, amount_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "drink",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Cup, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__cup__field_indices_by_name[] = {
+  1,   /* field[1] = amount_ml */
+  2,   /* field[2] = drink */
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange water__v1__cup__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__v1__cup__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.Cup",
+  "Cup",
+  "Water__V1__Cup",
+  "water.v1",
+  sizeof(Water__V1__Cup),
+  3,
+  water__v1__cup__field_descriptors,
+  water__v1__cup__field_indices_by_name,
+  1,  water__v1__cup__number_ranges,
+  (ProtobufCMessageInit) water__v1__cup__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[7] =
 {
   {
     "entry_id",
@@ -1092,17 +1381,56 @@ static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drink",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WaterEntry, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "factor_hundredths",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WaterEntry, factor_hundredths),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "counted_ml",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WaterEntry, counted_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__water_entry__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   2,   /* field[2] = at_unix_ms */
+  6,   /* field[6] = counted_ml */
   3,   /* field[3] = date */
+  4,   /* field[4] = drink */
   0,   /* field[0] = entry_id */
+  5,   /* field[5] = factor_hundredths */
 };
 static const ProtobufCIntRange water__v1__water_entry__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__v1__water_entry__descriptor =
 {
@@ -1112,14 +1440,14 @@ const ProtobufCMessageDescriptor water__v1__water_entry__descriptor =
   "Water__V1__WaterEntry",
   "water.v1",
   sizeof(Water__V1__WaterEntry),
-  4,
+  7,
   water__v1__water_entry__field_descriptors,
   water__v1__water_entry__field_indices_by_name,
   1,  water__v1__water_entry__number_ranges,
   (ProtobufCMessageInit) water__v1__water_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[8] =
+static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[9] =
 {
   {
     "date",
@@ -1217,6 +1545,18 @@ static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "raw_ml",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__DaySummary, raw_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__day_summary__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
@@ -1226,12 +1566,13 @@ static const unsigned water__v1__day_summary__field_indices_by_name[] = {
   2,   /* field[2] = goal_ml */
   4,   /* field[4] = percent */
   3,   /* field[3] = progress */
+  8,   /* field[8] = raw_ml */
   5,   /* field[5] = remaining_ml */
 };
 static const ProtobufCIntRange water__v1__day_summary__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor water__v1__day_summary__descriptor =
 {
@@ -1241,14 +1582,14 @@ const ProtobufCMessageDescriptor water__v1__day_summary__descriptor =
   "Water__V1__DaySummary",
   "water.v1",
   sizeof(Water__V1__DaySummary),
-  8,
+  9,
   water__v1__day_summary__field_descriptors,
   water__v1__day_summary__field_indices_by_name,
   1,  water__v1__day_summary__number_ranges,
   (ProtobufCMessageInit) water__v1__day_summary__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[4] =
+static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[6] =
 {
   {
     "daily_goal_ml",
@@ -1298,17 +1639,43 @@ static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[4] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "usual_drink",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Settings, usual_drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cups",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__Settings, n_cups),
+    offsetof(Water__V1__Settings, cups),
+    &water__v1__cup__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__settings__field_indices_by_name[] = {
+  5,   /* field[5] = cups */
   0,   /* field[0] = daily_goal_ml */
   2,   /* field[2] = quick_cups_ml */
   3,   /* field[3] = time_zone */
   1,   /* field[1] = usual_cup_ml */
+  4,   /* field[4] = usual_drink */
 };
 static const ProtobufCIntRange water__v1__settings__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__v1__settings__descriptor =
 {
@@ -1318,14 +1685,14 @@ const ProtobufCMessageDescriptor water__v1__settings__descriptor =
   "Water__V1__Settings",
   "water.v1",
   sizeof(Water__V1__Settings),
-  4,
+  6,
   water__v1__settings__field_descriptors,
   water__v1__settings__field_indices_by_name,
   1,  water__v1__settings__number_ranges,
   (ProtobufCMessageInit) water__v1__settings__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descriptors[5] =
 {
   {
     "entry_id",
@@ -1363,16 +1730,42 @@ static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drink",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__LogWaterRequest, drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "usual_drink",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__LogWaterRequest, usual_drink),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__log_water_request__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   2,   /* field[2] = at_unix_ms */
+  3,   /* field[3] = drink */
   0,   /* field[0] = entry_id */
+  4,   /* field[4] = usual_drink */
 };
 static const ProtobufCIntRange water__v1__log_water_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor =
 {
@@ -1382,7 +1775,7 @@ const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor =
   "Water__V1__LogWaterRequest",
   "water.v1",
   sizeof(Water__V1__LogWaterRequest),
-  3,
+  5,
   water__v1__log_water_request__field_descriptors,
   water__v1__log_water_request__field_indices_by_name,
   1,  water__v1__log_water_request__number_ranges,
@@ -1744,7 +2137,7 @@ const ProtobufCMessageDescriptor water__v1__get_today_request__descriptor =
   (ProtobufCMessageInit) water__v1__get_today_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descriptors[4] =
 {
   {
     "day",
@@ -1782,16 +2175,29 @@ static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "drinks",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__GetTodayResponse, n_drinks),
+    offsetof(Water__V1__GetTodayResponse, drinks),
+    &water__v1__drink__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__get_today_response__field_indices_by_name[] = {
   0,   /* field[0] = day */
+  3,   /* field[3] = drinks */
   1,   /* field[1] = entries */
   2,   /* field[2] = settings */
 };
 static const ProtobufCIntRange water__v1__get_today_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__get_today_response__descriptor =
 {
@@ -1801,7 +2207,7 @@ const ProtobufCMessageDescriptor water__v1__get_today_response__descriptor =
   "Water__V1__GetTodayResponse",
   "water.v1",
   sizeof(Water__V1__GetTodayResponse),
-  3,
+  4,
   water__v1__get_today_response__field_descriptors,
   water__v1__get_today_response__field_indices_by_name,
   1,  water__v1__get_today_response__number_ranges,
@@ -1999,7 +2405,7 @@ const ProtobufCMessageDescriptor water__v1__set_goal_response__descriptor =
   (ProtobufCMessageInit) water__v1__set_goal_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_descriptors[2] =
 {
   {
     "usual_cup_ml",
@@ -2013,14 +2419,27 @@ static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "usual_drink",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetUsualCupRequest, usual_drink),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__set_usual_cup_request__field_indices_by_name[] = {
   0,   /* field[0] = usual_cup_ml */
+  1,   /* field[1] = usual_drink */
 };
 static const ProtobufCIntRange water__v1__set_usual_cup_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__set_usual_cup_request__descriptor =
 {
@@ -2030,7 +2449,7 @@ const ProtobufCMessageDescriptor water__v1__set_usual_cup_request__descriptor =
   "Water__V1__SetUsualCupRequest",
   "water.v1",
   sizeof(Water__V1__SetUsualCupRequest),
-  1,
+  2,
   water__v1__set_usual_cup_request__field_descriptors,
   water__v1__set_usual_cup_request__field_indices_by_name,
   1,  water__v1__set_usual_cup_request__number_ranges,
@@ -2220,7 +2639,159 @@ const ProtobufCMessageDescriptor water__v1__get_settings_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_settings_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[10] =
+static const ProtobufCFieldDescriptor water__v1__add_cup_request__field_descriptors[1] =
+{
+  {
+    "cup",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddCupRequest, cup),
+    &water__v1__cup__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__add_cup_request__field_indices_by_name[] = {
+  0,   /* field[0] = cup */
+};
+static const ProtobufCIntRange water__v1__add_cup_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__add_cup_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.AddCupRequest",
+  "AddCupRequest",
+  "Water__V1__AddCupRequest",
+  "water.v1",
+  sizeof(Water__V1__AddCupRequest),
+  1,
+  water__v1__add_cup_request__field_descriptors,
+  water__v1__add_cup_request__field_indices_by_name,
+  1,  water__v1__add_cup_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__add_cup_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__add_cup_response__field_descriptors[1] =
+{
+  {
+    "settings",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddCupResponse, settings),
+    &water__v1__settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__add_cup_response__field_indices_by_name[] = {
+  0,   /* field[0] = settings */
+};
+static const ProtobufCIntRange water__v1__add_cup_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__add_cup_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.AddCupResponse",
+  "AddCupResponse",
+  "Water__V1__AddCupResponse",
+  "water.v1",
+  sizeof(Water__V1__AddCupResponse),
+  1,
+  water__v1__add_cup_response__field_descriptors,
+  water__v1__add_cup_response__field_indices_by_name,
+  1,  water__v1__add_cup_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__add_cup_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__remove_cup_request__field_descriptors[1] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__RemoveCupRequest, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__remove_cup_request__field_indices_by_name[] = {
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange water__v1__remove_cup_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__remove_cup_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.RemoveCupRequest",
+  "RemoveCupRequest",
+  "Water__V1__RemoveCupRequest",
+  "water.v1",
+  sizeof(Water__V1__RemoveCupRequest),
+  1,
+  water__v1__remove_cup_request__field_descriptors,
+  water__v1__remove_cup_request__field_indices_by_name,
+  1,  water__v1__remove_cup_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__remove_cup_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__remove_cup_response__field_descriptors[1] =
+{
+  {
+    "settings",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__RemoveCupResponse, settings),
+    &water__v1__settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__remove_cup_response__field_indices_by_name[] = {
+  0,   /* field[0] = settings */
+};
+static const ProtobufCIntRange water__v1__remove_cup_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__remove_cup_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.RemoveCupResponse",
+  "RemoveCupResponse",
+  "Water__V1__RemoveCupResponse",
+  "water.v1",
+  sizeof(Water__V1__RemoveCupResponse),
+  1,
+  water__v1__remove_cup_response__field_descriptors,
+  water__v1__remove_cup_response__field_indices_by_name,
+  1,  water__v1__remove_cup_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__remove_cup_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[12] =
 {
   { "LogWater", &water__v1__log_water_request__descriptor, &water__v1__log_water_response__descriptor },
   { "EditWater", &water__v1__edit_water_request__descriptor, &water__v1__edit_water_response__descriptor },
@@ -2232,14 +2803,18 @@ static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[10
   { "SetUsualCup", &water__v1__set_usual_cup_request__descriptor, &water__v1__set_usual_cup_response__descriptor },
   { "GetSettings", &water__v1__get_settings_request__descriptor, &water__v1__get_settings_response__descriptor },
   { "SetTimeZone", &water__v1__set_time_zone_request__descriptor, &water__v1__set_time_zone_response__descriptor },
+  { "AddCup", &water__v1__add_cup_request__descriptor, &water__v1__add_cup_response__descriptor },
+  { "RemoveCup", &water__v1__remove_cup_request__descriptor, &water__v1__remove_cup_response__descriptor },
 };
 const unsigned water__v1__tracker__method_indices_by_name[] = {
+  10,        /* AddCup */
   2,        /* DeleteWater */
   1,        /* EditWater */
   5,        /* GetHistory */
   8,        /* GetSettings */
   4,        /* GetToday */
   0,        /* LogWater */
+  11,        /* RemoveCup */
   6,        /* SetGoal */
   9,        /* SetTimeZone */
   7,        /* SetUsualCup */
@@ -2252,7 +2827,7 @@ const ProtobufCServiceDescriptor water__v1__tracker__descriptor =
   "Tracker",
   "Water__V1__Tracker",
   "water.v1",
-  10,
+  12,
   water__v1__tracker__method_descriptors,
   water__v1__tracker__method_indices_by_name
 };
@@ -2335,6 +2910,22 @@ void water__v1__tracker__set_time_zone(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__tracker__descriptor);
   service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__tracker__add_cup(ProtobufCService *service,
+                                 const Water__V1__AddCupRequest *input,
+                                 Water__V1__AddCupResponse_Closure closure,
+                                 void *closure_data)
+{
+  assert(service->descriptor == &water__v1__tracker__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__tracker__remove_cup(ProtobufCService *service,
+                                    const Water__V1__RemoveCupRequest *input,
+                                    Water__V1__RemoveCupResponse_Closure closure,
+                                    void *closure_data)
+{
+  assert(service->descriptor == &water__v1__tracker__descriptor);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__tracker__init (Water__V1__Tracker_Service *service,
                                Water__V1__Tracker_ServiceDestroy destroy)

@@ -22,6 +22,12 @@ public struct StatusCache: Codable, Sendable, Equatable {
     /// The days `week` or `history` last showed, oldest first.
     public var days: [WaterV1.DaySummary] = []
     public var usualCupMl: Int32 = 0
+    /// The member's usual drink and the household's drinks: what `log` logs away from the server,
+    /// and what it refuses there. Empty: not heard yet (a cache from before drinks).
+    public var usualDrink: String = ""
+    public var drinks: [WaterV1.Drink] = []
+    /// The member's named cups, as last heard.
+    public var cups: [WaterV1.Cup] = []
     public var habits: [WaterV1.Habit] = []
     public var todos: [WaterV1.TodoItem] = []
     /// The list's items in the order each terminal last showed them (newest last, a few):
@@ -51,6 +57,27 @@ public struct StatusCache: Codable, Sendable, Equatable {
         case updatedAtUnixMs = "updated_at_unix_ms"
         case usualCupMl = "usual_cup_ml"
         case todoListsShown = "todo_lists_shown"
+        case usualDrink = "usual_drink"
+        case drinks, cups
+    }
+
+    /// Reads a cache of any version: a field an older client did not write takes its default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        server = try container.decode(String.self, forKey: .server)
+        username = try container.decode(String.self, forKey: .username)
+        timeZone = try container.decodeIfPresent(String.self, forKey: .timeZone) ?? ""
+        updatedAtUnixMs = try container.decodeIfPresent(Int64.self, forKey: .updatedAtUnixMs) ?? 0
+        today = try container.decodeIfPresent(WaterV1.DaySummary.self, forKey: .today)
+        entries = try container.decodeIfPresent([WaterV1.WaterEntry].self, forKey: .entries) ?? []
+        days = try container.decodeIfPresent([WaterV1.DaySummary].self, forKey: .days) ?? []
+        usualCupMl = try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0
+        usualDrink = try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? ""
+        drinks = try container.decodeIfPresent([WaterV1.Drink].self, forKey: .drinks) ?? []
+        cups = try container.decodeIfPresent([WaterV1.Cup].self, forKey: .cups) ?? []
+        habits = try container.decodeIfPresent([WaterV1.Habit].self, forKey: .habits) ?? []
+        todos = try container.decodeIfPresent([WaterV1.TodoItem].self, forKey: .todos) ?? []
+        todoListsShown = try container.decodeIfPresent([ShownList].self, forKey: .todoListsShown)
     }
 
     /// Where it is kept for `server` in this environment.
@@ -112,6 +139,23 @@ public struct StatusCache: Codable, Sendable, Equatable {
         record(day: reply.day, now: now)
         entries = reply.entries
         usualCupMl = reply.settings?.usualCupMl ?? usualCupMl
+        usualDrink = reply.settings?.usualDrink ?? usualDrink
+        cups = reply.settings?.cups ?? cups
+        if !reply.drinks.isEmpty { drinks = reply.drinks }
+    }
+
+    /// What `entry` counts toward the goal: as the server said, or for a drink still waiting
+    /// here, at its drink's factor as last heard (an unknown one, or none, as water).
+    public func counted(_ entry: WaterV1.WaterEntry) -> Int32 {
+        if entry.countedMl != 0 || entry.drink.isEmpty && entry.factorHundredths == 0 {
+            return entry.countedMl != 0 ? entry.countedMl : entry.amountMl
+        }
+        let factor =
+            entry.factorHundredths != 0
+            ? Int32(clamping: entry.factorHundredths)
+            : drinks.first { $0.name == entry.drink }.map { Int32(clamping: $0.factorHundredths) }
+                ?? HydrationFactor.water
+        return HydrationFactor.counted(millilitres: entry.amountMl, hundredths: factor)
     }
 
     public mutating func forget(entryID: String) {
@@ -166,12 +210,16 @@ extension StatusCache {
                 let date = zone.date(atUnixMilliseconds: request.atUnixMs).description
                 ledger.add(
                     WaterV1.WaterEntry(
-                        entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs, date: date))
+                        entryID: request.entryID, amountMl: request.amountMl, atUnixMs: request.atUnixMs, date: date,
+                        drink: request.drink))
                 ledger.unsent[date, default: 0] += 1
             case .edit(let request):
                 guard var entry = ledger.remove(request.entryID) else { continue }
                 ledger.unsent[entry.date, default: 0] += 1
-                if request.amountMl != 0 { entry.amountMl = request.amountMl }
+                if request.amountMl != 0 {
+                    entry.amountMl = request.amountMl
+                    entry.countedMl = 0  // counted again when added back, at the entry's factor
+                }
                 if request.atUnixMs != 0 {
                     entry.atUnixMs = request.atUnixMs
                     entry.date = zone.date(atUnixMilliseconds: request.atUnixMs).description
@@ -206,15 +254,18 @@ private struct DayLedger {
         }
     }
 
+    /// Adds a waiting drink, counted at its drink's factor as last heard.
     mutating func add(_ entry: WaterV1.WaterEntry) {
+        var entry = entry
+        entry.countedMl = cache.counted(entry)
         entries[entry.entryID] = (entry, false)
-        change(entry.date, amount: entry.amountMl, count: 1)
+        change(entry.date, amount: entry.countedMl, count: 1)
     }
 
     /// Takes a known drink off its day; nil when this computer does not know it.
     mutating func remove(_ id: String) -> WaterV1.WaterEntry? {
         guard let (entry, _) = entries.removeValue(forKey: id) else { return nil }
-        change(entry.date, amount: -entry.amountMl, count: -1)
+        change(entry.date, amount: -cache.counted(entry), count: -1)
         return entry
     }
 

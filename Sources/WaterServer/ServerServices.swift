@@ -57,6 +57,7 @@ public final class ServerServices: Sendable {
                 householdTimeZone: configuration.householdTimeZone, timeZones: configuration.timeZones,
                 logger: logger),
             tracker: TrackerService(archives: archives, timeZones: configuration.timeZones),
+            drinks: DrinkService(archives: archives),
             board: BoardService(boards: boards, hub: boardHub),
             todo: TodoService(archives: archives),
             habits: HabitService(archives: archives),
@@ -103,12 +104,13 @@ public final class ServerServices: Sendable {
 struct APIServices: Sendable {
     let accounts: AccountService
     let tracker: TrackerService
+    let drinks: DrinkService
     let board: BoardService
     let todo: TodoService
     let habits: HabitService
     let transfer: TransferService
 
-    var all: [any Service] { [accounts, tracker, board, todo, habits, transfer] }
+    var all: [any Service] { [accounts, tracker, drinks, board, todo, habits, transfer] }
 }
 
 /// Builds the household's board from every member's archive, and keeps the last board of

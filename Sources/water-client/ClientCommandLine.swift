@@ -51,17 +51,23 @@ let clientCommandLine = ProgramSpec(
             options: [OptionSpec("password-stdin", nil, "read both passwords from standard input")],
             examples: ["passwd"]),
         CommandSpec(
-            "log", "[ML]", summary: "log a drink (default: your usual cup, now)",
+            "log", "[AMOUNT] [DRINK]", summary: "log a drink (default: your usual cup of your usual drink, now)",
             details: """
-                Logs a drink of ML millilitres (1-2000; default: your usual cup) at WHEN (default:
-                now). The reply names the day it counts on: your days follow your time zone
-                (water-client zone).
+                Logs AMOUNT of DRINK at WHEN (default: now). AMOUNT is whole millilitres (250 or
+                250ml, 1-2000) or litres and centilitres as a bottle says them (0.5l, 33cl); without
+                it, your usual cup. DRINK is one of the household's drinks (water-client drink ls) or
+                one of your named cups (cup add; its amount, of its drink); without it, your usual
+                drink (cup --drink). What it counts toward your goal is
+                round(AMOUNT x the drink's factor). The reply names the day it counts on: your days
+                follow your time zone (water-client zone).
                 """,
             options: [
                 OptionSpec("at", "WHEN", "when: 21:30, \"yesterday 21:30\", \"2026-11-30 21:30\" or ISO 8601"),
                 OptionSpec("id", "UUID", "replay a drink with a known id: it is never counted twice"),
             ],
-            examples: ["log", "log 330", "log 250 --at \"yesterday 21:30\""]),
+            examples: [
+                "log", "log 200 tea", "log tea", "log mug", "log 33cl juice", "log 250 --at \"yesterday 21:30\"",
+            ]),
         CommandSpec(
             "undo", summary: "remove the drink you logged last",
             details: """
@@ -108,9 +114,24 @@ let clientCommandLine = ProgramSpec(
                 "Shows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
             examples: ["goal", "goal 2500"]),
         CommandSpec(
-            "cup", "[ML]", summary: "show or set your usual cup (1-2000 ml)",
-            details: "Shows or sets your usual cup (1-2000 ml), what log logs without an amount, and the quick cups.",
-            examples: ["cup", "cup 330"]),
+            "cup", "[ML]", summary: "show or set your usual cup (1-2000 ml) and drink",
+            details: """
+                Shows or sets your usual cup (1-2000 ml), what log logs without an amount, and your
+                usual drink (--drink), what log logs without a drink; and the quick cups.
+                """,
+            options: [OptionSpec("drink", "DRINK", "your usual drink, one of the household's (default water)")],
+            examples: ["cup", "cup 330", "cup --drink tea"]),
+        CommandSpec(
+            "cup add", "NAME ML", summary: "keep a named cup: log NAME logs it",
+            details: """
+                Keeps a named cup of yours (or changes the one of that name): log NAME then logs ML
+                millilitres of its drink (--drink; without it, your usual drink). NAME is a-z, 0-9 and
+                -, at most 15 characters, and none of the household's drinks.
+                """,
+            options: [OptionSpec("drink", "DRINK", "what it holds (default: your usual drink when logged)")],
+            examples: ["cup add mug 350", "cup add bottle 750", "cup add latte 250 --drink milk"]),
+        CommandSpec("cup ls", summary: "your quick cups and your named cups", examples: ["cup ls"]),
+        CommandSpec("cup rm", "NAME", summary: "forget a named cup", examples: ["cup rm bottle"]),
         CommandSpec(
             "zone", "[ZONE]", summary: "show or move your days' time zone",
             details: """
@@ -189,6 +210,42 @@ let clientCommandLine = ProgramSpec(
             options: [dayOption],
             examples: ["habit uncheck Read --day 2026-11-29"]),
         CommandSpec("habit rm", "NAME|ID", summary: "remove a habit", examples: ["habit rm Read"]),
+        // After habit's: the completions know an option's values by its name alone, and habit's
+        // --icon has choices where a drink's is free text.
+        CommandSpec(
+            "drink ls", summary: "the household's drinks and how each counts",
+            details: """
+                Lists the household's drinks, each with its hydration factor: an entry of ML
+                millilitres counts round(ML x factor) toward the goal, halves away from zero. The
+                defaults are the Beverage Hydration Index's (Maughan et al., Am J Clin Nutr 2016).
+                """,
+            examples: ["drink ls"]),
+        CommandSpec(
+            "drink add", "NAME", summary: "add a drink (admins)",
+            details: """
+                Adds a drink: NAME is a-z, 0-9 and -, at most 15 characters; its factor is 0.10 to
+                2.00, at most two decimals.
+                """,
+            options: [
+                OptionSpec("factor", "F", "how it counts against water (0.10-2.00; water is 1.00)"),
+                OptionSpec("icon", "ICON", "a short icon, like an emoji"),
+            ],
+            examples: ["drink add cocoa --factor 1.20", "drink add kombucha --factor 0.95 --icon 🍶"]),
+        CommandSpec(
+            "drink set", "NAME", summary: "change a drink's factor or icon (admins; past days keep theirs)",
+            details: """
+                Changes how a drink counts from now on: every drink already logged keeps the factor it
+                was logged at, so no past day changes.
+                """,
+            options: [
+                OptionSpec("factor", "F", "the new factor (0.10-2.00)"),
+                OptionSpec("icon", "ICON", "the new icon"),
+            ],
+            examples: ["drink set coffee --factor 0.95"]),
+        CommandSpec(
+            "drink rm", "NAME", summary: "remove a drink (admins; water stays)",
+            details: "Removes a drink; drinks already logged keep it. Water cannot be removed.",
+            examples: ["drink rm sports"]),
         CommandSpec(
             "member add", "NAME", summary: "add a member (admins)",
             details: "Adds a member; their password is asked for twice, or read from standard input.",
@@ -222,9 +279,9 @@ let clientCommandLine = ProgramSpec(
         CommandSpec(
             "export", summary: "your whole history out (admins: the household's)",
             details: """
-                Writes your whole history (entries, each day's goal, your usual cup, habits and
-                check-ins); admins may export the whole household (a member whose archive cannot be
-                read is named on standard error and left out).
+                Writes your whole history (entries with their drink and factor, each day's goal, your
+                usual cup, habits and check-ins); admins may export the whole household (a member whose
+                archive cannot be read is named on standard error and left out).
                 """,
             options: [
                 OptionSpec("format", "FORMAT", "json (default) or csv", choices: ["json", "csv"]),

@@ -44,8 +44,14 @@ do {
     case "week": try WaterCommands.history(&invocation, days: 7)
     case "history": try WaterCommands.history(&invocation, days: nil)
     case "goal": try WaterCommands.goal(&invocation)
-    case "cup": try WaterCommands.cup(&invocation)
+    case "cup":
+        if action.isEmpty {
+            try WaterCommands.cup(&invocation)
+        } else {
+            try WaterCommands.namedCup(&invocation, action: action)
+        }
     case "zone": try WaterCommands.zone(&invocation)
+    case "drink": try DrinkCommands.run(&invocation, action: action)
     case "board": try BoardCommand.run(&invocation)
     case "member": try MemberCommands.run(&invocation, action: action)
     case "todo": try TodoCommand.run(&invocation, action: action)

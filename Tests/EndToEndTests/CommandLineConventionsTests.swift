@@ -42,7 +42,7 @@ struct CommandLineConventionsTests {
     @Test("log -h is help, not an amount; --version names the release in both programs")
     func helpAndVersion() throws {
         let help = try run("water-client", ["log", "-h"])
-        #expect(help.status == 0 && help.output.hasPrefix("usage: water-client log [ML]"), "\(help.error)")
+        #expect(help.status == 0 && help.output.hasPrefix("usage: water-client log [AMOUNT] [DRINK]"), "\(help.error)")
         for program in ["water-client", "water-server"] {
             let version = try run(program, ["--version"])
             #expect(version.status == 0)

@@ -166,10 +166,10 @@ struct CommandLineFixesTests {
         // The same person, at a terminal set to Tokyo (14 hours ahead of New York).
         let mum = CommandLineUser(environment: setup.environment.merging(["TZ": "Asia/Tokyo"]) { $1 })
         let late = try mum.run(["log", "300", "--at", "2026-11-29 23:30"])
-        #expect(late.output.hasPrefix("logged 300 ml at 23:30 on Sun 2026-11-29 ("), "\(late.output)")
+        #expect(late.output.hasPrefix("logged 300 ml water at 23:30 on Sun 2026-11-29 ("), "\(late.output)")
         #expect(late.output.contains("\nSun 2026-11-29  "), "the day's total names its day: \(late.output)")
         let early = try mum.run(["log", "250", "--at", "2026-11-30 00:30"])
-        #expect(early.output.hasPrefix("logged 250 ml at 00:30 on Mon 2026-11-30 ("), "\(early.output)")
+        #expect(early.output.hasPrefix("logged 250 ml water at 00:30 on Mon 2026-11-30 ("), "\(early.output)")
         #expect(early.output.contains("\nMon 2026-11-30  "), "\(early.output)")
         let today = try mum.run(["today"]).output
         #expect(today.hasPrefix("Today, Mon 2026-11-30\n") && today.contains("  00:30  +250 ml"), "\(today)")

@@ -292,6 +292,23 @@ def swift_message(package, message, index, comments, rpc_kinds):
         out.append("            }")
         out.append("        }")
         out.append("    }")
+        # proto3's JSON form leaves a default value out, and a message written before a field
+        # was added lacks it: either way the field takes its default (synthesized decoding
+        # would refuse the whole message, and an old export would never import again).
+        out.append("")
+        out.append("    /// Decodes the JSON form; a field that is left out takes its proto3 default.")
+        out.append("    public init(from decoder: any Decoder) throws {")
+        out.append("        let container = try decoder.container(keyedBy: CodingKeys.self)")
+        out.append("        self.init(")
+        reads = []
+        for n, t, d in params:
+            key = n.strip("`")
+            if t.endswith("?"):
+                reads.append(f"            {key}: try container.decodeIfPresent({t[:-1]}.self, forKey: .{key})")
+            else:
+                reads.append(f"            {key}: try container.decodeIfPresent({t}.self, forKey: .{key}) ?? {d}")
+        out += [read + ("," if i < len(reads) - 1 else ")") for i, read in enumerate(reads)]
+        out.append("    }")
     out.append("}")
     return out
 

@@ -16,7 +16,10 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct Water__Archive__V1__JournalRecord Water__Archive__V1__JournalRecord;
+typedef struct Water__Archive__V1__StoredCup Water__Archive__V1__StoredCup;
 typedef struct Water__Archive__V1__StoredEntry Water__Archive__V1__StoredEntry;
+typedef struct Water__Archive__V1__DrinkKind Water__Archive__V1__DrinkKind;
+typedef struct Water__Archive__V1__StoredDrink Water__Archive__V1__StoredDrink;
 typedef struct Water__Archive__V1__GoalChange Water__Archive__V1__GoalChange;
 typedef struct Water__Archive__V1__StoredHabit Water__Archive__V1__StoredHabit;
 typedef struct Water__Archive__V1__StoredTodo Water__Archive__V1__StoredTodo;
@@ -114,7 +117,27 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * id: the token's digest
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_ENDED = 20
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_SESSION_ENDED = 20,
+  /*
+   * drink: added, or its new factor and icon
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_SET = 21,
+  /*
+   * text: the drink's name
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DRINK_REMOVED = 22,
+  /*
+   * text: the drink's name
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET = 23,
+  /*
+   * cup
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_SAVED = 24,
+  /*
+   * text: the cup's name
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED = 25
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -152,10 +175,30 @@ struct  Water__Archive__V1__JournalRecord
   uint32_t position;
   Water__Archive__V1__StoredAccount *account;
   Water__Archive__V1__StoredSession *session;
+  Water__Archive__V1__StoredDrink *drink;
+  Water__Archive__V1__StoredCup *cup;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL }
+
+
+/*
+ * A member's named cup.
+ */
+struct  Water__Archive__V1__StoredCup
+{
+  ProtobufCMessage base;
+  char *name;
+  int32_t amount_ml;
+  /*
+   * Empty: the member's usual drink when logged.
+   */
+  char *drink;
+};
+#define WATER__ARCHIVE__V1__STORED_CUP__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_cup__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__Archive__V1__StoredEntry
@@ -164,10 +207,48 @@ struct  Water__Archive__V1__StoredEntry
   ProtobufCBinaryData id;
   int32_t amount_ml;
   int64_t at_unix_ms;
+  /*
+   * The drink and its factor in hundredths when the entry was logged. Empty and 0 (every
+   * entry written before drinks existed): water at 100.
+   */
+  char *drink;
+  uint32_t factor_hundredths;
 };
 #define WATER__ARCHIVE__V1__STORED_ENTRY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_entry__descriptor) \
-    , {0,NULL}, 0, 0 }
+    , {0,NULL}, 0, 0, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * A drink and the factor one or more entries were logged at.
+ */
+struct  Water__Archive__V1__DrinkKind
+{
+  ProtobufCMessage base;
+  char *name;
+  uint32_t factor_hundredths;
+};
+#define WATER__ARCHIVE__V1__DRINK_KIND__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__drink_kind__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * One of the household's drinks (DATA/accounts).
+ */
+struct  Water__Archive__V1__StoredDrink
+{
+  ProtobufCMessage base;
+  char *name;
+  /*
+   * 10 to 200: 139 is 1.39.
+   */
+  uint32_t factor_hundredths;
+  char *icon;
+};
+#define WATER__ARCHIVE__V1__STORED_DRINK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_drink__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__Archive__V1__GoalChange
@@ -255,10 +336,21 @@ struct  Water__Archive__V1__EntryColumns
    */
   size_t n_id_tails;
   ProtobufCBinaryData *id_tails;
+  /*
+   * Empty when every entry is water at 100 (and in every archive from before drinks);
+   * otherwise one per entry: 0 is water at 100, n is drink_kinds[n - 1].
+   */
+  size_t n_drink_index;
+  uint32_t *drink_index;
+  /*
+   * Distinct drink and factor pairs other than water at 100, first use first.
+   */
+  size_t n_drink_kinds;
+  Water__Archive__V1__DrinkKind **drink_kinds;
 };
 #define WATER__ARCHIVE__V1__ENTRY_COLUMNS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__entry_columns__descriptor) \
-    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
 
 
 /*
@@ -294,10 +386,19 @@ struct  Water__Archive__V1__MemberSnapshot
    */
   size_t n_entry_rows;
   Water__Archive__V1__StoredEntry **entry_rows;
+  /*
+   * What `log` logs when no drink is named; empty (an archive from before drinks): water.
+   */
+  char *usual_drink;
+  /*
+   * The member's named cups, in the order they were added.
+   */
+  size_t n_cups;
+  Water__Archive__V1__StoredCup **cups;
 };
 #define WATER__ARCHIVE__V1__MEMBER_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__member_snapshot__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 /*
@@ -375,10 +476,16 @@ struct  Water__Archive__V1__AccountsSnapshot
   Water__Archive__V1__StoredAccount **accounts;
   size_t n_sessions;
   Water__Archive__V1__StoredSession **sessions;
+  /*
+   * The household's drinks, in the order they were added. Empty (a household from before
+   * drinks existed): the defaults, which is what a new household starts with.
+   */
+  size_t n_drinks;
+  Water__Archive__V1__StoredDrink **drinks;
 };
 #define WATER__ARCHIVE__V1__ACCOUNTS_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__accounts_snapshot__descriptor) \
-    , 0, 0, 0, 0,NULL, 0,NULL }
+    , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL }
 
 
 /* Water__Archive__V1__JournalRecord methods */
@@ -400,6 +507,25 @@ Water__Archive__V1__JournalRecord *
 void   water__archive__v1__journal_record__free_unpacked
                      (Water__Archive__V1__JournalRecord *message,
                       ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredCup methods */
+void   water__archive__v1__stored_cup__init
+                     (Water__Archive__V1__StoredCup         *message);
+size_t water__archive__v1__stored_cup__get_packed_size
+                     (const Water__Archive__V1__StoredCup   *message);
+size_t water__archive__v1__stored_cup__pack
+                     (const Water__Archive__V1__StoredCup   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_cup__pack_to_buffer
+                     (const Water__Archive__V1__StoredCup   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredCup *
+       water__archive__v1__stored_cup__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_cup__free_unpacked
+                     (Water__Archive__V1__StoredCup *message,
+                      ProtobufCAllocator *allocator);
 /* Water__Archive__V1__StoredEntry methods */
 void   water__archive__v1__stored_entry__init
                      (Water__Archive__V1__StoredEntry         *message);
@@ -418,6 +544,44 @@ Water__Archive__V1__StoredEntry *
                       const uint8_t       *data);
 void   water__archive__v1__stored_entry__free_unpacked
                      (Water__Archive__V1__StoredEntry *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__DrinkKind methods */
+void   water__archive__v1__drink_kind__init
+                     (Water__Archive__V1__DrinkKind         *message);
+size_t water__archive__v1__drink_kind__get_packed_size
+                     (const Water__Archive__V1__DrinkKind   *message);
+size_t water__archive__v1__drink_kind__pack
+                     (const Water__Archive__V1__DrinkKind   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__drink_kind__pack_to_buffer
+                     (const Water__Archive__V1__DrinkKind   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__DrinkKind *
+       water__archive__v1__drink_kind__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__drink_kind__free_unpacked
+                     (Water__Archive__V1__DrinkKind *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredDrink methods */
+void   water__archive__v1__stored_drink__init
+                     (Water__Archive__V1__StoredDrink         *message);
+size_t water__archive__v1__stored_drink__get_packed_size
+                     (const Water__Archive__V1__StoredDrink   *message);
+size_t water__archive__v1__stored_drink__pack
+                     (const Water__Archive__V1__StoredDrink   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_drink__pack_to_buffer
+                     (const Water__Archive__V1__StoredDrink   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredDrink *
+       water__archive__v1__stored_drink__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_drink__free_unpacked
+                     (Water__Archive__V1__StoredDrink *message,
                       ProtobufCAllocator *allocator);
 /* Water__Archive__V1__GoalChange methods */
 void   water__archive__v1__goal_change__init
@@ -595,8 +759,17 @@ void   water__archive__v1__accounts_snapshot__free_unpacked
 typedef void (*Water__Archive__V1__JournalRecord_Closure)
                  (const Water__Archive__V1__JournalRecord *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__StoredCup_Closure)
+                 (const Water__Archive__V1__StoredCup *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__StoredEntry_Closure)
                  (const Water__Archive__V1__StoredEntry *message,
+                  void *closure_data);
+typedef void (*Water__Archive__V1__DrinkKind_Closure)
+                 (const Water__Archive__V1__DrinkKind *message,
+                  void *closure_data);
+typedef void (*Water__Archive__V1__StoredDrink_Closure)
+                 (const Water__Archive__V1__StoredDrink *message,
                   void *closure_data);
 typedef void (*Water__Archive__V1__GoalChange_Closure)
                  (const Water__Archive__V1__GoalChange *message,
@@ -633,7 +806,10 @@ typedef void (*Water__Archive__V1__AccountsSnapshot_Closure)
 
 extern const ProtobufCEnumDescriptor    water__archive__v1__record_kind__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_cup__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__drink_kind__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_drink__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__goal_change__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_habit__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descriptor;

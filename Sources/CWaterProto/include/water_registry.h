@@ -6,6 +6,7 @@
 #include <protobuf-c/protobuf-c.h>
 #include "accounts.pb-c.h"
 #include "board.pb-c.h"
+#include "drinks.pb-c.h"
 #include "envelope.pb-c.h"
 #include "habits.pb-c.h"
 #include "todo.pb-c.h"

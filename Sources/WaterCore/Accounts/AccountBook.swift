@@ -95,12 +95,16 @@ public enum AccountMutation: Hashable, Sendable {
     case removed(memberID: UInt64)
     case sessionStarted(Session)
     case sessionEnded(TokenDigest)
+    /// The household's drinks changed.
+    case drink(DrinkMutation)
 }
 
-/// The household's members and their sessions.
+/// The household's members, their sessions and the drinks they log.
 public struct AccountBook: Hashable, Sendable {
     public private(set) var accounts: [UInt64: Account] = [:]
     public private(set) var sessions: [TokenDigest: Session] = [:]
+    /// Kept with the accounts: household-wide, changed by admins, and read by every log.
+    public private(set) var drinks = DrinkList()
     /// The id the next member gets: ids are never reused, so a removed member's archive can
     /// never be read by someone new.
     public private(set) var nextMemberID: UInt64 = 1
@@ -142,14 +146,7 @@ public struct AccountBook: Hashable, Sendable {
     }
 
     public static func isValidUsername(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...32).contains(bytes.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else {
-            return false
-        }
-        return bytes.allSatisfy {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-        }
+        NameForm.username.matches(name)
     }
 
     // MARK: Validating requests
@@ -224,7 +221,14 @@ public struct AccountBook: Hashable, Sendable {
             sessions[session.digest] = session
         case .sessionEnded(let digest):
             sessions[digest] = nil
+        case .drink(let change):
+            drinks.apply(change)
         }
+    }
+
+    /// Restores the drinks from a snapshot (one that kept none keeps the defaults).
+    public mutating func restoreDrinks(_ list: DrinkList) {
+        drinks = list
     }
 
     /// Restores the id counter from a snapshot (ids of removed members stay used).
@@ -236,6 +240,6 @@ public struct AccountBook: Hashable, Sendable {
     public var isValid: Bool {
         idsByUsername.count == accounts.count && accounts.values.allSatisfy { Self.isValidUsername($0.username) }
             && sessions.values.allSatisfy { accounts[$0.memberID] != nil }
-            && accounts.keys.allSatisfy { $0 < nextMemberID }
+            && accounts.keys.allSatisfy { $0 < nextMemberID } && drinks.isValid
     }
 }

@@ -8,6 +8,10 @@ public struct WaterDiary: Hashable, Sendable {
     public static let earliestUnixMilliseconds: Int64 = 946_684_800_000
 
     public private(set) var usualCupMillilitres = WaterLimits.defaultUsualCupMillilitres
+    /// A ``Drink`` name; water unless the member chose another.
+    public private(set) var usualDrink = Drink.waterName
+    /// The member's named cups, in the order they were added.
+    public private(set) var cups: [NamedCup] = []
     public private(set) var timeZone: MemberTimeZone
     public private(set) var goals = GoalHistory()
     /// Every entry, in the order it was logged.
@@ -24,12 +28,16 @@ public struct WaterDiary: Hashable, Sendable {
     private var days: [LocalDate: DayTotal] = [:]
 
     private struct DayTotal: Hashable, Sendable {
+        /// What counts toward the goal.
         var amountMillilitres: Int32 = 0
+        var rawMillilitres: Int32 = 0
         var count: Int32 = 0
 
-        mutating func add(_ amount: Int32, count: Int32) {
-            amountMillilitres += amount
-            self.count += count
+        /// Adds (`sign` 1) or takes away (-1) one entry.
+        mutating func add(_ entry: WaterEntry, sign: Int32) {
+            amountMillilitres += sign * entry.countedMillilitres
+            rawMillilitres += sign * entry.amountMillilitres
+            count += sign
         }
     }
 
@@ -61,7 +69,8 @@ public struct WaterDiary: Hashable, Sendable {
         let total = days[date]
         return WaterDay(
             date: date, amountMillilitres: total?.amountMillilitres ?? 0,
-            goalMillilitres: goals.goalMillilitres(on: date), count: Int(total?.count ?? 0))
+            goalMillilitres: goals.goalMillilitres(on: date), count: Int(total?.count ?? 0),
+            rawMillilitres: total?.rawMillilitres ?? 0)
     }
 
     /// The day's entries, newest first.
@@ -149,18 +158,22 @@ public struct WaterDiary: Hashable, Sendable {
 
     // MARK: Validating requests
 
-    /// What logging a drink means. `amount` nil is the usual cup, `unixMilliseconds` nil is now.
-    public func validateLog(id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, now: Int64)
-        throws(DomainError) -> LogDecision
-    {
+    /// What logging a drink means. `amount` nil is the usual cup, `unixMilliseconds` nil is now,
+    /// `drink` nil is water; the entry keeps the drink's factor of now.
+    public func validateLog(
+        id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, drink: Drink? = nil, now: Int64
+    ) throws(DomainError) -> LogDecision {
         let entry = WaterEntry(
             id: id, amountMillilitres: amountMillilitres ?? usualCupMillilitres,
-            unixMilliseconds: unixMilliseconds ?? now)
+            unixMilliseconds: unixMilliseconds ?? now, drink: drink?.name ?? Drink.waterName,
+            factorHundredths: drink?.factorHundredths ?? HydrationFactor.water)
         if let existing = self.entry(id) {
-            // A replay may leave out what the original left out; what it states must match.
+            // A replay may leave out what the original left out; what it states must match
+            // (a replay's drink by name: its factor may have changed since).
             let sameAmount = amountMillilitres.map { $0 == existing.amountMillilitres } ?? true
             let sameTime = unixMilliseconds.map { $0 == existing.unixMilliseconds } ?? true
-            guard sameAmount && sameTime else {
+            let sameDrink = drink.map { $0.name == existing.drink } ?? true
+            guard sameAmount && sameTime && sameDrink else {
                 throw DomainError(.conflict, field: "entry_id", "entry id \(id) is already used for another drink")
             }
             return .duplicate(existing)
@@ -212,6 +225,80 @@ public struct WaterDiary: Hashable, Sendable {
             throw .invalid("daily_goal_ml", "a daily goal must be between 500 and 10000 ml, got \(goal)")
         }
         return .goalSet(goal, from: today(atUnixMilliseconds: now))
+    }
+
+    /// The drink `log` logs when none is named, checked against the household's `drinks`.
+    public func validateUsualDrink(_ name: String, in drinks: DrinkList) throws(DomainError) -> WaterMutation {
+        .usualDrinkSet(try drinks.existing(name, field: "usual_drink").name)
+    }
+
+    /// The member's usual drink as the household has it now.
+    /// - Throws: INVALID_ARGUMENT when the household has removed it since it was chosen.
+    public func usualDrink(in drinks: DrinkList) throws(DomainError) -> Drink {
+        guard let drink = drinks.drink(named: usualDrink) else {
+            throw .invalid(
+                "usual_drink",
+                "your usual drink, \(usualDrink), is no longer one of the household's drinks; choose another with "
+                    + "water-client cup --drink DRINK (it has \(drinks.names.joined(separator: ", ")))")
+        }
+        return drink
+    }
+
+    /// Keeps a named cup: a name of the drinks' form that is none of the household's `drinks`,
+    /// an amount of 1-2000 ml, and a drink the household has.
+    public func validateAddCup(_ cup: NamedCup, drinks: DrinkList) throws(DomainError) -> WaterMutation {
+        guard Drink.isValidName(cup.name) else {
+            throw .invalid(
+                "cup.name", "a cup's name must start with a-z and hold only a-z, 0-9 and -, at most 15 characters")
+        }
+        guard drinks.drink(named: cup.name) == nil else {
+            throw DomainError(
+                .conflict, field: "cup.name",
+                "\(cup.name) is one of the household's drinks; a cup needs a name of its own (log \(cup.name) logs the drink)"
+            )
+        }
+        guard WaterLimits.amountMillilitres.contains(cup.amountMillilitres) else {
+            throw .invalid("cup.amount_ml", "a cup must be between 1 and 2000 ml, got \(cup.amountMillilitres)")
+        }
+        if let drink = cup.drink { _ = try drinks.existing(drink, field: "cup.drink") }
+        guard cups.count < NamedCup.maximumCount || cups.contains(where: { $0.name == cup.name }) else {
+            throw DomainError(
+                .full, "you keep \(NamedCup.maximumCount) named cups, the most there can be; remove one first")
+        }
+        return .cupSaved(cup)
+    }
+
+    public func validateRemoveCup(_ name: String) throws(DomainError) -> WaterMutation {
+        guard cups.contains(where: { $0.name == name }) else {
+            let named = Drink.isValidName(name) ? name : "that"
+            throw DomainError(.notFound, field: "name", "you have no cup called \(named)")
+        }
+        return .cupRemoved(name)
+    }
+
+    /// What a log names, as amount and drink: `name` is one of the household's `drinks` (which
+    /// wins), one of the member's cups (its amount unless `amount` is given, its drink or the
+    /// usual one), or nil for the usual drink (`usual`) or water (a client from before drinks).
+    /// - Throws: INVALID_ARGUMENT on `drink`, listing the drinks and cups there are.
+    public func resolveLog(name: String?, usual: Bool, amount: Int32?, drinks: DrinkList) throws(DomainError)
+        -> (amount: Int32?, drink: Drink?)
+    {
+        guard let name else { return (amount, usual ? try usualDrink(in: drinks) : nil) }
+        if let drink = drinks.drink(named: name) { return (amount, drink) }
+        guard let cup = cup(named: name) else {
+            let named = Drink.isValidName(name) ? name : "that"
+            let yours = cups.isEmpty ? "" : "; your cups are \(cups.map(\.name).joined(separator: ", "))"
+            throw .invalid(
+                "drink",
+                "the household has no drink called \(named); it has \(drinks.names.joined(separator: ", "))\(yours)")
+        }
+        let drink: Drink
+        if let named = cup.drink { drink = try drinks.existing(named) } else { drink = try usualDrink(in: drinks) }
+        return (amount ?? cup.amountMillilitres, drink)
+    }
+
+    public func cup(named name: String) -> NamedCup? {
+        cups.first { $0.name == name }
     }
 
     public func validateUsualCup(_ cup: Int32) throws(DomainError) -> WaterMutation {
@@ -282,6 +369,16 @@ public struct WaterDiary: Hashable, Sendable {
             goals.set(goal, from: from)
         case .usualCupSet(let cup):
             usualCupMillilitres = cup
+        case .usualDrinkSet(let drink):
+            usualDrink = drink
+        case .cupSaved(let cup):
+            if let index = cups.firstIndex(where: { $0.name == cup.name }) {
+                cups[index] = cup
+            } else {
+                cups.append(cup)
+            }
+        case .cupRemoved(let name):
+            cups.removeAll { $0.name == name }
         case .timeZoneSet(let zone):
             timeZone = zone
             days = [:]
@@ -310,34 +407,43 @@ public struct WaterDiary: Hashable, Sendable {
     }
 
     private mutating func add(_ entry: WaterEntry) {
-        days[date(of: entry), default: DayTotal()].add(entry.amountMillilitres, count: 1)
+        days[date(of: entry), default: DayTotal()].add(entry, sign: 1)
     }
 
     private mutating func remove(_ entry: WaterEntry) {
         let date = date(of: entry)
-        days[date]?.add(-entry.amountMillilitres, count: -1)
+        days[date]?.add(entry, sign: -1)
         if days[date]?.count == 0 { days[date] = nil }
     }
 
     /// Two diaries are equal when their settings, goals and entries are: the per-day index is
     /// derived from those, and its order depends on the history of edits.
     public static func == (lhs: WaterDiary, rhs: WaterDiary) -> Bool {
-        lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.timeZone == rhs.timeZone && lhs.goals == rhs.goals
-            && lhs.entries == rhs.entries
+        lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.usualDrink == rhs.usualDrink && lhs.cups == rhs.cups
+            && lhs.timeZone == rhs.timeZone && lhs.goals == rhs.goals && lhs.entries == rhs.entries
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(usualCupMillilitres)
+        hasher.combine(usualDrink)
+        hasher.combine(cups)
         hasher.combine(timeZone)
         hasher.combine(goals)
         hasher.combine(entries)
     }
 
-    /// The seed's load-time checks: goal and cup in range, amounts in range, ids unique.
+    /// The seed's load-time checks: goal and cup in range, amounts and factors in range, ids unique.
     public var isValid: Bool {
-        WaterLimits.usualCupMillilitres.contains(usualCupMillilitres)
+        WaterLimits.usualCupMillilitres.contains(usualCupMillilitres) && Drink.isValidName(usualDrink)
+            && cups.allSatisfy {
+                Drink.isValidName($0.name) && WaterLimits.amountMillilitres.contains($0.amountMillilitres)
+                    && $0.drink.map(Drink.isValidName) ?? true
+            }
             && GoalHistory(changes: goals.changes) != nil
-            && entries.allSatisfy { WaterLimits.amountMillilitres.contains($0.amountMillilitres) }
+            && entries.allSatisfy {
+                WaterLimits.amountMillilitres.contains($0.amountMillilitres)
+                    && HydrationFactor.allowedHundredths.contains($0.factorHundredths) && Drink.isValidName($0.drink)
+            }
             && byID.count == entries.count && byTime.count == entries.count
             && zip(byID, byID.dropFirst()).allSatisfy { entries[Int($0)].id < entries[Int($1)].id }
     }

@@ -1,30 +1,55 @@
-/// One drink: how much and when. The seed's `WaterEntry`, with the client's UUID as its id.
+/// One drink: how much, when and of what. The seed's `WaterEntry`, with the client's UUID as
+/// its id, and the drink and factor in force when it was logged (a later change of the
+/// household's drinks never rewrites it).
 public struct WaterEntry: Hashable, Sendable {
     public var id: RecordID
-    /// 1 to 2000 ml.
+    /// 1 to 2000 ml, as drunk.
     public var amountMillilitres: Int32
+    /// ``HydrationFactor/allowedHundredths``; 100 for water.
+    public var factorHundredths: Int32
     public var unixMilliseconds: Int64
+    /// A ``Drink`` name: at most 15 bytes, held inline.
+    public var drink: String
 
-    public init(id: RecordID, amountMillilitres: Int32, unixMilliseconds: Int64) {
+    public init(
+        id: RecordID, amountMillilitres: Int32, unixMilliseconds: Int64, drink: String = Drink.waterName,
+        factorHundredths: Int32 = HydrationFactor.water
+    ) {
         self.id = id
         self.amountMillilitres = amountMillilitres
+        self.factorHundredths = factorHundredths
         self.unixMilliseconds = unixMilliseconds
+        self.drink = drink
     }
+
+    /// What the entry counts toward the goal (``HydrationFactor/counted(millilitres:hundredths:)``).
+    public var countedMillilitres: Int32 {
+        HydrationFactor.counted(millilitres: amountMillilitres, hundredths: factorHundredths)
+    }
+
+    /// Plain water at 1.00: what every entry from before drinks was.
+    public var isPlainWater: Bool { drink == Drink.waterName && factorHundredths == HydrationFactor.water }
 }
 
 /// One day of one member: the seed's `WaterDay`.
 public struct WaterDay: Hashable, Sendable {
     public var date: LocalDate
+    /// What counts toward the goal: the sum of the entries' ``WaterEntry/countedMillilitres``.
     public var amountMillilitres: Int32
     /// The goal in force on that day.
     public var goalMillilitres: Int32
     public var count: Int
+    /// The entries' millilitres as drunk.
+    public var rawMillilitres: Int32
 
-    public init(date: LocalDate, amountMillilitres: Int32, goalMillilitres: Int32, count: Int) {
+    public init(
+        date: LocalDate, amountMillilitres: Int32, goalMillilitres: Int32, count: Int, rawMillilitres: Int32? = nil
+    ) {
         self.date = date
         self.amountMillilitres = amountMillilitres
         self.goalMillilitres = goalMillilitres
         self.count = count
+        self.rawMillilitres = rawMillilitres ?? amountMillilitres
     }
 
     /// min(amount / goal, 1): the ring stops at a full circle, the amount keeps counting.

@@ -7,5 +7,10 @@ public enum WaterMutation: Hashable, Sendable {
     case deleted(RecordID)
     case goalSet(Int32, from: LocalDate)
     case usualCupSet(Int32)
+    /// The drink `log` logs when none is named: one of the household's drinks when it was set.
+    case usualDrinkSet(String)
+    /// A named cup kept (or the one of that name replaced).
+    case cupSaved(NamedCup)
+    case cupRemoved(String)
     case timeZoneSet(MemberTimeZone)
 }

@@ -87,6 +87,17 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                memberID: try container.decodeIfPresent(UInt64.self, forKey: .memberID) ?? 0,
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "",
+                role: try container.decodeIfPresent(Role.self, forKey: .role) ?? Role(rawValue: 0),
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.LoginRequest`.
@@ -123,6 +134,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                password: try container.decodeIfPresent(String.self, forKey: .password) ?? "")
         }
     }
 
@@ -165,6 +184,15 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                authToken: try container.decodeIfPresent([UInt8].self, forKey: .authToken) ?? [],
+                expiresAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .expiresAtUnixMs) ?? 0,
+                member: try container.decodeIfPresent(Member.self, forKey: .member))
         }
     }
 
@@ -232,6 +260,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                member: try container.decodeIfPresent(Member.self, forKey: .member),
+                sessionExpiresAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .sessionExpiresAtUnixMs) ?? 0)
+        }
     }
 
     /// The Swift form of `water.v1.ChangePasswordRequest`.
@@ -270,6 +306,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                currentPassword: try container.decodeIfPresent(String.self, forKey: .currentPassword) ?? "",
+                newPassword: try container.decodeIfPresent(String.self, forKey: .newPassword) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.ChangePasswordResponse`.
@@ -304,6 +348,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                authToken: try container.decodeIfPresent([UInt8].self, forKey: .authToken) ?? [],
+                expiresAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .expiresAtUnixMs) ?? 0)
         }
     }
 
@@ -363,6 +415,17 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "",
+                password: try container.decodeIfPresent(String.self, forKey: .password) ?? "",
+                role: try container.decodeIfPresent(Role.self, forKey: .role) ?? Role(rawValue: 0),
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.AddMemberResponse`.
@@ -391,6 +454,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                member: try container.decodeIfPresent(Member.self, forKey: .member))
         }
     }
 
@@ -437,6 +507,15 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                newUsername: try container.decodeIfPresent(String.self, forKey: .newUsername) ?? "",
+                newDisplayName: try container.decodeIfPresent(String.self, forKey: .newDisplayName) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.RenameMemberResponse`.
@@ -465,6 +544,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                member: try container.decodeIfPresent(Member.self, forKey: .member))
         }
     }
 
@@ -502,6 +588,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                newPassword: try container.decodeIfPresent(String.self, forKey: .newPassword) ?? "")
         }
     }
 
@@ -542,6 +636,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "")
         }
     }
 
@@ -591,6 +692,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                members: try container.decodeIfPresent([Member].self, forKey: .members) ?? [])
         }
     }
 }

@@ -118,6 +118,22 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                rank: try container.decodeIfPresent(UInt32.self, forKey: .rank) ?? 0,
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "",
+                totalMl: try container.decodeIfPresent(Int32.self, forKey: .totalMl) ?? 0,
+                daysMet: try container.decodeIfPresent(UInt32.self, forKey: .daysMet) ?? 0,
+                averageProgress: try container.decodeIfPresent(Double.self, forKey: .averageProgress) ?? 0,
+                averagePercent: try container.decodeIfPresent(UInt32.self, forKey: .averagePercent) ?? 0,
+                streakDays: try container.decodeIfPresent(UInt32.self, forKey: .streakDays) ?? 0,
+                habitCheckins: try container.decodeIfPresent(UInt32.self, forKey: .habitCheckins) ?? 0,
+                days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [])
+        }
     }
 
     /// The Swift form of `water.v1.WeeklyBoard`.
@@ -181,6 +197,18 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                week: try container.decodeIfPresent(String.self, forKey: .week) ?? "",
+                startsOn: try container.decodeIfPresent(String.self, forKey: .startsOn) ?? "",
+                order: try container.decodeIfPresent(BoardOrder.self, forKey: .order) ?? BoardOrder(rawValue: 0),
+                rows: try container.decodeIfPresent([BoardRow].self, forKey: .rows) ?? [],
+                generatedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .generatedAtUnixMs) ?? 0,
+                unavailable: try container.decodeIfPresent([Member].self, forKey: .unavailable) ?? [])
+        }
     }
 
     /// The Swift form of `water.v1.GetBoardRequest`.
@@ -219,6 +247,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                week: try container.decodeIfPresent(String.self, forKey: .week) ?? "",
+                order: try container.decodeIfPresent(BoardOrder.self, forKey: .order) ?? BoardOrder(rawValue: 0))
+        }
     }
 
     /// The Swift form of `water.v1.GetBoardResponse`.
@@ -247,6 +283,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                board: try container.decodeIfPresent(WeeklyBoard.self, forKey: .board))
         }
     }
 
@@ -279,6 +322,13 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                order: try container.decodeIfPresent(BoardOrder.self, forKey: .order) ?? BoardOrder(rawValue: 0))
+        }
     }
 
     /// The Swift form of `water.v1.WatchBoardResponse`.
@@ -307,6 +357,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                board: try container.decodeIfPresent(WeeklyBoard.self, forKey: .board))
         }
     }
 }

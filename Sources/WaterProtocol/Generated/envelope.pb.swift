@@ -133,6 +133,17 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                callID: try container.decodeIfPresent(UInt64.self, forKey: .callID) ?? 0,
+                method: try container.decodeIfPresent(String.self, forKey: .method) ?? "",
+                authToken: try container.decodeIfPresent([UInt8].self, forKey: .authToken) ?? [],
+                payload: try container.decodeIfPresent([UInt8].self, forKey: .payload) ?? [],
+                cancel: try container.decodeIfPresent(Bool.self, forKey: .cancel) ?? false)
+        }
     }
 
     /// The payload of every frame a server sends.
@@ -187,6 +198,16 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                callID: try container.decodeIfPresent(UInt64.self, forKey: .callID) ?? 0,
+                status: try container.decodeIfPresent(Status.self, forKey: .status),
+                payload: try container.decodeIfPresent([UInt8].self, forKey: .payload) ?? [],
+                endOfStream: try container.decodeIfPresent(Bool.self, forKey: .endOfStream) ?? false)
+        }
     }
 
     /// The outcome of a call: gRPC's canonical code, a message for people and the fields at fault.
@@ -231,6 +252,15 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                code: try container.decodeIfPresent(StatusCode.self, forKey: .code) ?? StatusCode(rawValue: 0),
+                message: try container.decodeIfPresent(String.self, forKey: .message) ?? "",
+                violations: try container.decodeIfPresent([FieldViolation].self, forKey: .violations) ?? [])
+        }
     }
 
     /// One request field that failed validation, e.g. field "amount_ml",
@@ -268,6 +298,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                field: try container.decodeIfPresent(String.self, forKey: .field) ?? "",
+                description: try container.decodeIfPresent(String.self, forKey: .description) ?? "")
         }
     }
 
@@ -307,6 +345,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                protocolVersion: try container.decodeIfPresent(UInt32.self, forKey: .protocolVersion) ?? 0,
+                clientName: try container.decodeIfPresent(String.self, forKey: .clientName) ?? "")
         }
     }
 
@@ -370,6 +416,18 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                protocolVersion: try container.decodeIfPresent(UInt32.self, forKey: .protocolVersion) ?? 0,
+                serverName: try container.decodeIfPresent(String.self, forKey: .serverName) ?? "",
+                maxFrameLength: try container.decodeIfPresent(UInt32.self, forKey: .maxFrameLength) ?? 0,
+                maxCallsInFlight: try container.decodeIfPresent(UInt32.self, forKey: .maxCallsInFlight) ?? 0,
+                serverTimeUnixMs: try container.decodeIfPresent(Int64.self, forKey: .serverTimeUnixMs) ?? 0,
+                householdTimeZone: try container.decodeIfPresent(String.self, forKey: .householdTimeZone) ?? "")
         }
     }
 }

@@ -157,6 +157,17 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "",
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                icon: try container.decodeIfPresent(HabitIcon.self, forKey: .icon) ?? HabitIcon(rawValue: 0),
+                color: try container.decodeIfPresent(HabitColor.self, forKey: .color) ?? HabitColor(rawValue: 0),
+                createdAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .createdAtUnixMs) ?? 0)
+        }
     }
 
     /// One habit over one week.
@@ -194,6 +205,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habit: try container.decodeIfPresent(Habit.self, forKey: .habit),
+                checked: try container.decodeIfPresent([Bool].self, forKey: .checked) ?? [])
         }
     }
 
@@ -244,6 +263,16 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "",
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                icon: try container.decodeIfPresent(HabitIcon.self, forKey: .icon) ?? HabitIcon(rawValue: 0),
+                color: try container.decodeIfPresent(HabitColor.self, forKey: .color) ?? HabitColor(rawValue: 0))
+        }
     }
 
     /// The Swift form of `water.v1.AddHabitResponse`.
@@ -272,6 +301,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habit: try container.decodeIfPresent(Habit.self, forKey: .habit))
         }
     }
 
@@ -311,6 +347,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "",
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.CheckHabitResponse`.
@@ -340,6 +384,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                week: try container.decodeIfPresent(HabitWeek.self, forKey: .week))
         }
     }
 
@@ -379,6 +430,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "",
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.UncheckHabitResponse`.
@@ -407,6 +466,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                week: try container.decodeIfPresent(HabitWeek.self, forKey: .week))
         }
     }
 
@@ -439,6 +505,13 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.DeleteHabitResponse`.
@@ -467,6 +540,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habit: try container.decodeIfPresent(Habit.self, forKey: .habit))
         }
     }
 
@@ -499,6 +579,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                week: try container.decodeIfPresent(String.self, forKey: .week) ?? "")
         }
     }
 
@@ -542,6 +629,15 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                week: try container.decodeIfPresent(String.self, forKey: .week) ?? "",
+                dates: try container.decodeIfPresent([String].self, forKey: .dates) ?? [],
+                habits: try container.decodeIfPresent([HabitWeek].self, forKey: .habits) ?? [])
         }
     }
 }

@@ -76,6 +76,20 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "",
+                text: try container.decodeIfPresent(String.self, forKey: .text) ?? "",
+                done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false,
+                position: try container.decodeIfPresent(UInt32.self, forKey: .position) ?? 0,
+                addedBy: try container.decodeIfPresent(String.self, forKey: .addedBy) ?? "",
+                addedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .addedAtUnixMs) ?? 0,
+                completedBy: try container.decodeIfPresent(String.self, forKey: .completedBy) ?? "",
+                completedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .completedAtUnixMs) ?? 0)
+        }
     }
 
     /// The Swift form of `water.v1.AddTodoRequest`.
@@ -113,6 +127,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "",
+                text: try container.decodeIfPresent(String.self, forKey: .text) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.AddTodoResponse`.
@@ -141,6 +163,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                item: try container.decodeIfPresent(TodoItem.self, forKey: .item))
         }
     }
 
@@ -173,6 +202,13 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.ToggleTodoResponse`.
@@ -201,6 +237,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                item: try container.decodeIfPresent(TodoItem.self, forKey: .item))
         }
     }
 
@@ -239,6 +282,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "",
+                done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false)
+        }
     }
 
     /// The Swift form of `water.v1.SetTodoDoneResponse`.
@@ -267,6 +318,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                item: try container.decodeIfPresent(TodoItem.self, forKey: .item))
         }
     }
 
@@ -299,6 +357,13 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "")
+        }
     }
 
     /// The Swift form of `water.v1.DeleteTodoResponse`.
@@ -327,6 +392,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                item: try container.decodeIfPresent(TodoItem.self, forKey: .item))
         }
     }
 
@@ -366,6 +438,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "",
+                position: try container.decodeIfPresent(UInt32.self, forKey: .position) ?? 0)
+        }
     }
 
     /// The Swift form of `water.v1.MoveTodoResponse`.
@@ -395,6 +475,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                items: try container.decodeIfPresent([TodoItem].self, forKey: .items) ?? [])
         }
     }
 
@@ -435,6 +522,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                items: try container.decodeIfPresent([TodoItem].self, forKey: .items) ?? [])
         }
     }
 }

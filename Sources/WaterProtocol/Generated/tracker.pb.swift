@@ -2,6 +2,61 @@
 // Source: proto/tracker.proto
 
 extension WaterV1 {
+    /// A member's named cup: `log mug` logs its amount, of its drink.
+    ///
+    /// The Swift form of `water.v1.Cup`.
+    public struct Cup: ProtoMessage {
+        public static let protoName = "water.v1.Cup"
+
+        /// Matches ^[a-z][a-z0-9-]{0,14}$, and is none of the household's drinks.
+        public var name: String
+
+        /// 1 to 2000.
+        public var amountMl: Int32
+
+        /// One of the household's drinks; empty: the member's usual drink when logged.
+        public var drink: String
+
+        /// Creates a `Cup`; omitted fields take the proto3 defaults.
+        public init(name: String = "", amountMl: Int32 = 0, drink: String = "") {
+            self.name = name
+            self.amountMl = amountMl
+            self.drink = drink
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name = "name"
+            case amountMl = "amount_ml"
+            case drink = "drink"
+
+            var intValue: Int? {
+                switch self {
+                case .name: 0
+                case .amountMl: 1
+                case .drink: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .name
+                case 1: self = .amountMl
+                case 2: self = .drink
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "")
+        }
+    }
+
     /// The Swift form of `water.v1.WaterEntry`.
     public struct WaterEntry: ProtoMessage {
         public static let protoName = "water.v1.WaterEntry"
@@ -17,12 +72,25 @@ extension WaterV1 {
         /// The member's local date of at_unix_ms, "YYYY-MM-DD".
         public var date: String
 
+        /// The drink (drinks.proto) and its factor in hundredths as they were when the entry was
+        /// logged; an entry from before drinks existed is "water" at 100.
+        public var drink: String
+
+        public var factorHundredths: UInt32
+
+        /// What the entry counts toward the goal: round(amount_ml x factor_hundredths / 100), halves
+        /// away from zero.
+        public var countedMl: Int32
+
         /// Creates a `WaterEntry`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, date: String = "") {
+        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, date: String = "", drink: String = "", factorHundredths: UInt32 = 0, countedMl: Int32 = 0) {
             self.entryID = entryID
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
             self.date = date
+            self.drink = drink
+            self.factorHundredths = factorHundredths
+            self.countedMl = countedMl
         }
 
         enum CodingKeys: String, CodingKey {
@@ -30,6 +98,9 @@ extension WaterV1 {
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
             case date = "date"
+            case drink = "drink"
+            case factorHundredths = "factor_hundredths"
+            case countedMl = "counted_ml"
 
             var intValue: Int? {
                 switch self {
@@ -37,6 +108,9 @@ extension WaterV1 {
                 case .amountMl: 1
                 case .atUnixMs: 2
                 case .date: 3
+                case .drink: 4
+                case .factorHundredths: 5
+                case .countedMl: 6
                 }
             }
 
@@ -46,9 +120,25 @@ extension WaterV1 {
                 case 1: self = .amountMl
                 case 2: self = .atUnixMs
                 case 3: self = .date
+                case 4: self = .drink
+                case 5: self = .factorHundredths
+                case 6: self = .countedMl
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "",
+                factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0,
+                countedMl: try container.decodeIfPresent(Int32.self, forKey: .countedMl) ?? 0)
         }
     }
 
@@ -61,6 +151,7 @@ extension WaterV1 {
         /// "YYYY-MM-DD" in the member's time zone.
         public var date: String
 
+        /// What counts toward the goal: the sum of the entries' counted_ml.
         public var amountMl: Int32
 
         /// The goal in force on that day.
@@ -80,8 +171,11 @@ extension WaterV1 {
 
         public var goalMet: Bool
 
+        /// The sum of the entries' amount_ml, as drunk.
+        public var rawMl: Int32
+
         /// Creates a `DaySummary`; omitted fields take the proto3 defaults.
-        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, progress: Double = 0, percent: UInt32 = 0, remainingMl: Int32 = 0, count: UInt32 = 0, goalMet: Bool = false) {
+        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, progress: Double = 0, percent: UInt32 = 0, remainingMl: Int32 = 0, count: UInt32 = 0, goalMet: Bool = false, rawMl: Int32 = 0) {
             self.date = date
             self.amountMl = amountMl
             self.goalMl = goalMl
@@ -90,6 +184,7 @@ extension WaterV1 {
             self.remainingMl = remainingMl
             self.count = count
             self.goalMet = goalMet
+            self.rawMl = rawMl
         }
 
         enum CodingKeys: String, CodingKey {
@@ -101,6 +196,7 @@ extension WaterV1 {
             case remainingMl = "remaining_ml"
             case count = "count"
             case goalMet = "goal_met"
+            case rawMl = "raw_ml"
 
             var intValue: Int? {
                 switch self {
@@ -112,6 +208,7 @@ extension WaterV1 {
                 case .remainingMl: 5
                 case .count: 6
                 case .goalMet: 7
+                case .rawMl: 8
                 }
             }
 
@@ -125,9 +222,25 @@ extension WaterV1 {
                 case 5: self = .remainingMl
                 case 6: self = .count
                 case 7: self = .goalMet
+                case 8: self = .rawMl
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                goalMl: try container.decodeIfPresent(Int32.self, forKey: .goalMl) ?? 0,
+                progress: try container.decodeIfPresent(Double.self, forKey: .progress) ?? 0,
+                percent: try container.decodeIfPresent(UInt32.self, forKey: .percent) ?? 0,
+                remainingMl: try container.decodeIfPresent(Int32.self, forKey: .remainingMl) ?? 0,
+                count: try container.decodeIfPresent(UInt32.self, forKey: .count) ?? 0,
+                goalMet: try container.decodeIfPresent(Bool.self, forKey: .goalMet) ?? false,
+                rawMl: try container.decodeIfPresent(Int32.self, forKey: .rawMl) ?? 0)
         }
     }
 
@@ -146,12 +259,20 @@ extension WaterV1 {
 
         public var timeZone: String
 
+        /// The drink `log` logs when none is named (LogWaterRequest.usual_drink); "water" unless set.
+        public var usualDrink: String
+
+        /// The member's named cups, by name; at most 32.
+        public var cups: [Cup]
+
         /// Creates a `Settings`; omitted fields take the proto3 defaults.
-        public init(dailyGoalMl: Int32 = 0, usualCupMl: Int32 = 0, quickCupsMl: [Int32] = [], timeZone: String = "") {
+        public init(dailyGoalMl: Int32 = 0, usualCupMl: Int32 = 0, quickCupsMl: [Int32] = [], timeZone: String = "", usualDrink: String = "", cups: [Cup] = []) {
             self.dailyGoalMl = dailyGoalMl
             self.usualCupMl = usualCupMl
             self.quickCupsMl = quickCupsMl
             self.timeZone = timeZone
+            self.usualDrink = usualDrink
+            self.cups = cups
         }
 
         enum CodingKeys: String, CodingKey {
@@ -159,6 +280,8 @@ extension WaterV1 {
             case usualCupMl = "usual_cup_ml"
             case quickCupsMl = "quick_cups_ml"
             case timeZone = "time_zone"
+            case usualDrink = "usual_drink"
+            case cups = "cups"
 
             var intValue: Int? {
                 switch self {
@@ -166,6 +289,8 @@ extension WaterV1 {
                 case .usualCupMl: 1
                 case .quickCupsMl: 2
                 case .timeZone: 3
+                case .usualDrink: 4
+                case .cups: 5
                 }
             }
 
@@ -175,9 +300,23 @@ extension WaterV1 {
                 case 1: self = .usualCupMl
                 case 2: self = .quickCupsMl
                 case 3: self = .timeZone
+                case 4: self = .usualDrink
+                case 5: self = .cups
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                dailyGoalMl: try container.decodeIfPresent(Int32.self, forKey: .dailyGoalMl) ?? 0,
+                usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0,
+                quickCupsMl: try container.decodeIfPresent([Int32].self, forKey: .quickCupsMl) ?? [],
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
+                cups: try container.decodeIfPresent([Cup].self, forKey: .cups) ?? [])
         }
     }
 
@@ -195,23 +334,38 @@ extension WaterV1 {
         /// 0: the server's now. Never later than now (a clock skew of 2 minutes is allowed).
         public var atUnixMs: Int64
 
+        /// One of the household's drinks (ListDrinks), logged at its factor of now, or one of the
+        /// member's named cups (Settings.cups): its amount (unless amount_ml is given) of its drink.
+        /// A drink of that name wins over a cup. Empty: water (what a client from before drinks
+        /// sends). A name that is neither is INVALID_ARGUMENT naming the drinks there are.
+        public var drink: String
+
+        /// With drink empty: the member's usual drink (Settings.usual_drink) instead of water.
+        public var usualDrink: Bool
+
         /// Creates a `LogWaterRequest`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0) {
+        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "", usualDrink: Bool = false) {
             self.entryID = entryID
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
+            self.drink = drink
+            self.usualDrink = usualDrink
         }
 
         enum CodingKeys: String, CodingKey {
             case entryID = "entry_id"
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
+            case drink = "drink"
+            case usualDrink = "usual_drink"
 
             var intValue: Int? {
                 switch self {
                 case .entryID: 0
                 case .amountMl: 1
                 case .atUnixMs: 2
+                case .drink: 3
+                case .usualDrink: 4
                 }
             }
 
@@ -220,9 +374,22 @@ extension WaterV1 {
                 case 0: self = .entryID
                 case 1: self = .amountMl
                 case 2: self = .atUnixMs
+                case 3: self = .drink
+                case 4: self = .usualDrink
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "",
+                usualDrink: try container.decodeIfPresent(Bool.self, forKey: .usualDrink) ?? false)
         }
     }
 
@@ -266,6 +433,15 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entry: try container.decodeIfPresent(WaterEntry.self, forKey: .entry),
+                day: try container.decodeIfPresent(DaySummary.self, forKey: .day),
+                duplicate: try container.decodeIfPresent(Bool.self, forKey: .duplicate) ?? false)
         }
     }
 
@@ -312,6 +488,15 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0)
+        }
     }
 
     /// The Swift form of `water.v1.EditWaterResponse`.
@@ -348,6 +533,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entry: try container.decodeIfPresent(WaterEntry.self, forKey: .entry),
+                days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [])
+        }
     }
 
     /// The Swift form of `water.v1.DeleteWaterRequest`.
@@ -378,6 +571,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "")
         }
     }
 
@@ -413,6 +613,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entry: try container.decodeIfPresent(WaterEntry.self, forKey: .entry),
+                day: try container.decodeIfPresent(DaySummary.self, forKey: .day))
         }
     }
 
@@ -461,6 +669,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entry: try container.decodeIfPresent(WaterEntry.self, forKey: .entry),
+                day: try container.decodeIfPresent(DaySummary.self, forKey: .day))
+        }
     }
 
     /// The Swift form of `water.v1.GetTodayRequest`.
@@ -485,23 +701,29 @@ extension WaterV1 {
 
         public var settings: Settings?
 
+        /// The household's drinks (as ListDrinks answers), for a client to keep for when it is offline.
+        public var drinks: [Drink]
+
         /// Creates a `GetTodayResponse`; omitted fields take the proto3 defaults.
-        public init(day: DaySummary? = nil, entries: [WaterEntry] = [], settings: Settings? = nil) {
+        public init(day: DaySummary? = nil, entries: [WaterEntry] = [], settings: Settings? = nil, drinks: [Drink] = []) {
             self.day = day
             self.entries = entries
             self.settings = settings
+            self.drinks = drinks
         }
 
         enum CodingKeys: String, CodingKey {
             case day = "day"
             case entries = "entries"
             case settings = "settings"
+            case drinks = "drinks"
 
             var intValue: Int? {
                 switch self {
                 case .day: 0
                 case .entries: 1
                 case .settings: 2
+                case .drinks: 3
                 }
             }
 
@@ -510,9 +732,20 @@ extension WaterV1 {
                 case 0: self = .day
                 case 1: self = .entries
                 case 2: self = .settings
+                case 3: self = .drinks
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                day: try container.decodeIfPresent(DaySummary.self, forKey: .day),
+                entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [],
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
+                drinks: try container.decodeIfPresent([Drink].self, forKey: .drinks) ?? [])
         }
     }
 
@@ -554,6 +787,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                days: try container.decodeIfPresent(UInt32.self, forKey: .days) ?? 0,
+                includeEntries: try container.decodeIfPresent(Bool.self, forKey: .includeEntries) ?? false)
+        }
     }
 
     /// The Swift form of `water.v1.GetHistoryResponse`.
@@ -591,6 +832,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [],
+                entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [])
+        }
     }
 
     /// The Swift form of `water.v1.SetGoalRequest`.
@@ -621,6 +870,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                dailyGoalMl: try container.decodeIfPresent(Int32.self, forKey: .dailyGoalMl) ?? 0)
         }
     }
 
@@ -657,6 +913,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
+                today: try container.decodeIfPresent(DaySummary.self, forKey: .today))
+        }
     }
 
     /// The Swift form of `water.v1.SetUsualCupRequest`.
@@ -665,28 +929,44 @@ extension WaterV1 {
         public typealias Response = SetUsualCupResponse
         public static let method = MethodTable.shared.method(calledBy: protoName)
 
+        /// 1 to 2000; 0 with usual_drink set keeps the cup.
         public var usualCupMl: Int32
 
+        /// One of the household's drinks, or empty to keep the usual drink.
+        public var usualDrink: String
+
         /// Creates a `SetUsualCupRequest`; omitted fields take the proto3 defaults.
-        public init(usualCupMl: Int32 = 0) {
+        public init(usualCupMl: Int32 = 0, usualDrink: String = "") {
             self.usualCupMl = usualCupMl
+            self.usualDrink = usualDrink
         }
 
         enum CodingKeys: String, CodingKey {
             case usualCupMl = "usual_cup_ml"
+            case usualDrink = "usual_drink"
 
             var intValue: Int? {
                 switch self {
                 case .usualCupMl: 0
+                case .usualDrink: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .usualCupMl
+                case 1: self = .usualDrink
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0,
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "")
         }
     }
 
@@ -716,6 +996,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
         }
     }
 
@@ -748,6 +1035,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
         }
     }
 
@@ -784,6 +1078,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
+                today: try container.decodeIfPresent(DaySummary.self, forKey: .today))
         }
     }
 
@@ -825,6 +1127,183 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+        }
+    }
+
+    /// The Swift form of `water.v1.AddCupRequest`.
+    public struct AddCupRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.AddCupRequest"
+        public typealias Response = AddCupResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        public var cup: Cup?
+
+        /// Creates a `AddCupRequest`; omitted fields take the proto3 defaults.
+        public init(cup: Cup? = nil) {
+            self.cup = cup
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case cup = "cup"
+
+            var intValue: Int? {
+                switch self {
+                case .cup: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .cup
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                cup: try container.decodeIfPresent(Cup.self, forKey: .cup))
+        }
+    }
+
+    /// The Swift form of `water.v1.AddCupResponse`.
+    public struct AddCupResponse: ProtoMessage {
+        public static let protoName = "water.v1.AddCupResponse"
+
+        public var settings: Settings?
+
+        /// Creates a `AddCupResponse`; omitted fields take the proto3 defaults.
+        public init(settings: Settings? = nil) {
+            self.settings = settings
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case settings = "settings"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+        }
+    }
+
+    /// The Swift form of `water.v1.RemoveCupRequest`.
+    public struct RemoveCupRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.RemoveCupRequest"
+        public typealias Response = RemoveCupResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        public var name: String
+
+        /// Creates a `RemoveCupRequest`; omitted fields take the proto3 defaults.
+        public init(name: String = "") {
+            self.name = name
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name = "name"
+
+            var intValue: Int? {
+                switch self {
+                case .name: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .name
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.RemoveCupResponse`.
+    public struct RemoveCupResponse: ProtoMessage {
+        public static let protoName = "water.v1.RemoveCupResponse"
+
+        public var settings: Settings?
+
+        /// Creates a `RemoveCupResponse`; omitted fields take the proto3 defaults.
+        public init(settings: Settings? = nil) {
+            self.settings = settings
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case settings = "settings"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+        }
+    }
+}
+
+extension WaterV1.Cup: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(name: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, drink: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(name), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.string(drink), at: 2)
     }
 }
 
@@ -840,7 +1319,7 @@ extension WaterV1.WaterEntry: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, date: reader.value(at: 3).string)
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, date: reader.value(at: 3).string, drink: reader.value(at: 4).string, factorHundredths: reader.value(at: 5).uint32, countedMl: reader.value(at: 6).int32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -848,6 +1327,9 @@ extension WaterV1.WaterEntry: WireMessage {
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
         builder.set(.string(date), at: 3)
+        builder.set(.string(drink), at: 4)
+        builder.set(.unsigned(UInt64(factorHundredths)), at: 5)
+        builder.set(.signed(Int64(countedMl)), at: 6)
     }
 }
 
@@ -863,7 +1345,7 @@ extension WaterV1.DaySummary: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, progress: reader.value(at: 3).double, percent: reader.value(at: 4).uint32, remainingMl: reader.value(at: 5).int32, count: reader.value(at: 6).uint32, goalMet: reader.value(at: 7).bool)
+        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, progress: reader.value(at: 3).double, percent: reader.value(at: 4).uint32, remainingMl: reader.value(at: 5).int32, count: reader.value(at: 6).uint32, goalMet: reader.value(at: 7).bool, rawMl: reader.value(at: 8).int32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -875,6 +1357,7 @@ extension WaterV1.DaySummary: WireMessage {
         builder.set(.signed(Int64(remainingMl)), at: 5)
         builder.set(.unsigned(UInt64(count)), at: 6)
         builder.set(.bool(goalMet), at: 7)
+        builder.set(.signed(Int64(rawMl)), at: 8)
     }
 }
 
@@ -890,7 +1373,7 @@ extension WaterV1.Settings: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string)
+        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string, usualDrink: reader.value(at: 4).string, cups: reader.messages(at: 5, as: WaterV1.Cup.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -898,6 +1381,8 @@ extension WaterV1.Settings: WireMessage {
         builder.set(.signed(Int64(usualCupMl)), at: 1)
         builder.setNumbers(quickCupsMl, at: 2)
         builder.set(.string(timeZone), at: 3)
+        builder.set(.string(usualDrink), at: 4)
+        builder.setMessages(cups, at: 5)
     }
 }
 
@@ -913,13 +1398,15 @@ extension WaterV1.LogWaterRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string, usualDrink: reader.value(at: 4).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
+        builder.set(.string(drink), at: 3)
+        builder.set(.bool(usualDrink), at: 4)
     }
 }
 
@@ -1098,13 +1585,14 @@ extension WaterV1.GetTodayResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(day: reader.message(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self), settings: reader.message(at: 2, as: WaterV1.Settings.self))
+        self.init(day: reader.message(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self), settings: reader.message(at: 2, as: WaterV1.Settings.self), drinks: reader.messages(at: 3, as: WaterV1.Drink.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = day { builder.setMessage(value, at: 0) }
         builder.setMessages(entries, at: 1)
         if let value = settings { builder.setMessage(value, at: 2) }
+        builder.setMessages(drinks, at: 3)
     }
 }
 
@@ -1203,11 +1691,12 @@ extension WaterV1.SetUsualCupRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(usualCupMl: reader.value(at: 0).int32)
+        self.init(usualCupMl: reader.value(at: 0).int32, usualDrink: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(usualCupMl)), at: 0)
+        builder.set(.string(usualDrink), at: 1)
     }
 }
 
@@ -1291,6 +1780,86 @@ extension WaterV1.GetSettingsRequest: WireMessage {
 }
 
 extension WaterV1.GetSettingsResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.AddCupRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(cup: reader.message(at: 0, as: WaterV1.Cup.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = cup { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.AddCupResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.RemoveCupRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(name: reader.value(at: 0).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(name), at: 0)
+    }
+}
+
+extension WaterV1.RemoveCupResponse: WireMessage {
     package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
 
     public func serializedBytes() -> [UInt8] {

@@ -37,6 +37,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                goalMl: try container.decodeIfPresent(Int32.self, forKey: .goalMl) ?? 0)
+        }
     }
 
     /// One habit and every day it was checked.
@@ -73,6 +81,14 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                habit: try container.decodeIfPresent(Habit.self, forKey: .habit),
+                checkedDates: try container.decodeIfPresent([String].self, forKey: .checkedDates) ?? [])
         }
     }
 
@@ -127,6 +143,17 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                member: try container.decodeIfPresent(Member.self, forKey: .member),
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
+                entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [],
+                goals: try container.decodeIfPresent([DailyGoal].self, forKey: .goals) ?? [],
+                habits: try container.decodeIfPresent([HabitHistory].self, forKey: .habits) ?? [])
+        }
     }
 
     /// The Swift form of `water.v1.ExportRequest`.
@@ -157,6 +184,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                household: try container.decodeIfPresent(Bool.self, forKey: .household) ?? false)
         }
     }
 
@@ -196,6 +230,14 @@ extension WaterV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                history: try container.decodeIfPresent(MemberHistory.self, forKey: .history),
+                unavailable: try container.decodeIfPresent(Member.self, forKey: .unavailable))
+        }
     }
 
     /// The Swift form of `water.v1.ImportRequest`.
@@ -227,6 +269,13 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                history: try container.decodeIfPresent(MemberHistory.self, forKey: .history))
         }
     }
 
@@ -274,6 +323,16 @@ extension WaterV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entriesAdded: try container.decodeIfPresent(UInt32.self, forKey: .entriesAdded) ?? 0,
+                goalsAdded: try container.decodeIfPresent(UInt32.self, forKey: .goalsAdded) ?? 0,
+                habitsAdded: try container.decodeIfPresent(UInt32.self, forKey: .habitsAdded) ?? 0,
+                checkinsAdded: try container.decodeIfPresent(UInt32.self, forKey: .checkinsAdded) ?? 0)
         }
     }
 }

@@ -20,6 +20,27 @@ struct TrackerService: Service {
         router.onLoop(.member, setUsualCup)
         router.onLoop(.member, settings)
         router.onLoop(.member, setTimeZone)
+        router.onLoop(.member, addCup)
+        router.onLoop(.member, removeCup)
+    }
+
+    /// Keeps a named cup of the caller's; its name may not be one of the household's drinks.
+    func addCup(_ request: WaterV1.AddCupRequest, _ call: CallContext) throws(WaterError) -> WaterV1.AddCupResponse {
+        let wanted = request.cup ?? WaterV1.Cup()
+        let cup = NamedCup(
+            name: wanted.name, amountMillilitres: wanted.amountMl, drink: wanted.drink.isEmpty ? nil : wanted.drink)
+        let drinks = try archives.read(archives.accounts) { $0.drinks }
+        return try archives.commitOwnReturning(
+            call, { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
+            result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive.water)) })
+    }
+
+    func removeCup(_ request: WaterV1.RemoveCupRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.RemoveCupResponse
+    {
+        try archives.commitOwnReturning(
+            call, { archive in Decision([.water(try archive.water.validateRemoveCup(request.name))]) },
+            result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive.water)) })
     }
 
     /// Logs a drink; the same entry id again is a replay and changes nothing (`duplicate`).
@@ -27,12 +48,23 @@ struct TrackerService: Service {
         -> WaterV1.LogWaterResponse
     {
         let id = try recordID(request.entryID, field: "entry_id")
+        // No drink named and not the usual one: water (what a client from before drinks sends),
+        // with no look at the household's list.
+        let drinks =
+            request.drink.isEmpty && !request.usualDrink ? nil : try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitOwnReturning(
             call,
             { archive in
+                let typed = request.amountMl == 0 ? nil : request.amountMl
+                let (amount, drink) =
+                    try drinks.map { (drinks) throws(DomainError) in
+                        try archive.water.resolveLog(
+                            name: request.drink.isEmpty ? nil : request.drink, usual: request.usualDrink, amount: typed,
+                            drinks: drinks)
+                    } ?? (typed, nil)
                 let decision = try archive.water.validateLog(
-                    id: id, amountMillilitres: request.amountMl == 0 ? nil : request.amountMl,
-                    unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs, now: call.now)
+                    id: id, amountMillilitres: amount, unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs,
+                    drink: drink, now: call.now)
                 guard case .log(let mutation) = decision else { return Decision([], note: true) }
                 return Decision(.water(mutation), note: false)
             },
@@ -88,12 +120,13 @@ struct TrackerService: Service {
     }
 
     func today(_ request: WaterV1.GetTodayRequest, _ call: CallContext) throws(WaterError) -> WaterV1.GetTodayResponse {
-        try archives.read(try archives.own(call)) { archive in
+        let drinks = try archives.read(archives.accounts) { Wire.drinks($0.drinks) }
+        return try archives.read(try archives.own(call)) { archive in
             let today = archive.water.today(atUnixMilliseconds: call.now)
             return WaterV1.GetTodayResponse(
                 day: Wire.day(archive.water.day(today)),
                 entries: archive.water.entries(on: today).map { Wire.entry($0, in: archive.water) },
-                settings: Wire.settings(archive.water))
+                settings: Wire.settings(archive.water), drinks: drinks)
         }
     }
 
@@ -131,8 +164,18 @@ struct TrackerService: Service {
     func setUsualCup(_ request: WaterV1.SetUsualCupRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.SetUsualCupResponse
     {
-        try archives.commitOwnReturning(
-            call, { archive in Decision([.water(try archive.water.validateUsualCup(request.usualCupMl))]) },
+        // 0 keeps the cup only when a drink is given: alone it is still the mistake it always was.
+        let keepsCup = request.usualCupMl == 0 && !request.usualDrink.isEmpty
+        let drinks = request.usualDrink.isEmpty ? nil : try archives.read(archives.accounts) { $0.drinks }
+        return try archives.commitOwnReturning(
+            call,
+            { archive in
+                let cup = keepsCup ? [] : [MemberMutation.water(try archive.water.validateUsualCup(request.usualCupMl))]
+                let drink = try drinks.map {
+                    [MemberMutation.water(try archive.water.validateUsualDrink(request.usualDrink, in: $0))]
+                }
+                return Decision(cup + (drink ?? []))
+            },
             result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive.water)) })
     }
 

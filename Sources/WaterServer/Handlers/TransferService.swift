@@ -206,7 +206,10 @@ enum Import {
             guard !seen.contains(id) else { continue }
             let decision = try within("entries") { () throws(DomainError) in
                 try archive.water.validateLog(
-                    id: id, amountMillilitres: entry.amountMl, unixMilliseconds: entry.atUnixMs, now: now)
+                    id: id, amountMillilitres: entry.amountMl, unixMilliseconds: entry.atUnixMs,
+                    drink: try Drink.logged(
+                        name: entry.drink, factorHundredths: Int32(clamping: entry.factorHundredths)),
+                    now: now)
             }
             guard case .log(let mutation) = decision else { continue }
             mutations.append(.water(mutation))

@@ -7,7 +7,7 @@ enum Wire {
         WaterV1.DaySummary(
             date: day.date.description, amountMl: day.amountMillilitres, goalMl: day.goalMillilitres,
             progress: day.progress, percent: UInt32(day.percent), remainingMl: day.remainingMillilitres,
-            count: UInt32(day.count), goalMet: day.isGoalMet)
+            count: UInt32(day.count), goalMet: day.isGoalMet, rawMl: day.rawMillilitres)
     }
 
     /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
@@ -16,13 +16,21 @@ enum Wire {
         let canonical = text.flatMap { text in text.utf8.contains { (0x41...0x46).contains($0) } ? nil : text }
         return WaterV1.WaterEntry(
             entryID: canonical ?? entry.id.description, amountMl: entry.amountMillilitres,
-            atUnixMs: entry.unixMilliseconds, date: water.date(of: entry).description)
+            atUnixMs: entry.unixMilliseconds, date: water.date(of: entry).description, drink: entry.drink,
+            factorHundredths: UInt32(entry.factorHundredths), countedMl: entry.countedMillilitres)
+    }
+
+    static func drinks(_ list: DrinkList) -> [WaterV1.Drink] {
+        list.drinks.map {
+            WaterV1.Drink(name: $0.name, factorHundredths: UInt32($0.factorHundredths), icon: $0.icon)
+        }
     }
 
     static func settings(_ water: WaterDiary) -> WaterV1.Settings {
         WaterV1.Settings(
             dailyGoalMl: water.dailyGoalMillilitres, usualCupMl: water.usualCupMillilitres,
-            quickCupsMl: water.quickCupsMillilitres, timeZone: water.timeZone.identifier)
+            quickCupsMl: water.quickCupsMillilitres, timeZone: water.timeZone.identifier, usualDrink: water.usualDrink,
+            cups: water.cups.map { WaterV1.Cup(name: $0.name, amountMl: $0.amountMillilitres, drink: $0.drink ?? "") })
     }
 
     static func member(_ account: Account) -> WaterV1.Member {

@@ -17,7 +17,7 @@ extension AccountBook: ArchiveModel {
         WaterArchiveV1.AccountsSnapshot(
             lastSequence: lastSequence, journalGeneration: journalGeneration, nextMemberID: nextMemberID,
             accounts: accounts.values.sorted { $0.id < $1.id }.map(Self.stored),
-            sessions: sessions.values.map(Self.stored)
+            sessions: sessions.values.map(Self.stored), drinks: drinks.drinks.map(StoredValues.stored)
         ).serializedBytes()
     }
 
@@ -31,6 +31,13 @@ extension AccountBook: ArchiveModel {
         for stored in snapshot.sessions { book.apply(.sessionStarted(try session(stored))) }
         guard book.accounts.count == snapshot.accounts.count, book.sessions.count == snapshot.sessions.count else {
             throw StoredValues.corrupt("accounts or sessions repeat")
+        }
+        // None kept: a household from before drinks, which has the defaults.
+        if !snapshot.drinks.isEmpty {
+            let drinks = DrinkList(
+                try snapshot.drinks.map { (stored) throws(ArchiveError) in try StoredValues.drink(stored) })
+            guard drinks.isValid else { throw StoredValues.corrupt("the drinks repeat or have no water") }
+            book.restoreDrinks(drinks)
         }
         return (book, snapshot.lastSequence, snapshot.journalGeneration)
     }
@@ -57,6 +64,12 @@ extension AccountBook: ArchiveModel {
         case .sessionEnded(let digest):
             record.kind = .sessionEnded
             record.id = digest.bytes
+        case .drink(.set(let drink)):
+            record.kind = .drinkSet
+            record.drink = StoredValues.stored(drink)
+        case .drink(.removed(let name)):
+            record.kind = .drinkRemoved
+            record.text = name
         }
         return record
     }
@@ -77,6 +90,8 @@ extension AccountBook: ArchiveModel {
                 throw StoredValues.corrupt("a session digest is not 32 bytes")
             }
             mutation = .sessionEnded(digest)
+        case .drinkSet: mutation = .drink(.set(try StoredValues.drink(record.drink)))
+        case .drinkRemoved: mutation = .drink(.removed(record.text))
         default: throw StoredValues.corrupt("the accounts' journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)

@@ -6,7 +6,9 @@ import WaterProtocol
 /// Times are stored as differences from the previous entry, and ids as their 48-bit time part
 /// minus the entry's time (0 for the time-ordered ids the client makes) plus an index into a
 /// table of distinct 80-bit tails (usually one per installation). After zlib that is a few
-/// bytes an entry instead of the 16 a random id alone would take.
+/// bytes an entry instead of the 16 a random id alone would take. Drinks are an index into a
+/// table of distinct drink and factor pairs, and no column at all while every entry is plain
+/// water (as every archive from before drinks is).
 enum EntryColumns {
     static func encode(_ entries: [WaterEntry]) -> WaterArchiveV1.EntryColumns {
         var columns = WaterArchiveV1.EntryColumns()
@@ -16,7 +18,22 @@ enum EntryColumns {
         columns.idTailIndex.reserveCapacity(entries.count)
         var tailIndex: [Tail: UInt32] = [:]
         var previous: Int64 = 0
+        var kindIndex: [DrinkKey: UInt32] = [:]
+        var drinkIndex: [UInt32] = []
         for entry in entries {
+            if entry.isPlainWater {
+                drinkIndex.append(0)
+            } else {
+                let key = DrinkKey(name: entry.drink, factorHundredths: entry.factorHundredths)
+                if let index = kindIndex[key] {
+                    drinkIndex.append(index)
+                } else {
+                    columns.drinkKinds.append(
+                        WaterArchiveV1.DrinkKind(name: key.name, factorHundredths: UInt32(key.factorHundredths)))
+                    kindIndex[key] = UInt32(columns.drinkKinds.count)
+                    drinkIndex.append(UInt32(columns.drinkKinds.count))
+                }
+            }
             columns.atDeltaMs.append(entry.unixMilliseconds &- previous)
             previous = entry.unixMilliseconds
             columns.amountMl.append(entry.amountMillilitres)
@@ -31,6 +48,7 @@ enum EntryColumns {
                 columns.idTailIndex.append(index)
             }
         }
+        if !columns.drinkKinds.isEmpty { columns.drinkIndex = drinkIndex }
         return columns
     }
 
@@ -42,6 +60,15 @@ enum EntryColumns {
             guard bytes.count == 10 else { throw StoredValues.corrupt("an id tail has \(bytes.count) bytes") }
             return Tail(bytes: bytes)
         }
+        guard columns.drinkIndex.isEmpty || columns.drinkIndex.count == count else {
+            throw StoredValues.corrupt("entry columns have different lengths")
+        }
+        let kinds =
+            try [DrinkKey(name: Drink.waterName, factorHundredths: HydrationFactor.water)]
+            + columns.drinkKinds.map { (kind) throws(ArchiveError) -> DrinkKey in
+                let (name, factor) = try StoredValues.drinkUse(name: kind.name, factorHundredths: kind.factorHundredths)
+                return DrinkKey(name: name, factorHundredths: factor)
+            }
         var entries: [WaterEntry] = []
         entries.reserveCapacity(count)
         var time: Int64 = 0
@@ -53,12 +80,23 @@ enum EntryColumns {
                 throw StoredValues.corrupt("entry \(index) has an id that does not fit")
             }
             let tail = tails[tailIndex]
+            let kindIndex = columns.drinkIndex.isEmpty ? 0 : Int(columns.drinkIndex[index])
+            guard kindIndex < kinds.count else {
+                throw StoredValues.corrupt("entry \(index) has a drink that is not kept")
+            }
             entries.append(
                 WaterEntry(
                     id: RecordID(high: UInt64(idTime) << 16 | UInt64(tail.versionAndCounter), low: tail.low),
-                    amountMillilitres: columns.amountMl[index], unixMilliseconds: time))
+                    amountMillilitres: columns.amountMl[index], unixMilliseconds: time, drink: kinds[kindIndex].name,
+                    factorHundredths: kinds[kindIndex].factorHundredths))
         }
         return entries
+    }
+
+    /// A drink as one or more entries were logged with it.
+    private struct DrinkKey: Hashable {
+        var name: String
+        var factorHundredths: Int32
     }
 
     /// An id's last 80 bits: the 16 after its time part, and the low 64.

@@ -23,7 +23,9 @@ extension MemberArchive: ArchiveModel {
                 WaterArchiveV1.GoalChange(fromDay: Int32($0.from.daysSinceEpoch), goalMl: $0.goalMillilitres)
             },
             entries: EntryColumns.encode(water.entries),
-            habits: habits.habits.map(StoredValues.stored)
+            habits: habits.habits.map(StoredValues.stored),
+            usualDrink: water.usualDrink == Drink.waterName ? "" : water.usualDrink,
+            cups: water.cups.map(StoredValues.stored)
         ).serializedBytes()
     }
 
@@ -33,6 +35,8 @@ extension MemberArchive: ArchiveModel {
         let snapshot = try StoredValues.decode(WaterArchiveV1.MemberSnapshot.self, body)
         var archive = MemberArchive(timeZone: try StoredValues.timeZone(snapshot.timeZone, in: context))
         archive.apply(.water(.usualCupSet(snapshot.usualCupMl)))
+        if !snapshot.usualDrink.isEmpty { archive.apply(.water(.usualDrinkSet(snapshot.usualDrink))) }
+        for stored in snapshot.cups { archive.apply(.water(.cupSaved(StoredValues.cup(stored)))) }
         for change in snapshot.goalChanges {
             archive.apply(.water(.goalSet(change.goalMl, from: LocalDate(daysSinceEpoch: Int(change.fromDay)))))
         }
@@ -78,6 +82,15 @@ extension MemberArchive: ArchiveModel {
         case .water(.usualCupSet(let cup)):
             record.kind = .usualCupSet
             record.amountMl = cup
+        case .water(.usualDrinkSet(let drink)):
+            record.kind = .usualDrinkSet
+            record.text = drink
+        case .water(.cupSaved(let cup)):
+            record.kind = .cupSaved
+            record.cup = StoredValues.stored(cup)
+        case .water(.cupRemoved(let name)):
+            record.kind = .cupRemoved
+            record.text = name
         case .water(.timeZoneSet(let zone)):
             record.kind = .timeZoneSet
             record.text = zone.identifier
@@ -113,6 +126,11 @@ extension MemberArchive: ArchiveModel {
             guard let goal = record.goal else { throw StoredValues.corrupt("a goal record has no goal") }
             mutation = .water(.goalSet(goal.goalMl, from: LocalDate(daysSinceEpoch: Int(goal.fromDay))))
         case .usualCupSet: mutation = .water(.usualCupSet(record.amountMl))
+        case .usualDrinkSet: mutation = .water(.usualDrinkSet(record.text))
+        case .cupSaved:
+            guard let cup = record.cup else { throw StoredValues.corrupt("a cup record has no cup") }
+            mutation = .water(.cupSaved(StoredValues.cup(cup)))
+        case .cupRemoved: mutation = .water(.cupRemoved(record.text))
         case .timeZoneSet: mutation = .water(.timeZoneSet(try StoredValues.timeZone(record.text, in: context)))
         case .habitAdded: mutation = .habit(.added(try StoredValues.habit(record.habit)))
         case .habitChecked: mutation = .habit(.checked(try StoredValues.recordID(record.id, "a check-in"), day))

@@ -13,16 +13,50 @@ enum StoredValues {
         return id
     }
 
+    /// Plain water is written as it was before drinks existed: no drink, no factor.
     static func stored(_ entry: WaterEntry) -> WaterArchiveV1.StoredEntry {
-        WaterArchiveV1.StoredEntry(
-            id: entry.id.bytes, amountMl: entry.amountMillilitres, atUnixMs: entry.unixMilliseconds)
+        let water = entry.isPlainWater
+        return WaterArchiveV1.StoredEntry(
+            id: entry.id.bytes, amountMl: entry.amountMillilitres, atUnixMs: entry.unixMilliseconds,
+            drink: water ? "" : entry.drink, factorHundredths: water ? 0 : UInt32(entry.factorHundredths))
     }
 
     static func entry(_ stored: WaterArchiveV1.StoredEntry?) throws(ArchiveError) -> WaterEntry {
         guard let stored else { throw corrupt("a record has no entry") }
+        let (drink, factor) = try drinkUse(name: stored.drink, factorHundredths: stored.factorHundredths)
         return WaterEntry(
             id: try recordID(stored.id, "an entry"), amountMillilitres: stored.amountMl,
-            unixMilliseconds: stored.atUnixMs)
+            unixMilliseconds: stored.atUnixMs, drink: drink, factorHundredths: factor)
+    }
+
+    /// An entry's drink and factor as stored: none (an entry from before drinks) is water at 1.00.
+    static func drinkUse(name: String, factorHundredths: UInt32) throws(ArchiveError) -> (String, Int32) {
+        if name.isEmpty && factorHundredths == 0 { return (Drink.waterName, HydrationFactor.water) }
+        guard Drink.isValidName(name), factorHundredths <= 200,
+            HydrationFactor.allowedHundredths.contains(Int32(factorHundredths))
+        else { throw corrupt("an entry's drink or factor is not one a drink can have") }
+        return (name, Int32(factorHundredths))
+    }
+
+    static func stored(_ cup: NamedCup) -> WaterArchiveV1.StoredCup {
+        WaterArchiveV1.StoredCup(name: cup.name, amountMl: cup.amountMillilitres, drink: cup.drink ?? "")
+    }
+
+    /// A named cup as stored; the diary's load-time checks judge its name and amount.
+    static func cup(_ stored: WaterArchiveV1.StoredCup) -> NamedCup {
+        NamedCup(
+            name: stored.name, amountMillilitres: stored.amountMl, drink: stored.drink.isEmpty ? nil : stored.drink)
+    }
+
+    static func stored(_ drink: Drink) -> WaterArchiveV1.StoredDrink {
+        WaterArchiveV1.StoredDrink(
+            name: drink.name, factorHundredths: UInt32(drink.factorHundredths), icon: drink.icon)
+    }
+
+    static func drink(_ stored: WaterArchiveV1.StoredDrink?) throws(ArchiveError) -> Drink {
+        guard let stored else { throw corrupt("a record has no drink") }
+        let (name, factor) = try drinkUse(name: stored.name, factorHundredths: stored.factorHundredths)
+        return Drink(name: name, factorHundredths: factor, icon: stored.icon)
     }
 
     static func stored(_ habit: Habit) -> WaterArchiveV1.StoredHabit {

@@ -8,12 +8,15 @@ import WaterProtocol
 public enum ArchiveMessages {
     public static let byProtoName: [String: any ProtoMessage.Type] = [
         "water.archive.v1.AccountsSnapshot": WaterArchiveV1.AccountsSnapshot.self,
+        "water.archive.v1.DrinkKind": WaterArchiveV1.DrinkKind.self,
         "water.archive.v1.EntryColumns": WaterArchiveV1.EntryColumns.self,
         "water.archive.v1.GoalChange": WaterArchiveV1.GoalChange.self,
         "water.archive.v1.HouseholdSnapshot": WaterArchiveV1.HouseholdSnapshot.self,
         "water.archive.v1.JournalRecord": WaterArchiveV1.JournalRecord.self,
         "water.archive.v1.MemberSnapshot": WaterArchiveV1.MemberSnapshot.self,
         "water.archive.v1.StoredAccount": WaterArchiveV1.StoredAccount.self,
+        "water.archive.v1.StoredCup": WaterArchiveV1.StoredCup.self,
+        "water.archive.v1.StoredDrink": WaterArchiveV1.StoredDrink.self,
         "water.archive.v1.StoredEntry": WaterArchiveV1.StoredEntry.self,
         "water.archive.v1.StoredHabit": WaterArchiveV1.StoredHabit.self,
         "water.archive.v1.StoredSession": WaterArchiveV1.StoredSession.self,

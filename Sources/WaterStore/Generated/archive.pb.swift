@@ -77,8 +77,23 @@ extension WaterArchiveV1 {
         /// id: the token's digest
         public static let sessionEnded = RecordKind(rawValue: 20)
 
+        /// drink: added, or its new factor and icon
+        public static let drinkSet = RecordKind(rawValue: 21)
+
+        /// text: the drink's name
+        public static let drinkRemoved = RecordKind(rawValue: 22)
+
+        /// text: the drink's name
+        public static let usualDrinkSet = RecordKind(rawValue: 23)
+
+        /// cup
+        public static let cupSaved = RecordKind(rawValue: 24)
+
+        /// text: the cup's name
+        public static let cupRemoved = RecordKind(rawValue: 25)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -104,6 +119,11 @@ extension WaterArchiveV1 {
             case 18: "RECORD_KIND_ACCOUNT_REMOVED"
             case 19: "RECORD_KIND_SESSION_STARTED"
             case 20: "RECORD_KIND_SESSION_ENDED"
+            case 21: "RECORD_KIND_DRINK_SET"
+            case 22: "RECORD_KIND_DRINK_REMOVED"
+            case 23: "RECORD_KIND_USUAL_DRINK_SET"
+            case 24: "RECORD_KIND_CUP_SAVED"
+            case 25: "RECORD_KIND_CUP_REMOVED"
             default: nil
             }
         }
@@ -151,8 +171,12 @@ extension WaterArchiveV1 {
 
         public var session: StoredSession?
 
+        public var drink: StoredDrink?
+
+        public var cup: StoredCup?
+
         /// Creates a `JournalRecord`; omitted fields take the proto3 defaults.
-        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil) {
+        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil) {
             self.sequence = sequence
             self.kind = kind
             self.entry = entry
@@ -169,6 +193,8 @@ extension WaterArchiveV1 {
             self.position = position
             self.account = account
             self.session = session
+            self.drink = drink
+            self.cup = cup
         }
 
         enum CodingKeys: String, CodingKey {
@@ -188,6 +214,8 @@ extension WaterArchiveV1 {
             case position = "position"
             case account = "account"
             case session = "session"
+            case drink = "drink"
+            case cup = "cup"
 
             var intValue: Int? {
                 switch self {
@@ -207,6 +235,8 @@ extension WaterArchiveV1 {
                 case .position: 13
                 case .account: 14
                 case .session: 15
+                case .drink: 16
+                case .cup: 17
                 }
             }
 
@@ -228,9 +258,88 @@ extension WaterArchiveV1 {
                 case 13: self = .position
                 case 14: self = .account
                 case 15: self = .session
+                case 16: self = .drink
+                case 17: self = .cup
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                sequence: try container.decodeIfPresent(UInt64.self, forKey: .sequence) ?? 0,
+                kind: try container.decodeIfPresent(RecordKind.self, forKey: .kind) ?? RecordKind(rawValue: 0),
+                entry: try container.decodeIfPresent(StoredEntry.self, forKey: .entry),
+                id: try container.decodeIfPresent([UInt8].self, forKey: .id) ?? [],
+                goal: try container.decodeIfPresent(GoalChange.self, forKey: .goal),
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                text: try container.decodeIfPresent(String.self, forKey: .text) ?? "",
+                habit: try container.decodeIfPresent(StoredHabit.self, forKey: .habit),
+                day: try container.decodeIfPresent(Int32.self, forKey: .day) ?? 0,
+                todo: try container.decodeIfPresent(StoredTodo.self, forKey: .todo),
+                done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false,
+                memberID: try container.decodeIfPresent(UInt64.self, forKey: .memberID) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                position: try container.decodeIfPresent(UInt32.self, forKey: .position) ?? 0,
+                account: try container.decodeIfPresent(StoredAccount.self, forKey: .account),
+                session: try container.decodeIfPresent(StoredSession.self, forKey: .session),
+                drink: try container.decodeIfPresent(StoredDrink.self, forKey: .drink),
+                cup: try container.decodeIfPresent(StoredCup.self, forKey: .cup))
+        }
+    }
+
+    /// A member's named cup.
+    ///
+    /// The Swift form of `water.archive.v1.StoredCup`.
+    public struct StoredCup: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredCup"
+
+        public var name: String
+
+        public var amountMl: Int32
+
+        /// Empty: the member's usual drink when logged.
+        public var drink: String
+
+        /// Creates a `StoredCup`; omitted fields take the proto3 defaults.
+        public init(name: String = "", amountMl: Int32 = 0, drink: String = "") {
+            self.name = name
+            self.amountMl = amountMl
+            self.drink = drink
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name = "name"
+            case amountMl = "amount_ml"
+            case drink = "drink"
+
+            var intValue: Int? {
+                switch self {
+                case .name: 0
+                case .amountMl: 1
+                case .drink: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .name
+                case 1: self = .amountMl
+                case 2: self = .drink
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "")
         }
     }
 
@@ -244,23 +353,35 @@ extension WaterArchiveV1 {
 
         public var atUnixMs: Int64
 
+        /// The drink and its factor in hundredths when the entry was logged. Empty and 0 (every
+        /// entry written before drinks existed): water at 100.
+        public var drink: String
+
+        public var factorHundredths: UInt32
+
         /// Creates a `StoredEntry`; omitted fields take the proto3 defaults.
-        public init(id: [UInt8] = [], amountMl: Int32 = 0, atUnixMs: Int64 = 0) {
+        public init(id: [UInt8] = [], amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "", factorHundredths: UInt32 = 0) {
             self.id = id
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
+            self.drink = drink
+            self.factorHundredths = factorHundredths
         }
 
         enum CodingKeys: String, CodingKey {
             case id = "id"
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
+            case drink = "drink"
+            case factorHundredths = "factor_hundredths"
 
             var intValue: Int? {
                 switch self {
                 case .id: 0
                 case .amountMl: 1
                 case .atUnixMs: 2
+                case .drink: 3
+                case .factorHundredths: 4
                 }
             }
 
@@ -269,9 +390,120 @@ extension WaterArchiveV1 {
                 case 0: self = .id
                 case 1: self = .amountMl
                 case 2: self = .atUnixMs
+                case 3: self = .drink
+                case 4: self = .factorHundredths
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try container.decodeIfPresent([UInt8].self, forKey: .id) ?? [],
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "",
+                factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0)
+        }
+    }
+
+    /// A drink and the factor one or more entries were logged at.
+    ///
+    /// The Swift form of `water.archive.v1.DrinkKind`.
+    public struct DrinkKind: ProtoMessage {
+        public static let protoName = "water.archive.v1.DrinkKind"
+
+        public var name: String
+
+        public var factorHundredths: UInt32
+
+        /// Creates a `DrinkKind`; omitted fields take the proto3 defaults.
+        public init(name: String = "", factorHundredths: UInt32 = 0) {
+            self.name = name
+            self.factorHundredths = factorHundredths
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name = "name"
+            case factorHundredths = "factor_hundredths"
+
+            var intValue: Int? {
+                switch self {
+                case .name: 0
+                case .factorHundredths: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .name
+                case 1: self = .factorHundredths
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0)
+        }
+    }
+
+    /// One of the household's drinks (DATA/accounts).
+    ///
+    /// The Swift form of `water.archive.v1.StoredDrink`.
+    public struct StoredDrink: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredDrink"
+
+        public var name: String
+
+        /// 10 to 200: 139 is 1.39.
+        public var factorHundredths: UInt32
+
+        public var icon: String
+
+        /// Creates a `StoredDrink`; omitted fields take the proto3 defaults.
+        public init(name: String = "", factorHundredths: UInt32 = 0, icon: String = "") {
+            self.name = name
+            self.factorHundredths = factorHundredths
+            self.icon = icon
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name = "name"
+            case factorHundredths = "factor_hundredths"
+            case icon = "icon"
+
+            var intValue: Int? {
+                switch self {
+                case .name: 0
+                case .factorHundredths: 1
+                case .icon: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .name
+                case 1: self = .factorHundredths
+                case 2: self = .icon
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0,
+                icon: try container.decodeIfPresent(String.self, forKey: .icon) ?? "")
         }
     }
 
@@ -308,6 +540,14 @@ extension WaterArchiveV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                fromDay: try container.decodeIfPresent(Int32.self, forKey: .fromDay) ?? 0,
+                goalMl: try container.decodeIfPresent(Int32.self, forKey: .goalMl) ?? 0)
         }
     }
 
@@ -369,6 +609,18 @@ extension WaterArchiveV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try container.decodeIfPresent([UInt8].self, forKey: .id) ?? [],
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                icon: try container.decodeIfPresent(Int32.self, forKey: .icon) ?? 0,
+                color: try container.decodeIfPresent(Int32.self, forKey: .color) ?? 0,
+                createdAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .createdAtUnixMs) ?? 0,
+                checkedDays: try container.decodeIfPresent([Int32].self, forKey: .checkedDays) ?? [])
         }
     }
 
@@ -436,6 +688,19 @@ extension WaterArchiveV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try container.decodeIfPresent([UInt8].self, forKey: .id) ?? [],
+                text: try container.decodeIfPresent(String.self, forKey: .text) ?? "",
+                done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false,
+                addedBy: try container.decodeIfPresent(UInt64.self, forKey: .addedBy) ?? 0,
+                addedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .addedAtUnixMs) ?? 0,
+                completedBy: try container.decodeIfPresent(UInt64.self, forKey: .completedBy) ?? 0,
+                completedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .completedAtUnixMs) ?? 0)
+        }
     }
 
     /// A member's water entries, in the order they were logged, as columns: consecutive times
@@ -460,13 +725,22 @@ extension WaterArchiveV1 {
         /// Distinct 10-byte id tails (version, counter, variant, installation), first use first.
         public var idTails: [[UInt8]]
 
+        /// Empty when every entry is water at 100 (and in every archive from before drinks);
+        /// otherwise one per entry: 0 is water at 100, n is drink_kinds[n - 1].
+        public var drinkIndex: [UInt32]
+
+        /// Distinct drink and factor pairs other than water at 100, first use first.
+        public var drinkKinds: [DrinkKind]
+
         /// Creates a `EntryColumns`; omitted fields take the proto3 defaults.
-        public init(atDeltaMs: [Int64] = [], amountMl: [Int32] = [], idTimeDeltaMs: [Int64] = [], idTailIndex: [UInt32] = [], idTails: [[UInt8]] = []) {
+        public init(atDeltaMs: [Int64] = [], amountMl: [Int32] = [], idTimeDeltaMs: [Int64] = [], idTailIndex: [UInt32] = [], idTails: [[UInt8]] = [], drinkIndex: [UInt32] = [], drinkKinds: [DrinkKind] = []) {
             self.atDeltaMs = atDeltaMs
             self.amountMl = amountMl
             self.idTimeDeltaMs = idTimeDeltaMs
             self.idTailIndex = idTailIndex
             self.idTails = idTails
+            self.drinkIndex = drinkIndex
+            self.drinkKinds = drinkKinds
         }
 
         enum CodingKeys: String, CodingKey {
@@ -475,6 +749,8 @@ extension WaterArchiveV1 {
             case idTimeDeltaMs = "id_time_delta_ms"
             case idTailIndex = "id_tail_index"
             case idTails = "id_tails"
+            case drinkIndex = "drink_index"
+            case drinkKinds = "drink_kinds"
 
             var intValue: Int? {
                 switch self {
@@ -483,6 +759,8 @@ extension WaterArchiveV1 {
                 case .idTimeDeltaMs: 2
                 case .idTailIndex: 3
                 case .idTails: 4
+                case .drinkIndex: 5
+                case .drinkKinds: 6
                 }
             }
 
@@ -493,9 +771,24 @@ extension WaterArchiveV1 {
                 case 2: self = .idTimeDeltaMs
                 case 3: self = .idTailIndex
                 case 4: self = .idTails
+                case 5: self = .drinkIndex
+                case 6: self = .drinkKinds
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                atDeltaMs: try container.decodeIfPresent([Int64].self, forKey: .atDeltaMs) ?? [],
+                amountMl: try container.decodeIfPresent([Int32].self, forKey: .amountMl) ?? [],
+                idTimeDeltaMs: try container.decodeIfPresent([Int64].self, forKey: .idTimeDeltaMs) ?? [],
+                idTailIndex: try container.decodeIfPresent([UInt32].self, forKey: .idTailIndex) ?? [],
+                idTails: try container.decodeIfPresent([[UInt8]].self, forKey: .idTails) ?? [],
+                drinkIndex: try container.decodeIfPresent([UInt32].self, forKey: .drinkIndex) ?? [],
+                drinkKinds: try container.decodeIfPresent([DrinkKind].self, forKey: .drinkKinds) ?? [])
         }
     }
 
@@ -527,8 +820,14 @@ extension WaterArchiveV1 {
         /// Format version 1: the entries one message each, 16-byte ids and all.
         public var entryRows: [StoredEntry]
 
+        /// What `log` logs when no drink is named; empty (an archive from before drinks): water.
+        public var usualDrink: String
+
+        /// The member's named cups, in the order they were added.
+        public var cups: [StoredCup]
+
         /// Creates a `MemberSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.usualCupMl = usualCupMl
@@ -537,6 +836,8 @@ extension WaterArchiveV1 {
             self.entries = entries
             self.habits = habits
             self.entryRows = entryRows
+            self.usualDrink = usualDrink
+            self.cups = cups
         }
 
         enum CodingKeys: String, CodingKey {
@@ -548,6 +849,8 @@ extension WaterArchiveV1 {
             case entries = "entries"
             case habits = "habits"
             case entryRows = "entry_rows"
+            case usualDrink = "usual_drink"
+            case cups = "cups"
 
             var intValue: Int? {
                 switch self {
@@ -559,6 +862,8 @@ extension WaterArchiveV1 {
                 case .entries: 5
                 case .habits: 6
                 case .entryRows: 7
+                case .usualDrink: 8
+                case .cups: 9
                 }
             }
 
@@ -572,9 +877,27 @@ extension WaterArchiveV1 {
                 case 5: self = .entries
                 case 6: self = .habits
                 case 7: self = .entryRows
+                case 8: self = .usualDrink
+                case 9: self = .cups
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                lastSequence: try container.decodeIfPresent(UInt64.self, forKey: .lastSequence) ?? 0,
+                journalGeneration: try container.decodeIfPresent(UInt64.self, forKey: .journalGeneration) ?? 0,
+                usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0,
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
+                goalChanges: try container.decodeIfPresent([GoalChange].self, forKey: .goalChanges) ?? [],
+                entries: try container.decodeIfPresent(EntryColumns.self, forKey: .entries),
+                habits: try container.decodeIfPresent([StoredHabit].self, forKey: .habits) ?? [],
+                entryRows: try container.decodeIfPresent([StoredEntry].self, forKey: .entryRows) ?? [],
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
+                cups: try container.decodeIfPresent([StoredCup].self, forKey: .cups) ?? [])
         }
     }
 
@@ -618,6 +941,15 @@ extension WaterArchiveV1 {
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                lastSequence: try container.decodeIfPresent(UInt64.self, forKey: .lastSequence) ?? 0,
+                journalGeneration: try container.decodeIfPresent(UInt64.self, forKey: .journalGeneration) ?? 0,
+                items: try container.decodeIfPresent([StoredTodo].self, forKey: .items) ?? [])
         }
     }
 
@@ -688,6 +1020,19 @@ extension WaterArchiveV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                memberID: try container.decodeIfPresent(UInt64.self, forKey: .memberID) ?? 0,
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "",
+                role: try container.decodeIfPresent(Int32.self, forKey: .role) ?? 0,
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
+                passwordHash: try container.decodeIfPresent(String.self, forKey: .passwordHash) ?? "",
+                createdAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .createdAtUnixMs) ?? 0)
+        }
     }
 
     /// A login. Only a digest of the token is kept, so a copy of the data cannot be used to log in.
@@ -732,6 +1077,15 @@ extension WaterArchiveV1 {
                 }
             }
         }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                tokenDigest: try container.decodeIfPresent([UInt8].self, forKey: .tokenDigest) ?? [],
+                memberID: try container.decodeIfPresent(UInt64.self, forKey: .memberID) ?? 0,
+                expiresAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .expiresAtUnixMs) ?? 0)
+        }
     }
 
     /// The household's accounts and sessions (DATA/accounts).
@@ -751,13 +1105,18 @@ extension WaterArchiveV1 {
 
         public var sessions: [StoredSession]
 
+        /// The household's drinks, in the order they were added. Empty (a household from before
+        /// drinks existed): the defaults, which is what a new household starts with.
+        public var drinks: [StoredDrink]
+
         /// Creates a `AccountsSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = [], drinks: [StoredDrink] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.nextMemberID = nextMemberID
             self.accounts = accounts
             self.sessions = sessions
+            self.drinks = drinks
         }
 
         enum CodingKeys: String, CodingKey {
@@ -766,6 +1125,7 @@ extension WaterArchiveV1 {
             case nextMemberID = "next_member_id"
             case accounts = "accounts"
             case sessions = "sessions"
+            case drinks = "drinks"
 
             var intValue: Int? {
                 switch self {
@@ -774,6 +1134,7 @@ extension WaterArchiveV1 {
                 case .nextMemberID: 2
                 case .accounts: 3
                 case .sessions: 4
+                case .drinks: 5
                 }
             }
 
@@ -784,9 +1145,22 @@ extension WaterArchiveV1 {
                 case 2: self = .nextMemberID
                 case 3: self = .accounts
                 case 4: self = .sessions
+                case 5: self = .drinks
                 default: return nil
                 }
             }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                lastSequence: try container.decodeIfPresent(UInt64.self, forKey: .lastSequence) ?? 0,
+                journalGeneration: try container.decodeIfPresent(UInt64.self, forKey: .journalGeneration) ?? 0,
+                nextMemberID: try container.decodeIfPresent(UInt64.self, forKey: .nextMemberID) ?? 0,
+                accounts: try container.decodeIfPresent([StoredAccount].self, forKey: .accounts) ?? [],
+                sessions: try container.decodeIfPresent([StoredSession].self, forKey: .sessions) ?? [],
+                drinks: try container.decodeIfPresent([StoredDrink].self, forKey: .drinks) ?? [])
         }
     }
 }
@@ -803,7 +1177,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self))
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -823,6 +1197,30 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         builder.set(.unsigned(UInt64(position)), at: 13)
         if let value = account { builder.setMessage(value, at: 14) }
         if let value = session { builder.setMessage(value, at: 15) }
+        if let value = drink { builder.setMessage(value, at: 16) }
+        if let value = cup { builder.setMessage(value, at: 17) }
+    }
+}
+
+extension WaterArchiveV1.StoredCup: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(name: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, drink: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(name), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.string(drink), at: 2)
     }
 }
 
@@ -838,13 +1236,58 @@ extension WaterArchiveV1.StoredEntry: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(id: reader.value(at: 0).bytes, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
+        self.init(id: reader.value(at: 0).bytes, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string, factorHundredths: reader.value(at: 4).uint32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.bytes(id), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
+        builder.set(.string(drink), at: 3)
+        builder.set(.unsigned(UInt64(factorHundredths)), at: 4)
+    }
+}
+
+extension WaterArchiveV1.DrinkKind: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(name: reader.value(at: 0).string, factorHundredths: reader.value(at: 1).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(name), at: 0)
+        builder.set(.unsigned(UInt64(factorHundredths)), at: 1)
+    }
+}
+
+extension WaterArchiveV1.StoredDrink: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(name: reader.value(at: 0).string, factorHundredths: reader.value(at: 1).uint32, icon: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(name), at: 0)
+        builder.set(.unsigned(UInt64(factorHundredths)), at: 1)
+        builder.set(.string(icon), at: 2)
     }
 }
 
@@ -932,7 +1375,7 @@ extension WaterArchiveV1.EntryColumns: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(atDeltaMs: reader.numbers(at: 0, as: Int64.self), amountMl: reader.numbers(at: 1, as: Int32.self), idTimeDeltaMs: reader.numbers(at: 2, as: Int64.self), idTailIndex: reader.numbers(at: 3, as: UInt32.self), idTails: reader.values(at: 4) { $0.bytes })
+        self.init(atDeltaMs: reader.numbers(at: 0, as: Int64.self), amountMl: reader.numbers(at: 1, as: Int32.self), idTimeDeltaMs: reader.numbers(at: 2, as: Int64.self), idTailIndex: reader.numbers(at: 3, as: UInt32.self), idTails: reader.values(at: 4) { $0.bytes }, drinkIndex: reader.numbers(at: 5, as: UInt32.self), drinkKinds: reader.messages(at: 6, as: WaterArchiveV1.DrinkKind.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -941,6 +1384,8 @@ extension WaterArchiveV1.EntryColumns: WireMessage {
         builder.setNumbers(idTimeDeltaMs, at: 2)
         builder.setNumbers(idTailIndex, at: 3)
         builder.setValues(idTails, at: 4) { .bytes($0) }
+        builder.setNumbers(drinkIndex, at: 5)
+        builder.setMessages(drinkKinds, at: 6)
     }
 }
 
@@ -956,7 +1401,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -968,6 +1413,8 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         if let value = entries { builder.setMessage(value, at: 5) }
         builder.setMessages(habits, at: 6)
         builder.setMessages(entryRows, at: 7)
+        builder.set(.string(usualDrink), at: 8)
+        builder.setMessages(cups, at: 9)
     }
 }
 
@@ -1053,7 +1500,7 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self), drinks: reader.messages(at: 5, as: WaterArchiveV1.StoredDrink.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1062,5 +1509,6 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
         builder.set(.unsigned(nextMemberID), at: 2)
         builder.setMessages(accounts, at: 3)
         builder.setMessages(sessions, at: 4)
+        builder.setMessages(drinks, at: 5)
     }
 }

@@ -42,9 +42,32 @@ enum Format {
             "\(dayName(day.date))  \(bar(day.progress, width: 14)) \(pad("\(day.amountMl)", 5)) / \(day.goalMl) ml\(mark)"
     }
 
-    /// An entry as "2ae53626  21:30  +250 ml".
+    /// An entry as "2ae53626  21:30  +250 ml water", or "+200 ml milk (counts 300)" where its
+    /// factor makes it count otherwise.
     static func entry(_ entry: WaterV1.WaterEntry, zone: MemberTimeZone) -> String {
-        "\(dim(shortID(entry.entryID)))  \(clock(entry.atUnixMs, zone: zone))  +\(entry.amountMl) ml"
+        "\(dim(shortID(entry.entryID)))  \(clock(entry.atUnixMs, zone: zone))  +\(drink(entry))"
+    }
+
+    /// "200 ml milk (counts 300)": the amount as drunk, the drink, and what it counted when that
+    /// differs. An entry that names no drink (a server from before drinks) is just its amount.
+    static func drink(_ entry: WaterV1.WaterEntry) -> String {
+        let counts = !entry.drink.isEmpty && entry.countedMl != entry.amountMl ? " (counts \(entry.countedMl))" : ""
+        return "\(entry.amountMl) ml" + (entry.drink.isEmpty ? "" : " \(entry.drink.terminalSafe)") + counts
+    }
+
+    /// The day's mix: "by drink: water 1000 ml, milk 200 ml (counts 300)", the most drunk first;
+    /// nil while the day is all one drink at its amount.
+    static func mix(_ entries: [WaterV1.WaterEntry]) -> String? {
+        var totals: [String: (raw: Int32, counted: Int32)] = [:]
+        for entry in entries where !entry.drink.isEmpty {
+            totals[entry.drink, default: (0, 0)].raw += entry.amountMl
+            totals[entry.drink, default: (0, 0)].counted += entry.countedMl
+        }
+        guard totals.count > 1 || totals.values.contains(where: { $0.raw != $0.counted }) else { return nil }
+        let parts = totals.sorted { ($1.value.raw, $0.key) < ($0.value.raw, $1.key) }.map { name, total in
+            "\(name.terminalSafe) \(total.raw) ml" + (total.counted != total.raw ? " (counts \(total.counted))" : "")
+        }
+        return "by drink: " + parts.joined(separator: ", ")
     }
 
     /// "at 08:00 on Mon 2026-11-30", in the member's zone.

@@ -141,37 +141,45 @@ enum TransferCommands {
 /// The CSV form of an export: one row per entry, daily goal, habit and check-in, and one for
 /// the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
 ///
-///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color
-///     cup,mum,,,,250,,,,
-///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,250,,,,
+///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor
+///     cup,mum,,,,250,,,,,,
+///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,200,,,,,milk,1.50
+///
+/// A file from before drinks has no `drink` and `factor` columns: its entries are water at 1.00.
 enum HistoryCSV {
-    static let header = ["kind", "member", "id", "date", "at_unix_ms", "amount_ml", "goal_ml", "name", "icon", "color"]
+    static let header = [
+        "kind", "member", "id", "date", "at_unix_ms", "amount_ml", "goal_ml", "name", "icon", "color", "drink",
+        "factor",
+    ]
+    /// The columns of an export from before drinks.
+    static let headerBeforeDrinks = Array(header.prefix(10))
 
     static func write(_ histories: [WaterV1.MemberHistory]) -> String {
         var rows = [header]
         for history in histories {
             let member = history.member?.username ?? ""
             if let cup = history.settings?.usualCupMl, cup != 0 {
-                rows.append(["cup", member, "", "", "", "\(cup)", "", "", "", ""])
+                rows.append(["cup", member, "", "", "", "\(cup)", "", "", "", "", "", ""])
             }
             for entry in history.entries {
                 rows.append([
                     "entry", member, entry.entryID, entry.date, "\(entry.atUnixMs)", "\(entry.amountMl)", "", "", "",
-                    "",
+                    "", entry.drink,
+                    entry.drink.isEmpty ? "" : HydrationFactor.text(Int32(clamping: entry.factorHundredths)),
                 ])
             }
             for goal in history.goals {
-                rows.append(["goal", member, "", goal.date, "", "", "\(goal.goalMl)", "", "", ""])
+                rows.append(["goal", member, "", goal.date, "", "", "\(goal.goalMl)", "", "", "", "", ""])
             }
             for stored in history.habits {
                 guard let habit = stored.habit else { continue }
                 rows.append([
                     "habit", member, habit.habitID, "", "\(habit.createdAtUnixMs)", "", "", habit.name,
                     HabitIcon(rawValue: Int(habit.icon.rawValue))?.description ?? "",
-                    HabitColor(rawValue: Int(habit.color.rawValue))?.description ?? "",
+                    HabitColor(rawValue: Int(habit.color.rawValue))?.description ?? "", "", "",
                 ])
                 for date in stored.checkedDates {
-                    rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", ""])
+                    rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", "", "", ""])
                 }
             }
         }
@@ -197,9 +205,12 @@ enum HistoryCSV {
         var histories: [String: WaterV1.MemberHistory] = [:]
         var order: [String] = []
         var habitIndex: [String: Int] = [:]
-        for (number, row) in try rows(text).enumerated().dropFirst() where !(row.count == 1 && row[0].isEmpty) {
-            guard row.count == header.count else {
-                throw WaterError(.invalidArgument, "line \(number + 1) has \(row.count) fields, not \(header.count)")
+        let all = try rows(text)
+        // The first line names the columns: today's, or those of an export from before drinks.
+        let width = all.first == headerBeforeDrinks ? headerBeforeDrinks.count : header.count
+        for (number, row) in all.enumerated().dropFirst() where !(row.count == 1 && row[0].isEmpty) {
+            guard row.count == width else {
+                throw WaterError(.invalidArgument, "line \(number + 1) has \(row.count) fields, not \(width)")
             }
             let member = row[1]
             if histories[member] == nil {
@@ -211,7 +222,9 @@ enum HistoryCSV {
                 histories[member]!.settings = WaterV1.Settings(usualCupMl: Int32(row[5]) ?? 0)
             case "entry":
                 let entry = WaterV1.WaterEntry(
-                    entryID: row[2], amountMl: Int32(row[5]) ?? 0, atUnixMs: Int64(row[4]) ?? 0, date: row[3])
+                    entryID: row[2], amountMl: Int32(row[5]) ?? 0, atUnixMs: Int64(row[4]) ?? 0, date: row[3],
+                    drink: width > 10 ? row[10] : "",
+                    factorHundredths: try factor(width > 10 ? row[11] : "", line: number + 1))
                 try HistoryCSV.check(entry, where: "line \(number + 1)")
                 histories[member]!.entries.append(entry)
             case "goal":
@@ -234,6 +247,16 @@ enum HistoryCSV {
             }
         }
         return order.map { histories[$0]! }
+    }
+
+    /// A factor as written ("1.50"), in hundredths; empty is none (water at 1.00).
+    private static func factor(_ text: String, line: Int) throws -> UInt32 {
+        guard !text.isEmpty else { return 0 }
+        guard let hundredths = HydrationFactor.hundredths(text) else {
+            throw WaterError(
+                .invalidArgument, "line \(line): a factor is a number like 1.50, with at most two decimals")
+        }
+        return UInt32(hundredths)
     }
 
     /// RFC 4180: quotes around fields with a comma, quote or line break; quotes doubled.

@@ -9,10 +9,11 @@ enum WaterCommands {
     static func log(_ invocation: inout Invocation) throws {
         let at = try invocation.arguments.option("at")
         let idText = try invocation.arguments.option("id")
-        let amount = try invocation.arguments.positional().map {
-            try drinkMl($0, hint: " (leave the amount out for your usual cup)")
-        }
+        var words: [String] = []
+        while let word = invocation.arguments.positional() { words.append(word) }
         try invocation.arguments.finish()
+        let typed = try LogGrammar(words)
+        let amount = typed.amountMillilitres
         let client = try invocation.reachableClient()
         let now = UnixTime.nowMilliseconds()
         let zone = try invocation.memberZone(client)
@@ -23,8 +24,12 @@ enum WaterCommands {
                 guard RecordID(text) != nil else { throw UsageError("--id must be a UUID, got \"\(text)\"") }
                 return text
             } ?? invocation.newID(client, at: now)
-        let request = WaterV1.LogWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time)
-        guard let response = try invocation.callOrQueue(client, request, queued: .log(request)) else { return }
+        let request = WaterV1.LogWaterRequest(
+            entryID: id, amountMl: amount ?? 0, atUnixMs: time, drink: typed.name ?? "", usualDrink: typed.name == nil)
+        // Kept for later, it is the drink as typed (its moment and usual cup fixed when kept).
+        var queued = request
+        if client == nil { try checkOffline(&queued, typedAmount: amount, invocation.cachedStatus()) }
+        guard let response = try invocation.callOrQueue(client, request, queued: .log(queued)) else { return }
         invocation.updateCache { cache in
             cache.record(day: response.day, now: now)
             response.entry.map { cache.record(entry: $0, now: now) }
@@ -32,8 +37,35 @@ enum WaterCommands {
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
             let verb = response.duplicate ? "already logged" : "logged"
-            return "\(verb) \(entry.amountMl) ml \(Format.when(entry, zone: zone)) (\(Format.shortID(entry.entryID)))\n"
+            return
+                "\(verb) \(Format.drink(entry)) \(Format.when(entry, zone: zone)) (\(Format.shortID(entry.entryID)))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
+        }
+    }
+
+    /// Away from the server, the drink as typed: the usual drink as last heard, and refused (65)
+    /// when the household did not have it as last heard, as the server would refuse it.
+    private static func checkOffline(
+        _ queued: inout WaterV1.LogWaterRequest, typedAmount: Int32?, _ cache: StatusCache?
+    ) throws {
+        guard let cache, !cache.drinks.isEmpty else { return }  // nothing heard yet: the server decides
+        // A named cup (never a drink's name): its amount, of its drink or the usual one.
+        if !cache.drinks.contains(where: { $0.name == queued.drink }),
+            let cup = cache.cups.first(where: { $0.name == queued.drink })
+        {
+            if typedAmount == nil { queued.amountMl = cup.amountMl }
+            queued.drink = cup.drink
+            queued.usualDrink = cup.drink.isEmpty
+        }
+        if queued.drink.isEmpty && queued.usualDrink && !cache.usualDrink.isEmpty {
+            queued.drink = cache.usualDrink
+            queued.usualDrink = false
+        }
+        guard queued.drink.isEmpty || cache.drinks.contains(where: { $0.name == queued.drink }) else {
+            throw WaterError(
+                .invalidArgument,
+                "the household has no drink called \(queued.drink.terminalSafe), as this computer last heard; it has "
+                    + cache.drinks.map(\.name.terminalSafe).joined(separator: ", ") + " (nothing was saved)")
         }
     }
 
@@ -148,6 +180,7 @@ enum WaterCommands {
                 )
             }
             let zone = ZoneInfo.system.zone(named: zoneName) ?? Invocation.localZone
+            if let mix = Format.mix(response.entries) { lines.append(mix) }
             lines += response.entries.map { Format.entry($0, zone: zone) }
             return lines.joined(separator: "\n")
         }
@@ -265,12 +298,13 @@ enum WaterCommands {
     }
 
     static func cup(_ invocation: inout Invocation) throws {
+        let drink = try invocation.arguments.option("drink")
         let amount = try invocation.arguments.positional().map(amountMl)
         try invocation.arguments.finish()
         let client = try invocation.client()
         let settings: WaterV1.Settings?
-        if let amount {
-            let response = try client.call(WaterV1.SetUsualCupRequest(usualCupMl: amount))
+        if amount != nil || drink != nil {
+            let response = try client.call(WaterV1.SetUsualCupRequest(usualCupMl: amount ?? 0, usualDrink: drink ?? ""))
             settings = response.settings
             invocation.output(response) { cupText(settings) }
         } else {
@@ -299,10 +333,51 @@ enum WaterCommands {
         }
     }
 
+    /// `cup add NAME ML [--drink DRINK]`, `cup ls`, `cup rm NAME`: the member's named cups.
+    static func namedCup(_ invocation: inout Invocation, action: String) throws {
+        switch action {
+        case "add":
+            let drink = try invocation.arguments.option("drink") ?? ""
+            guard let name = invocation.arguments.positional(), let ml = invocation.arguments.positional() else {
+                throw UsageError("cup add needs a name and an amount, like cup add mug 350")
+            }
+            try invocation.arguments.finish()
+            guard let amount = LogGrammar.millilitres(ml) else {
+                throw UsageError(
+                    "a cup's amount is whole millilitres (350, 350ml) or like a bottle's (0.5l, 33cl), got \"\(ml)\"")
+            }
+            let response = try invocation.client().call(
+                WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink)))
+            invocation.output(response) { "kept \(name): water-client log \(name)\n" + cupList(response.settings) }
+        case "rm":
+            guard let name = invocation.arguments.positional() else { throw UsageError("cup rm needs a cup's name") }
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name))
+            invocation.output(response) { "removed \(name)\n" + cupList(response.settings) }
+        default:
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.GetSettingsRequest())
+            invocation.output(response) { cupText(response.settings) + "\n" + cupList(response.settings) }
+        }
+    }
+
+    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk".
+    private static func cupList(_ settings: WaterV1.Settings?) -> String {
+        let cups = settings?.cups ?? []
+        guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350" }
+        let width = cups.map(\.name.count).max() ?? 0
+        return cups.map { cup in
+            let name = cup.name.terminalSafe
+            return name + String(repeating: " ", count: max(0, width - name.count)) + "  \(cup.amountMl) ml"
+                + (cup.drink.isEmpty ? "" : " \(cup.drink.terminalSafe)")
+        }.joined(separator: "\n")
+    }
+
     private static func cupText(_ settings: WaterV1.Settings?) -> String {
         let usual = settings?.usualCupMl ?? 0
         let cups = (settings?.quickCupsMl ?? []).map { $0 == usual ? Format.bold("\($0)") : "\($0)" }
-        return "usual cup: \(usual) ml\nquick cups: \(cups.joined(separator: " ")) ml"
+        let drink = settings.map { $0.usualDrink.isEmpty ? "" : " of \($0.usualDrink.terminalSafe)" } ?? ""
+        return "usual cup: \(usual) ml\(drink)\nquick cups: \(cups.joined(separator: " ")) ml"
     }
 
     /// An amount in millilitres as typed: "250" or "250ml".

@@ -44,6 +44,7 @@ final class HandlerHarness {
     }
 
     var tracker: TrackerService { services.api.tracker }
+    var drinks: DrinkService { services.api.drinks }
     var habits: HabitService { services.api.habits }
     var todo: TodoService { services.api.todo }
     var board: BoardService { services.api.board }

@@ -1,0 +1,74 @@
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+
+/// `drink ls|add|set|rm`: the household's drinks (admins change them).
+enum DrinkCommands {
+    /// Runs `action`, one of the subcommands `clientCommandLine` lists for `drink`.
+    static func run(_ invocation: inout Invocation, action: String) throws {
+        switch action {
+        case "add":
+            let factor = try factorOption(&invocation, required: true)
+            let icon = try invocation.arguments.option("icon") ?? ""
+            let name = try named(&invocation, "drink add")
+            let response = try invocation.client().call(
+                WaterV1.AddDrinkRequest(
+                    drink: WaterV1.Drink(name: name, factorHundredths: UInt32(factor ?? 0), icon: icon)))
+            invocation.output(response) { "added \(name)\n" + table(response.drinks) }
+        case "set":
+            let factor = try factorOption(&invocation, required: false)
+            let icon = try invocation.arguments.option("icon") ?? ""
+            let name = try named(&invocation, "drink set")
+            guard factor != nil || !icon.isEmpty else {
+                throw UsageError("drink set needs --factor F, --icon ICON or both")
+            }
+            let response = try invocation.client().call(
+                WaterV1.SetDrinkRequest(name: name, factorHundredths: UInt32(factor ?? 0), icon: icon))
+            invocation.output(response) {
+                "\(name) counts at its new factor from now on (drinks already logged keep theirs)\n"
+                    + table(response.drinks)
+            }
+        case "rm":
+            let name = try named(&invocation, "drink rm")
+            let response = try invocation.client().call(WaterV1.RemoveDrinkRequest(name: name))
+            invocation.output(response) {
+                "removed \(name) (drinks already logged keep it)\n" + table(response.drinks)
+            }
+        default:
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.ListDrinksRequest())
+            invocation.output(response) { table(response.drinks) }
+        }
+    }
+
+    /// The one positional argument, a drink's name, and nothing else left over.
+    private static func named(_ invocation: inout Invocation, _ command: String) throws -> String {
+        guard let name = invocation.arguments.positional() else { throw UsageError("\(command) needs a drink's name") }
+        try invocation.arguments.finish()
+        return name
+    }
+
+    /// `--factor F` in hundredths, read exactly ("1.39" is 139).
+    private static func factorOption(_ invocation: inout Invocation, required: Bool) throws -> Int32? {
+        guard let text = try invocation.arguments.option("factor") else {
+            if required { throw UsageError("drink add needs --factor F, from 0.10 to 2.00 (water is 1.00)") }
+            return nil
+        }
+        guard let hundredths = HydrationFactor.hundredths(text) else {
+            throw UsageError("a factor is a number with at most two decimals, like 1.39; got \"\(text)\"")
+        }
+        return hundredths
+    }
+
+    /// One line per drink: name, factor, icon.
+    static func table(_ drinks: [WaterV1.Drink]) -> String {
+        let width = drinks.map(\.name.count).max() ?? 0
+        return drinks.map { drink in
+            let factor = HydrationFactor.text(Int32(clamping: drink.factorHundredths))
+            let icon = drink.icon.isEmpty ? "" : "  " + drink.icon.terminalSafe
+            let name = drink.name.terminalSafe
+            return name + String(repeating: " ", count: max(0, width - name.count)) + "  \(factor)\(icon)"
+        }.joined(separator: "\n")
+    }
+}
