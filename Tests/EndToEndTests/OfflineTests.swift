@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WaterClient
 import WaterProtocol
 import WaterTestSupport
 import WaterTransport
@@ -90,9 +91,28 @@ struct OfflineTests {
         // The four kept what prompt shows in turn: it counts every one of them. (With the stamp
         // of a refresh just started, it starts none: a sync in the background would be one more
         // sender, racing the one stopped below.)
-        let stamp = mum.environment["XDG_STATE_HOME"]! + "/water/prompt-refresh"
+        // The stamp goes where prompt looks for it, this server's directory (it was once put in
+        // the state directory's top, where prompt stopped looking when each server got its own
+        // directory, and a background sync ran again: 81 left, 40 stored).
+        let state = URL(fileURLWithPath: mum.environment["XDG_STATE_HOME"]!)
+        let stamp =
+            ClientFiles.stateDirectory(environment: mum.environment, server: "\(server.address)")
+            + "/prompt-refresh"
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: stamp).deletingLastPathComponent().path, withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: stamp, contents: nil))
+        // A minute old, within the five minutes that hold a refresh back: one started renews it.
+        // (Whole seconds: a file's time and a Date need not agree below the microsecond.)
+        let stamped = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 60).rounded(.down))
+        try FileManager.default.setAttributes([.modificationDate: stamped], ofItemAtPath: stamp)
         #expect(try mum.run(["prompt", "--format", "{unsent}{mark}"]).output == "120*\n")
+        // It started none: a refresh started leaves a stamp of its own, here or anywhere else.
+        let stamps = (FileManager.default.enumerator(atPath: state.path)?.allObjects as? [String] ?? []).filter {
+            $0.hasSuffix("prompt-refresh")
+        }
+        #expect(stamps.map { state.path + "/" + $0 } == [stamp], "prompt started a sync in the background")
+        let renewed = try FileManager.default.attributesOfItem(atPath: stamp)[.modificationDate] as? Date
+        #expect(renewed == stamped, "prompt started a sync in the background")
 
         // The server comes back behind a relay on the address mum logged in to, which passes the
         // handshake's reply and 40 writes' replies, then holds the 41st: sync sends one write at
@@ -104,11 +124,14 @@ struct OfflineTests {
         defer { relay.stop() }
         let sync = try ChildProcess(client, ["sync"], environment: mum.environment)
         #expect(relay.waitUntilHolding(seconds: 60), "sync never got to its 41st write (\(relay.passed) replies)")
+        // Only the sync reached the relay: every reply counted is its own (a second client, a
+        // background sync, would take replies of the 41 and stop the sync earlier).
+        #expect(relay.connections == 1, "connections other than the sync's reached the relay:\n\(relay.log)")
         kill(sync.pid, SIGKILL)
         #expect(sync.wait() == 128 + SIGKILL)
-        #expect(Self.queuedFiles(mum).count == 80, "killed after 40 answered writes")
+        #expect(Self.queuedFiles(mum).count == 80, "killed after 40 answered writes:\n\(relay.log)")
         let stored = try server.client("mum", password: adminPassword).call(WaterV1.GetTodayRequest()).entries
-        #expect(stored.count == 41, "the server stored the write whose answer was held")
+        #expect(stored.count == 41, "the server stored the write whose answer was held:\n\(relay.log)")
 
         // Two terminals at once send the rest, the 41st again among them.
         relay.release()

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WaterProtocol
 import WaterSync
 import WaterTransport
 
@@ -14,12 +15,19 @@ import WaterTransport
 ///
 /// A reply frame is what proto/README.md draws: 1 flags byte, a 4-byte big-endian length,
 /// then `length` bytes. The count is over every connection the relay carries, in the order
-/// the frames reach it. Each connection gets two threads; ``stop()`` ends them all and only
-/// then closes the descriptors (a closed number may be another test's socket a moment later).
+/// the frames reach it; ``connections`` says how many it carried, and ``log`` what went each
+/// way on each (for a failing test to show). Each connection gets two threads; ``stop()`` ends
+/// them all and only then closes the descriptors (a closed number may be another test's socket
+/// a moment later).
 final class ReplyHoldingRelay: Sendable {
     private struct State {
         /// Reply frames passed on so far.
         var passed = 0
+        /// Connections accepted so far; each is numbered by its place, from 1.
+        var connections = 0
+        /// What went each way, frame by frame: `#N -> call C Method` for a request on connection
+        /// N, `#N <- call C passed K` (the Kth reply passed) or `held` for a reply.
+        var log: [String] = []
         /// How many may pass; nil once released.
         var limit: Int?
         var stopped = false
@@ -63,6 +71,16 @@ final class ReplyHoldingRelay: Sendable {
 
     /// Reply frames passed on so far.
     var passed: Int { state.withLock { $0.passed } }
+
+    /// Connections accepted so far.
+    var connections: Int { state.withLock { $0.connections } }
+
+    /// What went each way on each connection, one line a frame, in the order the relay saw them.
+    var log: String { state.withLock { $0.log.joined(separator: "\n") } }
+
+    private func note(_ line: String) {
+        state.withLock { $0.log.append(line) }
+    }
 
     /// From now on every reply frame passes, the held one first.
     func release() {
@@ -109,43 +127,64 @@ final class ReplyHoldingRelay: Sendable {
                 continue
             }
             guard keep(upstream.descriptor) else { return }
-            spawn { Self.copy(from: client, to: upstream.descriptor) }
-            spawn { self.passReplies(from: upstream.descriptor, to: client) }
+            let number = state.withLock { state in
+                state.connections += 1
+                state.log.append("#\(state.connections) connected")
+                return state.connections
+            }
+            spawn { self.copy(from: client, to: upstream.descriptor, connection: number) }
+            spawn { self.passReplies(from: upstream.descriptor, to: client, connection: number) }
         }
     }
 
-    /// Requests: every byte, as it comes, until either side ends.
-    private static func copy(from source: Int32, to destination: Int32) {
+    /// Requests: every byte, as it comes, until either side ends; each whole frame logged.
+    private func copy(from source: Int32, to destination: Int32, connection: Int) {
         var buffer = [UInt8](repeating: 0, count: 65536)
+        var pending: [UInt8] = []
         while true {
             let count = Glibc.read(source, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
-            guard count > 0, writeAll(buffer[0..<count], to: destination) else { break }
+            guard count > 0, Self.writeAll(buffer[0..<count], to: destination) else { break }
+            pending += buffer[0..<count]
+            while pending.count >= 5 {
+                let length = pending[1..<5].reduce(0) { $0 << 8 | Int($1) }
+                guard pending.count >= 5 + length else { break }
+                let envelope = try? WaterV1.RequestEnvelope(serializedBytes: Array(pending[5..<5 + length]))
+                note("#\(connection) -> call \(envelope.map { "\($0.callID) \($0.method)" } ?? "(unreadable)")")
+                pending.removeFirst(5 + length)
+            }
         }
+        note("#\(connection) -> end")
         shutdown(destination, Int32(SHUT_WR))
     }
 
     /// Replies: frame by frame, each once the count allows it.
-    private func passReplies(from source: Int32, to destination: Int32) {
+    private func passReplies(from source: Int32, to destination: Int32, connection: Int) {
         while let header = Self.readExactly(5, from: source) {
             let length = header[1...].reduce(0) { $0 << 8 | Int($1) }
-            guard let payload = Self.readExactly(length, from: source), mayPass() else { break }
+            guard let payload = Self.readExactly(length, from: source) else { break }
+            let call =
+                (try? WaterV1.ResponseEnvelope(serializedBytes: payload)).map { "\($0.callID)" } ?? "(unreadable)"
+            guard mayPass(connection: connection, call: call) else { break }
             guard Self.writeAll(header + payload, to: destination) else { break }
         }
+        note("#\(connection) <- end")
         shutdown(destination, Int32(SHUT_WR))
     }
 
     /// Counts one frame, holding it first while the limit is reached; false once stopped.
-    private func mayPass() -> Bool {
+    private func mayPass(connection: Int, call: String) -> Bool {
         func admitted() -> Bool? {
             state.withLock { state in
                 if state.stopped { return false }
                 guard state.limit.map({ state.passed < $0 }) ?? true else { return nil }
                 state.passed += 1
+                state.log.append("#\(connection) <- call \(call) passed \(state.passed)")
                 return true
             }
         }
         if let answer = admitted() { return answer }
+        note("#\(connection) <- call \(call) held")
         holding.signal()
         opened.wait()
         opened.signal()  // it stays open, for every other held frame
