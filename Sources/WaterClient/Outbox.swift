@@ -146,7 +146,7 @@ public struct Outbox: Sendable {
 
     // MARK: The file format: "key value" lines, with an end line that proves the file whole.
 
-    static func encode(_ write: Write) -> String {
+    package static func encode(_ write: Write) -> String {
         var lines = [
             "water-outbox 1", "kind \(write.kind.rawValue)", "server \(write.server)", "username \(write.username)",
             "queued_at_unix_ms \(write.queuedAtUnixMs)", "request \(ClientFiles.hex(write.request))",
@@ -157,7 +157,7 @@ public struct Outbox: Sendable {
         return (lines + ["end", ""]).joined(separator: "\n")
     }
 
-    static func decode(_ bytes: [UInt8]?, name: String) -> Write? {
+    package static func decode(_ bytes: [UInt8]?, name: String) -> Write? {
         guard let bytes, let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.first == "water-outbox 1", lines.contains("end") else { return nil }
