@@ -15,7 +15,7 @@ import WaterFuzzing
     private let target: FuzzTarget = {
         let name = getenv("WATER_FUZZ_TARGET").map { String(cString: $0) } ?? "frames"
         guard let target = FuzzTarget.named(name) else {
-            fputs("water-fuzz: no target \(name); the targets: \(FuzzTarget.all.map(\.name))\n", stderr)
+            print("water-fuzz: no target \(name); the targets: \(FuzzTarget.all.map(\.name))")
             exit(64)
         }
         return target
