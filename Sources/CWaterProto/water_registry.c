@@ -65,6 +65,8 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__reset_password_request__descriptor,
     &water__v1__reset_password_response__descriptor,
     &water__v1__response_envelope__descriptor,
+    &water__v1__restore_member_request__descriptor,
+    &water__v1__restore_member_response__descriptor,
     &water__v1__set_goal_request__descriptor,
     &water__v1__set_goal_response__descriptor,
     &water__v1__set_time_zone_request__descriptor,

@@ -69,6 +69,8 @@ public enum GeneratedMessages {
         "water.v1.ResetPasswordRequest": WaterV1.ResetPasswordRequest.self,
         "water.v1.ResetPasswordResponse": WaterV1.ResetPasswordResponse.self,
         "water.v1.ResponseEnvelope": WaterV1.ResponseEnvelope.self,
+        "water.v1.RestoreMemberRequest": WaterV1.RestoreMemberRequest.self,
+        "water.v1.RestoreMemberResponse": WaterV1.RestoreMemberResponse.self,
         "water.v1.SetGoalRequest": WaterV1.SetGoalRequest.self,
         "water.v1.SetGoalResponse": WaterV1.SetGoalResponse.self,
         "water.v1.SetTimeZoneRequest": WaterV1.SetTimeZoneRequest.self,

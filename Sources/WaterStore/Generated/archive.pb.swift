@@ -751,13 +751,17 @@ extension WaterArchiveV1 {
 
         public var sessions: [StoredSession]
 
+        /// Members removed: kept (their archives are too) so that an admin can restore them.
+        public var removedAccounts: [StoredAccount]
+
         /// Creates a `AccountsSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = [], removedAccounts: [StoredAccount] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.nextMemberID = nextMemberID
             self.accounts = accounts
             self.sessions = sessions
+            self.removedAccounts = removedAccounts
         }
 
         enum CodingKeys: String, CodingKey {
@@ -766,6 +770,7 @@ extension WaterArchiveV1 {
             case nextMemberID = "next_member_id"
             case accounts = "accounts"
             case sessions = "sessions"
+            case removedAccounts = "removed_accounts"
 
             var intValue: Int? {
                 switch self {
@@ -774,6 +779,7 @@ extension WaterArchiveV1 {
                 case .nextMemberID: 2
                 case .accounts: 3
                 case .sessions: 4
+                case .removedAccounts: 5
                 }
             }
 
@@ -784,6 +790,7 @@ extension WaterArchiveV1 {
                 case 2: self = .nextMemberID
                 case 3: self = .accounts
                 case 4: self = .sessions
+                case 5: self = .removedAccounts
                 default: return nil
                 }
             }
@@ -1053,7 +1060,7 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self), removedAccounts: reader.messages(at: 5, as: WaterArchiveV1.StoredAccount.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1062,5 +1069,6 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
         builder.set(.unsigned(nextMemberID), at: 2)
         builder.setMessages(accounts, at: 3)
         builder.setMessages(sessions, at: 4)
+        builder.setMessages(removedAccounts, at: 5)
     }
 }

@@ -2,7 +2,7 @@ import WaterCLI
 import WaterClient
 import WaterProtocol
 
-/// `member add|rename|reset|rm|ls` (admins, except ls).
+/// `member add|rename|reset|rm|restore|ls` (admins, except ls).
 enum MemberCommands {
     /// Runs `action`, one of the subcommands `clientCommandLine` lists for `member`.
     static func run(_ invocation: inout Invocation, action: String) throws {
@@ -50,9 +50,16 @@ enum MemberCommands {
             guard let name = invocation.arguments.positional() else { throw UsageError("member rm needs a username") }
             let confirmed = invocation.arguments.flag("yes")
             try invocation.arguments.finish()
+            let yourself = invocation.session()?.username == name
             let consequence =
-                "\(name) can no longer log in and leaves the board; their drinks and habits stay on the server's "
-                + "disk (nothing is deleted)"
+                (yourself
+                    ? "you are removing yourself: this ends your session here and you can no longer log in; "
+                        + "another admin can bring you back with member restore \(name). "
+                    : "")
+                + "\(name) can no longer log in and leaves the board; their drinks and habits stay on the server's "
+                + "disk (nothing is deleted; member restore \(name) brings them back)"
+            // Said even with --yes: a script that removes its own admin should leave a trace.
+            if yourself && confirmed { Terminal.error("water-client: warning: \(consequence)") }
             if !confirmed {
                 switch Terminal.confirm("Remove \(name) from the household? \(consequence). [y/N] ") {
                 case true?: break
@@ -63,6 +70,15 @@ enum MemberCommands {
             }
             let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
             invocation.output(response) { "removed \(name): \(consequence)" }
+        case "restore":
+            guard let name = invocation.arguments.positional() else {
+                throw UsageError("member restore needs the removed member's username")
+            }
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.RestoreMemberRequest(username: name))
+            invocation.output(response) {
+                "restored \(name), with their drinks and habits; they log in again with: water-client login \(name)"
+            }
         case "ls":
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListMembersRequest())
