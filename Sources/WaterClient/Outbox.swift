@@ -151,9 +151,7 @@ public struct Outbox: Sendable {
             "water-outbox 1", "kind \(write.kind.rawValue)", "server \(write.server)", "username \(write.username)",
             "queued_at_unix_ms \(write.queuedAtUnixMs)", "request \(ClientFiles.hex(write.request))",
         ]
-        if let refusal = write.refusal {
-            lines.append("refused \(refusal.split(whereSeparator: \.isNewline).joined(separator: " "))")
-        }
+        if let refusal = write.refusal { lines.append("refused \(oneLine(refusal))") }
         return (lines + ["end", ""]).joined(separator: "\n")
     }
 
@@ -172,6 +170,13 @@ public struct Outbox: Sendable {
         else { return nil }
         return Write(
             name: name, kind: kind, server: server, username: username, queuedAtUnixMs: time, request: request,
-            refusal: fields["refused"])
+            refusal: fields["refused"].map(oneLine))
+    }
+
+    /// A refusal as one line of the file. Read back the same way, so that a write read from the
+    /// file and written again is unchanged: split on "\n" alone, a form feed or U+2028 would
+    /// otherwise survive the read and turn into a space on the next write.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }
