@@ -80,7 +80,9 @@ let package = Package(
         .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore", "WaterCore"]),
 
         // The decoding path that scripts/fuzz drives with libFuzzer; the tests replay its corpus.
-        .target(name: "WaterFuzzing", dependencies: ["WaterProtocol"]),
+        .target(
+            name: "WaterFuzzing",
+            dependencies: ["WaterProtocol", "WaterStore", "WaterClient", "WaterZoneInfo", "WaterCore"]),
         .executableTarget(name: "water-fuzz", dependencies: ["WaterFuzzing"]),
 
         // Heap allocations per message of the codec's hot path (by hand, and a test asserts

@@ -1950,7 +1950,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor 
   (ProtobufCMessageInit) water__archive__v1__stored_session__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[6] =
+static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[7] =
 {
   {
     "last_sequence",
@@ -2024,6 +2024,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "removed_accounts",
+    7,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__AccountsSnapshot, n_removed_accounts),
+    offsetof(Water__Archive__V1__AccountsSnapshot, removed_accounts),
+    &water__archive__v1__stored_account__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_name[] = {
   3,   /* field[3] = accounts */
@@ -2031,12 +2043,13 @@ static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_na
   1,   /* field[1] = journal_generation */
   0,   /* field[0] = last_sequence */
   2,   /* field[2] = next_member_id */
+  6,   /* field[6] = removed_accounts */
   4,   /* field[4] = sessions */
 };
 static const ProtobufCIntRange water__archive__v1__accounts_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor =
 {
@@ -2046,7 +2059,7 @@ const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descript
   "Water__Archive__V1__AccountsSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__AccountsSnapshot),
-  6,
+  7,
   water__archive__v1__accounts_snapshot__field_descriptors,
   water__archive__v1__accounts_snapshot__field_indices_by_name,
   1,  water__archive__v1__accounts_snapshot__number_ranges,

@@ -772,6 +772,96 @@ void   water__v1__remove_member_response__free_unpacked
   assert(message->base.descriptor == &water__v1__remove_member_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__restore_member_request__init
+                     (Water__V1__RestoreMemberRequest         *message)
+{
+  static const Water__V1__RestoreMemberRequest init_value = WATER__V1__RESTORE_MEMBER_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__restore_member_request__get_packed_size
+                     (const Water__V1__RestoreMemberRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__restore_member_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__restore_member_request__pack
+                     (const Water__V1__RestoreMemberRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__restore_member_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__restore_member_request__pack_to_buffer
+                     (const Water__V1__RestoreMemberRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__restore_member_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__RestoreMemberRequest *
+       water__v1__restore_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__RestoreMemberRequest *)
+     protobuf_c_message_unpack (&water__v1__restore_member_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__restore_member_request__free_unpacked
+                     (Water__V1__RestoreMemberRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__restore_member_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__restore_member_response__init
+                     (Water__V1__RestoreMemberResponse         *message)
+{
+  static const Water__V1__RestoreMemberResponse init_value = WATER__V1__RESTORE_MEMBER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__restore_member_response__get_packed_size
+                     (const Water__V1__RestoreMemberResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__restore_member_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__restore_member_response__pack
+                     (const Water__V1__RestoreMemberResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__restore_member_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__restore_member_response__pack_to_buffer
+                     (const Water__V1__RestoreMemberResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__restore_member_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__RestoreMemberResponse *
+       water__v1__restore_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__RestoreMemberResponse *)
+     protobuf_c_message_unpack (&water__v1__restore_member_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__restore_member_response__free_unpacked
+                     (Water__V1__RestoreMemberResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__restore_member_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__v1__list_members_request__init
                      (Water__V1__ListMembersRequest         *message)
 {
@@ -1629,6 +1719,82 @@ const ProtobufCMessageDescriptor water__v1__remove_member_response__descriptor =
   (ProtobufCMessageInit) water__v1__remove_member_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor water__v1__restore_member_request__field_descriptors[1] =
+{
+  {
+    "username",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__RestoreMemberRequest, username),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__restore_member_request__field_indices_by_name[] = {
+  0,   /* field[0] = username */
+};
+static const ProtobufCIntRange water__v1__restore_member_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__restore_member_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.RestoreMemberRequest",
+  "RestoreMemberRequest",
+  "Water__V1__RestoreMemberRequest",
+  "water.v1",
+  sizeof(Water__V1__RestoreMemberRequest),
+  1,
+  water__v1__restore_member_request__field_descriptors,
+  water__v1__restore_member_request__field_indices_by_name,
+  1,  water__v1__restore_member_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__restore_member_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__restore_member_response__field_descriptors[1] =
+{
+  {
+    "member",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__RestoreMemberResponse, member),
+    &water__v1__member__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__restore_member_response__field_indices_by_name[] = {
+  0,   /* field[0] = member */
+};
+static const ProtobufCIntRange water__v1__restore_member_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__restore_member_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.RestoreMemberResponse",
+  "RestoreMemberResponse",
+  "Water__V1__RestoreMemberResponse",
+  "water.v1",
+  sizeof(Water__V1__RestoreMemberResponse),
+  1,
+  water__v1__restore_member_response__field_descriptors,
+  water__v1__restore_member_response__field_indices_by_name,
+  1,  water__v1__restore_member_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__restore_member_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 #define water__v1__list_members_request__field_descriptors NULL
 #define water__v1__list_members_request__field_indices_by_name NULL
 #define water__v1__list_members_request__number_ranges NULL
@@ -1715,7 +1881,7 @@ const ProtobufCEnumDescriptor water__v1__role__descriptor =
   water__v1__role__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor water__v1__accounts__method_descriptors[9] =
+static const ProtobufCMethodDescriptor water__v1__accounts__method_descriptors[10] =
 {
   { "Login", &water__v1__login_request__descriptor, &water__v1__login_response__descriptor },
   { "Logout", &water__v1__logout_request__descriptor, &water__v1__logout_response__descriptor },
@@ -1726,6 +1892,7 @@ static const ProtobufCMethodDescriptor water__v1__accounts__method_descriptors[9
   { "ResetPassword", &water__v1__reset_password_request__descriptor, &water__v1__reset_password_response__descriptor },
   { "RemoveMember", &water__v1__remove_member_request__descriptor, &water__v1__remove_member_response__descriptor },
   { "ListMembers", &water__v1__list_members_request__descriptor, &water__v1__list_members_response__descriptor },
+  { "RestoreMember", &water__v1__restore_member_request__descriptor, &water__v1__restore_member_response__descriptor },
 };
 const unsigned water__v1__accounts__method_indices_by_name[] = {
   4,        /* AddMember */
@@ -1736,6 +1903,7 @@ const unsigned water__v1__accounts__method_indices_by_name[] = {
   7,        /* RemoveMember */
   5,        /* RenameMember */
   6,        /* ResetPassword */
+  9,        /* RestoreMember */
   2         /* WhoAmI */
 };
 const ProtobufCServiceDescriptor water__v1__accounts__descriptor =
@@ -1745,7 +1913,7 @@ const ProtobufCServiceDescriptor water__v1__accounts__descriptor =
   "Accounts",
   "Water__V1__Accounts",
   "water.v1",
-  9,
+  10,
   water__v1__accounts__method_descriptors,
   water__v1__accounts__method_indices_by_name
 };
@@ -1820,6 +1988,14 @@ void water__v1__accounts__list_members(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__accounts__descriptor);
   service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__accounts__restore_member(ProtobufCService *service,
+                                         const Water__V1__RestoreMemberRequest *input,
+                                         Water__V1__RestoreMemberResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &water__v1__accounts__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__accounts__init (Water__V1__Accounts_Service *service,
                                 Water__V1__Accounts_ServiceDestroy destroy)

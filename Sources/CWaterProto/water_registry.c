@@ -77,6 +77,8 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__reset_password_request__descriptor,
     &water__v1__reset_password_response__descriptor,
     &water__v1__response_envelope__descriptor,
+    &water__v1__restore_member_request__descriptor,
+    &water__v1__restore_member_response__descriptor,
     &water__v1__set_drink_request__descriptor,
     &water__v1__set_drink_response__descriptor,
     &water__v1__set_goal_request__descriptor,

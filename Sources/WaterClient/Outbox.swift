@@ -147,18 +147,16 @@ public struct Outbox: Sendable {
 
     // MARK: The file format: "key value" lines, with an end line that proves the file whole.
 
-    static func encode(_ write: Write) -> String {
+    package static func encode(_ write: Write) -> String {
         var lines = [
             "water-outbox 1", "kind \(write.kind.rawValue)", "server \(write.server)", "username \(write.username)",
             "queued_at_unix_ms \(write.queuedAtUnixMs)", "request \(ClientFiles.hex(write.request.serializedRequest))",
         ]
-        if let refusal = write.refusal {
-            lines.append("refused \(refusal.split(whereSeparator: \.isNewline).joined(separator: " "))")
-        }
+        if let refusal = write.refusal { lines.append("refused \(oneLine(refusal))") }
         return (lines + ["end", ""]).joined(separator: "\n")
     }
 
-    static func decode(_ bytes: [UInt8]?, name: String) -> Write? {
+    package static func decode(_ bytes: [UInt8]?, name: String) -> Write? {
         guard let bytes, let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.first == "water-outbox 1", lines.contains("end") else { return nil }
@@ -174,6 +172,13 @@ public struct Outbox: Sendable {
         else { return nil }
         return Write(
             name: name, server: server, username: username, queuedAtUnixMs: time, request: request,
-            refusal: fields["refused"])
+            refusal: fields["refused"].map(oneLine))
+    }
+
+    /// A refusal as one line of the file. Read back the same way, so that a write read from the
+    /// file and written again is unchanged: split on "\n" alone, a form feed or U+2028 would
+    /// otherwise survive the read and turn into a space on the next write.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }

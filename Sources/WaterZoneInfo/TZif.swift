@@ -2,9 +2,9 @@ import WaterCore
 
 /// Parses a compiled time zone file (TZif, RFC 8536): the UTC offsets a zone has had and when
 /// they changed.
-enum TZif {
+package enum TZif {
     /// The zone's offsets, or nil when `bytes` are not a TZif file.
-    static func parse(_ bytes: [UInt8]) -> UTCOffsetTable? {
+    package static func parse(_ bytes: [UInt8]) -> UTCOffsetTable? {
         var reader = Reader(bytes: bytes)
         guard let v1 = reader.header() else { return nil }
         // Version 2 and later repeat the data with 64-bit times after the 32-bit block.

@@ -271,10 +271,18 @@ let clientCommandLine = ProgramSpec(
             "member rm", "NAME", summary: "remove a member (admins); their data stays on the server",
             details: """
                 Removes a member: they can no longer log in and leave the board. Their data stays on
-                the server. Asks on a terminal; --yes for scripts.
+                the server, and member restore NAME brings them back. Asks on a terminal; --yes for
+                scripts. Removing yourself ends your own session: it says so first.
                 """,
             options: [OptionSpec("yes", nil, "do not ask")],
             examples: ["member rm ben --yes"]),
+        CommandSpec(
+            "member restore", "NAME", summary: "bring a removed member back, with their data (admins)",
+            details: """
+                Brings back a member that member rm removed: the same account and password (they log
+                in again) and every drink and habit they had, which the server kept.
+                """,
+            examples: ["member restore ben"]),
         CommandSpec("member ls", summary: "the household's members", examples: ["member ls"]),
         CommandSpec(
             "export", summary: "your whole history out (admins: the household's)",

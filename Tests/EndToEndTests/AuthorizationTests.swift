@@ -73,6 +73,10 @@ struct AuthorizationTests {
             .permissionDenied,
             { ann, bob in code { try ann.call(WaterV1.RemoveMemberRequest(username: bob.username)) } }
         ),
+        "water.v1.Accounts/RestoreMember": (
+            .permissionDenied,
+            { ann, bob in code { try ann.call(WaterV1.RestoreMemberRequest(username: bob.username)) } }
+        ),
         "water.v1.Accounts/ListMembers": (.ok, { ann, _ in code { try ann.call(WaterV1.ListMembersRequest()) } }),
         // The same id in ann's own archive is ann's drink, not bob's.
         "water.v1.Tracker/LogWater": (

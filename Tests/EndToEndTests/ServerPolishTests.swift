@@ -78,4 +78,65 @@ struct ServerPolishTests {
         #expect(json.output.contains("\"member\":\"dad\""), "\(json.output)")
         #expect(server.stop() == 0)
     }
+
+    @Test("member rm keeps the member's data and member restore brings it back, across a restart too")
+    func removeAndRestore() throws {
+        var server = try DamagedArchiveTests.household(drinks: 3)
+        server = try server.restarted()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let removed = try mum.run(["member", "rm", "dad", "--yes"])
+        #expect(removed.status == 0 && removed.output.contains("member restore dad brings them back"), "\(removed)")
+        #expect(!removed.error.contains("removing yourself"), "\(removed.error)")
+        let dad = server.cli("dad")
+        let refused = try dad.run(["login", "dad", "--password-stdin"], input: DamagedArchiveTests.dadPassword + "\n")
+        #expect(refused.status != 0)
+
+        let restored = try mum.run(["member", "restore", "dad"])
+        #expect(restored.status == 0 && restored.output.contains("restored dad"), "\(restored.error)")
+        #expect(
+            try dad.run(["login", "dad", "--password-stdin"], input: DamagedArchiveTests.dadPassword + "\n").status
+                == 0)
+        let today = try dad.run(["today", "--json"])
+        #expect(today.output.contains("\"count\":3"), "dad's three drinks are back: \(today.output)")
+
+        // Removed again, then the server stops (its snapshot of the accounts keeps who was
+        // removed) and starts: the restore still finds him.
+        #expect(try mum.run(["member", "rm", "dad", "--yes"]).status == 0)
+        server = try server.restarted()
+        // On its new port: each logs in again there.
+        let (mumAgain, dadAgain) = (server.cli("mum"), server.cli("dad"))
+        #expect(try mumAgain.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let again = try mumAgain.run(["member", "restore", "dad"])
+        #expect(again.status == 0, "\(again.error)")
+        #expect(
+            try dadAgain.run(["login", "dad", "--password-stdin"], input: DamagedArchiveTests.dadPassword + "\n")
+                .status == 0)
+        #expect(try dadAgain.run(["today", "--json"]).output.contains("\"count\":3"))
+
+        let nobody = try mumAgain.run(["member", "restore", "nobody"])
+        #expect(nobody.status == 65 && nobody.error.contains("no removed member is called nobody"), "\(nobody.error)")
+        let current = try mumAgain.run(["member", "restore", "dad"])
+        #expect(current.status == 65 && current.error.contains("dad is a member of the household"), "\(current.error)")
+        #expect(server.stop() == 0)
+    }
+
+    @Test("an admin removing themselves is warned that it ends their own session, and another admin restores them")
+    func removingYourself() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try server.client("mum", password: adminPassword)
+        _ = try mum.call(WaterV1.AddMemberRequest(username: "gran", password: "gran-password-1", role: .admin))
+        let gran = server.cli("gran")
+        #expect(try gran.run(["login", "gran", "--password-stdin"], input: "gran-password-1\n").status == 0)
+        let removed = try gran.run(["member", "rm", "gran", "--yes"])
+        #expect(removed.status == 0, "\(removed.error)")
+        #expect(
+            removed.error.contains("warning: you are removing yourself: this ends your session here"),
+            "\(removed.error)")
+        #expect(try gran.run(["whoami"]).status != 0, "gran's own session ended")
+        _ = try mum.call(WaterV1.RestoreMemberRequest(username: "gran"))
+        #expect(try gran.run(["login", "gran", "--password-stdin"], input: "gran-password-1\n").status == 0)
+        #expect(try gran.run(["whoami"]).output.contains("admin"))
+        #expect(server.stop() == 0)
+    }
 }

@@ -39,6 +39,7 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.RenameMemberRequest", ["username", "new_username", "new_display_name"]),
     ("water.v1.ResetPasswordRequest", ["username", "new_password"]),
     ("water.v1.RemoveMemberRequest", ["username"]),
+    ("water.v1.RestoreMemberRequest", ["username"]),
     ("water.v1.ListMembersRequest", []),
     ("water.v1.LogWaterRequest", ["entry_id", "drink"]),
     ("water.v1.EditWaterRequest", ["entry_id"]),

@@ -482,10 +482,15 @@ struct  Water__Archive__V1__AccountsSnapshot
    */
   size_t n_drinks;
   Water__Archive__V1__StoredDrink **drinks;
+  /*
+   * Members removed: kept (their archives are too) so that an admin can restore them.
+   */
+  size_t n_removed_accounts;
+  Water__Archive__V1__StoredAccount **removed_accounts;
 };
 #define WATER__ARCHIVE__V1__ACCOUNTS_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__accounts_snapshot__descriptor) \
-    , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL }
+    , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
 
 
 /* Water__Archive__V1__JournalRecord methods */

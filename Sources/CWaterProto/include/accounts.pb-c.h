@@ -32,6 +32,8 @@ typedef struct Water__V1__ResetPasswordRequest Water__V1__ResetPasswordRequest;
 typedef struct Water__V1__ResetPasswordResponse Water__V1__ResetPasswordResponse;
 typedef struct Water__V1__RemoveMemberRequest Water__V1__RemoveMemberRequest;
 typedef struct Water__V1__RemoveMemberResponse Water__V1__RemoveMemberResponse;
+typedef struct Water__V1__RestoreMemberRequest Water__V1__RestoreMemberRequest;
+typedef struct Water__V1__RestoreMemberResponse Water__V1__RestoreMemberResponse;
 typedef struct Water__V1__ListMembersRequest Water__V1__ListMembersRequest;
 typedef struct Water__V1__ListMembersResponse Water__V1__ListMembersResponse;
 
@@ -261,6 +263,29 @@ struct  Water__V1__RemoveMemberResponse
 #define WATER__V1__REMOVE_MEMBER_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__remove_member_response__descriptor) \
      }
+
+
+struct  Water__V1__RestoreMemberRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The removed member's username (the most recently removed, when several had it).
+   */
+  char *username;
+};
+#define WATER__V1__RESTORE_MEMBER_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__restore_member_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__RestoreMemberResponse
+{
+  ProtobufCMessage base;
+  Water__V1__Member *member;
+};
+#define WATER__V1__RESTORE_MEMBER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__restore_member_response__descriptor) \
+    , NULL }
 
 
 struct  Water__V1__ListMembersRequest
@@ -606,6 +631,44 @@ Water__V1__RemoveMemberResponse *
 void   water__v1__remove_member_response__free_unpacked
                      (Water__V1__RemoveMemberResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__RestoreMemberRequest methods */
+void   water__v1__restore_member_request__init
+                     (Water__V1__RestoreMemberRequest         *message);
+size_t water__v1__restore_member_request__get_packed_size
+                     (const Water__V1__RestoreMemberRequest   *message);
+size_t water__v1__restore_member_request__pack
+                     (const Water__V1__RestoreMemberRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__restore_member_request__pack_to_buffer
+                     (const Water__V1__RestoreMemberRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__RestoreMemberRequest *
+       water__v1__restore_member_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__restore_member_request__free_unpacked
+                     (Water__V1__RestoreMemberRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__RestoreMemberResponse methods */
+void   water__v1__restore_member_response__init
+                     (Water__V1__RestoreMemberResponse         *message);
+size_t water__v1__restore_member_response__get_packed_size
+                     (const Water__V1__RestoreMemberResponse   *message);
+size_t water__v1__restore_member_response__pack
+                     (const Water__V1__RestoreMemberResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__restore_member_response__pack_to_buffer
+                     (const Water__V1__RestoreMemberResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__RestoreMemberResponse *
+       water__v1__restore_member_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__restore_member_response__free_unpacked
+                     (Water__V1__RestoreMemberResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Water__V1__ListMembersRequest methods */
 void   water__v1__list_members_request__init
                      (Water__V1__ListMembersRequest         *message);
@@ -697,6 +760,12 @@ typedef void (*Water__V1__RemoveMemberRequest_Closure)
 typedef void (*Water__V1__RemoveMemberResponse_Closure)
                  (const Water__V1__RemoveMemberResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__RestoreMemberRequest_Closure)
+                 (const Water__V1__RestoreMemberRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__RestoreMemberResponse_Closure)
+                 (const Water__V1__RestoreMemberResponse *message,
+                  void *closure_data);
 typedef void (*Water__V1__ListMembersRequest_Closure)
                  (const Water__V1__ListMembersRequest *message,
                   void *closure_data);
@@ -746,6 +815,10 @@ struct Water__V1__Accounts_Service
                        const Water__V1__ListMembersRequest *input,
                        Water__V1__ListMembersResponse_Closure closure,
                        void *closure_data);
+  void (*restore_member)(Water__V1__Accounts_Service *service,
+                         const Water__V1__RestoreMemberRequest *input,
+                         Water__V1__RestoreMemberResponse_Closure closure,
+                         void *closure_data);
 };
 typedef void (*Water__V1__Accounts_ServiceDestroy)(Water__V1__Accounts_Service *);
 void water__v1__accounts__init (Water__V1__Accounts_Service *service,
@@ -762,7 +835,8 @@ void water__v1__accounts__init (Water__V1__Accounts_Service *service,
       function_prefix__ ## rename_member,\
       function_prefix__ ## reset_password,\
       function_prefix__ ## remove_member,\
-      function_prefix__ ## list_members  }
+      function_prefix__ ## list_members,\
+      function_prefix__ ## restore_member  }
 void water__v1__accounts__login(ProtobufCService *service,
                                 const Water__V1__LoginRequest *input,
                                 Water__V1__LoginResponse_Closure closure,
@@ -799,6 +873,10 @@ void water__v1__accounts__list_members(ProtobufCService *service,
                                        const Water__V1__ListMembersRequest *input,
                                        Water__V1__ListMembersResponse_Closure closure,
                                        void *closure_data);
+void water__v1__accounts__restore_member(ProtobufCService *service,
+                                         const Water__V1__RestoreMemberRequest *input,
+                                         Water__V1__RestoreMemberResponse_Closure closure,
+                                         void *closure_data);
 
 /* --- descriptors --- */
 
@@ -820,6 +898,8 @@ extern const ProtobufCMessageDescriptor water__v1__reset_password_request__descr
 extern const ProtobufCMessageDescriptor water__v1__reset_password_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__remove_member_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__remove_member_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__restore_member_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__restore_member_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__list_members_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__list_members_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__accounts__descriptor;

@@ -108,6 +108,9 @@ public struct AccountBook: Hashable, Sendable {
     /// The id the next member gets: ids are never reused, so a removed member's archive can
     /// never be read by someone new.
     public private(set) var nextMemberID: UInt64 = 1
+    /// Members removed, as they were when removed: their archives stay on disk, and an admin
+    /// may bring one back (``validateRestore(_:)``).
+    public private(set) var removedAccounts: [UInt64: Account] = [:]
     private var idsByUsername: [String: UInt64] = [:]
 
     public init() {}
@@ -176,6 +179,25 @@ public struct AccountBook: Hashable, Sendable {
         return .changed(account)
     }
 
+    /// Bringing back the removed member called `username` (the latest removed, when several
+    /// were): their account as it was, the same id and so the same archive.
+    public func validateRestore(_ username: String) throws(DomainError) -> AccountMutation {
+        let named = Self.isValidUsername(username) ? username : "that"
+        guard let removed = removedAccounts.values.filter({ $0.username == username }).max(by: { $0.id < $1.id })
+        else {
+            throw DomainError(
+                .notFound, field: "username",
+                account(named: username) == nil
+                    ? "no removed member is called \(named)" : "\(named) is a member of the household, not removed")
+        }
+        guard account(named: username) == nil else {
+            throw DomainError(
+                .conflict, field: "username",
+                "there is a member called \(named) now; rename them first (member rename \(named) --to NEW_NAME)")
+        }
+        return .added(removed)
+    }
+
     public func existing(_ username: String) throws(DomainError) -> Account {
         guard let account = account(named: username) else {
             // Only a name that could be a username is repeated back: what a peer sends is never
@@ -202,6 +224,8 @@ public struct AccountBook: Hashable, Sendable {
             accounts[account.id] = account
             idsByUsername[account.username] = account.id
             nextMemberID = max(nextMemberID, account.id + 1)
+            // Adding a removed member's id back is restoring them.
+            removedAccounts[account.id] = nil
         case .changed(let account):
             guard let old = accounts[account.id] else { return }
             idsByUsername[old.username] = nil
@@ -214,7 +238,10 @@ public struct AccountBook: Hashable, Sendable {
             accounts[memberID]?.passwordHash = hash
             sessions = sessions.filter { $0.value.memberID != memberID }
         case .removed(let memberID):
-            if let account = accounts.removeValue(forKey: memberID) { idsByUsername[account.username] = nil }
+            if let account = accounts.removeValue(forKey: memberID) {
+                idsByUsername[account.username] = nil
+                removedAccounts[memberID] = account
+            }
             sessions = sessions.filter { $0.value.memberID != memberID }
         case .sessionStarted(let session):
             guard accounts[session.memberID] != nil else { return }
@@ -231,6 +258,13 @@ public struct AccountBook: Hashable, Sendable {
         drinks = list
     }
 
+    /// Keeps a removed member read from a snapshot.
+    public mutating func keepRemoved(_ account: Account) {
+        guard accounts[account.id] == nil else { return }
+        removedAccounts[account.id] = account
+        nextMemberID = max(nextMemberID, account.id + 1)
+    }
+
     /// Restores the id counter from a snapshot (ids of removed members stay used).
     public mutating func reserveIDs(below next: UInt64) {
         nextMemberID = max(nextMemberID, next)
@@ -241,5 +275,6 @@ public struct AccountBook: Hashable, Sendable {
         idsByUsername.count == accounts.count && accounts.values.allSatisfy { Self.isValidUsername($0.username) }
             && sessions.values.allSatisfy { accounts[$0.memberID] != nil }
             && accounts.keys.allSatisfy { $0 < nextMemberID } && drinks.isValid
+            && removedAccounts.keys.allSatisfy { $0 < nextMemberID && accounts[$0] == nil }
     }
 }

@@ -81,6 +81,8 @@ public enum GeneratedMessages {
         "water.v1.ResetPasswordRequest": WaterV1.ResetPasswordRequest.self,
         "water.v1.ResetPasswordResponse": WaterV1.ResetPasswordResponse.self,
         "water.v1.ResponseEnvelope": WaterV1.ResponseEnvelope.self,
+        "water.v1.RestoreMemberRequest": WaterV1.RestoreMemberRequest.self,
+        "water.v1.RestoreMemberResponse": WaterV1.RestoreMemberResponse.self,
         "water.v1.SetDrinkRequest": WaterV1.SetDrinkRequest.self,
         "water.v1.SetDrinkResponse": WaterV1.SetDrinkResponse.self,
         "water.v1.SetGoalRequest": WaterV1.SetGoalRequest.self,

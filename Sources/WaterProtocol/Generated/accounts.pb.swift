@@ -655,6 +655,81 @@ extension WaterV1 {
         }
     }
 
+    /// The Swift form of `water.v1.RestoreMemberRequest`.
+    public struct RestoreMemberRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.RestoreMemberRequest"
+        public typealias Response = RestoreMemberResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// The removed member's username (the most recently removed, when several had it).
+        public var username: String
+
+        /// Creates a `RestoreMemberRequest`; omitted fields take the proto3 defaults.
+        public init(username: String = "") {
+            self.username = username
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case username = "username"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.RestoreMemberResponse`.
+    public struct RestoreMemberResponse: ProtoMessage {
+        public static let protoName = "water.v1.RestoreMemberResponse"
+
+        public var member: Member?
+
+        /// Creates a `RestoreMemberResponse`; omitted fields take the proto3 defaults.
+        public init(member: Member? = nil) {
+            self.member = member
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case member = "member"
+
+            var intValue: Int? {
+                switch self {
+                case .member: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .member
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                member: try container.decodeIfPresent(Member.self, forKey: .member))
+        }
+    }
+
     /// The Swift form of `water.v1.ListMembersRequest`.
     public struct ListMembersRequest: UnaryRPCRequest {
         public static let protoName = "water.v1.ListMembersRequest"
@@ -1048,6 +1123,46 @@ extension WaterV1.RemoveMemberResponse: WireMessage {
     }
 
     package func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.RestoreMemberRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+    }
+}
+
+extension WaterV1.RestoreMemberResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = member { builder.setMessage(value, at: 0) }
+    }
 }
 
 extension WaterV1.ListMembersRequest: WireMessage {

@@ -23,6 +23,7 @@ struct AccountService: Service {
         router.later(.admin, renameMember)
         router.later(.admin, resetPassword)
         router.later(.admin, removeMember)
+        router.later(.admin, restoreMember)
         router.onLoop(.member, listMembers)
     }
 
@@ -212,7 +213,8 @@ struct AccountService: Service {
         }
     }
 
-    /// Removes a member's account; the archive stays on disk: removing a member never deletes data.
+    /// Removes a member's account; the archive stays on disk: removing a member never deletes data,
+    /// and ``restoreMember(_:_:reply:)`` brings it back.
     func removeMember(
         _ request: WaterV1.RemoveMemberRequest, _ call: CallContext,
         reply: @escaping Reply<WaterV1.RemoveMemberResponse>
@@ -229,6 +231,24 @@ struct AccountService: Service {
                 }
                 return Decision([.removed(memberID: member.id)])
             }, result: { _, _ in WaterV1.RemoveMemberResponse() }, reply: reply)
+    }
+
+    /// Brings back a removed member: their account as it was (same id, same password, no
+    /// sessions) and so their archive, which removing left on disk. A folder gone missing
+    /// meanwhile is made again, empty, as for a new member.
+    func restoreMember(
+        _ request: WaterV1.RestoreMemberRequest, _ call: CallContext,
+        reply: @escaping Reply<WaterV1.RestoreMemberResponse>
+    ) throws(WaterError) {
+        try archives.commit(
+            archives.accounts,
+            { book -> Decision<AccountMutation, Account?> in
+                let mutation = try book.validateRestore(request.username)
+                guard case .added(let account) = mutation else { return Decision([], note: nil) }
+                _ = try archives.store.createMember(account.id)
+                return Decision([mutation], note: account)
+            }, result: { _, restored in WaterV1.RestoreMemberResponse(member: restored.map(Wire.member)) },
+            reply: reply)
     }
 
     func listMembers(_ request: WaterV1.ListMembersRequest, _ call: CallContext) throws(WaterError)

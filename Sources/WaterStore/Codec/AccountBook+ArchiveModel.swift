@@ -17,7 +17,8 @@ extension AccountBook: ArchiveModel {
         WaterArchiveV1.AccountsSnapshot(
             lastSequence: lastSequence, journalGeneration: journalGeneration, nextMemberID: nextMemberID,
             accounts: accounts.values.sorted { $0.id < $1.id }.map(Self.stored),
-            sessions: sessions.values.map(Self.stored), drinks: drinks.drinks.map(StoredValues.stored)
+            sessions: sessions.values.map(Self.stored), drinks: drinks.drinks.map(StoredValues.stored),
+            removedAccounts: removedAccounts.values.sorted { $0.id < $1.id }.map(Self.stored)
         ).serializedBytes()
     }
 
@@ -27,9 +28,12 @@ extension AccountBook: ArchiveModel {
         let snapshot = try StoredValues.decode(WaterArchiveV1.AccountsSnapshot.self, body)
         var book = AccountBook()
         for stored in snapshot.accounts { book.apply(.added(try account(stored, in: context))) }
+        for stored in snapshot.removedAccounts { book.keepRemoved(try account(stored, in: context)) }
         book.reserveIDs(below: snapshot.nextMemberID)
         for stored in snapshot.sessions { book.apply(.sessionStarted(try session(stored))) }
-        guard book.accounts.count == snapshot.accounts.count, book.sessions.count == snapshot.sessions.count else {
+        guard book.accounts.count == snapshot.accounts.count, book.sessions.count == snapshot.sessions.count,
+            book.removedAccounts.count == snapshot.removedAccounts.count
+        else {
             throw StoredValues.corrupt("accounts or sessions repeat")
         }
         // None kept: a household from before drinks, which has the defaults.

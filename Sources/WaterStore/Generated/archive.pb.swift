@@ -1109,14 +1109,18 @@ extension WaterArchiveV1 {
         /// drinks existed): the defaults, which is what a new household starts with.
         public var drinks: [StoredDrink]
 
+        /// Members removed: kept (their archives are too) so that an admin can restore them.
+        public var removedAccounts: [StoredAccount]
+
         /// Creates a `AccountsSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = [], drinks: [StoredDrink] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = [], drinks: [StoredDrink] = [], removedAccounts: [StoredAccount] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.nextMemberID = nextMemberID
             self.accounts = accounts
             self.sessions = sessions
             self.drinks = drinks
+            self.removedAccounts = removedAccounts
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1126,6 +1130,7 @@ extension WaterArchiveV1 {
             case accounts = "accounts"
             case sessions = "sessions"
             case drinks = "drinks"
+            case removedAccounts = "removed_accounts"
 
             var intValue: Int? {
                 switch self {
@@ -1135,6 +1140,7 @@ extension WaterArchiveV1 {
                 case .accounts: 3
                 case .sessions: 4
                 case .drinks: 5
+                case .removedAccounts: 6
                 }
             }
 
@@ -1146,6 +1152,7 @@ extension WaterArchiveV1 {
                 case 3: self = .accounts
                 case 4: self = .sessions
                 case 5: self = .drinks
+                case 6: self = .removedAccounts
                 default: return nil
                 }
             }
@@ -1160,7 +1167,8 @@ extension WaterArchiveV1 {
                 nextMemberID: try container.decodeIfPresent(UInt64.self, forKey: .nextMemberID) ?? 0,
                 accounts: try container.decodeIfPresent([StoredAccount].self, forKey: .accounts) ?? [],
                 sessions: try container.decodeIfPresent([StoredSession].self, forKey: .sessions) ?? [],
-                drinks: try container.decodeIfPresent([StoredDrink].self, forKey: .drinks) ?? [])
+                drinks: try container.decodeIfPresent([StoredDrink].self, forKey: .drinks) ?? [],
+                removedAccounts: try container.decodeIfPresent([StoredAccount].self, forKey: .removedAccounts) ?? [])
         }
     }
 }
@@ -1500,7 +1508,7 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self), drinks: reader.messages(at: 5, as: WaterArchiveV1.StoredDrink.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self), drinks: reader.messages(at: 5, as: WaterArchiveV1.StoredDrink.self), removedAccounts: reader.messages(at: 6, as: WaterArchiveV1.StoredAccount.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1510,5 +1518,6 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
         builder.setMessages(accounts, at: 3)
         builder.setMessages(sessions, at: 4)
         builder.setMessages(drinks, at: 5)
+        builder.setMessages(removedAccounts, at: 6)
     }
 }

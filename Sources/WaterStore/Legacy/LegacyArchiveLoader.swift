@@ -70,18 +70,35 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
             currentJournal: nil, obsoleteJournals: [], temporaryFiles: [], needsMigration: false,
             snapshotLength: 0, snapshotBodyLength: 0)
         let hasSnapshot = names.contains(ArchiveFiles.snapshot)
-        if hasSnapshot {
-            let path = "\(directory)/\(ArchiveFiles.snapshot)"
-            let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
-            loaded.snapshotLength = file.count
-            let (version, body, _) = try SnapshotFile.decode(
-                file, kind: Model.kind,
-                versions: Model.readableSnapshotVersions, path: path)
-            loaded.snapshotBodyLength = body.count
-            (loaded.model, loaded.lastSequence, loaded.snapshotGeneration) =
-                try Model.decodeSnapshot(body, version: version, context: context)
-            loaded.needsMigration = version != Model.snapshotVersion
+        if hasSnapshot { try readSnapshot(into: &loaded) }
+        let live = try liveJournals(names, hasSnapshot: hasSnapshot, &loaded)
+        try apply(try readNewestFirst(live), to: &loaded)
+        guard loaded.model.isValid else {
+            throw ArchiveError(
+                .corrupt, "\(directory) fails the archive's checks (a value out of range or a repeated id)")
         }
+        return loaded
+    }
+
+    /// The snapshot, when there is one: the model, its last record and its journal generation.
+    private func readSnapshot(into loaded: inout LoadedArchive) throws(ArchiveError) {
+        let path = "\(directory)/\(ArchiveFiles.snapshot)"
+        let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
+        loaded.snapshotLength = file.count
+        let (version, body, _) = try SnapshotFile.decode(
+            file, kind: Model.kind,
+            versions: Model.readableSnapshotVersions, path: path)
+        loaded.snapshotBodyLength = body.count
+        (loaded.model, loaded.lastSequence, loaded.snapshotGeneration) =
+            try Model.decodeSnapshot(body, version: version, context: context)
+        loaded.needsMigration = version != Model.snapshotVersion
+    }
+
+    /// The journals after the snapshot, in generation order, with none missing between; the
+    /// older ones and the temporary files are noted for removal.
+    private func liveJournals(_ names: [String], hasSnapshot: Bool, _ loaded: inout LoadedArchive)
+        throws(ArchiveError) -> [(UInt64, String)]
+    {
         loaded.temporaryFiles = names.filter { $0.hasSuffix(".tmp") }
         let journals = names.compactMap { name in ArchiveFiles.generation(ofJournal: name).map { ($0, name) } }
             .sorted { $0.0 < $1.0 }
@@ -106,11 +123,19 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
                         + "(the journals go on at generation \(generation))")
             }
         }
+        return live
+    }
+
+    private typealias JournalRead = (
+        generation: UInt64, path: String, contents: JournalFile.Contents, fileLength: Int
+    )
+
+    private func readNewestFirst(_ live: [(UInt64, String)]) throws(ArchiveError) -> [JournalRead] {
         // Read newest first: a server appending meanwhile changes an older journal only by its
         // seal, which is on disk before the newer one takes a record, so a reader beside a
         // running server (check, backup) never sees records after an older journal it read
         // unsealed.
-        var contents: [(generation: UInt64, path: String, contents: JournalFile.Contents, fileLength: Int)] = []
+        var contents: [JournalRead] = []
         for (generation, name) in live.reversed() {
             let path = "\(directory)/\(name)"
             let bytes = try fileSystem.readArchiveFile(path, limit: JournalFile.maximumFileLength)
@@ -120,6 +145,12 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
             }
             contents.insert((generation, path, journal, bytes.count), at: 0)
         }
+        return contents
+    }
+
+    /// Applies the journals' records in order, checking that each journal goes on where the one
+    /// before ended and that only the newest is unfinished.
+    private func apply(_ contents: [JournalRead], to loaded: inout LoadedArchive) throws(ArchiveError) {
         // The one state a crash may leave between two journals: the newest was made, still
         // empty, and the seal of the one before did not reach the disk whole.
         let newestIsUnused = contents.last.map { $0.contents.records.isEmpty && $0.contents.tornTail == nil } ?? false
@@ -180,11 +211,6 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
                     tornTail: journal.tornTail)
             }
         }
-        guard loaded.model.isValid else {
-            throw ArchiveError(
-                .corrupt, "\(directory) fails the archive's checks (a value out of range or a repeated id)")
-        }
-        return loaded
     }
 
 }

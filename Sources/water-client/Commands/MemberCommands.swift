@@ -2,7 +2,7 @@ import WaterCLI
 import WaterClient
 import WaterProtocol
 
-/// `member add|rename|reset|rm|ls` (admins, except ls).
+/// `member add|rename|reset|rm|restore|ls` (admins, except ls).
 enum MemberCommands {
     /// Runs `action`, one of the subcommands `clientCommandLine` lists for `member`.
     static func run(_ invocation: inout Invocation, action: String) throws {
@@ -46,23 +46,16 @@ enum MemberCommands {
             let response = try invocation.client().call(
                 WaterV1.ResetPasswordRequest(username: name, newPassword: password))
             invocation.output(response) { "password of \(name) reset; their sessions have ended" }
-        case "rm":
-            guard let name = invocation.arguments.positional() else { throw UsageError("member rm needs a username") }
-            let confirmed = invocation.arguments.flag("yes")
-            try invocation.arguments.finish()
-            let consequence =
-                "\(name) can no longer log in and leaves the board; their drinks and habits stay on the server's "
-                + "disk (nothing is deleted)"
-            if !confirmed {
-                switch Terminal.confirm("Remove \(name) from the household? \(consequence). [y/N] ") {
-                case true?: break
-                case false?: throw WaterError(.cancelled, "\(name) was not removed")
-                case nil:
-                    throw UsageError("member rm removes a member for good; say --yes when not asked on a terminal")
-                }
+        case "rm": try remove(&invocation)
+        case "restore":
+            guard let name = invocation.arguments.positional() else {
+                throw UsageError("member restore needs the removed member's username")
             }
-            let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
-            invocation.output(response) { "removed \(name): \(consequence)" }
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.RestoreMemberRequest(username: name))
+            invocation.output(response) {
+                "restored \(name), with their drinks and habits; they log in again with: water-client login \(name)"
+            }
         case "ls":
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListMembersRequest())
@@ -78,6 +71,33 @@ enum MemberCommands {
         default:
             preconditionFailure("member \(action) is in clientCommandLine but has no code")
         }
+    }
+
+    /// `member rm NAME`: asks first on a terminal, and says so when the admin removes themselves.
+    private static func remove(_ invocation: inout Invocation) throws {
+        guard let name = invocation.arguments.positional() else { throw UsageError("member rm needs a username") }
+        let confirmed = invocation.arguments.flag("yes")
+        try invocation.arguments.finish()
+        let yourself = invocation.session()?.username == name
+        let consequence =
+            (yourself
+                ? "you are removing yourself: this ends your session here and you can no longer log in; "
+                    + "another admin can bring you back with member restore \(name). "
+                : "")
+            + "\(name) can no longer log in and leaves the board; their drinks and habits stay on the server's "
+            + "disk (nothing is deleted; member restore \(name) brings them back)"
+        // Said even with --yes: a script that removes its own admin should leave a trace.
+        if yourself && confirmed { Terminal.error("water-client: warning: \(consequence)") }
+        if !confirmed {
+            switch Terminal.confirm("Remove \(name) from the household? \(consequence). [y/N] ") {
+            case true?: break
+            case false?: throw WaterError(.cancelled, "\(name) was not removed")
+            case nil:
+                throw UsageError("member rm removes a member for good; say --yes when not asked on a terminal")
+            }
+        }
+        let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
+        invocation.output(response) { "removed \(name): \(consequence)" }
     }
 
     private static func newPassword(for name: String, _ fromStandardInput: Bool) throws -> String {
