@@ -99,6 +99,32 @@ struct AuthorizationTests {
             .ok, { ann, _ in code { try ann.call(WaterV1.SetUsualCupRequest(usualCupMl: 500)) } }
         ),
         "water.v1.Tracker/GetSettings": (.ok, { ann, _ in code { try ann.call(WaterV1.GetSettingsRequest()) } }),
+        // Cups are the caller's own; a name ann never added is not found, whoever else has one.
+        "water.v1.Tracker/AddCup": (
+            .ok,
+            { ann, _ in code { try ann.call(WaterV1.AddCupRequest(cup: WaterV1.Cup(name: "mug", amountMl: 350))) } }
+        ),
+        "water.v1.Tracker/RemoveCup": (
+            .notFound, { ann, _ in code { try ann.call(WaterV1.RemoveCupRequest(name: "flask")) } }
+        ),
+        // The household's drinks: every member reads them, only admins change them.
+        "water.v1.Drinks/ListDrinks": (.ok, { ann, _ in code { try ann.call(WaterV1.ListDrinksRequest()) } }),
+        "water.v1.Drinks/AddDrink": (
+            .permissionDenied,
+            { ann, _ in
+                code {
+                    try ann.call(WaterV1.AddDrinkRequest(drink: WaterV1.Drink(name: "cola", factorHundredths: 100)))
+                }
+            }
+        ),
+        "water.v1.Drinks/SetDrink": (
+            .permissionDenied,
+            { ann, _ in code { try ann.call(WaterV1.SetDrinkRequest(name: "milk", factorHundredths: 200)) } }
+        ),
+        "water.v1.Drinks/RemoveDrink": (
+            .permissionDenied, { ann, _ in code { try ann.call(WaterV1.RemoveDrinkRequest(name: "milk")) } }
+        ),
+
         "water.v1.Tracker/SetTimeZone": (
             .ok, { ann, _ in code { try ann.call(WaterV1.SetTimeZoneRequest(timeZone: "Asia/Tokyo")) } }
         ),

@@ -99,7 +99,7 @@ struct BadInputTests {
         #expect(refused.status == 65)
         #expect(
             refused.error
-                == "water-client: a drink must be between 1 and 2000 ml, got 2500 (leave the amount out for your usual cup)\n"
+                == "water-client: a drink must be between 1 and 2000 ml, got 2500 (log it as two drinks if it really was)\n"
         )
         #expect(try cli.run(["log", "--at", "tomorrow"]).status == 64)
         #expect(server.stop() == 0)

@@ -94,7 +94,10 @@ struct QueuedWriteTests {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let text = String(decoding: try encoder.encode(Self.every[0]), as: UTF8.self)
-        #expect(text == #"{"amount_ml":250,"at_unix_ms":1796126400000,"entry_id":"\#(Self.entry)"}"#, "\(text)")
+        #expect(
+            text
+                == #"{"amount_ml":250,"at_unix_ms":1796126400000,"drink":"","entry_id":"\#(Self.entry)","usual_drink":false}"#,
+            "\(text)")
     }
 }
 
