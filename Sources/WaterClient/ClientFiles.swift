@@ -187,6 +187,30 @@ public struct ClientFiles: Sendable {
         try? write("clock-warned", "\(server) \(day)\n")
     }
 
+    /// A time-ordered id for a record made at `now` on this computer, never one another process
+    /// here made: each `water-client` is a process of its own, so an in-memory counter starts
+    /// again in each, and two terminals logging in the same millisecond would make the same id
+    /// (the server then takes the second drink for a replay of the first, or refuses it). They
+    /// take turns on a lock instead; the file holds the last id's millisecond and counter, and
+    /// the next id takes the counter after it in that millisecond (or the next millisecond when
+    /// the clock has not moved on).
+    public func newRecordID(at now: Int64) -> RecordID {
+        let path = "\(directory)/last-id"
+        return LocalFile.withLock(path + ".lock") {
+            var (millisecond, counter) = (now, UInt16(0))
+            let last = (LocalFile.readText(path) ?? "").split(separator: " ").compactMap {
+                Int64($0.filter(\.isNumber))
+            }
+            // A last id from no more than a minute ahead (a clock set back a little) still
+            // orders the next; one from further ahead is a clock that was wrong, and is ignored.
+            if last.count == 2, last[0] >= now, last[0] <= now + 60_000, (0...0x0FFF).contains(last[1]) {
+                (millisecond, counter) = last[1] == 0x0FFF ? (last[0] + 1, 0) : (last[0], UInt16(last[1] + 1))
+            }
+            try? LocalFile.writeText(path, "\(millisecond) \(counter)\n", syncing: false)
+            return .timeOrdered(unixMilliseconds: millisecond, counter: counter, installation: installationID())
+        }
+    }
+
     /// This installation's random id, made on first use.
     public func installationID() -> UInt64 {
         if let text = read("installation"), let id = UInt64(text.filter { !$0.isWhitespace }, radix: 16) { return id }

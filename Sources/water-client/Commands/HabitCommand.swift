@@ -22,7 +22,7 @@ enum HabitCommand {
             let client = try invocation.client()
             let response = try client.call(
                 WaterV1.AddHabitRequest(
-                    habitID: client.newID().description,
+                    habitID: invocation.newID(),
                     name: words.joined(separator: " "), icon: icon, color: color))
             invocation.output(response) { "added the habit \((response.habit?.name ?? "").terminalSafe)" }
         case "ls":

@@ -152,13 +152,10 @@ struct Invocation {
                 + "(\(zone.identifier)); drinks are dated by the server's: set the one that is wrong (said once a day)")
     }
 
-    /// A new time-ordered id for a record made now, also when the server cannot be reached
-    /// (the installation's id is this computer's, not the connection's).
-    func newID(_ client: WaterClient?, at now: Int64 = UnixTime.nowMilliseconds()) -> String {
-        (client?.newID(at: now)
-            ?? RecordID.timeOrdered(
-                unixMilliseconds: now, counter: .random(in: 0...0x0FFF), installation: files.installationID()))
-            .description
+    /// A new time-ordered id for a record made now, online or not, unique among this
+    /// computer's processes (``ClientFiles/newRecordID(at:)``).
+    func newID(at now: Int64 = UnixTime.nowMilliseconds()) -> String {
+        files.newRecordID(at: now).description
     }
 
     /// No session for this run's server (a session for another server is never used instead);

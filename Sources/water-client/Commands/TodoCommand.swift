@@ -18,7 +18,7 @@ enum TodoCommand {
                 throw UsageError("todo add needs the text, e.g. todo add \"buy water filters\"")
             }
             let client = try invocation.reachableClient()
-            let request = WaterV1.AddTodoRequest(itemID: invocation.newID(client), text: words.joined(separator: " "))
+            let request = WaterV1.AddTodoRequest(itemID: invocation.newID(), text: words.joined(separator: " "))
             guard let response = try invocation.callOrQueue(client, request, queued: .todoAdd(request)) else { return }
             invocation.output(response) { "added: \((response.item?.text ?? "").terminalSafe)" }
         case "ls":

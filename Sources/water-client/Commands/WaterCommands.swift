@@ -23,7 +23,7 @@ enum WaterCommands {
             try idText.map { text -> String in
                 guard RecordID(text) != nil else { throw UsageError("--id must be a UUID, got \"\(text)\"") }
                 return text
-            } ?? invocation.newID(client, at: now)
+            } ?? invocation.newID(at: now)
         let request = WaterV1.LogWaterRequest(
             entryID: id, amountMl: amount ?? 0, atUnixMs: time, drink: typed.name ?? "", usualDrink: typed.name == nil)
         // Kept for later, it is the drink as typed (its moment and usual cup fixed when kept).
