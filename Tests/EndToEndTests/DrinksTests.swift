@@ -161,6 +161,20 @@ struct DrinksTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("the household's drinks are heard at login: away from the server right after, an unknown drink is refused")
+    func drinksHeardAtLogin() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try OfflineTests.member(server)
+        #expect(server.stop() == 0)
+        let unknown = try mum.run(["log", "200", "cola"])
+        #expect(unknown.status == 65 && unknown.error.contains("no drink called cola"), "\(unknown.error)")
+        #expect(OfflineTests.queuedFiles(mum).isEmpty)
+        #expect(try mum.run(["log", "200", "juice"]).status == 0)
+        #expect(OfflineTests.queuedFiles(mum).count == 1)
+        let away = try mum.run(["today"])
+        #expect(away.output.contains("not sent yet:\n  log 200 ml juice at "), "\(away.output)")
+    }
+
     @Test("named cups: cup add, ls and rm; log NAME logs its amount of its drink; a cup never hides a drink")
     func namedCups() throws {
         var server = try ServerProcess.fresh()

@@ -44,7 +44,10 @@ enum SessionCommands {
         // Writes that waited for this login (the session had expired) go now, and what prompt
         // shows is this member's from now on.
         invocation.sendQueued(client).tell(invocation)
-        invocation.updateCache { _ in }
+        // The household's drinks, for a log away from the server to check a drink's name
+        // against from the first day (a server from before drinks has none: then it decides).
+        let drinks = (try? client.call(WaterV1.ListDrinksRequest()))?.drinks ?? []
+        invocation.updateCache { cache in if !drinks.isEmpty { cache.drinks = drinks } }
         invocation.output(response.member ?? WaterV1.Member()) {
             "logged in as \(username) on \(server)"
         }
