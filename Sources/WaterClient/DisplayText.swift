@@ -12,10 +12,7 @@ public enum DisplayText {
 
     /// HH:MM in `zone`.
     public static func clock(_ unixMilliseconds: Int64, zone: MemberTimeZone) -> String {
-        let seconds = unixMilliseconds / 1000
-        let local = seconds + zone.offsetSeconds(atUnixSeconds: seconds)
-        let minuteOfDay = ((local % 86_400) + 86_400) % 86_400 / 60
-        return twoDigits(Int(minuteOfDay / 60)) + ":" + twoDigits(Int(minuteOfDay % 60))
+        zone.clock(atUnixMilliseconds: unixMilliseconds)
     }
 
     /// "Mon 2026-11-30"; nil when `date` is not a date.

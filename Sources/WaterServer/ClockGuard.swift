@@ -168,10 +168,7 @@ final class ClockGuard: Sendable {
 
     /// `YYYY-MM-DD HH:MM` in `zone`.
     static func moment(_ unixMilliseconds: Int64, zone: MemberTimeZone) -> String {
-        let date = zone.date(atUnixMilliseconds: unixMilliseconds)
-        let minute = zone.minuteOfDay(atUnixMilliseconds: unixMilliseconds)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(date) \(two(minute / 60)):\(two(minute % 60))"
+        "\(zone.date(atUnixMilliseconds: unixMilliseconds)) \(zone.clock(atUnixMilliseconds: unixMilliseconds))"
     }
 
     private func write(_ newest: Int64) {

@@ -12,9 +12,7 @@ struct ClockTests {
     static func anHourAgo() -> (unixMs: Int64, text: String) {
         let time = (UnixTime.nowMilliseconds() - 3_600_000) / 60_000 * 60_000
         let zone = MemberTimeZone.utc
-        let minute = zone.minuteOfDay(atUnixMilliseconds: time)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return (time, "\(zone.date(atUnixMilliseconds: time)) \(two(minute / 60)):\(two(minute % 60))")
+        return (time, "\(zone.date(atUnixMilliseconds: time)) \(zone.clock(atUnixMilliseconds: time))")
     }
 
     @Test(

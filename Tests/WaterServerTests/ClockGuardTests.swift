@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 import WaterCore
@@ -104,6 +105,30 @@ struct ClockGuardTests {
         fixture.set(Self.morning + 2 * Self.minute)
         try guardian.admitWrite()
         #expect(waitUntil(seconds: 30) { stored() == "\(Self.morning + 2 * Self.minute)\n" })
+    }
+
+    @Test(
+        "many writers at once (as connections and the import queue are): the newest write is the latest, kept across a restart"
+    )
+    func manyWriters() throws {
+        let fixture = try Fixture()
+        let guardian = fixture.guardian()
+        let clock = fixture.clock
+        // Every writer moves the clock on and writes; which of them runs last is the race.
+        DispatchQueue.concurrentPerform(iterations: 200) { index in
+            clock.withLock { $0 = max($0, Self.morning + Int64(index) * 1000) }
+            #expect(throws: Never.self) { try guardian.admitWrite() }
+        }
+        guardian.flush()
+        let latest = clock.withLock { $0 }
+        #expect(
+            try String(contentsOfFile: "\(fixture.directory)/\(ClockGuard.fileName)", encoding: .utf8)
+                == "\(latest)\n")
+        // A restart with the clock set back three minutes from the latest refuses; one minute does not.
+        fixture.set(latest - 3 * Self.minute)
+        #expect(throws: WaterError.self) { try fixture.guardian().admitWrite() }
+        fixture.set(latest - Self.minute)
+        try fixture.guardian().admitWrite()
     }
 
     @Test("with neither a newest write nor a build time there is nothing to be behind; the later of the two counts")

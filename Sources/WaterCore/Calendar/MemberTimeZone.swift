@@ -42,6 +42,13 @@ public struct MemberTimeZone: Hashable, Sendable, CustomStringConvertible {
         return Int(local - floorDivide(local, 86_400) * 86_400) / 60
     }
 
+    /// `HH:MM` on the local wall clock at `unixMilliseconds`: the one way times are written for
+    /// people, by the client and in the server's messages.
+    public func clock(atUnixMilliseconds unixMilliseconds: Int64) -> String {
+        let minute = minuteOfDay(atUnixMilliseconds: unixMilliseconds)
+        return "\(minute / 600)\(minute / 60 % 10):\(minute % 60 / 10)\(minute % 10)"
+    }
+
     /// The instant the local wall clock shows `hour`:`minute` on `date`. In a gap (the hour
     /// skipped when clocks go forward) it is the instant after the gap; when the hour repeats,
     /// the first of the two.

@@ -36,11 +36,7 @@ extension MemberArchive {
     /// `HH:MM on YYYY-MM-DD`, the member's wall clock.
     private func when(_ unixMilliseconds: Int64) -> String {
         let zone = water.timeZone
-        let date = zone.date(atUnixMilliseconds: unixMilliseconds)
-        let seconds = unixMilliseconds.quotientAndRemainder(dividingBy: 1000).quotient
-        let local = seconds + zone.offsetSeconds(atUnixSeconds: seconds)
-        let minutes = (local % 86_400 + 86_400) % 86_400 / 60
-        let clock = "\(minutes / 60 < 10 ? "0" : "")\(minutes / 60):\(minutes % 60 < 10 ? "0" : "")\(minutes % 60)"
-        return "\(clock) on \(date)"
+        return
+            "\(zone.clock(atUnixMilliseconds: unixMilliseconds)) on \(zone.date(atUnixMilliseconds: unixMilliseconds))"
     }
 }
