@@ -9,11 +9,18 @@ public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
     public var message: String
     /// The request fields that failed validation.
     public var violations: [WaterV1.FieldViolation]
+    /// What failed beneath, for the server's log (as gRPC Swift's `RPCError.cause`): the disk's
+    /// errno, an unexpected error. Never sent: ``status`` leaves it out, so a peer learns only
+    /// the code and the message. Not part of equality.
+    public var cause: (any Error)?
 
-    public init(_ code: Code, _ message: String, violations: [WaterV1.FieldViolation] = []) {
+    public init(
+        _ code: Code, _ message: String, violations: [WaterV1.FieldViolation] = [], cause: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.violations = violations
+        self.cause = cause
     }
 
     /// An INVALID_ARGUMENT error naming one field.
@@ -25,6 +32,16 @@ public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         "\(code.protoName ?? "CODE_\(code.rawValue)"): \(message)"
+    }
+
+    public static func == (lhs: WaterError, rhs: WaterError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.violations == rhs.violations
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(violations)
     }
 }
 

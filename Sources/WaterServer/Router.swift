@@ -20,7 +20,8 @@ typealias Reply<Response: Sendable> = @Sendable (Result<Response, WaterError>) -
 struct Responder: Sendable {
     let callID: UInt64
     let method: String
-    let deliver: @Sendable (ResponseEnvelope) -> Void
+    /// Sends a reply; a failed one's error comes too, for the log's cause.
+    let deliver: @Sendable (ResponseEnvelope, _ failure: WaterError?) -> Void
     /// Queues a stream's message framed beforehand, then runs the closure once the connection
     /// has room for more (see ``yield(_:whenWritable:)``).
     let deliverFramed: @Sendable ([UInt8], _ next: @escaping @Sendable () -> Void) -> Void
@@ -31,13 +32,13 @@ struct Responder: Sendable {
 
     func reply<Response: ProtoMessage>(_ result: Result<Response, WaterError>) {
         switch result {
-        case .success(let response): deliver(ResponseEnvelope(callID: callID, response: response))
-        case .failure(let error): deliver(ResponseEnvelope(callID: callID, error: error))
+        case .success(let response): deliver(ResponseEnvelope(callID: callID, response: response), nil)
+        case .failure(let error): deliver(ResponseEnvelope(callID: callID, error: error), error)
         }
     }
 
     func reply<Response: ProtoMessage>(encoded response: Encoded<Response>) {
-        deliver(ResponseEnvelope(callID: callID, encoded: response))
+        deliver(ResponseEnvelope(callID: callID, encoded: response), nil)
     }
 
     /// Sends a stream's next message and calls `next` once the connection has room for more:
@@ -61,7 +62,8 @@ struct Responder: Sendable {
     func finish(_ error: WaterError?) {
         deliver(
             error.map { ResponseEnvelope(callID: callID, error: $0) }
-                ?? ResponseEnvelope(callID: callID, status: WaterV1.Status(code: .ok), payload: [], endOfStream: true))
+                ?? ResponseEnvelope(callID: callID, status: WaterV1.Status(code: .ok), payload: [], endOfStream: true),
+            error)
     }
 }
 

@@ -29,17 +29,22 @@ public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Code
     /// What happened and where, for the log and for `water-server check`.
     public var message: String
+    /// The file-system call beneath an I/O failure, kept whole so a caller can tell a full
+    /// disk (ENOSPC) from a failing one (EIO) without reading the message.
+    public var cause: FileSystemError?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, cause: FileSystemError? = nil) {
         self.code = code
         self.message = message
+        self.cause = cause
     }
 
     public var description: String { "\(code): \(message)" }
 }
 
 extension ArchiveError {
-    init(_ error: FileSystemError) {
-        self.init(.ioFailure, error.description)
+    /// An I/O failure of the file-system call `error`, which stays its cause.
+    public init(_ error: FileSystemError) {
+        self.init(.ioFailure, error.description, cause: error)
     }
 }

@@ -1,9 +1,8 @@
 import Foundation
+import Glibc
 import Testing
-import WaterLog
 import WaterProtocol
 import WaterStore
-import WaterSync
 
 @testable import WaterServer
 
@@ -19,23 +18,37 @@ struct StorageErrorTests {
         return String(row.split(separator: "|")[2])
     }
 
-    @Test("a write the disk refused (ENOSPC, EIO) is INTERNAL, as documented; the errno goes to the log only")
+    @Test("a write the disk refused (ENOSPC, EIO) is INTERNAL, as documented; the errno stays in the cause, never sent")
     func failedWrite() throws {
-        let lines = Locked<[String]>([])
-        let logger = Logger(minimumLevel: .info) { line in lines.withLock { $0.append(line) } }
-        let error = WaterError.storage(
-            ArchiveError(.ioFailure, "write fd 7: No space left on device (errno 28)"), logger: logger)
-        #expect(error.code == .internal)
-        #expect(try Self.documented(.internal).contains("could not store the write"))
-        #expect(error.message.contains("nothing was changed") && !error.message.contains("errno"))
-        #expect(lines.withLock { $0 }.contains { $0.contains("No space left on device") })
+        for (errno, said) in [(ENOSPC, "its disk is full"), (EIO, "its disk refused the write")] {
+            let beneath = FileSystemError(operation: "fsync", path: "data/users/2/log", errno: errno)
+            let error = WaterError.storage(ArchiveError(beneath))
+            #expect(error.code == .internal)
+            #expect(try Self.documented(.internal).contains("could not store the write"))
+            #expect(error.message.contains(said) && error.message.contains("nothing was changed"))
+            #expect(!error.message.contains("errno") && !error.message.contains("data/users"))
+            // The log's cause says what failed beneath; the peer's status carries none of it.
+            let cause = try #require(error.cause as? ArchiveError)
+            #expect(cause.cause == beneath && "\(cause)".contains("fsync data/users/2/log"))
+            #expect(error.status == WaterV1.Status(code: .internal, message: error.message))
+        }
+    }
+
+    @Test("an unexpected error is INTERNAL to the client and kept whole as the cause for the log")
+    func unexpectedError() throws {
+        struct Surprise: Error, CustomStringConvertible { var description: String { "the surprise beneath" } }
+        let error = WaterError(refusal: Surprise())
+        #expect(error.code == .internal && !error.message.contains("surprise"))
+        #expect("\(try #require(error.cause))" == "the surprise beneath")
+        // A refusal that is already the client's error keeps no cause: nothing failed beneath.
+        #expect(WaterError(refusal: WaterError(.notFound, "no such entry")).cause == nil)
     }
 
     @Test(
         "a protected archive is FAILED_PRECONDITION, as documented; protected accounts never look like a wrong password"
     )
     func protectedArchive() throws {
-        let error = WaterError.storage(ArchiveError(.protected, "data/users/2 could not be read"), logger: .silent)
+        let error = WaterError.storage(ArchiveError(.protected, "data/users/2 could not be read"))
         #expect(error.code == .failedPrecondition)
         #expect(try Self.documented(.failedPrecondition).contains("protected mode"))
         #expect(WaterError.accountsUnreadable.code == .failedPrecondition)

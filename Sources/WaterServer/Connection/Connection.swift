@@ -246,8 +246,9 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     }
 
     /// A reply of a handler that answers later, from any thread.
-    private func deliver(_ envelope: WaterV1.ResponseEnvelope, method: MethodDescriptor) {
-        guard loop.inLoop else { return loop.execute { self.deliver(envelope, method: method) } }
+    private func deliver(_ envelope: WaterV1.ResponseEnvelope, failure: WaterError?, method: MethodDescriptor) {
+        guard loop.inLoop else { return loop.execute { self.deliver(envelope, failure: failure, method: method) } }
+        if let failure { logCause(method.fullName, failure) }
         // A Login that worked makes the connection a member's.
         if method == WaterV1.LoginRequest.method, envelope.endOfStream, envelope.statusCode == .ok {
             machine.loggedIn()
@@ -315,7 +316,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         case .later(let handle):
             let responder = Responder(
                 callID: callID, method: method.fullName,
-                deliver: { [self] envelope in deliver(envelope, method: method) },
+                deliver: { [self] envelope, failure in deliver(envelope, failure: failure, method: method) },
                 deliverFramed: { [self] bytes, next in deliverFramed(callID, bytes, next: next) },
                 writer: replies.writer,
                 onCancel: { [self] cancel in
@@ -339,7 +340,10 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private func answered(_ callID: UInt64, _ method: MethodDescriptor, from start: Int, afterCommit: Bool) {
         pendingReplies.append(
             PendingReply(callID: callID, bytes: start..<replies.output.count, afterCommit: afterCommit))
-        if let refusal = replies.refusal { logFailure(method.fullName, refusal.code, refusal.message) }
+        if let refusal = replies.refusal {
+            logCause(method.fullName, refusal)
+            logFailure(method.fullName, refusal.code, refusal.message)
+        }
         owner.needsFlush(self)
         if machine.callAnswered(callID, now: EventLoop.now()) { perform([.close(reason: nil)]) }
         limitPendingOutput()
@@ -347,6 +351,13 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
 
     private func logFailure(_ method: String, _ code: WaterV1.StatusCode, _ message: String) {
         logger.info("call failed", ["rpc.method": method, "rpc.code": "\(code)", "peer": peer, "message": message])
+    }
+
+    /// A call the server itself failed (its disk, an unexpected error): what failed beneath, at
+    /// error level, beside the "call failed" line that says what the client was told.
+    private func logCause(_ method: String, _ error: WaterError) {
+        guard let cause = error.cause else { return }
+        logger.error("server failure", ["rpc.method": method, "rpc.code": "\(error.code)", "cause": "\(cause)"])
     }
 
     // MARK: Actions

@@ -50,15 +50,15 @@ struct ArchiveAccess: Sendable {
         result: (Model, Note) -> Value,
         reply: @escaping Reply<Value>
     ) throws(WaterError) {
-        let (logger, boards) = (self.logger, self.boards)
+        let boards = self.boards
         try clock.admitWrite()
         do {
             try archive.commit(decide, result: result) { outcome in
                 if case .success = outcome { boards.changed() }
-                reply(outcome.mapError { WaterError.storage($0, logger: logger) })
+                reply(outcome.mapError { WaterError.storage($0) })
             }
         } catch {
-            throw WaterError(refusal: error, logger: logger)
+            throw WaterError(refusal: error)
         }
     }
 
@@ -86,7 +86,7 @@ struct ArchiveAccess: Sendable {
             boards.changed()
             return value
         } catch {
-            throw WaterError(refusal: error, logger: logger)
+            throw WaterError(refusal: error)
         }
     }
 
@@ -95,7 +95,7 @@ struct ArchiveAccess: Sendable {
         do {
             return try archive.read(body)
         } catch {
-            throw WaterError(refusal: error, logger: logger)
+            throw WaterError(refusal: error)
         }
     }
 

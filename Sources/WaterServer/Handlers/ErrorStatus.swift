@@ -1,35 +1,35 @@
+import Glibc
 import WaterCore
 import WaterLog
 import WaterProtocol
 import WaterStore
 
 extension WaterError {
-    /// Any error a handler's decision or a read can end in, as the client sees it.
-    init(refusal error: any Error, logger: Logger) {
+    /// Any error a handler's decision or a read can end in, as the client sees it. A failure of
+    /// the server's own rides along as the ``cause``, which the connection logs with the call.
+    init(refusal error: any Error) {
         switch error {
         case let error as WaterError: self = error
         case let error as DomainError: self.init(error)
-        case let error as ArchiveError: self = .storage(error, logger: logger)
-        default:
-            logger.error("unexpected error", ["error": "\(error)"])
-            self.init(.internal, "the server hit an unexpected error; nothing was changed")
+        case let error as ArchiveError: self = .storage(error)
+        default: self.init(.internal, "the server hit an unexpected error; nothing was changed", cause: error)
         }
     }
 
     /// What the client is told when the store fails: the cause goes to the log, never an errno
-    /// to the client.
-    static func storage(_ error: ArchiveError, logger: Logger) -> WaterError {
+    /// to the client. A full disk is said as such, since that is what an admin must fix.
+    static func storage(_ error: ArchiveError) -> WaterError {
         if error.code == .protected {
             return WaterError(
                 .failedPrecondition,
                 "this archive could not be read and is protected: nothing can be "
-                    + "changed until an admin repairs it (water-server check shows why)")
+                    + "changed until an admin repairs it (water-server check shows why)", cause: error)
         }
-        logger.error("storage failed", ["error": error.description])
+        let refused = error.cause?.errno == ENOSPC ? "its disk is full" : "its disk refused the write"
         return WaterError(
             .internal,
-            "the server could not save this (its disk refused the write), so nothing was "
-                + "changed; try again, and tell an admin if it keeps failing")
+            "the server could not save this (\(refused)), so nothing was "
+                + "changed; try again, and tell an admin if it keeps failing", cause: error)
     }
 
     /// What every login and every call is told while the accounts archive is protected: the

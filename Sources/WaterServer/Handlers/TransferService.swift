@@ -50,7 +50,7 @@ struct TransferService: Service {
         do {
             _ = try Import.mutations(history, into: snapshot, now: call.now)
         } catch {
-            throw WaterError(refusal: error, logger: archives.logger)
+            throw WaterError(refusal: error)
         }
         commit(Import.parts(of: history)[...], call, added: WaterV1.ImportResponse(), reply: reply)
     }

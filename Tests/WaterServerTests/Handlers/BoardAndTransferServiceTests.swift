@@ -67,7 +67,7 @@ struct BoardAndTransferServiceTests {
         func responder(_ callID: UInt64) -> Responder {
             Responder(
                 callID: callID, method: WaterV1.ImportRequest.method.fullName,
-                deliver: { envelope in
+                deliver: { envelope, _ in
                     replies.withLock { $0.append(envelope) }
                     answered.signal()
                 },
