@@ -199,25 +199,14 @@ struct Router: Sendable {
     }
 
     /// A unary method whose handler answers later, through `reply` (after a password hash).
+    /// - Parameter queue: where the call runs instead of the loop, for a request that may be
+    ///   large (an Import: up to a full frame, 131 072 fields): the loop only hands the call,
+    ///   copied out of its envelope, to `queue`, where the request is checked under its limits
+    ///   (one pass over its bytes, before any work per field), decoded and handled. Every other
+    ///   connection is served meanwhile; `queue` (serial) takes one such call at a time, each
+    ///   bounded by the frame and field limits.
     mutating func later<Request: UnaryRPCRequest>(
-        _ access: Access,
-        _ handle:
-            @escaping @Sendable (Request, CallContext, @escaping Reply<Request.Response>) throws(WaterError) -> Void
-    ) {
-        add(
-            Request.method,
-            MethodHandler(
-                access: access,
-                kind: .later { call, context, responder in Self.run(call, context, responder, handle) }))
-    }
-
-    /// A unary method whose request may be large (an Import: up to a full frame, 131 072
-    /// fields): the loop only hands the call, copied out of its envelope, to `queue`, where the
-    /// request is checked under its limits (one pass over its bytes, before any work per field),
-    /// decoded and handled. Every other connection is served meanwhile; `queue` (serial) takes
-    /// one such call at a time, each bounded by the frame and field limits.
-    mutating func offLoop<Request: UnaryRPCRequest>(
-        _ access: Access, on queue: DispatchQueue,
+        _ access: Access, on queue: DispatchQueue? = nil,
         _ handle:
             @escaping @Sendable (Request, CallContext, @escaping Reply<Request.Response>) throws(WaterError) -> Void
     ) {
@@ -226,6 +215,7 @@ struct Router: Sendable {
             MethodHandler(
                 access: access,
                 kind: .later { call, context, responder in
+                    guard let queue else { return Self.run(call, context, responder, handle) }
                     queue.async { Self.run(call, context, responder, handle) }
                 }))
     }

@@ -17,44 +17,45 @@ struct TodoService: Service {
 
     /// Adds an item at the end; the same item id again is a replay and changes nothing.
     func addTodo(_ request: WaterV1.AddTodoRequest, _ call: CallContext) throws(WaterError) -> WaterV1.AddTodoResponse {
-        let id = try recordID(request.itemID, field: "item_id")
-        let names = archives.memberNames()
-        return try archives.commitReturning(
-            archives.household,
-            { list in
-                Decision(
-                    (try list.validateAdd(id: id, text: request.text, by: call.account.id, now: call.now)).map { [$0] }
-                        ?? [])
-            },
-            result: { list, _ in WaterV1.AddTodoResponse(item: Wire.todo(in: list, id: id, names: names)) })
+        try changeItem(request.itemID) { list, id throws(DomainError) in
+            try list.validateAdd(id: id, text: request.text, by: call.account.id, now: call.now)
+        } reply: {
+            WaterV1.AddTodoResponse(item: $0)
+        }
     }
 
     func toggleTodo(_ request: WaterV1.ToggleTodoRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.ToggleTodoResponse
     {
-        let id = try recordID(request.itemID, field: "item_id")
-        let names = archives.memberNames()
-        return try archives.commitReturning(
-            archives.household,
-            { list in Decision([try list.validateToggle(id: id, by: call.account.id, now: call.now)]) },
-            result: { list, _ in WaterV1.ToggleTodoResponse(item: Wire.todo(in: list, id: id, names: names)) })
+        try changeItem(request.itemID) { list, id throws(DomainError) in
+            try list.validateToggle(id: id, by: call.account.id, now: call.now)
+        } reply: {
+            WaterV1.ToggleTodoResponse(item: $0)
+        }
     }
 
     /// Done or not done, idempotently (what `todo done` and `todo undone` send).
     func setTodoDone(_ request: WaterV1.SetTodoDoneRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.SetTodoDoneResponse
     {
-        let id = try recordID(request.itemID, field: "item_id")
+        try changeItem(request.itemID) { list, id throws(DomainError) in
+            try list.validateSetDone(id: id, done: request.done, by: call.account.id, now: call.now)
+        } reply: {
+            WaterV1.SetTodoDoneResponse(item: $0)
+        }
+    }
+
+    /// Commits the change `decide` makes to the item `itemID` names (nil: none is needed, as
+    /// for a replay) and replies with that item as it is after it.
+    private func changeItem<Response>(
+        _ itemID: String, _ decide: (TodoList, RecordID) throws(DomainError) -> TodoMutation?,
+        reply: (WaterV1.TodoItem?) -> Response
+    ) throws(WaterError) -> Response {
+        let id = try recordID(itemID, field: "item_id")
         let names = archives.memberNames()
         return try archives.commitReturning(
-            archives.household,
-            { list in
-                Decision(
-                    (try list.validateSetDone(id: id, done: request.done, by: call.account.id, now: call.now)).map {
-                        [$0]
-                    } ?? [])
-            },
-            result: { list, _ in WaterV1.SetTodoDoneResponse(item: Wire.todo(in: list, id: id, names: names)) })
+            archives.household, { list in Decision(try decide(list, id).map { [$0] } ?? []) },
+            result: { list, _ in reply(Wire.todo(in: list, id: id, names: names)) })
     }
 
     func deleteTodo(_ request: WaterV1.DeleteTodoRequest, _ call: CallContext) throws(WaterError)

@@ -19,7 +19,7 @@ struct TransferService: Service {
 
     func register(in router: inout Router) {
         router.stream(.member, export)
-        router.offLoop(.member, on: importQueue, importHistory)
+        router.later(.member, on: importQueue, importHistory)
     }
 
     func export(_ request: WaterV1.ExportRequest, _ call: CallContext, responder: Responder) throws(WaterError) {

@@ -48,12 +48,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
     }
 
     func load() throws(ArchiveError) -> LoadedArchive {
-        let names: [String]
-        do {
-            names = try fileSystem.listDirectory(directory)
-        } catch {
-            throw ArchiveError(error)
-        }
+        let names = try fileSystem.listArchiveDirectory(directory)
         if names.contains(where: { $0.hasPrefix(ArchiveFiles.journalPrefix) }) {
             throw ArchiveError(
                 .corrupt,
@@ -161,6 +156,15 @@ struct LogReader: Sendable {
 }
 
 extension FileSystem {
+    /// The names in an archive's directory; a failure is the archive's I/O failure.
+    func listArchiveDirectory(_ directory: String) throws(ArchiveError) -> [String] {
+        do {
+            return try listDirectory(directory)
+        } catch {
+            throw ArchiveError(error)
+        }
+    }
+
     /// One file of an archive (a snapshot, a journal), at most `limit` bytes: a larger one is
     /// refused unread, and one a running server's compaction removed meanwhile is `.vanished`.
     func readArchiveFile(_ path: String, limit: Int) throws(ArchiveError) -> [UInt8] {

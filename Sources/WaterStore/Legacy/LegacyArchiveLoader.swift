@@ -59,12 +59,7 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
     }
 
     func load() throws(ArchiveError) -> LoadedArchive {
-        let names: [String]
-        do {
-            names = try fileSystem.listDirectory(directory)
-        } catch {
-            throw ArchiveError(error)
-        }
+        let names = try fileSystem.listArchiveDirectory(directory)
         var loaded = LoadedArchive(
             model: Model(context: context), lastSequence: 0, snapshotGeneration: 0,
             currentJournal: nil, obsoleteJournals: [], temporaryFiles: [], needsMigration: false,
