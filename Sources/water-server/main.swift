@@ -134,11 +134,7 @@ func initialize(_ arguments: inout Arguments) throws {
     let hashing = try strength(try arguments.option("password-strength"))
     let json = arguments.flag("json")
     try arguments.finish()
-    guard
-        let password = try Terminal.password(
-            fromStandardInput: fromStandardInput, prompt: "password for \(admin): ",
-            confirm: !fromStandardInput)
-    else { throw AdminCommands.Failure(description: "no password given") }
+    let password = try newPassword(prompt: "password for \(admin): ", fromStandardInput: fromStandardInput)
     let account = try AdminCommands.initialize(
         dataDirectory: data, admin: admin, password: password, timeZone: zone,
         strength: hashing, logger: .standardError(minimumLevel: .warning))
@@ -295,11 +291,7 @@ func passwd(_ arguments: inout Arguments) throws {
     let json = arguments.flag("json")
     guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
     try arguments.finish()
-    guard
-        let password = try Terminal.password(
-            fromStandardInput: fromStandardInput, prompt: "new password for \(name): ",
-            confirm: !fromStandardInput)
-    else { throw AdminCommands.Failure(description: "no password given") }
+    let password = try newPassword(prompt: "new password for \(name): ", fromStandardInput: fromStandardInput)
     try AdminCommands.resetPassword(
         dataDirectory: data, username: name, password: password, strength: hashing,
         logger: .standardError(minimumLevel: .warning))
@@ -498,4 +490,13 @@ func ensureDescriptors(for connections: Int, logger: Logger) {
     logger.warning(
         "the descriptor limit is below what --max-connections needs; raise LimitNOFILE (or ulimit -n)",
         ["limit": "\(raised)", "needed": "\(needed)", "max_connections": "\(connections)"])
+}
+
+/// A new password, from standard input (`--password-stdin`) or typed twice at the terminal.
+func newPassword(prompt: String, fromStandardInput: Bool) throws -> String {
+    guard
+        let password = try Terminal.password(
+            fromStandardInput: fromStandardInput, prompt: prompt, confirm: !fromStandardInput)
+    else { throw AdminCommands.Failure(description: "no password given") }
+    return password
 }
