@@ -37,7 +37,9 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec("frame-deadline", "SECONDS", "time to deliver a started frame (default 10)"),
                 OptionSpec("idle-timeout", "SECONDS", "close connections silent this long (default 300)"),
                 passwordStrength,
-                OptionSpec("clock", "UNIX_MS", "start the server's clock at this time (tests and demonstrations)"),
+                OptionSpec(
+                    "clock", "UNIX_MS",
+                    "start the server's clock at this time (tests and demonstrations; the build-time check is off)"),
                 OptionSpec(
                     "mqtt", "HOST:PORT",
                     "publish the board to this MQTT broker for Home Assistant (default $WATER_MQTT; port 1883, 8883 with TLS)"
