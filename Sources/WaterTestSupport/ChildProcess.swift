@@ -19,15 +19,24 @@ public final class ChildProcess: @unchecked Sendable {
     /// `input` to its standard input and closes it; its standard error is collected in the
     /// background (``errorText``).
     public convenience init(
-        _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        unblockedSignals: Bool = false
     )
         throws
     {
-        try self.init(path, arguments, environment: environment, bytes: input.map { Array($0.utf8) })
+        try self.init(
+            path, arguments, environment: environment, bytes: input.map { Array($0.utf8) },
+            unblockedSignals: unblockedSignals)
     }
 
-    /// The same, with standard input given as bytes.
-    public init(_ path: String, _ arguments: [String], environment: [String: String] = [:], bytes input: [UInt8]?)
+    /// The same, with standard input given as bytes. A child inherits the signals this
+    /// process's threads block (the test runner's block nearly all); `unblockedSignals` starts it
+    /// with none blocked, for a program that waits for its own children (tmux's server exits
+    /// only once it has seen its panes' processes end, by SIGCHLD).
+    public init(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], bytes input: [UInt8]?,
+        unblockedSignals: Bool = false
+    )
         throws
     {
         func pipe() throws -> (read: Int32, write: Int32) {
@@ -58,8 +67,17 @@ public final class ChildProcess: @unchecked Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        if unblockedSignals {
+            var none = sigset_t()
+            sigemptyset(&none)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        }
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, path, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         close(stdin.read)
         close(stdout.write)
         close(stderr.write)
@@ -165,11 +183,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// fails its test instead of hanging it.
     public static func run(
         _ path: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
-        seconds: Int = 600
+        seconds: Int = 600, unblockedSignals: Bool = false
     )
         throws -> (status: Int32, output: String, error: String)
     {
-        let child = try ChildProcess(path, arguments, environment: environment, input: input)
+        let child = try ChildProcess(
+            path, arguments, environment: environment, input: input, unblockedSignals: unblockedSignals)
         let output = child.readOutput(seconds: seconds)
         if child.isRunning { kill(child.pid, SIGKILL) }
         let status = child.wait()

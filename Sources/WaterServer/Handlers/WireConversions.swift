@@ -12,6 +12,13 @@ enum Wire {
 
     /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
     /// send it) the reply carries that string again instead of making another.
+    /// A day of GetYear's water year.
+    static func yearDay(_ day: WaterDay, future: Bool, excused: Bool) -> WaterV1.YearDay {
+        WaterV1.YearDay(
+            date: day.date.description, amountMl: day.amountMillilitres, goalMl: day.goalMillilitres,
+            percent: UInt32(day.percent), goalMet: day.isGoalMet, future: future, excused: excused)
+    }
+
     static func entry(_ entry: WaterEntry, in water: WaterDiary, text: String? = nil) -> WaterV1.WaterEntry {
         let canonical = text.flatMap { text in text.utf8.contains { (0x41...0x46).contains($0) } ? nil : text }
         return WaterV1.WaterEntry(
