@@ -104,7 +104,7 @@ enum NudgeCommand {
             let today = try client.call(WaterV1.GetTodayRequest())
             if client.connection.server.serverTimeUnixMs != 0 { now = client.connection.server.serverTimeUnixMs }
             invocation.remember(today)
-            if overtaken, let board = try client.call(WaterV1.GetBoardRequest()).board {
+            if overtaken, let board = (try? client.call(WaterV1.GetBoardRequest()))?.board {
                 invocation.updateCache { $0.record(board: board) }
             }
         }
