@@ -106,6 +106,12 @@ struct YearAndHistoryTests {
         #expect(lines[5].hasPrefix("Thu █·") && lines[6].hasPrefix("Fri █·") && lines[7].hasPrefix("Sat █·"))
         #expect(lines[8].hasPrefix("Sun ··"))
         #expect(lines[11] == "checked on 4 days · best streak 3 days")
+        // A habit's name is up to 64 characters: the heading still fits in 80 columns.
+        let long = String(repeating: "long", count: 16)
+        #expect(try mum.run(["habit", "add", long]).status == 0)
+        let longYear = try mum.run(["year", "--habit", long]).output.split(separator: "\n").map(String.init)
+        #expect(longYear.first == "2026 · mum · habit \(long.prefix(29))…")
+        #expect(longYear.allSatisfy { $0.count <= 80 })
         let unknown = try mum.run(["year", "--habit", "juggle"])
         #expect(
             unknown.status == 65 && unknown.error.contains("you have no habit called \"juggle\""), "\(unknown.error)")

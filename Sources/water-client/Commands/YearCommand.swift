@@ -40,8 +40,9 @@ enum YearCommand {
             }
         }
         let heatmap = YearHeatmap(year: year, days: days, habit: !response.habit.isEmpty)
-        let what = response.habit.isEmpty ? "water" : "habit \(response.habit.terminalSafe)"
-        let heading = Format.bold("\(year.year)") + " · \(response.displayName.terminalSafe) · \(what)"
+        // In 80 columns, whatever the names: a display name or a habit's is up to 64 characters.
+        let what = response.habit.isEmpty ? "water" : "habit \(Format.cut(response.habit.terminalSafe, 30))"
+        let heading = Format.bold("\(year.year)") + " · \(Format.cut(response.displayName.terminalSafe, 30)) · \(what)"
         return ([heading] + heatmap.lines(style: style)).joined(separator: "\n")
     }
 }
