@@ -10,8 +10,6 @@ enum Wire {
             count: UInt32(day.count), goalMet: day.isGoalMet, rawMl: day.rawMillilitres)
     }
 
-    /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
-    /// send it) the reply carries that string again instead of making another.
     /// A day of GetYear's water year.
     static func yearDay(_ day: WaterDay, future: Bool, excused: Bool) -> WaterV1.YearDay {
         WaterV1.YearDay(
@@ -19,6 +17,8 @@ enum Wire {
             percent: UInt32(day.percent), goalMet: day.isGoalMet, future: future, excused: excused)
     }
 
+    /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
+    /// send it) the reply carries that string again instead of making another.
     static func entry(_ entry: WaterEntry, in water: WaterDiary, text: String? = nil) -> WaterV1.WaterEntry {
         let canonical = text.flatMap { text in text.utf8.contains { (0x41...0x46).contains($0) } ? nil : text }
         return WaterV1.WaterEntry(
