@@ -277,6 +277,96 @@ void   water__v1__watch_board_response__free_unpacked
   assert(message->base.descriptor == &water__v1__watch_board_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__get_board_history_request__init
+                     (Water__V1__GetBoardHistoryRequest         *message)
+{
+  static const Water__V1__GetBoardHistoryRequest init_value = WATER__V1__GET_BOARD_HISTORY_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__get_board_history_request__get_packed_size
+                     (const Water__V1__GetBoardHistoryRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__get_board_history_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__get_board_history_request__pack
+                     (const Water__V1__GetBoardHistoryRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__get_board_history_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__get_board_history_request__pack_to_buffer
+                     (const Water__V1__GetBoardHistoryRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__get_board_history_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__GetBoardHistoryRequest *
+       water__v1__get_board_history_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__GetBoardHistoryRequest *)
+     protobuf_c_message_unpack (&water__v1__get_board_history_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__get_board_history_request__free_unpacked
+                     (Water__V1__GetBoardHistoryRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__get_board_history_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__get_board_history_response__init
+                     (Water__V1__GetBoardHistoryResponse         *message)
+{
+  static const Water__V1__GetBoardHistoryResponse init_value = WATER__V1__GET_BOARD_HISTORY_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__get_board_history_response__get_packed_size
+                     (const Water__V1__GetBoardHistoryResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__get_board_history_response__pack
+                     (const Water__V1__GetBoardHistoryResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__get_board_history_response__pack_to_buffer
+                     (const Water__V1__GetBoardHistoryResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__GetBoardHistoryResponse *
+       water__v1__get_board_history_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__GetBoardHistoryResponse *)
+     protobuf_c_message_unpack (&water__v1__get_board_history_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__get_board_history_response__free_unpacked
+                     (Water__V1__GetBoardHistoryResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[10] =
 {
   {
@@ -700,6 +790,95 @@ const ProtobufCMessageDescriptor water__v1__watch_board_response__descriptor =
   (ProtobufCMessageInit) water__v1__watch_board_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor water__v1__get_board_history_request__field_descriptors[2] =
+{
+  {
+    "weeks",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetBoardHistoryRequest, weeks),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "order",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetBoardHistoryRequest, order),
+    &water__v1__board_order__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__get_board_history_request__field_indices_by_name[] = {
+  1,   /* field[1] = order */
+  0,   /* field[0] = weeks */
+};
+static const ProtobufCIntRange water__v1__get_board_history_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__get_board_history_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.GetBoardHistoryRequest",
+  "GetBoardHistoryRequest",
+  "Water__V1__GetBoardHistoryRequest",
+  "water.v1",
+  sizeof(Water__V1__GetBoardHistoryRequest),
+  2,
+  water__v1__get_board_history_request__field_descriptors,
+  water__v1__get_board_history_request__field_indices_by_name,
+  1,  water__v1__get_board_history_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__get_board_history_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__get_board_history_response__field_descriptors[1] =
+{
+  {
+    "boards",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__GetBoardHistoryResponse, n_boards),
+    offsetof(Water__V1__GetBoardHistoryResponse, boards),
+    &water__v1__weekly_board__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__get_board_history_response__field_indices_by_name[] = {
+  0,   /* field[0] = boards */
+};
+static const ProtobufCIntRange water__v1__get_board_history_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__get_board_history_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.GetBoardHistoryResponse",
+  "GetBoardHistoryResponse",
+  "Water__V1__GetBoardHistoryResponse",
+  "water.v1",
+  sizeof(Water__V1__GetBoardHistoryResponse),
+  1,
+  water__v1__get_board_history_response__field_descriptors,
+  water__v1__get_board_history_response__field_indices_by_name,
+  1,  water__v1__get_board_history_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__get_board_history_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue water__v1__board_order__enum_values_by_number[2] =
 {
   { "BOARD_ORDER_PROGRESS", "WATER__V1__BOARD_ORDER__BOARD_ORDER_PROGRESS", 0 },
@@ -728,13 +907,15 @@ const ProtobufCEnumDescriptor water__v1__board_order__descriptor =
   water__v1__board_order__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor water__v1__board__method_descriptors[2] =
+static const ProtobufCMethodDescriptor water__v1__board__method_descriptors[3] =
 {
   { "GetBoard", &water__v1__get_board_request__descriptor, &water__v1__get_board_response__descriptor },
   { "WatchBoard", &water__v1__watch_board_request__descriptor, &water__v1__watch_board_response__descriptor },
+  { "GetBoardHistory", &water__v1__get_board_history_request__descriptor, &water__v1__get_board_history_response__descriptor },
 };
 const unsigned water__v1__board__method_indices_by_name[] = {
   0,        /* GetBoard */
+  2,        /* GetBoardHistory */
   1         /* WatchBoard */
 };
 const ProtobufCServiceDescriptor water__v1__board__descriptor =
@@ -744,7 +925,7 @@ const ProtobufCServiceDescriptor water__v1__board__descriptor =
   "Board",
   "Water__V1__Board",
   "water.v1",
-  2,
+  3,
   water__v1__board__method_descriptors,
   water__v1__board__method_indices_by_name
 };
@@ -763,6 +944,14 @@ void water__v1__board__watch_board(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__board__descriptor);
   service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__board__get_board_history(ProtobufCService *service,
+                                         const Water__V1__GetBoardHistoryRequest *input,
+                                         Water__V1__GetBoardHistoryResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &water__v1__board__descriptor);
+  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__board__init (Water__V1__Board_Service *service,
                              Water__V1__Board_ServiceDestroy destroy)

@@ -1267,6 +1267,141 @@ void   water__v1__remove_cup_response__free_unpacked
   assert(message->base.descriptor == &water__v1__remove_cup_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__get_year_request__init
+                     (Water__V1__GetYearRequest         *message)
+{
+  static const Water__V1__GetYearRequest init_value = WATER__V1__GET_YEAR_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__get_year_request__get_packed_size
+                     (const Water__V1__GetYearRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__get_year_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__get_year_request__pack
+                     (const Water__V1__GetYearRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__get_year_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__get_year_request__pack_to_buffer
+                     (const Water__V1__GetYearRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__get_year_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__GetYearRequest *
+       water__v1__get_year_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__GetYearRequest *)
+     protobuf_c_message_unpack (&water__v1__get_year_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__get_year_request__free_unpacked
+                     (Water__V1__GetYearRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__get_year_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__year_day__init
+                     (Water__V1__YearDay         *message)
+{
+  static const Water__V1__YearDay init_value = WATER__V1__YEAR_DAY__INIT;
+  *message = init_value;
+}
+size_t water__v1__year_day__get_packed_size
+                     (const Water__V1__YearDay *message)
+{
+  assert(message->base.descriptor == &water__v1__year_day__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__year_day__pack
+                     (const Water__V1__YearDay *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__year_day__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__year_day__pack_to_buffer
+                     (const Water__V1__YearDay *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__year_day__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__YearDay *
+       water__v1__year_day__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__YearDay *)
+     protobuf_c_message_unpack (&water__v1__year_day__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__year_day__free_unpacked
+                     (Water__V1__YearDay *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__year_day__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__get_year_response__init
+                     (Water__V1__GetYearResponse         *message)
+{
+  static const Water__V1__GetYearResponse init_value = WATER__V1__GET_YEAR_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__get_year_response__get_packed_size
+                     (const Water__V1__GetYearResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__get_year_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__get_year_response__pack
+                     (const Water__V1__GetYearResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__get_year_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__get_year_response__pack_to_buffer
+                     (const Water__V1__GetYearResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__get_year_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__GetYearResponse *
+       water__v1__get_year_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__GetYearResponse *)
+     protobuf_c_message_unpack (&water__v1__get_year_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__get_year_response__free_unpacked
+                     (Water__V1__GetYearResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__get_year_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor water__v1__cup__field_descriptors[3] =
 {
   {
@@ -2791,7 +2926,291 @@ const ProtobufCMessageDescriptor water__v1__remove_cup_response__descriptor =
   (ProtobufCMessageInit) water__v1__remove_cup_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[12] =
+static const ProtobufCFieldDescriptor water__v1__get_year_request__field_descriptors[3] =
+{
+  {
+    "year",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearRequest, year),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "habit",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearRequest, habit),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "for_member",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__get_year_request__field_indices_by_name[] = {
+  2,   /* field[2] = for_member */
+  1,   /* field[1] = habit */
+  0,   /* field[0] = year */
+};
+static const ProtobufCIntRange water__v1__get_year_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__v1__get_year_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.GetYearRequest",
+  "GetYearRequest",
+  "Water__V1__GetYearRequest",
+  "water.v1",
+  sizeof(Water__V1__GetYearRequest),
+  3,
+  water__v1__get_year_request__field_descriptors,
+  water__v1__get_year_request__field_indices_by_name,
+  1,  water__v1__get_year_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__get_year_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__year_day__field_descriptors[7] =
+{
+  {
+    "date",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__YearDay, date),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "amount_ml",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__YearDay, amount_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "goal_ml",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__YearDay, goal_ml),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "percent",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__YearDay, percent),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "goal_met",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__YearDay, goal_met),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "future",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__YearDay, future),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "excused",
+    30,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__YearDay, excused),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__year_day__field_indices_by_name[] = {
+  1,   /* field[1] = amount_ml */
+  0,   /* field[0] = date */
+  6,   /* field[6] = excused */
+  5,   /* field[5] = future */
+  4,   /* field[4] = goal_met */
+  2,   /* field[2] = goal_ml */
+  3,   /* field[3] = percent */
+};
+static const ProtobufCIntRange water__v1__year_day__number_ranges[2 + 1] =
+{
+  { 1, 0 },
+  { 30, 6 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor water__v1__year_day__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.YearDay",
+  "YearDay",
+  "Water__V1__YearDay",
+  "water.v1",
+  sizeof(Water__V1__YearDay),
+  7,
+  water__v1__year_day__field_descriptors,
+  water__v1__year_day__field_indices_by_name,
+  2,  water__v1__year_day__number_ranges,
+  (ProtobufCMessageInit) water__v1__year_day__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__get_year_response__field_descriptors[6] =
+{
+  {
+    "year",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearResponse, year),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "username",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearResponse, username),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_name",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearResponse, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "habit",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearResponse, habit),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "today",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearResponse, today),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "days",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__GetYearResponse, n_days),
+    offsetof(Water__V1__GetYearResponse, days),
+    &water__v1__year_day__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__get_year_response__field_indices_by_name[] = {
+  5,   /* field[5] = days */
+  2,   /* field[2] = display_name */
+  3,   /* field[3] = habit */
+  4,   /* field[4] = today */
+  1,   /* field[1] = username */
+  0,   /* field[0] = year */
+};
+static const ProtobufCIntRange water__v1__get_year_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor water__v1__get_year_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.GetYearResponse",
+  "GetYearResponse",
+  "Water__V1__GetYearResponse",
+  "water.v1",
+  sizeof(Water__V1__GetYearResponse),
+  6,
+  water__v1__get_year_response__field_descriptors,
+  water__v1__get_year_response__field_indices_by_name,
+  1,  water__v1__get_year_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__get_year_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[13] =
 {
   { "LogWater", &water__v1__log_water_request__descriptor, &water__v1__log_water_response__descriptor },
   { "EditWater", &water__v1__edit_water_request__descriptor, &water__v1__edit_water_response__descriptor },
@@ -2805,6 +3224,7 @@ static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[12
   { "SetTimeZone", &water__v1__set_time_zone_request__descriptor, &water__v1__set_time_zone_response__descriptor },
   { "AddCup", &water__v1__add_cup_request__descriptor, &water__v1__add_cup_response__descriptor },
   { "RemoveCup", &water__v1__remove_cup_request__descriptor, &water__v1__remove_cup_response__descriptor },
+  { "GetYear", &water__v1__get_year_request__descriptor, &water__v1__get_year_response__descriptor },
 };
 const unsigned water__v1__tracker__method_indices_by_name[] = {
   10,        /* AddCup */
@@ -2813,6 +3233,7 @@ const unsigned water__v1__tracker__method_indices_by_name[] = {
   5,        /* GetHistory */
   8,        /* GetSettings */
   4,        /* GetToday */
+  12,        /* GetYear */
   0,        /* LogWater */
   11,        /* RemoveCup */
   6,        /* SetGoal */
@@ -2827,7 +3248,7 @@ const ProtobufCServiceDescriptor water__v1__tracker__descriptor =
   "Tracker",
   "Water__V1__Tracker",
   "water.v1",
-  12,
+  13,
   water__v1__tracker__method_descriptors,
   water__v1__tracker__method_indices_by_name
 };
@@ -2926,6 +3347,14 @@ void water__v1__tracker__remove_cup(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__tracker__descriptor);
   service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__tracker__get_year(ProtobufCService *service,
+                                  const Water__V1__GetYearRequest *input,
+                                  Water__V1__GetYearResponse_Closure closure,
+                                  void *closure_data)
+{
+  assert(service->descriptor == &water__v1__tracker__descriptor);
+  service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__tracker__init (Water__V1__Tracker_Service *service,
                                Water__V1__Tracker_ServiceDestroy destroy)

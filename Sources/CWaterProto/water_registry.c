@@ -32,6 +32,8 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__export_request__descriptor,
     &water__v1__export_response__descriptor,
     &water__v1__field_violation__descriptor,
+    &water__v1__get_board_history_request__descriptor,
+    &water__v1__get_board_history_response__descriptor,
     &water__v1__get_board_request__descriptor,
     &water__v1__get_board_response__descriptor,
     &water__v1__get_history_request__descriptor,
@@ -40,6 +42,8 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__get_settings_response__descriptor,
     &water__v1__get_today_request__descriptor,
     &water__v1__get_today_response__descriptor,
+    &water__v1__get_year_request__descriptor,
+    &water__v1__get_year_response__descriptor,
     &water__v1__habit__descriptor,
     &water__v1__habit_history__descriptor,
     &water__v1__habit_week__descriptor,
@@ -104,6 +108,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__weekly_board__descriptor,
     &water__v1__who_am_irequest__descriptor,
     &water__v1__who_am_iresponse__descriptor,
+    &water__v1__year_day__descriptor,
 };
 
 static const ProtobufCServiceDescriptor *const services[] = {

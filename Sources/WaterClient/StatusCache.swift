@@ -33,6 +33,37 @@ public struct StatusCache: Codable, Sendable, Equatable {
     /// The list's items in the order each terminal last showed them (newest last, a few):
     /// what the numbers typed there refer to. Optional, so a cache of before still reads.
     public var todoListsShown: [ShownList]?
+    /// The week (`YYYY-Www`) of the last current board `board` showed this member here: the
+    /// first board of a later week says who won the week before.
+    public var boardWeekSeen: String?
+    /// Who was ranked above this member on the first board heard on a day, and who is now:
+    /// those above now who were not then overtook them today (prompt's `{overtaken}`).
+    public var boardToday: BoardToday?
+
+    /// The current week's board as heard on one day of the member's.
+    public struct BoardToday: Codable, Sendable, Equatable {
+        /// The member's today, `YYYY-MM-DD`.
+        public var date: String
+        /// The usernames ranked above the member on the day's first board.
+        public var firstAhead: [String]
+        /// Those ranked above now, username and display name.
+        public var ahead: [Member]
+
+        public struct Member: Codable, Sendable, Equatable {
+            public var username: String
+            public var displayName: String
+
+            enum CodingKeys: String, CodingKey {
+                case username
+                case displayName = "display_name"
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case date, ahead
+            case firstAhead = "first_ahead"
+        }
+    }
 
     /// The list as one terminal showed it.
     public struct ShownList: Codable, Sendable, Equatable {
@@ -59,6 +90,8 @@ public struct StatusCache: Codable, Sendable, Equatable {
         case todoListsShown = "todo_lists_shown"
         case usualDrink = "usual_drink"
         case drinks, cups
+        case boardWeekSeen = "board_week_seen"
+        case boardToday = "board_today"
     }
 
     /// Reads a cache of any version: a field an older client did not write takes its default.
@@ -78,6 +111,8 @@ public struct StatusCache: Codable, Sendable, Equatable {
         habits = try container.decodeIfPresent([WaterV1.Habit].self, forKey: .habits) ?? []
         todos = try container.decodeIfPresent([WaterV1.TodoItem].self, forKey: .todos) ?? []
         todoListsShown = try container.decodeIfPresent([ShownList].self, forKey: .todoListsShown)
+        boardWeekSeen = try container.decodeIfPresent(String.self, forKey: .boardWeekSeen)
+        boardToday = try container.decodeIfPresent(BoardToday.self, forKey: .boardToday)
     }
 
     /// Where it is kept for `server` in this environment.
@@ -111,8 +146,32 @@ public struct StatusCache: Codable, Sendable, Equatable {
         let figures = PromptFigures(
             date: today.summary.date, amountMl: today.summary.amountMl, goalMl: today.summary.goalMl,
             unsent: waiting, timeZone: timeZone, updatedAtUnixMs: updatedAtUnixMs,
-            heardToday: self.today?.date == today.summary.date, heard: self.today != nil)
+            heardToday: self.today?.date == today.summary.date, heard: self.today != nil,
+            overtaken: overtaken(on: today.summary.date))
         try? LocalFile.writeText(PromptFigures.path(besideCache: path), figures.text, syncing: false)
+    }
+
+    /// The current week's board from a reply: who is ranked above this member now, and on
+    /// the day's first board. A board without the member's days (a past week's) says nothing.
+    public mutating func record(board: WaterV1.WeeklyBoard) {
+        guard let mine = board.rows.first(where: { $0.username == username }), let date = mine.days.last?.date else {
+            return
+        }
+        let ahead = board.rows.filter { $0.rank < mine.rank }.map {
+            BoardToday.Member(username: $0.username, displayName: $0.displayName)
+        }
+        guard boardToday?.date == date else {
+            boardToday = BoardToday(date: date, firstAhead: ahead.map(\.username), ahead: ahead)
+            return
+        }
+        boardToday?.ahead = ahead
+    }
+
+    /// The display names of those who overtook this member on `date` (their today): ranked
+    /// above now, not on the day's first board.
+    public func overtaken(on date: String) -> [String] {
+        guard let board = boardToday, board.date == date else { return [] }
+        return board.ahead.filter { !board.firstAhead.contains($0.username) }.map(\.displayName)
     }
 
     /// A day's summary from a reply: today's figures when it is today (or a later day).
@@ -305,6 +364,9 @@ public struct PromptFigures: Equatable, Sendable {
     public var heardToday: Bool
     /// Whether the server has said anything yet (a new login has not): else prompt shows "?".
     public var heard: Bool
+    /// Who overtook the member on the board on `date` (display names, control characters left
+    /// out: one line of the file).
+    public var overtaken: [String]
 
     /// The file beside the cache at `path` (in its server's directory).
     public static func path(besideCache path: String) -> String {
@@ -321,13 +383,14 @@ public struct PromptFigures: Equatable, Sendable {
         updated_at_unix_ms \(updatedAtUnixMs)
         heard_today \(heardToday ? 1 : 0)
         heard \(heard ? 1 : 0)
+        overtaken \(overtaken.map { String($0.unicodeScalars.filter { $0.properties.generalCategory != .control && $0 != "\t" }) }.joined(separator: "\t"))
 
         """
     }
 
     public init(
         date: String, amountMl: Int32, goalMl: Int32, unsent: Int, timeZone: String, updatedAtUnixMs: Int64,
-        heardToday: Bool, heard: Bool
+        heardToday: Bool, heard: Bool, overtaken: [String] = []
     ) {
         self.date = date
         self.amountMl = amountMl
@@ -337,6 +400,7 @@ public struct PromptFigures: Equatable, Sendable {
         self.updatedAtUnixMs = updatedAtUnixMs
         self.heardToday = heardToday
         self.heard = heard
+        self.overtaken = overtaken
     }
 
     public init?(text: String) {
@@ -352,6 +416,7 @@ public struct PromptFigures: Equatable, Sendable {
         self.init(
             date: String(date), amountMl: amount, goalMl: goal, unsent: unsent,
             timeZone: String(fields["time_zone"] ?? ""), updatedAtUnixMs: updated,
-            heardToday: fields["heard_today"] == "1", heard: fields["heard"] == "1")
+            heardToday: fields["heard_today"] == "1", heard: fields["heard"] == "1",
+            overtaken: (fields["overtaken"] ?? "").split(separator: "\t").map(String.init))
     }
 }

@@ -152,8 +152,7 @@ struct BoardBuilder: Sendable {
         let generation = cache.generation.withLock { $0 }
         if let hit = cache.boards.withLock({ $0[key] }), hit.generation == generation { return hit }
         let (built, unavailable) = self.board(week: week, order: order, now: now)
-        var board = Wire.board(built, now: now)
-        board.unavailable = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
+        let board = Self.wire(built, unavailable: unavailable, now: now)
         let entry = BoardCache.Entry(
             generation: generation, board: board, reply: Encoded(WaterV1.GetBoardResponse(board: board)))
         cache.boards.withLock { boards in
@@ -161,6 +160,28 @@ struct BoardBuilder: Sendable {
             boards[key] = entry
         }
         return entry
+    }
+
+    /// A board as it goes on the wire: GetBoard's, WatchBoard's and GetBoardHistory's one path.
+    private static func wire(_ built: WeeklyBoard, unavailable: [Account], now: Int64) -> WaterV1.WeeklyBoard {
+        var board = Wire.board(built, now: now)
+        board.unavailable = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
+        return board
+    }
+
+    /// The boards of the `weeks` weeks before the current one, last week first, each as
+    /// GetBoard has it but without the rows' days: one read of the members for all of them.
+    func history(weeks: Int, order: BoardOrder, now: Int64) -> [WaterV1.WeeklyBoard] {
+        let (readable, unavailable) = members()
+        let members = readable.map(\.member)
+        var week = currentWeek(now: now)
+        return (0..<weeks).map { _ in
+            week = week.previous
+            var board = Self.wire(
+                WeeklyBoard(members: members, week: week, order: order, now: now), unavailable: unavailable, now: now)
+            for index in board.rows.indices { board.rows[index].days = [] }
+            return board
+        }
     }
 
     /// The household's current week.

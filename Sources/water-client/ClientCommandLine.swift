@@ -145,15 +145,33 @@ let clientCommandLine = ProgramSpec(
             details: """
                 The household's weekly ranking by average daily progress (or --by total). --explain
                 shows each day and which key broke a tie the screen does not show; --watch keeps it
-                live, and waits for the server when it restarts.
+                live, and waits for the server when it restarts. --history lists past weeks, each with
+                its winner and where you came; the first board of a new week says who won the last.
                 """,
             options: [
                 weekOption,
                 OptionSpec("by", "ORDER", "rank by progress (default) or total", choices: ["progress", "total"]),
                 OptionSpec("explain", nil, "show each member's days and what broke ties"),
                 OptionSpec("watch", nil, "keep the board on screen, redrawn on every change"),
+                OptionSpec("history", nil, "list past weeks: each week's winner, your rank and percent"),
+                OptionSpec("weeks", "N", "with --history: how many past weeks (1-52, default 8)"),
             ],
-            examples: ["board", "board --week last --explain", "board --watch"]),
+            examples: ["board", "board --week last --explain", "board --watch", "board --history --weeks 4"]),
+        CommandSpec(
+            "year", "[YYYY]", summary: "a year at a glance: a heatmap of your days",
+            details: """
+                Draws a year (default: this one) as a heatmap: a column per ISO week, rows Monday to
+                Sunday, each day by how near it came to the goal (nothing, under 25 %, under 50 %,
+                under 100 %, goal met), excused days and the days to come apart, then the days met,
+                the best streak and the litres. Colour on a terminal (truecolor where COLORTERM says
+                so); with NO_COLOR or in a pipe, the glyphs · ░ ▒ ▓ █, x for excused. --json gives the
+                days.
+                """,
+            options: [
+                OptionSpec("habit", "NAME", "the habit's checked days instead of water"),
+                OptionSpec("for", "NAME", "another member of the household (their username)"),
+            ],
+            examples: ["year", "year 2025", "year --habit read", "year --for ben"]),
         CommandSpec(
             "todo add", "TEXT", summary: "add an item to the household's shared list",
             details: "Adds an item (longer than 3 characters) at the bottom of the household's shared list.",
@@ -338,14 +356,15 @@ let clientCommandLine = ProgramSpec(
                 waiting to be sent): no network, no login check, so it costs nothing in a prompt.
                 When that is older than 5 minutes it refreshes it in the background (water-client
                 sync --quiet), never waiting for it. --format takes a template with {amount}, {goal},
-                {percent}, {left}, {unsent} and {mark} ("*" when something waits to be sent, "?"
-                when nothing was heard today).
+                {percent}, {left}, {unsent}, {mark} ("*" when something waits to be sent, "?"
+                when nothing was heard today) and {overtaken} ("overtaken by Dad" when someone passed
+                you on the board today, as the last board or sync heard; empty otherwise).
                 """,
             options: [
                 OptionSpec("format", "TEMPLATE", "what to print (default: \"💧 {amount}/{goal}{mark}\")"),
                 OptionSpec("plain", nil, "no emoji: \"water {amount}/{goal} ml{mark}\""),
             ],
-            examples: ["prompt", "prompt --format '{percent}%'"]),
+            examples: ["prompt", "prompt --format '{percent}%'", "prompt --format '{amount} ml {overtaken}'"]),
         CommandSpec(
             "nudge", summary: "a reminder when you are behind the day's pace (for cron, a timer or a hook)",
             details: """
@@ -353,13 +372,15 @@ let clientCommandLine = ProgramSpec(
                 now across your waking hours (08:00-22:00 in your time zone unless set with nudge on
                 --hours), and nothing otherwise: never before or after those hours, never once the
                 goal is met, and at most once per --every minutes. --notify sends it as a desktop
-                notification (notify-send) as well. nudge off turns it off on this computer.
+                notification (notify-send) as well. --overtaken also says who overtook you on the
+                board today (even once the goal is met). nudge off turns it off on this computer.
                 """,
             options: [
                 OptionSpec("notify", nil, "also as a desktop notification, where notify-send exists"),
                 OptionSpec("every", "MINUTES", "at most one reminder per this many minutes (default 60)"),
+                OptionSpec("overtaken", nil, "also say who overtook you on the board today"),
             ],
-            examples: ["nudge", "nudge --notify --every 90"]),
+            examples: ["nudge", "nudge --notify --every 90", "nudge --overtaken"]),
         CommandSpec(
             "nudge on", summary: "turn nudges on (and set your waking hours)",
             options: [OptionSpec("hours", "HH:MM-HH:MM", "your waking hours (default 08:00-22:00)")],

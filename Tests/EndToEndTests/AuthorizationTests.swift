@@ -98,6 +98,11 @@ struct AuthorizationTests {
         "water.v1.Tracker/SetUsualCup": (
             .ok, { ann, _ in code { try ann.call(WaterV1.SetUsualCupRequest(usualCupMl: 500)) } }
         ),
+        // The year of another member of the household reads as the board does; a habit ann
+        // does not have is not found, whoever else has one.
+        "water.v1.Tracker/GetYear": (
+            .notFound, { ann, _ in code { try ann.call(WaterV1.GetYearRequest(habit: "no-such-habit")) } }
+        ),
         "water.v1.Tracker/GetSettings": (.ok, { ann, _ in code { try ann.call(WaterV1.GetSettingsRequest()) } }),
         // Cups are the caller's own; a name ann never added is not found, whoever else has one.
         "water.v1.Tracker/AddCup": (
@@ -129,6 +134,9 @@ struct AuthorizationTests {
             .ok, { ann, _ in code { try ann.call(WaterV1.SetTimeZoneRequest(timeZone: "Asia/Tokyo")) } }
         ),
         "water.v1.Board/GetBoard": (.ok, { ann, _ in code { try ann.call(WaterV1.GetBoardRequest()) } }),
+        "water.v1.Board/GetBoardHistory": (
+            .ok, { ann, _ in code { try ann.call(WaterV1.GetBoardHistoryRequest(weeks: 2)) } }
+        ),
         "water.v1.Board/WatchBoard": (
             .ok, { ann, _ in code { try ann.stream(WaterV1.WatchBoardRequest()) { _ in false } } }
         ),

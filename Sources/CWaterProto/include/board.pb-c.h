@@ -23,6 +23,8 @@ typedef struct Water__V1__GetBoardRequest Water__V1__GetBoardRequest;
 typedef struct Water__V1__GetBoardResponse Water__V1__GetBoardResponse;
 typedef struct Water__V1__WatchBoardRequest Water__V1__WatchBoardRequest;
 typedef struct Water__V1__WatchBoardResponse Water__V1__WatchBoardResponse;
+typedef struct Water__V1__GetBoardHistoryRequest Water__V1__GetBoardHistoryRequest;
+typedef struct Water__V1__GetBoardHistoryResponse Water__V1__GetBoardHistoryResponse;
 
 
 /* --- enums --- */
@@ -153,6 +155,34 @@ struct  Water__V1__WatchBoardResponse
     , NULL }
 
 
+struct  Water__V1__GetBoardHistoryRequest
+{
+  ProtobufCMessage base;
+  /*
+   * How many past weeks, 1 to 52.
+   */
+  uint32_t weeks;
+  Water__V1__BoardOrder order;
+};
+#define WATER__V1__GET_BOARD_HISTORY_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_board_history_request__descriptor) \
+    , 0, WATER__V1__BOARD_ORDER__BOARD_ORDER_PROGRESS }
+
+
+struct  Water__V1__GetBoardHistoryResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Last week first. Each board as GetBoard answers for that week, its rows without days.
+   */
+  size_t n_boards;
+  Water__V1__WeeklyBoard **boards;
+};
+#define WATER__V1__GET_BOARD_HISTORY_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_board_history_response__descriptor) \
+    , 0,NULL }
+
+
 /* Water__V1__BoardRow methods */
 void   water__v1__board_row__init
                      (Water__V1__BoardRow         *message);
@@ -267,6 +297,44 @@ Water__V1__WatchBoardResponse *
 void   water__v1__watch_board_response__free_unpacked
                      (Water__V1__WatchBoardResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__GetBoardHistoryRequest methods */
+void   water__v1__get_board_history_request__init
+                     (Water__V1__GetBoardHistoryRequest         *message);
+size_t water__v1__get_board_history_request__get_packed_size
+                     (const Water__V1__GetBoardHistoryRequest   *message);
+size_t water__v1__get_board_history_request__pack
+                     (const Water__V1__GetBoardHistoryRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__get_board_history_request__pack_to_buffer
+                     (const Water__V1__GetBoardHistoryRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__GetBoardHistoryRequest *
+       water__v1__get_board_history_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__get_board_history_request__free_unpacked
+                     (Water__V1__GetBoardHistoryRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__GetBoardHistoryResponse methods */
+void   water__v1__get_board_history_response__init
+                     (Water__V1__GetBoardHistoryResponse         *message);
+size_t water__v1__get_board_history_response__get_packed_size
+                     (const Water__V1__GetBoardHistoryResponse   *message);
+size_t water__v1__get_board_history_response__pack
+                     (const Water__V1__GetBoardHistoryResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__get_board_history_response__pack_to_buffer
+                     (const Water__V1__GetBoardHistoryResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__GetBoardHistoryResponse *
+       water__v1__get_board_history_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__get_board_history_response__free_unpacked
+                     (Water__V1__GetBoardHistoryResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__V1__BoardRow_Closure)
@@ -287,6 +355,12 @@ typedef void (*Water__V1__WatchBoardRequest_Closure)
 typedef void (*Water__V1__WatchBoardResponse_Closure)
                  (const Water__V1__WatchBoardResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__GetBoardHistoryRequest_Closure)
+                 (const Water__V1__GetBoardHistoryRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__GetBoardHistoryResponse_Closure)
+                 (const Water__V1__GetBoardHistoryResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -302,6 +376,10 @@ struct Water__V1__Board_Service
                       const Water__V1__WatchBoardRequest *input,
                       Water__V1__WatchBoardResponse_Closure closure,
                       void *closure_data);
+  void (*get_board_history)(Water__V1__Board_Service *service,
+                            const Water__V1__GetBoardHistoryRequest *input,
+                            Water__V1__GetBoardHistoryResponse_Closure closure,
+                            void *closure_data);
 };
 typedef void (*Water__V1__Board_ServiceDestroy)(Water__V1__Board_Service *);
 void water__v1__board__init (Water__V1__Board_Service *service,
@@ -311,7 +389,8 @@ void water__v1__board__init (Water__V1__Board_Service *service,
 #define WATER__V1__BOARD__INIT(function_prefix__) \
     { WATER__V1__BOARD__BASE_INIT,\
       function_prefix__ ## get_board,\
-      function_prefix__ ## watch_board  }
+      function_prefix__ ## watch_board,\
+      function_prefix__ ## get_board_history  }
 void water__v1__board__get_board(ProtobufCService *service,
                                  const Water__V1__GetBoardRequest *input,
                                  Water__V1__GetBoardResponse_Closure closure,
@@ -320,6 +399,10 @@ void water__v1__board__watch_board(ProtobufCService *service,
                                    const Water__V1__WatchBoardRequest *input,
                                    Water__V1__WatchBoardResponse_Closure closure,
                                    void *closure_data);
+void water__v1__board__get_board_history(ProtobufCService *service,
+                                         const Water__V1__GetBoardHistoryRequest *input,
+                                         Water__V1__GetBoardHistoryResponse_Closure closure,
+                                         void *closure_data);
 
 /* --- descriptors --- */
 
@@ -330,6 +413,8 @@ extern const ProtobufCMessageDescriptor water__v1__get_board_request__descriptor
 extern const ProtobufCMessageDescriptor water__v1__get_board_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__watch_board_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__watch_board_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__get_board_history_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__get_board_history_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__board__descriptor;
 
 PROTOBUF_C__END_DECLS

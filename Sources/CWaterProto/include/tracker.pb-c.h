@@ -44,6 +44,9 @@ typedef struct Water__V1__AddCupRequest Water__V1__AddCupRequest;
 typedef struct Water__V1__AddCupResponse Water__V1__AddCupResponse;
 typedef struct Water__V1__RemoveCupRequest Water__V1__RemoveCupRequest;
 typedef struct Water__V1__RemoveCupResponse Water__V1__RemoveCupResponse;
+typedef struct Water__V1__GetYearRequest Water__V1__GetYearRequest;
+typedef struct Water__V1__YearDay Water__V1__YearDay;
+typedef struct Water__V1__GetYearResponse Water__V1__GetYearResponse;
 
 
 /* --- enums --- */
@@ -508,6 +511,92 @@ struct  Water__V1__RemoveCupResponse
 #define WATER__V1__REMOVE_CUP_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__remove_cup_response__descriptor) \
     , NULL }
+
+
+struct  Water__V1__GetYearRequest
+{
+  ProtobufCMessage base;
+  /*
+   * 2000 to the member's current year; 0: the member's current year (in their time zone).
+   */
+  uint32_t year;
+  /*
+   * A habit's id or name: the habit's checked days instead of water.
+   */
+  char *habit;
+  /*
+   * A member's username; empty: the caller.
+   */
+  char *for_member;
+};
+#define WATER__V1__GET_YEAR_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_year_request__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * One day of a year: water's figures, or with a habit whether it was checked.
+ */
+struct  Water__V1__YearDay
+{
+  ProtobufCMessage base;
+  /*
+   * "YYYY-MM-DD" in the member's time zone.
+   */
+  char *date;
+  /*
+   * What counts toward the goal (water; 0 for a habit).
+   */
+  int32_t amount_ml;
+  /*
+   * The goal in force on that day (water; 0 for a habit).
+   */
+  int32_t goal_ml;
+  /*
+   * min(amount / goal, 1) x 100, truncated (water); 100 for a checked habit day, else 0.
+   */
+  uint32_t percent;
+  /*
+   * The goal met (water) or the habit checked.
+   */
+  protobuf_c_boolean goal_met;
+  /*
+   * After the member's today: nothing can be on it yet.
+   */
+  protobuf_c_boolean future;
+  /*
+   * Excused (sick, travelling): neither counts for nor breaks a streak.
+   */
+  protobuf_c_boolean excused;
+};
+#define WATER__V1__YEAR_DAY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__year_day__descriptor) \
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0 }
+
+
+struct  Water__V1__GetYearResponse
+{
+  ProtobufCMessage base;
+  uint32_t year;
+  char *username;
+  char *display_name;
+  /*
+   * The habit's name when one was asked for; empty for water.
+   */
+  char *habit;
+  /*
+   * The member's today, "YYYY-MM-DD".
+   */
+  char *today;
+  /*
+   * January 1st to December 31st, oldest first (365 or 366).
+   */
+  size_t n_days;
+  Water__V1__YearDay **days;
+};
+#define WATER__V1__GET_YEAR_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_year_response__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 /* Water__V1__Cup methods */
@@ -1042,6 +1131,63 @@ Water__V1__RemoveCupResponse *
 void   water__v1__remove_cup_response__free_unpacked
                      (Water__V1__RemoveCupResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__GetYearRequest methods */
+void   water__v1__get_year_request__init
+                     (Water__V1__GetYearRequest         *message);
+size_t water__v1__get_year_request__get_packed_size
+                     (const Water__V1__GetYearRequest   *message);
+size_t water__v1__get_year_request__pack
+                     (const Water__V1__GetYearRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__get_year_request__pack_to_buffer
+                     (const Water__V1__GetYearRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__GetYearRequest *
+       water__v1__get_year_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__get_year_request__free_unpacked
+                     (Water__V1__GetYearRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__YearDay methods */
+void   water__v1__year_day__init
+                     (Water__V1__YearDay         *message);
+size_t water__v1__year_day__get_packed_size
+                     (const Water__V1__YearDay   *message);
+size_t water__v1__year_day__pack
+                     (const Water__V1__YearDay   *message,
+                      uint8_t             *out);
+size_t water__v1__year_day__pack_to_buffer
+                     (const Water__V1__YearDay   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__YearDay *
+       water__v1__year_day__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__year_day__free_unpacked
+                     (Water__V1__YearDay *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__GetYearResponse methods */
+void   water__v1__get_year_response__init
+                     (Water__V1__GetYearResponse         *message);
+size_t water__v1__get_year_response__get_packed_size
+                     (const Water__V1__GetYearResponse   *message);
+size_t water__v1__get_year_response__pack
+                     (const Water__V1__GetYearResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__get_year_response__pack_to_buffer
+                     (const Water__V1__GetYearResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__GetYearResponse *
+       water__v1__get_year_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__get_year_response__free_unpacked
+                     (Water__V1__GetYearResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__V1__Cup_Closure)
@@ -1128,6 +1274,15 @@ typedef void (*Water__V1__RemoveCupRequest_Closure)
 typedef void (*Water__V1__RemoveCupResponse_Closure)
                  (const Water__V1__RemoveCupResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__GetYearRequest_Closure)
+                 (const Water__V1__GetYearRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__YearDay_Closure)
+                 (const Water__V1__YearDay *message,
+                  void *closure_data);
+typedef void (*Water__V1__GetYearResponse_Closure)
+                 (const Water__V1__GetYearResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -1183,6 +1338,10 @@ struct Water__V1__Tracker_Service
                      const Water__V1__RemoveCupRequest *input,
                      Water__V1__RemoveCupResponse_Closure closure,
                      void *closure_data);
+  void (*get_year)(Water__V1__Tracker_Service *service,
+                   const Water__V1__GetYearRequest *input,
+                   Water__V1__GetYearResponse_Closure closure,
+                   void *closure_data);
 };
 typedef void (*Water__V1__Tracker_ServiceDestroy)(Water__V1__Tracker_Service *);
 void water__v1__tracker__init (Water__V1__Tracker_Service *service,
@@ -1202,7 +1361,8 @@ void water__v1__tracker__init (Water__V1__Tracker_Service *service,
       function_prefix__ ## get_settings,\
       function_prefix__ ## set_time_zone,\
       function_prefix__ ## add_cup,\
-      function_prefix__ ## remove_cup  }
+      function_prefix__ ## remove_cup,\
+      function_prefix__ ## get_year  }
 void water__v1__tracker__log_water(ProtobufCService *service,
                                    const Water__V1__LogWaterRequest *input,
                                    Water__V1__LogWaterResponse_Closure closure,
@@ -1251,6 +1411,10 @@ void water__v1__tracker__remove_cup(ProtobufCService *service,
                                     const Water__V1__RemoveCupRequest *input,
                                     Water__V1__RemoveCupResponse_Closure closure,
                                     void *closure_data);
+void water__v1__tracker__get_year(ProtobufCService *service,
+                                  const Water__V1__GetYearRequest *input,
+                                  Water__V1__GetYearResponse_Closure closure,
+                                  void *closure_data);
 
 /* --- descriptors --- */
 
@@ -1282,6 +1446,9 @@ extern const ProtobufCMessageDescriptor water__v1__add_cup_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__add_cup_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__remove_cup_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__remove_cup_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__get_year_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__year_day__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__get_year_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__tracker__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -36,6 +36,8 @@ public enum GeneratedMessages {
         "water.v1.ExportRequest": WaterV1.ExportRequest.self,
         "water.v1.ExportResponse": WaterV1.ExportResponse.self,
         "water.v1.FieldViolation": WaterV1.FieldViolation.self,
+        "water.v1.GetBoardHistoryRequest": WaterV1.GetBoardHistoryRequest.self,
+        "water.v1.GetBoardHistoryResponse": WaterV1.GetBoardHistoryResponse.self,
         "water.v1.GetBoardRequest": WaterV1.GetBoardRequest.self,
         "water.v1.GetBoardResponse": WaterV1.GetBoardResponse.self,
         "water.v1.GetHistoryRequest": WaterV1.GetHistoryRequest.self,
@@ -44,6 +46,8 @@ public enum GeneratedMessages {
         "water.v1.GetSettingsResponse": WaterV1.GetSettingsResponse.self,
         "water.v1.GetTodayRequest": WaterV1.GetTodayRequest.self,
         "water.v1.GetTodayResponse": WaterV1.GetTodayResponse.self,
+        "water.v1.GetYearRequest": WaterV1.GetYearRequest.self,
+        "water.v1.GetYearResponse": WaterV1.GetYearResponse.self,
         "water.v1.Habit": WaterV1.Habit.self,
         "water.v1.HabitHistory": WaterV1.HabitHistory.self,
         "water.v1.HabitWeek": WaterV1.HabitWeek.self,
@@ -108,6 +112,7 @@ public enum GeneratedMessages {
         "water.v1.WeeklyBoard": WaterV1.WeeklyBoard.self,
         "water.v1.WhoAmIRequest": WaterV1.WhoAmIRequest.self,
         "water.v1.WhoAmIResponse": WaterV1.WhoAmIResponse.self,
+        "water.v1.YearDay": WaterV1.YearDay.self,
     ]
 
     /// protoc-c's descriptor of each of them.

@@ -366,6 +366,89 @@ extension WaterV1 {
                 board: try container.decodeIfPresent(WeeklyBoard.self, forKey: .board))
         }
     }
+
+    /// The Swift form of `water.v1.GetBoardHistoryRequest`.
+    public struct GetBoardHistoryRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.GetBoardHistoryRequest"
+        public typealias Response = GetBoardHistoryResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// How many past weeks, 1 to 52.
+        public var weeks: UInt32
+
+        public var order: BoardOrder
+
+        /// Creates a `GetBoardHistoryRequest`; omitted fields take the proto3 defaults.
+        public init(weeks: UInt32 = 0, order: BoardOrder = BoardOrder(rawValue: 0)) {
+            self.weeks = weeks
+            self.order = order
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case weeks = "weeks"
+            case order = "order"
+
+            var intValue: Int? {
+                switch self {
+                case .weeks: 0
+                case .order: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .weeks
+                case 1: self = .order
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                weeks: try container.decodeIfPresent(UInt32.self, forKey: .weeks) ?? 0,
+                order: try container.decodeIfPresent(BoardOrder.self, forKey: .order) ?? BoardOrder(rawValue: 0))
+        }
+    }
+
+    /// The Swift form of `water.v1.GetBoardHistoryResponse`.
+    public struct GetBoardHistoryResponse: ProtoMessage {
+        public static let protoName = "water.v1.GetBoardHistoryResponse"
+
+        /// Last week first. Each board as GetBoard answers for that week, its rows without days.
+        public var boards: [WeeklyBoard]
+
+        /// Creates a `GetBoardHistoryResponse`; omitted fields take the proto3 defaults.
+        public init(boards: [WeeklyBoard] = []) {
+            self.boards = boards
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case boards = "boards"
+
+            var intValue: Int? {
+                switch self {
+                case .boards: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .boards
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                boards: try container.decodeIfPresent([WeeklyBoard].self, forKey: .boards) ?? [])
+        }
+    }
 }
 
 extension WaterV1.BoardRow: WireMessage {
@@ -500,5 +583,46 @@ extension WaterV1.WatchBoardResponse: WireMessage {
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = board { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.GetBoardHistoryRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(weeks: reader.value(at: 0).uint32, order: WaterV1.BoardOrder(rawValue: reader.value(at: 1).int32))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(weeks)), at: 0)
+        builder.set(.signed(Int64(order.rawValue)), at: 1)
+    }
+}
+
+extension WaterV1.GetBoardHistoryResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(boards: reader.messages(at: 0, as: WaterV1.WeeklyBoard.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.setMessages(boards, at: 0)
     }
 }

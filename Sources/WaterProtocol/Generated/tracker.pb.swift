@@ -1283,6 +1283,222 @@ extension WaterV1 {
                 settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
         }
     }
+
+    /// The Swift form of `water.v1.GetYearRequest`.
+    public struct GetYearRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.GetYearRequest"
+        public typealias Response = GetYearResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// 2000 to the member's current year; 0: the member's current year (in their time zone).
+        public var year: UInt32
+
+        /// A habit's id or name: the habit's checked days instead of water.
+        public var habit: String
+
+        /// A member's username; empty: the caller.
+        public var forMember: String
+
+        /// Creates a `GetYearRequest`; omitted fields take the proto3 defaults.
+        public init(year: UInt32 = 0, habit: String = "", forMember: String = "") {
+            self.year = year
+            self.habit = habit
+            self.forMember = forMember
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case year = "year"
+            case habit = "habit"
+            case forMember = "for_member"
+
+            var intValue: Int? {
+                switch self {
+                case .year: 0
+                case .habit: 1
+                case .forMember: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .year
+                case 1: self = .habit
+                case 2: self = .forMember
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                year: try container.decodeIfPresent(UInt32.self, forKey: .year) ?? 0,
+                habit: try container.decodeIfPresent(String.self, forKey: .habit) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
+        }
+    }
+
+    /// One day of a year: water's figures, or with a habit whether it was checked.
+    ///
+    /// The Swift form of `water.v1.YearDay`.
+    public struct YearDay: ProtoMessage {
+        public static let protoName = "water.v1.YearDay"
+
+        /// "YYYY-MM-DD" in the member's time zone.
+        public var date: String
+
+        /// What counts toward the goal (water; 0 for a habit).
+        public var amountMl: Int32
+
+        /// The goal in force on that day (water; 0 for a habit).
+        public var goalMl: Int32
+
+        /// min(amount / goal, 1) x 100, truncated (water); 100 for a checked habit day, else 0.
+        public var percent: UInt32
+
+        /// The goal met (water) or the habit checked.
+        public var goalMet: Bool
+
+        /// After the member's today: nothing can be on it yet.
+        public var future: Bool
+
+        /// Excused (sick, travelling): neither counts for nor breaks a streak.
+        public var excused: Bool
+
+        /// Creates a `YearDay`; omitted fields take the proto3 defaults.
+        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, percent: UInt32 = 0, goalMet: Bool = false, future: Bool = false, excused: Bool = false) {
+            self.date = date
+            self.amountMl = amountMl
+            self.goalMl = goalMl
+            self.percent = percent
+            self.goalMet = goalMet
+            self.future = future
+            self.excused = excused
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case date = "date"
+            case amountMl = "amount_ml"
+            case goalMl = "goal_ml"
+            case percent = "percent"
+            case goalMet = "goal_met"
+            case future = "future"
+            case excused = "excused"
+
+            var intValue: Int? {
+                switch self {
+                case .date: 0
+                case .amountMl: 1
+                case .goalMl: 2
+                case .percent: 3
+                case .goalMet: 4
+                case .future: 5
+                case .excused: 6
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .date
+                case 1: self = .amountMl
+                case 2: self = .goalMl
+                case 3: self = .percent
+                case 4: self = .goalMet
+                case 5: self = .future
+                case 6: self = .excused
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
+                goalMl: try container.decodeIfPresent(Int32.self, forKey: .goalMl) ?? 0,
+                percent: try container.decodeIfPresent(UInt32.self, forKey: .percent) ?? 0,
+                goalMet: try container.decodeIfPresent(Bool.self, forKey: .goalMet) ?? false,
+                future: try container.decodeIfPresent(Bool.self, forKey: .future) ?? false,
+                excused: try container.decodeIfPresent(Bool.self, forKey: .excused) ?? false)
+        }
+    }
+
+    /// The Swift form of `water.v1.GetYearResponse`.
+    public struct GetYearResponse: ProtoMessage {
+        public static let protoName = "water.v1.GetYearResponse"
+
+        public var year: UInt32
+
+        public var username: String
+
+        public var displayName: String
+
+        /// The habit's name when one was asked for; empty for water.
+        public var habit: String
+
+        /// The member's today, "YYYY-MM-DD".
+        public var today: String
+
+        /// January 1st to December 31st, oldest first (365 or 366).
+        public var days: [YearDay]
+
+        /// Creates a `GetYearResponse`; omitted fields take the proto3 defaults.
+        public init(year: UInt32 = 0, username: String = "", displayName: String = "", habit: String = "", today: String = "", days: [YearDay] = []) {
+            self.year = year
+            self.username = username
+            self.displayName = displayName
+            self.habit = habit
+            self.today = today
+            self.days = days
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case year = "year"
+            case username = "username"
+            case displayName = "display_name"
+            case habit = "habit"
+            case today = "today"
+            case days = "days"
+
+            var intValue: Int? {
+                switch self {
+                case .year: 0
+                case .username: 1
+                case .displayName: 2
+                case .habit: 3
+                case .today: 4
+                case .days: 5
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .year
+                case 1: self = .username
+                case 2: self = .displayName
+                case 3: self = .habit
+                case 4: self = .today
+                case 5: self = .days
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                year: try container.decodeIfPresent(UInt32.self, forKey: .year) ?? 0,
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "",
+                habit: try container.decodeIfPresent(String.self, forKey: .habit) ?? "",
+                today: try container.decodeIfPresent(String.self, forKey: .today) ?? "",
+                days: try container.decodeIfPresent([YearDay].self, forKey: .days) ?? [])
+        }
+    }
 }
 
 extension WaterV1.Cup: WireMessage {
@@ -1876,5 +2092,78 @@ extension WaterV1.RemoveCupResponse: WireMessage {
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = settings { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.GetYearRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(year: reader.value(at: 0).uint32, habit: reader.value(at: 1).string, forMember: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(year)), at: 0)
+        builder.set(.string(habit), at: 1)
+        builder.set(.string(forMember), at: 2)
+    }
+}
+
+extension WaterV1.YearDay: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, percent: reader.value(at: 3).uint32, goalMet: reader.value(at: 4).bool, future: reader.value(at: 5).bool, excused: reader.value(at: 6).bool)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(date), at: 0)
+        builder.set(.signed(Int64(amountMl)), at: 1)
+        builder.set(.signed(Int64(goalMl)), at: 2)
+        builder.set(.unsigned(UInt64(percent)), at: 3)
+        builder.set(.bool(goalMet), at: 4)
+        builder.set(.bool(future), at: 5)
+        builder.set(.bool(excused), at: 6)
+    }
+}
+
+extension WaterV1.GetYearResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(year: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, habit: reader.value(at: 3).string, today: reader.value(at: 4).string, days: reader.messages(at: 5, as: WaterV1.YearDay.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(year)), at: 0)
+        builder.set(.string(username), at: 1)
+        builder.set(.string(displayName), at: 2)
+        builder.set(.string(habit), at: 3)
+        builder.set(.string(today), at: 4)
+        builder.setMessages(days, at: 5)
     }
 }

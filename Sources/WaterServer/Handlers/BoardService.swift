@@ -9,7 +9,22 @@ struct BoardService: Service {
     func register(in router: inout Router) {
         router.onLoop(.member, board)
         router.stream(.member, watch)
+        router.onLoop(.member, history)
     }
+
+    /// The boards of the weeks before this one, last week first (1 to ``historyWeeks``).
+    func history(_ request: WaterV1.GetBoardHistoryRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.GetBoardHistoryResponse
+    {
+        guard (1...UInt32(Self.historyWeeks.upperBound)).contains(request.weeks) else {
+            throw WaterError.invalidField("weeks", "the board's history covers 1 to 52 weeks, got \(request.weeks)")
+        }
+        return WaterV1.GetBoardHistoryResponse(
+            boards: boards.history(weeks: Int(request.weeks), order: try boardOrder(request.order), now: call.now))
+    }
+
+    /// How many past weeks GetBoardHistory answers at most: a year.
+    static let historyWeeks = 1...52
 
     /// The ranking of this week or a past one, encoded once for every caller until something
     /// on it changes.

@@ -2,8 +2,9 @@ import WaterCore
 import WaterProtocol
 import WaterStore
 
-/// `water.v1.Tracker`: the caller's own water diary. No request can name another member: the
-/// archive is always the caller's.
+/// `water.v1.Tracker`: the caller's own water diary. No request can change another member's:
+/// the archive written is always the caller's. GetYear alone may read another member's year,
+/// as the board already shows everyone's days.
 struct TrackerService: Service {
     let archives: ArchiveAccess
     /// Where a requested zone is found.
@@ -22,6 +23,69 @@ struct TrackerService: Service {
         router.onLoop(.member, setTimeZone)
         router.onLoop(.member, addCup)
         router.onLoop(.member, removeCup)
+        router.onLoop(.member, year)
+    }
+
+    /// January 1st to December 31st of one year (default: the member's current one) of the
+    /// caller or another member, for water or for one of their habits: one day summary a day
+    /// from the diary's day totals (366 at most), never a scan of the entries.
+    func year(_ request: WaterV1.GetYearRequest, _ call: CallContext) throws(WaterError) -> WaterV1.GetYearResponse {
+        let (account, archive) = try yearMember(request.forMember, call)
+        return try archives.read(archive) { (archive) throws(WaterError) in
+            let today = archive.water.today(atUnixMilliseconds: call.now)
+            let number = request.year == 0 ? today.components.year : Int(request.year)
+            guard let year = CalendarYear(number), number <= today.components.year else {
+                throw WaterError.invalidField(
+                    "year",
+                    number > today.components.year && CalendarYear(number) != nil
+                        ? "\(number) has not started yet (today is \(today))"
+                        : "a year is 2000 to 9999, got \(request.year)")
+            }
+            var habit: Habit?
+            if !request.habit.isEmpty {
+                habit =
+                    RecordID(request.habit).flatMap(archive.habits.habit) ?? archive.habits.habit(named: request.habit)
+                guard habit != nil else {
+                    let whose = account.id == call.account.id ? "you have" : "\(account.username) has"
+                    throw WaterError(
+                        .notFound,
+                        "\(whose) no habit called \(quotedPeerText(request.habit)); see water-client habit ls")
+                }
+            }
+            let days = year.days.map { date in
+                let excused = Self.isExcused(archive.water, date)
+                guard let habit else {
+                    return Wire.yearDay(archive.water.day(date), future: date > today, excused: excused)
+                }
+                let checked = habit.checkedDays.contains(date)
+                return WaterV1.YearDay(
+                    date: date.description, percent: checked ? 100 : 0, goalMet: checked, future: date > today,
+                    excused: excused)
+            }
+            return WaterV1.GetYearResponse(
+                year: UInt32(year.year), username: account.username, displayName: account.displayName,
+                habit: habit?.name ?? "", today: today.description, days: days)
+        }
+    }
+
+    /// Whether the member excused `date`. The one place GetYear learns of excused days: false
+    /// until the diary keeps them (then `water.day(date).isExcused`).
+    static func isExcused(_ water: WaterDiary, _ date: LocalDate) -> Bool {
+        false
+    }
+
+    /// The member GetYear reads: the caller, or any member of the household by username.
+    private func yearMember(_ username: String, _ call: CallContext) throws(WaterError)
+        -> (Account, Archive<MemberArchive>)
+    {
+        guard !username.isEmpty, username != call.account.username else {
+            return (call.account, try archives.own(call))
+        }
+        let found = try archives.read(archives.accounts) { $0.account(named: username) }
+        guard let found, let archive = archives.store.member(found.id) else {
+            throw WaterError(.notFound, "there is no member called \(quotedPeerText(username)) in this household")
+        }
+        return (found, archive)
     }
 
     /// Keeps a named cup of the caller's; its name may not be one of the household's drinks.

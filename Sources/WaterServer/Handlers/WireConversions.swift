@@ -10,6 +10,13 @@ enum Wire {
             count: UInt32(day.count), goalMet: day.isGoalMet, rawMl: day.rawMillilitres)
     }
 
+    /// A day of GetYear's water year.
+    static func yearDay(_ day: WaterDay, future: Bool, excused: Bool) -> WaterV1.YearDay {
+        WaterV1.YearDay(
+            date: day.date.description, amountMl: day.amountMillilitres, goalMl: day.goalMillilitres,
+            percent: UInt32(day.percent), goalMet: day.isGoalMet, future: future, excused: excused)
+    }
+
     /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
     /// send it) the reply carries that string again instead of making another.
     static func entry(_ entry: WaterEntry, in water: WaterDiary, text: String? = nil) -> WaterV1.WaterEntry {

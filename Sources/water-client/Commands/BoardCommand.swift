@@ -11,7 +11,10 @@ enum BoardCommand {
         let by = try invocation.arguments.option("by")
         let explain = invocation.arguments.flag("explain")
         let watch = invocation.arguments.flag("watch")
+        let history = invocation.arguments.flag("history")
+        let weeks = try invocation.arguments.integer("weeks", in: UInt32(1)...52)
         try invocation.arguments.finish()
+        guard history || weeks == nil else { throw UsageError("--weeks goes with --history") }
         let order: WaterV1.BoardOrder
         switch by {
         case nil, "progress": order = .progress
@@ -23,11 +26,71 @@ enum BoardCommand {
             try watchBoard(&invocation, order: order, explain: explain)
         }
         let client = try invocation.client()
+        if history {
+            guard weekOption == nil, !watch, !explain else {
+                throw UsageError("--history lists past weeks; leave out --week, --watch and --explain")
+            }
+            let response = try client.call(WaterV1.GetBoardHistoryRequest(weeks: weeks ?? 8, order: order))
+            let me = invocation.session()?.username ?? ""
+            return invocation.output(response) { renderHistory(response.boards, me: me) }
+        }
         let week = try Invocation.week(weekOption) {
             try client.call(WaterV1.GetBoardRequest(order: order)).board?.week ?? ""
         }
         let response = try client.call(WaterV1.GetBoardRequest(week: week, order: order))
-        invocation.output(response) { render(response.board ?? WaterV1.WeeklyBoard(), explain: explain) }
+        let board = response.board ?? WaterV1.WeeklyBoard()
+        let lastWeek = weekOption == nil ? try lastWeekNews(invocation, board: board, client: client) : nil
+        invocation.output(response) { (lastWeek ?? "") + render(board, explain: explain) }
+    }
+
+    /// On the first board of a new week this member sees here, who won the week before (a line
+    /// to go above the board); nil on any other. Remembered in the status cache.
+    private static func lastWeekNews(_ invocation: Invocation, board: WaterV1.WeeklyBoard, client: WaterClient)
+        throws -> String?
+    {
+        guard let current = ISOWeek(board.week) else { return nil }
+        let seen = invocation.updateCache { cache in
+            defer { cache.boardWeekSeen = current.description }
+            cache.record(board: board)
+            return cache.boardWeekSeen
+        }
+        guard !invocation.json, let seen = seen ?? nil, let before = ISOWeek(seen), before < current else {
+            return nil
+        }
+        let previous = current.previous
+        let last = try client.call(WaterV1.GetBoardRequest(week: previous.description, order: board.order)).board
+        guard let last else { return nil }
+        return "Last week (\(previous)): \(weekResult(last, me: invocation.session()?.username ?? ""))\n"
+    }
+
+    /// Past weeks, last week first: each week's winner and where this member came.
+    static func renderHistory(_ boards: [WaterV1.WeeklyBoard], me: String) -> String {
+        ([Format.bold("Past weeks") + ", last week first"]
+            + boards.map { "\($0.week.terminalSafe) from \($0.startsOn.terminalSafe)  \(weekResult($0, me: me))" })
+            .joined(separator: "\n")
+    }
+
+    /// "won by Ann (93 %); you came 2nd of 3 (71 %)", or that nobody drank anything that week.
+    static func weekResult(_ board: WaterV1.WeeklyBoard, me: String) -> String {
+        let figure = { (row: WaterV1.BoardRow) in
+            board.order == .total ? "\(row.totalMl) ml" : "\(row.averagePercent) %"
+        }
+        guard board.rows.contains(where: { $0.totalMl > 0 }) else { return "nobody drank anything" }
+        let winners = board.rows.filter { $0.rank == 1 }
+        var text =
+            "won by \(winners.map { $0.displayName.terminalSafe }.joined(separator: " and ")) (\(figure(winners[0])))"
+        if let mine = board.rows.first(where: { $0.username == me }) {
+            text += "; you came \(ordinal(Int(mine.rank))) of \(board.rows.count) (\(figure(mine)))"
+        }
+        return text
+    }
+
+    /// 1st, 2nd, 3rd, 4th, 11th, 21st ...
+    static func ordinal(_ number: Int) -> String {
+        let suffix =
+            (11...13).contains(number % 100)
+            ? "th" : number % 10 == 1 ? "st" : number % 10 == 2 ? "nd" : number % 10 == 3 ? "rd" : "th"
+        return "\(number)\(suffix)"
     }
 
     /// The live board, until Ctrl-C or SIGTERM. A family-room screen must survive the server's

@@ -111,8 +111,13 @@ enum Format {
     /// `text` in a column `width` terminal cells wide (emoji and East Asian characters take two),
     /// cut with "…" when longer.
     static func column(_ text: String, _ width: Int) -> String {
-        let cut = text.displayWidth <= width ? text : text.prefix(columns: width - 1) + "…"
+        let cut = cut(text, width)
         return cut + String(repeating: " ", count: max(0, width - cut.displayWidth))
+    }
+
+    /// `text` in at most `width` columns: cut with "…" when wider.
+    static func cut(_ text: String, _ width: Int) -> String {
+        text.displayWidth <= width ? text : text.prefix(columns: width - 1) + "…"
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

@@ -78,8 +78,11 @@ enum NudgeCommand {
         default:
             let notify = invocation.arguments.flag("notify")
             let every = try invocation.arguments.integer("every", in: 1...(24 * 60)) ?? 60
+            let overtaken = invocation.arguments.flag("overtaken")
             try invocation.arguments.finish()
-            guard settings.enabled, let reminder = try reminder(invocation, settings, every: every) else { return }
+            guard settings.enabled,
+                let reminder = try reminder(invocation, settings, every: every, overtaken: overtaken)
+            else { return }
             invocation.outputText(["nudge": reminder]) { reminder }
             if notify { notifyDesktop(reminder) }
         }
@@ -91,7 +94,9 @@ enum NudgeCommand {
 
     /// The reminder due now, or nil. Today's figures come from the server when it can be reached
     /// (its clock too: the household's days are the server's), else from this computer's cache.
-    static func reminder(_ invocation: Invocation, _ settings: Settings, every: Int) throws -> String? {
+    static func reminder(_ invocation: Invocation, _ settings: Settings, every: Int, overtaken: Bool = false) throws
+        -> String?
+    {
         // One reminder per interval on this computer, whichever server it was about.
         let stamp = ClientFiles.stateDirectory(environment: invocation.environment) + "/nudged"
         var now = UnixTime.nowMilliseconds()
@@ -99,25 +104,33 @@ enum NudgeCommand {
             let today = try client.call(WaterV1.GetTodayRequest())
             if client.connection.server.serverTimeUnixMs != 0 { now = client.connection.server.serverTimeUnixMs }
             invocation.remember(today)
+            if overtaken, let board = (try? client.call(WaterV1.GetBoardRequest()))?.board {
+                invocation.updateCache { $0.record(board: board) }
+            }
         }
         guard let cache = invocation.cachedStatus() else { return nil }
         let zone = try ZoneInfo.system.zone(named: cache.timeZone) ?? invocation.memberZone(nil)
         let day = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now).summary
         let seconds = now / 1000
         let minute = Int((((seconds + zone.offsetSeconds(atUnixSeconds: seconds)) % 86_400) + 86_400) % 86_400 / 60)
-        guard let (elapsed, length) = settings.progress(at: minute), !day.goalMet else { return nil }
+        // With --overtaken: who passed the member on the board today, as a nudge of its own.
+        let passed = overtaken ? cache.overtaken(on: day.date).map(\.terminalSafe) : []
+        let news = passed.isEmpty ? nil : "\(passed.joined(separator: ", ")) overtook you on the board today"
+        guard let (elapsed, length) = settings.progress(at: minute) else { return nil }
         let expected = Int(day.goalMl) * elapsed / length
         // Behind by at least half a cup: a drink just missed is no reason to interrupt.
         let slack = max(Int(cache.usualCupMl == 0 ? 250 : cache.usualCupMl) / 2, 100)
-        guard expected - Int(day.amountMl) >= slack else { return nil }
+        let behind = !day.goalMet && expected - Int(day.amountMl) >= slack
+        guard behind || news != nil else { return nil }
         if let last = LocalFile.readText(stamp).flatMap({ Int64($0.filter(\.isNumber)) }),
             now - last < Int64(every) * 60_000, now >= last
         {
             return nil
         }
         try LocalFile.writeText(stamp, "\(now)\n")
+        guard behind else { return "💧 \(news!); water-client board" }
         return "💧 behind today's pace: \(day.amountMl) of \(day.goalMl) ml by \(Settings.clock(minute)) "
-            + "(about \(expected) by now); a glass? water-client log"
+            + "(about \(expected) by now); a glass? water-client log" + (news.map { "; \($0)" } ?? "")
     }
 
     /// notify-send, where it exists; nothing otherwise (the line was printed anyway).

@@ -14,6 +14,11 @@ enum OutboxCommands {
         // Sync also refreshes what `prompt` shows.
         let today = try client.call(WaterV1.GetTodayRequest())
         invocation.remember(today)
+        // ... and who overtook the member on the board today (prompt's {overtaken}): news, so
+        // a board that cannot be had fails nothing.
+        if let board = (try? client.call(WaterV1.GetBoardRequest()))?.board {
+            invocation.updateCache { $0.record(board: board) }
+        }
         printSync(report, quiet: quiet, invocation)
         // A write the server refused is a failure of the command, however it was shown (65).
         if !report.refused.isEmpty { throw ReportedFailure(exitCode: .dataError) }

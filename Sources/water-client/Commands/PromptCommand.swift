@@ -50,7 +50,10 @@ enum PromptCommand {
         let cachePath = server.map { StatusCache.path(environment: environment, server: $0) }
         let figures = cachePath.flatMap { LocalFile.readText(PromptFigures.path(besideCache: $0)) }.flatMap(
             PromptFigures.init(text:))
-        var values = ["amount": "?", "goal": "?", "percent": "?", "left": "?", "unsent": "0", "mark": "?"]
+        var values = [
+            "amount": "?", "goal": "?", "percent": "?", "left": "?", "unsent": "0", "mark": "?", "overtaken": "",
+        ]
+        var overtaken: [String] = []
         if let figures, !figures.heard {
             values["unsent"] = "\(figures.unsent)"
             values["mark"] = figures.unsent > 0 ? "*" : "?"
@@ -67,6 +70,8 @@ enum PromptCommand {
                 "left": "\(day.remainingMillilitres)", "unsent": "\(figures.unsent)",
                 "mark": figures.unsent > 0 ? "*" : current && figures.heardToday ? "" : "?",
             ]
+            overtaken = current ? figures.overtaken.map(\.terminalSafe) : []
+            values["overtaken"] = overtaken.isEmpty ? "" : "overtaken by " + overtaken.joined(separator: ", ")
         }
         if json {
             Terminal.print(
@@ -74,7 +79,8 @@ enum PromptCommand {
                     PromptJSON(
                         amountMl: values["amount"].flatMap { Int($0) }, goalMl: values["goal"].flatMap { Int($0) },
                         percent: values["percent"].flatMap { Int($0) }, leftMl: values["left"].flatMap { Int($0) },
-                        unsent: values["unsent"].flatMap { Int($0) } ?? 0, heardToday: values["mark"] != "?")))
+                        unsent: values["unsent"].flatMap { Int($0) } ?? 0, heardToday: values["mark"] != "?",
+                        overtaken: overtaken)))
         } else {
             let text = template ?? (plain ? "water {amount}/{goal} ml{mark}" : "💧 {amount}/{goal}{mark}")
             Terminal.print(filled(text, values))
@@ -126,9 +132,11 @@ struct PromptJSON: Encodable {
     var unsent: Int
     /// Whether today's figures were heard from the server (else they are a guess, or unknown).
     var heardToday: Bool
+    /// Who overtook the member on the board today, as this computer last heard.
+    var overtaken: [String]
 
     enum CodingKeys: String, CodingKey {
-        case percent, unsent
+        case percent, unsent, overtaken
         case amountMl = "amount_ml"
         case goalMl = "goal_ml"
         case leftMl = "left_ml"
@@ -144,5 +152,6 @@ struct PromptJSON: Encodable {
         try container.encode(leftMl, forKey: .leftMl)
         try container.encode(unsent, forKey: .unsent)
         try container.encode(heardToday, forKey: .heardToday)
+        try container.encode(overtaken, forKey: .overtaken)
     }
 }

@@ -1,0 +1,72 @@
+import Testing
+import WaterCore
+import WaterProtocol
+
+@testable import WaterServer
+
+/// GetYear and GetBoardHistory, called in process on a real store (Monday 2026-11-30 12:00 UTC).
+@Suite("GetYear and GetBoardHistory")
+struct YearAndHistoryServiceTests {
+    typealias H = HandlerHarness
+
+    @Test("GetYear: the current year by default, one day a day, the days after today future, bounded years")
+    func year() throws {
+        let h = try H()
+        _ = try h.call(
+            h.tracker.logWater, WaterV1.LogWaterRequest(entryID: newID(), amountMl: 500, atUnixMs: H.monday - H.hour),
+            as: h.admin
+        ).get()
+        let year = try h.call(h.tracker.year, WaterV1.GetYearRequest(), as: h.admin).get()
+        #expect(year.year == 2026 && year.today == "2026-11-30" && year.days.count == 365)
+        let today = try #require(year.days.first { $0.date == "2026-11-30" })
+        #expect(today.amountMl == 500 && today.goalMl == 2000 && today.percent == 25 && !today.future)
+        #expect(year.days.filter(\.future).map(\.date).first == "2026-12-01")
+        #expect(year.days.filter(\.future).count == 31)
+        #expect(try h.call(h.tracker.year, WaterV1.GetYearRequest(year: 2024), as: h.admin).get().days.count == 366)
+        for bad: UInt32 in [1899, 1999, 2027, 10_000] {
+            let error = try #require(h.call(h.tracker.year, WaterV1.GetYearRequest(year: bad), as: h.admin).error)
+            #expect(error.code == .invalidArgument && error.violations.map(\.field) == ["year"], "\(bad)")
+        }
+    }
+
+    @Test("GetYear --for another member reads theirs; an unknown member or habit is not found")
+    func otherMember() throws {
+        let h = try H()
+        let ben = try h.addMember("ben")
+        _ = try h.call(
+            h.tracker.logWater, WaterV1.LogWaterRequest(entryID: newID(), amountMl: 2000, atUnixMs: H.monday - H.hour),
+            as: ben
+        ).get()
+        let his = try h.call(h.tracker.year, WaterV1.GetYearRequest(forMember: "ben"), as: h.admin).get()
+        #expect(his.username == "ben" && his.days.first { $0.date == "2026-11-30" }?.goalMet == true)
+        let nobody = h.call(h.tracker.year, WaterV1.GetYearRequest(forMember: "zed"), as: h.admin).error
+        #expect(nobody?.code == .notFound)
+        let habit = h.call(h.tracker.year, WaterV1.GetYearRequest(habit: "read", forMember: "ben"), as: h.admin).error
+        #expect(habit?.code == .notFound && habit?.message.contains("ben has no habit") == true)
+    }
+
+    @Test("GetBoardHistory: 1 to 52 past weeks, last first, each GetBoard's rows without their days")
+    func history() throws {
+        let h = try H()
+        // Monday 2026-11-23, the week before: 1000 of 2000 on one day of seven.
+        _ = try h.call(
+            h.tracker.logWater,
+            WaterV1.LogWaterRequest(entryID: newID(), amountMl: 1000, atUnixMs: H.monday - 7 * 24 * H.hour),
+            as: h.admin
+        ).get()
+        let history = try h.call(h.board.history, WaterV1.GetBoardHistoryRequest(weeks: 52), as: h.admin).get()
+        #expect(history.boards.count == 52)
+        #expect(history.boards.first?.week == "2026-W48" && history.boards.last?.week == "2025-W49")
+        var rows = try #require(
+            try h.call(h.board.board, WaterV1.GetBoardRequest(week: "2026-W48"), as: h.admin).get().board?.rows)
+        #expect(rows.first?.days.count == 7)
+        for index in rows.indices { rows[index].days = [] }
+        #expect(history.boards[0].rows == rows)
+        #expect(rows.first?.averagePercent == 7 && rows.first?.totalMl == 1000)
+        for bad: UInt32 in [0, 53, 9999] {
+            let error = try #require(
+                h.call(h.board.history, WaterV1.GetBoardHistoryRequest(weeks: bad), as: h.admin).error)
+            #expect(error.code == .invalidArgument && error.violations.map(\.field) == ["weeks"], "\(bad)")
+        }
+    }
+}
