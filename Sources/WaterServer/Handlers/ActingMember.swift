@@ -35,7 +35,9 @@ extension ArchiveAccess {
         let member = try read(accounts) { $0.account(named: forMember) }
         guard let member, ActingMember.may(caller, actFor: member) else {
             if member == nil, caller.role == .admin {
-                throw WaterError(.notFound, "there is no member called \(quotedPeerText(forMember, limit: 32))")
+                // Only a name that could be a username is repeated back (as AccountBook.existing does).
+                let named = AccountBook.isValidUsername(forMember) ? forMember : "that"
+                throw WaterError(.notFound, "there is no member called \(named)")
             }
             throw WaterError(
                 .permissionDenied,
