@@ -3,6 +3,7 @@ import Testing
 import WaterClient
 import WaterCore
 import WaterProtocol
+import WaterTestSupport
 
 /// A parent logs for a child (issue 20, item 4) through the real binaries: children with no
 /// login, guardians and admins acting with --for, who made each entry, and admins made and
@@ -140,6 +141,11 @@ struct ChildrenTests {
                 == "guardians of kim: none (admins still act for them)\n")
         #expect(try mum.run(["today", "--for", "kim"]).status == 77)
         #expect(try dad.run(["today", "--for", "kim"]).status == 0)
+
+        // water-server status counts them (its file is written every few seconds).
+        #expect(waitUntil { server.statusFile["children"] == "1" && server.statusFile["admins"] == "1" })
+        let status = try run("water-server", ["status", "--data", server.dataDirectory]).output
+        #expect(status.contains("members: 4 (1 admin, 1 child)\n"), "\(status)")
 
         // Made durable: after a restart, and in kim's own view once an admin gives a password.
         server = try server.restarted(["--clock", "\(thursday)"])
