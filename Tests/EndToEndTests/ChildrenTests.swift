@@ -120,6 +120,11 @@ struct ChildrenTests {
         let csv = try mum.run(["export", "--format", "csv", "--household"]).output
         #expect(csv.contains(",200,,,,,milk,1.50,dad\n") && csv.contains(",250,,,,,water,1.00,mum\n"), "\(csv)")
         #expect(csv.contains(",250,,,,,milk,1.50,\n"), "\(csv)")
+        let exported = try JSONDecoder().decode(
+            [WaterV1.MemberHistory].self, from: Data(try mum.run(["export", "--household"]).output.utf8))
+        let kimsExport = exported.first { $0.member?.username == "kim" }
+        #expect(kimsExport?.entries.map(\.madeBy).sorted() == ["dad", "dad", "dad", "mum"])
+        #expect(kimsExport?.member?.child == true && kimsExport?.member?.guardians == ["dad"])
 
         let members = try mum.run(["member", "ls"]).output
         #expect(

@@ -98,7 +98,8 @@ extension WaterV1.ImportResponse {
 enum Export {
     /// The chunk of entries from `start` on, and where the next chunk starts (nil: this is the
     /// last). Only that chunk's entries are made into messages.
-    /// `makers`: usernames by member id, for entries made for the member by someone else.
+    /// `makers`: usernames by member id, for entries made for the member by someone else and
+    /// the member's guardians.
     static func history(
         of account: Account, _ archive: MemberArchive, from start: Int, makers: [UInt64: String] = [:]
     ) -> (WaterV1.MemberHistory, next: Int?) {
@@ -106,7 +107,8 @@ enum Export {
         let end = min(start + exportChunkEntries, water.entries.count)
         let next = end < water.entries.count ? end : nil
         let entries = water.entries[start..<end].map { Wire.entry($0, in: water, makers: makers) }
-        guard start == 0 else { return (WaterV1.MemberHistory(member: Wire.member(account), entries: entries), next) }
+        let member = Wire.member(account, guardians: account.guardians.compactMap { makers[$0] }.sorted())
+        guard start == 0 else { return (WaterV1.MemberHistory(member: member, entries: entries), next) }
         let goals = water.datesWithEntries.map {
             WaterV1.DailyGoal(date: $0.description, goalMl: water.goals.goalMillilitres(on: $0))
         }
@@ -114,7 +116,7 @@ enum Export {
             WaterV1.HabitHistory(habit: Wire.habit($0), checkedDates: $0.checkedDays.sorted().map(\.description))
         }
         let history = WaterV1.MemberHistory(
-            member: Wire.member(account), settings: Wire.settings(water), entries: entries, goals: goals,
+            member: member, settings: Wire.settings(water), entries: entries, goals: goals,
             habits: habits)
         return (history, next)
     }
