@@ -960,7 +960,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_cup__descriptor =
   (ProtobufCMessageInit) water__archive__v1__stored_cup__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_entry__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_entry__field_descriptors[6] =
 {
   {
     "id",
@@ -1022,6 +1022,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_entry__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "made_by",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredEntry, made_by),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_entry__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
@@ -1029,11 +1041,13 @@ static const unsigned water__archive__v1__stored_entry__field_indices_by_name[] 
   3,   /* field[3] = drink */
   4,   /* field[4] = factor_hundredths */
   0,   /* field[0] = id */
+  5,   /* field[5] = made_by */
 };
-static const ProtobufCIntRange water__archive__v1__stored_entry__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__archive__v1__stored_entry__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 20, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor =
 {
@@ -1043,10 +1057,10 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor =
   "Water__Archive__V1__StoredEntry",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredEntry),
-  5,
+  6,
   water__archive__v1__stored_entry__field_descriptors,
   water__archive__v1__stored_entry__field_indices_by_name,
-  1,  water__archive__v1__stored_entry__number_ranges,
+  2,  water__archive__v1__stored_entry__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__stored_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1435,7 +1449,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descriptor =
   (ProtobufCMessageInit) water__archive__v1__stored_todo__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__entry_columns__field_descriptors[7] =
+static const ProtobufCFieldDescriptor water__archive__v1__entry_columns__field_descriptors[8] =
 {
   {
     "at_delta_ms",
@@ -1521,6 +1535,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__entry_columns__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "made_by",
+    20,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Water__Archive__V1__EntryColumns, n_made_by),
+    offsetof(Water__Archive__V1__EntryColumns, made_by),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__entry_columns__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
@@ -1530,11 +1556,13 @@ static const unsigned water__archive__v1__entry_columns__field_indices_by_name[]
   3,   /* field[3] = id_tail_index */
   4,   /* field[4] = id_tails */
   2,   /* field[2] = id_time_delta_ms */
+  7,   /* field[7] = made_by */
 };
-static const ProtobufCIntRange water__archive__v1__entry_columns__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__archive__v1__entry_columns__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 20, 7 },
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
 {
@@ -1544,10 +1572,10 @@ const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
   "Water__Archive__V1__EntryColumns",
   "water.archive.v1",
   sizeof(Water__Archive__V1__EntryColumns),
-  7,
+  8,
   water__archive__v1__entry_columns__field_descriptors,
   water__archive__v1__entry_columns__field_indices_by_name,
-  1,  water__archive__v1__entry_columns__number_ranges,
+  2,  water__archive__v1__entry_columns__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__entry_columns__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1770,7 +1798,7 @@ const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descrip
   (ProtobufCMessageInit) water__archive__v1__household_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[7] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[9] =
 {
   {
     "member_id",
@@ -1856,20 +1884,47 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "child",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, child),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "guardians",
+    21,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Water__Archive__V1__StoredAccount, n_guardians),
+    offsetof(Water__Archive__V1__StoredAccount, guardians),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_account__field_indices_by_name[] = {
+  7,   /* field[7] = child */
   6,   /* field[6] = created_at_unix_ms */
   2,   /* field[2] = display_name */
+  8,   /* field[8] = guardians */
   0,   /* field[0] = member_id */
   5,   /* field[5] = password_hash */
   3,   /* field[3] = role */
   4,   /* field[4] = time_zone */
   1,   /* field[1] = username */
 };
-static const ProtobufCIntRange water__archive__v1__stored_account__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__archive__v1__stored_account__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 20, 7 },
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor =
 {
@@ -1879,10 +1934,10 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor 
   "Water__Archive__V1__StoredAccount",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredAccount),
-  7,
+  9,
   water__archive__v1__stored_account__field_descriptors,
   water__archive__v1__stored_account__field_indices_by_name,
-  1,  water__archive__v1__stored_account__number_ranges,
+  2,  water__archive__v1__stored_account__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__stored_account__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -952,7 +952,187 @@ void   water__v1__list_members_response__free_unpacked
   assert(message->base.descriptor == &water__v1__list_members_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__member__field_descriptors[5] =
+void   water__v1__set_guardian_request__init
+                     (Water__V1__SetGuardianRequest         *message)
+{
+  static const Water__V1__SetGuardianRequest init_value = WATER__V1__SET_GUARDIAN_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_guardian_request__get_packed_size
+                     (const Water__V1__SetGuardianRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__set_guardian_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_guardian_request__pack
+                     (const Water__V1__SetGuardianRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_guardian_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_guardian_request__pack_to_buffer
+                     (const Water__V1__SetGuardianRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_guardian_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetGuardianRequest *
+       water__v1__set_guardian_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetGuardianRequest *)
+     protobuf_c_message_unpack (&water__v1__set_guardian_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_guardian_request__free_unpacked
+                     (Water__V1__SetGuardianRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_guardian_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__set_guardian_response__init
+                     (Water__V1__SetGuardianResponse         *message)
+{
+  static const Water__V1__SetGuardianResponse init_value = WATER__V1__SET_GUARDIAN_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_guardian_response__get_packed_size
+                     (const Water__V1__SetGuardianResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__set_guardian_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_guardian_response__pack
+                     (const Water__V1__SetGuardianResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_guardian_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_guardian_response__pack_to_buffer
+                     (const Water__V1__SetGuardianResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_guardian_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetGuardianResponse *
+       water__v1__set_guardian_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetGuardianResponse *)
+     protobuf_c_message_unpack (&water__v1__set_guardian_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_guardian_response__free_unpacked
+                     (Water__V1__SetGuardianResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_guardian_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__set_role_request__init
+                     (Water__V1__SetRoleRequest         *message)
+{
+  static const Water__V1__SetRoleRequest init_value = WATER__V1__SET_ROLE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_role_request__get_packed_size
+                     (const Water__V1__SetRoleRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__set_role_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_role_request__pack
+                     (const Water__V1__SetRoleRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_role_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_role_request__pack_to_buffer
+                     (const Water__V1__SetRoleRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_role_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetRoleRequest *
+       water__v1__set_role_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetRoleRequest *)
+     protobuf_c_message_unpack (&water__v1__set_role_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_role_request__free_unpacked
+                     (Water__V1__SetRoleRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_role_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__set_role_response__init
+                     (Water__V1__SetRoleResponse         *message)
+{
+  static const Water__V1__SetRoleResponse init_value = WATER__V1__SET_ROLE_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_role_response__get_packed_size
+                     (const Water__V1__SetRoleResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__set_role_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_role_response__pack
+                     (const Water__V1__SetRoleResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_role_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_role_response__pack_to_buffer
+                     (const Water__V1__SetRoleResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_role_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetRoleResponse *
+       water__v1__set_role_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetRoleResponse *)
+     protobuf_c_message_unpack (&water__v1__set_role_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_role_response__free_unpacked
+                     (Water__V1__SetRoleResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_role_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor water__v1__member__field_descriptors[7] =
 {
   {
     "member_id",
@@ -1014,18 +1194,45 @@ static const ProtobufCFieldDescriptor water__v1__member__field_descriptors[5] =
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "child",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Member, child),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "guardians",
+    21,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Water__V1__Member, n_guardians),
+    offsetof(Water__V1__Member, guardians),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__member__field_indices_by_name[] = {
+  5,   /* field[5] = child */
   2,   /* field[2] = display_name */
+  6,   /* field[6] = guardians */
   0,   /* field[0] = member_id */
   3,   /* field[3] = role */
   4,   /* field[4] = time_zone */
   1,   /* field[1] = username */
 };
-static const ProtobufCIntRange water__v1__member__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__member__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 20, 5 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__v1__member__descriptor =
 {
@@ -1035,10 +1242,10 @@ const ProtobufCMessageDescriptor water__v1__member__descriptor =
   "Water__V1__Member",
   "water.v1",
   sizeof(Water__V1__Member),
-  5,
+  7,
   water__v1__member__field_descriptors,
   water__v1__member__field_indices_by_name,
-  1,  water__v1__member__number_ranges,
+  2,  water__v1__member__number_ranges,
   (ProtobufCMessageInit) water__v1__member__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1364,7 +1571,7 @@ const ProtobufCMessageDescriptor water__v1__change_password_response__descriptor
   (ProtobufCMessageInit) water__v1__change_password_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__add_member_request__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__v1__add_member_request__field_descriptors[6] =
 {
   {
     "username",
@@ -1426,18 +1633,32 @@ static const ProtobufCFieldDescriptor water__v1__add_member_request__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "child",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddMemberRequest, child),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__add_member_request__field_indices_by_name[] = {
+  5,   /* field[5] = child */
   1,   /* field[1] = display_name */
   2,   /* field[2] = password */
   3,   /* field[3] = role */
   4,   /* field[4] = time_zone */
   0,   /* field[0] = username */
 };
-static const ProtobufCIntRange water__v1__add_member_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__add_member_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 20, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__v1__add_member_request__descriptor =
 {
@@ -1447,10 +1668,10 @@ const ProtobufCMessageDescriptor water__v1__add_member_request__descriptor =
   "Water__V1__AddMemberRequest",
   "water.v1",
   sizeof(Water__V1__AddMemberRequest),
-  5,
+  6,
   water__v1__add_member_request__field_descriptors,
   water__v1__add_member_request__field_indices_by_name,
-  1,  water__v1__add_member_request__number_ranges,
+  2,  water__v1__add_member_request__number_ranges,
   (ProtobufCMessageInit) water__v1__add_member_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1851,6 +2072,197 @@ const ProtobufCMessageDescriptor water__v1__list_members_response__descriptor =
   (ProtobufCMessageInit) water__v1__list_members_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor water__v1__set_guardian_request__field_descriptors[3] =
+{
+  {
+    "username",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetGuardianRequest, username),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "guardian",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetGuardianRequest, guardian),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "remove",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetGuardianRequest, remove),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_guardian_request__field_indices_by_name[] = {
+  1,   /* field[1] = guardian */
+  2,   /* field[2] = remove */
+  0,   /* field[0] = username */
+};
+static const ProtobufCIntRange water__v1__set_guardian_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__v1__set_guardian_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetGuardianRequest",
+  "SetGuardianRequest",
+  "Water__V1__SetGuardianRequest",
+  "water.v1",
+  sizeof(Water__V1__SetGuardianRequest),
+  3,
+  water__v1__set_guardian_request__field_descriptors,
+  water__v1__set_guardian_request__field_indices_by_name,
+  1,  water__v1__set_guardian_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_guardian_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__set_guardian_response__field_descriptors[1] =
+{
+  {
+    "member",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetGuardianResponse, member),
+    &water__v1__member__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_guardian_response__field_indices_by_name[] = {
+  0,   /* field[0] = member */
+};
+static const ProtobufCIntRange water__v1__set_guardian_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__set_guardian_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetGuardianResponse",
+  "SetGuardianResponse",
+  "Water__V1__SetGuardianResponse",
+  "water.v1",
+  sizeof(Water__V1__SetGuardianResponse),
+  1,
+  water__v1__set_guardian_response__field_descriptors,
+  water__v1__set_guardian_response__field_indices_by_name,
+  1,  water__v1__set_guardian_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_guardian_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__set_role_request__field_descriptors[2] =
+{
+  {
+    "username",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetRoleRequest, username),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "role",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetRoleRequest, role),
+    &water__v1__role__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_role_request__field_indices_by_name[] = {
+  1,   /* field[1] = role */
+  0,   /* field[0] = username */
+};
+static const ProtobufCIntRange water__v1__set_role_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__set_role_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetRoleRequest",
+  "SetRoleRequest",
+  "Water__V1__SetRoleRequest",
+  "water.v1",
+  sizeof(Water__V1__SetRoleRequest),
+  2,
+  water__v1__set_role_request__field_descriptors,
+  water__v1__set_role_request__field_indices_by_name,
+  1,  water__v1__set_role_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_role_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__set_role_response__field_descriptors[1] =
+{
+  {
+    "member",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetRoleResponse, member),
+    &water__v1__member__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_role_response__field_indices_by_name[] = {
+  0,   /* field[0] = member */
+};
+static const ProtobufCIntRange water__v1__set_role_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__set_role_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetRoleResponse",
+  "SetRoleResponse",
+  "Water__V1__SetRoleResponse",
+  "water.v1",
+  sizeof(Water__V1__SetRoleResponse),
+  1,
+  water__v1__set_role_response__field_descriptors,
+  water__v1__set_role_response__field_indices_by_name,
+  1,  water__v1__set_role_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_role_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue water__v1__role__enum_values_by_number[3] =
 {
   { "ROLE_UNSPECIFIED", "WATER__V1__ROLE__ROLE_UNSPECIFIED", 0 },
@@ -1881,7 +2293,7 @@ const ProtobufCEnumDescriptor water__v1__role__descriptor =
   water__v1__role__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor water__v1__accounts__method_descriptors[10] =
+static const ProtobufCMethodDescriptor water__v1__accounts__method_descriptors[12] =
 {
   { "Login", &water__v1__login_request__descriptor, &water__v1__login_response__descriptor },
   { "Logout", &water__v1__logout_request__descriptor, &water__v1__logout_response__descriptor },
@@ -1893,6 +2305,8 @@ static const ProtobufCMethodDescriptor water__v1__accounts__method_descriptors[1
   { "RemoveMember", &water__v1__remove_member_request__descriptor, &water__v1__remove_member_response__descriptor },
   { "ListMembers", &water__v1__list_members_request__descriptor, &water__v1__list_members_response__descriptor },
   { "RestoreMember", &water__v1__restore_member_request__descriptor, &water__v1__restore_member_response__descriptor },
+  { "SetGuardian", &water__v1__set_guardian_request__descriptor, &water__v1__set_guardian_response__descriptor },
+  { "SetRole", &water__v1__set_role_request__descriptor, &water__v1__set_role_response__descriptor },
 };
 const unsigned water__v1__accounts__method_indices_by_name[] = {
   4,        /* AddMember */
@@ -1904,6 +2318,8 @@ const unsigned water__v1__accounts__method_indices_by_name[] = {
   5,        /* RenameMember */
   6,        /* ResetPassword */
   9,        /* RestoreMember */
+  10,        /* SetGuardian */
+  11,        /* SetRole */
   2         /* WhoAmI */
 };
 const ProtobufCServiceDescriptor water__v1__accounts__descriptor =
@@ -1913,7 +2329,7 @@ const ProtobufCServiceDescriptor water__v1__accounts__descriptor =
   "Accounts",
   "Water__V1__Accounts",
   "water.v1",
-  10,
+  12,
   water__v1__accounts__method_descriptors,
   water__v1__accounts__method_indices_by_name
 };
@@ -1996,6 +2412,22 @@ void water__v1__accounts__restore_member(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__accounts__descriptor);
   service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__accounts__set_guardian(ProtobufCService *service,
+                                       const Water__V1__SetGuardianRequest *input,
+                                       Water__V1__SetGuardianResponse_Closure closure,
+                                       void *closure_data)
+{
+  assert(service->descriptor == &water__v1__accounts__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__accounts__set_role(ProtobufCService *service,
+                                   const Water__V1__SetRoleRequest *input,
+                                   Water__V1__SetRoleResponse_Closure closure,
+                                   void *closure_data)
+{
+  assert(service->descriptor == &water__v1__accounts__descriptor);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__accounts__init (Water__V1__Accounts_Service *service,
                                 Water__V1__Accounts_ServiceDestroy destroy)

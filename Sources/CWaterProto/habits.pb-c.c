@@ -688,7 +688,7 @@ const ProtobufCMessageDescriptor water__v1__habit_week__descriptor =
   (ProtobufCMessageInit) water__v1__habit_week__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__add_habit_request__field_descriptors[4] =
+static const ProtobufCFieldDescriptor water__v1__add_habit_request__field_descriptors[5] =
 {
   {
     "habit_id",
@@ -738,17 +738,31 @@ static const ProtobufCFieldDescriptor water__v1__add_habit_request__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddHabitRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__add_habit_request__field_indices_by_name[] = {
   3,   /* field[3] = color */
+  4,   /* field[4] = for_member */
   0,   /* field[0] = habit_id */
   2,   /* field[2] = icon */
   1,   /* field[1] = name */
 };
-static const ProtobufCIntRange water__v1__add_habit_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__add_habit_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 20, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor water__v1__add_habit_request__descriptor =
 {
@@ -758,10 +772,10 @@ const ProtobufCMessageDescriptor water__v1__add_habit_request__descriptor =
   "Water__V1__AddHabitRequest",
   "water.v1",
   sizeof(Water__V1__AddHabitRequest),
-  4,
+  5,
   water__v1__add_habit_request__field_descriptors,
   water__v1__add_habit_request__field_indices_by_name,
-  1,  water__v1__add_habit_request__number_ranges,
+  2,  water__v1__add_habit_request__number_ranges,
   (ProtobufCMessageInit) water__v1__add_habit_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -803,7 +817,7 @@ const ProtobufCMessageDescriptor water__v1__add_habit_response__descriptor =
   (ProtobufCMessageInit) water__v1__add_habit_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__check_habit_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__check_habit_request__field_descriptors[3] =
 {
   {
     "habit_id",
@@ -829,15 +843,29 @@ static const ProtobufCFieldDescriptor water__v1__check_habit_request__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__CheckHabitRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__check_habit_request__field_indices_by_name[] = {
   1,   /* field[1] = date */
+  2,   /* field[2] = for_member */
   0,   /* field[0] = habit_id */
 };
-static const ProtobufCIntRange water__v1__check_habit_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__check_habit_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 20, 2 },
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor water__v1__check_habit_request__descriptor =
 {
@@ -847,10 +875,10 @@ const ProtobufCMessageDescriptor water__v1__check_habit_request__descriptor =
   "Water__V1__CheckHabitRequest",
   "water.v1",
   sizeof(Water__V1__CheckHabitRequest),
-  2,
+  3,
   water__v1__check_habit_request__field_descriptors,
   water__v1__check_habit_request__field_indices_by_name,
-  1,  water__v1__check_habit_request__number_ranges,
+  2,  water__v1__check_habit_request__number_ranges,
   (ProtobufCMessageInit) water__v1__check_habit_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -892,7 +920,7 @@ const ProtobufCMessageDescriptor water__v1__check_habit_response__descriptor =
   (ProtobufCMessageInit) water__v1__check_habit_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__uncheck_habit_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__uncheck_habit_request__field_descriptors[3] =
 {
   {
     "habit_id",
@@ -918,15 +946,29 @@ static const ProtobufCFieldDescriptor water__v1__uncheck_habit_request__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__UncheckHabitRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__uncheck_habit_request__field_indices_by_name[] = {
   1,   /* field[1] = date */
+  2,   /* field[2] = for_member */
   0,   /* field[0] = habit_id */
 };
-static const ProtobufCIntRange water__v1__uncheck_habit_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__uncheck_habit_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 20, 2 },
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor water__v1__uncheck_habit_request__descriptor =
 {
@@ -936,10 +978,10 @@ const ProtobufCMessageDescriptor water__v1__uncheck_habit_request__descriptor =
   "Water__V1__UncheckHabitRequest",
   "water.v1",
   sizeof(Water__V1__UncheckHabitRequest),
-  2,
+  3,
   water__v1__uncheck_habit_request__field_descriptors,
   water__v1__uncheck_habit_request__field_indices_by_name,
-  1,  water__v1__uncheck_habit_request__number_ranges,
+  2,  water__v1__uncheck_habit_request__number_ranges,
   (ProtobufCMessageInit) water__v1__uncheck_habit_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -981,7 +1023,7 @@ const ProtobufCMessageDescriptor water__v1__uncheck_habit_response__descriptor =
   (ProtobufCMessageInit) water__v1__uncheck_habit_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__delete_habit_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__delete_habit_request__field_descriptors[2] =
 {
   {
     "habit_id",
@@ -995,14 +1037,28 @@ static const ProtobufCFieldDescriptor water__v1__delete_habit_request__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__DeleteHabitRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__delete_habit_request__field_indices_by_name[] = {
+  1,   /* field[1] = for_member */
   0,   /* field[0] = habit_id */
 };
-static const ProtobufCIntRange water__v1__delete_habit_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__delete_habit_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 20, 1 },
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__delete_habit_request__descriptor =
 {
@@ -1012,10 +1068,10 @@ const ProtobufCMessageDescriptor water__v1__delete_habit_request__descriptor =
   "Water__V1__DeleteHabitRequest",
   "water.v1",
   sizeof(Water__V1__DeleteHabitRequest),
-  1,
+  2,
   water__v1__delete_habit_request__field_descriptors,
   water__v1__delete_habit_request__field_indices_by_name,
-  1,  water__v1__delete_habit_request__number_ranges,
+  2,  water__v1__delete_habit_request__number_ranges,
   (ProtobufCMessageInit) water__v1__delete_habit_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1057,7 +1113,7 @@ const ProtobufCMessageDescriptor water__v1__delete_habit_response__descriptor =
   (ProtobufCMessageInit) water__v1__delete_habit_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__list_habit_week_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__list_habit_week_request__field_descriptors[2] =
 {
   {
     "week",
@@ -1071,14 +1127,28 @@ static const ProtobufCFieldDescriptor water__v1__list_habit_week_request__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ListHabitWeekRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__list_habit_week_request__field_indices_by_name[] = {
+  1,   /* field[1] = for_member */
   0,   /* field[0] = week */
 };
-static const ProtobufCIntRange water__v1__list_habit_week_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__list_habit_week_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 20, 1 },
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__list_habit_week_request__descriptor =
 {
@@ -1088,10 +1158,10 @@ const ProtobufCMessageDescriptor water__v1__list_habit_week_request__descriptor 
   "Water__V1__ListHabitWeekRequest",
   "water.v1",
   sizeof(Water__V1__ListHabitWeekRequest),
-  1,
+  2,
   water__v1__list_habit_week_request__field_descriptors,
   water__v1__list_habit_week_request__field_indices_by_name,
-  1,  water__v1__list_habit_week_request__number_ranges,
+  2,  water__v1__list_habit_week_request__number_ranges,
   (ProtobufCMessageInit) water__v1__list_habit_week_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

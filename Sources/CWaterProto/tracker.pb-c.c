@@ -1466,7 +1466,7 @@ const ProtobufCMessageDescriptor water__v1__cup__descriptor =
   (ProtobufCMessageInit) water__v1__cup__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[7] =
+static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[8] =
 {
   {
     "entry_id",
@@ -1552,6 +1552,18 @@ static const ProtobufCFieldDescriptor water__v1__water_entry__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "made_by",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WaterEntry, made_by),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__water_entry__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
@@ -1561,11 +1573,13 @@ static const unsigned water__v1__water_entry__field_indices_by_name[] = {
   4,   /* field[4] = drink */
   0,   /* field[0] = entry_id */
   5,   /* field[5] = factor_hundredths */
+  7,   /* field[7] = made_by */
 };
-static const ProtobufCIntRange water__v1__water_entry__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__water_entry__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 20, 7 },
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor water__v1__water_entry__descriptor =
 {
@@ -1575,10 +1589,10 @@ const ProtobufCMessageDescriptor water__v1__water_entry__descriptor =
   "Water__V1__WaterEntry",
   "water.v1",
   sizeof(Water__V1__WaterEntry),
-  7,
+  8,
   water__v1__water_entry__field_descriptors,
   water__v1__water_entry__field_indices_by_name,
-  1,  water__v1__water_entry__number_ranges,
+  2,  water__v1__water_entry__number_ranges,
   (ProtobufCMessageInit) water__v1__water_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1827,7 +1841,7 @@ const ProtobufCMessageDescriptor water__v1__settings__descriptor =
   (ProtobufCMessageInit) water__v1__settings__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descriptors[6] =
 {
   {
     "entry_id",
@@ -1889,18 +1903,32 @@ static const ProtobufCFieldDescriptor water__v1__log_water_request__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__LogWaterRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__log_water_request__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   2,   /* field[2] = at_unix_ms */
   3,   /* field[3] = drink */
   0,   /* field[0] = entry_id */
+  5,   /* field[5] = for_member */
   4,   /* field[4] = usual_drink */
 };
-static const ProtobufCIntRange water__v1__log_water_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__log_water_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 20, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor =
 {
@@ -1910,10 +1938,10 @@ const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor =
   "Water__V1__LogWaterRequest",
   "water.v1",
   sizeof(Water__V1__LogWaterRequest),
-  5,
+  6,
   water__v1__log_water_request__field_descriptors,
   water__v1__log_water_request__field_indices_by_name,
-  1,  water__v1__log_water_request__number_ranges,
+  2,  water__v1__log_water_request__number_ranges,
   (ProtobufCMessageInit) water__v1__log_water_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1981,7 +2009,7 @@ const ProtobufCMessageDescriptor water__v1__log_water_response__descriptor =
   (ProtobufCMessageInit) water__v1__log_water_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__edit_water_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__v1__edit_water_request__field_descriptors[4] =
 {
   {
     "entry_id",
@@ -2019,16 +2047,30 @@ static const ProtobufCFieldDescriptor water__v1__edit_water_request__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__EditWaterRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__edit_water_request__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   2,   /* field[2] = at_unix_ms */
   0,   /* field[0] = entry_id */
+  3,   /* field[3] = for_member */
 };
-static const ProtobufCIntRange water__v1__edit_water_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__edit_water_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 20, 3 },
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__edit_water_request__descriptor =
 {
@@ -2038,10 +2080,10 @@ const ProtobufCMessageDescriptor water__v1__edit_water_request__descriptor =
   "Water__V1__EditWaterRequest",
   "water.v1",
   sizeof(Water__V1__EditWaterRequest),
-  3,
+  4,
   water__v1__edit_water_request__field_descriptors,
   water__v1__edit_water_request__field_indices_by_name,
-  1,  water__v1__edit_water_request__number_ranges,
+  2,  water__v1__edit_water_request__number_ranges,
   (ProtobufCMessageInit) water__v1__edit_water_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2096,7 +2138,7 @@ const ProtobufCMessageDescriptor water__v1__edit_water_response__descriptor =
   (ProtobufCMessageInit) water__v1__edit_water_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__delete_water_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__delete_water_request__field_descriptors[2] =
 {
   {
     "entry_id",
@@ -2110,14 +2152,28 @@ static const ProtobufCFieldDescriptor water__v1__delete_water_request__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__DeleteWaterRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__delete_water_request__field_indices_by_name[] = {
   0,   /* field[0] = entry_id */
+  1,   /* field[1] = for_member */
 };
-static const ProtobufCIntRange water__v1__delete_water_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__delete_water_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 20, 1 },
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__delete_water_request__descriptor =
 {
@@ -2127,10 +2183,10 @@ const ProtobufCMessageDescriptor water__v1__delete_water_request__descriptor =
   "Water__V1__DeleteWaterRequest",
   "water.v1",
   sizeof(Water__V1__DeleteWaterRequest),
-  1,
+  2,
   water__v1__delete_water_request__field_descriptors,
   water__v1__delete_water_request__field_indices_by_name,
-  1,  water__v1__delete_water_request__number_ranges,
+  2,  water__v1__delete_water_request__number_ranges,
   (ProtobufCMessageInit) water__v1__delete_water_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2185,9 +2241,29 @@ const ProtobufCMessageDescriptor water__v1__delete_water_response__descriptor =
   (ProtobufCMessageInit) water__v1__delete_water_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define water__v1__undo_water_request__field_descriptors NULL
-#define water__v1__undo_water_request__field_indices_by_name NULL
-#define water__v1__undo_water_request__number_ranges NULL
+static const ProtobufCFieldDescriptor water__v1__undo_water_request__field_descriptors[1] =
+{
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__UndoWaterRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__undo_water_request__field_indices_by_name[] = {
+  0,   /* field[0] = for_member */
+};
+static const ProtobufCIntRange water__v1__undo_water_request__number_ranges[1 + 1] =
+{
+  { 20, 0 },
+  { 0, 1 }
+};
 const ProtobufCMessageDescriptor water__v1__undo_water_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -2196,10 +2272,10 @@ const ProtobufCMessageDescriptor water__v1__undo_water_request__descriptor =
   "Water__V1__UndoWaterRequest",
   "water.v1",
   sizeof(Water__V1__UndoWaterRequest),
-  0,
+  1,
   water__v1__undo_water_request__field_descriptors,
   water__v1__undo_water_request__field_indices_by_name,
-  0,  water__v1__undo_water_request__number_ranges,
+  1,  water__v1__undo_water_request__number_ranges,
   (ProtobufCMessageInit) water__v1__undo_water_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2254,9 +2330,29 @@ const ProtobufCMessageDescriptor water__v1__undo_water_response__descriptor =
   (ProtobufCMessageInit) water__v1__undo_water_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define water__v1__get_today_request__field_descriptors NULL
-#define water__v1__get_today_request__field_indices_by_name NULL
-#define water__v1__get_today_request__number_ranges NULL
+static const ProtobufCFieldDescriptor water__v1__get_today_request__field_descriptors[1] =
+{
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetTodayRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__get_today_request__field_indices_by_name[] = {
+  0,   /* field[0] = for_member */
+};
+static const ProtobufCIntRange water__v1__get_today_request__number_ranges[1 + 1] =
+{
+  { 20, 0 },
+  { 0, 1 }
+};
 const ProtobufCMessageDescriptor water__v1__get_today_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -2265,10 +2361,10 @@ const ProtobufCMessageDescriptor water__v1__get_today_request__descriptor =
   "Water__V1__GetTodayRequest",
   "water.v1",
   sizeof(Water__V1__GetTodayRequest),
-  0,
+  1,
   water__v1__get_today_request__field_descriptors,
   water__v1__get_today_request__field_indices_by_name,
-  0,  water__v1__get_today_request__number_ranges,
+  1,  water__v1__get_today_request__number_ranges,
   (ProtobufCMessageInit) water__v1__get_today_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2349,7 +2445,7 @@ const ProtobufCMessageDescriptor water__v1__get_today_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_today_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__get_history_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__get_history_request__field_descriptors[3] =
 {
   {
     "days",
@@ -2375,15 +2471,29 @@ static const ProtobufCFieldDescriptor water__v1__get_history_request__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetHistoryRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__get_history_request__field_indices_by_name[] = {
   0,   /* field[0] = days */
+  2,   /* field[2] = for_member */
   1,   /* field[1] = include_entries */
 };
-static const ProtobufCIntRange water__v1__get_history_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__get_history_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 20, 2 },
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor water__v1__get_history_request__descriptor =
 {
@@ -2393,10 +2503,10 @@ const ProtobufCMessageDescriptor water__v1__get_history_request__descriptor =
   "Water__V1__GetHistoryRequest",
   "water.v1",
   sizeof(Water__V1__GetHistoryRequest),
-  2,
+  3,
   water__v1__get_history_request__field_descriptors,
   water__v1__get_history_request__field_indices_by_name,
-  1,  water__v1__get_history_request__number_ranges,
+  2,  water__v1__get_history_request__number_ranges,
   (ProtobufCMessageInit) water__v1__get_history_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2451,7 +2561,7 @@ const ProtobufCMessageDescriptor water__v1__get_history_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_history_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__set_goal_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__set_goal_request__field_descriptors[2] =
 {
   {
     "daily_goal_ml",
@@ -2465,14 +2575,28 @@ static const ProtobufCFieldDescriptor water__v1__set_goal_request__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetGoalRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__set_goal_request__field_indices_by_name[] = {
   0,   /* field[0] = daily_goal_ml */
+  1,   /* field[1] = for_member */
 };
-static const ProtobufCIntRange water__v1__set_goal_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__set_goal_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 20, 1 },
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__set_goal_request__descriptor =
 {
@@ -2482,10 +2606,10 @@ const ProtobufCMessageDescriptor water__v1__set_goal_request__descriptor =
   "Water__V1__SetGoalRequest",
   "water.v1",
   sizeof(Water__V1__SetGoalRequest),
-  1,
+  2,
   water__v1__set_goal_request__field_descriptors,
   water__v1__set_goal_request__field_indices_by_name,
-  1,  water__v1__set_goal_request__number_ranges,
+  2,  water__v1__set_goal_request__number_ranges,
   (ProtobufCMessageInit) water__v1__set_goal_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2540,7 +2664,7 @@ const ProtobufCMessageDescriptor water__v1__set_goal_response__descriptor =
   (ProtobufCMessageInit) water__v1__set_goal_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_descriptors[3] =
 {
   {
     "usual_cup_ml",
@@ -2566,15 +2690,29 @@ static const ProtobufCFieldDescriptor water__v1__set_usual_cup_request__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetUsualCupRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__set_usual_cup_request__field_indices_by_name[] = {
+  2,   /* field[2] = for_member */
   0,   /* field[0] = usual_cup_ml */
   1,   /* field[1] = usual_drink */
 };
-static const ProtobufCIntRange water__v1__set_usual_cup_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__set_usual_cup_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 20, 2 },
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor water__v1__set_usual_cup_request__descriptor =
 {
@@ -2584,10 +2722,10 @@ const ProtobufCMessageDescriptor water__v1__set_usual_cup_request__descriptor =
   "Water__V1__SetUsualCupRequest",
   "water.v1",
   sizeof(Water__V1__SetUsualCupRequest),
-  2,
+  3,
   water__v1__set_usual_cup_request__field_descriptors,
   water__v1__set_usual_cup_request__field_indices_by_name,
-  1,  water__v1__set_usual_cup_request__number_ranges,
+  2,  water__v1__set_usual_cup_request__number_ranges,
   (ProtobufCMessageInit) water__v1__set_usual_cup_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2718,9 +2856,29 @@ const ProtobufCMessageDescriptor water__v1__set_time_zone_response__descriptor =
   (ProtobufCMessageInit) water__v1__set_time_zone_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define water__v1__get_settings_request__field_descriptors NULL
-#define water__v1__get_settings_request__field_indices_by_name NULL
-#define water__v1__get_settings_request__number_ranges NULL
+static const ProtobufCFieldDescriptor water__v1__get_settings_request__field_descriptors[1] =
+{
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetSettingsRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__get_settings_request__field_indices_by_name[] = {
+  0,   /* field[0] = for_member */
+};
+static const ProtobufCIntRange water__v1__get_settings_request__number_ranges[1 + 1] =
+{
+  { 20, 0 },
+  { 0, 1 }
+};
 const ProtobufCMessageDescriptor water__v1__get_settings_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -2729,10 +2887,10 @@ const ProtobufCMessageDescriptor water__v1__get_settings_request__descriptor =
   "Water__V1__GetSettingsRequest",
   "water.v1",
   sizeof(Water__V1__GetSettingsRequest),
-  0,
+  1,
   water__v1__get_settings_request__field_descriptors,
   water__v1__get_settings_request__field_indices_by_name,
-  0,  water__v1__get_settings_request__number_ranges,
+  1,  water__v1__get_settings_request__number_ranges,
   (ProtobufCMessageInit) water__v1__get_settings_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2774,7 +2932,7 @@ const ProtobufCMessageDescriptor water__v1__get_settings_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_settings_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__add_cup_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__add_cup_request__field_descriptors[2] =
 {
   {
     "cup",
@@ -2788,14 +2946,28 @@ static const ProtobufCFieldDescriptor water__v1__add_cup_request__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddCupRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__add_cup_request__field_indices_by_name[] = {
   0,   /* field[0] = cup */
+  1,   /* field[1] = for_member */
 };
-static const ProtobufCIntRange water__v1__add_cup_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__add_cup_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 20, 1 },
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__add_cup_request__descriptor =
 {
@@ -2805,10 +2977,10 @@ const ProtobufCMessageDescriptor water__v1__add_cup_request__descriptor =
   "Water__V1__AddCupRequest",
   "water.v1",
   sizeof(Water__V1__AddCupRequest),
-  1,
+  2,
   water__v1__add_cup_request__field_descriptors,
   water__v1__add_cup_request__field_indices_by_name,
-  1,  water__v1__add_cup_request__number_ranges,
+  2,  water__v1__add_cup_request__number_ranges,
   (ProtobufCMessageInit) water__v1__add_cup_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2850,7 +3022,7 @@ const ProtobufCMessageDescriptor water__v1__add_cup_response__descriptor =
   (ProtobufCMessageInit) water__v1__add_cup_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__remove_cup_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__remove_cup_request__field_descriptors[2] =
 {
   {
     "name",
@@ -2864,14 +3036,28 @@ static const ProtobufCFieldDescriptor water__v1__remove_cup_request__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__RemoveCupRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__remove_cup_request__field_indices_by_name[] = {
+  1,   /* field[1] = for_member */
   0,   /* field[0] = name */
 };
-static const ProtobufCIntRange water__v1__remove_cup_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__remove_cup_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 20, 1 },
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__remove_cup_request__descriptor =
 {
@@ -2881,10 +3067,10 @@ const ProtobufCMessageDescriptor water__v1__remove_cup_request__descriptor =
   "Water__V1__RemoveCupRequest",
   "water.v1",
   sizeof(Water__V1__RemoveCupRequest),
-  1,
+  2,
   water__v1__remove_cup_request__field_descriptors,
   water__v1__remove_cup_request__field_indices_by_name,
-  1,  water__v1__remove_cup_request__number_ranges,
+  2,  water__v1__remove_cup_request__number_ranges,
   (ProtobufCMessageInit) water__v1__remove_cup_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -18,7 +18,8 @@ extension QueuedWrite {
         case .log(let request):
             return
                 "log \(request.amountMl == 0 ? "your usual cup" : "\(request.amountMl) ml")"
-                + (request.drink.isEmpty ? "" : " \(request.drink)") + " \(when(request.atUnixMs))"
+                + (request.drink.isEmpty ? "" : " \(request.drink)")
+                + (request.forMember.isEmpty ? "" : " for \(request.forMember)") + " \(when(request.atUnixMs))"
         case .edit(let request):
             let amount = request.amountMl == 0 ? "" : " to \(request.amountMl) ml"
             let time = request.atUnixMs == 0 ? "" : " \(when(request.atUnixMs))"

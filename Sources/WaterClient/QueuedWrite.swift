@@ -27,6 +27,18 @@ public enum QueuedWrite: Sendable, Hashable {
         }
     }
 
+    /// Made with `for_member`: acting for someone else, so none of the caller's own figures.
+    public var isForAnotherMember: Bool {
+        switch self {
+        case .log(let request): !request.forMember.isEmpty
+        case .edit(let request): !request.forMember.isEmpty
+        case .remove(let request): !request.forMember.isEmpty
+        case .habitCheck(let request): !request.forMember.isEmpty
+        case .habitUncheck(let request): !request.forMember.isEmpty
+        case .todoAdd, .todoDone: false
+        }
+    }
+
     /// The request, whichever its type.
     public var message: any ProtoMessage {
         switch self {
@@ -71,7 +83,8 @@ public enum QueuedWrite: Sendable, Hashable {
         switch self {
         case .log(var request):
             if request.atUnixMs == 0 { request.atUnixMs = now }
-            if request.amountMl == 0 && usualCupMl != 0 { request.amountMl = usualCupMl }
+            // The usual cup known here is the caller's: one for another member is theirs, the server's.
+            if request.amountMl == 0 && usualCupMl != 0 && request.forMember.isEmpty { request.amountMl = usualCupMl }
             return .log(request)
         case .habitCheck(var request):
             if request.date.isEmpty { request.date = today }
@@ -90,21 +103,26 @@ public enum QueuedWrite: Sendable, Hashable {
     ///   crash) and does not throw.
     public func send(with client: WaterClient, into cache: inout StatusCache, now: Int64) throws(WaterError) {
         switch self {
+        // The cache holds the caller's own figures: a write for another member (for_member)
+        // leaves it as it is.
         case .log(let request):
             let response = try client.call(request)
+            guard request.forMember.isEmpty else { return }
             cache.record(day: response.day, now: now)
             response.entry.map { cache.record(entry: $0, now: now) }
         case .edit(let request):
             let response = try client.call(request)
+            guard request.forMember.isEmpty else { return }
             response.days.forEach { cache.record(day: $0, now: now) }
             response.entry.map { cache.record(entry: $0, now: now) }
         case .remove(let request):
             do throws(WaterError) {
-                cache.record(day: try client.call(request).day, now: now)
+                let day = try client.call(request).day
+                if request.forMember.isEmpty { cache.record(day: day, now: now) }
             } catch {
                 guard error.code == .notFound else { throw error }
             }
-            cache.forget(entryID: request.entryID)
+            if request.forMember.isEmpty { cache.forget(entryID: request.entryID) }
         case .habitCheck(let request): _ = try client.call(request)
         case .habitUncheck(let request): _ = try client.call(request)
         case .todoAdd(let request): _ = try client.call(request)

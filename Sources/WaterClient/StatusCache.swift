@@ -263,7 +263,8 @@ extension StatusCache {
     /// Only drinks this computer knows (today's, and those waiting) can be changed or removed.
     public func days(_ dates: [String], adding queued: [Outbox.Write], zone: MemberTimeZone) -> [Day] {
         var ledger = DayLedger(cache: self)
-        for write in queued {
+        // Writes for another member (for_member) are not the caller's figures.
+        for write in queued where !write.request.isForAnotherMember {
             switch write.request {
             case .log(let request):
                 let date = zone.date(atUnixMilliseconds: request.atUnixMs).description

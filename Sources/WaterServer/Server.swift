@@ -165,7 +165,13 @@ public final class Server: Sendable {
     /// What `water-server status` shows of a running server, as `key value` lines.
     private func writeStatus() {
         let (loaded, protected, compaction) = services.store.loadedStatus
-        let members = (try? services.store.accounts.read { $0.accounts.count }) ?? 0
+        let (members, admins, children) =
+            (try? services.store.accounts.read { book in
+                (
+                    book.accounts.count, book.accounts.values.filter { $0.role == .admin }.count,
+                    book.accounts.values.filter(\.isChild).count
+                )
+            }) ?? (0, 0, 0)
         var lines = [
             "pid \(getpid())",
             "listening \(boundAddress)",
@@ -173,6 +179,8 @@ public final class Server: Sendable {
             "updated_at_unix_ms \(UnixTime.nowMilliseconds())",
             "connections \(connectionCount)",
             "members \(members)",
+            "admins \(admins)",
+            "children \(children)",
             "archives_loaded \(loaded)",
             "protected \(protected.isEmpty ? "none" : protected.joined(separator: ","))",
             "certificate \(certificate)",

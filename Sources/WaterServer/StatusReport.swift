@@ -54,6 +54,9 @@ public struct StatusReport: Encodable, Sendable {
     public var uptimeSeconds: Int64?
     public var connections: Int?
     public var members: Int?
+    /// How many of the members are admins, and how many children (nil from an older server).
+    public var admins: Int?
+    public var children: Int?
     public var certificate: String
     /// The archives the server refuses to change; nil when no server has said.
     public var protected: [String]?
@@ -67,7 +70,8 @@ public struct StatusReport: Encodable, Sendable {
     var memberNames: [String: String] = [:]
 
     enum CodingKeys: String, CodingKey {
-        case running, pid, listening, connections, members, certificate, protected, clock, mqtt, archives
+        case running, pid, listening, connections, members, admins, children, certificate, protected, clock, mqtt
+        case archives
         case uptimeSeconds = "uptime_seconds"
         case lastCompaction = "last_compaction"
     }
@@ -97,7 +101,8 @@ public struct StatusReport: Encodable, Sendable {
             running: running, pid: pid, listening: running ? fields["listening"] : nil,
             uptimeSeconds: running ? started.map { max(now - $0, 0) / 1000 } : nil,
             connections: running ? fields["connections"].flatMap { Int($0) } : nil,
-            members: fields["members"].flatMap { Int($0) },
+            members: fields["members"].flatMap { Int($0) }, admins: fields["admins"].flatMap { Int($0) },
+            children: fields["children"].flatMap { Int($0) },
             certificate: fields["certificate"] ?? selfSignedFingerprint(in: dataDirectory),
             protected: fields["protected"].map { $0 == "none" ? [] : $0.split(separator: ",").map(String.init) },
             lastCompaction: compaction.flatMap { parts in
@@ -141,7 +146,12 @@ public struct StatusReport: Encodable, Sendable {
         } else {
             lines.append("not running" + (pid.map { " (pid \($0) was the last server)" } ?? ""))
         }
-        lines.append("members: \(members.map(String.init) ?? "?")")
+        let roles = [
+            admins.map { "\($0) admin\($0 == 1 ? "" : "s")" }, children.map { "\($0) child\($0 == 1 ? "" : "ren")" },
+        ].compactMap { $0 }
+        lines.append(
+            "members: \(members.map(String.init) ?? "?")" + (roles.isEmpty ? "" : " (\(roles.joined(separator: ", ")))")
+        )
         lines.append("certificate: \(certificate)")
         lines.append(
             "protected: "

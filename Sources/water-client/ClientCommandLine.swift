@@ -62,6 +62,7 @@ let clientCommandLine = ProgramSpec(
                 follow your time zone (water-client zone).
                 """,
             options: [
+                forOption,
                 OptionSpec("at", "WHEN", "when: 21:30, \"yesterday 21:30\", \"2026-11-30 21:30\" or ISO 8601"),
                 OptionSpec("id", "UUID", "replay a drink with a known id: it is never counted twice"),
             ],
@@ -74,7 +75,7 @@ let clientCommandLine = ProgramSpec(
                 Removes the drink you logged most recently, if it counts in this week; a week that is
                 over is never changed by undo (remove such a drink with water-client rm ID).
                 """,
-            examples: ["undo"]),
+            options: [forOption], examples: ["undo"]),
         CommandSpec(
             "edit", "ID", summary: "change a drink's amount, time or both",
             details: """
@@ -82,6 +83,7 @@ let clientCommandLine = ProgramSpec(
                 --entries and week --entries show (any unique start of it), or a full UUID.
                 """,
             options: [
+                forOption,
                 OptionSpec("amount", "ML", "the new amount (1-2000 ml)"),
                 OptionSpec("at", "WHEN", "the new time, like log --at"),
             ],
@@ -92,18 +94,19 @@ let clientCommandLine = ProgramSpec(
                 Removes a drink. ID is the short id that today, history --entries and week --entries
                 show (any unique start of it), or a full UUID; a start that fits several drinks lists them.
                 """,
-            examples: ["rm 9c1d2e3f"]),
+            options: [forOption], examples: ["rm 9c1d2e3f"]),
         CommandSpec(
             "today", summary: "today's progress and drinks, newest first",
             details: "Shows today's amount, goal, percent, what is left and the drinks, newest first.",
-            examples: ["today", "--json today"]),
+            options: [forOption], examples: ["today", "--json today"]),
         CommandSpec(
             "week", summary: "the last 7 days, a bar each against that day's goal",
-            options: [OptionSpec("entries", nil, "also list each day's drinks with their ids")],
+            options: [forOption, OptionSpec("entries", nil, "also list each day's drinks with their ids")],
             examples: ["week", "week --entries"]),
         CommandSpec(
             "history", summary: "the last N days (1-366, default 7)",
             options: [
+                forOption,
                 OptionSpec("days", "N", "how many days, today included (1-366, default 7)"),
                 OptionSpec("entries", nil, "also list each day's drinks with their ids"),
             ],
@@ -112,14 +115,16 @@ let clientCommandLine = ProgramSpec(
             "goal", "[ML]", summary: "show or set your daily goal (500-10000 ml)",
             details:
                 "Shows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
-            examples: ["goal", "goal 2500"]),
+            options: [forOption], examples: ["goal", "goal 2500"]),
         CommandSpec(
             "cup", "[ML]", summary: "show or set your usual cup (1-2000 ml) and drink",
             details: """
                 Shows or sets your usual cup (1-2000 ml), what log logs without an amount, and your
                 usual drink (--drink), what log logs without a drink; and the quick cups.
                 """,
-            options: [OptionSpec("drink", "DRINK", "your usual drink, one of the household's (default water)")],
+            options: [
+                forOption, OptionSpec("drink", "DRINK", "your usual drink, one of the household's (default water)"),
+            ],
             examples: ["cup", "cup 330", "cup --drink tea"]),
         CommandSpec(
             "cup add", "NAME ML", summary: "keep a named cup: log NAME logs it",
@@ -128,10 +133,13 @@ let clientCommandLine = ProgramSpec(
                 millilitres of its drink (--drink; without it, your usual drink). NAME is a-z, 0-9 and
                 -, at most 15 characters, and none of the household's drinks.
                 """,
-            options: [OptionSpec("drink", "DRINK", "what it holds (default: your usual drink when logged)")],
+            options: [
+                forOption, OptionSpec("drink", "DRINK", "what it holds (default: your usual drink when logged)"),
+            ],
             examples: ["cup add mug 350", "cup add bottle 750", "cup add latte 250 --drink milk"]),
-        CommandSpec("cup ls", summary: "your quick cups and your named cups", examples: ["cup ls"]),
-        CommandSpec("cup rm", "NAME", summary: "forget a named cup", examples: ["cup rm bottle"]),
+        CommandSpec(
+            "cup ls", summary: "your quick cups and your named cups", options: [forOption], examples: ["cup ls"]),
+        CommandSpec("cup rm", "NAME", summary: "forget a named cup", options: [forOption], examples: ["cup rm bottle"]),
         CommandSpec(
             "zone", "[ZONE]", summary: "show or move your days' time zone",
             details: """
@@ -211,23 +219,25 @@ let clientCommandLine = ProgramSpec(
                 Colours: \(habitColorNames.joined(separator: " ")).
                 """,
             options: [
+                forOption,
                 OptionSpec("icon", "ICON", "its icon (default alarm)", choices: habitIconNames),
                 OptionSpec("color", "COLOR", "its colour (default blue)", choices: habitColorNames),
             ],
             examples: ["habit add Read --icon book --color green"]),
         CommandSpec(
             "habit ls", summary: "your habits and a week's check list",
-            options: [weekOption],
+            options: [forOption, weekOption],
             examples: ["habit ls", "habit ls --week last"]),
         CommandSpec(
             "habit check", "NAME|ID", summary: "check a habit off for a day (not a future one)",
-            options: [dayOption],
+            options: [forOption, dayOption],
             examples: ["habit check Read", "habit check Read --day yesterday"]),
         CommandSpec(
             "habit uncheck", "NAME|ID", summary: "take a day's check back",
-            options: [dayOption],
+            options: [forOption, dayOption],
             examples: ["habit uncheck Read --day 2026-11-29"]),
-        CommandSpec("habit rm", "NAME|ID", summary: "remove a habit", examples: ["habit rm Read"]),
+        CommandSpec(
+            "habit rm", "NAME|ID", summary: "remove a habit", options: [forOption], examples: ["habit rm Read"]),
         // After habit's: the completions know an option's values by its name alone, and habit's
         // --icon has choices where a drink's is free text.
         CommandSpec(
@@ -266,14 +276,31 @@ let clientCommandLine = ProgramSpec(
             examples: ["drink rm sports"]),
         CommandSpec(
             "member add", "NAME", summary: "add a member (admins)",
-            details: "Adds a member; their password is asked for twice, or read from standard input.",
+            details: """
+                Adds a member; their password is asked for twice, or read from standard input. A child
+                (--child) has no password and cannot log in until an admin gives one (member reset);
+                admins and the child's guardians (member guardian) act for them with --for.
+                """,
             options: [
                 OptionSpec("display-name", "TEXT", "the name the board shows"),
                 OptionSpec("admin", nil, "make them an admin"),
                 OptionSpec("time-zone", "ZONE", "the zone their days follow (default: the household's)"),
                 OptionSpec("password-stdin", nil, "read their password from standard input"),
+                OptionSpec("child", nil, "a child: no password and no login; admins and guardians log for them"),
             ],
-            examples: ["member add ben --display-name Ben --time-zone Europe/Berlin"]),
+            examples: ["member add ben --display-name Ben --time-zone Europe/Berlin", "member add kim --child"]),
+        CommandSpec(
+            "member guardian", "CHILD add|rm MEMBER", summary: "let a member act for a child, or stop (admins)",
+            details: """
+                Makes MEMBER a guardian of CHILD (a member added with --child), or no longer one: a
+                guardian acts for the child with --for CHILD on log, undo, edit, rm, today, week,
+                history, goal, cup and habit. Admins act for anyone. Repeating it changes nothing.
+                """,
+            examples: ["member guardian kim add ann", "member guardian kim rm ann"]),
+        CommandSpec(
+            "member admin", "NAME on|off", summary: "make a member an admin, or an admin a member (admins)",
+            details: "Never the household's last admin: make another admin first.",
+            examples: ["member admin ben on", "member admin ben off"]),
         CommandSpec(
             "member rename", "NAME", summary: "change a member's username or display name (admins)",
             options: [
@@ -424,4 +451,5 @@ private let habitIconNames = HabitIcon.allCases.map(\.description)
 private let habitColorNames = HabitColor.allCases.map(\.description)
 private let weekOption = OptionSpec("week", "last|YYYY-Www", "last week, or a week like 2026-W49 (default: this week)")
 private let dayOption = OptionSpec("day", "DAY", "today (default), yesterday or YYYY-MM-DD")
+private let forOption = OptionSpec("for", "MEMBER", "act for MEMBER: a child you are a guardian of (admins: anyone)")
 private let passwordFromStandardInput = OptionSpec("password-stdin", nil, "read the password from standard input")

@@ -78,6 +78,15 @@ struct AuthorizationTests {
             { ann, bob in code { try ann.call(WaterV1.RestoreMemberRequest(username: bob.username)) } }
         ),
         "water.v1.Accounts/ListMembers": (.ok, { ann, _ in code { try ann.call(WaterV1.ListMembersRequest()) } }),
+        // Only admins make guardians and admins: ann can make herself neither.
+        "water.v1.Accounts/SetGuardian": (
+            .permissionDenied,
+            { ann, bob in code { try ann.call(WaterV1.SetGuardianRequest(username: bob.username, guardian: "ann")) } }
+        ),
+        "water.v1.Accounts/SetRole": (
+            .permissionDenied,
+            { ann, _ in code { try ann.call(WaterV1.SetRoleRequest(username: "ann", role: .admin)) } }
+        ),
         // The same id in ann's own archive is ann's drink, not bob's.
         "water.v1.Tracker/LogWater": (
             .ok, { ann, bob in code { try ann.call(WaterV1.LogWaterRequest(entryID: bob.entryID, amountMl: 111)) } }

@@ -14,7 +14,8 @@ struct CommandLineConventionsTests {
         "login", "logout", "whoami", "passwd", "log", "undo", "edit", "rm", "today", "week", "history", "goal", "cup",
         "zone", "board", "todo add", "todo ls", "todo done", "todo undone", "todo rm", "todo mv", "habit add",
         "habit ls", "habit check", "habit uncheck", "habit rm", "member add", "member rename", "member reset",
-        "member rm", "member restore", "member ls", "export", "import", "sync", "outbox", "outbox retry", "outbox drop",
+        "member rm", "member restore", "member guardian", "member admin", "member ls", "export", "import", "sync",
+        "outbox", "outbox retry", "outbox drop",
         "prompt",
         "nudge", "nudge on", "nudge off", "help", "completion", "manpage",
     ]

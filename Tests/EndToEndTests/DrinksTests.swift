@@ -272,7 +272,7 @@ struct DrinksTests {
 
         // Exports carry drink and factor; a factor changed afterwards rewrites nothing.
         let csv = try mum.run(["export", "--format", "csv"]).output
-        #expect(csv.contains(",200,,,,,milk,1.50\n") && csv.contains(",50,,,,,coffee,0.91\n"), "\(csv)")
+        #expect(csv.contains(",200,,,,,milk,1.50,\n") && csv.contains(",50,,,,,coffee,0.91,\n"), "\(csv)")
         let json = try JSONDecoder().decode(
             [WaterV1.MemberHistory].self, from: Data(try mum.run(["export"]).output.utf8))
         #expect(json.first?.entries.map(\.countedMl).reduce(0, +) == 1196)

@@ -21,7 +21,8 @@ struct TransferTests {
             #expect(try mum.run(["export", "--format", format, "--output", "\(folder)/mum.\(format)"]).status == 0)
         }
         let csv = try String(contentsOfFile: "\(folder)/mum.csv", encoding: .utf8)
-        #expect(csv.hasPrefix("kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor\n"))
+        #expect(
+            csv.hasPrefix("kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor,made_by\n"))
         #expect(csv.contains("\"read, a chapter\",book,green"))
 
         // Each format into a member of its own (mum's export, so --yes): the same history comes

@@ -96,7 +96,7 @@ struct QueuedWriteTests {
         let text = String(decoding: try encoder.encode(Self.every[0]), as: UTF8.self)
         #expect(
             text
-                == #"{"amount_ml":250,"at_unix_ms":1796126400000,"drink":"","entry_id":"\#(Self.entry)","usual_drink":false}"#,
+                == #"{"amount_ml":250,"at_unix_ms":1796126400000,"drink":"","entry_id":"\#(Self.entry)","for_member":"","usual_drink":false}"#,
             "\(text)")
     }
 }

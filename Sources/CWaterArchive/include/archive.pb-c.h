@@ -213,10 +213,14 @@ struct  Water__Archive__V1__StoredEntry
    */
   char *drink;
   uint32_t factor_hundredths;
+  /*
+   * The member who logged it for the archive's owner (a guardian or an admin); 0: the owner.
+   */
+  uint64_t made_by;
 };
 #define WATER__ARCHIVE__V1__STORED_ENTRY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_entry__descriptor) \
-    , {0,NULL}, 0, 0, (char *)protobuf_c_empty_string, 0 }
+    , {0,NULL}, 0, 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /*
@@ -347,10 +351,16 @@ struct  Water__Archive__V1__EntryColumns
    */
   size_t n_drink_kinds;
   Water__Archive__V1__DrinkKind **drink_kinds;
+  /*
+   * Empty when the owner logged every entry; otherwise one per entry: the member id of who
+   * logged it for the owner, 0 for the owner.
+   */
+  size_t n_made_by;
+  uint64_t *made_by;
 };
 #define WATER__ARCHIVE__V1__ENTRY_COLUMNS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__entry_columns__descriptor) \
-    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
 
 
 /*
@@ -436,10 +446,20 @@ struct  Water__Archive__V1__StoredAccount
    */
   char *password_hash;
   int64_t created_at_unix_ms;
+  /*
+   * A child: added with no password (password_hash empty until an admin sets one), acted for by
+   * admins and guardians.
+   */
+  protobuf_c_boolean child;
+  /*
+   * The member ids who may act for this member, ascending.
+   */
+  size_t n_guardians;
+  uint64_t *guardians;
 };
 #define WATER__ARCHIVE__V1__STORED_ACCOUNT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_account__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0,NULL }
 
 
 /*

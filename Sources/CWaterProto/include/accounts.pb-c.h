@@ -36,6 +36,10 @@ typedef struct Water__V1__RestoreMemberRequest Water__V1__RestoreMemberRequest;
 typedef struct Water__V1__RestoreMemberResponse Water__V1__RestoreMemberResponse;
 typedef struct Water__V1__ListMembersRequest Water__V1__ListMembersRequest;
 typedef struct Water__V1__ListMembersResponse Water__V1__ListMembersResponse;
+typedef struct Water__V1__SetGuardianRequest Water__V1__SetGuardianRequest;
+typedef struct Water__V1__SetGuardianResponse Water__V1__SetGuardianResponse;
+typedef struct Water__V1__SetRoleRequest Water__V1__SetRoleRequest;
+typedef struct Water__V1__SetRoleResponse Water__V1__SetRoleResponse;
 
 
 /* --- enums --- */
@@ -70,10 +74,20 @@ struct  Water__V1__Member
    * IANA time zone the member's days belong to, e.g. "Europe/Berlin".
    */
   char *time_zone;
+  /*
+   * A child: added without a password (AddMemberRequest.child), so unable to log in until an
+   * admin sets one (ResetPassword); admins and the guardians act for them.
+   */
+  protobuf_c_boolean child;
+  /*
+   * The usernames who may act for this member, sorted.
+   */
+  size_t n_guardians;
+  char **guardians;
 };
 #define WATER__V1__MEMBER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__member__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, WATER__V1__ROLE__ROLE_UNSPECIFIED, (char *)protobuf_c_empty_string }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, WATER__V1__ROLE__ROLE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0,NULL }
 
 
 struct  Water__V1__LoginRequest
@@ -182,10 +196,14 @@ struct  Water__V1__AddMemberRequest
    * Empty: the household's time zone.
    */
   char *time_zone;
+  /*
+   * A child: password must be empty, role ROLE_MEMBER or unspecified.
+   */
+  protobuf_c_boolean child;
 };
 #define WATER__V1__ADD_MEMBER_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__add_member_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, WATER__V1__ROLE__ROLE_UNSPECIFIED, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, WATER__V1__ROLE__ROLE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Water__V1__AddMemberResponse
@@ -306,6 +324,64 @@ struct  Water__V1__ListMembersResponse
 #define WATER__V1__LIST_MEMBERS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_members_response__descriptor) \
     , 0,NULL }
+
+
+struct  Water__V1__SetGuardianRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The child.
+   */
+  char *username;
+  /*
+   * The member who is to act for the child, or to stop.
+   */
+  char *guardian;
+  /*
+   * True: stop being the child's guardian.
+   */
+  protobuf_c_boolean remove;
+};
+#define WATER__V1__SET_GUARDIAN_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_guardian_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+
+
+struct  Water__V1__SetGuardianResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The child, with their guardians after the change.
+   */
+  Water__V1__Member *member;
+};
+#define WATER__V1__SET_GUARDIAN_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_guardian_response__descriptor) \
+    , NULL }
+
+
+struct  Water__V1__SetRoleRequest
+{
+  ProtobufCMessage base;
+  char *username;
+  /*
+   * ROLE_MEMBER or ROLE_ADMIN.
+   */
+  Water__V1__Role role;
+};
+#define WATER__V1__SET_ROLE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_role_request__descriptor) \
+    , (char *)protobuf_c_empty_string, WATER__V1__ROLE__ROLE_UNSPECIFIED }
+
+
+struct  Water__V1__SetRoleResponse
+{
+  ProtobufCMessage base;
+  Water__V1__Member *member;
+};
+#define WATER__V1__SET_ROLE_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_role_response__descriptor) \
+    , NULL }
 
 
 /* Water__V1__Member methods */
@@ -707,6 +783,82 @@ Water__V1__ListMembersResponse *
 void   water__v1__list_members_response__free_unpacked
                      (Water__V1__ListMembersResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__SetGuardianRequest methods */
+void   water__v1__set_guardian_request__init
+                     (Water__V1__SetGuardianRequest         *message);
+size_t water__v1__set_guardian_request__get_packed_size
+                     (const Water__V1__SetGuardianRequest   *message);
+size_t water__v1__set_guardian_request__pack
+                     (const Water__V1__SetGuardianRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__set_guardian_request__pack_to_buffer
+                     (const Water__V1__SetGuardianRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SetGuardianRequest *
+       water__v1__set_guardian_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__set_guardian_request__free_unpacked
+                     (Water__V1__SetGuardianRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__SetGuardianResponse methods */
+void   water__v1__set_guardian_response__init
+                     (Water__V1__SetGuardianResponse         *message);
+size_t water__v1__set_guardian_response__get_packed_size
+                     (const Water__V1__SetGuardianResponse   *message);
+size_t water__v1__set_guardian_response__pack
+                     (const Water__V1__SetGuardianResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__set_guardian_response__pack_to_buffer
+                     (const Water__V1__SetGuardianResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SetGuardianResponse *
+       water__v1__set_guardian_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__set_guardian_response__free_unpacked
+                     (Water__V1__SetGuardianResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__SetRoleRequest methods */
+void   water__v1__set_role_request__init
+                     (Water__V1__SetRoleRequest         *message);
+size_t water__v1__set_role_request__get_packed_size
+                     (const Water__V1__SetRoleRequest   *message);
+size_t water__v1__set_role_request__pack
+                     (const Water__V1__SetRoleRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__set_role_request__pack_to_buffer
+                     (const Water__V1__SetRoleRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SetRoleRequest *
+       water__v1__set_role_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__set_role_request__free_unpacked
+                     (Water__V1__SetRoleRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__SetRoleResponse methods */
+void   water__v1__set_role_response__init
+                     (Water__V1__SetRoleResponse         *message);
+size_t water__v1__set_role_response__get_packed_size
+                     (const Water__V1__SetRoleResponse   *message);
+size_t water__v1__set_role_response__pack
+                     (const Water__V1__SetRoleResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__set_role_response__pack_to_buffer
+                     (const Water__V1__SetRoleResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SetRoleResponse *
+       water__v1__set_role_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__set_role_response__free_unpacked
+                     (Water__V1__SetRoleResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__V1__Member_Closure)
@@ -772,6 +924,18 @@ typedef void (*Water__V1__ListMembersRequest_Closure)
 typedef void (*Water__V1__ListMembersResponse_Closure)
                  (const Water__V1__ListMembersResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__SetGuardianRequest_Closure)
+                 (const Water__V1__SetGuardianRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__SetGuardianResponse_Closure)
+                 (const Water__V1__SetGuardianResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__SetRoleRequest_Closure)
+                 (const Water__V1__SetRoleRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__SetRoleResponse_Closure)
+                 (const Water__V1__SetRoleResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -819,6 +983,14 @@ struct Water__V1__Accounts_Service
                          const Water__V1__RestoreMemberRequest *input,
                          Water__V1__RestoreMemberResponse_Closure closure,
                          void *closure_data);
+  void (*set_guardian)(Water__V1__Accounts_Service *service,
+                       const Water__V1__SetGuardianRequest *input,
+                       Water__V1__SetGuardianResponse_Closure closure,
+                       void *closure_data);
+  void (*set_role)(Water__V1__Accounts_Service *service,
+                   const Water__V1__SetRoleRequest *input,
+                   Water__V1__SetRoleResponse_Closure closure,
+                   void *closure_data);
 };
 typedef void (*Water__V1__Accounts_ServiceDestroy)(Water__V1__Accounts_Service *);
 void water__v1__accounts__init (Water__V1__Accounts_Service *service,
@@ -836,7 +1008,9 @@ void water__v1__accounts__init (Water__V1__Accounts_Service *service,
       function_prefix__ ## reset_password,\
       function_prefix__ ## remove_member,\
       function_prefix__ ## list_members,\
-      function_prefix__ ## restore_member  }
+      function_prefix__ ## restore_member,\
+      function_prefix__ ## set_guardian,\
+      function_prefix__ ## set_role  }
 void water__v1__accounts__login(ProtobufCService *service,
                                 const Water__V1__LoginRequest *input,
                                 Water__V1__LoginResponse_Closure closure,
@@ -877,6 +1051,14 @@ void water__v1__accounts__restore_member(ProtobufCService *service,
                                          const Water__V1__RestoreMemberRequest *input,
                                          Water__V1__RestoreMemberResponse_Closure closure,
                                          void *closure_data);
+void water__v1__accounts__set_guardian(ProtobufCService *service,
+                                       const Water__V1__SetGuardianRequest *input,
+                                       Water__V1__SetGuardianResponse_Closure closure,
+                                       void *closure_data);
+void water__v1__accounts__set_role(ProtobufCService *service,
+                                   const Water__V1__SetRoleRequest *input,
+                                   Water__V1__SetRoleResponse_Closure closure,
+                                   void *closure_data);
 
 /* --- descriptors --- */
 
@@ -902,6 +1084,10 @@ extern const ProtobufCMessageDescriptor water__v1__restore_member_request__descr
 extern const ProtobufCMessageDescriptor water__v1__restore_member_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__list_members_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__list_members_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__set_guardian_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__set_guardian_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__set_role_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__set_role_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__accounts__descriptor;
 
 PROTOBUF_C__END_DECLS

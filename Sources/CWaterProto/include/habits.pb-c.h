@@ -135,10 +135,15 @@ struct  Water__V1__AddHabitRequest
   char *name;
   Water__V1__HabitIcon icon;
   Water__V1__HabitColor color;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__ADD_HABIT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__add_habit_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, WATER__V1__HABIT_ICON__HABIT_ICON_ALARM, WATER__V1__HABIT_COLOR__HABIT_COLOR_BLUE }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, WATER__V1__HABIT_ICON__HABIT_ICON_ALARM, WATER__V1__HABIT_COLOR__HABIT_COLOR_BLUE, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__AddHabitResponse
@@ -159,10 +164,15 @@ struct  Water__V1__CheckHabitRequest
    * "YYYY-MM-DD"; empty: today.
    */
   char *date;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__CHECK_HABIT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__check_habit_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__CheckHabitResponse
@@ -186,10 +196,15 @@ struct  Water__V1__UncheckHabitRequest
    * "YYYY-MM-DD"; empty: today.
    */
   char *date;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__UNCHECK_HABIT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__uncheck_habit_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__UncheckHabitResponse
@@ -206,10 +221,15 @@ struct  Water__V1__DeleteHabitRequest
 {
   ProtobufCMessage base;
   char *habit_id;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__DELETE_HABIT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__delete_habit_request__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__DeleteHabitResponse
@@ -229,10 +249,15 @@ struct  Water__V1__ListHabitWeekRequest
    * "YYYY-Www"; empty: the current week.
    */
   char *week;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__LIST_HABIT_WEEK_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_habit_week_request__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__ListHabitWeekResponse

@@ -105,10 +105,15 @@ struct  Water__V1__WaterEntry
    * away from zero.
    */
   int32_t counted_ml;
+  /*
+   * The username of who logged it for the member (a guardian or an admin acting with
+   * for_member); empty when the member logged it themselves. An edit keeps it.
+   */
+  char *made_by;
 };
 #define WATER__V1__WATER_ENTRY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__water_entry__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -211,10 +216,15 @@ struct  Water__V1__LogWaterRequest
    * With drink empty: the member's usual drink (Settings.usual_drink) instead of water.
    */
   protobuf_c_boolean usual_drink;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__LOG_WATER_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__log_water_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__LogWaterResponse
@@ -247,10 +257,15 @@ struct  Water__V1__EditWaterRequest
    * 0: keep the time.
    */
   int64_t at_unix_ms;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__EDIT_WATER_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__edit_water_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__EditWaterResponse
@@ -272,10 +287,15 @@ struct  Water__V1__DeleteWaterRequest
 {
   ProtobufCMessage base;
   char *entry_id;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__DELETE_WATER_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__delete_water_request__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__DeleteWaterResponse
@@ -292,10 +312,15 @@ struct  Water__V1__DeleteWaterResponse
 struct  Water__V1__UndoWaterRequest
 {
   ProtobufCMessage base;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__UNDO_WATER_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__undo_water_request__descriptor) \
-     }
+    , (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__UndoWaterResponse
@@ -315,10 +340,15 @@ struct  Water__V1__UndoWaterResponse
 struct  Water__V1__GetTodayRequest
 {
   ProtobufCMessage base;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__GET_TODAY_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_today_request__descriptor) \
-     }
+    , (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__GetTodayResponse
@@ -354,10 +384,15 @@ struct  Water__V1__GetHistoryRequest
    * take).
    */
   protobuf_c_boolean include_entries;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__GET_HISTORY_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_history_request__descriptor) \
-    , 0, 0 }
+    , 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__GetHistoryResponse
@@ -383,10 +418,15 @@ struct  Water__V1__SetGoalRequest
 {
   ProtobufCMessage base;
   int32_t daily_goal_ml;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__SET_GOAL_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_goal_request__descriptor) \
-    , 0 }
+    , 0, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__SetGoalResponse
@@ -411,10 +451,15 @@ struct  Water__V1__SetUsualCupRequest
    * One of the household's drinks, or empty to keep the usual drink.
    */
   char *usual_drink;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__SET_USUAL_CUP_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_usual_cup_request__descriptor) \
-    , 0, (char *)protobuf_c_empty_string }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__SetUsualCupResponse
@@ -457,10 +502,15 @@ struct  Water__V1__SetTimeZoneResponse
 struct  Water__V1__GetSettingsRequest
 {
   ProtobufCMessage base;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__GET_SETTINGS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_settings_request__descriptor) \
-     }
+    , (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__GetSettingsResponse
@@ -477,10 +527,15 @@ struct  Water__V1__AddCupRequest
 {
   ProtobufCMessage base;
   Water__V1__Cup *cup;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__ADD_CUP_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__add_cup_request__descriptor) \
-    , NULL }
+    , NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__AddCupResponse
@@ -497,10 +552,15 @@ struct  Water__V1__RemoveCupRequest
 {
   ProtobufCMessage base;
   char *name;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__REMOVE_CUP_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__remove_cup_request__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__RemoveCupResponse

@@ -19,10 +19,15 @@ public struct Account: Hashable, Sendable {
     /// libsodium's argon2id string (parameters, salt and hash).
     public var passwordHash: String
     public var createdAtUnixMilliseconds: Int64
+    /// Added without a password (``passwordHash`` empty until an admin sets one); admins and
+    /// ``guardians`` act for them.
+    public var isChild: Bool
+    /// Member ids who may act for this member, ascending.
+    public var guardians: [UInt64]
 
     public init(
         id: UInt64, username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
-        passwordHash: String, createdAtUnixMilliseconds: Int64
+        passwordHash: String, createdAtUnixMilliseconds: Int64, isChild: Bool = false, guardians: [UInt64] = []
     ) {
         self.id = id
         self.username = username
@@ -31,7 +36,12 @@ public struct Account: Hashable, Sendable {
         self.timeZone = timeZone
         self.passwordHash = passwordHash
         self.createdAtUnixMilliseconds = createdAtUnixMilliseconds
+        self.isChild = isChild
+        self.guardians = guardians
     }
+
+    /// No password set: nobody can log in as this member (a child until an admin gives one).
+    public var hasPassword: Bool { !passwordHash.isEmpty }
 }
 
 /// The digest of a session token: the only form in which tokens are kept.
@@ -87,7 +97,8 @@ public struct Session: Hashable, Sendable {
 /// A change to the accounts, as the journal records it.
 public enum AccountMutation: Hashable, Sendable {
     case added(Account)
-    /// New username, display name, role and time zone; the password hash is not touched.
+    /// New username, display name, role, time zone, child flag and guardians; the password hash
+    /// is not touched.
     case changed(Account)
     /// A new password hash; ends the member's sessions.
     case passwordSet(memberID: UInt64, hash: String)
@@ -156,14 +167,60 @@ public struct AccountBook: Hashable, Sendable {
 
     public func validateAdd(
         username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
-        passwordHash: String, now: Int64
+        passwordHash: String, now: Int64, isChild: Bool = false
     ) throws(DomainError) -> AccountMutation {
         try checkUsername(username, field: "username")
+        if isChild && role == .admin { throw .invalid("role", "a child cannot be added as an admin") }
         let displayName = try SharedText.displayName.checked(displayName.isEmpty ? username : displayName)
         return .added(
             Account(
                 id: nextMemberID, username: username, displayName: displayName, role: role,
-                timeZone: timeZone, passwordHash: passwordHash, createdAtUnixMilliseconds: now))
+                timeZone: timeZone, passwordHash: isChild ? "" : passwordHash, createdAtUnixMilliseconds: now,
+                isChild: isChild))
+    }
+
+    /// Makes `guardianName` a guardian of the child `childName`, or (`remove`) no longer one.
+    /// Nil when nothing changes (already one, or already not): repeating it is harmless.
+    public func validateGuardian(child childName: String, guardian guardianName: String, remove: Bool)
+        throws(DomainError) -> AccountMutation?
+    {
+        var child = try existing(childName)
+        guard child.isChild else {
+            throw DomainError(
+                .full, field: "username",
+                "\(child.username) is not a child; guardians are for members added with member add --child")
+        }
+        let guardian: Account
+        do { guardian = try existing(guardianName) } catch {
+            throw DomainError(.notFound, field: "guardian", error.message)
+        }
+        guard guardian.id != child.id else {
+            throw .invalid("guardian", "\(child.username) cannot be their own guardian")
+        }
+        let has = child.guardians.contains(guardian.id)
+        guard has == remove else { return nil }
+        child.guardians =
+            remove ? child.guardians.filter { $0 != guardian.id } : (child.guardians + [guardian.id]).sorted()
+        return .changed(child)
+    }
+
+    /// Makes a member an admin or an admin a member; never the household's last admin.
+    /// Nil when the member has that role already.
+    public func validateRole(_ username: String, role: Role) throws(DomainError) -> AccountMutation? {
+        var account = try existing(username)
+        guard account.role != role else { return nil }
+        if role == .member, members.filter({ $0.role == .admin }).count == 1 {
+            throw DomainError(
+                .full, field: "role",
+                "\(account.username) is the household's last admin; make another member an admin first")
+        }
+        account.role = role
+        return .changed(account)
+    }
+
+    /// Usernames of a member's guardians who are still members, sorted.
+    public func guardianNames(of account: Account) -> [String] {
+        account.guardians.compactMap { accounts[$0]?.username }.sorted()
     }
 
     /// Renames `username`: a new username, a new display name, or both (nil keeps).
@@ -233,7 +290,8 @@ public struct AccountBook: Hashable, Sendable {
             accounts[account.id] = Account(
                 id: account.id, username: account.username, displayName: account.displayName,
                 role: account.role, timeZone: account.timeZone, passwordHash: old.passwordHash,
-                createdAtUnixMilliseconds: old.createdAtUnixMilliseconds)
+                createdAtUnixMilliseconds: old.createdAtUnixMilliseconds, isChild: account.isChild,
+                guardians: account.guardians)
         case .passwordSet(let memberID, let hash):
             accounts[memberID]?.passwordHash = hash
             sessions = sessions.filter { $0.value.memberID != memberID }

@@ -159,14 +159,16 @@ public struct WaterDiary: Hashable, Sendable {
     // MARK: Validating requests
 
     /// What logging a drink means. `amount` nil is the usual cup, `unixMilliseconds` nil is now,
-    /// `drink` nil is water; the entry keeps the drink's factor of now.
+    /// `drink` nil is water; the entry keeps the drink's factor of now. `madeBy` is who logs it
+    /// for the owner (0: the owner).
     public func validateLog(
-        id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, drink: Drink? = nil, now: Int64
+        id: RecordID, amountMillilitres: Int32?, unixMilliseconds: Int64?, drink: Drink? = nil, madeBy: UInt64 = 0,
+        now: Int64
     ) throws(DomainError) -> LogDecision {
         let entry = WaterEntry(
             id: id, amountMillilitres: amountMillilitres ?? usualCupMillilitres,
             unixMilliseconds: unixMilliseconds ?? now, drink: drink?.name ?? Drink.waterName,
-            factorHundredths: drink?.factorHundredths ?? HydrationFactor.water)
+            factorHundredths: drink?.factorHundredths ?? HydrationFactor.water, madeBy: madeBy)
         if let existing = self.entry(id) {
             // A replay may leave out what the original left out; what it states must match
             // (a replay's drink by name: its factor may have changed since).

@@ -10,16 +10,20 @@ public struct WaterEntry: Hashable, Sendable {
     public var unixMilliseconds: Int64
     /// A ``Drink`` name: at most 15 bytes, held inline.
     public var drink: String
+    /// The member id of who logged it for the diary's owner (a guardian or an admin); 0: the
+    /// owner. An edit keeps it: it says who made the entry.
+    public var madeBy: UInt64
 
     public init(
         id: RecordID, amountMillilitres: Int32, unixMilliseconds: Int64, drink: String = Drink.waterName,
-        factorHundredths: Int32 = HydrationFactor.water
+        factorHundredths: Int32 = HydrationFactor.water, madeBy: UInt64 = 0
     ) {
         self.id = id
         self.amountMillilitres = amountMillilitres
         self.factorHundredths = factorHundredths
         self.unixMilliseconds = unixMilliseconds
         self.drink = drink
+        self.madeBy = madeBy
     }
 
     /// What the entry counts toward the goal (``HydrationFactor/counted(millilitres:hundredths:)``).

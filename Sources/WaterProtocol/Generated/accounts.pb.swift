@@ -50,13 +50,22 @@ extension WaterV1 {
         /// IANA time zone the member's days belong to, e.g. "Europe/Berlin".
         public var timeZone: String
 
+        /// A child: added without a password (AddMemberRequest.child), so unable to log in until an
+        /// admin sets one (ResetPassword); admins and the guardians act for them.
+        public var child: Bool
+
+        /// The usernames who may act for this member, sorted.
+        public var guardians: [String]
+
         /// Creates a `Member`; omitted fields take the proto3 defaults.
-        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Role = Role(rawValue: 0), timeZone: String = "") {
+        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Role = Role(rawValue: 0), timeZone: String = "", child: Bool = false, guardians: [String] = []) {
             self.memberID = memberID
             self.username = username
             self.displayName = displayName
             self.role = role
             self.timeZone = timeZone
+            self.child = child
+            self.guardians = guardians
         }
 
         enum CodingKeys: String, CodingKey {
@@ -65,6 +74,8 @@ extension WaterV1 {
             case displayName = "display_name"
             case role = "role"
             case timeZone = "time_zone"
+            case child = "child"
+            case guardians = "guardians"
 
             var intValue: Int? {
                 switch self {
@@ -73,6 +84,8 @@ extension WaterV1 {
                 case .displayName: 2
                 case .role: 3
                 case .timeZone: 4
+                case .child: 5
+                case .guardians: 6
                 }
             }
 
@@ -83,6 +96,8 @@ extension WaterV1 {
                 case 2: self = .displayName
                 case 3: self = .role
                 case 4: self = .timeZone
+                case 5: self = .child
+                case 6: self = .guardians
                 default: return nil
                 }
             }
@@ -96,7 +111,9 @@ extension WaterV1 {
                 username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
                 displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "",
                 role: try container.decodeIfPresent(Role.self, forKey: .role) ?? Role(rawValue: 0),
-                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
+                child: try container.decodeIfPresent(Bool.self, forKey: .child) ?? false,
+                guardians: try container.decodeIfPresent([String].self, forKey: .guardians) ?? [])
         }
     }
 
@@ -378,13 +395,17 @@ extension WaterV1 {
         /// Empty: the household's time zone.
         public var timeZone: String
 
+        /// A child: password must be empty, role ROLE_MEMBER or unspecified.
+        public var child: Bool
+
         /// Creates a `AddMemberRequest`; omitted fields take the proto3 defaults.
-        public init(username: String = "", displayName: String = "", password: String = "", role: Role = Role(rawValue: 0), timeZone: String = "") {
+        public init(username: String = "", displayName: String = "", password: String = "", role: Role = Role(rawValue: 0), timeZone: String = "", child: Bool = false) {
             self.username = username
             self.displayName = displayName
             self.password = password
             self.role = role
             self.timeZone = timeZone
+            self.child = child
         }
 
         enum CodingKeys: String, CodingKey {
@@ -393,6 +414,7 @@ extension WaterV1 {
             case password = "password"
             case role = "role"
             case timeZone = "time_zone"
+            case child = "child"
 
             var intValue: Int? {
                 switch self {
@@ -401,6 +423,7 @@ extension WaterV1 {
                 case .password: 2
                 case .role: 3
                 case .timeZone: 4
+                case .child: 5
                 }
             }
 
@@ -411,6 +434,7 @@ extension WaterV1 {
                 case 2: self = .password
                 case 3: self = .role
                 case 4: self = .timeZone
+                case 5: self = .child
                 default: return nil
                 }
             }
@@ -424,7 +448,8 @@ extension WaterV1 {
                 displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "",
                 password: try container.decodeIfPresent(String.self, forKey: .password) ?? "",
                 role: try container.decodeIfPresent(Role.self, forKey: .role) ?? Role(rawValue: 0),
-                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
+                child: try container.decodeIfPresent(Bool.self, forKey: .child) ?? false)
         }
     }
 
@@ -776,6 +801,180 @@ extension WaterV1 {
                 members: try container.decodeIfPresent([Member].self, forKey: .members) ?? [])
         }
     }
+
+    /// The Swift form of `water.v1.SetGuardianRequest`.
+    public struct SetGuardianRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.SetGuardianRequest"
+        public typealias Response = SetGuardianResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// The child.
+        public var username: String
+
+        /// The member who is to act for the child, or to stop.
+        public var guardian: String
+
+        /// True: stop being the child's guardian.
+        public var remove: Bool
+
+        /// Creates a `SetGuardianRequest`; omitted fields take the proto3 defaults.
+        public init(username: String = "", guardian: String = "", remove: Bool = false) {
+            self.username = username
+            self.guardian = guardian
+            self.remove = remove
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case username = "username"
+            case guardian = "guardian"
+            case remove = "remove"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                case .guardian: 1
+                case .remove: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                case 1: self = .guardian
+                case 2: self = .remove
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                guardian: try container.decodeIfPresent(String.self, forKey: .guardian) ?? "",
+                remove: try container.decodeIfPresent(Bool.self, forKey: .remove) ?? false)
+        }
+    }
+
+    /// The Swift form of `water.v1.SetGuardianResponse`.
+    public struct SetGuardianResponse: ProtoMessage {
+        public static let protoName = "water.v1.SetGuardianResponse"
+
+        /// The child, with their guardians after the change.
+        public var member: Member?
+
+        /// Creates a `SetGuardianResponse`; omitted fields take the proto3 defaults.
+        public init(member: Member? = nil) {
+            self.member = member
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case member = "member"
+
+            var intValue: Int? {
+                switch self {
+                case .member: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .member
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                member: try container.decodeIfPresent(Member.self, forKey: .member))
+        }
+    }
+
+    /// The Swift form of `water.v1.SetRoleRequest`.
+    public struct SetRoleRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.SetRoleRequest"
+        public typealias Response = SetRoleResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        public var username: String
+
+        /// ROLE_MEMBER or ROLE_ADMIN.
+        public var role: Role
+
+        /// Creates a `SetRoleRequest`; omitted fields take the proto3 defaults.
+        public init(username: String = "", role: Role = Role(rawValue: 0)) {
+            self.username = username
+            self.role = role
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case username = "username"
+            case role = "role"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                case .role: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                case 1: self = .role
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                role: try container.decodeIfPresent(Role.self, forKey: .role) ?? Role(rawValue: 0))
+        }
+    }
+
+    /// The Swift form of `water.v1.SetRoleResponse`.
+    public struct SetRoleResponse: ProtoMessage {
+        public static let protoName = "water.v1.SetRoleResponse"
+
+        public var member: Member?
+
+        /// Creates a `SetRoleResponse`; omitted fields take the proto3 defaults.
+        public init(member: Member? = nil) {
+            self.member = member
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case member = "member"
+
+            var intValue: Int? {
+                switch self {
+                case .member: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .member
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                member: try container.decodeIfPresent(Member.self, forKey: .member))
+        }
+    }
 }
 
 extension WaterV1.Member: WireMessage {
@@ -790,7 +989,7 @@ extension WaterV1.Member: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: WaterV1.Role(rawValue: reader.value(at: 3).int32), timeZone: reader.value(at: 4).string)
+        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: WaterV1.Role(rawValue: reader.value(at: 3).int32), timeZone: reader.value(at: 4).string, child: reader.value(at: 5).bool, guardians: reader.values(at: 6) { $0.string })
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -799,6 +998,8 @@ extension WaterV1.Member: WireMessage {
         builder.set(.string(displayName), at: 2)
         builder.set(.signed(Int64(role.rawValue)), at: 3)
         builder.set(.string(timeZone), at: 4)
+        builder.set(.bool(child), at: 5)
+        builder.setValues(guardians, at: 6) { .string($0) }
     }
 }
 
@@ -974,7 +1175,7 @@ extension WaterV1.AddMemberRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(username: reader.value(at: 0).string, displayName: reader.value(at: 1).string, password: reader.value(at: 2).string, role: WaterV1.Role(rawValue: reader.value(at: 3).int32), timeZone: reader.value(at: 4).string)
+        self.init(username: reader.value(at: 0).string, displayName: reader.value(at: 1).string, password: reader.value(at: 2).string, role: WaterV1.Role(rawValue: reader.value(at: 3).int32), timeZone: reader.value(at: 4).string, child: reader.value(at: 5).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -983,6 +1184,7 @@ extension WaterV1.AddMemberRequest: WireMessage {
         builder.set(.string(password), at: 2)
         builder.set(.signed(Int64(role.rawValue)), at: 3)
         builder.set(.string(timeZone), at: 4)
+        builder.set(.bool(child), at: 5)
     }
 }
 
@@ -1200,5 +1402,88 @@ extension WaterV1.ListMembersResponse: WireMessage {
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.setMessages(members, at: 0)
+    }
+}
+
+extension WaterV1.SetGuardianRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string, guardian: reader.value(at: 1).string, remove: reader.value(at: 2).bool)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+        builder.set(.string(guardian), at: 1)
+        builder.set(.bool(remove), at: 2)
+    }
+}
+
+extension WaterV1.SetGuardianResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = member { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.SetRoleRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string, role: WaterV1.Role(rawValue: reader.value(at: 1).int32))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+        builder.set(.signed(Int64(role.rawValue)), at: 1)
+    }
+}
+
+extension WaterV1.SetRoleResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = member { builder.setMessage(value, at: 0) }
     }
 }

@@ -230,12 +230,17 @@ extension WaterV1 {
 
         public var color: HabitColor
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `AddHabitRequest`; omitted fields take the proto3 defaults.
-        public init(habitID: String = "", name: String = "", icon: HabitIcon = HabitIcon(rawValue: 0), color: HabitColor = HabitColor(rawValue: 0)) {
+        public init(habitID: String = "", name: String = "", icon: HabitIcon = HabitIcon(rawValue: 0), color: HabitColor = HabitColor(rawValue: 0), forMember: String = "") {
             self.habitID = habitID
             self.name = name
             self.icon = icon
             self.color = color
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
@@ -243,6 +248,7 @@ extension WaterV1 {
             case name = "name"
             case icon = "icon"
             case color = "color"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
@@ -250,6 +256,7 @@ extension WaterV1 {
                 case .name: 1
                 case .icon: 2
                 case .color: 3
+                case .forMember: 4
                 }
             }
 
@@ -259,6 +266,7 @@ extension WaterV1 {
                 case 1: self = .name
                 case 2: self = .icon
                 case 3: self = .color
+                case 4: self = .forMember
                 default: return nil
                 }
             }
@@ -271,7 +279,8 @@ extension WaterV1 {
                 habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "",
                 name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
                 icon: try container.decodeIfPresent(HabitIcon.self, forKey: .icon) ?? HabitIcon(rawValue: 0),
-                color: try container.decodeIfPresent(HabitColor.self, forKey: .color) ?? HabitColor(rawValue: 0))
+                color: try container.decodeIfPresent(HabitColor.self, forKey: .color) ?? HabitColor(rawValue: 0),
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -322,20 +331,27 @@ extension WaterV1 {
         /// "YYYY-MM-DD"; empty: today.
         public var date: String
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `CheckHabitRequest`; omitted fields take the proto3 defaults.
-        public init(habitID: String = "", date: String = "") {
+        public init(habitID: String = "", date: String = "", forMember: String = "") {
             self.habitID = habitID
             self.date = date
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case habitID = "habit_id"
             case date = "date"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .habitID: 0
                 case .date: 1
+                case .forMember: 2
                 }
             }
 
@@ -343,6 +359,7 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .habitID
                 case 1: self = .date
+                case 2: self = .forMember
                 default: return nil
                 }
             }
@@ -353,7 +370,8 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "",
-                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "")
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -405,20 +423,27 @@ extension WaterV1 {
         /// "YYYY-MM-DD"; empty: today.
         public var date: String
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `UncheckHabitRequest`; omitted fields take the proto3 defaults.
-        public init(habitID: String = "", date: String = "") {
+        public init(habitID: String = "", date: String = "", forMember: String = "") {
             self.habitID = habitID
             self.date = date
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case habitID = "habit_id"
             case date = "date"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .habitID: 0
                 case .date: 1
+                case .forMember: 2
                 }
             }
 
@@ -426,6 +451,7 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .habitID
                 case 1: self = .date
+                case 2: self = .forMember
                 default: return nil
                 }
             }
@@ -436,7 +462,8 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "",
-                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "")
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -484,23 +511,31 @@ extension WaterV1 {
 
         public var habitID: String
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `DeleteHabitRequest`; omitted fields take the proto3 defaults.
-        public init(habitID: String = "") {
+        public init(habitID: String = "", forMember: String = "") {
             self.habitID = habitID
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case habitID = "habit_id"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .habitID: 0
+                case .forMember: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .habitID
+                case 1: self = .forMember
                 default: return nil
                 }
             }
@@ -510,7 +545,8 @@ extension WaterV1 {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
-                habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "")
+                habitID: try container.decodeIfPresent(String.self, forKey: .habitID) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -559,23 +595,31 @@ extension WaterV1 {
         /// "YYYY-Www"; empty: the current week.
         public var week: String
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `ListHabitWeekRequest`; omitted fields take the proto3 defaults.
-        public init(week: String = "") {
+        public init(week: String = "", forMember: String = "") {
             self.week = week
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case week = "week"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .week: 0
+                case .forMember: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .week
+                case 1: self = .forMember
                 default: return nil
                 }
             }
@@ -585,7 +629,8 @@ extension WaterV1 {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
-                week: try container.decodeIfPresent(String.self, forKey: .week) ?? "")
+                week: try container.decodeIfPresent(String.self, forKey: .week) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -699,7 +744,7 @@ extension WaterV1.AddHabitRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habitID: reader.value(at: 0).string, name: reader.value(at: 1).string, icon: WaterV1.HabitIcon(rawValue: reader.value(at: 2).int32), color: WaterV1.HabitColor(rawValue: reader.value(at: 3).int32))
+        self.init(habitID: reader.value(at: 0).string, name: reader.value(at: 1).string, icon: WaterV1.HabitIcon(rawValue: reader.value(at: 2).int32), color: WaterV1.HabitColor(rawValue: reader.value(at: 3).int32), forMember: reader.value(at: 4).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -707,6 +752,7 @@ extension WaterV1.AddHabitRequest: WireMessage {
         builder.set(.string(name), at: 1)
         builder.set(.signed(Int64(icon.rawValue)), at: 2)
         builder.set(.signed(Int64(color.rawValue)), at: 3)
+        builder.set(.string(forMember), at: 4)
     }
 }
 
@@ -742,12 +788,13 @@ extension WaterV1.CheckHabitRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habitID: reader.value(at: 0).string, date: reader.value(at: 1).string)
+        self.init(habitID: reader.value(at: 0).string, date: reader.value(at: 1).string, forMember: reader.value(at: 2).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
         builder.set(.string(date), at: 1)
+        builder.set(.string(forMember), at: 2)
     }
 }
 
@@ -783,12 +830,13 @@ extension WaterV1.UncheckHabitRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habitID: reader.value(at: 0).string, date: reader.value(at: 1).string)
+        self.init(habitID: reader.value(at: 0).string, date: reader.value(at: 1).string, forMember: reader.value(at: 2).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
         builder.set(.string(date), at: 1)
+        builder.set(.string(forMember), at: 2)
     }
 }
 
@@ -824,11 +872,12 @@ extension WaterV1.DeleteHabitRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habitID: reader.value(at: 0).string)
+        self.init(habitID: reader.value(at: 0).string, forMember: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(habitID), at: 0)
+        builder.set(.string(forMember), at: 1)
     }
 }
 
@@ -864,11 +913,12 @@ extension WaterV1.ListHabitWeekRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.value(at: 0).string)
+        self.init(week: reader.value(at: 0).string, forMember: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(week), at: 0)
+        builder.set(.string(forMember), at: 1)
     }
 }
 

@@ -82,8 +82,12 @@ extension WaterV1 {
         /// away from zero.
         public var countedMl: Int32
 
+        /// The username of who logged it for the member (a guardian or an admin acting with
+        /// for_member); empty when the member logged it themselves. An edit keeps it.
+        public var madeBy: String
+
         /// Creates a `WaterEntry`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, date: String = "", drink: String = "", factorHundredths: UInt32 = 0, countedMl: Int32 = 0) {
+        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, date: String = "", drink: String = "", factorHundredths: UInt32 = 0, countedMl: Int32 = 0, madeBy: String = "") {
             self.entryID = entryID
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
@@ -91,6 +95,7 @@ extension WaterV1 {
             self.drink = drink
             self.factorHundredths = factorHundredths
             self.countedMl = countedMl
+            self.madeBy = madeBy
         }
 
         enum CodingKeys: String, CodingKey {
@@ -101,6 +106,7 @@ extension WaterV1 {
             case drink = "drink"
             case factorHundredths = "factor_hundredths"
             case countedMl = "counted_ml"
+            case madeBy = "made_by"
 
             var intValue: Int? {
                 switch self {
@@ -111,6 +117,7 @@ extension WaterV1 {
                 case .drink: 4
                 case .factorHundredths: 5
                 case .countedMl: 6
+                case .madeBy: 7
                 }
             }
 
@@ -123,6 +130,7 @@ extension WaterV1 {
                 case 4: self = .drink
                 case 5: self = .factorHundredths
                 case 6: self = .countedMl
+                case 7: self = .madeBy
                 default: return nil
                 }
             }
@@ -138,7 +146,8 @@ extension WaterV1 {
                 date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
                 drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "",
                 factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0,
-                countedMl: try container.decodeIfPresent(Int32.self, forKey: .countedMl) ?? 0)
+                countedMl: try container.decodeIfPresent(Int32.self, forKey: .countedMl) ?? 0,
+                madeBy: try container.decodeIfPresent(String.self, forKey: .madeBy) ?? "")
         }
     }
 
@@ -343,13 +352,18 @@ extension WaterV1 {
         /// With drink empty: the member's usual drink (Settings.usual_drink) instead of water.
         public var usualDrink: Bool
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `LogWaterRequest`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "", usualDrink: Bool = false) {
+        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "", usualDrink: Bool = false, forMember: String = "") {
             self.entryID = entryID
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
             self.drink = drink
             self.usualDrink = usualDrink
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
@@ -358,6 +372,7 @@ extension WaterV1 {
             case atUnixMs = "at_unix_ms"
             case drink = "drink"
             case usualDrink = "usual_drink"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
@@ -366,6 +381,7 @@ extension WaterV1 {
                 case .atUnixMs: 2
                 case .drink: 3
                 case .usualDrink: 4
+                case .forMember: 5
                 }
             }
 
@@ -376,6 +392,7 @@ extension WaterV1 {
                 case 2: self = .atUnixMs
                 case 3: self = .drink
                 case 4: self = .usualDrink
+                case 5: self = .forMember
                 default: return nil
                 }
             }
@@ -389,7 +406,8 @@ extension WaterV1 {
                 amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
                 atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
                 drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "",
-                usualDrink: try container.decodeIfPresent(Bool.self, forKey: .usualDrink) ?? false)
+                usualDrink: try container.decodeIfPresent(Bool.self, forKey: .usualDrink) ?? false,
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -459,23 +477,30 @@ extension WaterV1 {
         /// 0: keep the time.
         public var atUnixMs: Int64
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `EditWaterRequest`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0) {
+        public init(entryID: String = "", amountMl: Int32 = 0, atUnixMs: Int64 = 0, forMember: String = "") {
             self.entryID = entryID
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case entryID = "entry_id"
             case amountMl = "amount_ml"
             case atUnixMs = "at_unix_ms"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .entryID: 0
                 case .amountMl: 1
                 case .atUnixMs: 2
+                case .forMember: 3
                 }
             }
 
@@ -484,6 +509,7 @@ extension WaterV1 {
                 case 0: self = .entryID
                 case 1: self = .amountMl
                 case 2: self = .atUnixMs
+                case 3: self = .forMember
                 default: return nil
                 }
             }
@@ -495,7 +521,8 @@ extension WaterV1 {
             self.init(
                 entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
                 amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
-                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0)
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -551,23 +578,31 @@ extension WaterV1 {
 
         public var entryID: String
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `DeleteWaterRequest`; omitted fields take the proto3 defaults.
-        public init(entryID: String = "") {
+        public init(entryID: String = "", forMember: String = "") {
             self.entryID = entryID
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case entryID = "entry_id"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .entryID: 0
+                case .forMember: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .entryID
+                case 1: self = .forMember
                 default: return nil
                 }
             }
@@ -577,7 +612,8 @@ extension WaterV1 {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
-                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "")
+                entryID: try container.decodeIfPresent(String.self, forKey: .entryID) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -630,8 +666,37 @@ extension WaterV1 {
         public typealias Response = UndoWaterResponse
         public static let method = MethodTable.shared.method(calledBy: protoName)
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `UndoWaterRequest`; omitted fields take the proto3 defaults.
-        public init() {
+        public init(forMember: String = "") {
+            self.forMember = forMember
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case forMember = "for_member"
+
+            var intValue: Int? {
+                switch self {
+                case .forMember: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .forMember
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -685,8 +750,37 @@ extension WaterV1 {
         public typealias Response = GetTodayResponse
         public static let method = MethodTable.shared.method(calledBy: protoName)
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `GetTodayRequest`; omitted fields take the proto3 defaults.
-        public init() {
+        public init(forMember: String = "") {
+            self.forMember = forMember
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case forMember = "for_member"
+
+            var intValue: Int? {
+                switch self {
+                case .forMember: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .forMember
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -762,20 +856,27 @@ extension WaterV1 {
         /// take).
         public var includeEntries: Bool
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `GetHistoryRequest`; omitted fields take the proto3 defaults.
-        public init(days: UInt32 = 0, includeEntries: Bool = false) {
+        public init(days: UInt32 = 0, includeEntries: Bool = false, forMember: String = "") {
             self.days = days
             self.includeEntries = includeEntries
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case days = "days"
             case includeEntries = "include_entries"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .days: 0
                 case .includeEntries: 1
+                case .forMember: 2
                 }
             }
 
@@ -783,6 +884,7 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .days
                 case 1: self = .includeEntries
+                case 2: self = .forMember
                 default: return nil
                 }
             }
@@ -793,7 +895,8 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 days: try container.decodeIfPresent(UInt32.self, forKey: .days) ?? 0,
-                includeEntries: try container.decodeIfPresent(Bool.self, forKey: .includeEntries) ?? false)
+                includeEntries: try container.decodeIfPresent(Bool.self, forKey: .includeEntries) ?? false,
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -850,23 +953,31 @@ extension WaterV1 {
 
         public var dailyGoalMl: Int32
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `SetGoalRequest`; omitted fields take the proto3 defaults.
-        public init(dailyGoalMl: Int32 = 0) {
+        public init(dailyGoalMl: Int32 = 0, forMember: String = "") {
             self.dailyGoalMl = dailyGoalMl
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case dailyGoalMl = "daily_goal_ml"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .dailyGoalMl: 0
+                case .forMember: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .dailyGoalMl
+                case 1: self = .forMember
                 default: return nil
                 }
             }
@@ -876,7 +987,8 @@ extension WaterV1 {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
-                dailyGoalMl: try container.decodeIfPresent(Int32.self, forKey: .dailyGoalMl) ?? 0)
+                dailyGoalMl: try container.decodeIfPresent(Int32.self, forKey: .dailyGoalMl) ?? 0,
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -935,20 +1047,27 @@ extension WaterV1 {
         /// One of the household's drinks, or empty to keep the usual drink.
         public var usualDrink: String
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `SetUsualCupRequest`; omitted fields take the proto3 defaults.
-        public init(usualCupMl: Int32 = 0, usualDrink: String = "") {
+        public init(usualCupMl: Int32 = 0, usualDrink: String = "", forMember: String = "") {
             self.usualCupMl = usualCupMl
             self.usualDrink = usualDrink
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case usualCupMl = "usual_cup_ml"
             case usualDrink = "usual_drink"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .usualCupMl: 0
                 case .usualDrink: 1
+                case .forMember: 2
                 }
             }
 
@@ -956,6 +1075,7 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .usualCupMl
                 case 1: self = .usualDrink
+                case 2: self = .forMember
                 default: return nil
                 }
             }
@@ -966,7 +1086,8 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 usualCupMl: try container.decodeIfPresent(Int32.self, forKey: .usualCupMl) ?? 0,
-                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "")
+                usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -1095,8 +1216,37 @@ extension WaterV1 {
         public typealias Response = GetSettingsResponse
         public static let method = MethodTable.shared.method(calledBy: protoName)
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `GetSettingsRequest`; omitted fields take the proto3 defaults.
-        public init() {
+        public init(forMember: String = "") {
+            self.forMember = forMember
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case forMember = "for_member"
+
+            var intValue: Int? {
+                switch self {
+                case .forMember: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .forMember
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -1144,23 +1294,31 @@ extension WaterV1 {
 
         public var cup: Cup?
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `AddCupRequest`; omitted fields take the proto3 defaults.
-        public init(cup: Cup? = nil) {
+        public init(cup: Cup? = nil, forMember: String = "") {
             self.cup = cup
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case cup = "cup"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .cup: 0
+                case .forMember: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .cup
+                case 1: self = .forMember
                 default: return nil
                 }
             }
@@ -1170,7 +1328,8 @@ extension WaterV1 {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
-                cup: try container.decodeIfPresent(Cup.self, forKey: .cup))
+                cup: try container.decodeIfPresent(Cup.self, forKey: .cup),
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -1218,23 +1377,31 @@ extension WaterV1 {
 
         public var name: String
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `RemoveCupRequest`; omitted fields take the proto3 defaults.
-        public init(name: String = "") {
+        public init(name: String = "", forMember: String = "") {
             self.name = name
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case name = "name"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .name: 0
+                case .forMember: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .name
+                case 1: self = .forMember
                 default: return nil
                 }
             }
@@ -1244,7 +1411,8 @@ extension WaterV1 {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
-                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "")
+                name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -1535,7 +1703,7 @@ extension WaterV1.WaterEntry: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, date: reader.value(at: 3).string, drink: reader.value(at: 4).string, factorHundredths: reader.value(at: 5).uint32, countedMl: reader.value(at: 6).int32)
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, date: reader.value(at: 3).string, drink: reader.value(at: 4).string, factorHundredths: reader.value(at: 5).uint32, countedMl: reader.value(at: 6).int32, madeBy: reader.value(at: 7).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1546,6 +1714,7 @@ extension WaterV1.WaterEntry: WireMessage {
         builder.set(.string(drink), at: 4)
         builder.set(.unsigned(UInt64(factorHundredths)), at: 5)
         builder.set(.signed(Int64(countedMl)), at: 6)
+        builder.set(.string(madeBy), at: 7)
     }
 }
 
@@ -1614,7 +1783,7 @@ extension WaterV1.LogWaterRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string, usualDrink: reader.value(at: 4).bool)
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string, usualDrink: reader.value(at: 4).bool, forMember: reader.value(at: 5).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1623,6 +1792,7 @@ extension WaterV1.LogWaterRequest: WireMessage {
         builder.set(.signed(atUnixMs), at: 2)
         builder.set(.string(drink), at: 3)
         builder.set(.bool(usualDrink), at: 4)
+        builder.set(.string(forMember), at: 5)
     }
 }
 
@@ -1660,13 +1830,14 @@ extension WaterV1.EditWaterRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64)
+        self.init(entryID: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, forMember: reader.value(at: 3).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
         builder.set(.signed(Int64(amountMl)), at: 1)
         builder.set(.signed(atUnixMs), at: 2)
+        builder.set(.string(forMember), at: 3)
     }
 }
 
@@ -1703,11 +1874,12 @@ extension WaterV1.DeleteWaterRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entryID: reader.value(at: 0).string)
+        self.init(entryID: reader.value(at: 0).string, forMember: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(entryID), at: 0)
+        builder.set(.string(forMember), at: 1)
     }
 }
 
@@ -1744,10 +1916,12 @@ extension WaterV1.UndoWaterRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init()
+        self.init(forMember: reader.value(at: 0).string)
     }
 
-    package func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(forMember), at: 0)
+    }
 }
 
 extension WaterV1.UndoWaterResponse: WireMessage {
@@ -1783,10 +1957,12 @@ extension WaterV1.GetTodayRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init()
+        self.init(forMember: reader.value(at: 0).string)
     }
 
-    package func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(forMember), at: 0)
+    }
 }
 
 extension WaterV1.GetTodayResponse: WireMessage {
@@ -1824,12 +2000,13 @@ extension WaterV1.GetHistoryRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(days: reader.value(at: 0).uint32, includeEntries: reader.value(at: 1).bool)
+        self.init(days: reader.value(at: 0).uint32, includeEntries: reader.value(at: 1).bool, forMember: reader.value(at: 2).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(UInt64(days)), at: 0)
         builder.set(.bool(includeEntries), at: 1)
+        builder.set(.string(forMember), at: 2)
     }
 }
 
@@ -1866,11 +2043,12 @@ extension WaterV1.SetGoalRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(dailyGoalMl: reader.value(at: 0).int32)
+        self.init(dailyGoalMl: reader.value(at: 0).int32, forMember: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(dailyGoalMl)), at: 0)
+        builder.set(.string(forMember), at: 1)
     }
 }
 
@@ -1907,12 +2085,13 @@ extension WaterV1.SetUsualCupRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(usualCupMl: reader.value(at: 0).int32, usualDrink: reader.value(at: 1).string)
+        self.init(usualCupMl: reader.value(at: 0).int32, usualDrink: reader.value(at: 1).string, forMember: reader.value(at: 2).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(usualCupMl)), at: 0)
         builder.set(.string(usualDrink), at: 1)
+        builder.set(.string(forMember), at: 2)
     }
 }
 
@@ -1989,10 +2168,12 @@ extension WaterV1.GetSettingsRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init()
+        self.init(forMember: reader.value(at: 0).string)
     }
 
-    package func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(forMember), at: 0)
+    }
 }
 
 extension WaterV1.GetSettingsResponse: WireMessage {
@@ -2027,11 +2208,12 @@ extension WaterV1.AddCupRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(cup: reader.message(at: 0, as: WaterV1.Cup.self))
+        self.init(cup: reader.message(at: 0, as: WaterV1.Cup.self), forMember: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = cup { builder.setMessage(value, at: 0) }
+        builder.set(.string(forMember), at: 1)
     }
 }
 
@@ -2067,11 +2249,12 @@ extension WaterV1.RemoveCupRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(name: reader.value(at: 0).string)
+        self.init(name: reader.value(at: 0).string, forMember: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(name), at: 0)
+        builder.set(.string(forMember), at: 1)
     }
 }
 

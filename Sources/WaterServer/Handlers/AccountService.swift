@@ -25,6 +25,8 @@ struct AccountService: Service {
         router.later(.admin, removeMember)
         router.later(.admin, restoreMember)
         router.onLoop(.member, listMembers)
+        router.onLoop(.admin, setGuardian)
+        router.onLoop(.admin, setRole)
     }
 
     /// Login: throttled per username and address and per address (``LoginThrottle``), hashed in
@@ -42,11 +44,19 @@ struct AccountService: Service {
             }) ?? (nil, hasher.cost)
         try hasher.submit(from: call.peerHost, lane: username) {
             guard let attempt = admit(username, call, reply: reply) else { return }
-            let matches = hasher.checkLogin(password, against: account?.passwordHash, cost: cost)
+            // A member with no password (a child) is checked as a name nobody has: the same
+            // work, the same answer.
+            let stored = account.flatMap { $0.hasPassword ? $0.passwordHash : nil }
+            let matches = hasher.checkLogin(password, against: stored, cost: cost)
             throttle.settle(attempt, succeeded: matches && account != nil)
             guard matches, let account else {
                 logger.info("login failed", ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
-                return reply(.failure(WaterError(.unauthenticated, "wrong username or password")))
+                return reply(
+                    .failure(
+                        WaterError(
+                            .unauthenticated,
+                            "wrong username or password (a child has no password until an admin sets one "
+                                + "with member reset)")))
             }
             let (token, session) = newSession(for: account.id, now: call.now)
             replying(reply) { () throws(WaterError) in
@@ -78,9 +88,10 @@ struct AccountService: Service {
     }
 
     func whoAmI(_ request: WaterV1.WhoAmIRequest, _ call: CallContext) throws(WaterError) -> WaterV1.WhoAmIResponse {
-        let session = try archives.read(archives.accounts) { $0.sessions[call.caller!.digest] }
-        return WaterV1.WhoAmIResponse(
-            member: Wire.member(call.account), sessionExpiresAtUnixMs: session?.expiresAtUnixMilliseconds ?? 0)
+        let (session, member) = try archives.read(archives.accounts) { book in
+            (book.sessions[call.caller!.digest], Wire.member(call.account, in: book))
+        }
+        return WaterV1.WhoAmIResponse(member: member, sessionExpiresAtUnixMs: session?.expiresAtUnixMilliseconds ?? 0)
     }
 
     /// A new password ends every session of the member; the caller's goes on with a new token.
@@ -126,7 +137,13 @@ struct AccountService: Service {
     func addMember(
         _ request: WaterV1.AddMemberRequest, _ call: CallContext, reply: @escaping Reply<WaterV1.AddMemberResponse>
     ) throws(WaterError) {
-        try checkNewPassword(request.password, field: "password")
+        if request.child {
+            guard request.password.isEmpty else {
+                throw .invalidField("password", "a child is added without a password (an admin sets one later)")
+            }
+        } else {
+            try checkNewPassword(request.password, field: "password")
+        }
         let zoneName = request.timeZone.isEmpty ? householdTimeZone.identifier : request.timeZone
         guard let zone = timeZones.zone(named: zoneName) else {
             throw .unknownTimeZone(zoneName)
@@ -138,18 +155,21 @@ struct AccountService: Service {
         _ = try archives.read(archives.accounts) { book in
             try book.validateAdd(
                 username: request.username, displayName: request.displayName, role: role,
-                timeZone: zone, passwordHash: "", now: call.now)
+                timeZone: zone, passwordHash: "", now: call.now, isChild: request.child)
         }
         let (archives, hasher) = (self.archives, self.hasher)
         try hasher.submit(from: call.peerHost) {
-            guard let hash = hasher.hashNow(request.password) else { return reply(.failure(outOfMemory)) }
+            // A child has no password, so no hash is spent.
+            guard let hash = request.child ? "" : hasher.hashNow(request.password) else {
+                return reply(.failure(outOfMemory))
+            }
             replying(reply) { () throws(WaterError) in
                 try archives.commit(
                     archives.accounts,
                     { book -> Decision<AccountMutation, Account?> in
                         let mutation = try book.validateAdd(
                             username: request.username, displayName: request.displayName,
-                            role: role, timeZone: zone, passwordHash: hash, now: call.now)
+                            role: role, timeZone: zone, passwordHash: hash, now: call.now, isChild: request.child)
                         guard case .added(let account) = mutation else { return Decision([], note: nil) }
                         // The archive exists before the account does, so a member can never log
                         // in without one; an archive left by a failed add is simply reused. (Only
@@ -161,7 +181,7 @@ struct AccountService: Service {
                     result: { _, added in added },
                     reply: { outcome in
                         guard case .success(let account?) = outcome else {
-                            return reply(outcome.map { WaterV1.AddMemberResponse(member: $0.map(Wire.member)) })
+                            return reply(outcome.map { WaterV1.AddMemberResponse(member: $0.map { Wire.member($0) }) })
                         }
                         replying(reply) { () throws(WaterError) in
                             guard let archive = archives.store.member(account.id) else {
@@ -192,7 +212,7 @@ struct AccountService: Service {
             },
             result: { book, _ in
                 WaterV1.RenameMemberResponse(
-                    member: book.account(named: newUsername ?? request.username).map(Wire.member))
+                    member: book.account(named: newUsername ?? request.username).map { Wire.member($0, in: book) })
             }, reply: reply)
     }
 
@@ -247,14 +267,47 @@ struct AccountService: Service {
                 guard case .added(let account) = mutation else { return Decision([], note: nil) }
                 _ = try archives.store.createMember(account.id)
                 return Decision([mutation], note: account)
-            }, result: { _, restored in WaterV1.RestoreMemberResponse(member: restored.map(Wire.member)) },
+            }, result: { _, restored in WaterV1.RestoreMemberResponse(member: restored.map { Wire.member($0) }) },
             reply: reply)
     }
 
     func listMembers(_ request: WaterV1.ListMembersRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.ListMembersResponse
     {
-        WaterV1.ListMembersResponse(members: try archives.read(archives.accounts) { $0.members.map(Wire.member) })
+        WaterV1.ListMembersResponse(
+            members: try archives.read(archives.accounts) { book in book.members.map { Wire.member($0, in: book) } })
+    }
+
+    /// Adds or removes a guardian of a child; repeating either changes nothing.
+    func setGuardian(_ request: WaterV1.SetGuardianRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.SetGuardianResponse
+    {
+        try archives.commitReturning(
+            archives.accounts,
+            { book in
+                Decision(
+                    (try book.validateGuardian(
+                        child: request.username, guardian: request.guardian, remove: request.remove)).map { [$0] } ?? []
+                )
+            },
+            result: { book, _ in
+                WaterV1.SetGuardianResponse(
+                    member: book.account(named: request.username).map { Wire.member($0, in: book) })
+            })
+    }
+
+    /// Makes a member an admin or an admin a member (never the last admin).
+    func setRole(_ request: WaterV1.SetRoleRequest, _ call: CallContext) throws(WaterError) -> WaterV1.SetRoleResponse {
+        guard request.role == .admin || request.role == .member else {
+            throw .invalidField("role", "a role must be ROLE_MEMBER or ROLE_ADMIN")
+        }
+        let role: Role = request.role == .admin ? .admin : .member
+        return try archives.commitReturning(
+            archives.accounts,
+            { book in Decision((try book.validateRole(request.username, role: role)).map { [$0] } ?? []) },
+            result: { book, _ in
+                WaterV1.SetRoleResponse(member: book.account(named: request.username).map { Wire.member($0, in: book) })
+            })
     }
 }
 

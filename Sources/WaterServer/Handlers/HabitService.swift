@@ -2,7 +2,8 @@ import WaterCore
 import WaterProtocol
 import WaterStore
 
-/// `water.v1.Habits`: the caller's own habits; no request can reach another member's.
+/// `water.v1.Habits`: the caller's own habits, or (`for_member`) those of a member the caller
+/// may act for (``ArchiveAccess/actingFor(_:_:)``).
 struct HabitService: Service {
     let archives: ArchiveAccess
 
@@ -21,8 +22,8 @@ struct HabitService: Service {
         let id = try recordID(request.habitID, field: "habit_id")
         let icon = try habitIcon(request.icon)
         let color = try habitColor(request.color)
-        return try archives.commitOwnReturning(
-            call,
+        return try archives.commitReturning(
+            for: try archives.actingFor(call, request.forMember),
             { archive in
                 Decision(
                     (try archive.habits.validateAdd(id: id, name: request.name, icon: icon, color: color, now: call.now))
@@ -34,21 +35,25 @@ struct HabitService: Service {
     func checkHabit(_ request: WaterV1.CheckHabitRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.CheckHabitResponse
     {
-        WaterV1.CheckHabitResponse(week: try check(request.habitID, request.date, checked: true, call))
+        WaterV1.CheckHabitResponse(
+            week: try check(
+                request.habitID, request.date, checked: true, archives.actingFor(call, request.forMember), call))
     }
 
     func uncheckHabit(_ request: WaterV1.UncheckHabitRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.UncheckHabitResponse
     {
-        WaterV1.UncheckHabitResponse(week: try check(request.habitID, request.date, checked: false, call))
+        WaterV1.UncheckHabitResponse(
+            week: try check(
+                request.habitID, request.date, checked: false, archives.actingFor(call, request.forMember), call))
     }
 
     func deleteHabit(_ request: WaterV1.DeleteHabitRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.DeleteHabitResponse
     {
         let id = try recordID(request.habitID, field: "habit_id")
-        return try archives.commitOwnReturning(
-            call,
+        return try archives.commitReturning(
+            for: try archives.actingFor(call, request.forMember),
             { archive in
                 Decision(
                     [.habit(try archive.habits.validateDelete(id: id))], note: archive.habits.habit(id).map(Wire.habit))
@@ -59,7 +64,7 @@ struct HabitService: Service {
     func listWeek(_ request: WaterV1.ListHabitWeekRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.ListHabitWeekResponse
     {
-        try archives.read(try archives.own(call)) { archive in
+        try archives.read(try archives.archive(of: archives.actingFor(call, request.forMember))) { archive in
             let today = archive.water.today(atUnixMilliseconds: call.now)
             var week = ISOWeek(containing: today)
             if !request.week.isEmpty {
@@ -78,13 +83,13 @@ struct HabitService: Service {
     }
 
     /// Checks or unchecks a day (empty: today) and answers with the habit's week.
-    private func check(_ habitID: String, _ dateText: String, checked: Bool, _ call: CallContext)
-        throws(WaterError) -> WaterV1.HabitWeek
-    {
+    private func check(
+        _ habitID: String, _ dateText: String, checked: Bool, _ acting: ActingMember, _ call: CallContext
+    ) throws(WaterError) -> WaterV1.HabitWeek {
         let id = try recordID(habitID, field: "habit_id")
         let date = dateText.isEmpty ? nil : try day(dateText, field: "date")
-        return try archives.commitOwnReturning(
-            call,
+        return try archives.commitReturning(
+            for: acting,
             { archive in
                 let today = archive.water.today(atUnixMilliseconds: call.now)
                 let day = date ?? today

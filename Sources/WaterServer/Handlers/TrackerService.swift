@@ -2,9 +2,9 @@ import WaterCore
 import WaterProtocol
 import WaterStore
 
-/// `water.v1.Tracker`: the caller's own water diary. No request can change another member's:
-/// the archive written is always the caller's. GetYear alone may read another member's year,
-/// as the board already shows everyone's days.
+/// `water.v1.Tracker`: the caller's own water diary, or (`for_member`) that of a member the
+/// caller may act for (``ArchiveAccess/actingFor(_:_:)``): a child of theirs, or anyone for an
+/// admin. GetYear alone may read any member's year, as the board already shows everyone's days.
 struct TrackerService: Service {
     let archives: ArchiveAccess
     /// Where a requested zone is found.
@@ -93,17 +93,19 @@ struct TrackerService: Service {
         let wanted = request.cup ?? WaterV1.Cup()
         let cup = NamedCup(
             name: wanted.name, amountMillilitres: wanted.amountMl, drink: wanted.drink.isEmpty ? nil : wanted.drink)
+        let acting = try archives.actingFor(call, request.forMember)
         let drinks = try archives.read(archives.accounts) { $0.drinks }
-        return try archives.commitOwnReturning(
-            call, { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
+        return try archives.commitReturning(
+            for: acting, { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
             result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive.water)) })
     }
 
     func removeCup(_ request: WaterV1.RemoveCupRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.RemoveCupResponse
     {
-        try archives.commitOwnReturning(
-            call, { archive in Decision([.water(try archive.water.validateRemoveCup(request.name))]) },
+        try archives.commitReturning(
+            for: try archives.actingFor(call, request.forMember),
+            { archive in Decision([.water(try archive.water.validateRemoveCup(request.name))]) },
             result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive.water)) })
     }
 
@@ -112,12 +114,14 @@ struct TrackerService: Service {
         -> WaterV1.LogWaterResponse
     {
         let id = try recordID(request.entryID, field: "entry_id")
+        let acting = try archives.actingFor(call, request.forMember)
+        let makers = acting.madeBy == 0 ? [:] : [acting.madeBy: acting.caller.username]
         // No drink named and not the usual one: water (what a client from before drinks sends),
         // with no look at the household's list.
         let drinks =
             request.drink.isEmpty && !request.usualDrink ? nil : try archives.read(archives.accounts) { $0.drinks }
-        return try archives.commitOwnReturning(
-            call,
+        return try archives.commitReturning(
+            for: acting,
             { archive in
                 let typed = request.amountMl == 0 ? nil : request.amountMl
                 let (amount, drink) =
@@ -128,14 +132,16 @@ struct TrackerService: Service {
                     } ?? (typed, nil)
                 let decision = try archive.water.validateLog(
                     id: id, amountMillilitres: amount, unixMilliseconds: request.atUnixMs == 0 ? nil : request.atUnixMs,
-                    drink: drink, now: call.now)
+                    drink: drink, madeBy: acting.madeBy, now: call.now)
                 guard case .log(let mutation) = decision else { return Decision([], note: true) }
                 return Decision(.water(mutation), note: false)
             },
             result: { archive, duplicate in
                 let entry = archive.water.entry(id)!
                 return WaterV1.LogWaterResponse(
-                    entry: Wire.entry(entry, in: archive.water, text: request.entryID),
+                    entry: Wire.entry(
+                        entry, in: archive.water, text: request.entryID,
+                        makers: entry.madeBy == acting.madeBy ? makers : archives.makers(of: [entry])),
                     day: Wire.day(archive.water.day(archive.water.date(of: entry))),
                     duplicate: duplicate)
             })
@@ -146,8 +152,8 @@ struct TrackerService: Service {
         -> WaterV1.EditWaterResponse
     {
         let id = try recordID(request.entryID, field: "entry_id")
-        return try archives.commitOwnReturning(
-            call,
+        return try archives.commitReturning(
+            for: try archives.actingFor(call, request.forMember),
             { archive in
                 Decision(
                     [
@@ -162,7 +168,8 @@ struct TrackerService: Service {
                 let after = archive.water.date(of: entry)
                 let dates = before.map { $0 == after ? [after] : [$0, after] } ?? [after]
                 return WaterV1.EditWaterResponse(
-                    entry: Wire.entry(entry, in: archive.water), days: dates.map { Wire.day(archive.water.day($0)) })
+                    entry: Wire.entry(entry, in: archive.water, makers: archives.makers(of: [entry])),
+                    days: dates.map { Wire.day(archive.water.day($0)) })
             })
     }
 
@@ -170,7 +177,9 @@ struct TrackerService: Service {
         -> WaterV1.DeleteWaterResponse
     {
         let id = try recordID(request.entryID, field: "entry_id")
-        return try deleteEntry(call, respond: WaterV1.DeleteWaterResponse.init) { water in
+        return try deleteEntry(
+            try archives.actingFor(call, request.forMember), respond: WaterV1.DeleteWaterResponse.init
+        ) { water in
             try water.validateDelete(id: id)
         }
     }
@@ -178,18 +187,21 @@ struct TrackerService: Service {
     func undoWater(_ request: WaterV1.UndoWaterRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.UndoWaterResponse
     {
-        try deleteEntry(call, respond: WaterV1.UndoWaterResponse.init) { water in
+        try deleteEntry(try archives.actingFor(call, request.forMember), respond: WaterV1.UndoWaterResponse.init) {
+            water in
             try water.validateUndo(now: call.now)
         }
     }
 
     func today(_ request: WaterV1.GetTodayRequest, _ call: CallContext) throws(WaterError) -> WaterV1.GetTodayResponse {
+        let acting = try archives.actingFor(call, request.forMember)
         let drinks = try archives.read(archives.accounts) { Wire.drinks($0.drinks) }
-        return try archives.read(try archives.own(call)) { archive in
+        let (archive, names) = (try archives.archive(of: acting), archives.usernames())
+        return try archives.read(archive) { archive in
             let today = archive.water.today(atUnixMilliseconds: call.now)
             return WaterV1.GetTodayResponse(
                 day: Wire.day(archive.water.day(today)),
-                entries: archive.water.entries(on: today).map { Wire.entry($0, in: archive.water) },
+                entries: archive.water.entries(on: today).map { Wire.entry($0, in: archive.water, makers: names) },
                 settings: Wire.settings(archive.water), drinks: drinks)
         }
     }
@@ -200,13 +212,15 @@ struct TrackerService: Service {
         guard (1...366).contains(request.days) else {
             throw WaterError.invalidField("days", "history covers 1 to 366 days, got \(request.days)")
         }
-        return try archives.read(try archives.own(call)) { archive in
+        let acting = try archives.actingFor(call, request.forMember)
+        let names = request.includeEntries ? archives.usernames() : [:]
+        return try archives.read(try archives.archive(of: acting)) { archive in
             let today = archive.water.today(atUnixMilliseconds: call.now)
             let days = archive.water.days(count: Int(request.days), endingOn: today)
             let entries =
                 request.includeEntries
                 ? days.reversed().flatMap { archive.water.entries(on: $0.date) }.map {
-                    Wire.entry($0, in: archive.water)
+                    Wire.entry($0, in: archive.water, makers: names)
                 }
                 : []
             return WaterV1.GetHistoryResponse(days: days.map(Wire.day), entries: entries)
@@ -216,8 +230,9 @@ struct TrackerService: Service {
     func setGoal(_ request: WaterV1.SetGoalRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.SetGoalResponse
     {
-        try archives.commitOwnReturning(
-            call, { archive in Decision([.water(try archive.water.validateGoal(request.dailyGoalMl, now: call.now))]) },
+        try archives.commitReturning(
+            for: try archives.actingFor(call, request.forMember),
+            { archive in Decision([.water(try archive.water.validateGoal(request.dailyGoalMl, now: call.now))]) },
             result: { archive, _ in
                 WaterV1.SetGoalResponse(
                     settings: Wire.settings(archive.water),
@@ -230,9 +245,10 @@ struct TrackerService: Service {
     {
         // 0 keeps the cup only when a drink is given: alone it is still the mistake it always was.
         let keepsCup = request.usualCupMl == 0 && !request.usualDrink.isEmpty
+        let acting = try archives.actingFor(call, request.forMember)
         let drinks = request.usualDrink.isEmpty ? nil : try archives.read(archives.accounts) { $0.drinks }
-        return try archives.commitOwnReturning(
-            call,
+        return try archives.commitReturning(
+            for: acting,
             { archive in
                 let cup = keepsCup ? [] : [MemberMutation.water(try archive.water.validateUsualCup(request.usualCupMl))]
                 let drink = try drinks.map {
@@ -246,7 +262,8 @@ struct TrackerService: Service {
     func settings(_ request: WaterV1.GetSettingsRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.GetSettingsResponse
     {
-        WaterV1.GetSettingsResponse(settings: try archives.read(try archives.own(call)) { Wire.settings($0.water) })
+        let archive = try archives.archive(of: try archives.actingFor(call, request.forMember))
+        return WaterV1.GetSettingsResponse(settings: try archives.read(archive) { Wire.settings($0.water) })
     }
 
     /// Moves the caller's days to another zone: their diary first (what counts days), then their
@@ -277,16 +294,19 @@ struct TrackerService: Service {
 
     /// Deletes the entry `decide` picks, answering with that entry and its day afterwards.
     private func deleteEntry<Response: ProtoMessage>(
-        _ call: CallContext, respond: (WaterV1.WaterEntry?, WaterV1.DaySummary?) -> Response,
+        _ acting: ActingMember, respond: (WaterV1.WaterEntry?, WaterV1.DaySummary?) -> Response,
         decide: (WaterDiary) throws -> WaterMutation
     ) throws(WaterError) -> Response {
-        try archives.commitOwnReturning(
-            call,
+        try archives.commitReturning(
+            for: acting,
             { archive in
                 let mutation = try decide(archive.water)
                 var removed: (entry: WaterV1.WaterEntry, date: LocalDate)?
                 if case .deleted(let id) = mutation, let entry = archive.water.entry(id) {
-                    removed = (Wire.entry(entry, in: archive.water), archive.water.date(of: entry))
+                    removed = (
+                        Wire.entry(entry, in: archive.water, makers: archives.makers(of: [entry])),
+                        archive.water.date(of: entry)
+                    )
                 }
                 return Decision([.water(mutation)], note: removed)
             },

@@ -29,7 +29,7 @@ struct TransferService: Service {
         let members = request.household ? try archives.read(archives.accounts) { $0.members } : [call.account]
         let export = ExportStream(
             members: members, household: request.household, store: archives.store, responder: responder,
-            queue: exportQueue)
+            queue: exportQueue, makers: archives.usernames())
         exportQueue.async { export.send(from: ExportStream.Position()) }
     }
 
@@ -98,14 +98,17 @@ extension WaterV1.ImportResponse {
 enum Export {
     /// The chunk of entries from `start` on, and where the next chunk starts (nil: this is the
     /// last). Only that chunk's entries are made into messages.
-    static func history(of account: Account, _ archive: MemberArchive, from start: Int) -> (
-        WaterV1.MemberHistory, next: Int?
-    ) {
+    /// `makers`: usernames by member id, for entries made for the member by someone else and
+    /// the member's guardians.
+    static func history(
+        of account: Account, _ archive: MemberArchive, from start: Int, makers: [UInt64: String] = [:]
+    ) -> (WaterV1.MemberHistory, next: Int?) {
         let water = archive.water
         let end = min(start + exportChunkEntries, water.entries.count)
         let next = end < water.entries.count ? end : nil
-        let entries = water.entries[start..<end].map { Wire.entry($0, in: water) }
-        guard start == 0 else { return (WaterV1.MemberHistory(member: Wire.member(account), entries: entries), next) }
+        let entries = water.entries[start..<end].map { Wire.entry($0, in: water, makers: makers) }
+        let member = Wire.member(account, guardians: account.guardians.compactMap { makers[$0] }.sorted())
+        guard start == 0 else { return (WaterV1.MemberHistory(member: member, entries: entries), next) }
         let goals = water.datesWithEntries.map {
             WaterV1.DailyGoal(date: $0.description, goalMl: water.goals.goalMillilitres(on: $0))
         }
@@ -113,7 +116,7 @@ enum Export {
             WaterV1.HabitHistory(habit: Wire.habit($0), checkedDates: $0.checkedDays.sorted().map(\.description))
         }
         let history = WaterV1.MemberHistory(
-            member: Wire.member(account), settings: Wire.settings(water), entries: entries, goals: goals,
+            member: member, settings: Wire.settings(water), entries: entries, goals: goals,
             habits: habits)
         return (history, next)
     }
@@ -137,6 +140,8 @@ struct ExportStream: Sendable {
     let store: FileArchiveStore
     let responder: Responder
     let queue: DispatchQueue
+    /// Usernames by member id, for who made an entry for its member.
+    let makers: [UInt64: String]
 
     /// Sends the next chunk from `position` (or ends the stream), and asks for the one after it
     /// once the connection is writable.
@@ -158,7 +163,7 @@ struct ExportStream: Sendable {
                     unavailable: WaterV1.Member(username: account.username, displayName: account.displayName)),
                 then: Position(member: position.member + 1))
         }
-        let (chunk, next) = Export.history(of: account, archive, from: position.entry)
+        let (chunk, next) = Export.history(of: account, archive, from: position.entry, makers: makers)
         yield(
             WaterV1.ExportResponse(history: chunk),
             then: next.map { Position(member: position.member, entry: $0, archive: archive) }

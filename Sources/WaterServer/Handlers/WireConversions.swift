@@ -19,12 +19,17 @@ enum Wire {
 
     /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
     /// send it) the reply carries that string again instead of making another.
-    static func entry(_ entry: WaterEntry, in water: WaterDiary, text: String? = nil) -> WaterV1.WaterEntry {
+    /// `makers`: usernames by member id, for who made an entry for its owner
+    /// (``ArchiveAccess/makers(of:)``).
+    static func entry(
+        _ entry: WaterEntry, in water: WaterDiary, text: String? = nil, makers: [UInt64: String] = [:]
+    ) -> WaterV1.WaterEntry {
         let canonical = text.flatMap { text in text.utf8.contains { (0x41...0x46).contains($0) } ? nil : text }
         return WaterV1.WaterEntry(
             entryID: canonical ?? entry.id.description, amountMl: entry.amountMillilitres,
             atUnixMs: entry.unixMilliseconds, date: water.date(of: entry).description, drink: entry.drink,
-            factorHundredths: UInt32(entry.factorHundredths), countedMl: entry.countedMillilitres)
+            factorHundredths: UInt32(entry.factorHundredths), countedMl: entry.countedMillilitres,
+            madeBy: entry.madeBy == 0 ? "" : makers[entry.madeBy] ?? "member \(entry.madeBy)")
     }
 
     static func drinks(_ list: DrinkList) -> [WaterV1.Drink] {
@@ -40,10 +45,17 @@ enum Wire {
             cups: water.cups.map { WaterV1.Cup(name: $0.name, amountMl: $0.amountMillilitres, drink: $0.drink ?? "") })
     }
 
-    static func member(_ account: Account) -> WaterV1.Member {
+    /// `guardians`: their usernames (``AccountBook/guardianNames(of:)``).
+    static func member(_ account: Account, guardians: [String] = []) -> WaterV1.Member {
         WaterV1.Member(
             memberID: account.id, username: account.username, displayName: account.displayName,
-            role: account.role == .admin ? .admin : .member, timeZone: account.timeZone.identifier)
+            role: account.role == .admin ? .admin : .member, timeZone: account.timeZone.identifier,
+            child: account.isChild, guardians: guardians)
+    }
+
+    /// A member as the household's book has them, guardians named.
+    static func member(_ account: Account, in book: AccountBook) -> WaterV1.Member {
+        member(account, guardians: book.guardianNames(of: account))
     }
 
     static func board(_ board: WeeklyBoard, now: Int64) -> WaterV1.WeeklyBoard {

@@ -105,7 +105,8 @@ extension AccountBook: ArchiveModel {
         WaterArchiveV1.StoredAccount(
             memberID: account.id, username: account.username, displayName: account.displayName,
             role: Int32(account.role.rawValue), timeZone: account.timeZone.identifier,
-            passwordHash: account.passwordHash, createdAtUnixMs: account.createdAtUnixMilliseconds)
+            passwordHash: account.passwordHash, createdAtUnixMs: account.createdAtUnixMilliseconds,
+            child: account.isChild, guardians: account.guardians)
     }
 
     private static func account(_ stored: WaterArchiveV1.StoredAccount?, in context: ArchiveContext)
@@ -118,7 +119,8 @@ extension AccountBook: ArchiveModel {
         return Account(
             id: stored.memberID, username: stored.username, displayName: stored.displayName, role: role,
             timeZone: try StoredValues.timeZone(stored.timeZone, in: context), passwordHash: stored.passwordHash,
-            createdAtUnixMilliseconds: stored.createdAtUnixMs)
+            createdAtUnixMilliseconds: stored.createdAtUnixMs, isChild: stored.child,
+            guardians: stored.guardians.sorted())
     }
 
     private static func stored(_ session: Session) -> WaterArchiveV1.StoredSession {

@@ -8,7 +8,7 @@ import WaterProtocol
 /// table of distinct 80-bit tails (usually one per installation). After zlib that is a few
 /// bytes an entry instead of the 16 a random id alone would take. Drinks are an index into a
 /// table of distinct drink and factor pairs, and no column at all while every entry is plain
-/// water (as every archive from before drinks is).
+/// water (as every archive from before drinks is); likewise who logged each entry for its owner.
 enum EntryColumns {
     static func encode(_ entries: [WaterEntry]) -> WaterArchiveV1.EntryColumns {
         var columns = WaterArchiveV1.EntryColumns()
@@ -20,6 +20,8 @@ enum EntryColumns {
         var previous: Int64 = 0
         var kindIndex: [DrinkKey: UInt32] = [:]
         var drinkIndex: [UInt32] = []
+        // Who logged each entry for the owner: no column while the owner logged them all.
+        let madeBy = entries.contains(where: { $0.madeBy != 0 }) ? entries.map(\.madeBy) : []
         for entry in entries {
             if entry.isPlainWater {
                 drinkIndex.append(0)
@@ -49,6 +51,7 @@ enum EntryColumns {
             }
         }
         if !columns.drinkKinds.isEmpty { columns.drinkIndex = drinkIndex }
+        columns.madeBy = madeBy
         return columns
     }
 
@@ -60,7 +63,9 @@ enum EntryColumns {
             guard bytes.count == 10 else { throw StoredValues.corrupt("an id tail has \(bytes.count) bytes") }
             return Tail(bytes: bytes)
         }
-        guard columns.drinkIndex.isEmpty || columns.drinkIndex.count == count else {
+        guard columns.drinkIndex.isEmpty || columns.drinkIndex.count == count,
+            columns.madeBy.isEmpty || columns.madeBy.count == count
+        else {
             throw StoredValues.corrupt("entry columns have different lengths")
         }
         let kinds =
@@ -88,7 +93,8 @@ enum EntryColumns {
                 WaterEntry(
                     id: RecordID(high: UInt64(idTime) << 16 | UInt64(tail.versionAndCounter), low: tail.low),
                     amountMillilitres: columns.amountMl[index], unixMilliseconds: time, drink: kinds[kindIndex].name,
-                    factorHundredths: kinds[kindIndex].factorHundredths))
+                    factorHundredths: kinds[kindIndex].factorHundredths,
+                    madeBy: columns.madeBy.isEmpty ? 0 : columns.madeBy[index]))
         }
         return entries
     }

@@ -18,7 +18,8 @@ enum StoredValues {
         let water = entry.isPlainWater
         return WaterArchiveV1.StoredEntry(
             id: entry.id.bytes, amountMl: entry.amountMillilitres, atUnixMs: entry.unixMilliseconds,
-            drink: water ? "" : entry.drink, factorHundredths: water ? 0 : UInt32(entry.factorHundredths))
+            drink: water ? "" : entry.drink, factorHundredths: water ? 0 : UInt32(entry.factorHundredths),
+            madeBy: entry.madeBy)
     }
 
     static func entry(_ stored: WaterArchiveV1.StoredEntry?) throws(ArchiveError) -> WaterEntry {
@@ -26,7 +27,7 @@ enum StoredValues {
         let (drink, factor) = try drinkUse(name: stored.drink, factorHundredths: stored.factorHundredths)
         return WaterEntry(
             id: try recordID(stored.id, "an entry"), amountMillilitres: stored.amountMl,
-            unixMilliseconds: stored.atUnixMs, drink: drink, factorHundredths: factor)
+            unixMilliseconds: stored.atUnixMs, drink: drink, factorHundredths: factor, madeBy: stored.madeBy)
     }
 
     /// An entry's drink and factor as stored: none (an entry from before drinks) is water at 1.00.

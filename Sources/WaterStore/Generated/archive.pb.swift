@@ -359,13 +359,17 @@ extension WaterArchiveV1 {
 
         public var factorHundredths: UInt32
 
+        /// The member who logged it for the archive's owner (a guardian or an admin); 0: the owner.
+        public var madeBy: UInt64
+
         /// Creates a `StoredEntry`; omitted fields take the proto3 defaults.
-        public init(id: [UInt8] = [], amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "", factorHundredths: UInt32 = 0) {
+        public init(id: [UInt8] = [], amountMl: Int32 = 0, atUnixMs: Int64 = 0, drink: String = "", factorHundredths: UInt32 = 0, madeBy: UInt64 = 0) {
             self.id = id
             self.amountMl = amountMl
             self.atUnixMs = atUnixMs
             self.drink = drink
             self.factorHundredths = factorHundredths
+            self.madeBy = madeBy
         }
 
         enum CodingKeys: String, CodingKey {
@@ -374,6 +378,7 @@ extension WaterArchiveV1 {
             case atUnixMs = "at_unix_ms"
             case drink = "drink"
             case factorHundredths = "factor_hundredths"
+            case madeBy = "made_by"
 
             var intValue: Int? {
                 switch self {
@@ -382,6 +387,7 @@ extension WaterArchiveV1 {
                 case .atUnixMs: 2
                 case .drink: 3
                 case .factorHundredths: 4
+                case .madeBy: 5
                 }
             }
 
@@ -392,6 +398,7 @@ extension WaterArchiveV1 {
                 case 2: self = .atUnixMs
                 case 3: self = .drink
                 case 4: self = .factorHundredths
+                case 5: self = .madeBy
                 default: return nil
                 }
             }
@@ -405,7 +412,8 @@ extension WaterArchiveV1 {
                 amountMl: try container.decodeIfPresent(Int32.self, forKey: .amountMl) ?? 0,
                 atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
                 drink: try container.decodeIfPresent(String.self, forKey: .drink) ?? "",
-                factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0)
+                factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0,
+                madeBy: try container.decodeIfPresent(UInt64.self, forKey: .madeBy) ?? 0)
         }
     }
 
@@ -732,8 +740,12 @@ extension WaterArchiveV1 {
         /// Distinct drink and factor pairs other than water at 100, first use first.
         public var drinkKinds: [DrinkKind]
 
+        /// Empty when the owner logged every entry; otherwise one per entry: the member id of who
+        /// logged it for the owner, 0 for the owner.
+        public var madeBy: [UInt64]
+
         /// Creates a `EntryColumns`; omitted fields take the proto3 defaults.
-        public init(atDeltaMs: [Int64] = [], amountMl: [Int32] = [], idTimeDeltaMs: [Int64] = [], idTailIndex: [UInt32] = [], idTails: [[UInt8]] = [], drinkIndex: [UInt32] = [], drinkKinds: [DrinkKind] = []) {
+        public init(atDeltaMs: [Int64] = [], amountMl: [Int32] = [], idTimeDeltaMs: [Int64] = [], idTailIndex: [UInt32] = [], idTails: [[UInt8]] = [], drinkIndex: [UInt32] = [], drinkKinds: [DrinkKind] = [], madeBy: [UInt64] = []) {
             self.atDeltaMs = atDeltaMs
             self.amountMl = amountMl
             self.idTimeDeltaMs = idTimeDeltaMs
@@ -741,6 +753,7 @@ extension WaterArchiveV1 {
             self.idTails = idTails
             self.drinkIndex = drinkIndex
             self.drinkKinds = drinkKinds
+            self.madeBy = madeBy
         }
 
         enum CodingKeys: String, CodingKey {
@@ -751,6 +764,7 @@ extension WaterArchiveV1 {
             case idTails = "id_tails"
             case drinkIndex = "drink_index"
             case drinkKinds = "drink_kinds"
+            case madeBy = "made_by"
 
             var intValue: Int? {
                 switch self {
@@ -761,6 +775,7 @@ extension WaterArchiveV1 {
                 case .idTails: 4
                 case .drinkIndex: 5
                 case .drinkKinds: 6
+                case .madeBy: 7
                 }
             }
 
@@ -773,6 +788,7 @@ extension WaterArchiveV1 {
                 case 4: self = .idTails
                 case 5: self = .drinkIndex
                 case 6: self = .drinkKinds
+                case 7: self = .madeBy
                 default: return nil
                 }
             }
@@ -788,7 +804,8 @@ extension WaterArchiveV1 {
                 idTailIndex: try container.decodeIfPresent([UInt32].self, forKey: .idTailIndex) ?? [],
                 idTails: try container.decodeIfPresent([[UInt8]].self, forKey: .idTails) ?? [],
                 drinkIndex: try container.decodeIfPresent([UInt32].self, forKey: .drinkIndex) ?? [],
-                drinkKinds: try container.decodeIfPresent([DrinkKind].self, forKey: .drinkKinds) ?? [])
+                drinkKinds: try container.decodeIfPresent([DrinkKind].self, forKey: .drinkKinds) ?? [],
+                madeBy: try container.decodeIfPresent([UInt64].self, forKey: .madeBy) ?? [])
         }
     }
 
@@ -975,8 +992,15 @@ extension WaterArchiveV1 {
 
         public var createdAtUnixMs: Int64
 
+        /// A child: added with no password (password_hash empty until an admin sets one), acted for by
+        /// admins and guardians.
+        public var child: Bool
+
+        /// The member ids who may act for this member, ascending.
+        public var guardians: [UInt64]
+
         /// Creates a `StoredAccount`; omitted fields take the proto3 defaults.
-        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0) {
+        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0, child: Bool = false, guardians: [UInt64] = []) {
             self.memberID = memberID
             self.username = username
             self.displayName = displayName
@@ -984,6 +1008,8 @@ extension WaterArchiveV1 {
             self.timeZone = timeZone
             self.passwordHash = passwordHash
             self.createdAtUnixMs = createdAtUnixMs
+            self.child = child
+            self.guardians = guardians
         }
 
         enum CodingKeys: String, CodingKey {
@@ -994,6 +1020,8 @@ extension WaterArchiveV1 {
             case timeZone = "time_zone"
             case passwordHash = "password_hash"
             case createdAtUnixMs = "created_at_unix_ms"
+            case child = "child"
+            case guardians = "guardians"
 
             var intValue: Int? {
                 switch self {
@@ -1004,6 +1032,8 @@ extension WaterArchiveV1 {
                 case .timeZone: 4
                 case .passwordHash: 5
                 case .createdAtUnixMs: 6
+                case .child: 7
+                case .guardians: 8
                 }
             }
 
@@ -1016,6 +1046,8 @@ extension WaterArchiveV1 {
                 case 4: self = .timeZone
                 case 5: self = .passwordHash
                 case 6: self = .createdAtUnixMs
+                case 7: self = .child
+                case 8: self = .guardians
                 default: return nil
                 }
             }
@@ -1031,7 +1063,9 @@ extension WaterArchiveV1 {
                 role: try container.decodeIfPresent(Int32.self, forKey: .role) ?? 0,
                 timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
                 passwordHash: try container.decodeIfPresent(String.self, forKey: .passwordHash) ?? "",
-                createdAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .createdAtUnixMs) ?? 0)
+                createdAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .createdAtUnixMs) ?? 0,
+                child: try container.decodeIfPresent(Bool.self, forKey: .child) ?? false,
+                guardians: try container.decodeIfPresent([UInt64].self, forKey: .guardians) ?? [])
         }
     }
 
@@ -1244,7 +1278,7 @@ extension WaterArchiveV1.StoredEntry: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(id: reader.value(at: 0).bytes, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string, factorHundredths: reader.value(at: 4).uint32)
+        self.init(id: reader.value(at: 0).bytes, amountMl: reader.value(at: 1).int32, atUnixMs: reader.value(at: 2).int64, drink: reader.value(at: 3).string, factorHundredths: reader.value(at: 4).uint32, madeBy: reader.value(at: 5).uint64)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1253,6 +1287,7 @@ extension WaterArchiveV1.StoredEntry: WireMessage {
         builder.set(.signed(atUnixMs), at: 2)
         builder.set(.string(drink), at: 3)
         builder.set(.unsigned(UInt64(factorHundredths)), at: 4)
+        builder.set(.unsigned(madeBy), at: 5)
     }
 }
 
@@ -1383,7 +1418,7 @@ extension WaterArchiveV1.EntryColumns: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(atDeltaMs: reader.numbers(at: 0, as: Int64.self), amountMl: reader.numbers(at: 1, as: Int32.self), idTimeDeltaMs: reader.numbers(at: 2, as: Int64.self), idTailIndex: reader.numbers(at: 3, as: UInt32.self), idTails: reader.values(at: 4) { $0.bytes }, drinkIndex: reader.numbers(at: 5, as: UInt32.self), drinkKinds: reader.messages(at: 6, as: WaterArchiveV1.DrinkKind.self))
+        self.init(atDeltaMs: reader.numbers(at: 0, as: Int64.self), amountMl: reader.numbers(at: 1, as: Int32.self), idTimeDeltaMs: reader.numbers(at: 2, as: Int64.self), idTailIndex: reader.numbers(at: 3, as: UInt32.self), idTails: reader.values(at: 4) { $0.bytes }, drinkIndex: reader.numbers(at: 5, as: UInt32.self), drinkKinds: reader.messages(at: 6, as: WaterArchiveV1.DrinkKind.self), madeBy: reader.numbers(at: 7, as: UInt64.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1394,6 +1429,7 @@ extension WaterArchiveV1.EntryColumns: WireMessage {
         builder.setValues(idTails, at: 4) { .bytes($0) }
         builder.setNumbers(drinkIndex, at: 5)
         builder.setMessages(drinkKinds, at: 6)
+        builder.setNumbers(madeBy, at: 7)
     }
 }
 
@@ -1460,7 +1496,7 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64)
+        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64, child: reader.value(at: 7).bool, guardians: reader.numbers(at: 8, as: UInt64.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1471,6 +1507,8 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
         builder.set(.string(timeZone), at: 4)
         builder.set(.string(passwordHash), at: 5)
         builder.set(.signed(createdAtUnixMs), at: 6)
+        builder.set(.bool(child), at: 7)
+        builder.setNumbers(guardians, at: 8)
     }
 }
 

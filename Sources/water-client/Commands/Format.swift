@@ -45,7 +45,12 @@ enum Format {
     /// An entry as "2ae53626  21:30  +250 ml water", or "+200 ml milk (counts 300)" where its
     /// factor makes it count otherwise.
     static func entry(_ entry: WaterV1.WaterEntry, zone: MemberTimeZone) -> String {
-        "\(dim(shortID(entry.entryID)))  \(clock(entry.atUnixMs, zone: zone))  +\(drink(entry))"
+        "\(dim(shortID(entry.entryID)))  \(clock(entry.atUnixMs, zone: zone))  +\(drink(entry))" + madeBy(entry)
+    }
+
+    /// "  by mum" for an entry a guardian or an admin logged for its member; "" otherwise.
+    static func madeBy(_ entry: WaterV1.WaterEntry) -> String {
+        entry.madeBy.isEmpty ? "" : "  by \(entry.madeBy.terminalSafe)"
     }
 
     /// "200 ml milk (counts 300)": the amount as drunk, the drink, and what it counted when that

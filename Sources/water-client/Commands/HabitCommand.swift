@@ -8,6 +8,7 @@ import WaterProtocol
 enum HabitCommand {
     /// Runs `action`, one of the subcommands `clientCommandLine` lists for `habit`.
     static func run(_ invocation: inout Invocation, action: String) throws {
+        let member = try invocation.forMember()
         switch action {
         case "add":
             let iconName = try invocation.arguments.option("icon") ?? "alarm"
@@ -23,15 +24,17 @@ enum HabitCommand {
             let response = try client.call(
                 WaterV1.AddHabitRequest(
                     habitID: invocation.newID(),
-                    name: words.joined(separator: " "), icon: icon, color: color))
+                    name: words.joined(separator: " "), icon: icon, color: color, forMember: member))
             invocation.output(response) { "added the habit \((response.habit?.name ?? "").terminalSafe)" }
         case "ls":
             let weekOption = try invocation.arguments.option("week")
             try invocation.arguments.finish()
             let client = try invocation.client()
-            let week = try Invocation.week(weekOption) { try client.call(WaterV1.ListHabitWeekRequest()).week }
-            let response = try client.call(WaterV1.ListHabitWeekRequest(week: week))
-            invocation.updateCache { $0.habits = response.habits.compactMap(\.habit) }
+            let week = try Invocation.week(weekOption) {
+                try client.call(WaterV1.ListHabitWeekRequest(forMember: member)).week
+            }
+            let response = try client.call(WaterV1.ListHabitWeekRequest(week: week, forMember: member))
+            invocation.updateCache(for: member) { $0.habits = response.habits.compactMap(\.habit) }
             invocation.output(response) { render(response) }
         case "check", "uncheck":
             let dayOption = try invocation.arguments.option("day")
@@ -40,16 +43,16 @@ enum HabitCommand {
             }
             try invocation.arguments.finish()
             let client = try invocation.reachableClient()
-            let id = try resolve(target, client, invocation)
-            let zone = try invocation.memberZone(client)
+            let id = try resolve(target, client, invocation, for: member)
+            let zone = try invocation.zone(for: member, client)
             let date = try day(dayOption, zone: zone)
             if action == "check" {
-                let request = WaterV1.CheckHabitRequest(habitID: id, date: date)
+                let request = WaterV1.CheckHabitRequest(habitID: id, date: date, forMember: member)
                 guard let response = try invocation.callOrQueue(client, request, queued: .habitCheck(request))
                 else { return }
                 invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
             } else {
-                let request = WaterV1.UncheckHabitRequest(habitID: id, date: date)
+                let request = WaterV1.UncheckHabitRequest(habitID: id, date: date, forMember: member)
                 guard let response = try invocation.callOrQueue(client, request, queued: .habitUncheck(request))
                 else { return }
                 invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
@@ -60,7 +63,9 @@ enum HabitCommand {
             }
             try invocation.arguments.finish()
             let client = try invocation.client()
-            let response = try client.call(WaterV1.DeleteHabitRequest(habitID: try resolve(target, client, invocation)))
+            let response = try client.call(
+                WaterV1.DeleteHabitRequest(
+                    habitID: try resolve(target, client, invocation, for: member), forMember: member))
             invocation.output(response) { "removed the habit \((response.habit?.name ?? "").terminalSafe)" }
         default:
             preconditionFailure("habit \(action) is in clientCommandLine but has no code")
@@ -77,13 +82,17 @@ enum HabitCommand {
 
     /// A habit's name (any case) or id; away from the server, among the habits this computer
     /// last heard of.
-    private static func resolve(_ text: String, _ client: WaterClient?, _ invocation: Invocation) throws -> String {
+    private static func resolve(
+        _ text: String, _ client: WaterClient?, _ invocation: Invocation, for member: String
+    ) throws -> String {
         if RecordID(text) != nil { return text }
         let habits: [WaterV1.Habit]
         if let client {
-            habits = try client.call(WaterV1.ListHabitWeekRequest()).habits.compactMap(\.habit)
-            invocation.updateCache { $0.habits = habits }
+            habits = try client.call(WaterV1.ListHabitWeekRequest(forMember: member)).habits.compactMap(\.habit)
+            invocation.updateCache(for: member) { $0.habits = habits }
         } else {
+            // The habits this computer knows are the caller's.
+            try invocation.refuseOffline(for: member)
             habits = invocation.cachedStatus()?.habits ?? []
         }
         guard

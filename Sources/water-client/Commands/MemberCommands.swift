@@ -2,7 +2,7 @@ import WaterCLI
 import WaterClient
 import WaterProtocol
 
-/// `member add|rename|reset|rm|restore|ls` (admins, except ls).
+/// `member add|rename|reset|rm|restore|guardian|admin|ls` (admins, except ls).
 enum MemberCommands {
     /// Runs `action`, one of the subcommands `clientCommandLine` lists for `member`.
     static func run(_ invocation: inout Invocation, action: String) throws {
@@ -12,14 +12,52 @@ enum MemberCommands {
             let admin = invocation.arguments.flag("admin")
             let zone = try invocation.arguments.option("time-zone") ?? ""
             let fromStandardInput = invocation.arguments.flag("password-stdin")
+            let child = invocation.arguments.flag("child")
             guard let name = invocation.arguments.positional() else { throw UsageError("member add needs a username") }
             try invocation.arguments.finish()
-            let password = try newPassword(for: name, fromStandardInput)
+            if child && (admin || fromStandardInput) {
+                throw UsageError(
+                    "a child is added without a password and not as an admin: leave out --admin and --password-stdin")
+            }
+            let password = child ? "" : try newPassword(for: name, fromStandardInput)
             let response = try invocation.client().call(
                 WaterV1.AddMemberRequest(
                     username: name, displayName: displayName, password: password, role: admin ? .admin : .member,
-                    timeZone: zone))
-            invocation.output(response) { "added \(name); they can log in with: water-client login \(name)" }
+                    timeZone: zone, child: child))
+            invocation.output(response) {
+                child
+                    ? "added \(name), a child with no password: log for them with --for \(name) "
+                        + "(admins can; make a guardian with: water-client member guardian \(name) add NAME)"
+                    : "added \(name); they can log in with: water-client login \(name)"
+            }
+        case "guardian":
+            guard let child = invocation.arguments.positional(), let verb = invocation.arguments.positional(),
+                let guardian = invocation.arguments.positional()
+            else {
+                throw UsageError("member guardian needs a child, add or rm, and a member: member guardian kim add ann")
+            }
+            try invocation.arguments.finish()
+            guard verb == "add" || verb == "rm" else {
+                throw UsageError("member guardian takes add or rm, got \"\(verb.terminalSafe)\"")
+            }
+            let response = try invocation.client().call(
+                WaterV1.SetGuardianRequest(username: child, guardian: guardian, remove: verb == "rm"))
+            invocation.output(response) {
+                let guardians = response.member?.guardians.map(\.terminalSafe) ?? []
+                return "guardians of \(child): "
+                    + (guardians.isEmpty ? "none (admins still act for them)" : guardians.joined(separator: ", "))
+            }
+        case "admin":
+            guard let name = invocation.arguments.positional(), let state = invocation.arguments.positional() else {
+                throw UsageError("member admin needs a username and on or off: member admin ben on")
+            }
+            try invocation.arguments.finish()
+            guard state == "on" || state == "off" else {
+                throw UsageError("member admin takes on or off, got \"\(state.terminalSafe)\"")
+            }
+            let response = try invocation.client().call(
+                WaterV1.SetRoleRequest(username: name, role: state == "on" ? .admin : .member))
+            invocation.output(response) { state == "on" ? "\(name) is an admin" : "\(name) is a member, not an admin" }
         case "rename":
             let to = try invocation.arguments.option("to") ?? ""
             let displayName = try invocation.arguments.option("display-name") ?? ""
@@ -65,7 +103,7 @@ enum MemberCommands {
                 let width = response.members.map { $0.username.terminalSafe.count }.max() ?? 0
                 return response.members.map {
                     "\(Format.column($0.username.terminalSafe, max(width, 8))) \($0.displayName.terminalSafe)"
-                        + ($0.role == .admin ? "  (admin)" : "")
+                        + memberNotes($0)
                 }.joined(separator: "\n")
             }
         default:
@@ -98,6 +136,17 @@ enum MemberCommands {
         }
         let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
         invocation.output(response) { "removed \(name): \(consequence)" }
+    }
+
+    /// "  (admin)", "  (child; guardians: ann, bob)": what a member is beyond their name.
+    static func memberNotes(_ member: WaterV1.Member) -> String {
+        var notes: [String] = []
+        if member.role == .admin { notes.append("admin") }
+        if member.child { notes.append("child") }
+        if !member.guardians.isEmpty {
+            notes.append("guardians: " + member.guardians.map(\.terminalSafe).joined(separator: ", "))
+        }
+        return notes.isEmpty ? "" : "  (\(notes.joined(separator: "; ")))"
     }
 
     private static func newPassword(for name: String, _ fromStandardInput: Bool) throws -> String {

@@ -87,8 +87,10 @@ enum SessionCommands {
         let server = try invocation.server().description
         invocation.output(response) {
             let member = response.member ?? WaterV1.Member()
-            let role = member.role == .admin ? "admin" : "member"
-            return "\(member.username) (\(member.displayName)), \(role), \(member.timeZone), on \(server)".terminalSafe
+            let role = (member.child ? "child " : "") + (member.role == .admin ? "admin" : "member")
+            let guardians = member.guardians.isEmpty ? "" : " (guardians: \(member.guardians.joined(separator: ", ")))"
+            return "\(member.username) (\(member.displayName)), \(role)\(guardians), \(member.timeZone), on \(server)"
+                .terminalSafe
         }
     }
 

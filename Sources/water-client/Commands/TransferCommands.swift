@@ -141,45 +141,51 @@ enum TransferCommands {
 /// The CSV form of an export: one row per entry, daily goal, habit and check-in, and one for
 /// the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
 ///
-///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor
-///     cup,mum,,,,250,,,,,,
-///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,200,,,,,milk,1.50
+///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor,made_by
+///     cup,mum,,,,250,,,,,,,
+///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,200,,,,,milk,1.50,
+///     entry,kim,0192e4a0-...,2026-11-30,1796040000000,200,,,,,water,1.00,mum
 ///
 /// A file from before drinks has no `drink` and `factor` columns: its entries are water at 1.00.
+/// `made_by` (who logged an entry for its member; empty: the member) came after: a file
+/// without it reads as before. An import takes no one's attribution: the entries are yours.
 enum HistoryCSV {
     static let header = [
         "kind", "member", "id", "date", "at_unix_ms", "amount_ml", "goal_ml", "name", "icon", "color", "drink",
-        "factor",
+        "factor", "made_by",
     ]
     /// The columns of an export from before drinks.
     static let headerBeforeDrinks = Array(header.prefix(10))
+    /// The columns of an export from before `made_by`.
+    static let headerBeforeMadeBy = Array(header.prefix(12))
 
     static func write(_ histories: [WaterV1.MemberHistory]) -> String {
         var rows = [header]
         for history in histories {
             let member = history.member?.username ?? ""
             if let cup = history.settings?.usualCupMl, cup != 0 {
-                rows.append(["cup", member, "", "", "", "\(cup)", "", "", "", "", "", ""])
+                rows.append(["cup", member, "", "", "", "\(cup)", "", "", "", "", "", "", ""])
             }
             for entry in history.entries {
                 rows.append([
                     "entry", member, entry.entryID, entry.date, "\(entry.atUnixMs)", "\(entry.amountMl)", "", "", "",
                     "", entry.drink,
                     entry.drink.isEmpty ? "" : HydrationFactor.text(Int32(clamping: entry.factorHundredths)),
+                    entry.madeBy,
                 ])
             }
             for goal in history.goals {
-                rows.append(["goal", member, "", goal.date, "", "", "\(goal.goalMl)", "", "", "", "", ""])
+                rows.append(["goal", member, "", goal.date, "", "", "\(goal.goalMl)", "", "", "", "", "", ""])
             }
             for stored in history.habits {
                 guard let habit = stored.habit else { continue }
                 rows.append([
                     "habit", member, habit.habitID, "", "\(habit.createdAtUnixMs)", "", "", habit.name,
                     HabitIcon(rawValue: Int(habit.icon.rawValue))?.description ?? "",
-                    HabitColor(rawValue: Int(habit.color.rawValue))?.description ?? "", "", "",
+                    HabitColor(rawValue: Int(habit.color.rawValue))?.description ?? "", "", "", "",
                 ])
                 for date in stored.checkedDates {
-                    rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", "", "", ""])
+                    rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", "", "", "", ""])
                 }
             }
         }
@@ -207,7 +213,7 @@ enum HistoryCSV {
         var habitIndex: [String: Int] = [:]
         let all = try rows(text)
         // The first line names the columns: today's, or those of an export from before drinks.
-        let width = all.first == headerBeforeDrinks ? headerBeforeDrinks.count : header.count
+        let width = [headerBeforeDrinks, headerBeforeMadeBy].first { $0 == all.first }?.count ?? header.count
         for (number, row) in all.enumerated().dropFirst() where !(row.count == 1 && row[0].isEmpty) {
             guard row.count == width else {
                 throw WaterError(.invalidArgument, "line \(number + 1) has \(row.count) fields, not \(width)")

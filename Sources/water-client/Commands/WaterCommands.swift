@@ -9,6 +9,7 @@ enum WaterCommands {
     static func log(_ invocation: inout Invocation) throws {
         let at = try invocation.arguments.option("at")
         let idText = try invocation.arguments.option("id")
+        let member = try invocation.forMember()
         var words: [String] = []
         while let word = invocation.arguments.positional() { words.append(word) }
         try invocation.arguments.finish()
@@ -16,7 +17,7 @@ enum WaterCommands {
         let amount = typed.amountMillilitres
         let client = try invocation.reachableClient()
         let now = UnixTime.nowMilliseconds()
-        let zone = try invocation.memberZone(client)
+        let zone = try invocation.zone(for: member, client)
         let time = try Invocation.time(at, zone: zone)  // 0: the server's now
         // The id carries the moment of logging; a replay with --id is recognised by the server.
         let id =
@@ -25,20 +26,22 @@ enum WaterCommands {
                 return text
             } ?? invocation.newID(at: now)
         let request = WaterV1.LogWaterRequest(
-            entryID: id, amountMl: amount ?? 0, atUnixMs: time, drink: typed.name ?? "", usualDrink: typed.name == nil)
+            entryID: id, amountMl: amount ?? 0, atUnixMs: time, drink: typed.name ?? "", usualDrink: typed.name == nil,
+            forMember: member)
         // Kept for later, it is the drink as typed (its moment and usual cup fixed when kept).
         var queued = request
         if client == nil { try checkOffline(&queued, typedAmount: amount, invocation.cachedStatus()) }
         guard let response = try invocation.callOrQueue(client, request, queued: .log(queued)) else { return }
-        invocation.updateCache { cache in
+        invocation.updateCache(for: member) { cache in
             cache.record(day: response.day, now: now)
             response.entry.map { cache.record(entry: $0, now: now) }
         }
         invocation.output(response) {
             let entry = response.entry ?? WaterV1.WaterEntry()
             let verb = response.duplicate ? "already logged" : "logged"
+            let forWhom = member.isEmpty ? "" : " for \(member)"
             return
-                "\(verb) \(Format.drink(entry)) \(Format.when(entry, zone: zone)) (\(Format.shortID(entry.entryID)))\n"
+                "\(verb) \(Format.drink(entry))\(forWhom) \(Format.when(entry, zone: zone)) (\(Format.shortID(entry.entryID)))\n"
                 + Format.daySummary(response.day ?? WaterV1.DaySummary())
         }
     }
@@ -49,6 +52,13 @@ enum WaterCommands {
         _ queued: inout WaterV1.LogWaterRequest, typedAmount: Int32?, _ cache: StatusCache?
     ) throws {
         guard let cache, !cache.drinks.isEmpty else { return }  // nothing heard yet: the server decides
+        // For another member, only the household's drinks are known here (cups are theirs).
+        guard queued.forMember.isEmpty else {
+            guard queued.drink.isEmpty || cache.drinks.contains(where: { $0.name == queued.drink }) else {
+                throw unknownDrink(queued.drink, cache)
+            }
+            return
+        }
         // A named cup (never a drink's name): its amount, of its drink or the usual one.
         if !cache.drinks.contains(where: { $0.name == queued.drink }),
             let cup = cache.cups.first(where: { $0.name == queued.drink })
@@ -62,23 +72,32 @@ enum WaterCommands {
             queued.usualDrink = false
         }
         guard queued.drink.isEmpty || cache.drinks.contains(where: { $0.name == queued.drink }) else {
-            throw WaterError(
-                .invalidArgument,
-                "the household has no drink called \(queued.drink.terminalSafe), as this computer last heard; it has "
-                    + cache.drinks.map(\.name.terminalSafe).joined(separator: ", ") + " (nothing was saved)")
+            throw unknownDrink(queued.drink, cache)
         }
+    }
+
+    private static func unknownDrink(_ name: String, _ cache: StatusCache) -> WaterError {
+        WaterError(
+            .invalidArgument,
+            "the household has no drink called \(name.terminalSafe), as this computer last heard; it has "
+                + cache.drinks.map(\.name.terminalSafe).joined(separator: ", ") + " (nothing was saved)")
     }
 
     /// Removes the drink logged last. Away from the server: a drink still waiting in the outbox
     /// is taken back from it; otherwise the newest drink of today this computer knows of is
     /// kept for removal by its id (never a blind "undo" sent later, which could reach further).
     static func undo(_ invocation: inout Invocation) throws {
+        let member = try invocation.forMember()
         try invocation.arguments.finish()
-        guard let client = try invocation.reachableClient() else { return try undoOffline(invocation) }
-        let zone = try invocation.memberZone(client)
-        let response = try client.call(WaterV1.UndoWaterRequest())
+        guard let client = try invocation.reachableClient() else {
+            // Undo away from the server works on this computer's own writes, the caller's.
+            try invocation.refuseOffline(for: member)
+            return try undoOffline(invocation)
+        }
+        let zone = try invocation.zone(for: member, client)
+        let response = try client.call(WaterV1.UndoWaterRequest(forMember: member))
         let now = UnixTime.nowMilliseconds()
-        invocation.updateCache { cache in
+        invocation.updateCache(for: member) { cache in
             cache.record(day: response.day, now: now)
             response.entry.map { cache.forget(entryID: $0.entryID) }
         }
@@ -90,7 +109,7 @@ enum WaterCommands {
 
     private static func undoOffline(_ invocation: Invocation) throws {
         let outbox = invocation.outbox
-        if let last = invocation.waitingWrites().last(where: { $0.kind == .log }) {
+        if let last = invocation.waitingWrites().last(where: { $0.kind == .log && !$0.request.isForAnotherMember }) {
             outbox.withdraw(last)
             invocation.updateCache { _ in }
             let what = invocation.writeWords()(last)
@@ -122,19 +141,20 @@ enum WaterCommands {
     static func edit(_ invocation: inout Invocation) throws {
         let amount = try invocation.arguments.option("amount").map { try drinkMl($0) }
         let at = try invocation.arguments.option("at")
+        let member = try invocation.forMember()
         guard let idText = invocation.arguments.positional() else {
             throw UsageError("edit needs an entry id (see water-client today or history --entries)")
         }
         try invocation.arguments.finish()
         guard amount != nil || at != nil else { throw UsageError("edit needs --amount ML, --at WHEN or both") }
         let client = try invocation.reachableClient()
-        let zone = try invocation.memberZone(client)
+        let zone = try invocation.zone(for: member, client)
         let time = try Invocation.time(at, zone: zone)
-        let id = try resolve(idText, client, invocation, zone: zone)
-        let request = WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time)
+        let id = try resolve(idText, client, invocation, zone: zone, for: member)
+        let request = WaterV1.EditWaterRequest(entryID: id, amountMl: amount ?? 0, atUnixMs: time, forMember: member)
         guard let response = try invocation.callOrQueue(client, request, queued: .edit(request)) else { return }
         let now = UnixTime.nowMilliseconds()
-        invocation.updateCache { cache in
+        invocation.updateCache(for: member) { cache in
             response.days.forEach { cache.record(day: $0, now: now) }
             response.entry.map { cache.record(entry: $0, now: now) }
         }
@@ -146,16 +166,17 @@ enum WaterCommands {
     }
 
     static func remove(_ invocation: inout Invocation) throws {
+        let member = try invocation.forMember()
         guard let idText = invocation.arguments.positional() else {
             throw UsageError("rm needs an entry id (see water-client today or history --entries)")
         }
         try invocation.arguments.finish()
         let client = try invocation.reachableClient()
-        let zone = try invocation.memberZone(client)
-        let id = try resolve(idText, client, invocation, zone: zone)
-        let request = WaterV1.DeleteWaterRequest(entryID: id)
+        let zone = try invocation.zone(for: member, client)
+        let id = try resolve(idText, client, invocation, zone: zone, for: member)
+        let request = WaterV1.DeleteWaterRequest(entryID: id, forMember: member)
         guard let response = try invocation.callOrQueue(client, request, queued: .remove(request)) else { return }
-        invocation.updateCache { cache in
+        invocation.updateCache(for: member) { cache in
             cache.record(day: response.day, now: UnixTime.nowMilliseconds())
             cache.forget(entryID: id)
         }
@@ -166,14 +187,19 @@ enum WaterCommands {
     }
 
     static func today(_ invocation: inout Invocation) throws {
+        let member = try invocation.forMember()
         try invocation.arguments.finish()
-        guard let client = try invocation.reachableClient() else { return try offlineToday(invocation) }
-        let response = try client.call(WaterV1.GetTodayRequest())
+        guard let client = try invocation.reachableClient() else {
+            try invocation.refuseOffline(for: member)
+            return try offlineToday(invocation)
+        }
+        let response = try client.call(WaterV1.GetTodayRequest(forMember: member))
         let zoneName = response.settings?.timeZone ?? ""
-        invocation.remember(response)
+        if member.isEmpty { invocation.remember(response) }
         invocation.output(response) {
             let day = response.day ?? WaterV1.DaySummary()
-            var lines = ["\(Format.bold("Today")), \(Format.dayName(day.date))", Format.daySummary(day, named: false)]
+            let title = member.isEmpty ? Format.bold("Today") : "\(Format.bold("Today")) for \(member)"
+            var lines = ["\(title), \(Format.dayName(day.date))", Format.daySummary(day, named: false)]
             if response.entries.isEmpty {
                 lines.append(
                     "no drinks yet today: water-client log logs your usual cup (\(response.settings?.usualCupMl ?? 250) ml)"
@@ -226,13 +252,16 @@ enum WaterCommands {
     static func history(_ invocation: inout Invocation, days fixed: UInt32?) throws {
         let days = try fixed ?? invocation.arguments.integer("days", in: UInt32(1)...366) ?? 7
         let withEntries = invocation.arguments.flag("entries")
+        let member = try invocation.forMember()
         try invocation.arguments.finish()
         guard let client = try invocation.reachableClient() else {
+            try invocation.refuseOffline(for: member)
             return try offlineHistory(invocation, days: Int(days))
         }
-        let zone = withEntries ? try invocation.memberZone(client) : Invocation.localZone
-        let response = try client.call(WaterV1.GetHistoryRequest(days: days, includeEntries: withEntries))
-        invocation.updateCache { cache in
+        let zone = withEntries ? try invocation.zone(for: member, client) : Invocation.localZone
+        let response = try client.call(
+            WaterV1.GetHistoryRequest(days: days, includeEntries: withEntries, forMember: member))
+        invocation.updateCache(for: member) { cache in
             cache.days = response.days
             cache.record(day: response.days.last, now: UnixTime.nowMilliseconds())
         }
@@ -283,14 +312,15 @@ enum WaterCommands {
     }
 
     static func goal(_ invocation: inout Invocation) throws {
+        let member = try invocation.forMember()
         let amount = try invocation.arguments.positional().map(amountMl)
         try invocation.arguments.finish()
         let client = try invocation.client()
         guard let amount else {
-            let response = try client.call(WaterV1.GetSettingsRequest())
+            let response = try client.call(WaterV1.GetSettingsRequest(forMember: member))
             return invocation.output(response) { "daily goal: \(response.settings?.dailyGoalMl ?? 0) ml" }
         }
-        let response = try client.call(WaterV1.SetGoalRequest(dailyGoalMl: amount))
+        let response = try client.call(WaterV1.SetGoalRequest(dailyGoalMl: amount, forMember: member))
         invocation.output(response) {
             "daily goal: \(response.settings?.dailyGoalMl ?? 0) ml from today on (past days keep theirs)\n"
                 + Format.daySummary(response.today ?? WaterV1.DaySummary())
@@ -299,16 +329,18 @@ enum WaterCommands {
 
     static func cup(_ invocation: inout Invocation) throws {
         let drink = try invocation.arguments.option("drink")
+        let member = try invocation.forMember()
         let amount = try invocation.arguments.positional().map(amountMl)
         try invocation.arguments.finish()
         let client = try invocation.client()
         let settings: WaterV1.Settings?
         if amount != nil || drink != nil {
-            let response = try client.call(WaterV1.SetUsualCupRequest(usualCupMl: amount ?? 0, usualDrink: drink ?? ""))
+            let response = try client.call(
+                WaterV1.SetUsualCupRequest(usualCupMl: amount ?? 0, usualDrink: drink ?? "", forMember: member))
             settings = response.settings
             invocation.output(response) { cupText(settings) }
         } else {
-            let response = try client.call(WaterV1.GetSettingsRequest())
+            let response = try client.call(WaterV1.GetSettingsRequest(forMember: member))
             settings = response.settings
             invocation.output(response) { cupText(settings) }
         }
@@ -335,6 +367,7 @@ enum WaterCommands {
 
     /// `cup add NAME ML [--drink DRINK]`, `cup ls`, `cup rm NAME`: the member's named cups.
     static func namedCup(_ invocation: inout Invocation, action: String) throws {
+        let member = try invocation.forMember()
         switch action {
         case "add":
             let drink = try invocation.arguments.option("drink") ?? ""
@@ -347,16 +380,16 @@ enum WaterCommands {
                     "a cup's amount is whole millilitres (350, 350ml) or like a bottle's (0.5l, 33cl), got \"\(ml)\"")
             }
             let response = try invocation.client().call(
-                WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink)))
+                WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink), forMember: member))
             invocation.output(response) { "kept \(name): water-client log \(name)\n" + cupList(response.settings) }
         case "rm":
             guard let name = invocation.arguments.positional() else { throw UsageError("cup rm needs a cup's name") }
             try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name))
+            let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name, forMember: member))
             invocation.output(response) { "removed \(name)\n" + cupList(response.settings) }
         default:
             try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.GetSettingsRequest())
+            let response = try invocation.client().call(WaterV1.GetSettingsRequest(forMember: member))
             invocation.output(response) { cupText(response.settings) + "\n" + cupList(response.settings) }
         }
     }
@@ -421,7 +454,7 @@ enum WaterCommands {
     /// that fits several drinks lists them: the person picks one.
     /// Away from the server, the drinks this computer knows: today's, and those waiting in the outbox.
     private static func resolve(
-        _ text: String, _ client: WaterClient?, _ invocation: Invocation, zone: MemberTimeZone
+        _ text: String, _ client: WaterClient?, _ invocation: Invocation, zone: MemberTimeZone, for member: String
     ) throws -> String {
         if RecordID(text) != nil { return text }
         let typed = text.lowercased().filter { $0 != "-" }
@@ -436,10 +469,13 @@ enum WaterCommands {
         var matches: [WaterV1.WaterEntry] = []
         if let client {
             for days: UInt32 in [31, 366] where matches.isEmpty {
-                matches = try client.call(WaterV1.GetHistoryRequest(days: days, includeEntries: true)).entries.filter(
-                    fits)
+                matches = try client.call(
+                    WaterV1.GetHistoryRequest(days: days, includeEntries: true, forMember: member)
+                ).entries.filter(fits)
             }
         } else {
+            // This computer knows only the caller's drinks by short id.
+            try invocation.refuseOffline(for: member)
             let queued = invocation.waitingWrites().compactMap { write -> WaterV1.WaterEntry? in
                 guard case .log(let request) = write.request else { return nil }
                 return WaterV1.WaterEntry(
