@@ -105,7 +105,8 @@ enum NudgeCommand {
         let day = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now).summary
         let seconds = now / 1000
         let minute = Int((((seconds + zone.offsetSeconds(atUnixSeconds: seconds)) % 86_400) + 86_400) % 86_400 / 60)
-        guard let (elapsed, length) = settings.progress(at: minute), !day.goalMet else { return nil }
+        // An excused day (sick, travelling) is never nudged.
+        guard let (elapsed, length) = settings.progress(at: minute), !day.goalMet, !day.excused else { return nil }
         let expected = Int(day.goalMl) * elapsed / length
         // Behind by at least half a cup: a drink just missed is no reason to interrupt.
         let slack = max(Int(cache.usualCupMl == 0 ? 250 : cache.usualCupMl) / 2, 100)

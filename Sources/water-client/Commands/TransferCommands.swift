@@ -106,18 +106,23 @@ enum TransferCommands {
             let end = min(start + 4000, history.entries.count)
             let part = WaterV1.MemberHistory(
                 settings: start == 0 ? history.settings : nil, entries: Array(history.entries[start..<end]),
-                goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [])
+                goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [],
+                excused: start == 0 ? history.excused : [])
             let added = try client.call(WaterV1.ImportRequest(history: part))
             total.entriesAdded += added.entriesAdded
             total.goalsAdded += added.goalsAdded
             total.habitsAdded += added.habitsAdded
             total.checkinsAdded += added.checkinsAdded
+            total.excusedAdded += added.excusedAdded
             start = end
         } while start < history.entries.count
         invocation.output(total) {
             "imported \(Format.counted(total.entriesAdded, "entry", "entries")), "
                 + "\(Format.counted(total.goalsAdded, "goal", "goals")), \(Format.counted(total.habitsAdded, "habit", "habits")) and "
-                + "\(Format.counted(total.checkinsAdded, "check-in", "check-ins")) (what was there already was left alone)"
+                + "\(Format.counted(total.checkinsAdded, "check-in", "check-ins"))"
+                + (total.excusedAdded == 0
+                    ? "" : ", \(Format.counted(total.excusedAdded, "excused day", "excused days"))")
+                + " (what was there already was left alone)"
         }
     }
 
@@ -129,6 +134,7 @@ enum TransferCommands {
                 merged[merged.count - 1].entries += chunk.entries
                 merged[merged.count - 1].goals += chunk.goals
                 merged[merged.count - 1].habits += chunk.habits
+                merged[merged.count - 1].excused += chunk.excused
             } else {
                 merged.append(chunk)
             }
