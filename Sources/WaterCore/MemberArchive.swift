@@ -23,8 +23,7 @@ public struct MemberArchive: Hashable, Sendable {
                 habits.excuseChanged(on: excuseDate, was: was) { water.excused[$0] != nil }
             }
         case .habit(let change):
-            let water = self.water
-            habits.apply(change) { water.excused[$0] != nil }
+            habits.apply(change, excused: water.excused)
         }
     }
 

@@ -118,3 +118,88 @@ struct ExcusedDaysEndToEndTests {
         #expect(server.stop() == 0)
     }
 }
+
+@Suite("Excused days away from home, in exports and in nudges, end to end", .serialized)
+struct ExcusedDaysElsewhereTests {
+    @Test("an excuse made with the server stopped waits in the outbox, shows in today, and is sent once")
+    func offline() throws {
+        var server = try ServerProcess.fresh()
+        let mum = try OfflineTests.member(server)
+        let port = server.address.port
+        #expect(server.stop() == 0)
+        let today = MemberTimeZone.utc.date(atUnixMilliseconds: UnixTime.nowMilliseconds()).description
+        let saved = try mum.run(["excuse", "--reason", "sick"])
+        #expect(
+            saved.status == 0 && saved.output.hasPrefix("saved on this computer: excuse \(today) (sick)"), "\(saved)")
+        // Refused now what the server would refuse whatever it holds: nothing is kept.
+        let tooFar = try mum.run(["excuse", "2099-01-01"])
+        #expect(tooFar.status == 65 && tooFar.error.contains("days ahead"), "\(tooFar)")
+        #expect(OfflineTests.queuedFiles(mum).count == 1)
+        #expect(try mum.run(["outbox"]).output.contains("excuse \(today) (sick)"))
+
+        server = try server.restarted(["--listen", "127.0.0.1:\(port)"])
+        let sync = try mum.run(["sync"])
+        #expect(sync.status == 0, "\(sync)")
+        #expect(OfflineTests.queuedFiles(mum).isEmpty)
+        let day = try mum.json(WaterV1.GetTodayResponse.self, ["today"]).day
+        #expect(day?.excused == true && day?.excusedReason == "sick")
+        // Sent again (a lost reply), it changes nothing; taken back, the day counts again.
+        #expect(try mum.run(["excuse", "--reason", "sick"]).status == 0)
+        #expect(
+            try mum.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "28"]).days.filter(\.excused).count == 1
+        )
+        #expect(try mum.run(["unexcuse", "today"]).status == 0)
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).day?.excused == false)
+        #expect(try mum.run(["unexcuse"]).status == 64)
+        #expect(try mum.run(["excuse", "2026-13-01"]).status == 64)
+        #expect(try mum.run(["excuse", "today", "--from", "yesterday", "--to", "today"]).status == 64)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("excused days go out in an export and come back in an import, once; habit ls shows streaks")
+    func exportImportAndHabits() throws {
+        let server = try ServerProcess.fresh(["--clock", "\(thursday)"])
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "2000", "--at", "2026-11-23T08:00Z"]).status == 0)
+        #expect(
+            try mum.run(["excuse", "--from", "2026-11-24", "--to", "2026-11-25", "--reason", "travel"]).status == 0)
+        #expect(try mum.run(["habit", "add", "read"]).status == 0)
+        for day in ["2026-11-23", "2026-11-26"] {
+            #expect(try mum.run(["habit", "check", "read", "--day", day]).status == 0)
+        }
+        // Monday checked, Tuesday and Wednesday excused, today checked: a streak of 2.
+        let habits = try mum.run(["habit", "ls"]).output
+        #expect(habits.contains("streak 2, best 2"), "\(habits)")
+        let folder = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
+        #expect(try mum.run(["export", "--output", "\(folder)/mum.json"]).status == 0)
+        #expect(try mum.run(["member", "add", "jay", "--password-stdin"], input: "jay-password-1\n").status == 0)
+        let jay = server.cli("jay")
+        #expect(try jay.run(["login", "jay", "--password-stdin"], input: "jay-password-1\n").status == 0)
+        let first = try jay.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.json"])
+        #expect(first.excusedAdded == 2)
+        let second = try jay.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.json"])
+        #expect(second.excusedAdded == 0)
+        let days = try jay.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "4"]).days
+        #expect(days.map(\.excused) == [false, true, true, false])
+        #expect(days.map(\.excusedReason) == ["", "travel", "travel", ""])
+        // The household export has them too.
+        let household = try mum.run(["export", "--household"])
+        let members = try JSONDecoder().decode([WaterV1.MemberHistory].self, from: Data(household.output.utf8))
+        #expect(members.map(\.excused.count) == [2, 2])
+        #expect(server.stop() == 0)
+    }
+
+    @Test("nudge says nothing on an excused day")
+    func noNudge() throws {
+        // 2026-11-30 14:00 UTC, nothing drunk: behind the day's pace.
+        let server = try ServerProcess.fresh(["--clock", "1796047200000"])
+        let mum = try OfflineTests.member(server)
+        #expect(try mum.run(["nudge"]).output.hasPrefix("💧 behind"))
+        #expect(try mum.run(["excuse", "2026-11-30", "--reason", "sick"]).status == 0)
+        try? FileManager.default.removeItem(atPath: mum.environment["XDG_STATE_HOME"]! + "/water/nudged")
+        let quiet = try mum.run(["nudge"])
+        #expect(quiet.status == 0 && quiet.output.isEmpty, "\(quiet)")
+        #expect(server.stop() == 0)
+    }
+}

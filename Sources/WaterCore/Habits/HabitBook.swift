@@ -99,13 +99,16 @@ public struct HabitBook: Hashable, Sendable {
 
     // MARK: Applying
 
-    /// Applies a mutation; `isExcused` says which days the member excused, for the streaks.
-    public mutating func apply(_ mutation: HabitMutation, isExcused: (LocalDate) -> Bool = { _ in false }) {
+    /// Applies a mutation; `excused` holds the days the member excused, for the streaks.
+    public mutating func apply(_ mutation: HabitMutation, excused: [LocalDate: String] = [:]) {
+        let isExcused = { (date: LocalDate) in excused[date] != nil }
         switch mutation {
         case .added(let habit):
             guard self.habit(habit.id) == nil else { return }
             habits.insert(habit, at: 0)
-            streakRuns[habit.id] = StreakRuns(marked: habit.checkedDays.map { ($0, Self.mark(habit, $0, isExcused)) })
+            // Days excused before the habit was added bridge its streaks as well.
+            let days = habit.checkedDays.union(excused.keys)
+            streakRuns[habit.id] = StreakRuns(marked: days.map { ($0, Self.mark(habit, $0, isExcused)) })
         case .checked(let id, let date), .unchecked(let id, let date):
             guard let index = habits.firstIndex(where: { $0.id == id }) else { return }
             let old = Self.mark(habits[index], date, isExcused)
