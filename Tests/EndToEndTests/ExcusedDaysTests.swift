@@ -172,21 +172,28 @@ struct ExcusedDaysElsewhereTests {
         let habits = try mum.run(["habit", "ls"]).output
         #expect(habits.contains("streak 2, best 2"), "\(habits)")
         let folder = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
-        #expect(try mum.run(["export", "--output", "\(folder)/mum.json"]).status == 0)
-        #expect(try mum.run(["member", "add", "jay", "--password-stdin"], input: "jay-password-1\n").status == 0)
-        let jay = server.cli("jay")
-        #expect(try jay.run(["login", "jay", "--password-stdin"], input: "jay-password-1\n").status == 0)
-        let first = try jay.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.json"])
-        #expect(first.excusedAdded == 2)
-        let second = try jay.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.json"])
-        #expect(second.excusedAdded == 0)
-        let days = try jay.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "4"]).days
-        #expect(days.map(\.excused) == [false, true, true, false])
-        #expect(days.map(\.excusedReason) == ["", "travel", "travel", ""])
+        for format in ["json", "csv"] {
+            #expect(try mum.run(["export", "--format", format, "--output", "\(folder)/mum.\(format)"]).status == 0)
+        }
+        let csv = try String(contentsOfFile: "\(folder)/mum.csv", encoding: .utf8)
+        #expect(csv.contains("excused,mum,,2026-11-24,,,,travel,,,,\n"), "\(csv)")
+        for (name, format) in [("jay", "json"), ("cas", "csv")] {
+            #expect(
+                try mum.run(["member", "add", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
+            let person = server.cli(name)
+            #expect(try person.run(["login", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
+            let first = try person.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.\(format)"])
+            #expect(first.excusedAdded == 2, "\(format)")
+            let second = try person.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.\(format)"])
+            #expect(second.excusedAdded == 0, "\(format)")
+            let days = try person.json(WaterV1.GetHistoryResponse.self, ["history", "--days", "4"]).days
+            #expect(days.map(\.excused) == [false, true, true, false], "\(format)")
+            #expect(days.map(\.excusedReason) == ["", "travel", "travel", ""], "\(format)")
+        }
         // The household export has them too.
         let household = try mum.run(["export", "--household"])
         let members = try JSONDecoder().decode([WaterV1.MemberHistory].self, from: Data(household.output.utf8))
-        #expect(members.map(\.excused.count) == [2, 2])
+        #expect(members.map(\.excused.count) == [2, 2, 2])
         #expect(server.stop() == 0)
     }
 

@@ -6,8 +6,7 @@ extension WaterDiary {
     /// How far back and ahead a day may be excused: a trip is planned, a sick week remembered.
     public static let excuseDaysBack = 366
     public static let excuseDaysAhead = 28
-    /// A reason is one of these words or the member's own, shared with the household.
-    public static let excuseReasons = ["sick", "travel"]
+    /// A reason: "sick", "travel" or the member's own words, shared with the household.
     public static let excuseReason = SharedText(
         subject: "a reason", field: "reason", characters: 1...40, bytes: 160)
 

@@ -156,6 +156,12 @@ public struct WaterDiary: Hashable, Sendable {
 
     /// How `date` stands toward a streak.
     public func mark(_ date: LocalDate) -> StreakMark {
+        Self.mark(date, days: days, excused: excused, goals: goals)
+    }
+
+    private static func mark(
+        _ date: LocalDate, days: [LocalDate: DayTotal], excused: [LocalDate: String], goals: GoalHistory
+    ) -> StreakMark {
         if excused[date] != nil { return .neutral }
         guard let total = days[date] else { return .breaks }
         return total.amountMillilitres >= goals.goalMillilitres(on: date) ? .counts : .breaks
@@ -349,17 +355,32 @@ public struct WaterDiary: Hashable, Sendable {
     /// Applies a validated mutation. Mutations from a journal that no longer fit (an edit of
     /// an entry that is gone) are ignored rather than guessed at; ``isValid`` catches the rest.
     public mutating func apply(_ mutation: WaterMutation) {
-        // The days whose streak mark the mutation may change, before and after it.
-        let touched = touchedDays(by: mutation)
-        let before = touched.map(mark)
-        change(mutation)
         switch mutation {
-        case .timeZoneSet: rebuildStreakRuns()
+        case .logged(let entry):
+            // The hot path: one day, nothing allocated.
+            let date = date(of: entry)
+            let old = mark(date)
+            change(mutation)
+            remark(date, from: old)
+        case .timeZoneSet:
+            change(mutation)
+            rebuildStreakRuns()
         default:
-            for (date, old) in zip(touched, before) {
-                streakRuns.change(date, from: old, to: mark(date), mark: mark)
-            }
+            // The days whose streak mark the mutation may change, before and after it.
+            let touched = touchedDays(by: mutation)
+            let before = touched.map(mark)
+            change(mutation)
+            for (date, old) in zip(touched, before) { remark(date, from: old) }
         }
+    }
+
+    /// Tells the streak runs of `date`'s new mark. The marks are read from copies of the
+    /// tables (which share their storage): a closure over `self` would copy the runs it changes.
+    private mutating func remark(_ date: LocalDate, from old: StreakMark) {
+        let new = mark(date)
+        guard new != old else { return }
+        let (days, excused, goals) = (self.days, self.excused, self.goals)
+        streakRuns.change(date, from: old, to: new) { Self.mark($0, days: days, excused: excused, goals: goals) }
     }
 
     private func touchedDays(by mutation: WaterMutation) -> [LocalDate] {

@@ -144,8 +144,8 @@ enum TransferCommands {
 
 }
 
-/// The CSV form of an export: one row per entry, daily goal, habit and check-in, and one for
-/// the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
+/// The CSV form of an export: one row per entry, daily goal, habit, check-in and excused day
+/// (its reason in `name`), and one for the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
 ///
 ///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor
 ///     cup,mum,,,,250,,,,,,
@@ -187,6 +187,9 @@ enum HistoryCSV {
                 for date in stored.checkedDates {
                     rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", "", "", ""])
                 }
+            }
+            for excused in history.excused {
+                rows.append(["excused", member, "", excused.date, "", "", "", excused.reason, "", "", "", ""])
             }
         }
         return rows.map { $0.map(quoted).joined(separator: ",") }.joined(separator: "\n") + "\n"
@@ -248,6 +251,8 @@ enum HistoryCSV {
                     throw WaterError(.invalidArgument, "line \(number + 1): a check-in of an unknown habit")
                 }
                 histories[member]!.habits[index].checkedDates.append(row[3])
+            case "excused":
+                histories[member]!.excused.append(WaterV1.ExcusedDate(date: row[3], reason: row[7]))
             default:
                 throw WaterError(.invalidArgument, "line \(number + 1): unknown kind \"\(row[0])\"")
             }
