@@ -637,6 +637,51 @@ void   water__archive__v1__accounts_snapshot__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__accounts_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__excused_day__init
+                     (Water__Archive__V1__ExcusedDay         *message)
+{
+  static const Water__Archive__V1__ExcusedDay init_value = WATER__ARCHIVE__V1__EXCUSED_DAY__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__excused_day__get_packed_size
+                     (const Water__Archive__V1__ExcusedDay *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__excused_day__pack
+                     (const Water__Archive__V1__ExcusedDay *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__excused_day__pack_to_buffer
+                     (const Water__Archive__V1__ExcusedDay *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__ExcusedDay *
+       water__archive__v1__excused_day__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__ExcusedDay *)
+     protobuf_c_message_unpack (&water__archive__v1__excused_day__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__excused_day__free_unpacked
+                     (Water__Archive__V1__ExcusedDay *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[18] =
 {
   {
@@ -1579,7 +1624,7 @@ const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
   (ProtobufCMessageInit) water__archive__v1__entry_columns__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[10] =
+static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[11] =
 {
   {
     "last_sequence",
@@ -1701,11 +1746,24 @@ static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "excused_days",
+    11,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__MemberSnapshot, n_excused_days),
+    offsetof(Water__Archive__V1__MemberSnapshot, excused_days),
+    &water__archive__v1__excused_day__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__member_snapshot__field_indices_by_name[] = {
   9,   /* field[9] = cups */
   5,   /* field[5] = entries */
   7,   /* field[7] = entry_rows */
+  10,   /* field[10] = excused_days */
   4,   /* field[4] = goal_changes */
   6,   /* field[6] = habits */
   1,   /* field[1] = journal_generation */
@@ -1717,7 +1775,7 @@ static const unsigned water__archive__v1__member_snapshot__field_indices_by_name
 static const ProtobufCIntRange water__archive__v1__member_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor =
 {
@@ -1727,7 +1785,7 @@ const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor
   "Water__Archive__V1__MemberSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__MemberSnapshot),
-  10,
+  11,
   water__archive__v1__member_snapshot__field_descriptors,
   water__archive__v1__member_snapshot__field_indices_by_name,
   1,  water__archive__v1__member_snapshot__number_ranges,
@@ -2121,7 +2179,58 @@ const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descript
   (ProtobufCMessageInit) water__archive__v1__accounts_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[26] =
+static const ProtobufCFieldDescriptor water__archive__v1__excused_day__field_descriptors[2] =
+{
+  {
+    "day",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__ExcusedDay, day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__ExcusedDay, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__excused_day__field_indices_by_name[] = {
+  0,   /* field[0] = day */
+  1,   /* field[1] = reason */
+};
+static const ProtobufCIntRange water__archive__v1__excused_day__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.ExcusedDay",
+  "ExcusedDay",
+  "Water__Archive__V1__ExcusedDay",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__ExcusedDay),
+  2,
+  water__archive__v1__excused_day__field_descriptors,
+  water__archive__v1__excused_day__field_indices_by_name,
+  1,  water__archive__v1__excused_day__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__excused_day__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[28] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -2149,17 +2258,21 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_USUAL_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET", 23 },
   { "RECORD_KIND_CUP_SAVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_SAVED", 24 },
   { "RECORD_KIND_CUP_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED", 25 },
+  { "RECORD_KIND_DAY_EXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_EXCUSED", 40 },
+  { "RECORD_KIND_DAY_UNEXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED", 41 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{0, 26}
+{0, 0},{40, 26},{0, 28}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[26] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[28] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
   { "RECORD_KIND_ACCOUNT_REMOVED", 18 },
   { "RECORD_KIND_CUP_REMOVED", 25 },
   { "RECORD_KIND_CUP_SAVED", 24 },
+  { "RECORD_KIND_DAY_EXCUSED", 26 },
+  { "RECORD_KIND_DAY_UNEXCUSED", 27 },
   { "RECORD_KIND_DRINK_REMOVED", 22 },
   { "RECORD_KIND_DRINK_SET", 21 },
   { "RECORD_KIND_ENTRY_DELETED", 3 },
@@ -2189,11 +2302,11 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  26,
+  28,
   water__archive__v1__record_kind__enum_values_by_number,
-  26,
+  28,
   water__archive__v1__record_kind__enum_values_by_name,
-  1,
+  2,
   water__archive__v1__record_kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -5,6 +5,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__accounts_snapshot__descriptor,
     &water__archive__v1__drink_kind__descriptor,
     &water__archive__v1__entry_columns__descriptor,
+    &water__archive__v1__excused_day__descriptor,
     &water__archive__v1__goal_change__descriptor,
     &water__archive__v1__household_snapshot__descriptor,
     &water__archive__v1__journal_record__descriptor,

@@ -367,7 +367,7 @@ void   water__v1__get_board_history_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[10] =
+static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[13] =
 {
   {
     "rank",
@@ -489,13 +489,52 @@ static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[10
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "excused_days",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__BoardRow, excused_days),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "best_streak_days",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__BoardRow, best_streak_days),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "all_excused",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__BoardRow, all_excused),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__board_row__field_indices_by_name[] = {
+  12,   /* field[12] = all_excused */
   6,   /* field[6] = average_percent */
   5,   /* field[5] = average_progress */
+  11,   /* field[11] = best_streak_days */
   9,   /* field[9] = days */
   4,   /* field[4] = days_met */
   2,   /* field[2] = display_name */
+  10,   /* field[10] = excused_days */
   8,   /* field[8] = habit_checkins */
   0,   /* field[0] = rank */
   7,   /* field[7] = streak_days */
@@ -505,7 +544,7 @@ static const unsigned water__v1__board_row__field_indices_by_name[] = {
 static const ProtobufCIntRange water__v1__board_row__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
 {
@@ -515,7 +554,7 @@ const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
   "Water__V1__BoardRow",
   "water.v1",
   sizeof(Water__V1__BoardRow),
-  10,
+  13,
   water__v1__board_row__field_descriptors,
   water__v1__board_row__field_indices_by_name,
   1,  water__v1__board_row__number_ranges,

@@ -637,7 +637,7 @@ const ProtobufCMessageDescriptor water__v1__habit__descriptor =
   (ProtobufCMessageInit) water__v1__habit__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__habit_week__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__habit_week__field_descriptors[4] =
 {
   {
     "habit",
@@ -663,15 +663,42 @@ static const ProtobufCFieldDescriptor water__v1__habit_week__field_descriptors[2
     0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "streak_days",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__HabitWeek, streak_days),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "best_streak_days",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__HabitWeek, best_streak_days),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__habit_week__field_indices_by_name[] = {
+  3,   /* field[3] = best_streak_days */
   1,   /* field[1] = checked */
   0,   /* field[0] = habit */
+  2,   /* field[2] = streak_days */
 };
-static const ProtobufCIntRange water__v1__habit_week__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__habit_week__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 10, 2 },
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__habit_week__descriptor =
 {
@@ -681,10 +708,10 @@ const ProtobufCMessageDescriptor water__v1__habit_week__descriptor =
   "Water__V1__HabitWeek",
   "water.v1",
   sizeof(Water__V1__HabitWeek),
-  2,
+  4,
   water__v1__habit_week__field_descriptors,
   water__v1__habit_week__field_indices_by_name,
-  1,  water__v1__habit_week__number_ranges,
+  2,  water__v1__habit_week__number_ranges,
   (ProtobufCMessageInit) water__v1__habit_week__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -142,6 +142,96 @@ void   water__v1__day_summary__free_unpacked
   assert(message->base.descriptor == &water__v1__day_summary__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__excused_date__init
+                     (Water__V1__ExcusedDate         *message)
+{
+  static const Water__V1__ExcusedDate init_value = WATER__V1__EXCUSED_DATE__INIT;
+  *message = init_value;
+}
+size_t water__v1__excused_date__get_packed_size
+                     (const Water__V1__ExcusedDate *message)
+{
+  assert(message->base.descriptor == &water__v1__excused_date__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__excused_date__pack
+                     (const Water__V1__ExcusedDate *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__excused_date__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__excused_date__pack_to_buffer
+                     (const Water__V1__ExcusedDate *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__excused_date__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ExcusedDate *
+       water__v1__excused_date__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ExcusedDate *)
+     protobuf_c_message_unpack (&water__v1__excused_date__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__excused_date__free_unpacked
+                     (Water__V1__ExcusedDate *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__excused_date__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__streak__init
+                     (Water__V1__Streak         *message)
+{
+  static const Water__V1__Streak init_value = WATER__V1__STREAK__INIT;
+  *message = init_value;
+}
+size_t water__v1__streak__get_packed_size
+                     (const Water__V1__Streak *message)
+{
+  assert(message->base.descriptor == &water__v1__streak__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__streak__pack
+                     (const Water__V1__Streak *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__streak__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__streak__pack_to_buffer
+                     (const Water__V1__Streak *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__streak__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__Streak *
+       water__v1__streak__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__Streak *)
+     protobuf_c_message_unpack (&water__v1__streak__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__streak__free_unpacked
+                     (Water__V1__Streak *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__streak__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__v1__settings__init
                      (Water__V1__Settings         *message)
 {
@@ -1596,7 +1686,7 @@ const ProtobufCMessageDescriptor water__v1__water_entry__descriptor =
   (ProtobufCMessageInit) water__v1__water_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[9] =
+static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[11] =
 {
   {
     "date",
@@ -1706,11 +1796,37 @@ static const ProtobufCFieldDescriptor water__v1__day_summary__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "excused",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__DaySummary, excused),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "excused_reason",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__DaySummary, excused_reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__day_summary__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
   6,   /* field[6] = count */
   0,   /* field[0] = date */
+  9,   /* field[9] = excused */
+  10,   /* field[10] = excused_reason */
   7,   /* field[7] = goal_met */
   2,   /* field[2] = goal_ml */
   4,   /* field[4] = percent */
@@ -1721,7 +1837,7 @@ static const unsigned water__v1__day_summary__field_indices_by_name[] = {
 static const ProtobufCIntRange water__v1__day_summary__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor water__v1__day_summary__descriptor =
 {
@@ -1731,11 +1847,113 @@ const ProtobufCMessageDescriptor water__v1__day_summary__descriptor =
   "Water__V1__DaySummary",
   "water.v1",
   sizeof(Water__V1__DaySummary),
-  9,
+  11,
   water__v1__day_summary__field_descriptors,
   water__v1__day_summary__field_indices_by_name,
   1,  water__v1__day_summary__number_ranges,
   (ProtobufCMessageInit) water__v1__day_summary__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__excused_date__field_descriptors[2] =
+{
+  {
+    "date",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExcusedDate, date),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExcusedDate, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__excused_date__field_indices_by_name[] = {
+  0,   /* field[0] = date */
+  1,   /* field[1] = reason */
+};
+static const ProtobufCIntRange water__v1__excused_date__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__excused_date__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ExcusedDate",
+  "ExcusedDate",
+  "Water__V1__ExcusedDate",
+  "water.v1",
+  sizeof(Water__V1__ExcusedDate),
+  2,
+  water__v1__excused_date__field_descriptors,
+  water__v1__excused_date__field_indices_by_name,
+  1,  water__v1__excused_date__number_ranges,
+  (ProtobufCMessageInit) water__v1__excused_date__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__streak__field_descriptors[2] =
+{
+  {
+    "current_days",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Streak, current_days),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "best_days",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Streak, best_days),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__streak__field_indices_by_name[] = {
+  1,   /* field[1] = best_days */
+  0,   /* field[0] = current_days */
+};
+static const ProtobufCIntRange water__v1__streak__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__streak__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.Streak",
+  "Streak",
+  "Water__V1__Streak",
+  "water.v1",
+  sizeof(Water__V1__Streak),
+  2,
+  water__v1__streak__field_descriptors,
+  water__v1__streak__field_indices_by_name,
+  1,  water__v1__streak__number_ranges,
+  (ProtobufCMessageInit) water__v1__streak__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[6] =
@@ -2368,7 +2586,7 @@ const ProtobufCMessageDescriptor water__v1__get_today_request__descriptor =
   (ProtobufCMessageInit) water__v1__get_today_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descriptors[4] =
+static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descriptors[5] =
 {
   {
     "day",
@@ -2418,17 +2636,31 @@ static const ProtobufCFieldDescriptor water__v1__get_today_response__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "streak",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetTodayResponse, streak),
+    &water__v1__streak__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__get_today_response__field_indices_by_name[] = {
   0,   /* field[0] = day */
   3,   /* field[3] = drinks */
   1,   /* field[1] = entries */
   2,   /* field[2] = settings */
+  4,   /* field[4] = streak */
 };
-static const ProtobufCIntRange water__v1__get_today_response__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__get_today_response__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 10, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor water__v1__get_today_response__descriptor =
 {
@@ -2438,10 +2670,10 @@ const ProtobufCMessageDescriptor water__v1__get_today_response__descriptor =
   "Water__V1__GetTodayResponse",
   "water.v1",
   sizeof(Water__V1__GetTodayResponse),
-  4,
+  5,
   water__v1__get_today_response__field_descriptors,
   water__v1__get_today_response__field_indices_by_name,
-  1,  water__v1__get_today_response__number_ranges,
+  2,  water__v1__get_today_response__number_ranges,
   (ProtobufCMessageInit) water__v1__get_today_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2510,7 +2742,7 @@ const ProtobufCMessageDescriptor water__v1__get_history_request__descriptor =
   (ProtobufCMessageInit) water__v1__get_history_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__get_history_response__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__get_history_response__field_descriptors[3] =
 {
   {
     "days",
@@ -2536,15 +2768,29 @@ static const ProtobufCFieldDescriptor water__v1__get_history_response__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "streak",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetHistoryResponse, streak),
+    &water__v1__streak__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__get_history_response__field_indices_by_name[] = {
   0,   /* field[0] = days */
   1,   /* field[1] = entries */
+  2,   /* field[2] = streak */
 };
-static const ProtobufCIntRange water__v1__get_history_response__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__get_history_response__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 10, 2 },
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor water__v1__get_history_response__descriptor =
 {
@@ -2554,10 +2800,10 @@ const ProtobufCMessageDescriptor water__v1__get_history_response__descriptor =
   "Water__V1__GetHistoryResponse",
   "water.v1",
   sizeof(Water__V1__GetHistoryResponse),
-  2,
+  3,
   water__v1__get_history_response__field_descriptors,
   water__v1__get_history_response__field_indices_by_name,
-  1,  water__v1__get_history_response__number_ranges,
+  2,  water__v1__get_history_response__number_ranges,
   (ProtobufCMessageInit) water__v1__get_history_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -424,7 +424,7 @@ const ProtobufCMessageDescriptor water__v1__habit_history__descriptor =
   (ProtobufCMessageInit) water__v1__habit_history__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__member_history__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__v1__member_history__field_descriptors[6] =
 {
   {
     "member",
@@ -486,18 +486,32 @@ static const ProtobufCFieldDescriptor water__v1__member_history__field_descripto
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "excused",
+    10,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__MemberHistory, n_excused),
+    offsetof(Water__V1__MemberHistory, excused),
+    &water__v1__excused_date__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__member_history__field_indices_by_name[] = {
   2,   /* field[2] = entries */
+  5,   /* field[5] = excused */
   3,   /* field[3] = goals */
   4,   /* field[4] = habits */
   0,   /* field[0] = member */
   1,   /* field[1] = settings */
 };
-static const ProtobufCIntRange water__v1__member_history__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__member_history__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 10, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__v1__member_history__descriptor =
 {
@@ -507,10 +521,10 @@ const ProtobufCMessageDescriptor water__v1__member_history__descriptor =
   "Water__V1__MemberHistory",
   "water.v1",
   sizeof(Water__V1__MemberHistory),
-  5,
+  6,
   water__v1__member_history__field_descriptors,
   water__v1__member_history__field_indices_by_name,
-  1,  water__v1__member_history__number_ranges,
+  2,  water__v1__member_history__number_ranges,
   (ProtobufCMessageInit) water__v1__member_history__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -641,7 +655,7 @@ const ProtobufCMessageDescriptor water__v1__import_request__descriptor =
   (ProtobufCMessageInit) water__v1__import_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__import_response__field_descriptors[4] =
+static const ProtobufCFieldDescriptor water__v1__import_response__field_descriptors[5] =
 {
   {
     "entries_added",
@@ -691,17 +705,31 @@ static const ProtobufCFieldDescriptor water__v1__import_response__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "excused_added",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ImportResponse, excused_added),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__import_response__field_indices_by_name[] = {
   3,   /* field[3] = checkins_added */
   0,   /* field[0] = entries_added */
+  4,   /* field[4] = excused_added */
   1,   /* field[1] = goals_added */
   2,   /* field[2] = habits_added */
 };
-static const ProtobufCIntRange water__v1__import_response__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__import_response__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 10, 4 },
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor water__v1__import_response__descriptor =
 {
@@ -711,10 +739,10 @@ const ProtobufCMessageDescriptor water__v1__import_response__descriptor =
   "Water__V1__ImportResponse",
   "water.v1",
   sizeof(Water__V1__ImportResponse),
-  4,
+  5,
   water__v1__import_response__field_descriptors,
   water__v1__import_response__field_indices_by_name,
-  1,  water__v1__import_response__number_ranges,
+  2,  water__v1__import_response__number_ranges,
   (ProtobufCMessageInit) water__v1__import_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -22,6 +22,8 @@ public struct Outbox: Sendable {
         case todoAdd = "todo-add"
         case todoDone = "todo-done"
         case todoUndone = "todo-undone"
+        case excuse
+        case unexcuse
     }
 
     /// One queued write.

@@ -23,6 +23,12 @@ extension QueuedWrite {
                 try Self.checkHabitDay(request.date, now: now, zone: zone)
             case .todoAdd(let request):
                 _ = try SharedText.todoText.checked(request.text)
+            case .excuse(let request):
+                try Self.checkExcuse(request, now: now, zone: zone)
+            case .unexcuse(let request):
+                let today = zone.date(atUnixMilliseconds: now)
+                _ = try WaterDiary(timeZone: zone).validateUnexcuse(
+                    request.dates.compactMap(LocalDate.init), today: today)
             case .remove, .todoDone:
                 break
             }
@@ -30,6 +36,19 @@ extension QueuedWrite {
             let violations = error.field.map { [WaterV1.FieldViolation(field: $0, description: error.message)] } ?? []
             throw WaterError(.invalidArgument, error.message, violations: violations)
         }
+    }
+
+    /// The days and reason by the server's rules; whether 14 in some 28 are already excused is
+    /// the server's to say (this computer does not know every excused day).
+    private static func checkExcuse(_ request: WaterV1.ExcuseDaysRequest, now: Int64, zone: MemberTimeZone)
+        throws(DomainError)
+    {
+        guard let from = LocalDate(request.fromDate) else { return }
+        let to = LocalDate(request.toDate) ?? from
+        guard from <= to, from.days(to: to) < WaterDiary.maximumExcusedDays else { return }
+        let dates = (0...from.days(to: to)).map { from.adding(days: $0) }
+        _ = try WaterDiary(timeZone: zone).validateExcuse(
+            dates, reason: request.reason, today: zone.date(atUnixMilliseconds: now))
     }
 
     /// 0 is "the usual cup" and "now" on the wire, which the server fills in.

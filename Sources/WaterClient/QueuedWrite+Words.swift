@@ -37,6 +37,14 @@ extension QueuedWrite {
                 cache?.todos.first { $0.itemID == request.itemID }.map { "\"\($0.text)\"" }
                 ?? DisplayText.shortID(request.itemID)
             return "mark \(item) \(request.done ? "done" : "not done")"
+        case .excuse(let request):
+            let days = request.toDate.isEmpty ? request.fromDate : "\(request.fromDate) to \(request.toDate)"
+            let reason = request.reason.isEmpty ? "" : " (\(request.reason))"
+            let member = request.forMember.isEmpty ? "" : " for \(request.forMember)"
+            return "excuse \(days)\(reason)\(member)"
+        case .unexcuse(let request):
+            let member = request.forMember.isEmpty ? "" : " for \(request.forMember)"
+            return "unexcuse \(request.dates.joined(separator: ", "))\(member)"
         }
     }
 }

@@ -13,6 +13,9 @@ public enum QueuedWrite: Sendable, Hashable {
     case todoAdd(WaterV1.AddTodoRequest)
     /// `todo done` and `todo undone`: the request says which.
     case todoDone(WaterV1.SetTodoDoneRequest)
+    /// Excused days: they set final values, so sending one twice changes nothing.
+    case excuse(WaterV1.ExcuseDaysRequest)
+    case unexcuse(WaterV1.UnexcuseDaysRequest)
 
     /// The kind the outbox file names.
     public var kind: Outbox.Kind {
@@ -24,6 +27,8 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck: .habitUncheck
         case .todoAdd: .todoAdd
         case .todoDone(let request): request.done ? .todoDone : .todoUndone
+        case .excuse: .excuse
+        case .unexcuse: .unexcuse
         }
     }
 
@@ -35,6 +40,8 @@ public enum QueuedWrite: Sendable, Hashable {
         case .remove(let request): !request.forMember.isEmpty
         case .habitCheck(let request): !request.forMember.isEmpty
         case .habitUncheck(let request): !request.forMember.isEmpty
+        case .excuse(let request): !request.forMember.isEmpty
+        case .unexcuse(let request): !request.forMember.isEmpty
         case .todoAdd, .todoDone: false
         }
     }
@@ -49,6 +56,8 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(let request): request
         case .todoAdd(let request): request
         case .todoDone(let request): request
+        case .excuse(let request): request
+        case .unexcuse(let request): request
         }
     }
 
@@ -69,6 +78,8 @@ public enum QueuedWrite: Sendable, Hashable {
                 let request = try WaterV1.SetTodoDoneRequest(serializedBytes: bytes)
                 guard request.done == (kind == .todoDone) else { return nil }
                 self = .todoDone(request)
+            case .excuse: self = .excuse(try WaterV1.ExcuseDaysRequest(serializedBytes: bytes))
+            case .unexcuse: self = .unexcuse(try WaterV1.UnexcuseDaysRequest(serializedBytes: bytes))
             }
         } catch {
             return nil
@@ -92,7 +103,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(var request):
             if request.date.isEmpty { request.date = today }
             return .habitUncheck(request)
-        case .edit, .remove, .todoAdd, .todoDone:
+        case .edit, .remove, .todoAdd, .todoDone, .excuse, .unexcuse:
             return self
         }
     }
@@ -127,6 +138,8 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(let request): _ = try client.call(request)
         case .todoAdd(let request): _ = try client.call(request)
         case .todoDone(let request): _ = try client.call(request)
+        case .excuse(let request): try client.call(request).days.forEach { cache.record(day: $0, now: now) }
+        case .unexcuse(let request): try client.call(request).days.forEach { cache.record(day: $0, now: now) }
         }
     }
 }

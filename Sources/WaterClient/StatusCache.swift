@@ -288,6 +288,16 @@ extension StatusCache {
             case .remove(let request):
                 guard let entry = ledger.remove(request.entryID) else { continue }
                 ledger.unsent[entry.date, default: 0] += 1
+            // The member's own excuses waiting here mark their days (no nudge on a sick day).
+            case .excuse(let request) where request.forMember.isEmpty:
+                guard let from = LocalDate(request.fromDate) else { continue }
+                let to = LocalDate(request.toDate) ?? from
+                guard from.days(to: to) < WaterDiary.maximumExcusedDays else { continue }
+                for date in stride(from: 0, through: from.days(to: to), by: 1) {
+                    ledger.excuses[from.adding(days: date).description] = .some(request.reason)
+                }
+            case .unexcuse(let request) where request.forMember.isEmpty:
+                for date in request.dates { ledger.excuses[date] = .some(nil) }
             default:
                 continue
             }
@@ -306,6 +316,8 @@ private struct DayLedger {
     var amount: [String: Int32] = [:]
     var count: [String: Int] = [:]
     var unsent: [String: Int] = [:]
+    /// Excuses made (a reason) or taken back (nil) by waiting writes, by day.
+    var excuses: [String: String?] = [:]
 
     init(cache: StatusCache) {
         self.cache = cache
@@ -344,7 +356,9 @@ private struct DayLedger {
             count: count)
         let summary = WaterV1.DaySummary(
             date: date, amountMl: amount, goalMl: goal, progress: day.progress, percent: UInt32(day.percent),
-            remainingMl: day.remainingMillilitres, count: UInt32(max(count, 0)), goalMet: day.isGoalMet)
+            remainingMl: day.remainingMillilitres, count: UInt32(max(count, 0)), goalMet: day.isGoalMet,
+            excused: excuses[date].map { $0 != nil } ?? known?.excused ?? false,
+            excusedReason: excuses[date].map { $0 ?? "" } ?? known?.excusedReason ?? "")
         let shown = entries.values.filter { $0.entry.date == date }.sorted { $0.entry.atUnixMs > $1.entry.atUnixMs }
         return StatusCache.Day(summary: summary, entries: shown, unsent: unsent[date] ?? 0)
     }

@@ -9,8 +9,21 @@ public struct MemberArchive: Hashable, Sendable {
 
     public mutating func apply(_ mutation: MemberMutation) {
         switch mutation {
-        case .water(let change): water.apply(change)
-        case .habit(let change): habits.apply(change)
+        case .water(let change):
+            // Habits' streaks follow the days the member excuses.
+            let excuseDate: LocalDate? =
+                switch change {
+                case .excused(let date, _), .unexcused(let date): date
+                default: nil
+                }
+            let was = excuseDate.map { water.excused[$0] != nil } ?? false
+            water.apply(change)
+            if let excuseDate {
+                let water = self.water
+                habits.excuseChanged(on: excuseDate, was: was) { water.excused[$0] != nil }
+            }
+        case .habit(let change):
+            habits.apply(change, excused: water.excused)
         }
     }
 

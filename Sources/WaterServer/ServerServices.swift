@@ -61,6 +61,7 @@ public final class ServerServices: Sendable {
             board: BoardService(boards: boards, hub: boardHub),
             todo: TodoService(archives: archives),
             habits: HabitService(archives: archives),
+            excuses: ExcuseService(archives: archives),
             transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue))
     }
 
@@ -108,9 +109,10 @@ struct APIServices: Sendable {
     let board: BoardService
     let todo: TodoService
     let habits: HabitService
+    let excuses: ExcuseService
     let transfer: TransferService
 
-    var all: [any Service] { [accounts, tracker, drinks, board, todo, habits, transfer] }
+    var all: [any Service] { [accounts, tracker, drinks, board, todo, habits, excuses, transfer] }
 }
 
 /// Builds the household's board from every member's archive, and keeps the last board of
@@ -210,7 +212,7 @@ struct BoardBuilder: Sendable {
                 account,
                 BoardMember(
                     username: account.username, displayName: account.displayName, water: archive.water,
-                    habits: archive.habits)
+                    habits: archive.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds)
             )
         }
         return (readable, unavailable)

@@ -117,6 +117,26 @@ let clientCommandLine = ProgramSpec(
                 "Shows or sets your daily goal (500-10000 ml). A new goal applies from today; past days keep theirs.",
             options: [forOption], examples: ["goal", "goal 2500"]),
         CommandSpec(
+            "excuse", "[DAY]", summary: "excuse a day or days (sick, travelling) from the board and streaks",
+            details: """
+                Excuses DAY (today, yesterday or YYYY-MM-DD; default today) or --from DAY --to DAY: an
+                excused day leaves the board's average, neither counts for nor breaks a streak, and gets
+                no nudges. At most 14 days in any 28, from a year back to 28 days ahead. Admins may
+                excuse another member's days (--for). Works away from the server: the outbox keeps it.
+                """,
+            options: [
+                OptionSpec("from", "DAY", "the first day of a range"),
+                OptionSpec("to", "DAY", "the last day of a range (at most 14 days)"),
+                OptionSpec("reason", "sick|travel|TEXT", "why (shown on the board and in --explain)"),
+                forOption,
+            ],
+            examples: ["excuse --reason sick", "excuse --from 2026-12-07 --to 2026-12-11 --reason travel"]),
+        CommandSpec(
+            "unexcuse", "DAY...", summary: "take the excuse of days back",
+            details: "Takes the excuse of each DAY back (today, yesterday or YYYY-MM-DD); a day not excused stays so.",
+            options: [forOption],
+            examples: ["unexcuse today", "unexcuse 2026-12-07 2026-12-08"]),
+        CommandSpec(
             "cup", "[ML]", summary: "show or set your usual cup (1-2000 ml) and drink",
             details: """
                 Shows or sets your usual cup (1-2000 ml), what log logs without an amount, and your

@@ -44,6 +44,8 @@ do {
     case "week": try WaterCommands.history(&invocation, days: 7)
     case "history": try WaterCommands.history(&invocation, days: nil)
     case "goal": try WaterCommands.goal(&invocation)
+    case "excuse": try ExcuseCommands.excuse(&invocation)
+    case "unexcuse": try ExcuseCommands.unexcuse(&invocation)
     case "cup":
         if action.isEmpty {
             try WaterCommands.cup(&invocation)

@@ -185,6 +185,23 @@ struct AuthorizationTests {
             .notFound, { ann, bob in code { try ann.call(WaterV1.DeleteHabitRequest(habitID: bob.habitID)) } }
         ),
         "water.v1.Habits/ListHabitWeek": (.ok, { ann, _ in code { try ann.call(WaterV1.ListHabitWeekRequest()) } }),
+        // A member excuses only their own days; another member's is refused before anything is
+        // looked at (admins may excuse anyone's).
+        "water.v1.Excuses/ExcuseDays": (
+            .permissionDenied,
+            { ann, bob in
+                code {
+                    try ann.call(
+                        WaterV1.ExcuseDaysRequest(fromDate: "2026-12-01", reason: "sick", forMember: bob.username))
+                }
+            }
+        ),
+        "water.v1.Excuses/UnexcuseDays": (
+            .permissionDenied,
+            { ann, bob in
+                code { try ann.call(WaterV1.UnexcuseDaysRequest(dates: ["2026-12-01"], forMember: bob.username)) }
+            }
+        ),
         // Only admins export the household; an import goes into the caller's own archive.
         "water.v1.Transfer/Export": (
             .permissionDenied,

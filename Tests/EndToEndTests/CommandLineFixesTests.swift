@@ -230,7 +230,7 @@ struct CommandLineFixesTests {
         // Plain, the columns line up under the days.
         let plain = try mum.run(["habit", "ls"]).output.split(separator: "\n")
         #expect(plain[0] == "Week 2026-W49  Mo Tu We Th Fr Sa Su", "\(plain)")
-        #expect(plain[1] == "🏀 Run         ■  ·  ·  ·  ·  ·  ·", "\(plain)")
+        #expect(plain[1] == "🏀 Run         ■  ·  ·  ·  ·  ·  ·  streak 1, best 1", "\(plain)")
         #expect(server.stop() == 0)
     }
 }

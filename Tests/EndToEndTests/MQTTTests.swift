@@ -29,7 +29,8 @@ struct MQTTTests {
         let (_, ben) = try family(server)
 
         let fields = [
-            "amount_ml", "goal_ml", "percent", "drinks", "streak_days", "days_met", "rank", "average_percent",
+            "amount_ml", "goal_ml", "percent", "drinks", "streak_days", "best_streak_days", "days_met", "rank",
+            "average_percent",
         ]
         let expected = Set(
             ["mum", "ben"].flatMap { member in fields.map { "homeassistant/sensor/water_\(member)_\($0)/config" } }

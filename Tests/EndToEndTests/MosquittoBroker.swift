@@ -111,14 +111,18 @@ final class MosquittoBroker {
             self.deadline = deadline
         }
 
-        private var lines: Int { text.split(separator: "\n").count }
+        /// Whole lines only: a message is printed with its newline, and one read half-way (a
+        /// large output comes in several reads) must not count, or it is cut when the reader stops.
+        private var lines: Int { Self.lines(text) }
+
+        private static func lines(_ text: String) -> Int { text.utf8.count { $0 == UInt8(ascii: "\n") } }
 
         /// Waits (until the deadline at most) for `count` messages in all; whether they came.
         func waitFor(_ count: Int) -> Bool {
             let left = deadline - ContinuousClock.now
             if !(lines >= count) && left > .zero {
                 text += process.readOutput(
-                    until: { (self.text + $0).split(separator: "\n").count >= count },
+                    until: { Self.lines(self.text + $0) >= count },
                     seconds: max(Int(left.components.seconds), 1))
             }
             return lines >= count

@@ -85,8 +85,11 @@ private let rows: [(message: String, fields: [String])] = [
             "history.entries.date", "history.entries.drink",
             "history.goals.date",
             "history.habits.habit.habit_id", "history.habits.habit.name", "history.habits.checked_dates",
+            "history.excused.date", "history.excused.reason",
         ]
     ),
+    ("water.v1.ExcuseDaysRequest", ["from_date", "to_date", "reason", "for_member"]),
+    ("water.v1.UnexcuseDaysRequest", ["dates", "for_member"]),
 ]
 
 private let cases: [(message: String, field: String)] = rows.flatMap { row in row.fields.map { (row.message, $0) } }

@@ -29,6 +29,7 @@ typedef struct Water__Archive__V1__HouseholdSnapshot Water__Archive__V1__Househo
 typedef struct Water__Archive__V1__StoredAccount Water__Archive__V1__StoredAccount;
 typedef struct Water__Archive__V1__StoredSession Water__Archive__V1__StoredSession;
 typedef struct Water__Archive__V1__AccountsSnapshot Water__Archive__V1__AccountsSnapshot;
+typedef struct Water__Archive__V1__ExcusedDay Water__Archive__V1__ExcusedDay;
 
 
 /* --- enums --- */
@@ -137,7 +138,15 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * text: the cup's name
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED = 25
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED = 25,
+  /*
+   * day, text: the reason (empty: none given)
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_EXCUSED = 40,
+  /*
+   * day
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED = 41
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -405,10 +414,15 @@ struct  Water__Archive__V1__MemberSnapshot
    */
   size_t n_cups;
   Water__Archive__V1__StoredCup **cups;
+  /*
+   * The member's excused days, in date order.
+   */
+  size_t n_excused_days;
+  Water__Archive__V1__ExcusedDay **excused_days;
 };
 #define WATER__ARCHIVE__V1__MEMBER_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__member_snapshot__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL }
 
 
 /*
@@ -511,6 +525,21 @@ struct  Water__Archive__V1__AccountsSnapshot
 #define WATER__ARCHIVE__V1__ACCOUNTS_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__accounts_snapshot__descriptor) \
     , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+
+
+/*
+ * A day the member excused (sick, travelling): it leaves the board's average and breaks no
+ * streak.
+ */
+struct  Water__Archive__V1__ExcusedDay
+{
+  ProtobufCMessage base;
+  int32_t day;
+  char *reason;
+};
+#define WATER__ARCHIVE__V1__EXCUSED_DAY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__excused_day__descriptor) \
+    , 0, (char *)protobuf_c_empty_string }
 
 
 /* Water__Archive__V1__JournalRecord methods */
@@ -779,6 +808,25 @@ Water__Archive__V1__AccountsSnapshot *
 void   water__archive__v1__accounts_snapshot__free_unpacked
                      (Water__Archive__V1__AccountsSnapshot *message,
                       ProtobufCAllocator *allocator);
+/* Water__Archive__V1__ExcusedDay methods */
+void   water__archive__v1__excused_day__init
+                     (Water__Archive__V1__ExcusedDay         *message);
+size_t water__archive__v1__excused_day__get_packed_size
+                     (const Water__Archive__V1__ExcusedDay   *message);
+size_t water__archive__v1__excused_day__pack
+                     (const Water__Archive__V1__ExcusedDay   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__excused_day__pack_to_buffer
+                     (const Water__Archive__V1__ExcusedDay   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__ExcusedDay *
+       water__archive__v1__excused_day__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__excused_day__free_unpacked
+                     (Water__Archive__V1__ExcusedDay *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__Archive__V1__JournalRecord_Closure)
@@ -823,6 +871,9 @@ typedef void (*Water__Archive__V1__StoredSession_Closure)
 typedef void (*Water__Archive__V1__AccountsSnapshot_Closure)
                  (const Water__Archive__V1__AccountsSnapshot *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__ExcusedDay_Closure)
+                 (const Water__Archive__V1__ExcusedDay *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -844,6 +895,7 @@ extern const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor;
 
 PROTOBUF_C__END_DECLS
 

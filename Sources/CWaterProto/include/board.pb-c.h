@@ -54,11 +54,11 @@ struct  Water__V1__BoardRow
   char *display_name;
   int32_t total_ml;
   /*
-   * Days of the week so far on which the goal in force was met.
+   * Days of the week so far that count (see above) on which the goal in force was met.
    */
   uint32_t days_met;
   /*
-   * Mean of min(amount / goal, 1) over the days of the week so far.
+   * Mean of min(amount / goal, 1) over the days of the week so far that count (see above).
    */
   double average_progress;
   /*
@@ -66,7 +66,8 @@ struct  Water__V1__BoardRow
    */
   uint32_t average_percent;
   /*
-   * Consecutive days up to today (or yesterday, while today is unmet) with the goal met.
+   * Consecutive days up to today (or yesterday, while today is unmet) with the goal met,
+   * excused days neither counting nor breaking; for a past week, up to its Sunday.
    */
   uint32_t streak_days;
   /*
@@ -78,10 +79,22 @@ struct  Water__V1__BoardRow
    */
   size_t n_days;
   Water__V1__DaySummary **days;
+  /*
+   * Days of the week so far that leave the average: excused, or before the member joined.
+   */
+  uint32_t excused_days;
+  /*
+   * The member's longest water streak ever.
+   */
+  uint32_t best_streak_days;
+  /*
+   * Every day of the week so far is excused: the row ranks last and shows "excused".
+   */
+  protobuf_c_boolean all_excused;
 };
 #define WATER__V1__BOARD_ROW__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__board_row__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0,NULL }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0, 0 }
 
 
 struct  Water__V1__WeeklyBoard

@@ -122,10 +122,19 @@ struct  Water__V1__HabitWeek
    */
   size_t n_checked;
   protobuf_c_boolean *checked;
+  /*
+   * Checked days up to today, consecutive but for the member's excused days (which neither
+   * count nor break); an unchecked today breaks nothing until it is over.
+   */
+  uint32_t streak_days;
+  /*
+   * The longest streak the habit has ever had.
+   */
+  uint32_t best_streak_days;
 };
 #define WATER__V1__HABIT_WEEK__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__habit_week__descriptor) \
-    , NULL, 0,NULL }
+    , NULL, 0,NULL, 0, 0 }
 
 
 struct  Water__V1__AddHabitRequest

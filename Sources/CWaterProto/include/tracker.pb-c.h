@@ -19,6 +19,8 @@ PROTOBUF_C__BEGIN_DECLS
 typedef struct Water__V1__Cup Water__V1__Cup;
 typedef struct Water__V1__WaterEntry Water__V1__WaterEntry;
 typedef struct Water__V1__DaySummary Water__V1__DaySummary;
+typedef struct Water__V1__ExcusedDate Water__V1__ExcusedDate;
+typedef struct Water__V1__Streak Water__V1__Streak;
 typedef struct Water__V1__Settings Water__V1__Settings;
 typedef struct Water__V1__LogWaterRequest Water__V1__LogWaterRequest;
 typedef struct Water__V1__LogWaterResponse Water__V1__LogWaterResponse;
@@ -155,10 +157,55 @@ struct  Water__V1__DaySummary
    * The sum of the entries' amount_ml, as drunk.
    */
   int32_t raw_ml;
+  /*
+   * The member excused the day (excuses.proto): it leaves the board's average and neither
+   * counts for nor breaks a streak.
+   */
+  protobuf_c_boolean excused;
+  /*
+   * Why: "sick", "travel" or the member's words; empty when none was given.
+   */
+  char *excused_reason;
 };
 #define WATER__V1__DAY_SUMMARY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__day_summary__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * One excused day (excuses.proto).
+ */
+struct  Water__V1__ExcusedDate
+{
+  ProtobufCMessage base;
+  /*
+   * "YYYY-MM-DD".
+   */
+  char *date;
+  char *reason;
+};
+#define WATER__V1__EXCUSED_DATE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__excused_date__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
+ * A member's water streak: days with the goal met, consecutive but for excused days (which
+ * neither count nor break). Today counts once met; an unmet today breaks nothing until it is
+ * over.
+ */
+struct  Water__V1__Streak
+{
+  ProtobufCMessage base;
+  uint32_t current_days;
+  /*
+   * The longest there has ever been, the current one included.
+   */
+  uint32_t best_days;
+};
+#define WATER__V1__STREAK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__streak__descriptor) \
+    , 0, 0 }
 
 
 struct  Water__V1__Settings
@@ -366,10 +413,11 @@ struct  Water__V1__GetTodayResponse
    */
   size_t n_drinks;
   Water__V1__Drink **drinks;
+  Water__V1__Streak *streak;
 };
 #define WATER__V1__GET_TODAY_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_today_response__descriptor) \
-    , NULL, 0,NULL, NULL, 0,NULL }
+    , NULL, 0,NULL, NULL, 0,NULL, NULL }
 
 
 struct  Water__V1__GetHistoryRequest
@@ -408,10 +456,14 @@ struct  Water__V1__GetHistoryResponse
    */
   size_t n_entries;
   Water__V1__WaterEntry **entries;
+  /*
+   * The streak as of today.
+   */
+  Water__V1__Streak *streak;
 };
 #define WATER__V1__GET_HISTORY_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_history_response__descriptor) \
-    , 0,NULL, 0,NULL }
+    , 0,NULL, 0,NULL, NULL }
 
 
 struct  Water__V1__SetGoalRequest
@@ -715,6 +767,44 @@ Water__V1__DaySummary *
                       const uint8_t       *data);
 void   water__v1__day_summary__free_unpacked
                      (Water__V1__DaySummary *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ExcusedDate methods */
+void   water__v1__excused_date__init
+                     (Water__V1__ExcusedDate         *message);
+size_t water__v1__excused_date__get_packed_size
+                     (const Water__V1__ExcusedDate   *message);
+size_t water__v1__excused_date__pack
+                     (const Water__V1__ExcusedDate   *message,
+                      uint8_t             *out);
+size_t water__v1__excused_date__pack_to_buffer
+                     (const Water__V1__ExcusedDate   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ExcusedDate *
+       water__v1__excused_date__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__excused_date__free_unpacked
+                     (Water__V1__ExcusedDate *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__Streak methods */
+void   water__v1__streak__init
+                     (Water__V1__Streak         *message);
+size_t water__v1__streak__get_packed_size
+                     (const Water__V1__Streak   *message);
+size_t water__v1__streak__pack
+                     (const Water__V1__Streak   *message,
+                      uint8_t             *out);
+size_t water__v1__streak__pack_to_buffer
+                     (const Water__V1__Streak   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__Streak *
+       water__v1__streak__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__streak__free_unpacked
+                     (Water__V1__Streak *message,
                       ProtobufCAllocator *allocator);
 /* Water__V1__Settings methods */
 void   water__v1__settings__init
@@ -1259,6 +1349,12 @@ typedef void (*Water__V1__WaterEntry_Closure)
 typedef void (*Water__V1__DaySummary_Closure)
                  (const Water__V1__DaySummary *message,
                   void *closure_data);
+typedef void (*Water__V1__ExcusedDate_Closure)
+                 (const Water__V1__ExcusedDate *message,
+                  void *closure_data);
+typedef void (*Water__V1__Streak_Closure)
+                 (const Water__V1__Streak *message,
+                  void *closure_data);
 typedef void (*Water__V1__Settings_Closure)
                  (const Water__V1__Settings *message,
                   void *closure_data);
@@ -1481,6 +1577,8 @@ void water__v1__tracker__get_year(ProtobufCService *service,
 extern const ProtobufCMessageDescriptor water__v1__cup__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__water_entry__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__day_summary__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__excused_date__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__streak__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__settings__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__log_water_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__log_water_response__descriptor;

@@ -72,10 +72,16 @@ struct  Water__V1__MemberHistory
   Water__V1__DailyGoal **goals;
   size_t n_habits;
   Water__V1__HabitHistory **habits;
+  /*
+   * The member's excused days, in date order; an import adds those not excused yet (within
+   * the limit of 14 in any 28).
+   */
+  size_t n_excused;
+  Water__V1__ExcusedDate **excused;
 };
 #define WATER__V1__MEMBER_HISTORY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__member_history__descriptor) \
-    , NULL, NULL, 0,NULL, 0,NULL, 0,NULL }
+    , NULL, NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
 
 
 struct  Water__V1__ExportRequest
@@ -124,10 +130,11 @@ struct  Water__V1__ImportResponse
   uint32_t goals_added;
   uint32_t habits_added;
   uint32_t checkins_added;
+  uint32_t excused_added;
 };
 #define WATER__V1__IMPORT_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__import_response__descriptor) \
-    , 0, 0, 0, 0 }
+    , 0, 0, 0, 0, 0 }
 
 
 /* Water__V1__DailyGoal methods */

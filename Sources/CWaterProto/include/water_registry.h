@@ -8,6 +8,7 @@
 #include "board.pb-c.h"
 #include "drinks.pb-c.h"
 #include "envelope.pb-c.h"
+#include "excuses.pb-c.h"
 #include "habits.pb-c.h"
 #include "todo.pb-c.h"
 #include "tracker.pb-c.h"

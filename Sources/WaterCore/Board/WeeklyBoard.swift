@@ -13,12 +13,28 @@ public struct BoardMember: Sendable {
     public var displayName: String
     public var water: WaterDiary
     public var habits: HabitBook
+    /// When the account was made; with the first drink, when the member joined.
+    public var createdAtUnixMilliseconds: Int64?
 
-    public init(username: String, displayName: String, water: WaterDiary, habits: HabitBook = HabitBook()) {
+    public init(
+        username: String, displayName: String, water: WaterDiary, habits: HabitBook = HabitBook(),
+        createdAtUnixMilliseconds: Int64? = nil
+    ) {
         self.username = username
         self.displayName = displayName
         self.water = water
         self.habits = habits
+        self.createdAtUnixMilliseconds = createdAtUnixMilliseconds
+    }
+
+    /// The earlier of the account's creation and the first drink (an imported history counts
+    /// from its first day); nil when neither is known.
+    public var joined: LocalDate? {
+        let created = createdAtUnixMilliseconds.map(water.today(atUnixMilliseconds:))
+        switch (created, water.firstDay) {
+        case (let created?, let first?): return min(created, first)
+        case (let created, let first): return created ?? first
+        }
     }
 }
 
@@ -28,13 +44,21 @@ public struct BoardStanding: Hashable, Sendable {
     public var rank: Int
     public var username: String
     public var displayName: String
+    /// Every day of the week so far, excused ones too.
     public var totalMillilitres: Int32
+    /// Days met among the counted ones (not excused, not before joining).
     public var daysMet: Int
-    /// Mean of min(amount / goal, 1) over the week's days so far.
+    /// Mean of min(amount / goal, 1) over the week's counted days so far.
     public var averageProgress: Double
     public var streakDays: Int
+    public var bestStreakDays: Int
+    /// Days of the week so far that leave the average: excused, or before the member joined.
+    public var excusedDays: Int
+    /// Every day so far left the average: the row ranks last.
+    public var allExcused: Bool
     public var habitCheckIns: Int
-    /// The days behind the figures, Monday first, up to the member's today.
+    /// The days behind the figures, Monday first, up to the member's today; a day before the
+    /// member joined is excused as ``WeeklyBoard/beforeJoining``.
     public var days: [WaterDay]
 
     /// averageProgress x 100, truncated, as exact arithmetic would: the sum of the days'
@@ -49,6 +73,9 @@ public struct WeeklyBoard: Hashable, Sendable {
     public var order: BoardOrder
     public var standings: [BoardStanding]
 
+    /// The reason a day before a member joined shows, on the board only.
+    public static let beforeJoining = "not joined yet"
+
     /// Ranks `members` for `week` as of `now`. Each member's days end at their own today, in
     /// their own time zone; a past week counts all seven days.
     public init(members: [BoardMember], week: ISOWeek, order: BoardOrder, now: Int64) {
@@ -56,21 +83,31 @@ public struct WeeklyBoard: Hashable, Sendable {
         self.order = order
         var standings = members.map { member in
             let today = member.water.today(atUnixMilliseconds: now)
-            let days = week.days.filter { $0 <= today }.map(member.water.day)
+            let joined = member.joined
+            let days = week.days.filter { $0 <= today }.map { date in
+                var day = member.water.day(date)
+                if !day.isExcused, let joined, date < joined { day.excuse = Self.beforeJoining }
+                return day
+            }
+            let counted = days.filter { !$0.isExcused }
             let lastDay = min(week.sunday, today)
             return BoardStanding(
                 rank: 0, username: member.username, displayName: member.displayName,
                 totalMillilitres: days.reduce(0) { $0 + $1.amountMillilitres },
-                daysMet: days.filter(\.isGoalMet).count,
-                averageProgress: days.isEmpty ? 0 : days.reduce(0) { $0 + $1.progress } / Double(days.count),
+                daysMet: counted.filter(\.isGoalMet).count,
+                averageProgress: counted.isEmpty ? 0 : counted.reduce(0) { $0 + $1.progress } / Double(counted.count),
                 streakDays: lastDay < week.monday ? 0 : member.water.streak(endingOn: lastDay, today: today),
+                bestStreakDays: member.water.bestStreak, excusedDays: days.count - counted.count,
+                allExcused: !days.isEmpty && counted.isEmpty,
                 habitCheckIns: member.habits.checkIns(in: week),
                 days: days)
         }
-        let keys = { (standing: BoardStanding) -> (Double, Double) in
+        // A week with every day excused ranks after everyone who had a day to count.
+        let keys = { (standing: BoardStanding) -> (Int, Double, Double) in
+            let counts = standing.allExcused ? 0 : 1
             switch order {
-            case .progress: (standing.averageProgress, Double(standing.totalMillilitres))
-            case .total: (Double(standing.totalMillilitres), standing.averageProgress)
+            case .progress: return (counts, standing.averageProgress, Double(standing.totalMillilitres))
+            case .total: return (counts, Double(standing.totalMillilitres), standing.averageProgress)
             }
         }
         standings.sort { lhs, rhs in

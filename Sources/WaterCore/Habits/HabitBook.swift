@@ -9,8 +9,33 @@ public enum HabitMutation: Hashable, Sendable {
 /// One member's habits, newest first (the seed inserts new habits at index 0).
 public struct HabitBook: Hashable, Sendable {
     public private(set) var habits: [Habit] = []
+    /// Each habit's runs of checked days, kept by `apply` as the water diary keeps its own.
+    private var streakRuns: [RecordID: StreakRuns] = [:]
 
     public init() {}
+
+    /// The habit's streak as of `today` and its best; `isExcused` says which days the member
+    /// excused (they neither count nor break).
+    public func streak(of id: RecordID, today: LocalDate, isExcused: (LocalDate) -> Bool) -> (current: Int, best: Int) {
+        guard let habit = habit(id), let runs = streakRuns[id] else { return (0, 0) }
+        let current = runs.current(endingOn: today, today: today) { Self.mark(habit, $0, isExcused) }
+        return (current, runs.best)
+    }
+
+    private static func mark(_ habit: Habit, _ date: LocalDate, _ isExcused: (LocalDate) -> Bool) -> StreakMark {
+        isExcused(date) ? .neutral : habit.checkedDays.contains(date) ? .counts : .breaks
+    }
+
+    /// An excuse of `date` was made or taken back: every habit's mark of that day follows.
+    public mutating func excuseChanged(on date: LocalDate, was: Bool, isExcused: (LocalDate) -> Bool) {
+        guard was != isExcused(date) else { return }
+        for habit in habits {
+            let checked: StreakMark = habit.checkedDays.contains(date) ? .counts : .breaks
+            streakRuns[habit.id]?.change(
+                date, from: was ? .neutral : checked, to: was ? checked : .neutral,
+                mark: { Self.mark(habit, $0, isExcused) })
+        }
+    }
 
     public func habit(_ id: RecordID) -> Habit? {
         habits.first { $0.id == id }
@@ -74,19 +99,30 @@ public struct HabitBook: Hashable, Sendable {
 
     // MARK: Applying
 
-    public mutating func apply(_ mutation: HabitMutation) {
+    /// Applies a mutation; `excused` holds the days the member excused, for the streaks.
+    public mutating func apply(_ mutation: HabitMutation, excused: [LocalDate: String] = [:]) {
+        let isExcused = { (date: LocalDate) in excused[date] != nil }
         switch mutation {
         case .added(let habit):
             guard self.habit(habit.id) == nil else { return }
             habits.insert(habit, at: 0)
-        case .checked(let id, let date):
+            // Days excused before the habit was added bridge its streaks as well.
+            let days = habit.checkedDays.union(excused.keys)
+            streakRuns[habit.id] = StreakRuns(marked: days.map { ($0, Self.mark(habit, $0, isExcused)) })
+        case .checked(let id, let date), .unchecked(let id, let date):
             guard let index = habits.firstIndex(where: { $0.id == id }) else { return }
-            habits[index].checkedDays.insert(date)
-        case .unchecked(let id, let date):
-            guard let index = habits.firstIndex(where: { $0.id == id }) else { return }
-            habits[index].checkedDays.remove(date)
+            let old = Self.mark(habits[index], date, isExcused)
+            if case .checked = mutation {
+                habits[index].checkedDays.insert(date)
+            } else {
+                habits[index].checkedDays.remove(date)
+            }
+            let habit = habits[index]
+            streakRuns[id]?.change(
+                date, from: old, to: Self.mark(habit, date, isExcused), mark: { Self.mark(habit, $0, isExcused) })
         case .deleted(let id):
             habits.removeAll { $0.id == id }
+            streakRuns[id] = nil
         }
     }
 

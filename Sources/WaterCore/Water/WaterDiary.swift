@@ -26,6 +26,10 @@ public struct WaterDiary: Hashable, Sendable {
     private var byTime: [Int32] = []
     /// Per-day totals.
     private var days: [LocalDate: DayTotal] = [:]
+    /// Excused days and why (sick, travel, the member's words).
+    public private(set) var excused: [LocalDate: String] = [:]
+    /// The runs of days that break no streak, kept by `apply` (derived, as the indexes are).
+    private var streakRuns = StreakRuns()
 
     private struct DayTotal: Hashable, Sendable {
         /// What counts toward the goal.
@@ -70,7 +74,7 @@ public struct WaterDiary: Hashable, Sendable {
         return WaterDay(
             date: date, amountMillilitres: total?.amountMillilitres ?? 0,
             goalMillilitres: goals.goalMillilitres(on: date), count: Int(total?.count ?? 0),
-            rawMillilitres: total?.rawMillilitres ?? 0)
+            rawMillilitres: total?.rawMillilitres ?? 0, excuse: excused[date])
     }
 
     /// The day's entries, newest first.
@@ -140,18 +144,31 @@ public struct WaterDiary: Hashable, Sendable {
         (0..<count).reversed().map { day(last.adding(days: -$0)) }
     }
 
-    /// Consecutive days up to `date` with the goal met. When `date` is today and not met
-    /// yet, the streak runs up to yesterday: today is still open and breaks nothing.
+    /// Days with the goal met up to `date`, consecutive but for excused days (which neither
+    /// count nor break). When `date` is today and not met yet, the streak runs up to
+    /// yesterday: today is still open and breaks nothing.
     public func streak(endingOn date: LocalDate, today: LocalDate) -> Int {
-        let open = date == today && !self.day(date).isGoalMet
-        var day = open ? date.adding(days: -1) : date
-        var streak = 0
-        while self.day(day).isGoalMet {
-            streak += 1
-            day = day.adding(days: -1)
-        }
-        return streak
+        streakRuns.current(endingOn: date, today: today, mark: mark)
     }
+
+    /// The longest streak there has ever been (the current one included).
+    public var bestStreak: Int { streakRuns.best }
+
+    /// How `date` stands toward a streak.
+    public func mark(_ date: LocalDate) -> StreakMark {
+        Self.mark(date, days: days, excused: excused, goals: goals)
+    }
+
+    private static func mark(
+        _ date: LocalDate, days: [LocalDate: DayTotal], excused: [LocalDate: String], goals: GoalHistory
+    ) -> StreakMark {
+        if excused[date] != nil { return .neutral }
+        guard let total = days[date] else { return .breaks }
+        return total.amountMillilitres >= goals.goalMillilitres(on: date) ? .counts : .breaks
+    }
+
+    /// The first day with a drink, for when a member joined.
+    public var firstDay: LocalDate? { byTime.first.map { date(of: entries[Int($0)]) } }
 
     /// Every day that has entries, in date order.
     public var datesWithEntries: [LocalDate] { days.keys.sorted() }
@@ -342,6 +359,55 @@ public struct WaterDiary: Hashable, Sendable {
     public mutating func apply(_ mutation: WaterMutation) {
         switch mutation {
         case .logged(let entry):
+            // The hot path: one day, nothing allocated.
+            let date = date(of: entry)
+            let old = mark(date)
+            change(mutation)
+            remark(date, from: old)
+        case .timeZoneSet:
+            change(mutation)
+            rebuildStreakRuns()
+        default:
+            // The days whose streak mark the mutation may change, before and after it.
+            let touched = touchedDays(by: mutation)
+            let before = touched.map(mark)
+            change(mutation)
+            for (date, old) in zip(touched, before) { remark(date, from: old) }
+        }
+    }
+
+    /// Tells the streak runs of `date`'s new mark. The marks are read from copies of the
+    /// tables (which share their storage): a closure over `self` would copy the runs it changes.
+    private mutating func remark(_ date: LocalDate, from old: StreakMark) {
+        let new = mark(date)
+        guard new != old else { return }
+        let (days, excused, goals) = (self.days, self.excused, self.goals)
+        streakRuns.change(date, from: old, to: new) { Self.mark($0, days: days, excused: excused, goals: goals) }
+    }
+
+    private func touchedDays(by mutation: WaterMutation) -> [LocalDate] {
+        switch mutation {
+        case .logged(let entry): [date(of: entry)]
+        case .edited(let entry):
+            [self.entry(entry.id).map(date), date(of: entry)].compactMap { $0 }.reduce(into: []) { dates, date in
+                if !dates.contains(date) { dates.append(date) }
+            }
+        case .deleted(let id): self.entry(id).map { [date(of: $0)] } ?? []
+        // A goal changes its day and the later ones: only days with drinks can change mark.
+        case .goalSet(_, let from): days.keys.filter { $0 >= from }
+        case .excused(let date, _), .unexcused(let date): [date]
+        case .usualCupSet, .usualDrinkSet, .cupSaved, .cupRemoved, .timeZoneSet: []
+        }
+    }
+
+    private mutating func rebuildStreakRuns() {
+        let dates = Set(days.keys).union(excused.keys)
+        streakRuns = StreakRuns(marked: dates.map { ($0, mark($0)) })
+    }
+
+    private mutating func change(_ mutation: WaterMutation) {
+        switch mutation {
+        case .logged(let entry):
             let idSlot = byIDIndex(of: entry.id)
             guard idSlot == byID.count || entries[Int(byID[idSlot])].id != entry.id else { return }
             let position = Int32(entries.count)
@@ -381,6 +447,10 @@ public struct WaterDiary: Hashable, Sendable {
             }
         case .cupRemoved(let name):
             cups.removeAll { $0.name == name }
+        case .excused(let date, let reason):
+            excused[date] = reason
+        case .unexcused(let date):
+            excused[date] = nil
         case .timeZoneSet(let zone):
             timeZone = zone
             days = [:]
@@ -406,6 +476,7 @@ public struct WaterDiary: Hashable, Sendable {
             (new[Int($0)].unixMilliseconds, new[Int($0)].id) < (new[Int($1)].unixMilliseconds, new[Int($1)].id)
         }
         for entry in new { add(entry) }
+        rebuildStreakRuns()
     }
 
     private mutating func add(_ entry: WaterEntry) {
@@ -423,6 +494,7 @@ public struct WaterDiary: Hashable, Sendable {
     public static func == (lhs: WaterDiary, rhs: WaterDiary) -> Bool {
         lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.usualDrink == rhs.usualDrink && lhs.cups == rhs.cups
             && lhs.timeZone == rhs.timeZone && lhs.goals == rhs.goals && lhs.entries == rhs.entries
+            && lhs.excused == rhs.excused
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -432,6 +504,7 @@ public struct WaterDiary: Hashable, Sendable {
         hasher.combine(timeZone)
         hasher.combine(goals)
         hasher.combine(entries)
+        hasher.combine(excused)
     }
 
     /// The seed's load-time checks: goal and cup in range, amounts and factors in range, ids unique.

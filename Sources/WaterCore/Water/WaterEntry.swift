@@ -45,11 +45,15 @@ public struct WaterDay: Hashable, Sendable {
     public var count: Int
     /// The entries' millilitres as drunk.
     public var rawMillilitres: Int32
+    /// Why the day is excused ("sick", "travel" or the member's words), nil when it is not.
+    public var excuse: String?
 
     public init(
-        date: LocalDate, amountMillilitres: Int32, goalMillilitres: Int32, count: Int, rawMillilitres: Int32? = nil
+        date: LocalDate, amountMillilitres: Int32, goalMillilitres: Int32, count: Int, rawMillilitres: Int32? = nil,
+        excuse: String? = nil
     ) {
         self.date = date
+        self.excuse = excuse
         self.amountMillilitres = amountMillilitres
         self.goalMillilitres = goalMillilitres
         self.count = count
@@ -64,4 +68,5 @@ public struct WaterDay: Hashable, Sendable {
     /// What is left to the goal, never negative.
     public var remainingMillilitres: Int32 { max(goalMillilitres - amountMillilitres, 0) }
     public var isGoalMet: Bool { amountMillilitres >= goalMillilitres }
+    public var isExcused: Bool { excuse != nil }
 }

@@ -13,4 +13,7 @@ public enum WaterMutation: Hashable, Sendable {
     case cupSaved(NamedCup)
     case cupRemoved(String)
     case timeZoneSet(MemberTimeZone)
+    /// The day is excused (sick, travelling): it leaves the board's average and breaks no streak.
+    case excused(LocalDate, reason: String)
+    case unexcused(LocalDate)
 }

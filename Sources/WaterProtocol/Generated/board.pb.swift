@@ -43,16 +43,17 @@ extension WaterV1 {
 
         public var totalMl: Int32
 
-        /// Days of the week so far on which the goal in force was met.
+        /// Days of the week so far that count (see above) on which the goal in force was met.
         public var daysMet: UInt32
 
-        /// Mean of min(amount / goal, 1) over the days of the week so far.
+        /// Mean of min(amount / goal, 1) over the days of the week so far that count (see above).
         public var averageProgress: Double
 
         /// average_progress x 100, truncated.
         public var averagePercent: UInt32
 
-        /// Consecutive days up to today (or yesterday, while today is unmet) with the goal met.
+        /// Consecutive days up to today (or yesterday, while today is unmet) with the goal met,
+        /// excused days neither counting nor breaking; for a past week, up to its Sunday.
         public var streakDays: UInt32
 
         /// Habit check-ins in this week.
@@ -61,8 +62,17 @@ extension WaterV1 {
         /// The days behind the figures, Monday first, up to today for the current week.
         public var days: [DaySummary]
 
+        /// Days of the week so far that leave the average: excused, or before the member joined.
+        public var excusedDays: UInt32
+
+        /// The member's longest water streak ever.
+        public var bestStreakDays: UInt32
+
+        /// Every day of the week so far is excused: the row ranks last and shows "excused".
+        public var allExcused: Bool
+
         /// Creates a `BoardRow`; omitted fields take the proto3 defaults.
-        public init(rank: UInt32 = 0, username: String = "", displayName: String = "", totalMl: Int32 = 0, daysMet: UInt32 = 0, averageProgress: Double = 0, averagePercent: UInt32 = 0, streakDays: UInt32 = 0, habitCheckins: UInt32 = 0, days: [DaySummary] = []) {
+        public init(rank: UInt32 = 0, username: String = "", displayName: String = "", totalMl: Int32 = 0, daysMet: UInt32 = 0, averageProgress: Double = 0, averagePercent: UInt32 = 0, streakDays: UInt32 = 0, habitCheckins: UInt32 = 0, days: [DaySummary] = [], excusedDays: UInt32 = 0, bestStreakDays: UInt32 = 0, allExcused: Bool = false) {
             self.rank = rank
             self.username = username
             self.displayName = displayName
@@ -73,6 +83,9 @@ extension WaterV1 {
             self.streakDays = streakDays
             self.habitCheckins = habitCheckins
             self.days = days
+            self.excusedDays = excusedDays
+            self.bestStreakDays = bestStreakDays
+            self.allExcused = allExcused
         }
 
         enum CodingKeys: String, CodingKey {
@@ -86,6 +99,9 @@ extension WaterV1 {
             case streakDays = "streak_days"
             case habitCheckins = "habit_checkins"
             case days = "days"
+            case excusedDays = "excused_days"
+            case bestStreakDays = "best_streak_days"
+            case allExcused = "all_excused"
 
             var intValue: Int? {
                 switch self {
@@ -99,6 +115,9 @@ extension WaterV1 {
                 case .streakDays: 7
                 case .habitCheckins: 8
                 case .days: 9
+                case .excusedDays: 10
+                case .bestStreakDays: 11
+                case .allExcused: 12
                 }
             }
 
@@ -114,6 +133,9 @@ extension WaterV1 {
                 case 7: self = .streakDays
                 case 8: self = .habitCheckins
                 case 9: self = .days
+                case 10: self = .excusedDays
+                case 11: self = .bestStreakDays
+                case 12: self = .allExcused
                 default: return nil
                 }
             }
@@ -132,7 +154,10 @@ extension WaterV1 {
                 averagePercent: try container.decodeIfPresent(UInt32.self, forKey: .averagePercent) ?? 0,
                 streakDays: try container.decodeIfPresent(UInt32.self, forKey: .streakDays) ?? 0,
                 habitCheckins: try container.decodeIfPresent(UInt32.self, forKey: .habitCheckins) ?? 0,
-                days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [])
+                days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [],
+                excusedDays: try container.decodeIfPresent(UInt32.self, forKey: .excusedDays) ?? 0,
+                bestStreakDays: try container.decodeIfPresent(UInt32.self, forKey: .bestStreakDays) ?? 0,
+                allExcused: try container.decodeIfPresent(Bool.self, forKey: .allExcused) ?? false)
         }
     }
 
@@ -463,7 +488,7 @@ extension WaterV1.BoardRow: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self))
+        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self), excusedDays: reader.value(at: 10).uint32, bestStreakDays: reader.value(at: 11).uint32, allExcused: reader.value(at: 12).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -477,6 +502,9 @@ extension WaterV1.BoardRow: WireMessage {
         builder.set(.unsigned(UInt64(streakDays)), at: 7)
         builder.set(.unsigned(UInt64(habitCheckins)), at: 8)
         builder.setMessages(days, at: 9)
+        builder.set(.unsigned(UInt64(excusedDays)), at: 10)
+        builder.set(.unsigned(UInt64(bestStreakDays)), at: 11)
+        builder.set(.bool(allExcused), at: 12)
     }
 }
 

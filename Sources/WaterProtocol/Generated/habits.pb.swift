@@ -181,20 +181,33 @@ extension WaterV1 {
         /// Seven flags, Monday first.
         public var checked: [Bool]
 
+        /// Checked days up to today, consecutive but for the member's excused days (which neither
+        /// count nor break); an unchecked today breaks nothing until it is over.
+        public var streakDays: UInt32
+
+        /// The longest streak the habit has ever had.
+        public var bestStreakDays: UInt32
+
         /// Creates a `HabitWeek`; omitted fields take the proto3 defaults.
-        public init(habit: Habit? = nil, checked: [Bool] = []) {
+        public init(habit: Habit? = nil, checked: [Bool] = [], streakDays: UInt32 = 0, bestStreakDays: UInt32 = 0) {
             self.habit = habit
             self.checked = checked
+            self.streakDays = streakDays
+            self.bestStreakDays = bestStreakDays
         }
 
         enum CodingKeys: String, CodingKey {
             case habit = "habit"
             case checked = "checked"
+            case streakDays = "streak_days"
+            case bestStreakDays = "best_streak_days"
 
             var intValue: Int? {
                 switch self {
                 case .habit: 0
                 case .checked: 1
+                case .streakDays: 2
+                case .bestStreakDays: 3
                 }
             }
 
@@ -202,6 +215,8 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .habit
                 case 1: self = .checked
+                case 2: self = .streakDays
+                case 3: self = .bestStreakDays
                 default: return nil
                 }
             }
@@ -212,7 +227,9 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 habit: try container.decodeIfPresent(Habit.self, forKey: .habit),
-                checked: try container.decodeIfPresent([Bool].self, forKey: .checked) ?? [])
+                checked: try container.decodeIfPresent([Bool].self, forKey: .checked) ?? [],
+                streakDays: try container.decodeIfPresent(UInt32.self, forKey: .streakDays) ?? 0,
+                bestStreakDays: try container.decodeIfPresent(UInt32.self, forKey: .bestStreakDays) ?? 0)
         }
     }
 
@@ -723,12 +740,14 @@ extension WaterV1.HabitWeek: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self), checked: reader.values(at: 1) { $0.bool })
+        self.init(habit: reader.message(at: 0, as: WaterV1.Habit.self), checked: reader.values(at: 1) { $0.bool }, streakDays: reader.value(at: 2).uint32, bestStreakDays: reader.value(at: 3).uint32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = habit { builder.setMessage(value, at: 0) }
         builder.setValues(checked, at: 1) { .bool($0) }
+        builder.set(.unsigned(UInt64(streakDays)), at: 2)
+        builder.set(.unsigned(UInt64(bestStreakDays)), at: 3)
     }
 }
 

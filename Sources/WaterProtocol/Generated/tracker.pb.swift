@@ -183,8 +183,15 @@ extension WaterV1 {
         /// The sum of the entries' amount_ml, as drunk.
         public var rawMl: Int32
 
+        /// The member excused the day (excuses.proto): it leaves the board's average and neither
+        /// counts for nor breaks a streak.
+        public var excused: Bool
+
+        /// Why: "sick", "travel" or the member's words; empty when none was given.
+        public var excusedReason: String
+
         /// Creates a `DaySummary`; omitted fields take the proto3 defaults.
-        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, progress: Double = 0, percent: UInt32 = 0, remainingMl: Int32 = 0, count: UInt32 = 0, goalMet: Bool = false, rawMl: Int32 = 0) {
+        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, progress: Double = 0, percent: UInt32 = 0, remainingMl: Int32 = 0, count: UInt32 = 0, goalMet: Bool = false, rawMl: Int32 = 0, excused: Bool = false, excusedReason: String = "") {
             self.date = date
             self.amountMl = amountMl
             self.goalMl = goalMl
@@ -194,6 +201,8 @@ extension WaterV1 {
             self.count = count
             self.goalMet = goalMet
             self.rawMl = rawMl
+            self.excused = excused
+            self.excusedReason = excusedReason
         }
 
         enum CodingKeys: String, CodingKey {
@@ -206,6 +215,8 @@ extension WaterV1 {
             case count = "count"
             case goalMet = "goal_met"
             case rawMl = "raw_ml"
+            case excused = "excused"
+            case excusedReason = "excused_reason"
 
             var intValue: Int? {
                 switch self {
@@ -218,6 +229,8 @@ extension WaterV1 {
                 case .count: 6
                 case .goalMet: 7
                 case .rawMl: 8
+                case .excused: 9
+                case .excusedReason: 10
                 }
             }
 
@@ -232,6 +245,8 @@ extension WaterV1 {
                 case 6: self = .count
                 case 7: self = .goalMet
                 case 8: self = .rawMl
+                case 9: self = .excused
+                case 10: self = .excusedReason
                 default: return nil
                 }
             }
@@ -249,7 +264,103 @@ extension WaterV1 {
                 remainingMl: try container.decodeIfPresent(Int32.self, forKey: .remainingMl) ?? 0,
                 count: try container.decodeIfPresent(UInt32.self, forKey: .count) ?? 0,
                 goalMet: try container.decodeIfPresent(Bool.self, forKey: .goalMet) ?? false,
-                rawMl: try container.decodeIfPresent(Int32.self, forKey: .rawMl) ?? 0)
+                rawMl: try container.decodeIfPresent(Int32.self, forKey: .rawMl) ?? 0,
+                excused: try container.decodeIfPresent(Bool.self, forKey: .excused) ?? false,
+                excusedReason: try container.decodeIfPresent(String.self, forKey: .excusedReason) ?? "")
+        }
+    }
+
+    /// One excused day (excuses.proto).
+    ///
+    /// The Swift form of `water.v1.ExcusedDate`.
+    public struct ExcusedDate: ProtoMessage {
+        public static let protoName = "water.v1.ExcusedDate"
+
+        /// "YYYY-MM-DD".
+        public var date: String
+
+        public var reason: String
+
+        /// Creates a `ExcusedDate`; omitted fields take the proto3 defaults.
+        public init(date: String = "", reason: String = "") {
+            self.date = date
+            self.reason = reason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case date = "date"
+            case reason = "reason"
+
+            var intValue: Int? {
+                switch self {
+                case .date: 0
+                case .reason: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .date
+                case 1: self = .reason
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                date: try container.decodeIfPresent(String.self, forKey: .date) ?? "",
+                reason: try container.decodeIfPresent(String.self, forKey: .reason) ?? "")
+        }
+    }
+
+    /// A member's water streak: days with the goal met, consecutive but for excused days (which
+    /// neither count nor break). Today counts once met; an unmet today breaks nothing until it is
+    /// over.
+    ///
+    /// The Swift form of `water.v1.Streak`.
+    public struct Streak: ProtoMessage {
+        public static let protoName = "water.v1.Streak"
+
+        public var currentDays: UInt32
+
+        /// The longest there has ever been, the current one included.
+        public var bestDays: UInt32
+
+        /// Creates a `Streak`; omitted fields take the proto3 defaults.
+        public init(currentDays: UInt32 = 0, bestDays: UInt32 = 0) {
+            self.currentDays = currentDays
+            self.bestDays = bestDays
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case currentDays = "current_days"
+            case bestDays = "best_days"
+
+            var intValue: Int? {
+                switch self {
+                case .currentDays: 0
+                case .bestDays: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .currentDays
+                case 1: self = .bestDays
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                currentDays: try container.decodeIfPresent(UInt32.self, forKey: .currentDays) ?? 0,
+                bestDays: try container.decodeIfPresent(UInt32.self, forKey: .bestDays) ?? 0)
         }
     }
 
@@ -798,12 +909,15 @@ extension WaterV1 {
         /// The household's drinks (as ListDrinks answers), for a client to keep for when it is offline.
         public var drinks: [Drink]
 
+        public var streak: Streak?
+
         /// Creates a `GetTodayResponse`; omitted fields take the proto3 defaults.
-        public init(day: DaySummary? = nil, entries: [WaterEntry] = [], settings: Settings? = nil, drinks: [Drink] = []) {
+        public init(day: DaySummary? = nil, entries: [WaterEntry] = [], settings: Settings? = nil, drinks: [Drink] = [], streak: Streak? = nil) {
             self.day = day
             self.entries = entries
             self.settings = settings
             self.drinks = drinks
+            self.streak = streak
         }
 
         enum CodingKeys: String, CodingKey {
@@ -811,6 +925,7 @@ extension WaterV1 {
             case entries = "entries"
             case settings = "settings"
             case drinks = "drinks"
+            case streak = "streak"
 
             var intValue: Int? {
                 switch self {
@@ -818,6 +933,7 @@ extension WaterV1 {
                 case .entries: 1
                 case .settings: 2
                 case .drinks: 3
+                case .streak: 4
                 }
             }
 
@@ -827,6 +943,7 @@ extension WaterV1 {
                 case 1: self = .entries
                 case 2: self = .settings
                 case 3: self = .drinks
+                case 4: self = .streak
                 default: return nil
                 }
             }
@@ -839,7 +956,8 @@ extension WaterV1 {
                 day: try container.decodeIfPresent(DaySummary.self, forKey: .day),
                 entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [],
                 settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
-                drinks: try container.decodeIfPresent([Drink].self, forKey: .drinks) ?? [])
+                drinks: try container.decodeIfPresent([Drink].self, forKey: .drinks) ?? [],
+                streak: try container.decodeIfPresent(Streak.self, forKey: .streak))
         }
     }
 
@@ -910,20 +1028,26 @@ extension WaterV1 {
         /// With include_entries: the drinks of those days, newest first, each with its date.
         public var entries: [WaterEntry]
 
+        /// The streak as of today.
+        public var streak: Streak?
+
         /// Creates a `GetHistoryResponse`; omitted fields take the proto3 defaults.
-        public init(days: [DaySummary] = [], entries: [WaterEntry] = []) {
+        public init(days: [DaySummary] = [], entries: [WaterEntry] = [], streak: Streak? = nil) {
             self.days = days
             self.entries = entries
+            self.streak = streak
         }
 
         enum CodingKeys: String, CodingKey {
             case days = "days"
             case entries = "entries"
+            case streak = "streak"
 
             var intValue: Int? {
                 switch self {
                 case .days: 0
                 case .entries: 1
+                case .streak: 2
                 }
             }
 
@@ -931,6 +1055,7 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .days
                 case 1: self = .entries
+                case 2: self = .streak
                 default: return nil
                 }
             }
@@ -941,7 +1066,8 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [],
-                entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [])
+                entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [],
+                streak: try container.decodeIfPresent(Streak.self, forKey: .streak))
         }
     }
 
@@ -1730,7 +1856,7 @@ extension WaterV1.DaySummary: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, progress: reader.value(at: 3).double, percent: reader.value(at: 4).uint32, remainingMl: reader.value(at: 5).int32, count: reader.value(at: 6).uint32, goalMet: reader.value(at: 7).bool, rawMl: reader.value(at: 8).int32)
+        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, progress: reader.value(at: 3).double, percent: reader.value(at: 4).uint32, remainingMl: reader.value(at: 5).int32, count: reader.value(at: 6).uint32, goalMet: reader.value(at: 7).bool, rawMl: reader.value(at: 8).int32, excused: reader.value(at: 9).bool, excusedReason: reader.value(at: 10).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1743,6 +1869,50 @@ extension WaterV1.DaySummary: WireMessage {
         builder.set(.unsigned(UInt64(count)), at: 6)
         builder.set(.bool(goalMet), at: 7)
         builder.set(.signed(Int64(rawMl)), at: 8)
+        builder.set(.bool(excused), at: 9)
+        builder.set(.string(excusedReason), at: 10)
+    }
+}
+
+extension WaterV1.ExcusedDate: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(date: reader.value(at: 0).string, reason: reader.value(at: 1).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(date), at: 0)
+        builder.set(.string(reason), at: 1)
+    }
+}
+
+extension WaterV1.Streak: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(currentDays: reader.value(at: 0).uint32, bestDays: reader.value(at: 1).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(currentDays)), at: 0)
+        builder.set(.unsigned(UInt64(bestDays)), at: 1)
     }
 }
 
@@ -1977,7 +2147,7 @@ extension WaterV1.GetTodayResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(day: reader.message(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self), settings: reader.message(at: 2, as: WaterV1.Settings.self), drinks: reader.messages(at: 3, as: WaterV1.Drink.self))
+        self.init(day: reader.message(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self), settings: reader.message(at: 2, as: WaterV1.Settings.self), drinks: reader.messages(at: 3, as: WaterV1.Drink.self), streak: reader.message(at: 4, as: WaterV1.Streak.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1985,6 +2155,7 @@ extension WaterV1.GetTodayResponse: WireMessage {
         builder.setMessages(entries, at: 1)
         if let value = settings { builder.setMessage(value, at: 2) }
         builder.setMessages(drinks, at: 3)
+        if let value = streak { builder.setMessage(value, at: 4) }
     }
 }
 
@@ -2022,12 +2193,13 @@ extension WaterV1.GetHistoryResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(days: reader.messages(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self))
+        self.init(days: reader.messages(at: 0, as: WaterV1.DaySummary.self), entries: reader.messages(at: 1, as: WaterV1.WaterEntry.self), streak: reader.message(at: 2, as: WaterV1.Streak.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.setMessages(days, at: 0)
         builder.setMessages(entries, at: 1)
+        if let value = streak { builder.setMessage(value, at: 2) }
     }
 }
 

@@ -106,13 +106,18 @@ extension WaterV1 {
 
         public var habits: [HabitHistory]
 
+        /// The member's excused days, in date order; an import adds those not excused yet (within
+        /// the limit of 14 in any 28).
+        public var excused: [ExcusedDate]
+
         /// Creates a `MemberHistory`; omitted fields take the proto3 defaults.
-        public init(member: Member? = nil, settings: Settings? = nil, entries: [WaterEntry] = [], goals: [DailyGoal] = [], habits: [HabitHistory] = []) {
+        public init(member: Member? = nil, settings: Settings? = nil, entries: [WaterEntry] = [], goals: [DailyGoal] = [], habits: [HabitHistory] = [], excused: [ExcusedDate] = []) {
             self.member = member
             self.settings = settings
             self.entries = entries
             self.goals = goals
             self.habits = habits
+            self.excused = excused
         }
 
         enum CodingKeys: String, CodingKey {
@@ -121,6 +126,7 @@ extension WaterV1 {
             case entries = "entries"
             case goals = "goals"
             case habits = "habits"
+            case excused = "excused"
 
             var intValue: Int? {
                 switch self {
@@ -129,6 +135,7 @@ extension WaterV1 {
                 case .entries: 2
                 case .goals: 3
                 case .habits: 4
+                case .excused: 5
                 }
             }
 
@@ -139,6 +146,7 @@ extension WaterV1 {
                 case 2: self = .entries
                 case 3: self = .goals
                 case 4: self = .habits
+                case 5: self = .excused
                 default: return nil
                 }
             }
@@ -152,7 +160,8 @@ extension WaterV1 {
                 settings: try container.decodeIfPresent(Settings.self, forKey: .settings),
                 entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [],
                 goals: try container.decodeIfPresent([DailyGoal].self, forKey: .goals) ?? [],
-                habits: try container.decodeIfPresent([HabitHistory].self, forKey: .habits) ?? [])
+                habits: try container.decodeIfPresent([HabitHistory].self, forKey: .habits) ?? [],
+                excused: try container.decodeIfPresent([ExcusedDate].self, forKey: .excused) ?? [])
         }
     }
 
@@ -291,12 +300,15 @@ extension WaterV1 {
 
         public var checkinsAdded: UInt32
 
+        public var excusedAdded: UInt32
+
         /// Creates a `ImportResponse`; omitted fields take the proto3 defaults.
-        public init(entriesAdded: UInt32 = 0, goalsAdded: UInt32 = 0, habitsAdded: UInt32 = 0, checkinsAdded: UInt32 = 0) {
+        public init(entriesAdded: UInt32 = 0, goalsAdded: UInt32 = 0, habitsAdded: UInt32 = 0, checkinsAdded: UInt32 = 0, excusedAdded: UInt32 = 0) {
             self.entriesAdded = entriesAdded
             self.goalsAdded = goalsAdded
             self.habitsAdded = habitsAdded
             self.checkinsAdded = checkinsAdded
+            self.excusedAdded = excusedAdded
         }
 
         enum CodingKeys: String, CodingKey {
@@ -304,6 +316,7 @@ extension WaterV1 {
             case goalsAdded = "goals_added"
             case habitsAdded = "habits_added"
             case checkinsAdded = "checkins_added"
+            case excusedAdded = "excused_added"
 
             var intValue: Int? {
                 switch self {
@@ -311,6 +324,7 @@ extension WaterV1 {
                 case .goalsAdded: 1
                 case .habitsAdded: 2
                 case .checkinsAdded: 3
+                case .excusedAdded: 4
                 }
             }
 
@@ -320,6 +334,7 @@ extension WaterV1 {
                 case 1: self = .goalsAdded
                 case 2: self = .habitsAdded
                 case 3: self = .checkinsAdded
+                case 4: self = .excusedAdded
                 default: return nil
                 }
             }
@@ -332,7 +347,8 @@ extension WaterV1 {
                 entriesAdded: try container.decodeIfPresent(UInt32.self, forKey: .entriesAdded) ?? 0,
                 goalsAdded: try container.decodeIfPresent(UInt32.self, forKey: .goalsAdded) ?? 0,
                 habitsAdded: try container.decodeIfPresent(UInt32.self, forKey: .habitsAdded) ?? 0,
-                checkinsAdded: try container.decodeIfPresent(UInt32.self, forKey: .checkinsAdded) ?? 0)
+                checkinsAdded: try container.decodeIfPresent(UInt32.self, forKey: .checkinsAdded) ?? 0,
+                excusedAdded: try container.decodeIfPresent(UInt32.self, forKey: .excusedAdded) ?? 0)
         }
     }
 }
@@ -391,7 +407,7 @@ extension WaterV1.MemberHistory: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(member: reader.message(at: 0, as: WaterV1.Member.self), settings: reader.message(at: 1, as: WaterV1.Settings.self), entries: reader.messages(at: 2, as: WaterV1.WaterEntry.self), goals: reader.messages(at: 3, as: WaterV1.DailyGoal.self), habits: reader.messages(at: 4, as: WaterV1.HabitHistory.self))
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self), settings: reader.message(at: 1, as: WaterV1.Settings.self), entries: reader.messages(at: 2, as: WaterV1.WaterEntry.self), goals: reader.messages(at: 3, as: WaterV1.DailyGoal.self), habits: reader.messages(at: 4, as: WaterV1.HabitHistory.self), excused: reader.messages(at: 5, as: WaterV1.ExcusedDate.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -400,6 +416,7 @@ extension WaterV1.MemberHistory: WireMessage {
         builder.setMessages(entries, at: 2)
         builder.setMessages(goals, at: 3)
         builder.setMessages(habits, at: 4)
+        builder.setMessages(excused, at: 5)
     }
 }
 
@@ -476,7 +493,7 @@ extension WaterV1.ImportResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entriesAdded: reader.value(at: 0).uint32, goalsAdded: reader.value(at: 1).uint32, habitsAdded: reader.value(at: 2).uint32, checkinsAdded: reader.value(at: 3).uint32)
+        self.init(entriesAdded: reader.value(at: 0).uint32, goalsAdded: reader.value(at: 1).uint32, habitsAdded: reader.value(at: 2).uint32, checkinsAdded: reader.value(at: 3).uint32, excusedAdded: reader.value(at: 4).uint32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -484,5 +501,6 @@ extension WaterV1.ImportResponse: WireMessage {
         builder.set(.unsigned(UInt64(goalsAdded)), at: 1)
         builder.set(.unsigned(UInt64(habitsAdded)), at: 2)
         builder.set(.unsigned(UInt64(checkinsAdded)), at: 3)
+        builder.set(.unsigned(UInt64(excusedAdded)), at: 4)
     }
 }

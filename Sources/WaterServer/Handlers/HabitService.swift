@@ -77,7 +77,12 @@ struct HabitService: Service {
             return WaterV1.ListHabitWeekResponse(
                 week: week.description, dates: week.days.map(\.description),
                 habits: archive.habits.checkLists(for: week).map {
-                    WaterV1.HabitWeek(habit: Wire.habit($0.habit), checked: $0.checked)
+                    let streak = archive.habits.streak(of: $0.habit.id, today: today) {
+                        archive.water.excused[$0] != nil
+                    }
+                    return WaterV1.HabitWeek(
+                        habit: Wire.habit($0.habit), checked: $0.checked, streakDays: UInt32(streak.current),
+                        bestStreakDays: UInt32(streak.best))
                 })
         }
     }

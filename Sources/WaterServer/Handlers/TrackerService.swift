@@ -202,7 +202,8 @@ struct TrackerService: Service {
             return WaterV1.GetTodayResponse(
                 day: Wire.day(archive.water.day(today)),
                 entries: archive.water.entries(on: today).map { Wire.entry($0, in: archive.water, makers: names) },
-                settings: Wire.settings(archive.water), drinks: drinks)
+                settings: Wire.settings(archive.water), drinks: drinks, streak: Wire.streak(archive.water, today: today)
+            )
         }
     }
 
@@ -223,7 +224,8 @@ struct TrackerService: Service {
                     Wire.entry($0, in: archive.water, makers: names)
                 }
                 : []
-            return WaterV1.GetHistoryResponse(days: days.map(Wire.day), entries: entries)
+            return WaterV1.GetHistoryResponse(
+                days: days.map(Wire.day), entries: entries, streak: Wire.streak(archive.water, today: today))
         }
     }
 

@@ -89,7 +89,8 @@ extension WaterV1.ImportResponse {
     fileprivate func adding(_ other: Self) -> Self {
         Self(
             entriesAdded: entriesAdded + other.entriesAdded, goalsAdded: goalsAdded + other.goalsAdded,
-            habitsAdded: habitsAdded + other.habitsAdded, checkinsAdded: checkinsAdded + other.checkinsAdded)
+            habitsAdded: habitsAdded + other.habitsAdded, checkinsAdded: checkinsAdded + other.checkinsAdded,
+            excusedAdded: excusedAdded + other.excusedAdded)
     }
 }
 
@@ -117,7 +118,10 @@ enum Export {
         }
         let history = WaterV1.MemberHistory(
             member: member, settings: Wire.settings(water), entries: entries, goals: goals,
-            habits: habits)
+            habits: habits,
+            excused: water.excused.sorted { $0.key < $1.key }.map {
+                WaterV1.ExcusedDate(date: $0.key.description, reason: $0.value)
+            })
         return (history, next)
     }
 }
@@ -194,7 +198,8 @@ enum Import {
         }
         parts.append(
             WaterV1.MemberHistory(
-                member: history.member, settings: history.settings, goals: history.goals, habits: history.habits))
+                member: history.member, settings: history.settings, goals: history.goals, habits: history.habits,
+                excused: history.excused))
         return parts
     }
 
@@ -278,6 +283,23 @@ enum Import {
                 habits.apply(check)
                 counts.checkinsAdded += 1
             }
+        }
+        // Excused days: those not excused yet, by the live rules but for how far back (a history
+        // of years may hold old ones), the limit of 14 in any 28 included.
+        var excused: [String: [LocalDate]] = [:]
+        for stored in history.excused {
+            let date = try day(stored.date, field: "excused.date")
+            guard archive.water.excused[date] == nil else { continue }
+            excused[stored.reason, default: []].append(date)
+        }
+        var water = archive.water
+        for (reason, dates) in excused.sorted(by: { $0.key < $1.key }) {
+            let decided = try within("excused") { () throws(DomainError) in
+                try water.validateExcuse(dates, reason: reason, today: today, checkRange: false)
+            }
+            for mutation in decided { water.apply(mutation) }
+            mutations += decided.map { .water($0) }
+            counts.excusedAdded += UInt32(decided.count)
         }
         return (mutations, counts)
     }

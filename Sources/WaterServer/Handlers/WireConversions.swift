@@ -7,7 +7,14 @@ enum Wire {
         WaterV1.DaySummary(
             date: day.date.description, amountMl: day.amountMillilitres, goalMl: day.goalMillilitres,
             progress: day.progress, percent: UInt32(day.percent), remainingMl: day.remainingMillilitres,
-            count: UInt32(day.count), goalMet: day.isGoalMet, rawMl: day.rawMillilitres)
+            count: UInt32(day.count), goalMet: day.isGoalMet, rawMl: day.rawMillilitres, excused: day.isExcused,
+            excusedReason: day.excuse ?? "")
+    }
+
+    /// The water streak as of `today`.
+    static func streak(_ water: WaterDiary, today: LocalDate) -> WaterV1.Streak {
+        WaterV1.Streak(
+            currentDays: UInt32(water.streak(endingOn: today, today: today)), bestDays: UInt32(water.bestStreak))
     }
 
     /// A day of GetYear's water year.
@@ -68,7 +75,9 @@ enum Wire {
                     displayName: standing.displayName, totalMl: standing.totalMillilitres,
                     daysMet: UInt32(standing.daysMet), averageProgress: standing.averageProgress,
                     averagePercent: UInt32(standing.averagePercent), streakDays: UInt32(standing.streakDays),
-                    habitCheckins: UInt32(standing.habitCheckIns), days: standing.days.map(day))
+                    habitCheckins: UInt32(standing.habitCheckIns), days: standing.days.map(day),
+                    excusedDays: UInt32(standing.excusedDays), bestStreakDays: UInt32(standing.bestStreakDays),
+                    allExcused: standing.allExcused)
             },
             generatedAtUnixMs: now)
     }

@@ -58,6 +58,9 @@ struct HomeAssistantMessages: Sendable {
             field: "streak_days", name: "Streak", unit: "d", deviceClass: "duration", stateClass: "measurement",
             icon: "mdi:fire"),
         Sensor(
+            field: "best_streak_days", name: "Best streak", unit: "d", deviceClass: "duration",
+            stateClass: "measurement", icon: "mdi:trophy"),
+        Sensor(
             field: "days_met", name: "Days met this week", unit: "d", stateClass: "measurement",
             icon: "mdi:calendar-check"),
         Sensor(field: "rank", name: "Board rank", stateClass: "measurement", icon: "mdi:podium"),
@@ -77,6 +80,7 @@ struct HomeAssistantMessages: Sendable {
         var percent: Int
         var drinks: Int
         var streakDays: Int
+        var bestStreakDays: Int
         var daysMet: Int
         var rank: Int
         var averagePercent: Int
@@ -87,6 +91,7 @@ struct HomeAssistantMessages: Sendable {
             case amountMl = "amount_ml"
             case goalMl = "goal_ml"
             case streakDays = "streak_days"
+            case bestStreakDays = "best_streak_days"
             case daysMet = "days_met"
             case averagePercent = "average_percent"
         }
@@ -162,7 +167,8 @@ struct HomeAssistantMessages: Sendable {
             username: standing.username, displayName: standing.displayName, date: "\(member.today.date)",
             amountMl: full ? member.today.amountMillilitres : nil, goalMl: full ? member.today.goalMillilitres : nil,
             percent: member.today.percent, drinks: member.today.count, streakDays: standing.streakDays,
-            daysMet: standing.daysMet, rank: standing.rank, averagePercent: standing.averagePercent)
+            bestStreakDays: standing.bestStreakDays, daysMet: standing.daysMet, rank: standing.rank,
+            averagePercent: standing.averagePercent)
     }
 
     func board(week: ISOWeek, _ members: [HomeMember]) -> BoardState {

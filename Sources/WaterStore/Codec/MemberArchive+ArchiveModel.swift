@@ -25,7 +25,10 @@ extension MemberArchive: ArchiveModel {
             entries: EntryColumns.encode(water.entries),
             habits: habits.habits.map(StoredValues.stored),
             usualDrink: water.usualDrink == Drink.waterName ? "" : water.usualDrink,
-            cups: water.cups.map(StoredValues.stored)
+            cups: water.cups.map(StoredValues.stored),
+            excusedDays: water.excused.sorted { $0.key < $1.key }.map {
+                WaterArchiveV1.ExcusedDay(day: Int32($0.key.daysSinceEpoch), reason: $0.value)
+            }
         ).serializedBytes()
     }
 
@@ -49,6 +52,9 @@ extension MemberArchive: ArchiveModel {
             version == 1
             ? try snapshot.entryRows.map { (row) throws(ArchiveError) in try StoredValues.entry(row) }
             : try EntryColumns.decode(snapshot.entries ?? WaterArchiveV1.EntryColumns())
+        for stored in snapshot.excusedDays {
+            archive.apply(.water(.excused(LocalDate(daysSinceEpoch: Int(stored.day)), reason: stored.reason)))
+        }
         archive.water.logAll(entries)
         guard archive.water.entries.count == entries.count else { throw StoredValues.corrupt("entry ids repeat") }
         for stored in snapshot.habits.reversed() {  // stored newest first; adding puts each first
@@ -94,6 +100,13 @@ extension MemberArchive: ArchiveModel {
         case .water(.timeZoneSet(let zone)):
             record.kind = .timeZoneSet
             record.text = zone.identifier
+        case .water(.excused(let day, let reason)):
+            record.kind = .dayExcused
+            record.day = Int32(day.daysSinceEpoch)
+            record.text = reason
+        case .water(.unexcused(let day)):
+            record.kind = .dayUnexcused
+            record.day = Int32(day.daysSinceEpoch)
         case .habit(.added(let habit)):
             record.kind = .habitAdded
             record.habit = StoredValues.stored(habit)
@@ -132,6 +145,8 @@ extension MemberArchive: ArchiveModel {
             mutation = .water(.cupSaved(StoredValues.cup(cup)))
         case .cupRemoved: mutation = .water(.cupRemoved(record.text))
         case .timeZoneSet: mutation = .water(.timeZoneSet(try StoredValues.timeZone(record.text, in: context)))
+        case .dayExcused: mutation = .water(.excused(day, reason: record.text))
+        case .dayUnexcused: mutation = .water(.unexcused(day))
         case .habitAdded: mutation = .habit(.added(try StoredValues.habit(record.habit)))
         case .habitChecked: mutation = .habit(.checked(try StoredValues.recordID(record.id, "a check-in"), day))
         case .habitUnchecked: mutation = .habit(.unchecked(try StoredValues.recordID(record.id, "a check-in"), day))

@@ -21,6 +21,8 @@ extension MemberArchive {
         case .water(.cupSaved(let cup)): "a cup named \(cup.name) of \(cup.amountMillilitres) ml"
         case .water(.cupRemoved(let name)): "the removal of the cup named \(name)"
         case .water(.timeZoneSet(let zone)): "the time zone \(zone.identifier)"
+        case .water(.excused(let day, _)): "an excused day, \(day)"
+        case .water(.unexcused(let day)): "the excuse of \(day) taken back"
         case .habit(.added): "a new habit"
         case .habit(.checked(_, let day)): "a habit checked on \(day)"
         case .habit(.unchecked(_, let day)): "a habit unchecked on \(day)"

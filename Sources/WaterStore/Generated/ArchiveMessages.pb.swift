@@ -10,6 +10,7 @@ public enum ArchiveMessages {
         "water.archive.v1.AccountsSnapshot": WaterArchiveV1.AccountsSnapshot.self,
         "water.archive.v1.DrinkKind": WaterArchiveV1.DrinkKind.self,
         "water.archive.v1.EntryColumns": WaterArchiveV1.EntryColumns.self,
+        "water.archive.v1.ExcusedDay": WaterArchiveV1.ExcusedDay.self,
         "water.archive.v1.GoalChange": WaterArchiveV1.GoalChange.self,
         "water.archive.v1.HouseholdSnapshot": WaterArchiveV1.HouseholdSnapshot.self,
         "water.archive.v1.JournalRecord": WaterArchiveV1.JournalRecord.self,

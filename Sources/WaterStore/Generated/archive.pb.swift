@@ -92,8 +92,14 @@ extension WaterArchiveV1 {
         /// text: the cup's name
         public static let cupRemoved = RecordKind(rawValue: 25)
 
+        /// day, text: the reason (empty: none given)
+        public static let dayExcused = RecordKind(rawValue: 40)
+
+        /// day
+        public static let dayUnexcused = RecordKind(rawValue: 41)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .dayExcused, .dayUnexcused]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -124,6 +130,8 @@ extension WaterArchiveV1 {
             case 23: "RECORD_KIND_USUAL_DRINK_SET"
             case 24: "RECORD_KIND_CUP_SAVED"
             case 25: "RECORD_KIND_CUP_REMOVED"
+            case 40: "RECORD_KIND_DAY_EXCUSED"
+            case 41: "RECORD_KIND_DAY_UNEXCUSED"
             default: nil
             }
         }
@@ -843,8 +851,11 @@ extension WaterArchiveV1 {
         /// The member's named cups, in the order they were added.
         public var cups: [StoredCup]
 
+        /// The member's excused days, in date order.
+        public var excusedDays: [ExcusedDay]
+
         /// Creates a `MemberSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = [], excusedDays: [ExcusedDay] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.usualCupMl = usualCupMl
@@ -855,6 +866,7 @@ extension WaterArchiveV1 {
             self.entryRows = entryRows
             self.usualDrink = usualDrink
             self.cups = cups
+            self.excusedDays = excusedDays
         }
 
         enum CodingKeys: String, CodingKey {
@@ -868,6 +880,7 @@ extension WaterArchiveV1 {
             case entryRows = "entry_rows"
             case usualDrink = "usual_drink"
             case cups = "cups"
+            case excusedDays = "excused_days"
 
             var intValue: Int? {
                 switch self {
@@ -881,6 +894,7 @@ extension WaterArchiveV1 {
                 case .entryRows: 7
                 case .usualDrink: 8
                 case .cups: 9
+                case .excusedDays: 10
                 }
             }
 
@@ -896,6 +910,7 @@ extension WaterArchiveV1 {
                 case 7: self = .entryRows
                 case 8: self = .usualDrink
                 case 9: self = .cups
+                case 10: self = .excusedDays
                 default: return nil
                 }
             }
@@ -914,7 +929,8 @@ extension WaterArchiveV1 {
                 habits: try container.decodeIfPresent([StoredHabit].self, forKey: .habits) ?? [],
                 entryRows: try container.decodeIfPresent([StoredEntry].self, forKey: .entryRows) ?? [],
                 usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
-                cups: try container.decodeIfPresent([StoredCup].self, forKey: .cups) ?? [])
+                cups: try container.decodeIfPresent([StoredCup].self, forKey: .cups) ?? [],
+                excusedDays: try container.decodeIfPresent([ExcusedDay].self, forKey: .excusedDays) ?? [])
         }
     }
 
@@ -1205,6 +1221,52 @@ extension WaterArchiveV1 {
                 removedAccounts: try container.decodeIfPresent([StoredAccount].self, forKey: .removedAccounts) ?? [])
         }
     }
+
+    /// A day the member excused (sick, travelling): it leaves the board's average and breaks no
+    /// streak.
+    ///
+    /// The Swift form of `water.archive.v1.ExcusedDay`.
+    public struct ExcusedDay: ProtoMessage {
+        public static let protoName = "water.archive.v1.ExcusedDay"
+
+        public var day: Int32
+
+        public var reason: String
+
+        /// Creates a `ExcusedDay`; omitted fields take the proto3 defaults.
+        public init(day: Int32 = 0, reason: String = "") {
+            self.day = day
+            self.reason = reason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case day = "day"
+            case reason = "reason"
+
+            var intValue: Int? {
+                switch self {
+                case .day: 0
+                case .reason: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .day
+                case 1: self = .reason
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                day: try container.decodeIfPresent(Int32.self, forKey: .day) ?? 0,
+                reason: try container.decodeIfPresent(String.self, forKey: .reason) ?? "")
+        }
+    }
 }
 
 extension WaterArchiveV1.JournalRecord: WireMessage {
@@ -1445,7 +1507,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self), excusedDays: reader.messages(at: 10, as: WaterArchiveV1.ExcusedDay.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1459,6 +1521,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         builder.setMessages(entryRows, at: 7)
         builder.set(.string(usualDrink), at: 8)
         builder.setMessages(cups, at: 9)
+        builder.setMessages(excusedDays, at: 10)
     }
 }
 
@@ -1557,5 +1620,26 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
         builder.setMessages(sessions, at: 4)
         builder.setMessages(drinks, at: 5)
         builder.setMessages(removedAccounts, at: 6)
+    }
+}
+
+extension WaterArchiveV1.ExcusedDay: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(day: reader.value(at: 0).int32, reason: reader.value(at: 1).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(day)), at: 0)
+        builder.set(.string(reason), at: 1)
     }
 }

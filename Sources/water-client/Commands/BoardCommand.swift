@@ -141,10 +141,16 @@ enum BoardCommand {
         for (index, row) in board.rows.enumerated() {
             // Display names with their control characters neutralised, whatever a server sent.
             let name = Format.column(row.displayName.terminalSafe, 14)
+            // A week with every day excused has no percent to show: it says so, and ranks last.
+            let percent =
+                row.allExcused
+                ? "\(Format.pad("", 12)) excused"
+                : "\(Format.bar(row.averageProgress, width: 12)) "
+                    + "\(Format.pad("\(row.averagePercent)", 3)) %"
             lines.append(
-                "\(Format.pad("\(row.rank).", 3)) \(name) \(Format.bar(row.averageProgress, width: 12)) "
-                    + "\(Format.pad("\(row.averagePercent)", 3)) %  \(Format.pad("\(row.totalMl)", 6)) ml  "
-                    + "\(row.daysMet) met  streak \(row.streakDays)  habits \(row.habitCheckins)")
+                "\(Format.pad("\(row.rank).", 3)) \(name) \(percent)  \(Format.pad("\(row.totalMl)", 6)) ml  "
+                    + "\(row.daysMet) met  streak \(row.streakDays)  best \(row.bestStreakDays)  habits \(row.habitCheckins)"
+                    + (row.excusedDays == 0 ? "" : "  \(row.excusedDays) excused"))
             if explain, index > 0, let why = tieBreak(board.rows[index - 1], row, order: board.order) {
                 lines.append("      \(why)")
             }
@@ -152,7 +158,11 @@ enum BoardCommand {
                 for day in row.days {
                     lines.append(
                         "      \(day.date.terminalSafe)  \(Format.pad("\(day.amountMl)", 5)) / \(day.goalMl) ml  \(Format.pad("\(day.percent)", 3)) %"
-                            + (day.goalMet ? "  met" : ""))
+                            + (day.excused
+                                ? "  excused"
+                                    + (day.excusedReason.isEmpty ? "" : " (\(day.excusedReason.terminalSafe))")
+                                    + ", not counted"
+                                : day.goalMet ? "  met" : ""))
                 }
             }
         }

@@ -26,7 +26,19 @@ enum Format {
         let remaining = day.remainingMl > 0 ? "\(day.remainingMl) ml to go" : green("goal met")
         return (named ? "\(dayName(day.date))  " : "")
             + "\(bar(day.progress)) \(bold("\(day.amountMl)")) / \(day.goalMl) ml  \(day.percent) %  \(remaining)  "
-            + "\(day.count) drink\(day.count == 1 ? "" : "s")"
+            + "\(day.count) drink\(day.count == 1 ? "" : "s")" + excuse(day)
+    }
+
+    /// "  excused (sick)" for an excused day, else nothing.
+    static func excuse(_ day: WaterV1.DaySummary) -> String {
+        guard day.excused else { return "" }
+        return "  " + dim("excused" + (day.excusedReason.isEmpty ? "" : " (\(day.excusedReason.terminalSafe))"))
+    }
+
+    /// "streak 4 days, best 12".
+    static func streak(_ streak: WaterV1.Streak?) -> String {
+        let streak = streak ?? WaterV1.Streak()
+        return "streak \(counted(Int(streak.currentDays), "day", "days")), best \(streak.bestDays)"
     }
 
     /// "Mon 2026-11-30" (a date that is not one, as a server sent it, neutralised).
@@ -40,6 +52,7 @@ enum Format {
         let mark = day.goalMet ? " " + green("✓") : ""
         return
             "\(dayName(day.date))  \(bar(day.progress, width: 14)) \(pad("\(day.amountMl)", 5)) / \(day.goalMl) ml\(mark)"
+            + excuse(day)
     }
 
     /// An entry as "2ae53626  21:30  +250 ml water", or "+200 ml milk (counts 300)" where its

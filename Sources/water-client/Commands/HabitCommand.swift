@@ -126,6 +126,7 @@ enum HabitCommand {
             return "\(Format.icon(habit.icon)) \(name)"
                 + String(repeating: " ", count: nameWidth - name.displayWidth) + "  "
                 + week.checked.map { coloured($0 ? "■" : "·", habit.color) }.joined(separator: "  ")
+                + "  streak \(week.streakDays), best \(week.bestStreakDays)"
         }
         return ([header + "Mo Tu We Th Fr Sa Su"] + rows).joined(separator: "\n")
     }

@@ -113,6 +113,8 @@ enum NudgeCommand {
         let day = cache.today(adding: invocation.waitingWrites(), zone: zone, now: now).summary
         let seconds = now / 1000
         let minute = Int((((seconds + zone.offsetSeconds(atUnixSeconds: seconds)) % 86_400) + 86_400) % 86_400 / 60)
+        // An excused day (sick, travelling) is never nudged, not even with board news.
+        guard !day.excused else { return nil }
         // With --overtaken: who passed the member on the board today, as a nudge of its own.
         let passed = overtaken ? cache.overtaken(on: day.date).map(\.terminalSafe) : []
         let news = passed.isEmpty ? nil : "\(passed.joined(separator: ", ")) overtook you on the board today"

@@ -106,18 +106,23 @@ enum TransferCommands {
             let end = min(start + 4000, history.entries.count)
             let part = WaterV1.MemberHistory(
                 settings: start == 0 ? history.settings : nil, entries: Array(history.entries[start..<end]),
-                goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [])
+                goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [],
+                excused: start == 0 ? history.excused : [])
             let added = try client.call(WaterV1.ImportRequest(history: part))
             total.entriesAdded += added.entriesAdded
             total.goalsAdded += added.goalsAdded
             total.habitsAdded += added.habitsAdded
             total.checkinsAdded += added.checkinsAdded
+            total.excusedAdded += added.excusedAdded
             start = end
         } while start < history.entries.count
         invocation.output(total) {
             "imported \(Format.counted(total.entriesAdded, "entry", "entries")), "
                 + "\(Format.counted(total.goalsAdded, "goal", "goals")), \(Format.counted(total.habitsAdded, "habit", "habits")) and "
-                + "\(Format.counted(total.checkinsAdded, "check-in", "check-ins")) (what was there already was left alone)"
+                + "\(Format.counted(total.checkinsAdded, "check-in", "check-ins"))"
+                + (total.excusedAdded == 0
+                    ? "" : ", \(Format.counted(total.excusedAdded, "excused day", "excused days"))")
+                + " (what was there already was left alone)"
         }
     }
 
@@ -129,6 +134,7 @@ enum TransferCommands {
                 merged[merged.count - 1].entries += chunk.entries
                 merged[merged.count - 1].goals += chunk.goals
                 merged[merged.count - 1].habits += chunk.habits
+                merged[merged.count - 1].excused += chunk.excused
             } else {
                 merged.append(chunk)
             }
@@ -138,8 +144,8 @@ enum TransferCommands {
 
 }
 
-/// The CSV form of an export: one row per entry, daily goal, habit and check-in, and one for
-/// the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
+/// The CSV form of an export: one row per entry, daily goal, habit, check-in and excused day
+/// (its reason in `name`), and one for the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
 ///
 ///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor,made_by
 ///     cup,mum,,,,250,,,,,,,
@@ -187,6 +193,9 @@ enum HistoryCSV {
                 for date in stored.checkedDates {
                     rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", "", "", "", ""])
                 }
+            }
+            for excused in history.excused {
+                rows.append(["excused", member, "", excused.date, "", "", "", excused.reason, "", "", "", "", ""])
             }
         }
         return rows.map { $0.map(quoted).joined(separator: ",") }.joined(separator: "\n") + "\n"
@@ -248,6 +257,8 @@ enum HistoryCSV {
                     throw WaterError(.invalidArgument, "line \(number + 1): a check-in of an unknown habit")
                 }
                 histories[member]!.habits[index].checkedDates.append(row[3])
+            case "excused":
+                histories[member]!.excused.append(WaterV1.ExcusedDate(date: row[3], reason: row[7]))
             default:
                 throw WaterError(.invalidArgument, "line \(number + 1): unknown kind \"\(row[0])\"")
             }

@@ -199,8 +199,11 @@ enum WaterCommands {
         invocation.output(response) {
             let day = response.day ?? WaterV1.DaySummary()
             let title = member.isEmpty ? Format.bold("Today") : "\(Format.bold("Today")) for \(member)"
-            var lines = ["\(title), \(Format.dayName(day.date))", Format.daySummary(day, named: false)]
-            if response.entries.isEmpty {
+            var lines = [
+                "\(title), \(Format.dayName(day.date))", Format.daySummary(day, named: false),
+                Format.streak(response.streak),
+            ]
+            if response.entries.isEmpty && !day.excused {
                 lines.append(
                     "no drinks yet today: water-client log logs your usual cup (\(response.settings?.usualCupMl ?? 250) ml)"
                 )
@@ -271,8 +274,11 @@ enum WaterCommands {
             let lines = response.days.flatMap { day in
                 [Format.dayLine(day)] + (byDate[day.date] ?? []).map { "    " + Format.entry($0, zone: zone) }
             }
-            return (lines + ["goal met on \(met) of \(Format.counted(response.days.count, "day", "days"))"]).joined(
-                separator: "\n")
+            let excused = response.days.filter(\.excused).count
+            let footer =
+                (excused == 0 ? "" : "\(excused) excused, ")
+                + "goal met on \(met) of \(Format.counted(response.days.count, "day", "days"))"
+            return (lines + [Format.streak(response.streak), footer]).joined(separator: "\n")
         }
     }
 

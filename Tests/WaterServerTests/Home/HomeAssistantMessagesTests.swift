@@ -47,7 +47,7 @@ struct HomeAssistantMessagesTests {
         let published = messages([(try member("ben", [1000, 500]), .full), (try member("ann", [250]), .full)])
         #expect(
             published["water/ben/state"]
-                == #"{"amount_ml":1500,"average_percent":75,"date":"2026-11-30","days_met":0,"display_name":"Ben","drinks":2,"goal_ml":2000,"percent":75,"rank":1,"streak_days":0,"username":"ben"}"#
+                == #"{"amount_ml":1500,"average_percent":75,"best_streak_days":0,"date":"2026-11-30","days_met":0,"display_name":"Ben","drinks":2,"goal_ml":2000,"percent":75,"rank":1,"streak_days":0,"username":"ben"}"#
         )
         let board = try object(published["water/board"])
         #expect(board["week"] as? String == "2026-W49")
@@ -57,7 +57,9 @@ struct HomeAssistantMessagesTests {
         #expect(lines.map { $0["total_ml"] as? Int } == [1500, 250])
         #expect(lines.map { $0["rank"] as? Int } == [1, 2])
         #expect(published["water/leader"] == "Ben")
-        #expect(published.keys.filter { $0.hasPrefix("homeassistant/sensor/water_ben_") }.count == 8)
+        // Eight figures and the best streak.
+        #expect(published.keys.filter { $0.hasPrefix("homeassistant/sensor/water_ben_") }.count == 9)
+        #expect(published["homeassistant/sensor/water_ben_best_streak_days/config"] != nil)
     }
 
     @Test("a percent member is published without millilitres: no ml in the state, no ml on the board, no ml sensors")

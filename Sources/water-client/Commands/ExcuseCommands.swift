@@ -1,0 +1,68 @@
+import WaterCLI
+import WaterClient
+import WaterCore
+import WaterProtocol
+
+/// `excuse [DAY | --from DAY --to DAY] [--reason R] [--for NAME]` and `unexcuse DAY...`: days
+/// that leave the board's average and break no streak. Both work away from the server (the
+/// outbox keeps them).
+enum ExcuseCommands {
+    static func excuse(_ invocation: inout Invocation) throws {
+        let fromOption = try invocation.arguments.option("from")
+        let toOption = try invocation.arguments.option("to")
+        let reason = try invocation.arguments.option("reason") ?? ""
+        let member = try invocation.forMember()
+        let dayArgument = invocation.arguments.positional()
+        try invocation.arguments.finish()
+        guard dayArgument == nil || (fromOption == nil && toOption == nil) else {
+            throw UsageError("excuse takes a DAY or --from DAY --to DAY, not both")
+        }
+        guard (fromOption == nil) == (toOption == nil) else { throw UsageError("--from and --to go together") }
+        let client = try invocation.reachableClient()
+        let zone = try invocation.zone(for: member, client)
+        let from = try day(fromOption ?? dayArgument, zone: zone)
+        let to = try toOption.map { (text) throws(UsageError) in try day(text, zone: zone) } ?? ""
+        let request = WaterV1.ExcuseDaysRequest(fromDate: from, toDate: to, reason: reason, forMember: member)
+        guard let response = try invocation.callOrQueue(client, request, queued: .excuse(request)) else { return }
+        remember(response.days, member: member, &invocation)
+        invocation.output(response) { lines("excused", response.days) }
+    }
+
+    static func unexcuse(_ invocation: inout Invocation) throws {
+        let member = try invocation.forMember()
+        var texts: [String] = []
+        while let text = invocation.arguments.positional() { texts.append(text) }
+        try invocation.arguments.finish()
+        guard !texts.isEmpty else { throw UsageError("unexcuse needs at least one DAY") }
+        let client = try invocation.reachableClient()
+        let zone = try invocation.zone(for: member, client)
+        var dates: [String] = []
+        for text in texts { dates.append(try day(text, zone: zone)) }
+        let request = WaterV1.UnexcuseDaysRequest(dates: dates, forMember: member)
+        guard let response = try invocation.callOrQueue(client, request, queued: .unexcuse(request)) else { return }
+        remember(response.days, member: member, &invocation)
+        invocation.output(response) { lines("not excused", response.days) }
+    }
+
+    /// The member's own days go into what this computer remembers (today, prompt).
+    private static func remember(_ days: [WaterV1.DaySummary], member: String, _ invocation: inout Invocation) {
+        guard member.isEmpty || member == invocation.session()?.username else { return }
+        invocation.updateCache { cache in days.forEach { cache.record(day: $0, now: UnixTime.nowMilliseconds()) } }
+    }
+
+    private static func lines(_ what: String, _ days: [WaterV1.DaySummary]) -> String {
+        days.map { day in
+            "\(what) \(Format.dayName(day.date))"
+                + (day.excused && !day.excusedReason.isEmpty ? " (\(day.excusedReason.terminalSafe))" : "")
+        }.joined(separator: "\n")
+    }
+
+    /// A day as the API takes it: today, yesterday or YYYY-MM-DD, in the member's zone.
+    private static func day(_ text: String?, zone: MemberTimeZone) throws(UsageError) -> String {
+        let now = UnixTime.nowMilliseconds()
+        guard let day = When.day(text, now: now, zone: zone) else {
+            throw UsageError("a day is today, yesterday or a date like 2026-11-30, got \(text ?? "")")
+        }
+        return day.isEmpty ? zone.date(atUnixMilliseconds: now).description : day
+    }
+}
