@@ -53,25 +53,17 @@ struct TrackerService: Service {
                 }
             }
             let days = year.days.map { date in
-                let excused = Self.isExcused(archive.water, date)
-                guard let habit else {
-                    return Wire.yearDay(archive.water.day(date), future: date > today, excused: excused)
-                }
+                let day = archive.water.day(date)
+                guard let habit else { return Wire.yearDay(day, future: date > today) }
                 let checked = habit.checkedDays.contains(date)
                 return WaterV1.YearDay(
                     date: date.description, percent: checked ? 100 : 0, goalMet: checked, future: date > today,
-                    excused: excused)
+                    excused: day.isExcused)
             }
             return WaterV1.GetYearResponse(
                 year: UInt32(year.year), username: account.username, displayName: account.displayName,
                 habit: habit?.name ?? "", today: today.description, days: days)
         }
-    }
-
-    /// Whether the member excused `date`. The one place GetYear learns of excused days: false
-    /// until the diary keeps them (then `water.day(date).isExcused`).
-    static func isExcused(_ water: WaterDiary, _ date: LocalDate) -> Bool {
-        false
     }
 
     /// The member GetYear reads: the caller, or any member of the household by username.

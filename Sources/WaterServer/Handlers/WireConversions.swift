@@ -18,10 +18,10 @@ enum Wire {
     }
 
     /// A day of GetYear's water year.
-    static func yearDay(_ day: WaterDay, future: Bool, excused: Bool) -> WaterV1.YearDay {
+    static func yearDay(_ day: WaterDay, future: Bool) -> WaterV1.YearDay {
         WaterV1.YearDay(
             date: day.date.description, amountMl: day.amountMillilitres, goalMl: day.goalMillilitres,
-            percent: UInt32(day.percent), goalMet: day.isGoalMet, future: future, excused: excused)
+            percent: UInt32(day.percent), goalMet: day.isGoalMet, future: future, excused: day.isExcused)
     }
 
     /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
