@@ -83,6 +83,8 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__set_drink_response__descriptor,
     &water__v1__set_goal_request__descriptor,
     &water__v1__set_goal_response__descriptor,
+    &water__v1__set_privacy_request__descriptor,
+    &water__v1__set_privacy_response__descriptor,
     &water__v1__set_time_zone_request__descriptor,
     &water__v1__set_time_zone_response__descriptor,
     &water__v1__set_todo_done_request__descriptor,

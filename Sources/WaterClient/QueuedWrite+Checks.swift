@@ -23,6 +23,10 @@ extension QueuedWrite {
                 try Self.checkHabitDay(request.date, now: now, zone: zone)
             case .todoAdd(let request):
                 _ = try SharedText.todoText.checked(request.text)
+            case .privacy(let request):
+                guard request.privacy.isKnown else {
+                    throw DomainError.invalid("privacy", "privacy must be full, percent or hidden")
+                }
             case .remove, .todoDone:
                 break
             }

@@ -36,6 +36,8 @@ extension QueuedWrite {
                 cache?.todos.first { $0.itemID == request.itemID }.map { "\"\($0.text)\"" }
                 ?? DisplayText.shortID(request.itemID)
             return "mark \(item) \(request.done ? "done" : "not done")"
+        case .privacy(let request):
+            return "set your privacy to \(Privacy(rawValue: Int(request.privacy.rawValue))?.description ?? "?")"
         }
     }
 }

@@ -13,6 +13,8 @@ public enum QueuedWrite: Sendable, Hashable {
     case todoAdd(WaterV1.AddTodoRequest)
     /// `todo done` and `todo undone`: the request says which.
     case todoDone(WaterV1.SetTodoDoneRequest)
+    /// `privacy full|percent|hidden`: setting a level twice is the same as once.
+    case privacy(WaterV1.SetPrivacyRequest)
 
     /// The kind the outbox file names.
     public var kind: Outbox.Kind {
@@ -24,6 +26,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck: .habitUncheck
         case .todoAdd: .todoAdd
         case .todoDone(let request): request.done ? .todoDone : .todoUndone
+        case .privacy: .privacy
         }
     }
 
@@ -37,6 +40,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(let request): request
         case .todoAdd(let request): request
         case .todoDone(let request): request
+        case .privacy(let request): request
         }
     }
 
@@ -57,6 +61,7 @@ public enum QueuedWrite: Sendable, Hashable {
                 let request = try WaterV1.SetTodoDoneRequest(serializedBytes: bytes)
                 guard request.done == (kind == .todoDone) else { return nil }
                 self = .todoDone(request)
+            case .privacy: self = .privacy(try WaterV1.SetPrivacyRequest(serializedBytes: bytes))
             }
         } catch {
             return nil
@@ -79,7 +84,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(var request):
             if request.date.isEmpty { request.date = today }
             return .habitUncheck(request)
-        case .edit, .remove, .todoAdd, .todoDone:
+        case .edit, .remove, .todoAdd, .todoDone, .privacy:
             return self
         }
     }
@@ -109,6 +114,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(let request): _ = try client.call(request)
         case .todoAdd(let request): _ = try client.call(request)
         case .todoDone(let request): _ = try client.call(request)
+        case .privacy(let request): _ = try client.call(request)
         }
     }
 }

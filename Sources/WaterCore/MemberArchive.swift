@@ -2,6 +2,8 @@
 public struct MemberArchive: Hashable, Sendable {
     public var water: WaterDiary
     public var habits = HabitBook()
+    /// What the rest of the household sees of this member (``Privacy`` says why it lives here).
+    public var privacy = Privacy.full
 
     public init(timeZone: MemberTimeZone) {
         self.water = WaterDiary(timeZone: timeZone)
@@ -11,6 +13,7 @@ public struct MemberArchive: Hashable, Sendable {
         switch mutation {
         case .water(let change): water.apply(change)
         case .habit(let change): habits.apply(change)
+        case .privacySet(let level): privacy = level
         }
     }
 
@@ -22,4 +25,5 @@ public struct MemberArchive: Hashable, Sendable {
 public enum MemberMutation: Hashable, Sendable {
     case water(WaterMutation)
     case habit(HabitMutation)
+    case privacySet(Privacy)
 }

@@ -137,25 +137,47 @@ struct BoardBuilder: Sendable {
         cache.changes.listen(body)
     }
 
-    /// The board as it goes on the wire, computed at most once per change and minute.
-    func wireBoard(week: ISOWeek, order: BoardOrder, now: Int64) -> WaterV1.WeeklyBoard {
-        cached(week: week, order: order, now: now).board
+    /// The board as it goes on the wire to `viewer` (a username; nil: no one's), computed at
+    /// most once per change and minute, and once per viewer only when someone's privacy makes
+    /// the viewers' boards differ.
+    func wireBoard(week: ISOWeek, order: BoardOrder, viewer: String?, now: Int64) -> WaterV1.WeeklyBoard {
+        cached(week: week, order: order, viewer: viewer, now: now).board
     }
 
-    /// `GetBoard`'s reply, encoded once per change and minute.
-    func encodedBoard(week: ISOWeek, order: BoardOrder, now: Int64) -> Encoded<WaterV1.GetBoardResponse> {
-        cached(week: week, order: order, now: now).reply
+    /// `GetBoard`'s reply to `viewer`, encoded as seldom as ``wireBoard(week:order:viewer:now:)``.
+    func encodedBoard(week: ISOWeek, order: BoardOrder, viewer: String?, now: Int64) -> Encoded<
+        WaterV1.GetBoardResponse
+    > {
+        cached(week: week, order: order, viewer: viewer, now: now).reply
     }
 
-    private func cached(week: ISOWeek, order: BoardOrder, now: Int64) -> BoardCache.Entry {
-        let key = BoardCache.Key(week: week, order: order, minute: now / 60_000)
+    private func cached(week: ISOWeek, order: BoardOrder, viewer: String?, now: Int64) -> BoardCache.Entry {
+        let shared = BoardCache.Key(week: week, order: order, minute: now / 60_000, viewer: nil)
         let generation = cache.generation.withLock { $0 }
-        if let hit = cache.boards.withLock({ $0[key] }), hit.generation == generation { return hit }
-        let (built, unavailable) = self.board(week: week, order: order, now: now)
-        var board = Wire.board(built, now: now)
-        board.unavailable = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
-        let entry = BoardCache.Entry(
-            generation: generation, board: board, reply: Encoded(WaterV1.GetBoardResponse(board: board)))
+        let base =
+            hit(shared, generation)
+            ?? {
+                let (built, unavailable) = self.board(week: week, order: order, now: now)
+                let members = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
+                return keep(
+                    BoardCache.Entry(generation: generation, built: built, unavailable: members, viewer: nil, now: now),
+                    shared)
+            }()
+        guard let viewer, !base.built.isSameForEveryone else { return base }
+        var key = shared
+        key.viewer = viewer
+        return hit(key, generation)
+            ?? keep(
+                BoardCache.Entry(
+                    generation: generation, built: base.built, unavailable: base.board.unavailable, viewer: viewer,
+                    now: now), key)
+    }
+
+    private func hit(_ key: BoardCache.Key, _ generation: UInt64) -> BoardCache.Entry? {
+        cache.boards.withLock { $0[key] }.flatMap { $0.generation == generation ? $0 : nil }
+    }
+
+    private func keep(_ entry: BoardCache.Entry, _ key: BoardCache.Key) -> BoardCache.Entry {
         cache.boards.withLock { boards in
             if boards.count > 64 { boards.removeAll() }
             boards[key] = entry
@@ -189,7 +211,7 @@ struct BoardBuilder: Sendable {
                 account,
                 BoardMember(
                     username: account.username, displayName: account.displayName, water: archive.water,
-                    habits: archive.habits)
+                    habits: archive.habits, privacy: archive.privacy)
             )
         }
         return (readable, unavailable)
@@ -202,13 +224,25 @@ final class BoardCache: Sendable {
         var week: ISOWeek
         var order: BoardOrder
         var minute: Int64
+        /// nil: the board everyone gets while it is the same for everyone.
+        var viewer: String?
     }
 
-    /// A board built for one key, as a message and as `GetBoard`'s encoded reply.
+    /// A board built for one key: the ranking, and one viewer's board as a message and as
+    /// `GetBoard`'s encoded reply.
     struct Entry {
         var generation: UInt64
+        var built: WeeklyBoard
         var board: WaterV1.WeeklyBoard
         var reply: Encoded<WaterV1.GetBoardResponse>
+
+        init(generation: UInt64, built: WeeklyBoard, unavailable: [WaterV1.Member], viewer: String?, now: Int64) {
+            self.generation = generation
+            self.built = built
+            board = Wire.board(built, viewer: viewer, now: now)
+            board.unavailable = unavailable
+            reply = Encoded(WaterV1.GetBoardResponse(board: board))
+        }
     }
 
     let generation = Locked<UInt64>(0)

@@ -53,6 +53,7 @@ do {
     case "zone": try WaterCommands.zone(&invocation)
     case "drink": try DrinkCommands.run(&invocation, action: action)
     case "board": try BoardCommand.run(&invocation)
+    case "privacy": try PrivacyCommand.run(&invocation)
     case "member": try MemberCommands.run(&invocation, action: action)
     case "todo": try TodoCommand.run(&invocation, action: action)
     case "habit": try HabitCommand.run(&invocation, action: action)

@@ -50,6 +50,7 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.SetGoalRequest", []),
     ("water.v1.SetUsualCupRequest", ["usual_drink"]),
     ("water.v1.GetSettingsRequest", []),
+    ("water.v1.SetPrivacyRequest", []),
     ("water.v1.SetTimeZoneRequest", ["time_zone"]),
     ("water.v1.AddCupRequest", ["cup.name", "cup.drink"]),
     ("water.v1.RemoveCupRequest", ["name"]),

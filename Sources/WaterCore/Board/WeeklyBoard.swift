@@ -13,12 +13,18 @@ public struct BoardMember: Sendable {
     public var displayName: String
     public var water: WaterDiary
     public var habits: HabitBook
+    /// What the others may see of the member (``WeeklyBoard/view(for:)`` applies it).
+    public var privacy: Privacy
 
-    public init(username: String, displayName: String, water: WaterDiary, habits: HabitBook = HabitBook()) {
+    public init(
+        username: String, displayName: String, water: WaterDiary, habits: HabitBook = HabitBook(),
+        privacy: Privacy = .full
+    ) {
         self.username = username
         self.displayName = displayName
         self.water = water
         self.habits = habits
+        self.privacy = privacy
     }
 }
 
@@ -36,6 +42,7 @@ public struct BoardStanding: Hashable, Sendable {
     public var habitCheckIns: Int
     /// The days behind the figures, Monday first, up to the member's today.
     public var days: [WaterDay]
+    public var privacy: Privacy = .full
 
     /// averageProgress x 100, truncated, as exact arithmetic would: the sum of the days'
     /// fractions is rarely exact in binary (71 % came out 70), and a millionth of a percent is
@@ -65,7 +72,7 @@ public struct WeeklyBoard: Hashable, Sendable {
                 averageProgress: days.isEmpty ? 0 : days.reduce(0) { $0 + $1.progress } / Double(days.count),
                 streakDays: lastDay < week.monday ? 0 : member.water.streak(endingOn: lastDay, today: today),
                 habitCheckIns: member.habits.checkIns(in: week),
-                days: days)
+                days: days, privacy: member.privacy)
         }
         let keys = { (standing: BoardStanding) -> (Double, Double) in
             switch order {

@@ -87,6 +87,8 @@ public enum GeneratedMessages {
         "water.v1.SetDrinkResponse": WaterV1.SetDrinkResponse.self,
         "water.v1.SetGoalRequest": WaterV1.SetGoalRequest.self,
         "water.v1.SetGoalResponse": WaterV1.SetGoalResponse.self,
+        "water.v1.SetPrivacyRequest": WaterV1.SetPrivacyRequest.self,
+        "water.v1.SetPrivacyResponse": WaterV1.SetPrivacyResponse.self,
         "water.v1.SetTimeZoneRequest": WaterV1.SetTimeZoneRequest.self,
         "water.v1.SetTimeZoneResponse": WaterV1.SetTimeZoneResponse.self,
         "water.v1.SetTodoDoneRequest": WaterV1.SetTodoDoneRequest.self,

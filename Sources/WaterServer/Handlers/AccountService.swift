@@ -79,8 +79,11 @@ struct AccountService: Service {
 
     func whoAmI(_ request: WaterV1.WhoAmIRequest, _ call: CallContext) throws(WaterError) -> WaterV1.WhoAmIResponse {
         let session = try archives.read(archives.accounts) { $0.sessions[call.caller!.digest] }
+        // A protected archive is on no board: whoami still answers.
+        let privacy = (try? archives.read(try archives.own(call)) { $0.privacy }) ?? .full
         return WaterV1.WhoAmIResponse(
-            member: Wire.member(call.account), sessionExpiresAtUnixMs: session?.expiresAtUnixMilliseconds ?? 0)
+            member: Wire.member(call.account), sessionExpiresAtUnixMs: session?.expiresAtUnixMilliseconds ?? 0,
+            privacy: Wire.privacy(privacy))
     }
 
     /// A new password ends every session of the member; the caller's goes on with a new token.

@@ -26,12 +26,13 @@ struct BoardService: Service {
             guard parsed <= current else { throw WaterError.invalidField("week", "\(parsed) has not started yet") }
             week = parsed
         }
-        return boards.encodedBoard(week: week, order: try boardOrder(request.order), now: call.now)
+        return boards.encodedBoard(
+            week: week, order: try boardOrder(request.order), viewer: call.account.username, now: call.now)
     }
 
     /// This week's ranking now and after every change, until the call is cancelled.
     func watch(_ request: WaterV1.WatchBoardRequest, _ call: CallContext, responder: Responder) throws(WaterError) {
-        hub.watch(order: try boardOrder(request.order), responder: responder)
+        hub.watch(order: try boardOrder(request.order), viewer: call.account.id, responder: responder)
     }
 }
 

@@ -17,6 +17,7 @@ struct TrackerService: Service {
         router.onLoop(.member, today)
         router.onLoop(.member, history)
         router.onLoop(.member, setGoal)
+        router.onLoop(.member, setPrivacy)
         router.onLoop(.member, setUsualCup)
         router.onLoop(.member, settings)
         router.onLoop(.member, setTimeZone)
@@ -32,7 +33,7 @@ struct TrackerService: Service {
         let drinks = try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitOwnReturning(
             call, { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
-            result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive.water)) })
+            result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive)) })
     }
 
     func removeCup(_ request: WaterV1.RemoveCupRequest, _ call: CallContext) throws(WaterError)
@@ -40,7 +41,7 @@ struct TrackerService: Service {
     {
         try archives.commitOwnReturning(
             call, { archive in Decision([.water(try archive.water.validateRemoveCup(request.name))]) },
-            result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive.water)) })
+            result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive)) })
     }
 
     /// Logs a drink; the same entry id again is a replay and changes nothing (`duplicate`).
@@ -126,7 +127,7 @@ struct TrackerService: Service {
             return WaterV1.GetTodayResponse(
                 day: Wire.day(archive.water.day(today)),
                 entries: archive.water.entries(on: today).map { Wire.entry($0, in: archive.water) },
-                settings: Wire.settings(archive.water), drinks: drinks)
+                settings: Wire.settings(archive), drinks: drinks)
         }
     }
 
@@ -156,9 +157,19 @@ struct TrackerService: Service {
             call, { archive in Decision([.water(try archive.water.validateGoal(request.dailyGoalMl, now: call.now))]) },
             result: { archive, _ in
                 WaterV1.SetGoalResponse(
-                    settings: Wire.settings(archive.water),
+                    settings: Wire.settings(archive),
                     today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
             })
+    }
+
+    /// What the others see of the caller. The level they already have writes nothing.
+    func setPrivacy(_ request: WaterV1.SetPrivacyRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.SetPrivacyResponse
+    {
+        let level = try Wire.privacy(request.privacy, field: "privacy")
+        return try archives.commitOwnReturning(
+            call, { archive in Decision(archive.privacy == level ? [] : [.privacySet(level)]) },
+            result: { archive, _ in WaterV1.SetPrivacyResponse(settings: Wire.settings(archive)) })
     }
 
     func setUsualCup(_ request: WaterV1.SetUsualCupRequest, _ call: CallContext) throws(WaterError)
@@ -176,13 +187,13 @@ struct TrackerService: Service {
                 }
                 return Decision(cup + (drink ?? []))
             },
-            result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive.water)) })
+            result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive)) })
     }
 
     func settings(_ request: WaterV1.GetSettingsRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.GetSettingsResponse
     {
-        WaterV1.GetSettingsResponse(settings: try archives.read(try archives.own(call)) { Wire.settings($0.water) })
+        WaterV1.GetSettingsResponse(settings: try archives.read(try archives.own(call)) { Wire.settings($0) })
     }
 
     /// Moves the caller's days to another zone: their diary first (what counts days), then their
@@ -197,7 +208,7 @@ struct TrackerService: Service {
             call, { _ in Decision([.water(.timeZoneSet(zone))]) },
             result: { archive, _ in
                 WaterV1.SetTimeZoneResponse(
-                    settings: Wire.settings(archive.water),
+                    settings: Wire.settings(archive),
                     today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
             })
         try archives.commitReturning(

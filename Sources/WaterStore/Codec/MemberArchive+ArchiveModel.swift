@@ -25,7 +25,7 @@ extension MemberArchive: ArchiveModel {
             entries: EntryColumns.encode(water.entries),
             habits: habits.habits.map(StoredValues.stored),
             usualDrink: water.usualDrink == Drink.waterName ? "" : water.usualDrink,
-            cups: water.cups.map(StoredValues.stored)
+            cups: water.cups.map(StoredValues.stored), privacy: UInt32(privacy.rawValue)
         ).serializedBytes()
     }
 
@@ -37,6 +37,7 @@ extension MemberArchive: ArchiveModel {
         archive.apply(.water(.usualCupSet(snapshot.usualCupMl)))
         if !snapshot.usualDrink.isEmpty { archive.apply(.water(.usualDrinkSet(snapshot.usualDrink))) }
         for stored in snapshot.cups { archive.apply(.water(.cupSaved(StoredValues.cup(stored)))) }
+        archive.apply(.privacySet(try StoredValues.privacy(snapshot.privacy)))
         for change in snapshot.goalChanges {
             archive.apply(.water(.goalSet(change.goalMl, from: LocalDate(daysSinceEpoch: Int(change.fromDay)))))
         }
@@ -108,6 +109,9 @@ extension MemberArchive: ArchiveModel {
         case .habit(.deleted(let id)):
             record.kind = .habitDeleted
             record.id = id.bytes
+        case .privacySet(let level):
+            record.kind = .privacySet
+            record.privacy = UInt32(level.rawValue)
         }
         return record
     }
@@ -136,6 +140,7 @@ extension MemberArchive: ArchiveModel {
         case .habitChecked: mutation = .habit(.checked(try StoredValues.recordID(record.id, "a check-in"), day))
         case .habitUnchecked: mutation = .habit(.unchecked(try StoredValues.recordID(record.id, "a check-in"), day))
         case .habitDeleted: mutation = .habit(.deleted(try StoredValues.recordID(record.id, "a habit deletion")))
+        case .privacySet: mutation = .privacySet(try StoredValues.privacy(record.privacy))
         default: throw StoredValues.corrupt("a member's journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)

@@ -27,7 +27,9 @@ enum BoardCommand {
             try client.call(WaterV1.GetBoardRequest(order: order)).board?.week ?? ""
         }
         let response = try client.call(WaterV1.GetBoardRequest(week: week, order: order))
-        invocation.output(response) { render(response.board ?? WaterV1.WeeklyBoard(), explain: explain) }
+        invocation.outputText(BoardReplyJSON(response.board)) {
+            render(response.board ?? WaterV1.WeeklyBoard(), explain: explain)
+        }
     }
 
     /// The live board, until Ctrl-C or SIGTERM. A family-room screen must survive the server's
@@ -44,7 +46,7 @@ enum BoardCommand {
                 try invocation.client().stream(WaterV1.WatchBoardRequest(order: order)) { response in
                     delay = 1
                     if json {
-                        Terminal.print(Invocation.json(response))
+                        Terminal.print(Invocation.json(BoardReplyJSON(response.board)))
                     } else {
                         // Redraw in place on a terminal; one board after another otherwise.
                         if Terminal.usesColour { Terminal.write(1, "\u{1B}[2J\u{1B}[H") }
@@ -78,20 +80,31 @@ enum BoardCommand {
         for (index, row) in board.rows.enumerated() {
             // Display names with their control characters neutralised, whatever a server sent.
             let name = Format.column(row.displayName.terminalSafe, 14)
+            // A percent member's millilitres never reached this computer: a dash, not a 0.
+            let total = row.amountsHidden ? "     -" : Format.pad("\(row.totalMl)", 6)
             lines.append(
                 "\(Format.pad("\(row.rank).", 3)) \(name) \(Format.bar(row.averageProgress, width: 12)) "
-                    + "\(Format.pad("\(row.averagePercent)", 3)) %  \(Format.pad("\(row.totalMl)", 6)) ml  "
-                    + "\(row.daysMet) met  streak \(row.streakDays)  habits \(row.habitCheckins)")
+                    + "\(Format.pad("\(row.averagePercent)", 3)) %  \(total) ml  "
+                    + "\(row.daysMet) met  streak \(row.streakDays)  habits \(row.habitCheckins)"
+                    + (row.onlyYouSeeThis ? "  (only you see this)" : ""))
             if explain, index > 0, let why = tieBreak(board.rows[index - 1], row, order: board.order) {
                 lines.append("      \(why)")
             }
             if explain {
-                for day in row.days {
+                for day in row.days where row.amountsHidden {
+                    lines.append(
+                        "      \(day.date.terminalSafe)  \(Format.pad("\(day.percent)", 3)) %"
+                            + (day.goalMet ? "  met" : ""))
+                }
+                for day in row.days where !row.amountsHidden {
                     lines.append(
                         "      \(day.date.terminalSafe)  \(Format.pad("\(day.amountMl)", 5)) / \(day.goalMl) ml  \(Format.pad("\(day.percent)", 3)) %"
                             + (day.goalMet ? "  met" : ""))
                 }
             }
+        }
+        if let level = Privacy(rawValue: Int(board.viewerPrivacy.rawValue)), level != .full {
+            lines.append("your privacy is \(level): \(level.othersSee) (water-client privacy)")
         }
         for member in board.unavailable {
             let name = Format.column(member.displayName.terminalSafe, 14)
@@ -106,7 +119,7 @@ enum BoardCommand {
     static func tieBreak(_ above: WaterV1.BoardRow, _ row: WaterV1.BoardRow, order: WaterV1.BoardOrder) -> String? {
         let name = above.displayName.terminalSafe
         if order == .total {
-            guard above.totalMl == row.totalMl else { return nil }
+            guard above.totalMl == row.totalMl, !above.amountsHidden, !row.amountsHidden else { return nil }
             if above.averageProgress != row.averageProgress {
                 return "same total as \(name); ranked after by average progress "
                     + "(\(exact(row.averageProgress)) against \(exact(above.averageProgress)))"
@@ -116,6 +129,9 @@ enum BoardCommand {
             if above.averageProgress != row.averageProgress {
                 return "same \(row.averagePercent) % as \(name) on screen; ranked after by the exact average "
                     + "(\(exact(row.averageProgress)) against \(exact(above.averageProgress)))"
+            }
+            if above.totalMl != row.totalMl, above.amountsHidden || row.amountsHidden {
+                return "same average progress as \(name); ranked after by total (millilitres not shown)"
             }
             if above.totalMl != row.totalMl {
                 return

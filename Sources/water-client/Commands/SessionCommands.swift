@@ -89,6 +89,7 @@ enum SessionCommands {
             let member = response.member ?? WaterV1.Member()
             let role = member.role == .admin ? "admin" : "member"
             return "\(member.username) (\(member.displayName)), \(role), \(member.timeZone), on \(server)".terminalSafe
+                + "\n" + PrivacyCommand.line(response.privacy)
         }
     }
 
