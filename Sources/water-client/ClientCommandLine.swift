@@ -147,7 +147,9 @@ let clientCommandLine = ProgramSpec(
             details: """
                 The household's weekly ranking by average daily progress (or --by total). --explain
                 shows each day and which key broke a tie the screen does not show; --watch keeps it
-                live, and waits for the server when it restarts.
+                live, and waits for the server when it restarts. Members who chose privacy percent
+                show no millilitres (-), hidden ones are not on it; your own row is always whole
+                (see privacy --help).
                 """,
             options: [
                 weekOption,
@@ -159,12 +161,13 @@ let clientCommandLine = ProgramSpec(
         CommandSpec(
             "privacy", "[LEVEL]", summary: "show or set what the household sees of you on the board",
             details: """
-                Shows or sets (LEVEL: full, percent or hidden) what the rest of the household sees of you on the board, its live view,
-                --json and the wall (MQTT). full: everything, millilitres too. percent: your rank,
-                percent, days met and streak, not your millilitres, drinks or per-day amounts. hidden:
-                you are on no one else's board (their ranks are counted without you); you still see
-                yourself, ranked among them, marked "only you see this". An admin's household export
-                stays complete. Away from the server it waits on this computer and is sent later.
+                Shows or sets what the rest of the household sees of you (LEVEL): on the board, its
+                live view, --json and the wall (MQTT). full: everything, millilitres too. percent:
+                your rank, percent, days met and streak, not your millilitres, drinks or per-day
+                amounts. hidden: you are on no one else's board (their ranks are counted without
+                you); you still see yourself, ranked among them, marked "only you see this". An
+                admin's household export stays complete. Away from the server it waits on this
+                computer and is sent later; setting it twice is the same as once.
                 """,
             examples: ["privacy", "privacy percent", "privacy full"],
             argumentChoices: Privacy.allCases.map(\.description)),
