@@ -682,7 +682,7 @@ void   water__archive__v1__excused_day__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[18] =
+static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[19] =
 {
   {
     "sequence",
@@ -900,6 +900,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "privacy",
+    40,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, privacy),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__journal_record__field_indices_by_name[] = {
   14,   /* field[14] = account */
@@ -916,15 +928,17 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
   1,   /* field[1] = kind */
   11,   /* field[11] = member_id */
   13,   /* field[13] = position */
+  18,   /* field[18] = privacy */
   0,   /* field[0] = sequence */
   15,   /* field[15] = session */
   6,   /* field[6] = text */
   9,   /* field[9] = todo */
 };
-static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 18 }
+  { 40, 18 },
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor =
 {
@@ -934,10 +948,10 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   "Water__Archive__V1__JournalRecord",
   "water.archive.v1",
   sizeof(Water__Archive__V1__JournalRecord),
-  18,
+  19,
   water__archive__v1__journal_record__field_descriptors,
   water__archive__v1__journal_record__field_indices_by_name,
-  1,  water__archive__v1__journal_record__number_ranges,
+  2,  water__archive__v1__journal_record__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__journal_record__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1624,7 +1638,7 @@ const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
   (ProtobufCMessageInit) water__archive__v1__entry_columns__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[11] =
+static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[12] =
 {
   {
     "last_sequence",
@@ -1758,6 +1772,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "privacy",
+    40,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__MemberSnapshot, privacy),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__member_snapshot__field_indices_by_name[] = {
   9,   /* field[9] = cups */
@@ -1768,14 +1794,16 @@ static const unsigned water__archive__v1__member_snapshot__field_indices_by_name
   6,   /* field[6] = habits */
   1,   /* field[1] = journal_generation */
   0,   /* field[0] = last_sequence */
+  11,   /* field[11] = privacy */
   3,   /* field[3] = time_zone */
   2,   /* field[2] = usual_cup_ml */
   8,   /* field[8] = usual_drink */
 };
-static const ProtobufCIntRange water__archive__v1__member_snapshot__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__archive__v1__member_snapshot__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 40, 11 },
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor =
 {
@@ -1785,10 +1813,10 @@ const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor
   "Water__Archive__V1__MemberSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__MemberSnapshot),
-  11,
+  12,
   water__archive__v1__member_snapshot__field_descriptors,
   water__archive__v1__member_snapshot__field_indices_by_name,
-  1,  water__archive__v1__member_snapshot__number_ranges,
+  2,  water__archive__v1__member_snapshot__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__member_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2230,7 +2258,7 @@ const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor =
   (ProtobufCMessageInit) water__archive__v1__excused_day__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[28] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[29] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -2260,11 +2288,12 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_CUP_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED", 25 },
   { "RECORD_KIND_DAY_EXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_EXCUSED", 40 },
   { "RECORD_KIND_DAY_UNEXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED", 41 },
+  { "RECORD_KIND_PRIVACY_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET", 42 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{40, 26},{0, 28}
+{0, 0},{40, 26},{0, 29}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[28] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[29] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
@@ -2284,6 +2313,7 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_HABIT_DELETED", 10 },
   { "RECORD_KIND_HABIT_UNCHECKED", 9 },
   { "RECORD_KIND_PASSWORD_SET", 17 },
+  { "RECORD_KIND_PRIVACY_SET", 28 },
   { "RECORD_KIND_SESSION_ENDED", 20 },
   { "RECORD_KIND_SESSION_STARTED", 19 },
   { "RECORD_KIND_TIME_ZONE_SET", 6 },
@@ -2302,9 +2332,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  28,
+  29,
   water__archive__v1__record_kind__enum_values_by_number,
-  28,
+  29,
   water__archive__v1__record_kind__enum_values_by_name,
   2,
   water__archive__v1__record_kind__value_ranges,

@@ -1418,7 +1418,7 @@ const ProtobufCMessageDescriptor water__v1__who_am_irequest__descriptor =
   (ProtobufCMessageInit) water__v1__who_am_irequest__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__who_am_iresponse__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__who_am_iresponse__field_descriptors[3] =
 {
   {
     "member",
@@ -1444,15 +1444,29 @@ static const ProtobufCFieldDescriptor water__v1__who_am_iresponse__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "privacy",
+    40,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WhoAmIResponse, privacy),
+    &water__v1__privacy__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__who_am_iresponse__field_indices_by_name[] = {
   0,   /* field[0] = member */
+  2,   /* field[2] = privacy */
   1,   /* field[1] = session_expires_at_unix_ms */
 };
-static const ProtobufCIntRange water__v1__who_am_iresponse__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__who_am_iresponse__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 40, 2 },
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor water__v1__who_am_iresponse__descriptor =
 {
@@ -1462,10 +1476,10 @@ const ProtobufCMessageDescriptor water__v1__who_am_iresponse__descriptor =
   "Water__V1__WhoAmIResponse",
   "water.v1",
   sizeof(Water__V1__WhoAmIResponse),
-  2,
+  3,
   water__v1__who_am_iresponse__field_descriptors,
   water__v1__who_am_iresponse__field_indices_by_name,
-  1,  water__v1__who_am_iresponse__number_ranges,
+  2,  water__v1__who_am_iresponse__number_ranges,
   (ProtobufCMessageInit) water__v1__who_am_iresponse__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -2262,6 +2276,36 @@ const ProtobufCMessageDescriptor water__v1__set_role_response__descriptor =
   1,  water__v1__set_role_response__number_ranges,
   (ProtobufCMessageInit) water__v1__set_role_response__init,
   NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue water__v1__privacy__enum_values_by_number[3] =
+{
+  { "PRIVACY_FULL", "WATER__V1__PRIVACY__PRIVACY_FULL", 0 },
+  { "PRIVACY_PERCENT", "WATER__V1__PRIVACY__PRIVACY_PERCENT", 1 },
+  { "PRIVACY_HIDDEN", "WATER__V1__PRIVACY__PRIVACY_HIDDEN", 2 },
+};
+static const ProtobufCIntRange water__v1__privacy__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex water__v1__privacy__enum_values_by_name[3] =
+{
+  { "PRIVACY_FULL", 0 },
+  { "PRIVACY_HIDDEN", 2 },
+  { "PRIVACY_PERCENT", 1 },
+};
+const ProtobufCEnumDescriptor water__v1__privacy__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "water.v1.Privacy",
+  "Privacy",
+  "Water__V1__Privacy",
+  "water.v1",
+  3,
+  water__v1__privacy__enum_values_by_number,
+  3,
+  water__v1__privacy__enum_values_by_name,
+  1,
+  water__v1__privacy__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
 static const ProtobufCEnumValue water__v1__role__enum_values_by_number[3] =
 {

@@ -367,7 +367,7 @@ void   water__v1__get_board_history_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[13] =
+static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[15] =
 {
   {
     "rank",
@@ -525,9 +525,34 @@ static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[13
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "only_you_see_this",
+    40,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__BoardRow, only_you_see_this),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "amounts_hidden",
+    41,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__BoardRow, amounts_hidden),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__board_row__field_indices_by_name[] = {
   12,   /* field[12] = all_excused */
+  14,   /* field[14] = amounts_hidden */
   6,   /* field[6] = average_percent */
   5,   /* field[5] = average_progress */
   11,   /* field[11] = best_streak_days */
@@ -536,15 +561,17 @@ static const unsigned water__v1__board_row__field_indices_by_name[] = {
   2,   /* field[2] = display_name */
   10,   /* field[10] = excused_days */
   8,   /* field[8] = habit_checkins */
+  13,   /* field[13] = only_you_see_this */
   0,   /* field[0] = rank */
   7,   /* field[7] = streak_days */
   3,   /* field[3] = total_ml */
   1,   /* field[1] = username */
 };
-static const ProtobufCIntRange water__v1__board_row__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__board_row__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 13 }
+  { 40, 13 },
+  { 0, 15 }
 };
 const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
 {
@@ -554,14 +581,14 @@ const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
   "Water__V1__BoardRow",
   "water.v1",
   sizeof(Water__V1__BoardRow),
-  13,
+  15,
   water__v1__board_row__field_descriptors,
   water__v1__board_row__field_indices_by_name,
-  1,  water__v1__board_row__number_ranges,
+  2,  water__v1__board_row__number_ranges,
   (ProtobufCMessageInit) water__v1__board_row__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__weekly_board__field_descriptors[6] =
+static const ProtobufCFieldDescriptor water__v1__weekly_board__field_descriptors[7] =
 {
   {
     "week",
@@ -635,6 +662,18 @@ static const ProtobufCFieldDescriptor water__v1__weekly_board__field_descriptors
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "viewer_privacy",
+    40,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WeeklyBoard, viewer_privacy),
+    &water__v1__privacy__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__weekly_board__field_indices_by_name[] = {
   4,   /* field[4] = generated_at_unix_ms */
@@ -642,12 +681,14 @@ static const unsigned water__v1__weekly_board__field_indices_by_name[] = {
   3,   /* field[3] = rows */
   1,   /* field[1] = starts_on */
   5,   /* field[5] = unavailable */
+  6,   /* field[6] = viewer_privacy */
   0,   /* field[0] = week */
 };
-static const ProtobufCIntRange water__v1__weekly_board__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__weekly_board__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 40, 6 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__v1__weekly_board__descriptor =
 {
@@ -657,10 +698,10 @@ const ProtobufCMessageDescriptor water__v1__weekly_board__descriptor =
   "Water__V1__WeeklyBoard",
   "water.v1",
   sizeof(Water__V1__WeeklyBoard),
-  6,
+  7,
   water__v1__weekly_board__field_descriptors,
   water__v1__weekly_board__field_indices_by_name,
-  1,  water__v1__weekly_board__number_ranges,
+  2,  water__v1__weekly_board__number_ranges,
   (ProtobufCMessageInit) water__v1__weekly_board__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -1492,6 +1492,96 @@ void   water__v1__get_year_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_year_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__set_privacy_request__init
+                     (Water__V1__SetPrivacyRequest         *message)
+{
+  static const Water__V1__SetPrivacyRequest init_value = WATER__V1__SET_PRIVACY_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_privacy_request__get_packed_size
+                     (const Water__V1__SetPrivacyRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__set_privacy_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_privacy_request__pack
+                     (const Water__V1__SetPrivacyRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_privacy_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_privacy_request__pack_to_buffer
+                     (const Water__V1__SetPrivacyRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_privacy_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetPrivacyRequest *
+       water__v1__set_privacy_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetPrivacyRequest *)
+     protobuf_c_message_unpack (&water__v1__set_privacy_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_privacy_request__free_unpacked
+                     (Water__V1__SetPrivacyRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_privacy_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__set_privacy_response__init
+                     (Water__V1__SetPrivacyResponse         *message)
+{
+  static const Water__V1__SetPrivacyResponse init_value = WATER__V1__SET_PRIVACY_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__set_privacy_response__get_packed_size
+                     (const Water__V1__SetPrivacyResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__set_privacy_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__set_privacy_response__pack
+                     (const Water__V1__SetPrivacyResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__set_privacy_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__set_privacy_response__pack_to_buffer
+                     (const Water__V1__SetPrivacyResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__set_privacy_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SetPrivacyResponse *
+       water__v1__set_privacy_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SetPrivacyResponse *)
+     protobuf_c_message_unpack (&water__v1__set_privacy_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__set_privacy_response__free_unpacked
+                     (Water__V1__SetPrivacyResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__set_privacy_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor water__v1__cup__field_descriptors[3] =
 {
   {
@@ -1956,7 +2046,7 @@ const ProtobufCMessageDescriptor water__v1__streak__descriptor =
   (ProtobufCMessageInit) water__v1__streak__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[6] =
+static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[7] =
 {
   {
     "daily_goal_ml",
@@ -2030,19 +2120,33 @@ static const ProtobufCFieldDescriptor water__v1__settings__field_descriptors[6] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "privacy",
+    40,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Settings, privacy),
+    &water__v1__privacy__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__settings__field_indices_by_name[] = {
   5,   /* field[5] = cups */
   0,   /* field[0] = daily_goal_ml */
+  6,   /* field[6] = privacy */
   2,   /* field[2] = quick_cups_ml */
   3,   /* field[3] = time_zone */
   1,   /* field[1] = usual_cup_ml */
   4,   /* field[4] = usual_drink */
 };
-static const ProtobufCIntRange water__v1__settings__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__settings__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 40, 6 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__v1__settings__descriptor =
 {
@@ -2052,10 +2156,10 @@ const ProtobufCMessageDescriptor water__v1__settings__descriptor =
   "Water__V1__Settings",
   "water.v1",
   sizeof(Water__V1__Settings),
-  6,
+  7,
   water__v1__settings__field_descriptors,
   water__v1__settings__field_indices_by_name,
-  1,  water__v1__settings__number_ranges,
+  2,  water__v1__settings__number_ranges,
   (ProtobufCMessageInit) water__v1__settings__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -3642,7 +3746,83 @@ const ProtobufCMessageDescriptor water__v1__get_year_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_year_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[13] =
+static const ProtobufCFieldDescriptor water__v1__set_privacy_request__field_descriptors[1] =
+{
+  {
+    "privacy",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetPrivacyRequest, privacy),
+    &water__v1__privacy__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_privacy_request__field_indices_by_name[] = {
+  0,   /* field[0] = privacy */
+};
+static const ProtobufCIntRange water__v1__set_privacy_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__set_privacy_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetPrivacyRequest",
+  "SetPrivacyRequest",
+  "Water__V1__SetPrivacyRequest",
+  "water.v1",
+  sizeof(Water__V1__SetPrivacyRequest),
+  1,
+  water__v1__set_privacy_request__field_descriptors,
+  water__v1__set_privacy_request__field_indices_by_name,
+  1,  water__v1__set_privacy_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_privacy_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__set_privacy_response__field_descriptors[1] =
+{
+  {
+    "settings",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetPrivacyResponse, settings),
+    &water__v1__settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__set_privacy_response__field_indices_by_name[] = {
+  0,   /* field[0] = settings */
+};
+static const ProtobufCIntRange water__v1__set_privacy_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__set_privacy_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SetPrivacyResponse",
+  "SetPrivacyResponse",
+  "Water__V1__SetPrivacyResponse",
+  "water.v1",
+  sizeof(Water__V1__SetPrivacyResponse),
+  1,
+  water__v1__set_privacy_response__field_descriptors,
+  water__v1__set_privacy_response__field_indices_by_name,
+  1,  water__v1__set_privacy_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__set_privacy_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[14] =
 {
   { "LogWater", &water__v1__log_water_request__descriptor, &water__v1__log_water_response__descriptor },
   { "EditWater", &water__v1__edit_water_request__descriptor, &water__v1__edit_water_response__descriptor },
@@ -3657,6 +3837,7 @@ static const ProtobufCMethodDescriptor water__v1__tracker__method_descriptors[13
   { "AddCup", &water__v1__add_cup_request__descriptor, &water__v1__add_cup_response__descriptor },
   { "RemoveCup", &water__v1__remove_cup_request__descriptor, &water__v1__remove_cup_response__descriptor },
   { "GetYear", &water__v1__get_year_request__descriptor, &water__v1__get_year_response__descriptor },
+  { "SetPrivacy", &water__v1__set_privacy_request__descriptor, &water__v1__set_privacy_response__descriptor },
 };
 const unsigned water__v1__tracker__method_indices_by_name[] = {
   10,        /* AddCup */
@@ -3669,6 +3850,7 @@ const unsigned water__v1__tracker__method_indices_by_name[] = {
   0,        /* LogWater */
   11,        /* RemoveCup */
   6,        /* SetGoal */
+  13,        /* SetPrivacy */
   9,        /* SetTimeZone */
   7,        /* SetUsualCup */
   3         /* UndoWater */
@@ -3680,7 +3862,7 @@ const ProtobufCServiceDescriptor water__v1__tracker__descriptor =
   "Tracker",
   "Water__V1__Tracker",
   "water.v1",
-  13,
+  14,
   water__v1__tracker__method_descriptors,
   water__v1__tracker__method_indices_by_name
 };
@@ -3787,6 +3969,14 @@ void water__v1__tracker__get_year(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__tracker__descriptor);
   service->invoke(service, 12, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__tracker__set_privacy(ProtobufCService *service,
+                                     const Water__V1__SetPrivacyRequest *input,
+                                     Water__V1__SetPrivacyResponse_Closure closure,
+                                     void *closure_data)
+{
+  assert(service->descriptor == &water__v1__tracker__descriptor);
+  service->invoke(service, 13, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__tracker__init (Water__V1__Tracker_Service *service,
                                Water__V1__Tracker_ServiceDestroy destroy)

@@ -92,6 +92,8 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__v1__set_goal_response__descriptor,
     &water__v1__set_guardian_request__descriptor,
     &water__v1__set_guardian_response__descriptor,
+    &water__v1__set_privacy_request__descriptor,
+    &water__v1__set_privacy_response__descriptor,
     &water__v1__set_role_request__descriptor,
     &water__v1__set_role_response__descriptor,
     &water__v1__set_time_zone_request__descriptor,

@@ -24,6 +24,7 @@ public struct Outbox: Sendable {
         case todoUndone = "todo-undone"
         case excuse
         case unexcuse
+        case privacy
     }
 
     /// One queued write.

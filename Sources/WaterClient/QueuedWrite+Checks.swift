@@ -29,6 +29,10 @@ extension QueuedWrite {
                 let today = zone.date(atUnixMilliseconds: now)
                 _ = try WaterDiary(timeZone: zone).validateUnexcuse(
                     request.dates.compactMap(LocalDate.init), today: today)
+            case .privacy(let request):
+                guard request.privacy.isKnown else {
+                    throw DomainError.invalid("privacy", "privacy must be full, percent or hidden")
+                }
             case .remove, .todoDone:
                 break
             }

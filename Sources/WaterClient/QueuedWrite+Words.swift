@@ -45,6 +45,8 @@ extension QueuedWrite {
         case .unexcuse(let request):
             let member = request.forMember.isEmpty ? "" : " for \(request.forMember)"
             return "unexcuse \(request.dates.joined(separator: ", "))\(member)"
+        case .privacy(let request):
+            return "set your privacy to \(Privacy(rawValue: Int(request.privacy.rawValue))?.description ?? "?")"
         }
     }
 }

@@ -16,6 +16,8 @@ public enum QueuedWrite: Sendable, Hashable {
     /// Excused days: they set final values, so sending one twice changes nothing.
     case excuse(WaterV1.ExcuseDaysRequest)
     case unexcuse(WaterV1.UnexcuseDaysRequest)
+    /// `privacy full|percent|hidden`: setting a level twice is the same as once.
+    case privacy(WaterV1.SetPrivacyRequest)
 
     /// The kind the outbox file names.
     public var kind: Outbox.Kind {
@@ -29,6 +31,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .todoDone(let request): request.done ? .todoDone : .todoUndone
         case .excuse: .excuse
         case .unexcuse: .unexcuse
+        case .privacy: .privacy
         }
     }
 
@@ -42,7 +45,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(let request): !request.forMember.isEmpty
         case .excuse(let request): !request.forMember.isEmpty
         case .unexcuse(let request): !request.forMember.isEmpty
-        case .todoAdd, .todoDone: false
+        case .todoAdd, .todoDone, .privacy: false
         }
     }
 
@@ -58,6 +61,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .todoDone(let request): request
         case .excuse(let request): request
         case .unexcuse(let request): request
+        case .privacy(let request): request
         }
     }
 
@@ -80,6 +84,7 @@ public enum QueuedWrite: Sendable, Hashable {
                 self = .todoDone(request)
             case .excuse: self = .excuse(try WaterV1.ExcuseDaysRequest(serializedBytes: bytes))
             case .unexcuse: self = .unexcuse(try WaterV1.UnexcuseDaysRequest(serializedBytes: bytes))
+            case .privacy: self = .privacy(try WaterV1.SetPrivacyRequest(serializedBytes: bytes))
             }
         } catch {
             return nil
@@ -103,7 +108,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(var request):
             if request.date.isEmpty { request.date = today }
             return .habitUncheck(request)
-        case .edit, .remove, .todoAdd, .todoDone, .excuse, .unexcuse:
+        case .edit, .remove, .todoAdd, .todoDone, .excuse, .unexcuse, .privacy:
             return self
         }
     }
@@ -140,6 +145,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .todoDone(let request): _ = try client.call(request)
         case .excuse(let request): try client.call(request).days.forEach { cache.record(day: $0, now: now) }
         case .unexcuse(let request): try client.call(request).days.forEach { cache.record(day: $0, now: now) }
+        case .privacy(let request): _ = try client.call(request)
         }
     }
 }

@@ -2,6 +2,8 @@
 public struct MemberArchive: Hashable, Sendable {
     public var water: WaterDiary
     public var habits = HabitBook()
+    /// What the rest of the household sees of this member (``Privacy`` says why it lives here).
+    public var privacy = Privacy.full
 
     public init(timeZone: MemberTimeZone) {
         self.water = WaterDiary(timeZone: timeZone)
@@ -24,6 +26,7 @@ public struct MemberArchive: Hashable, Sendable {
             }
         case .habit(let change):
             habits.apply(change, excused: water.excused)
+        case .privacySet(let level): privacy = level
         }
     }
 
@@ -35,4 +38,5 @@ public struct MemberArchive: Hashable, Sendable {
 public enum MemberMutation: Hashable, Sendable {
     case water(WaterMutation)
     case habit(HabitMutation)
+    case privacySet(Privacy)
 }

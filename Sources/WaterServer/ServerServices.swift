@@ -139,24 +139,47 @@ struct BoardBuilder: Sendable {
         cache.changes.listen(body)
     }
 
-    /// The board as it goes on the wire, computed at most once per change and minute.
-    func wireBoard(week: ISOWeek, order: BoardOrder, now: Int64) -> WaterV1.WeeklyBoard {
-        cached(week: week, order: order, now: now).board
+    /// The board as it goes on the wire to `viewer` (a username; nil: no one's), computed at
+    /// most once per change and minute, and once per viewer only when someone's privacy makes
+    /// the viewers' boards differ.
+    func wireBoard(week: ISOWeek, order: BoardOrder, viewer: String?, now: Int64) -> WaterV1.WeeklyBoard {
+        cached(week: week, order: order, viewer: viewer, now: now).board
     }
 
-    /// `GetBoard`'s reply, encoded once per change and minute.
-    func encodedBoard(week: ISOWeek, order: BoardOrder, now: Int64) -> Encoded<WaterV1.GetBoardResponse> {
-        cached(week: week, order: order, now: now).reply
+    /// `GetBoard`'s reply to `viewer`, encoded as seldom as ``wireBoard(week:order:viewer:now:)``.
+    func encodedBoard(week: ISOWeek, order: BoardOrder, viewer: String?, now: Int64) -> Encoded<
+        WaterV1.GetBoardResponse
+    > {
+        cached(week: week, order: order, viewer: viewer, now: now).reply
     }
 
-    private func cached(week: ISOWeek, order: BoardOrder, now: Int64) -> BoardCache.Entry {
-        let key = BoardCache.Key(week: week, order: order, minute: now / 60_000)
+    private func cached(week: ISOWeek, order: BoardOrder, viewer: String?, now: Int64) -> BoardCache.Entry {
+        let shared = BoardCache.Key(week: week, order: order, minute: now / 60_000, viewer: nil)
         let generation = cache.generation.withLock { $0 }
-        if let hit = cache.boards.withLock({ $0[key] }), hit.generation == generation { return hit }
-        let (built, unavailable) = self.board(week: week, order: order, now: now)
-        let board = Self.wire(built, unavailable: unavailable, now: now)
-        let entry = BoardCache.Entry(
-            generation: generation, board: board, reply: Encoded(WaterV1.GetBoardResponse(board: board)))
+        let base =
+            hit(shared, generation)
+            ?? {
+                let (built, unavailable) = self.board(week: week, order: order, now: now)
+                let members = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
+                return keep(
+                    BoardCache.Entry(generation: generation, built: built, unavailable: members, viewer: nil, now: now),
+                    shared)
+            }()
+        guard let viewer, !base.built.isSameForEveryone else { return base }
+        var key = shared
+        key.viewer = viewer
+        return hit(key, generation)
+            ?? keep(
+                BoardCache.Entry(
+                    generation: generation, built: base.built, unavailable: base.board.unavailable, viewer: viewer,
+                    now: now), key)
+    }
+
+    private func hit(_ key: BoardCache.Key, _ generation: UInt64) -> BoardCache.Entry? {
+        cache.boards.withLock { $0[key] }.flatMap { $0.generation == generation ? $0 : nil }
+    }
+
+    private func keep(_ entry: BoardCache.Entry, _ key: BoardCache.Key) -> BoardCache.Entry {
         cache.boards.withLock { boards in
             if boards.count > 64 { boards.removeAll() }
             boards[key] = entry
@@ -164,23 +187,29 @@ struct BoardBuilder: Sendable {
         return entry
     }
 
-    /// A board as it goes on the wire: GetBoard's, WatchBoard's and GetBoardHistory's one path.
-    private static func wire(_ built: WeeklyBoard, unavailable: [Account], now: Int64) -> WaterV1.WeeklyBoard {
-        var board = Wire.board(built, now: now)
-        board.unavailable = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
+    /// A board as it goes on the wire to `viewer`: GetBoard's, WatchBoard's and
+    /// GetBoardHistory's one path (privacy is applied in ``Wire/board(_:viewer:now:)``).
+    static func wire(_ built: WeeklyBoard, unavailable: [WaterV1.Member], viewer: String?, now: Int64)
+        -> WaterV1.WeeklyBoard
+    {
+        var board = Wire.board(built, viewer: viewer, now: now)
+        board.unavailable = unavailable
         return board
     }
 
-    /// The boards of the `weeks` weeks before the current one, last week first, each as
-    /// GetBoard has it but without the rows' days: one read of the members for all of them.
-    func history(weeks: Int, order: BoardOrder, now: Int64) -> [WaterV1.WeeklyBoard] {
+    /// The boards of the `weeks` weeks before the current one as `viewer` may see them, last
+    /// week first, each as GetBoard has it but without the rows' days: one read of the members
+    /// for all of them.
+    func history(weeks: Int, order: BoardOrder, viewer: String?, now: Int64) -> [WaterV1.WeeklyBoard] {
         let (readable, unavailable) = members()
         let members = readable.map(\.member)
+        let named = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
         var week = currentWeek(now: now)
         return (0..<weeks).map { _ in
             week = week.previous
             var board = Self.wire(
-                WeeklyBoard(members: members, week: week, order: order, now: now), unavailable: unavailable, now: now)
+                WeeklyBoard(members: members, week: week, order: order, now: now), unavailable: named, viewer: viewer,
+                now: now)
             for index in board.rows.indices { board.rows[index].days = [] }
             return board
         }
@@ -212,7 +241,8 @@ struct BoardBuilder: Sendable {
                 account,
                 BoardMember(
                     username: account.username, displayName: account.displayName, water: archive.water,
-                    habits: archive.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds)
+                    habits: archive.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds,
+                    privacy: archive.privacy)
             )
         }
         return (readable, unavailable)
@@ -225,13 +255,24 @@ final class BoardCache: Sendable {
         var week: ISOWeek
         var order: BoardOrder
         var minute: Int64
+        /// nil: the board everyone gets while it is the same for everyone.
+        var viewer: String?
     }
 
-    /// A board built for one key, as a message and as `GetBoard`'s encoded reply.
+    /// A board built for one key: the ranking, and one viewer's board as a message and as
+    /// `GetBoard`'s encoded reply.
     struct Entry {
         var generation: UInt64
+        var built: WeeklyBoard
         var board: WaterV1.WeeklyBoard
         var reply: Encoded<WaterV1.GetBoardResponse>
+
+        init(generation: UInt64, built: WeeklyBoard, unavailable: [WaterV1.Member], viewer: String?, now: Int64) {
+            self.generation = generation
+            self.built = built
+            board = BoardBuilder.wire(built, unavailable: unavailable, viewer: viewer, now: now)
+            reply = Encoded(WaterV1.GetBoardResponse(board: board))
+        }
     }
 
     let generation = Locked<UInt64>(0)

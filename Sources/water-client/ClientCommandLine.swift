@@ -41,7 +41,9 @@ let clientCommandLine = ProgramSpec(
                 OptionSpec("local", nil, "only forget it here, without the server (it still works there)")
             ],
             examples: ["logout", "logout --local"]),
-        CommandSpec("whoami", summary: "show who you are logged in as", examples: ["whoami"]),
+        CommandSpec(
+            "whoami", summary: "show who you are logged in as, and what others see of you",
+            examples: ["whoami"]),
         CommandSpec(
             "passwd", summary: "change your password (your other sessions end)",
             details: """
@@ -175,6 +177,8 @@ let clientCommandLine = ProgramSpec(
                 shows each day and which key broke a tie the screen does not show; --watch keeps it
                 live, and waits for the server when it restarts. --history lists past weeks, each with
                 its winner and where you came; the first board of a new week says who won the last.
+                Members who chose privacy percent show no millilitres (-), hidden ones are not on it;
+                your own row is always whole (see privacy --help).
                 """,
             options: [
                 weekOption,
@@ -200,6 +204,19 @@ let clientCommandLine = ProgramSpec(
                 OptionSpec("for", "NAME", "another member of the household (their username)"),
             ],
             examples: ["year", "year 2025", "year --habit read", "year --for ben"]),
+        CommandSpec(
+            "privacy", "[LEVEL]", summary: "show or set what the household sees of you on the board",
+            details: """
+                Shows or sets what the rest of the household sees of you (LEVEL): on the board, its
+                live view, --json and the wall (MQTT). full: everything, millilitres too. percent:
+                your rank, percent, days met and streak, not your millilitres, drinks or per-day
+                amounts. hidden: you are on no one else's board (their ranks are counted without
+                you); you still see yourself, ranked among them, marked "only you see this". An
+                admin's household export stays complete. Away from the server it waits on this
+                computer and is sent later; setting it twice is the same as once.
+                """,
+            examples: ["privacy", "privacy percent", "privacy full"],
+            argumentChoices: Privacy.allCases.map(\.description)),
         CommandSpec(
             "todo add", "TEXT", summary: "add an item to the household's shared list",
             details: "Adds an item (longer than 3 characters) at the bottom of the household's shared list.",

@@ -56,6 +56,7 @@ do {
     case "drink": try DrinkCommands.run(&invocation, action: action)
     case "board": try BoardCommand.run(&invocation)
     case "year": try YearCommand.run(&invocation)
+    case "privacy": try PrivacyCommand.run(&invocation)
     case "member": try MemberCommands.run(&invocation, action: action)
     case "todo": try TodoCommand.run(&invocation, action: action)
     case "habit": try HabitCommand.run(&invocation, action: action)

@@ -112,6 +112,10 @@ struct AuthorizationTests {
         "water.v1.Tracker/GetYear": (
             .notFound, { ann, _ in code { try ann.call(WaterV1.GetYearRequest(habit: "no-such-habit")) } }
         ),
+        // ann's own level only: there is no field for anyone else's.
+        "water.v1.Tracker/SetPrivacy": (
+            .ok, { ann, _ in code { try ann.call(WaterV1.SetPrivacyRequest(privacy: .percent)) } }
+        ),
         "water.v1.Tracker/GetSettings": (.ok, { ann, _ in code { try ann.call(WaterV1.GetSettingsRequest()) } }),
         // Cups are the caller's own; a name ann never added is not found, whoever else has one.
         "water.v1.Tracker/AddCup": (

@@ -141,7 +141,11 @@ struct EverydayPolishTests {
         let mum = server.cli("mum")
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
         let whoami = try mum.run(["whoami"])
-        #expect(whoami.output == "mum (mum), admin, UTC, on \(server.address)\n", "\(whoami.output)")
+        #expect(
+            whoami.output
+                == "mum (mum), admin, UTC, on \(server.address)\n"
+                + "privacy full: others see everything of yours on the board, millilitres too\n",
+            "\(whoami.output)")
     }
 
     @Test("login reaches the server (and settles its certificate) before it reads a password")

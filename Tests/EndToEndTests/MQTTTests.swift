@@ -181,6 +181,40 @@ struct MQTTTests {
         #expect(try broker.retained("homeassistant/sensor/water_benjamin_rank/config") == nil)
     }
 
+    @Test("a percent member's state and board line have no millilitres; a hidden member's topics are cleared")
+    func privacyOnTheWall() throws {
+        let broker = try MosquittoBroker()
+        let server = try ServerProcess.fresh(["--mqtt", broker.address])
+        let (mum, ben) = try family(server)
+        #expect(try mum.run(["log", "1000"]).status == 0)
+        #expect(try ben.run(["log", "500"]).status == 0)
+        #expect(try broker.waitForRetained("water/ben/state") { jsonObject($0)["amount_ml"] as? Int == 500 } != nil)
+
+        // percent: mum 50 % first, ben 25 % second, with no ml field and no ml sensor.
+        #expect(try ben.run(["privacy", "percent"]).status == 0)
+        let state = jsonObject(
+            try broker.waitForRetained("water/ben/state") { jsonObject($0)["percent"] != nil && !$0.contains("_ml") })
+        #expect(state["amount_ml"] == nil && state["goal_ml"] == nil)
+        #expect(state["percent"] as? Int == 25 && state["rank"] as? Int == 2)
+        #expect(try waitUntil { try broker.retained("homeassistant/sensor/water_ben_amount_ml/config") == nil })
+        #expect(try broker.retained("homeassistant/sensor/water_ben_percent/config") != nil)
+        let board = jsonObject(try broker.retained("water/board"))
+        let lines = board["members"] as? [[String: Any]] ?? []
+        #expect(lines.map { $0["username"] as? String } == ["mum", "ben"])
+        #expect(lines.map { $0["total_ml"] as? Int } == [1000, nil])
+
+        // hidden: every topic of ben's cleared, and the board is mum's alone.
+        #expect(try ben.run(["privacy", "hidden"]).status == 0)
+        #expect(try waitUntil { try broker.retained("water/ben/state") == nil })
+        for field in ["percent", "rank", "streak_days"] {
+            #expect(try broker.retained("homeassistant/sensor/water_ben_\(field)/config") == nil)
+        }
+        let alone = jsonObject(
+            try broker.waitForRetained("water/board") { !$0.contains("\"ben\"") })
+        #expect((alone["members"] as? [[String: Any]])?.map { $0["username"] as? String } == ["mum"])
+        #expect(server.stop() == 0)
+    }
+
     @Test("a member removed while the server published nothing is cleared at its next connect")
     func removedWhileNotPublishing() throws {
         let broker = try MosquittoBroker()

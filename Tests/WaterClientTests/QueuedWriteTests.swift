@@ -20,12 +20,16 @@ struct QueuedWriteTests {
         .todoAdd(WaterV1.AddTodoRequest(itemID: entry, text: "buy filters")),
         .todoDone(WaterV1.SetTodoDoneRequest(itemID: entry, done: true)),
         .todoDone(WaterV1.SetTodoDoneRequest(itemID: entry, done: false)),
+        .privacy(WaterV1.SetPrivacyRequest(privacy: .percent)),
     ]
 
     @Test("every kind is written to an outbox file and read back as it was, under the kind names of before")
     func fileRoundTrip() throws {
         let kinds = Self.every.map(\.kind.rawValue)
-        #expect(kinds == ["log", "edit", "rm", "habit-check", "habit-uncheck", "todo-add", "todo-done", "todo-undone"])
+        #expect(
+            kinds == [
+                "log", "edit", "rm", "habit-check", "habit-uncheck", "todo-add", "todo-done", "todo-undone", "privacy",
+            ])
         for write in Self.every {
             let stored = Outbox.Write(
                 name: "1.write", server: "pi:7420", username: "mum", queuedAtUnixMs: Self.noon, request: write)
@@ -79,11 +83,11 @@ struct QueuedWriteTests {
         let expected = [
             "log 250 ml at 12:00 on Tue 2026-12-01", "change drink a4b2c3d4 to 300 ml", "remove drink a4b2c3d4",
             "check Stretch on 2026-12-01", "uncheck Stretch on 2026-11-30", "add \"buy filters\" to the list",
-            "mark a4b2c3d4 done", "mark a4b2c3d4 not done",
+            "mark a4b2c3d4 done", "mark a4b2c3d4 not done", "set your privacy to percent",
         ]
         #expect(Self.every.map { $0.words(zone: .utc, cache: cache) } == expected)
         cache.todos = [WaterV1.TodoItem(itemID: Self.entry, text: "buy filters")]
-        #expect(Self.every.last?.words(zone: .utc, cache: cache) == "mark \"buy filters\" not done")
+        #expect(Self.every[7].words(zone: .utc, cache: cache) == "mark \"buy filters\" not done")
         #expect(
             QueuedWrite.log(WaterV1.LogWaterRequest(entryID: Self.entry, atUnixMs: Self.noon)).words(
                 zone: .utc, cache: nil) == "log your usual cup at 12:00 on Tue 2026-12-01")

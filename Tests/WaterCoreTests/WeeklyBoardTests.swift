@@ -3,14 +3,14 @@ import WaterCore
 import WaterZoneInfo
 
 /// Thursday 2026-12-03 12:00 UTC: the board's week (2026-W49) has run Monday to Thursday.
-private let thursday: Int64 = noon + 3 * day
-private let week = ISOWeek("2026-W49")!
+let thursday: Int64 = noon + 3 * day
+let week = ISOWeek("2026-W49")!
 
 /// A member who drinks `amounts[i]` at 09:00 UTC on day i of the week (Monday first), with
 /// goal changes as (day index, goal) applied on those days, in time order.
-private func member(_ name: String, amounts: [Int32], goals: [(Int, Int32)] = [], lastWeek: [Int32] = [])
-    throws -> BoardMember
-{
+func member(
+    _ name: String, amounts: [Int32], goals: [(Int, Int32)] = [], lastWeek: [Int32] = [], privacy: Privacy = .full
+) throws -> BoardMember {
     var water = WaterDiary(timeZone: .utc)
     var n: UInt64 = 0
     let monday9 = noon - 3 * hour
@@ -40,7 +40,7 @@ private func member(_ name: String, amounts: [Int32], goals: [(Int, Int32)] = []
         }
         try drink(amount, at: monday9 + Int64(index) * day)
     }
-    return BoardMember(username: name, displayName: name.capitalized, water: water)
+    return BoardMember(username: name, displayName: name.capitalized, water: water, privacy: privacy)
 }
 
 @Suite("WeeklyBoard")

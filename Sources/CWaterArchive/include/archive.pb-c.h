@@ -146,7 +146,11 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * day
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED = 41
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED = 41,
+  /*
+   * privacy
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET = 42
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -186,10 +190,14 @@ struct  Water__Archive__V1__JournalRecord
   Water__Archive__V1__StoredSession *session;
   Water__Archive__V1__StoredDrink *drink;
   Water__Archive__V1__StoredCup *cup;
+  /*
+   * 0 full, 1 percent, 2 hidden (water.v1.Privacy's numbers).
+   */
+  uint32_t privacy;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0 }
 
 
 /*
@@ -419,10 +427,15 @@ struct  Water__Archive__V1__MemberSnapshot
    */
   size_t n_excused_days;
   Water__Archive__V1__ExcusedDay **excused_days;
+  /*
+   * What the rest of the household sees: 0 full (and every archive from before privacy),
+   * 1 percent, 2 hidden.
+   */
+  uint32_t privacy;
 };
 #define WATER__ARCHIVE__V1__MEMBER_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__member_snapshot__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0 }
 
 
 /*

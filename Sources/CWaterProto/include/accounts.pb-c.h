@@ -44,6 +44,26 @@ typedef struct Water__V1__SetRoleResponse Water__V1__SetRoleResponse;
 
 /* --- enums --- */
 
+/*
+ * What the rest of the household sees of a member (proto/README.md, "Privacy").
+ */
+typedef enum _Water__V1__Privacy {
+  /*
+   * Everything: millilitres, entries and the per-day amounts too.
+   */
+  WATER__V1__PRIVACY__PRIVACY_FULL = 0,
+  /*
+   * Rank, percent, days met, streak and habit check-ins; no millilitres, no entry counts, no
+   * per-day amounts (BoardRow.amounts_hidden is set instead).
+   */
+  WATER__V1__PRIVACY__PRIVACY_PERCENT = 1,
+  /*
+   * Not on anyone else's board at all; the member still sees themself, ranked among the
+   * others (BoardRow.only_you_see_this).
+   */
+  WATER__V1__PRIVACY__PRIVACY_HIDDEN = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__V1__PRIVACY)
+} Water__V1__Privacy;
 typedef enum _Water__V1__Role {
   WATER__V1__ROLE__ROLE_UNSPECIFIED = 0,
   WATER__V1__ROLE__ROLE_MEMBER = 1,
@@ -148,10 +168,14 @@ struct  Water__V1__WhoAmIResponse
   ProtobufCMessage base;
   Water__V1__Member *member;
   int64_t session_expires_at_unix_ms;
+  /*
+   * What the rest of the household sees of the caller.
+   */
+  Water__V1__Privacy privacy;
 };
 #define WATER__V1__WHO_AM_IRESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__who_am_iresponse__descriptor) \
-    , NULL, 0 }
+    , NULL, 0, WATER__V1__PRIVACY__PRIVACY_FULL }
 
 
 struct  Water__V1__ChangePasswordRequest
@@ -1062,6 +1086,7 @@ void water__v1__accounts__set_role(ProtobufCService *service,
 
 /* --- descriptors --- */
 
+extern const ProtobufCEnumDescriptor    water__v1__privacy__descriptor;
 extern const ProtobufCEnumDescriptor    water__v1__role__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__member__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__login_request__descriptor;

@@ -43,6 +43,18 @@ typedef enum _Water__V1__BoardOrder {
 
 /* --- messages --- */
 
+/*
+ * Privacy is applied to each caller's board as it leaves the server, in one place, for
+ * GetBoard, WatchBoard and every other reply with other members' rows:
+ * - The ranking is computed once, on everyone's full figures; a caller's board then has the
+ *   members who are not PRIVACY_HIDDEN, plus the caller, ranked again among those rows in the
+ *   same order (a tie stays a tie). So a hidden member is off the others' boards and out of
+ *   their ranks, and sees themself where they would stand among the others.
+ * - Another member's PRIVACY_PERCENT row keeps rank, percent, days met, streak and habit
+ *   check-ins, and drops every millilitre figure and entry count (amounts_hidden).
+ * - The caller's own row is always whole. Admins get the same boards as everyone; only the
+ *   household Export (admins only) stays complete, for backups.
+ */
 struct  Water__V1__BoardRow
 {
   ProtobufCMessage base;
@@ -75,7 +87,8 @@ struct  Water__V1__BoardRow
    */
   uint32_t habit_checkins;
   /*
-   * The days behind the figures, Monday first, up to today for the current week.
+   * The days behind the figures, Monday first, up to today for the current week. In a row
+   * with amounts_hidden, each day has only date, progress, percent and goal_met.
    */
   size_t n_days;
   Water__V1__DaySummary **days;
@@ -91,10 +104,19 @@ struct  Water__V1__BoardRow
    * Every day of the week so far is excused: the row ranks last and shows "excused".
    */
   protobuf_c_boolean all_excused;
+  /*
+   * The caller's own row while their privacy is PRIVACY_HIDDEN: no one else's board has it.
+   */
+  protobuf_c_boolean only_you_see_this;
+  /*
+   * Another member's row whose privacy is PRIVACY_PERCENT: total_ml is 0 and the days carry no
+   * millilitres and no entry counts (none of them is sent at all).
+   */
+  protobuf_c_boolean amounts_hidden;
 };
 #define WATER__V1__BOARD_ROW__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__board_row__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0, 0 }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0, 0, 0, 0 }
 
 
 struct  Water__V1__WeeklyBoard
@@ -118,10 +140,14 @@ struct  Water__V1__WeeklyBoard
    */
   size_t n_unavailable;
   Water__V1__Member **unavailable;
+  /*
+   * What the rest of the household sees of the caller (the caller's own row is always whole).
+   */
+  Water__V1__Privacy viewer_privacy;
 };
 #define WATER__V1__WEEKLY_BOARD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__weekly_board__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, WATER__V1__BOARD_ORDER__BOARD_ORDER_PROGRESS, 0,NULL, 0, 0,NULL }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, WATER__V1__BOARD_ORDER__BOARD_ORDER_PROGRESS, 0,NULL, 0, 0,NULL, WATER__V1__PRIVACY__PRIVACY_FULL }
 
 
 struct  Water__V1__GetBoardRequest

@@ -15,16 +15,19 @@ public struct BoardMember: Sendable {
     public var habits: HabitBook
     /// When the account was made; with the first drink, when the member joined.
     public var createdAtUnixMilliseconds: Int64?
+    /// What the others may see of the member (``WeeklyBoard/view(for:)`` applies it).
+    public var privacy: Privacy
 
     public init(
         username: String, displayName: String, water: WaterDiary, habits: HabitBook = HabitBook(),
-        createdAtUnixMilliseconds: Int64? = nil
+        createdAtUnixMilliseconds: Int64? = nil, privacy: Privacy = .full
     ) {
         self.username = username
         self.displayName = displayName
         self.water = water
         self.habits = habits
         self.createdAtUnixMilliseconds = createdAtUnixMilliseconds
+        self.privacy = privacy
     }
 
     /// The earlier of the account's creation and the first drink (an imported history counts
@@ -60,6 +63,7 @@ public struct BoardStanding: Hashable, Sendable {
     /// The days behind the figures, Monday first, up to the member's today; a day before the
     /// member joined is excused as ``WeeklyBoard/beforeJoining``.
     public var days: [WaterDay]
+    public var privacy: Privacy = .full
 
     /// averageProgress x 100, truncated, as exact arithmetic would: the sum of the days'
     /// fractions is rarely exact in binary (71 % came out 70), and a millionth of a percent is
@@ -100,7 +104,7 @@ public struct WeeklyBoard: Hashable, Sendable {
                 bestStreakDays: member.water.bestStreak, excusedDays: days.count - counted.count,
                 allExcused: !days.isEmpty && counted.isEmpty,
                 habitCheckIns: member.habits.checkIns(in: week),
-                days: days)
+                days: days, privacy: member.privacy)
         }
         // A week with every day excused ranks after everyone who had a day to count.
         let keys = { (standing: BoardStanding) -> (Int, Double, Double) in

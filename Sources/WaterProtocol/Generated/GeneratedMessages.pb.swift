@@ -96,6 +96,8 @@ public enum GeneratedMessages {
         "water.v1.SetGoalResponse": WaterV1.SetGoalResponse.self,
         "water.v1.SetGuardianRequest": WaterV1.SetGuardianRequest.self,
         "water.v1.SetGuardianResponse": WaterV1.SetGuardianResponse.self,
+        "water.v1.SetPrivacyRequest": WaterV1.SetPrivacyRequest.self,
+        "water.v1.SetPrivacyResponse": WaterV1.SetPrivacyResponse.self,
         "water.v1.SetRoleRequest": WaterV1.SetRoleRequest.self,
         "water.v1.SetRoleResponse": WaterV1.SetRoleResponse.self,
         "water.v1.SetTimeZoneRequest": WaterV1.SetTimeZoneRequest.self,

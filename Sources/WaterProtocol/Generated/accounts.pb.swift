@@ -2,6 +2,42 @@
 // Source: proto/accounts.proto
 
 extension WaterV1 {
+    /// What the rest of the household sees of a member (proto/README.md, "Privacy").
+    ///
+    /// The Swift form of `water.v1.Privacy`. Open, as proto3 enums are: a value this
+    /// version does not know survives decoding, and `isKnown` tells it apart.
+    public struct Privacy: ProtoEnum {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) {
+            self.rawValue = rawValue
+        }
+
+        /// Everything: millilitres, entries and the per-day amounts too.
+        public static let full = Privacy(rawValue: 0)
+
+        /// Rank, percent, days met, streak and habit check-ins; no millilitres, no entry counts, no
+        /// per-day amounts (BoardRow.amounts_hidden is set instead).
+        public static let percent = Privacy(rawValue: 1)
+
+        /// Not on anyone else's board at all; the member still sees themself, ranked among the
+        /// others (BoardRow.only_you_see_this).
+        public static let hidden = Privacy(rawValue: 2)
+
+        /// Every value this version knows, in the proto's order.
+        public static let knownValues: [Privacy] = [.full, .percent, .hidden]
+
+        /// The value's name in the proto file, or nil for a value this version does not know.
+        public var protoName: String? {
+            switch rawValue {
+            case 0: "PRIVACY_FULL"
+            case 1: "PRIVACY_PERCENT"
+            case 2: "PRIVACY_HIDDEN"
+            default: nil
+            }
+        }
+    }
+
     /// The Swift form of `water.v1.Role`. Open, as proto3 enums are: a value this
     /// version does not know survives decoding, and `isKnown` tells it apart.
     public struct Role: ProtoEnum {
@@ -252,20 +288,26 @@ extension WaterV1 {
 
         public var sessionExpiresAtUnixMs: Int64
 
+        /// What the rest of the household sees of the caller.
+        public var privacy: Privacy
+
         /// Creates a `WhoAmIResponse`; omitted fields take the proto3 defaults.
-        public init(member: Member? = nil, sessionExpiresAtUnixMs: Int64 = 0) {
+        public init(member: Member? = nil, sessionExpiresAtUnixMs: Int64 = 0, privacy: Privacy = Privacy(rawValue: 0)) {
             self.member = member
             self.sessionExpiresAtUnixMs = sessionExpiresAtUnixMs
+            self.privacy = privacy
         }
 
         enum CodingKeys: String, CodingKey {
             case member = "member"
             case sessionExpiresAtUnixMs = "session_expires_at_unix_ms"
+            case privacy = "privacy"
 
             var intValue: Int? {
                 switch self {
                 case .member: 0
                 case .sessionExpiresAtUnixMs: 1
+                case .privacy: 2
                 }
             }
 
@@ -273,6 +315,7 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .member
                 case 1: self = .sessionExpiresAtUnixMs
+                case 2: self = .privacy
                 default: return nil
                 }
             }
@@ -283,7 +326,8 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 member: try container.decodeIfPresent(Member.self, forKey: .member),
-                sessionExpiresAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .sessionExpiresAtUnixMs) ?? 0)
+                sessionExpiresAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .sessionExpiresAtUnixMs) ?? 0,
+                privacy: try container.decodeIfPresent(Privacy.self, forKey: .privacy) ?? Privacy(rawValue: 0))
         }
     }
 
@@ -1112,12 +1156,13 @@ extension WaterV1.WhoAmIResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(member: reader.message(at: 0, as: WaterV1.Member.self), sessionExpiresAtUnixMs: reader.value(at: 1).int64)
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self), sessionExpiresAtUnixMs: reader.value(at: 1).int64, privacy: WaterV1.Privacy(rawValue: reader.value(at: 2).int32))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = member { builder.setMessage(value, at: 0) }
         builder.set(.signed(sessionExpiresAtUnixMs), at: 1)
+        builder.set(.signed(Int64(privacy.rawValue)), at: 2)
     }
 }
 

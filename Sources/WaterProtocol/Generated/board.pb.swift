@@ -30,6 +30,17 @@ extension WaterV1 {
         }
     }
 
+    /// Privacy is applied to each caller's board as it leaves the server, in one place, for
+    /// GetBoard, WatchBoard and every other reply with other members' rows:
+    /// - The ranking is computed once, on everyone's full figures; a caller's board then has the
+    ///   members who are not PRIVACY_HIDDEN, plus the caller, ranked again among those rows in the
+    ///   same order (a tie stays a tie). So a hidden member is off the others' boards and out of
+    ///   their ranks, and sees themself where they would stand among the others.
+    /// - Another member's PRIVACY_PERCENT row keeps rank, percent, days met, streak and habit
+    ///   check-ins, and drops every millilitre figure and entry count (amounts_hidden).
+    /// - The caller's own row is always whole. Admins get the same boards as everyone; only the
+    ///   household Export (admins only) stays complete, for backups.
+    ///
     /// The Swift form of `water.v1.BoardRow`.
     public struct BoardRow: ProtoMessage {
         public static let protoName = "water.v1.BoardRow"
@@ -59,7 +70,8 @@ extension WaterV1 {
         /// Habit check-ins in this week.
         public var habitCheckins: UInt32
 
-        /// The days behind the figures, Monday first, up to today for the current week.
+        /// The days behind the figures, Monday first, up to today for the current week. In a row
+        /// with amounts_hidden, each day has only date, progress, percent and goal_met.
         public var days: [DaySummary]
 
         /// Days of the week so far that leave the average: excused, or before the member joined.
@@ -71,8 +83,15 @@ extension WaterV1 {
         /// Every day of the week so far is excused: the row ranks last and shows "excused".
         public var allExcused: Bool
 
+        /// The caller's own row while their privacy is PRIVACY_HIDDEN: no one else's board has it.
+        public var onlyYouSeeThis: Bool
+
+        /// Another member's row whose privacy is PRIVACY_PERCENT: total_ml is 0 and the days carry no
+        /// millilitres and no entry counts (none of them is sent at all).
+        public var amountsHidden: Bool
+
         /// Creates a `BoardRow`; omitted fields take the proto3 defaults.
-        public init(rank: UInt32 = 0, username: String = "", displayName: String = "", totalMl: Int32 = 0, daysMet: UInt32 = 0, averageProgress: Double = 0, averagePercent: UInt32 = 0, streakDays: UInt32 = 0, habitCheckins: UInt32 = 0, days: [DaySummary] = [], excusedDays: UInt32 = 0, bestStreakDays: UInt32 = 0, allExcused: Bool = false) {
+        public init(rank: UInt32 = 0, username: String = "", displayName: String = "", totalMl: Int32 = 0, daysMet: UInt32 = 0, averageProgress: Double = 0, averagePercent: UInt32 = 0, streakDays: UInt32 = 0, habitCheckins: UInt32 = 0, days: [DaySummary] = [], excusedDays: UInt32 = 0, bestStreakDays: UInt32 = 0, allExcused: Bool = false, onlyYouSeeThis: Bool = false, amountsHidden: Bool = false) {
             self.rank = rank
             self.username = username
             self.displayName = displayName
@@ -86,6 +105,8 @@ extension WaterV1 {
             self.excusedDays = excusedDays
             self.bestStreakDays = bestStreakDays
             self.allExcused = allExcused
+            self.onlyYouSeeThis = onlyYouSeeThis
+            self.amountsHidden = amountsHidden
         }
 
         enum CodingKeys: String, CodingKey {
@@ -102,6 +123,8 @@ extension WaterV1 {
             case excusedDays = "excused_days"
             case bestStreakDays = "best_streak_days"
             case allExcused = "all_excused"
+            case onlyYouSeeThis = "only_you_see_this"
+            case amountsHidden = "amounts_hidden"
 
             var intValue: Int? {
                 switch self {
@@ -118,6 +141,8 @@ extension WaterV1 {
                 case .excusedDays: 10
                 case .bestStreakDays: 11
                 case .allExcused: 12
+                case .onlyYouSeeThis: 13
+                case .amountsHidden: 14
                 }
             }
 
@@ -136,6 +161,8 @@ extension WaterV1 {
                 case 10: self = .excusedDays
                 case 11: self = .bestStreakDays
                 case 12: self = .allExcused
+                case 13: self = .onlyYouSeeThis
+                case 14: self = .amountsHidden
                 default: return nil
                 }
             }
@@ -157,7 +184,9 @@ extension WaterV1 {
                 days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [],
                 excusedDays: try container.decodeIfPresent(UInt32.self, forKey: .excusedDays) ?? 0,
                 bestStreakDays: try container.decodeIfPresent(UInt32.self, forKey: .bestStreakDays) ?? 0,
-                allExcused: try container.decodeIfPresent(Bool.self, forKey: .allExcused) ?? false)
+                allExcused: try container.decodeIfPresent(Bool.self, forKey: .allExcused) ?? false,
+                onlyYouSeeThis: try container.decodeIfPresent(Bool.self, forKey: .onlyYouSeeThis) ?? false,
+                amountsHidden: try container.decodeIfPresent(Bool.self, forKey: .amountsHidden) ?? false)
         }
     }
 
@@ -181,14 +210,18 @@ extension WaterV1 {
         /// but shown, never silently left out. Only username and display_name are set.
         public var unavailable: [Member]
 
+        /// What the rest of the household sees of the caller (the caller's own row is always whole).
+        public var viewerPrivacy: Privacy
+
         /// Creates a `WeeklyBoard`; omitted fields take the proto3 defaults.
-        public init(week: String = "", startsOn: String = "", order: BoardOrder = BoardOrder(rawValue: 0), rows: [BoardRow] = [], generatedAtUnixMs: Int64 = 0, unavailable: [Member] = []) {
+        public init(week: String = "", startsOn: String = "", order: BoardOrder = BoardOrder(rawValue: 0), rows: [BoardRow] = [], generatedAtUnixMs: Int64 = 0, unavailable: [Member] = [], viewerPrivacy: Privacy = Privacy(rawValue: 0)) {
             self.week = week
             self.startsOn = startsOn
             self.order = order
             self.rows = rows
             self.generatedAtUnixMs = generatedAtUnixMs
             self.unavailable = unavailable
+            self.viewerPrivacy = viewerPrivacy
         }
 
         enum CodingKeys: String, CodingKey {
@@ -198,6 +231,7 @@ extension WaterV1 {
             case rows = "rows"
             case generatedAtUnixMs = "generated_at_unix_ms"
             case unavailable = "unavailable"
+            case viewerPrivacy = "viewer_privacy"
 
             var intValue: Int? {
                 switch self {
@@ -207,6 +241,7 @@ extension WaterV1 {
                 case .rows: 3
                 case .generatedAtUnixMs: 4
                 case .unavailable: 5
+                case .viewerPrivacy: 6
                 }
             }
 
@@ -218,6 +253,7 @@ extension WaterV1 {
                 case 3: self = .rows
                 case 4: self = .generatedAtUnixMs
                 case 5: self = .unavailable
+                case 6: self = .viewerPrivacy
                 default: return nil
                 }
             }
@@ -232,7 +268,8 @@ extension WaterV1 {
                 order: try container.decodeIfPresent(BoardOrder.self, forKey: .order) ?? BoardOrder(rawValue: 0),
                 rows: try container.decodeIfPresent([BoardRow].self, forKey: .rows) ?? [],
                 generatedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .generatedAtUnixMs) ?? 0,
-                unavailable: try container.decodeIfPresent([Member].self, forKey: .unavailable) ?? [])
+                unavailable: try container.decodeIfPresent([Member].self, forKey: .unavailable) ?? [],
+                viewerPrivacy: try container.decodeIfPresent(Privacy.self, forKey: .viewerPrivacy) ?? Privacy(rawValue: 0))
         }
     }
 
@@ -488,7 +525,7 @@ extension WaterV1.BoardRow: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self), excusedDays: reader.value(at: 10).uint32, bestStreakDays: reader.value(at: 11).uint32, allExcused: reader.value(at: 12).bool)
+        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self), excusedDays: reader.value(at: 10).uint32, bestStreakDays: reader.value(at: 11).uint32, allExcused: reader.value(at: 12).bool, onlyYouSeeThis: reader.value(at: 13).bool, amountsHidden: reader.value(at: 14).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -505,6 +542,8 @@ extension WaterV1.BoardRow: WireMessage {
         builder.set(.unsigned(UInt64(excusedDays)), at: 10)
         builder.set(.unsigned(UInt64(bestStreakDays)), at: 11)
         builder.set(.bool(allExcused), at: 12)
+        builder.set(.bool(onlyYouSeeThis), at: 13)
+        builder.set(.bool(amountsHidden), at: 14)
     }
 }
 
@@ -520,7 +559,7 @@ extension WaterV1.WeeklyBoard: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(week: reader.value(at: 0).string, startsOn: reader.value(at: 1).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 2).int32), rows: reader.messages(at: 3, as: WaterV1.BoardRow.self), generatedAtUnixMs: reader.value(at: 4).int64, unavailable: reader.messages(at: 5, as: WaterV1.Member.self))
+        self.init(week: reader.value(at: 0).string, startsOn: reader.value(at: 1).string, order: WaterV1.BoardOrder(rawValue: reader.value(at: 2).int32), rows: reader.messages(at: 3, as: WaterV1.BoardRow.self), generatedAtUnixMs: reader.value(at: 4).int64, unavailable: reader.messages(at: 5, as: WaterV1.Member.self), viewerPrivacy: WaterV1.Privacy(rawValue: reader.value(at: 6).int32))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -530,6 +569,7 @@ extension WaterV1.WeeklyBoard: WireMessage {
         builder.setMessages(rows, at: 3)
         builder.set(.signed(generatedAtUnixMs), at: 4)
         builder.setMessages(unavailable, at: 5)
+        builder.set(.signed(Int64(viewerPrivacy.rawValue)), at: 6)
     }
 }
 

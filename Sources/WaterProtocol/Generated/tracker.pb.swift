@@ -385,14 +385,18 @@ extension WaterV1 {
         /// The member's named cups, by name; at most 32.
         public var cups: [Cup]
 
+        /// What the rest of the household sees of the member.
+        public var privacy: Privacy
+
         /// Creates a `Settings`; omitted fields take the proto3 defaults.
-        public init(dailyGoalMl: Int32 = 0, usualCupMl: Int32 = 0, quickCupsMl: [Int32] = [], timeZone: String = "", usualDrink: String = "", cups: [Cup] = []) {
+        public init(dailyGoalMl: Int32 = 0, usualCupMl: Int32 = 0, quickCupsMl: [Int32] = [], timeZone: String = "", usualDrink: String = "", cups: [Cup] = [], privacy: Privacy = Privacy(rawValue: 0)) {
             self.dailyGoalMl = dailyGoalMl
             self.usualCupMl = usualCupMl
             self.quickCupsMl = quickCupsMl
             self.timeZone = timeZone
             self.usualDrink = usualDrink
             self.cups = cups
+            self.privacy = privacy
         }
 
         enum CodingKeys: String, CodingKey {
@@ -402,6 +406,7 @@ extension WaterV1 {
             case timeZone = "time_zone"
             case usualDrink = "usual_drink"
             case cups = "cups"
+            case privacy = "privacy"
 
             var intValue: Int? {
                 switch self {
@@ -411,6 +416,7 @@ extension WaterV1 {
                 case .timeZone: 3
                 case .usualDrink: 4
                 case .cups: 5
+                case .privacy: 6
                 }
             }
 
@@ -422,6 +428,7 @@ extension WaterV1 {
                 case 3: self = .timeZone
                 case 4: self = .usualDrink
                 case 5: self = .cups
+                case 6: self = .privacy
                 default: return nil
                 }
             }
@@ -436,7 +443,8 @@ extension WaterV1 {
                 quickCupsMl: try container.decodeIfPresent([Int32].self, forKey: .quickCupsMl) ?? [],
                 timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "",
                 usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
-                cups: try container.decodeIfPresent([Cup].self, forKey: .cups) ?? [])
+                cups: try container.decodeIfPresent([Cup].self, forKey: .cups) ?? [],
+                privacy: try container.decodeIfPresent(Privacy.self, forKey: .privacy) ?? Privacy(rawValue: 0))
         }
     }
 
@@ -1793,6 +1801,81 @@ extension WaterV1 {
                 days: try container.decodeIfPresent([YearDay].self, forKey: .days) ?? [])
         }
     }
+
+    /// The Swift form of `water.v1.SetPrivacyRequest`.
+    public struct SetPrivacyRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.SetPrivacyRequest"
+        public typealias Response = SetPrivacyResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// PRIVACY_FULL, PRIVACY_PERCENT or PRIVACY_HIDDEN; any other value is INVALID_ARGUMENT.
+        public var privacy: Privacy
+
+        /// Creates a `SetPrivacyRequest`; omitted fields take the proto3 defaults.
+        public init(privacy: Privacy = Privacy(rawValue: 0)) {
+            self.privacy = privacy
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case privacy = "privacy"
+
+            var intValue: Int? {
+                switch self {
+                case .privacy: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .privacy
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                privacy: try container.decodeIfPresent(Privacy.self, forKey: .privacy) ?? Privacy(rawValue: 0))
+        }
+    }
+
+    /// The Swift form of `water.v1.SetPrivacyResponse`.
+    public struct SetPrivacyResponse: ProtoMessage {
+        public static let protoName = "water.v1.SetPrivacyResponse"
+
+        public var settings: Settings?
+
+        /// Creates a `SetPrivacyResponse`; omitted fields take the proto3 defaults.
+        public init(settings: Settings? = nil) {
+            self.settings = settings
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case settings = "settings"
+
+            var intValue: Int? {
+                switch self {
+                case .settings: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .settings
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                settings: try container.decodeIfPresent(Settings.self, forKey: .settings))
+        }
+    }
 }
 
 extension WaterV1.Cup: WireMessage {
@@ -1928,7 +2011,7 @@ extension WaterV1.Settings: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string, usualDrink: reader.value(at: 4).string, cups: reader.messages(at: 5, as: WaterV1.Cup.self))
+        self.init(dailyGoalMl: reader.value(at: 0).int32, usualCupMl: reader.value(at: 1).int32, quickCupsMl: reader.numbers(at: 2, as: Int32.self), timeZone: reader.value(at: 3).string, usualDrink: reader.value(at: 4).string, cups: reader.messages(at: 5, as: WaterV1.Cup.self), privacy: WaterV1.Privacy(rawValue: reader.value(at: 6).int32))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1938,6 +2021,7 @@ extension WaterV1.Settings: WireMessage {
         builder.set(.string(timeZone), at: 3)
         builder.set(.string(usualDrink), at: 4)
         builder.setMessages(cups, at: 5)
+        builder.set(.signed(Int64(privacy.rawValue)), at: 6)
     }
 }
 
@@ -2520,5 +2604,45 @@ extension WaterV1.GetYearResponse: WireMessage {
         builder.set(.string(habit), at: 3)
         builder.set(.string(today), at: 4)
         builder.setMessages(days, at: 5)
+    }
+}
+
+extension WaterV1.SetPrivacyRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(privacy: WaterV1.Privacy(rawValue: reader.value(at: 0).int32))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(privacy.rawValue)), at: 0)
+    }
+}
+
+extension WaterV1.SetPrivacyResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(WaterError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(settings: reader.message(at: 0, as: WaterV1.Settings.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = settings { builder.setMessage(value, at: 0) }
     }
 }

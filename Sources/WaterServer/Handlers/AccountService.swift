@@ -91,7 +91,11 @@ struct AccountService: Service {
         let (session, member) = try archives.read(archives.accounts) { book in
             (book.sessions[call.caller!.digest], Wire.member(call.account, in: book))
         }
-        return WaterV1.WhoAmIResponse(member: member, sessionExpiresAtUnixMs: session?.expiresAtUnixMilliseconds ?? 0)
+        // A protected archive is on no board: whoami still answers.
+        let privacy = (try? archives.read(try archives.own(call)) { $0.privacy }) ?? .full
+        return WaterV1.WhoAmIResponse(
+            member: member, sessionExpiresAtUnixMs: session?.expiresAtUnixMilliseconds ?? 0,
+            privacy: Wire.privacy(privacy))
     }
 
     /// A new password ends every session of the member; the caller's goes on with a new token.

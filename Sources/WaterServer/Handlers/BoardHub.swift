@@ -7,13 +7,16 @@ import WaterSync
 /// after every change to anyone's water or habits. Changes that come in a burst are sent once.
 /// A watcher whose connection has no room (its peer reads slower than boards change) is sent
 /// nothing more until it has, and then the latest board once: what it missed is coalesced,
-/// never queued.
+/// never queued. Each watcher gets its own view of the board (its member's privacy rules).
 final class BoardHub: Sendable {
     /// Changes within this window are coalesced into one new board.
     static let coalescing: DispatchTimeInterval = .milliseconds(50)
 
     private struct Watcher {
         var order: BoardOrder
+        /// The watching member's id: their username is looked up for each board (a rename
+        /// while watching keeps their own row theirs).
+        var viewer: UInt64
         var responder: Responder
         /// A board was sent and its connection has not said it has room for another yet.
         var isWaitingForRoom = true
@@ -39,10 +42,10 @@ final class BoardHub: Sendable {
     }
 
     /// Starts sending boards to `responder` until the call is cancelled.
-    func watch(order: BoardOrder, responder: Responder) {
+    func watch(order: BoardOrder, viewer: UInt64, responder: Responder) {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
-            state.watchers[state.nextID] = Watcher(order: order, responder: responder)
+            state.watchers[state.nextID] = Watcher(order: order, viewer: viewer, responder: responder)
             return state.nextID
         }
         responder.onCancel { [weak self] in
@@ -50,7 +53,7 @@ final class BoardHub: Sendable {
         }
         queue.async { [self] in
             let now = self.now()
-            send(board(boards.currentWeek(now: now), order, now: now), to: id, responder)
+            send(board(boards.currentWeek(now: now), order, viewer, now: now), to: id, responder)
         }
     }
 
@@ -82,10 +85,9 @@ final class BoardHub: Sendable {
         }
         let now = self.now()
         let week = boards.currentWeek(now: now)
-        var built: [BoardOrder: WaterV1.WatchBoardResponse] = [:]
+        // The builder's cache makes each distinct board once.
         for (id, watcher) in ready {
-            if built[watcher.order] == nil { built[watcher.order] = board(week, watcher.order, now: now) }
-            send(built[watcher.order]!, to: id, watcher.responder)
+            send(board(week, watcher.order, watcher.viewer, now: now), to: id, watcher.responder)
         }
     }
 
@@ -102,7 +104,7 @@ final class BoardHub: Sendable {
         }
         guard let missed else { return }
         let now = self.now()
-        send(board(boards.currentWeek(now: now), missed.order, now: now), to: id, missed.responder)
+        send(board(boards.currentWeek(now: now), missed.order, missed.viewer, now: now), to: id, missed.responder)
     }
 
     private func send(_ board: WaterV1.WatchBoardResponse, to id: UInt64, _ responder: Responder) {
@@ -112,7 +114,11 @@ final class BoardHub: Sendable {
         }
     }
 
-    private func board(_ week: ISOWeek, _ order: BoardOrder, now: Int64) -> WaterV1.WatchBoardResponse {
-        WaterV1.WatchBoardResponse(board: boards.wireBoard(week: week, order: order, now: now))
+    private func board(_ week: ISOWeek, _ order: BoardOrder, _ viewer: UInt64, now: Int64)
+        -> WaterV1.WatchBoardResponse
+    {
+        let username = try? boards.store.accounts.read { $0.accounts[viewer]?.username }
+        return WaterV1.WatchBoardResponse(
+            board: boards.wireBoard(week: week, order: order, viewer: username, now: now))
     }
 }

@@ -20,7 +20,9 @@ struct BoardService: Service {
             throw WaterError.invalidField("weeks", "the board's history covers 1 to 52 weeks, got \(request.weeks)")
         }
         return WaterV1.GetBoardHistoryResponse(
-            boards: boards.history(weeks: Int(request.weeks), order: try boardOrder(request.order), now: call.now))
+            boards: boards.history(
+                weeks: Int(request.weeks), order: try boardOrder(request.order), viewer: call.account.username,
+                now: call.now))
     }
 
     /// How many past weeks GetBoardHistory answers at most: a year.
@@ -41,12 +43,13 @@ struct BoardService: Service {
             guard parsed <= current else { throw WaterError.invalidField("week", "\(parsed) has not started yet") }
             week = parsed
         }
-        return boards.encodedBoard(week: week, order: try boardOrder(request.order), now: call.now)
+        return boards.encodedBoard(
+            week: week, order: try boardOrder(request.order), viewer: call.account.username, now: call.now)
     }
 
     /// This week's ranking now and after every change, until the call is cancelled.
     func watch(_ request: WaterV1.WatchBoardRequest, _ call: CallContext, responder: Responder) throws(WaterError) {
-        hub.watch(order: try boardOrder(request.order), responder: responder)
+        hub.watch(order: try boardOrder(request.order), viewer: call.account.id, responder: responder)
     }
 }
 

@@ -18,6 +18,7 @@ struct TrackerService: Service {
         router.onLoop(.member, today)
         router.onLoop(.member, history)
         router.onLoop(.member, setGoal)
+        router.onLoop(.member, setPrivacy)
         router.onLoop(.member, setUsualCup)
         router.onLoop(.member, settings)
         router.onLoop(.member, setTimeZone)
@@ -32,6 +33,16 @@ struct TrackerService: Service {
     func year(_ request: WaterV1.GetYearRequest, _ call: CallContext) throws(WaterError) -> WaterV1.GetYearResponse {
         let (account, archive) = try yearMember(request.forMember, call)
         return try archives.read(archive) { (archive) throws(WaterError) in
+            // Another member's year shows what their board row shows, unless the caller may act
+            // for them (an admin, a guardian), who sees it whole as with `today --for`.
+            let amountsHidden: Bool
+            switch ActingMember.may(call.account, actFor: account) ? .full : archive.privacy {
+            case .full: amountsHidden = false
+            case .percent: amountsHidden = true
+            case .hidden:
+                throw WaterError(
+                    .permissionDenied, "\(account.username) keeps their figures to themselves (privacy hidden)")
+            }
             let today = archive.water.today(atUnixMilliseconds: call.now)
             let number = request.year == 0 ? today.components.year : Int(request.year)
             guard let year = CalendarYear(number), number <= today.components.year else {
@@ -54,7 +65,7 @@ struct TrackerService: Service {
             }
             let days = year.days.map { date in
                 let day = archive.water.day(date)
-                guard let habit else { return Wire.yearDay(day, future: date > today) }
+                guard let habit else { return Wire.yearDay(day, future: date > today, amountsHidden: amountsHidden) }
                 let checked = habit.checkedDays.contains(date)
                 return WaterV1.YearDay(
                     date: date.description, percent: checked ? 100 : 0, goalMet: checked, future: date > today,
@@ -89,7 +100,7 @@ struct TrackerService: Service {
         let drinks = try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitReturning(
             for: acting, { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
-            result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive.water)) })
+            result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive)) })
     }
 
     func removeCup(_ request: WaterV1.RemoveCupRequest, _ call: CallContext) throws(WaterError)
@@ -98,7 +109,7 @@ struct TrackerService: Service {
         try archives.commitReturning(
             for: try archives.actingFor(call, request.forMember),
             { archive in Decision([.water(try archive.water.validateRemoveCup(request.name))]) },
-            result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive.water)) })
+            result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive)) })
     }
 
     /// Logs a drink; the same entry id again is a replay and changes nothing (`duplicate`).
@@ -194,7 +205,7 @@ struct TrackerService: Service {
             return WaterV1.GetTodayResponse(
                 day: Wire.day(archive.water.day(today)),
                 entries: archive.water.entries(on: today).map { Wire.entry($0, in: archive.water, makers: names) },
-                settings: Wire.settings(archive.water), drinks: drinks, streak: Wire.streak(archive.water, today: today)
+                settings: Wire.settings(archive), drinks: drinks, streak: Wire.streak(archive.water, today: today)
             )
         }
     }
@@ -229,9 +240,19 @@ struct TrackerService: Service {
             { archive in Decision([.water(try archive.water.validateGoal(request.dailyGoalMl, now: call.now))]) },
             result: { archive, _ in
                 WaterV1.SetGoalResponse(
-                    settings: Wire.settings(archive.water),
+                    settings: Wire.settings(archive),
                     today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
             })
+    }
+
+    /// What the others see of the caller. The level they already have writes nothing.
+    func setPrivacy(_ request: WaterV1.SetPrivacyRequest, _ call: CallContext) throws(WaterError)
+        -> WaterV1.SetPrivacyResponse
+    {
+        let level = try Wire.privacy(request.privacy, field: "privacy")
+        return try archives.commitOwnReturning(
+            call, { archive in Decision(archive.privacy == level ? [] : [.privacySet(level)]) },
+            result: { archive, _ in WaterV1.SetPrivacyResponse(settings: Wire.settings(archive)) })
     }
 
     func setUsualCup(_ request: WaterV1.SetUsualCupRequest, _ call: CallContext) throws(WaterError)
@@ -250,14 +271,14 @@ struct TrackerService: Service {
                 }
                 return Decision(cup + (drink ?? []))
             },
-            result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive.water)) })
+            result: { archive, _ in WaterV1.SetUsualCupResponse(settings: Wire.settings(archive)) })
     }
 
     func settings(_ request: WaterV1.GetSettingsRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.GetSettingsResponse
     {
         let archive = try archives.archive(of: try archives.actingFor(call, request.forMember))
-        return WaterV1.GetSettingsResponse(settings: try archives.read(archive) { Wire.settings($0.water) })
+        return WaterV1.GetSettingsResponse(settings: try archives.read(archive) { Wire.settings($0) })
     }
 
     /// Moves the caller's days to another zone: their diary first (what counts days), then their
@@ -272,7 +293,7 @@ struct TrackerService: Service {
             call, { _ in Decision([.water(.timeZoneSet(zone))]) },
             result: { archive, _ in
                 WaterV1.SetTimeZoneResponse(
-                    settings: Wire.settings(archive.water),
+                    settings: Wire.settings(archive),
                     today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
             })
         try archives.commitReturning(

@@ -117,7 +117,7 @@ enum Export {
             WaterV1.HabitHistory(habit: Wire.habit($0), checkedDates: $0.checkedDays.sorted().map(\.description))
         }
         let history = WaterV1.MemberHistory(
-            member: member, settings: Wire.settings(water), entries: entries, goals: goals,
+            member: member, settings: Wire.settings(archive), entries: entries, goals: goals,
             habits: habits,
             excused: water.excused.sorted { $0.key < $1.key }.map {
                 WaterV1.ExcusedDate(date: $0.key.description, reason: $0.value)
@@ -249,6 +249,12 @@ enum Import {
         if let cup = history.settings?.usualCupMl, cup != 0, cup != archive.water.usualCupMillilitres {
             mutations.append(
                 .water(try within("settings") { () throws(DomainError) in try archive.water.validateUsualCup(cup) }))
+        }
+        // A file's privacy is taken only when it keeps more to the member than full: an export
+        // from before privacy (or one made while full) never shows a member more than they chose.
+        if let wire = history.settings?.privacy, wire != .full {
+            let level = try Wire.privacy(wire, field: "settings.privacy")
+            if level != archive.privacy { mutations.append(.privacySet(level)) }
         }
         let today = archive.water.today(atUnixMilliseconds: now)
         var habits = archive.habits

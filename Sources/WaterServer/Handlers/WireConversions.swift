@@ -18,10 +18,12 @@ enum Wire {
     }
 
     /// A day of GetYear's water year.
-    static func yearDay(_ day: WaterDay, future: Bool) -> WaterV1.YearDay {
+    /// `amountsHidden`: a `percent` member's day as others get it, no millilitres.
+    static func yearDay(_ day: WaterDay, future: Bool, amountsHidden: Bool = false) -> WaterV1.YearDay {
         WaterV1.YearDay(
-            date: day.date.description, amountMl: day.amountMillilitres, goalMl: day.goalMillilitres,
-            percent: UInt32(day.percent), goalMet: day.isGoalMet, future: future, excused: day.isExcused)
+            date: day.date.description, amountMl: amountsHidden ? 0 : day.amountMillilitres,
+            goalMl: amountsHidden ? 0 : day.goalMillilitres, percent: UInt32(day.percent), goalMet: day.isGoalMet,
+            future: future, excused: day.isExcused)
     }
 
     /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
@@ -45,11 +47,25 @@ enum Wire {
         }
     }
 
-    static func settings(_ water: WaterDiary) -> WaterV1.Settings {
-        WaterV1.Settings(
+    static func settings(_ archive: MemberArchive) -> WaterV1.Settings {
+        let water = archive.water
+        return WaterV1.Settings(
             dailyGoalMl: water.dailyGoalMillilitres, usualCupMl: water.usualCupMillilitres,
             quickCupsMl: water.quickCupsMillilitres, timeZone: water.timeZone.identifier, usualDrink: water.usualDrink,
-            cups: water.cups.map { WaterV1.Cup(name: $0.name, amountMl: $0.amountMillilitres, drink: $0.drink ?? "") })
+            cups: water.cups.map { WaterV1.Cup(name: $0.name, amountMl: $0.amountMillilitres, drink: $0.drink ?? "") },
+            privacy: privacy(archive.privacy))
+    }
+
+    static func privacy(_ level: Privacy) -> WaterV1.Privacy {
+        WaterV1.Privacy(rawValue: Int32(level.rawValue))
+    }
+
+    /// A request's level, refusing a value this version does not know (`field` names it).
+    static func privacy(_ wire: WaterV1.Privacy, field: String) throws(WaterError) -> Privacy {
+        guard let level = Privacy(rawValue: Int(wire.rawValue)) else {
+            throw WaterError.invalidField(field, "privacy must be PRIVACY_FULL, PRIVACY_PERCENT or PRIVACY_HIDDEN")
+        }
+        return level
     }
 
     /// `guardians`: their usernames (``AccountBook/guardianNames(of:)``).
@@ -65,20 +81,35 @@ enum Wire {
         member(account, guardians: book.guardianNames(of: account))
     }
 
-    static func board(_ board: WeeklyBoard, now: Int64) -> WaterV1.WeeklyBoard {
-        WaterV1.WeeklyBoard(
+    /// The board as `viewer` (a username; nil: no one's, as the wall) may see it. This is the
+    /// one place privacy is applied to what leaves the server (``WeeklyBoard/view(for:)``):
+    /// every reply with other members' rows is made here, so a redacted figure is never on
+    /// the wire, not merely hidden by the client.
+    static func board(_ board: WeeklyBoard, viewer: String?, now: Int64) -> WaterV1.WeeklyBoard {
+        let own = board.standings.first { $0.username == viewer }
+        return WaterV1.WeeklyBoard(
             week: board.week.description, startsOn: board.week.monday.description,
-            order: board.order == .total ? .total : .progress,
-            rows: board.standings.map { standing in
-                WaterV1.BoardRow(
-                    rank: UInt32(standing.rank), username: standing.username,
-                    displayName: standing.displayName, totalMl: standing.totalMillilitres,
-                    daysMet: UInt32(standing.daysMet), averageProgress: standing.averageProgress,
-                    averagePercent: UInt32(standing.averagePercent), streakDays: UInt32(standing.streakDays),
-                    habitCheckins: UInt32(standing.habitCheckIns), days: standing.days.map(day),
-                    excusedDays: UInt32(standing.excusedDays), bestStreakDays: UInt32(standing.bestStreakDays),
-                    allExcused: standing.allExcused)
-            },
-            generatedAtUnixMs: now)
+            order: board.order == .total ? .total : .progress, rows: board.view(for: viewer).map(row),
+            generatedAtUnixMs: now, viewerPrivacy: privacy(own?.privacy ?? .full))
+    }
+
+    private static func row(_ row: BoardViewRow) -> WaterV1.BoardRow {
+        let standing = row.standing
+        return WaterV1.BoardRow(
+            rank: UInt32(standing.rank), username: standing.username, displayName: standing.displayName,
+            totalMl: row.amountsHidden ? 0 : standing.totalMillilitres, daysMet: UInt32(standing.daysMet),
+            averageProgress: standing.averageProgress, averagePercent: UInt32(standing.averagePercent),
+            streakDays: UInt32(standing.streakDays), habitCheckins: UInt32(standing.habitCheckIns),
+            days: standing.days.map { row.amountsHidden ? percentOnly($0) : day($0) },
+            excusedDays: UInt32(standing.excusedDays), bestStreakDays: UInt32(standing.bestStreakDays),
+            allExcused: standing.allExcused, onlyYouSeeThis: row.onlyYouSeeThis, amountsHidden: row.amountsHidden)
+    }
+
+    /// A day of a `percent` member as others get it: no millilitres, no entry count, and
+    /// whether it was excused but not why.
+    private static func percentOnly(_ day: WaterDay) -> WaterV1.DaySummary {
+        WaterV1.DaySummary(
+            date: day.date.description, progress: day.progress, percent: UInt32(day.percent), goalMet: day.isGoalMet,
+            excused: day.isExcused)
     }
 }

@@ -1,24 +1,14 @@
 import FoundationEssentials
 import WaterCore
 
-/// What a member lets the household's wall see: the board issue's privacy levels (issue 21).
-/// Until members can choose, every member is ``full``.
-enum HomePrivacy: Sendable {
-    /// Everything, millilitres too.
-    case full
-    /// Percentages, days and ranks; no millilitres.
-    case percent
-    /// Nothing at all: no sensors, no state, not on the board.
-    case hidden
-}
-
 /// One member as the wall shows them: their line on this week's board, their today, and what
 /// they let it show.
 struct HomeMember: Sendable {
     var standing: BoardStanding
     /// The member's own today, in their zone (it may lie outside the household's week).
     var today: WaterDay
-    var privacy: HomePrivacy
+    /// What they let the wall show: ``Privacy/hidden`` publishes nothing of them at all.
+    var privacy: Privacy
 }
 
 /// The retained messages that make the board appear in Home Assistant, as topic and payload:
@@ -40,7 +30,7 @@ struct HomeAssistantMessages: Sendable {
         var deviceClass: String?
         var stateClass: String?
         var icon: String
-        /// Left out for a member whose privacy is ``HomePrivacy/percent``.
+        /// Left out for a member whose privacy is ``Privacy/percent``.
         var isMillilitres = false
     }
 

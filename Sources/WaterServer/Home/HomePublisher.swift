@@ -142,17 +142,15 @@ final class HomePublisher: Sendable {
     /// archive cannot be read just now (protected), who are not gone.
     private func build(now: Int64) -> (messages: [String: [UInt8]], kept: Set<String>) {
         let (readable, unavailable) = boards.members()
-        let visible = readable.compactMap { account, member -> (BoardMember, HomePrivacy)? in
-            let privacy = Self.privacy(of: account)
-            return privacy == .hidden ? nil : (member, privacy)
-        }
         let week = boards.currentWeek(now: now)
-        let board = WeeklyBoard(members: visible.map(\.0), week: week, order: .progress, now: now)
-        let byUsername = Dictionary(visible.map { ($0.0.username, $0) }) { first, _ in first }
-        let members = board.standings.compactMap { standing -> HomeMember? in
-            guard let (member, privacy) = byUsername[standing.username] else { return nil }
+        let board = WeeklyBoard(members: readable.map(\.member), week: week, order: .progress, now: now)
+        let byUsername = Dictionary(readable.map { ($0.member.username, $0.member) }) { first, _ in first }
+        // The wall is no one's screen: it gets the board as no member (no hidden member on it,
+        // ranks without them), the same filter every member's board goes through.
+        let members = board.view(for: nil).compactMap { row -> HomeMember? in
+            guard let member = byUsername[row.standing.username] else { return nil }
             let today = member.water.day(member.water.today(atUnixMilliseconds: now))
-            return HomeMember(standing: standing, today: today, privacy: privacy)
+            return HomeMember(standing: row.standing, today: today, privacy: Self.privacy(of: member))
         }
         var kept: Set<String> = []
         for account in unavailable {
@@ -164,10 +162,9 @@ final class HomePublisher: Sendable {
         return (messages.messages(week: week, members: members), kept)
     }
 
-    /// What `account` lets the wall show. Every member is ``HomePrivacy/full`` until members can
-    /// choose (issue 21 sets their level here).
-    static func privacy(of account: Account) -> HomePrivacy {
-        .full
+    /// What `member` lets the wall show: the level they chose (`water-client privacy`).
+    static func privacy(of member: BoardMember) -> Privacy {
+        member.privacy
     }
 }
 

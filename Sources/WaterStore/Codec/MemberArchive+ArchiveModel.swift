@@ -28,7 +28,7 @@ extension MemberArchive: ArchiveModel {
             cups: water.cups.map(StoredValues.stored),
             excusedDays: water.excused.sorted { $0.key < $1.key }.map {
                 WaterArchiveV1.ExcusedDay(day: Int32($0.key.daysSinceEpoch), reason: $0.value)
-            }
+            }, privacy: UInt32(privacy.rawValue)
         ).serializedBytes()
     }
 
@@ -40,6 +40,7 @@ extension MemberArchive: ArchiveModel {
         archive.apply(.water(.usualCupSet(snapshot.usualCupMl)))
         if !snapshot.usualDrink.isEmpty { archive.apply(.water(.usualDrinkSet(snapshot.usualDrink))) }
         for stored in snapshot.cups { archive.apply(.water(.cupSaved(StoredValues.cup(stored)))) }
+        archive.apply(.privacySet(try StoredValues.privacy(snapshot.privacy)))
         for change in snapshot.goalChanges {
             archive.apply(.water(.goalSet(change.goalMl, from: LocalDate(daysSinceEpoch: Int(change.fromDay)))))
         }
@@ -121,6 +122,9 @@ extension MemberArchive: ArchiveModel {
         case .habit(.deleted(let id)):
             record.kind = .habitDeleted
             record.id = id.bytes
+        case .privacySet(let level):
+            record.kind = .privacySet
+            record.privacy = UInt32(level.rawValue)
         }
         return record
     }
@@ -151,6 +155,7 @@ extension MemberArchive: ArchiveModel {
         case .habitChecked: mutation = .habit(.checked(try StoredValues.recordID(record.id, "a check-in"), day))
         case .habitUnchecked: mutation = .habit(.unchecked(try StoredValues.recordID(record.id, "a check-in"), day))
         case .habitDeleted: mutation = .habit(.deleted(try StoredValues.recordID(record.id, "a habit deletion")))
+        case .privacySet: mutation = .privacySet(try StoredValues.privacy(record.privacy))
         default: throw StoredValues.corrupt("a member's journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)

@@ -27,6 +27,7 @@ extension MemberArchive {
         case .habit(.checked(_, let day)): "a habit checked on \(day)"
         case .habit(.unchecked(_, let day)): "a habit unchecked on \(day)"
         case .habit(.deleted): "the removal of a habit"
+        case .privacySet(let level): "the privacy \(level)"
         }
     }
 

@@ -49,6 +49,11 @@ enum StoredValues {
             name: stored.name, amountMillilitres: stored.amountMl, drink: stored.drink.isEmpty ? nil : stored.drink)
     }
 
+    static func privacy(_ stored: UInt32) throws(ArchiveError) -> Privacy {
+        guard let level = Privacy(rawValue: Int(stored)) else { throw corrupt("a privacy level of \(stored)") }
+        return level
+    }
+
     static func stored(_ drink: Drink) -> WaterArchiveV1.StoredDrink {
         WaterArchiveV1.StoredDrink(
             name: drink.name, factorHundredths: UInt32(drink.factorHundredths), icon: drink.icon)

@@ -98,8 +98,11 @@ extension WaterArchiveV1 {
         /// day
         public static let dayUnexcused = RecordKind(rawValue: 41)
 
+        /// privacy
+        public static let privacySet = RecordKind(rawValue: 42)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .dayExcused, .dayUnexcused]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .dayExcused, .dayUnexcused, .privacySet]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -132,6 +135,7 @@ extension WaterArchiveV1 {
             case 25: "RECORD_KIND_CUP_REMOVED"
             case 40: "RECORD_KIND_DAY_EXCUSED"
             case 41: "RECORD_KIND_DAY_UNEXCUSED"
+            case 42: "RECORD_KIND_PRIVACY_SET"
             default: nil
             }
         }
@@ -183,8 +187,11 @@ extension WaterArchiveV1 {
 
         public var cup: StoredCup?
 
+        /// 0 full, 1 percent, 2 hidden (water.v1.Privacy's numbers).
+        public var privacy: UInt32
+
         /// Creates a `JournalRecord`; omitted fields take the proto3 defaults.
-        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil) {
+        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0) {
             self.sequence = sequence
             self.kind = kind
             self.entry = entry
@@ -203,6 +210,7 @@ extension WaterArchiveV1 {
             self.session = session
             self.drink = drink
             self.cup = cup
+            self.privacy = privacy
         }
 
         enum CodingKeys: String, CodingKey {
@@ -224,6 +232,7 @@ extension WaterArchiveV1 {
             case session = "session"
             case drink = "drink"
             case cup = "cup"
+            case privacy = "privacy"
 
             var intValue: Int? {
                 switch self {
@@ -245,6 +254,7 @@ extension WaterArchiveV1 {
                 case .session: 15
                 case .drink: 16
                 case .cup: 17
+                case .privacy: 18
                 }
             }
 
@@ -268,6 +278,7 @@ extension WaterArchiveV1 {
                 case 15: self = .session
                 case 16: self = .drink
                 case 17: self = .cup
+                case 18: self = .privacy
                 default: return nil
                 }
             }
@@ -294,7 +305,8 @@ extension WaterArchiveV1 {
                 account: try container.decodeIfPresent(StoredAccount.self, forKey: .account),
                 session: try container.decodeIfPresent(StoredSession.self, forKey: .session),
                 drink: try container.decodeIfPresent(StoredDrink.self, forKey: .drink),
-                cup: try container.decodeIfPresent(StoredCup.self, forKey: .cup))
+                cup: try container.decodeIfPresent(StoredCup.self, forKey: .cup),
+                privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0)
         }
     }
 
@@ -854,8 +866,12 @@ extension WaterArchiveV1 {
         /// The member's excused days, in date order.
         public var excusedDays: [ExcusedDay]
 
+        /// What the rest of the household sees: 0 full (and every archive from before privacy),
+        /// 1 percent, 2 hidden.
+        public var privacy: UInt32
+
         /// Creates a `MemberSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = [], excusedDays: [ExcusedDay] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = [], excusedDays: [ExcusedDay] = [], privacy: UInt32 = 0) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.usualCupMl = usualCupMl
@@ -867,6 +883,7 @@ extension WaterArchiveV1 {
             self.usualDrink = usualDrink
             self.cups = cups
             self.excusedDays = excusedDays
+            self.privacy = privacy
         }
 
         enum CodingKeys: String, CodingKey {
@@ -881,6 +898,7 @@ extension WaterArchiveV1 {
             case usualDrink = "usual_drink"
             case cups = "cups"
             case excusedDays = "excused_days"
+            case privacy = "privacy"
 
             var intValue: Int? {
                 switch self {
@@ -895,6 +913,7 @@ extension WaterArchiveV1 {
                 case .usualDrink: 8
                 case .cups: 9
                 case .excusedDays: 10
+                case .privacy: 11
                 }
             }
 
@@ -911,6 +930,7 @@ extension WaterArchiveV1 {
                 case 8: self = .usualDrink
                 case 9: self = .cups
                 case 10: self = .excusedDays
+                case 11: self = .privacy
                 default: return nil
                 }
             }
@@ -930,7 +950,8 @@ extension WaterArchiveV1 {
                 entryRows: try container.decodeIfPresent([StoredEntry].self, forKey: .entryRows) ?? [],
                 usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
                 cups: try container.decodeIfPresent([StoredCup].self, forKey: .cups) ?? [],
-                excusedDays: try container.decodeIfPresent([ExcusedDay].self, forKey: .excusedDays) ?? [])
+                excusedDays: try container.decodeIfPresent([ExcusedDay].self, forKey: .excusedDays) ?? [],
+                privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0)
         }
     }
 
@@ -1281,7 +1302,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self))
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1303,6 +1324,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         if let value = session { builder.setMessage(value, at: 15) }
         if let value = drink { builder.setMessage(value, at: 16) }
         if let value = cup { builder.setMessage(value, at: 17) }
+        builder.set(.unsigned(UInt64(privacy)), at: 18)
     }
 }
 
@@ -1507,7 +1529,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self), excusedDays: reader.messages(at: 10, as: WaterArchiveV1.ExcusedDay.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self), excusedDays: reader.messages(at: 10, as: WaterArchiveV1.ExcusedDay.self), privacy: reader.value(at: 11).uint32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1522,6 +1544,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         builder.set(.string(usualDrink), at: 8)
         builder.setMessages(cups, at: 9)
         builder.setMessages(excusedDays, at: 10)
+        builder.set(.unsigned(UInt64(privacy)), at: 11)
     }
 }
 

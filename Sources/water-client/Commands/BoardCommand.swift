@@ -40,7 +40,7 @@ enum BoardCommand {
         let response = try client.call(WaterV1.GetBoardRequest(week: week, order: order))
         let board = response.board ?? WaterV1.WeeklyBoard()
         let lastWeek = weekOption == nil ? try lastWeekNews(invocation, board: board, client: client) : nil
-        invocation.output(response) { (lastWeek ?? "") + render(board, explain: explain) }
+        invocation.outputText(BoardReplyJSON(response.board)) { (lastWeek ?? "") + render(board, explain: explain) }
     }
 
     /// On the first board of a new week this member sees here, who won the week before (a line
@@ -73,9 +73,11 @@ enum BoardCommand {
     /// "won by Ann (93 %); you came 2nd of 3 (71 %)", or that nobody drank anything that week.
     static func weekResult(_ board: WaterV1.WeeklyBoard, me: String) -> String {
         let figure = { (row: WaterV1.BoardRow) in
-            board.order == .total ? "\(row.totalMl) ml" : "\(row.averagePercent) %"
+            board.order != .total ? "\(row.averagePercent) %" : row.amountsHidden ? "- ml" : "\(row.totalMl) ml"
         }
-        guard board.rows.contains(where: { $0.totalMl > 0 }) else { return "nobody drank anything" }
+        guard board.rows.contains(where: { $0.totalMl > 0 || $0.averageProgress > 0 }) else {
+            return "nobody drank anything"
+        }
         let winners = board.rows.filter { $0.rank == 1 }
         var text =
             "won by \(winners.map { $0.displayName.terminalSafe }.joined(separator: " and ")) (\(figure(winners[0])))"
@@ -107,7 +109,7 @@ enum BoardCommand {
                 try invocation.client().stream(WaterV1.WatchBoardRequest(order: order)) { response in
                     delay = 1
                     if json {
-                        Terminal.print(Invocation.json(response))
+                        Terminal.print(Invocation.json(BoardReplyJSON(response.board)))
                     } else {
                         // Redraw in place on a terminal; one board after another otherwise.
                         if Terminal.usesColour { Terminal.write(1, "\u{1B}[2J\u{1B}[H") }
@@ -147,15 +149,23 @@ enum BoardCommand {
                 ? "\(Format.pad("", 12)) excused"
                 : "\(Format.bar(row.averageProgress, width: 12)) "
                     + "\(Format.pad("\(row.averagePercent)", 3)) %"
+            // A percent member's millilitres never reached this computer: a dash, not a 0.
+            let total = row.amountsHidden ? "     -" : Format.pad("\(row.totalMl)", 6)
             lines.append(
-                "\(Format.pad("\(row.rank).", 3)) \(name) \(percent)  \(Format.pad("\(row.totalMl)", 6)) ml  "
+                "\(Format.pad("\(row.rank).", 3)) \(name) \(percent)  \(total) ml  "
                     + "\(row.daysMet) met  streak \(row.streakDays)  best \(row.bestStreakDays)  habits \(row.habitCheckins)"
-                    + (row.excusedDays == 0 ? "" : "  \(row.excusedDays) excused"))
+                    + (row.excusedDays == 0 ? "" : "  \(row.excusedDays) excused")
+                    + (row.onlyYouSeeThis ? "  (only you see this)" : ""))
             if explain, index > 0, let why = tieBreak(board.rows[index - 1], row, order: board.order) {
                 lines.append("      \(why)")
             }
             if explain {
-                for day in row.days {
+                for day in row.days where row.amountsHidden {
+                    lines.append(
+                        "      \(day.date.terminalSafe)  \(Format.pad("\(day.percent)", 3)) %"
+                            + (day.goalMet ? "  met" : ""))
+                }
+                for day in row.days where !row.amountsHidden {
                     lines.append(
                         "      \(day.date.terminalSafe)  \(Format.pad("\(day.amountMl)", 5)) / \(day.goalMl) ml  \(Format.pad("\(day.percent)", 3)) %"
                             + (day.excused
@@ -165,6 +175,9 @@ enum BoardCommand {
                                 : day.goalMet ? "  met" : ""))
                 }
             }
+        }
+        if let level = Privacy(rawValue: Int(board.viewerPrivacy.rawValue)), level != .full {
+            lines.append("your privacy is \(level): \(level.othersSee) (water-client privacy)")
         }
         for member in board.unavailable {
             let name = Format.column(member.displayName.terminalSafe, 14)
@@ -179,7 +192,7 @@ enum BoardCommand {
     static func tieBreak(_ above: WaterV1.BoardRow, _ row: WaterV1.BoardRow, order: WaterV1.BoardOrder) -> String? {
         let name = above.displayName.terminalSafe
         if order == .total {
-            guard above.totalMl == row.totalMl else { return nil }
+            guard above.totalMl == row.totalMl, !above.amountsHidden, !row.amountsHidden else { return nil }
             if above.averageProgress != row.averageProgress {
                 return "same total as \(name); ranked after by average progress "
                     + "(\(exact(row.averageProgress)) against \(exact(above.averageProgress)))"
@@ -189,6 +202,9 @@ enum BoardCommand {
             if above.averageProgress != row.averageProgress {
                 return "same \(row.averagePercent) % as \(name) on screen; ranked after by the exact average "
                     + "(\(exact(row.averageProgress)) against \(exact(above.averageProgress)))"
+            }
+            if above.totalMl != row.totalMl, above.amountsHidden || row.amountsHidden {
+                return "same average progress as \(name); ranked after by total (millilitres not shown)"
             }
             if above.totalMl != row.totalMl {
                 return

@@ -90,7 +90,7 @@ enum SessionCommands {
             let role = (member.child ? "child " : "") + (member.role == .admin ? "admin" : "member")
             let guardians = member.guardians.isEmpty ? "" : " (guardians: \(member.guardians.joined(separator: ", ")))"
             return "\(member.username) (\(member.displayName)), \(role)\(guardians), \(member.timeZone), on \(server)"
-                .terminalSafe
+                .terminalSafe + "\n" + PrivacyCommand.line(response.privacy)
         }
     }
 

@@ -23,7 +23,7 @@ private func member(_ username: String, _ amounts: [Int32]) throws -> BoardMembe
 }
 
 /// The messages of `members` (with their privacy) as the publisher builds them.
-private func messages(_ members: [(BoardMember, HomePrivacy)]) -> [String: String] {
+private func messages(_ members: [(BoardMember, Privacy)]) -> [String: String] {
     let board = WeeklyBoard(members: members.map(\.0), week: week, order: .progress, now: monday)
     let home = board.standings.map { standing in
         let (member, privacy) = members.first { $0.0.username == standing.username }!
@@ -109,7 +109,7 @@ struct HomeAssistantMessagesTests {
 
     @Test("before anyone drinks the week has no leader; the same figures always make the same bytes")
     func noLeaderAndStable() throws {
-        let members = [(try member("ben", []), HomePrivacy.full), (try member("ann", []), .full)]
+        let members = [(try member("ben", []), Privacy.full), (try member("ann", []), .full)]
         let published = messages(members)
         #expect(published["water/leader"] == "none")
         #expect(try object(published["water/board"])["leader"] == nil)

@@ -1,0 +1,84 @@
+import WaterProtocol
+
+/// A board reply as `--json` prints it: as the proto's JSON, except that a row whose amounts
+/// are hidden has no millilitre or entry-count keys at all (the server sent none; printing
+/// their proto3 defaults as 0 would read as "drank nothing").
+struct BoardReplyJSON: Encodable {
+    var board: WeeklyBoardJSON?
+
+    init(_ board: WaterV1.WeeklyBoard?) {
+        self.board = board.map(WeeklyBoardJSON.init)
+    }
+}
+
+struct WeeklyBoardJSON: Encodable {
+    var week: String
+    var startsOn: String
+    var order: WaterV1.BoardOrder
+    var rows: [BoardRowJSON]
+    var generatedAtUnixMs: Int64
+    var unavailable: [WaterV1.Member]
+    var viewerPrivacy: WaterV1.Privacy
+
+    init(_ board: WaterV1.WeeklyBoard) {
+        (week, startsOn, order, generatedAtUnixMs) = (board.week, board.startsOn, board.order, board.generatedAtUnixMs)
+        (rows, unavailable, viewerPrivacy) = (board.rows.map(BoardRowJSON.init), board.unavailable, board.viewerPrivacy)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case week, order, rows, unavailable
+        case startsOn = "starts_on"
+        case generatedAtUnixMs = "generated_at_unix_ms"
+        case viewerPrivacy = "viewer_privacy"
+    }
+}
+
+/// One row: the proto's JSON, or only what a `percent` member lets others see.
+struct BoardRowJSON: Encodable {
+    var row: WaterV1.BoardRow
+
+    func encode(to encoder: any Encoder) throws {
+        guard row.amountsHidden else { return try row.encode(to: encoder) }
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(row.rank, forKey: .rank)
+        try container.encode(row.username, forKey: .username)
+        try container.encode(row.displayName, forKey: .displayName)
+        try container.encode(row.daysMet, forKey: .daysMet)
+        try container.encode(row.averageProgress, forKey: .averageProgress)
+        try container.encode(row.averagePercent, forKey: .averagePercent)
+        try container.encode(row.streakDays, forKey: .streakDays)
+        try container.encode(row.habitCheckins, forKey: .habitCheckins)
+        try container.encode(row.days.map(PercentDayJSON.init), forKey: .days)
+        try container.encode(row.onlyYouSeeThis, forKey: .onlyYouSeeThis)
+        try container.encode(true, forKey: .amountsHidden)
+    }
+
+    enum Key: String, CodingKey {
+        case rank, username, days
+        case displayName = "display_name"
+        case daysMet = "days_met"
+        case averageProgress = "average_progress"
+        case averagePercent = "average_percent"
+        case streakDays = "streak_days"
+        case habitCheckins = "habit_checkins"
+        case onlyYouSeeThis = "only_you_see_this"
+        case amountsHidden = "amounts_hidden"
+    }
+}
+
+/// A day of a `percent` member's row: no millilitres, no count.
+struct PercentDayJSON: Encodable {
+    var date: String
+    var progress: Double
+    var percent: UInt32
+    var goalMet: Bool
+
+    init(_ day: WaterV1.DaySummary) {
+        (date, progress, percent, goalMet) = (day.date, day.progress, day.percent, day.goalMet)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case date, progress, percent
+        case goalMet = "goal_met"
+    }
+}
