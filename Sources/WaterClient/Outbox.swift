@@ -165,8 +165,10 @@ public struct Outbox: Sendable {
         guard lines.first == "water-outbox 1", lines.contains("end") else { return nil }
         var fields: [String: String] = [:]
         for line in lines {
-            let parts = line.split(separator: " ", maxSplits: 1)
-            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+            // "key value"; the value may be empty: a request of nothing but defaults
+            // (`privacy full`) is written "request " with no hex after it.
+            guard let space = line.firstIndex(of: " ") else { continue }
+            fields[String(line[..<space])] = String(line[line.index(after: space)...])
         }
         guard let kind = fields["kind"].flatMap(Kind.init(rawValue:)), let server = fields["server"],
             let username = fields["username"], let time = fields["queued_at_unix_ms"].flatMap({ Int64($0) }),

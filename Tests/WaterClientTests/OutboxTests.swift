@@ -39,6 +39,19 @@ struct OutboxTests {
         #expect(outbox.pending().writes.count == 2)
     }
 
+    @Test("a write of nothing but defaults (privacy full: an empty request) is kept and read back, not lost")
+    func emptyRequest() throws {
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let full = QueuedWrite.privacy(WaterV1.SetPrivacyRequest(privacy: .full))
+        #expect(full.serializedRequest.isEmpty)
+        try outbox.add(full, server: "pi:7420", username: "mum", now: 1_796_040_000_000)
+        let pending = outbox.pending()
+        #expect(pending.damaged.isEmpty && pending.writes.map(\.request) == [full])
+        // What the fuzzer found: the same file, written again, reads back the same.
+        let write = try #require(pending.writes.first)
+        #expect(Outbox.decode(Array(Outbox.encode(write).utf8), name: write.name) == write)
+    }
+
     @Test("a file cut short or garbled is moved aside, never read as a write, never deleted")
     func damaged() throws {
         defer { try? FileManager.default.removeItem(atPath: state) }
