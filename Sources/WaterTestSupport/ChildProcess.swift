@@ -58,19 +58,16 @@ public final class ChildProcess: @unchecked Sendable {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        // The child starts with no signal blocked and every signal at its default action: a test
-        // process that blocks or ignores SIGTERM for its own handling would otherwise pass that
-        // on through exec, and `stop()`'s SIGTERM would never reach the server.
+        // The child starts with no signal blocked: the test runner's threads block nearly all of
+        // them, which would pass through exec, so a SIGTERM to stop a server would stay pending
+        // and tmux's server would never see its panes' processes end (SIGCHLD).
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var everySignal = sigset_t()
-        sigfillset(&everySignal)
-        posix_spawnattr_setsigdefault(&attributes, &everySignal)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var child: pid_t = 0
         let spawned = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         close(stdin.read)
