@@ -15,8 +15,11 @@ struct ExcusedDaysEndToEndTests {
     /// - mum: 2000 a day but Wednesday 18 (1000).
     /// - dad: 2000 a day but Saturday 28 (1000); sick on Wednesday 25 (excused by mum, an admin).
     /// - gran: 2000 on 16-18, then travelling from 19 to 29 (11 excused days).
-    /// - kid: joins on Thursday 19: 2000 a day but Friday 20 (1000) and Friday 27 (500).
-    @Test("two weeks of a family with a sick day, a traveller and a late joiner rank as computed by hand")
+    /// - kid: joins on Thursday 19: 2000 a day but Friday 20 (1000) and Friday 27 (500); privacy
+    ///   percent, so the others' boards have her rank, percent, days met and streaks, no ml.
+    @Test(
+        "two weeks of a family with a sick day, a traveller, a late joiner and a percent member rank as computed by hand"
+    )
     func twoWeeks() throws {
         var server = try ServerProcess.fresh(["--clock", "\(joiningDay)"])
         let mum = server.cli("mum")
@@ -49,6 +52,7 @@ struct ExcusedDaysEndToEndTests {
             try gran.run(["excuse", "--from", "2026-11-19", "--to", "2026-11-29", "--reason", "travel"]).status == 0)
         #expect(try kid.run(["excuse", "2026-11-27"]).status == 0)
         #expect(try kid.run(["unexcuse", "2026-11-27"]).status == 0)
+        #expect(try kid.run(["privacy", "percent"]).status == 0)
 
         // What is refused, with a clear error, changes nothing.
         let fifteenth = try gran.run(["excuse", "--from", "2026-11-12", "--to", "2026-11-15", "--reason", "travel"])
@@ -75,13 +79,20 @@ struct ExcusedDaysEndToEndTests {
         #expect(first.rows.map(\.username) == ["dad", "gran", "mum", "kid"])
         #expect(first.rows.map(\.rank) == [1, 2, 3, 4])
         #expect(first.rows.map(\.averagePercent) == [100, 100, 92, 87])
-        #expect(first.rows.map(\.totalMl) == [14000, 6000, 13000, 7000])
+        #expect(first.rows.map(\.totalMl) == [14000, 6000, 13000, 0])
+        #expect(first.rows.map(\.amountsHidden) == [false, false, false, true])
         #expect(first.rows.map(\.daysMet) == [7, 3, 6, 3])
         #expect(first.rows.map(\.streakDays) == [7, 3, 4, 2])
         #expect(first.rows.map(\.bestStreakDays) == [11, 3, 11, 6])
         #expect(first.rows.map(\.excusedDays) == [0, 4, 0, 3])
         #expect(first.rows.map(\.allExcused) == [false, false, false, false])
-        #expect(first.rows[3].days.prefix(3).allSatisfy { $0.excused && $0.excusedReason == "not joined yet" })
+        // kid's days reach the others as percent only: excused, but neither why nor how much.
+        #expect(first.rows[3].days.prefix(3).allSatisfy { $0.excused && $0.excusedReason.isEmpty && $0.amountMl == 0 })
+        // Her own board has her row whole: 7000 ml, and the days before she joined say so.
+        let own = try #require(try kid.json(WaterV1.GetBoardResponse.self, ["board", "--week", "2026-W47"]).board)
+        let kidRow = try #require(own.rows.first { $0.username == "kid" })
+        #expect(kidRow.rank == 4 && kidRow.totalMl == 7000 && !kidRow.amountsHidden)
+        #expect(kidRow.days.prefix(3).allSatisfy { $0.excused && $0.excusedReason == "not joined yet" })
         #expect(first.rows[1].days.suffix(4).allSatisfy { $0.excused && $0.excusedReason == "travel" })
 
         // Week 48, up to Sunday 29 (today): mum 7/7 = 100 %; dad 5.5/6 = 91 % (the sick day out);
@@ -92,7 +103,8 @@ struct ExcusedDaysEndToEndTests {
         #expect(second.rows.map(\.username) == ["mum", "dad", "kid", "gran"])
         #expect(second.rows.map(\.rank) == [1, 2, 3, 4])
         #expect(second.rows.map(\.averagePercent) == [100, 91, 89, 0])
-        #expect(second.rows.map(\.totalMl) == [14000, 11000, 12500, 0])
+        #expect(second.rows.map(\.totalMl) == [14000, 11000, 0, 0])
+        #expect(second.rows.map(\.amountsHidden) == [false, false, true, false])
         #expect(second.rows.map(\.daysMet) == [7, 5, 6, 0])
         #expect(second.rows.map(\.streakDays) == [11, 1, 2, 3])
         #expect(second.rows.map(\.bestStreakDays) == [11, 11, 6, 3])
@@ -106,6 +118,8 @@ struct ExcusedDaysEndToEndTests {
         #expect(text.contains("excused (sick), not counted"), "\(text)")
         let dadLine = try #require(text.split(separator: "\n").first { $0.contains("2. dad") })
         #expect(dadLine.contains("1 excused") && dadLine.contains("streak 1  best 11"), "\(dadLine)")
+        let kidLine = try #require(text.split(separator: "\n").first { $0.contains("3. kid") })
+        #expect(kidLine.contains(" 89 %       - ml  6 met  streak 2  best 6"), "\(kidLine)")
 
         // today, week and history mark the excused days and show the streak.
         let today = try server.cli("gran").run(["today"]).output

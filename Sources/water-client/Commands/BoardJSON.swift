@@ -48,6 +48,9 @@ struct BoardRowJSON: Encodable {
         try container.encode(row.averagePercent, forKey: .averagePercent)
         try container.encode(row.streakDays, forKey: .streakDays)
         try container.encode(row.habitCheckins, forKey: .habitCheckins)
+        try container.encode(row.excusedDays, forKey: .excusedDays)
+        try container.encode(row.bestStreakDays, forKey: .bestStreakDays)
+        try container.encode(row.allExcused, forKey: .allExcused)
         try container.encode(row.days.map(PercentDayJSON.init), forKey: .days)
         try container.encode(row.onlyYouSeeThis, forKey: .onlyYouSeeThis)
         try container.encode(true, forKey: .amountsHidden)
@@ -61,24 +64,28 @@ struct BoardRowJSON: Encodable {
         case averagePercent = "average_percent"
         case streakDays = "streak_days"
         case habitCheckins = "habit_checkins"
+        case excusedDays = "excused_days"
+        case bestStreakDays = "best_streak_days"
+        case allExcused = "all_excused"
         case onlyYouSeeThis = "only_you_see_this"
         case amountsHidden = "amounts_hidden"
     }
 }
 
-/// A day of a `percent` member's row: no millilitres, no count.
+/// A day of a `percent` member's row: no millilitres, no count, whether excused but not why.
 struct PercentDayJSON: Encodable {
     var date: String
     var progress: Double
     var percent: UInt32
     var goalMet: Bool
+    var excused: Bool
 
     init(_ day: WaterV1.DaySummary) {
-        (date, progress, percent, goalMet) = (day.date, day.progress, day.percent, day.goalMet)
+        (date, progress, percent, goalMet, excused) = (day.date, day.progress, day.percent, day.goalMet, day.excused)
     }
 
     enum CodingKeys: String, CodingKey {
-        case date, progress, percent
+        case date, progress, percent, excused
         case goalMet = "goal_met"
     }
 }
