@@ -194,7 +194,7 @@ struct MQTTTests {
         #expect(try ben.run(["privacy", "percent"]).status == 0)
         let state = jsonObject(
             try broker.waitForRetained("water/ben/state") { jsonObject($0)["percent"] != nil && !$0.contains("_ml") })
-        #expect(state["amount_ml"] == nil && state["goal_ml"] == nil)
+        #expect(state["amount_ml"] == nil && state["goal_ml"] == nil && state["drinks"] == nil)
         #expect(state["percent"] as? Int == 25 && state["rank"] as? Int == 2)
         #expect(try waitUntil { try broker.retained("homeassistant/sensor/water_ben_amount_ml/config") == nil })
         #expect(try broker.retained("homeassistant/sensor/water_ben_percent/config") != nil)

@@ -30,20 +30,23 @@ struct HomeAssistantMessages: Sendable {
         var deviceClass: String?
         var stateClass: String?
         var icon: String
-        /// Left out for a member whose privacy is ``Privacy/percent``.
-        var isMillilitres = false
+        /// Millilitres or an entry count: left out for a member whose privacy is
+        /// ``Privacy/percent``, as their board row leaves them out.
+        var isAmount = false
     }
 
     static let memberSensors = [
         Sensor(
             field: "amount_ml", name: "Today", unit: "mL", deviceClass: "volume", stateClass: "total_increasing",
-            icon: "mdi:cup-water", isMillilitres: true),
+            icon: "mdi:cup-water", isAmount: true),
         Sensor(
             field: "goal_ml", name: "Goal", unit: "mL", deviceClass: "volume", stateClass: nil,
             icon: "mdi:flag-checkered",
-            isMillilitres: true),
+            isAmount: true),
         Sensor(field: "percent", name: "Progress", unit: "%", stateClass: "measurement", icon: "mdi:water-percent"),
-        Sensor(field: "drinks", name: "Drinks today", stateClass: "total_increasing", icon: "mdi:glass-water"),
+        Sensor(
+            field: "drinks", name: "Drinks today", stateClass: "total_increasing", icon: "mdi:glass-water",
+            isAmount: true),
         Sensor(
             field: "streak_days", name: "Streak", unit: "d", deviceClass: "duration", stateClass: "measurement",
             icon: "mdi:fire"),
@@ -59,7 +62,8 @@ struct HomeAssistantMessages: Sendable {
         ),
     ]
 
-    /// `PREFIX/MEMBER/state`. Millilitre fields are absent for a `percent` member.
+    /// `PREFIX/MEMBER/state`. Millilitre fields and the count of drinks are absent for a
+    /// `percent` member.
     struct MemberState: Encodable, Equatable {
         var username: String
         var displayName: String
@@ -68,7 +72,7 @@ struct HomeAssistantMessages: Sendable {
         var amountMl: Int32?
         var goalMl: Int32?
         var percent: Int
-        var drinks: Int
+        var drinks: Int?
         var streakDays: Int
         var bestStreakDays: Int
         var daysMet: Int
@@ -122,7 +126,7 @@ struct HomeAssistantMessages: Sendable {
         for member in shown {
             let username = member.standing.username
             messages[stateTopic(username)] = Self.json(state(of: member))
-            for sensor in Self.memberSensors where member.privacy == .full || !sensor.isMillilitres {
+            for sensor in Self.memberSensors where member.privacy == .full || !sensor.isAmount {
                 messages[configTopic(username, sensor.field)] = Self.json(config(sensor, of: member.standing))
             }
         }
@@ -156,7 +160,7 @@ struct HomeAssistantMessages: Sendable {
         return MemberState(
             username: standing.username, displayName: standing.displayName, date: "\(member.today.date)",
             amountMl: full ? member.today.amountMillilitres : nil, goalMl: full ? member.today.goalMillilitres : nil,
-            percent: member.today.percent, drinks: member.today.count, streakDays: standing.streakDays,
+            percent: member.today.percent, drinks: full ? member.today.count : nil, streakDays: standing.streakDays,
             bestStreakDays: standing.bestStreakDays, daysMet: standing.daysMet, rank: standing.rank,
             averagePercent: standing.averagePercent)
     }

@@ -62,18 +62,21 @@ struct HomeAssistantMessagesTests {
         #expect(published["homeassistant/sensor/water_ben_best_streak_days/config"] != nil)
     }
 
-    @Test("a percent member is published without millilitres: no ml in the state, no ml on the board, no ml sensors")
+    @Test(
+        "a percent member is published without millilitres or a count of drinks: none in the state, on the board or as sensors"
+    )
     func percentMember() throws {
         let published = messages([(try member("ben", [1000]), .percent)])
         let state = try object(published["water/ben/state"])
         #expect(state["amount_ml"] == nil)
-        #expect(state["goal_ml"] == nil)
+        #expect(state["goal_ml"] == nil && state["drinks"] == nil)
         #expect(state["percent"] as? Int == 50)
         let line = try #require((try object(published["water/board"])["members"] as? [[String: Any]])?.first)
         #expect(line["total_ml"] == nil)
         #expect(line["average_percent"] as? Int == 50)
         #expect(published["homeassistant/sensor/water_ben_amount_ml/config"] == nil)
         #expect(published["homeassistant/sensor/water_ben_goal_ml/config"] == nil)
+        #expect(published["homeassistant/sensor/water_ben_drinks/config"] == nil)
         #expect(published["homeassistant/sensor/water_ben_percent/config"] != nil)
         #expect(!published.values.contains { $0.contains("_ml\"") && $0.contains("\"ben\"") })
     }
