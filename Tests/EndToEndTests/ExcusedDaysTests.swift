@@ -192,10 +192,7 @@ struct ExcusedDaysElsewhereTests {
         let csv = try String(contentsOfFile: "\(folder)/mum.csv", encoding: .utf8)
         #expect(csv.contains("excused,mum,,2026-11-24,,,,travel,,,,,\n"), "\(csv)")
         for (name, format) in [("jay", "json"), ("cas", "csv")] {
-            #expect(
-                try mum.run(["member", "add", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
-            let person = server.cli(name)
-            #expect(try person.run(["login", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
+            let person = try server.addedMember(name, by: mum)
             let first = try person.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.\(format)"])
             #expect(first.excusedAdded == 2, "\(format)")
             let second = try person.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.\(format)"])

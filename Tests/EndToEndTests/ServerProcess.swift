@@ -163,6 +163,16 @@ final class ServerProcess {
     }
 
     /// The `water-client` command line of one person, with their own config directory.
+    /// `name`, added by `admin` (password `NAME-password-1`) and logged in at a command line
+    /// of their own.
+    func addedMember(_ name: String, by admin: CommandLineUser) throws -> CommandLineUser {
+        let password = "\(name)-password-1\n"
+        #expect(try admin.run(["member", "add", name, "--password-stdin"], input: password).status == 0)
+        let person = cli(name)
+        #expect(try person.run(["login", name, "--password-stdin"], input: password).status == 0)
+        return person
+    }
+
     func cli(_ home: String) -> CommandLineUser {
         CommandLineUser(
             environment: [

@@ -28,10 +28,7 @@ struct TransferTests {
         // Each format into a member of its own (mum's export, so --yes): the same history comes
         // back, and a second import adds nothing.
         for (name, format) in [("jay", "json"), ("cas", "csv")] {
-            #expect(
-                try mum.run(["member", "add", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
-            let person = server.cli(name)
-            #expect(try person.run(["login", name, "--password-stdin"], input: "\(name)-password-1\n").status == 0)
+            let person = try server.addedMember(name, by: mum)
             let first = try person.json(WaterV1.ImportResponse.self, ["import", "--yes", "\(folder)/mum.\(format)"])
             #expect(
                 [first.entriesAdded, first.goalsAdded, first.habitsAdded, first.checkinsAdded] == [3, 1, 1, 1],
