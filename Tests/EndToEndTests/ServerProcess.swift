@@ -162,7 +162,6 @@ final class ServerProcess {
         return client
     }
 
-    /// The `water-client` command line of one person, with their own config directory.
     /// `name`, added by `admin` (password `NAME-password-1`) and logged in at a command line
     /// of their own.
     func addedMember(_ name: String, by admin: CommandLineUser) throws -> CommandLineUser {
@@ -173,11 +172,15 @@ final class ServerProcess {
         return person
     }
 
+    /// The `water-client` command line of one person, with their own config and state
+    /// directories: another test's person of the same name on a port used again never shares
+    /// their status cache, outbox or the todo list their terminal showed.
     func cli(_ home: String) -> CommandLineUser {
-        CommandLineUser(
+        let base = URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path
+        return CommandLineUser(
             environment: [
                 "WATER_SERVER": address.description,
-                "XDG_CONFIG_HOME": URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().path + "/\(home)",
+                "XDG_CONFIG_HOME": "\(base)/\(home)", "XDG_STATE_HOME": "\(base)/\(home)-state",
                 "NO_COLOR": "1",
             ].merging(tls ? [:] : ["WATER_PLAINTEXT": "1"]) { $1 })
     }
