@@ -180,7 +180,12 @@ public final class ChildProcess: @unchecked Sendable {
         throws -> (status: Int32, output: String, error: String)
     {
         let child = try ChildProcess(path, arguments, environment: environment, input: input)
+        let deadline = time(nil) + seconds
         let output = child.readOutput(seconds: seconds)
+        // Its output ended because it is exiting: a process's descriptors close before it can be
+        // reaped, so "still running" here was a race that killed children on their way out (exit
+        // 137 for a grep that had printed everything). Wait for the exit; kill only at the deadline.
+        while child.isRunning, time(nil) < deadline { usleep(1000) }
         if child.isRunning { kill(child.pid, SIGKILL) }
         let status = child.wait()
         return (status, output, child.errorText)
