@@ -139,7 +139,7 @@ struct YearAndHistoryTests {
         try logMumsYear(mum)
         let base = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path
         let configuration = "\(base)/tmux.conf"
-        try "set -g remain-on-exit on\nset -g default-terminal tmux-256color\n".write(
+        try "set -g default-terminal tmux-256color\n".write(
             toFile: configuration, atomically: true, encoding: .utf8)
         let client = productsDirectory.appendingPathComponent("water-client").path
         let environment = mum.environment.filter { $0.key != "NO_COLOR" }.map { "\($0.key)=\($0.value)" }.sorted()
@@ -156,9 +156,12 @@ struct YearAndHistoryTests {
                 try ChildProcess.run(
                     "/usr/bin/tmux", ["-L", socket, "-f", configuration] + arguments, seconds: 30)
             }
-            let command =
-                (["env", "-u", "NO_COLOR"] + environment + ["COLORTERM=\(colorterm)", client, "year"]).joined(
-                    separator: " ")
+            // The pane's shell prints a last line once water-client has exited: the pty keeps
+            // order, so when tmux shows that line it has drawn all of the year before it. The
+            // pane then stays open (`exec cat`): tmux 3.3 can close a pane whose process has ended
+            // before reading all its output, which is the likeliest cause of a heatmap cut off part way.
+            let year = (["env", "-u", "NO_COLOR"] + environment + ["COLORTERM=\(colorterm)", client, "year"])
+            let command = year.joined(separator: " ") + "; echo \"water-client exited $?\"; exec cat"
             #expect(try tmux(["new-session", "-d", "-x", "90", "-y", "20", command]).status == 0)
             defer {
                 // Killed by its server; gone once it no longer answers on its socket.
@@ -167,13 +170,12 @@ struct YearAndHistoryTests {
                 unlink("/tmp/tmux-\(getuid())/\(socket)")  // the socket it leaves behind
             }
             var screen = ""
-            let drawn = try waitUntil(seconds: 30) {
-                // From the start of the pane's history: the line tmux adds when the command
-                // ends ("Pane is dead") scrolls the first one off the screen.
+            let exited = try waitUntil(seconds: 60) {
                 screen = try tmux(["capture-pane", "-e", "-p", "-S", "-"]).output
-                return screen.contains("in all")
+                return screen.contains("water-client exited ")
             }
-            #expect(drawn, "tmux showed \(screen.debugDescription)")
+            try #require(exited, "tmux showed \(screen.debugDescription)")
+            #expect(screen.contains("water-client exited 0"), "\(screen.debugDescription)")
             // tmux starts a line with the colour the last one ended in put back ("\e[39m").
             let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map {
                 $0.hasPrefix("\u{1B}[39m") ? String($0.dropFirst(5)) : String($0)
