@@ -2,7 +2,7 @@ import Foundation
 import WaterClient
 import WaterProtocol
 
-/// What water-client reads from files: an export given to `import` (the JSON form), a queued
+/// What water-client reads from files: an export given to `import` (JSON or CSV), a queued
 /// write in the outbox, the status cache and the prompt's figures beside it. Another program,
 /// a full disk or a hand edit may have left anything there.
 enum ClientFileFuzzing {
@@ -12,6 +12,22 @@ enum ClientFileFuzzing {
         }
         checkReencodes(histories)
     }
+
+    /// The CSV form, as a spreadsheet may have left it: what reads must be written and read
+    /// back the same, as an export of an import would be.
+    static func importCSV(_ bytes: [UInt8]) {
+        guard let histories = try? HistoryCSV.read(String(decoding: bytes, as: UTF8.self), now: csvNow) else {
+            return
+        }
+        guard let again = try? HistoryCSV.read(HistoryCSV.write(histories), now: csvNow) else {
+            preconditionFailure("HistoryCSV does not read what it wrote")
+        }
+        precondition(again == histories, "a CSV history changed on a round trip")
+    }
+
+    /// The moment a fuzzed CSV is imported at (drinks after it are refused): fixed, so an input
+    /// does the same on every run.
+    private static let csvNow: Int64 = 1_764_590_400_000
 
     /// A queued write that decodes must be written and read back unchanged: the outbox
     /// rewrites a write when it is refused or retried.
@@ -36,6 +52,25 @@ enum ClientFileFuzzing {
                     date: "2025-11-30")
             ])
         return [(try? JSONEncoder().encode([history])).map(Array.init) ?? [], Array("[]".utf8)]
+    }
+
+    /// Every kind of row, quoted fields, an entry with a drink and one from before drinks.
+    static func csvSeeds() -> [[UInt8]] {
+        let current = #"""
+            kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor,made_by
+            cup,mum,,,,250,,,,,,,
+            entry,mum,0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5e,2025-11-30,1764504000000,200,,,,,milk,1.50,dad
+            entry,mum,0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d5f,2025-11-30,1764504060000,250,,,,,,,
+            goal,mum,,2025-11-30,,,2500,,,,,,
+            habit,mum,0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d60,,1764504000000,,,"walk, then ""tea""",run,green,,,
+            checkin,mum,0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d60,2025-11-30,,,,,,,,,
+            excused,mum,,2025-11-29,,,,sick,,,,,
+
+            """#
+        let beforeDrinks =
+            "kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color\r\n"
+            + "entry,dad,0192e4a0-7b5c-7cc3-8a1e-6f1d2b3c4d61,2025-11-30,1764504000000,330,,,,\r\n"
+        return [Array(current.utf8), Array(beforeDrinks.utf8)]
     }
 
     /// A queued drink as `water-client log` writes it, and the same write refused.

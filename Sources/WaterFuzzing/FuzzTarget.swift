@@ -21,6 +21,7 @@ public struct FuzzTarget: Sendable {
         FuzzTarget(name: "snapshot", run: { StoreFuzzing.loadSnapshot($0) }, seeds: StoreFuzzing.snapshotSeeds),
         FuzzTarget(name: "log", run: { StoreFuzzing.loadLog($0) }, seeds: StoreFuzzing.logSeeds),
         FuzzTarget(name: "import-json", run: ClientFileFuzzing.importJSON, seeds: ClientFileFuzzing.importSeeds),
+        FuzzTarget(name: "import-csv", run: ClientFileFuzzing.importCSV, seeds: ClientFileFuzzing.csvSeeds),
         FuzzTarget(name: "outbox", run: ClientFileFuzzing.outbox, seeds: ClientFileFuzzing.outboxSeeds),
         FuzzTarget(name: "status-cache", run: ClientFileFuzzing.statusCache, seeds: ClientFileFuzzing.statusSeeds),
         FuzzTarget(name: "tzif", run: ZoneFuzzing.run, seeds: ZoneFuzzing.seeds),

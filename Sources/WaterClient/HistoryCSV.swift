@@ -1,0 +1,192 @@
+import WaterCore
+import WaterProtocol
+
+/// The CSV form of an export: one row per entry, daily goal, habit, check-in and excused day
+/// (its reason in `name`), and one for the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
+///
+///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor,made_by
+///     cup,mum,,,,250,,,,,,,
+///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,200,,,,,milk,1.50,
+///     entry,kim,0192e4a0-...,2026-11-30,1796040000000,200,,,,,water,1.00,mum
+///
+/// A file from before drinks has no `drink` and `factor` columns: its entries are water at 1.00.
+/// `made_by` (who logged an entry for its member; empty: the member) came after: a file
+/// without it reads as before. An import takes no one's attribution: the entries are yours.
+public enum HistoryCSV {
+    public static let header = [
+        "kind", "member", "id", "date", "at_unix_ms", "amount_ml", "goal_ml", "name", "icon", "color", "drink",
+        "factor", "made_by",
+    ]
+    /// The columns of an export from before drinks.
+    static let headerBeforeDrinks = Array(header.prefix(10))
+    /// The columns of an export from before `made_by`.
+    static let headerBeforeMadeBy = Array(header.prefix(12))
+
+    public static func write(_ histories: [WaterV1.MemberHistory]) -> String {
+        var rows = [header]
+        for history in histories {
+            let member = history.member?.username ?? ""
+            if let cup = history.settings?.usualCupMl, cup != 0 {
+                rows.append(["cup", member, "", "", "", "\(cup)", "", "", "", "", "", "", ""])
+            }
+            for entry in history.entries {
+                rows.append([
+                    "entry", member, entry.entryID, entry.date, "\(entry.atUnixMs)", "\(entry.amountMl)", "", "", "",
+                    "", entry.drink,
+                    entry.factorHundredths == 0 ? "" : HydrationFactor.text(Int32(clamping: entry.factorHundredths)),
+                    entry.madeBy,
+                ])
+            }
+            for goal in history.goals {
+                rows.append(["goal", member, "", goal.date, "", "", "\(goal.goalMl)", "", "", "", "", "", ""])
+            }
+            for stored in history.habits {
+                guard let habit = stored.habit else { continue }
+                rows.append([
+                    "habit", member, habit.habitID, "", "\(habit.createdAtUnixMs)", "", "", habit.name,
+                    HabitIcon(rawValue: Int(habit.icon.rawValue))?.description ?? "",
+                    HabitColor(rawValue: Int(habit.color.rawValue))?.description ?? "", "", "", "",
+                ])
+                for date in stored.checkedDates {
+                    rows.append(["checkin", member, habit.habitID, date, "", "", "", "", "", "", "", "", ""])
+                }
+            }
+            for excused in history.excused {
+                rows.append(["excused", member, "", excused.date, "", "", "", excused.reason, "", "", "", "", ""])
+            }
+        }
+        return rows.map { $0.map(quoted).joined(separator: ",") }.joined(separator: "\n") + "\n"
+    }
+
+    /// A drink as the server would check it (WaterCore's rules) at `now`, refused naming `place`
+    /// (the line of a CSV, the entry of a JSON export), which the server's refusal cannot name.
+    public static func check(_ entry: WaterV1.WaterEntry, where place: String, now: Int64) throws(WaterError) {
+        do throws(DomainError) {
+            try WaterDiary.check(amount: entry.amountMl)
+            try WaterDiary.check(time: entry.atUnixMs, now: now)
+        } catch {
+            throw WaterError(
+                .invalidArgument, "\(place) (drink \(entry.entryID)): \(error.message)",
+                violations: error.field.map {
+                    [WaterV1.FieldViolation(field: "entries.\($0)", description: error.message)]
+                } ?? [])
+        }
+    }
+
+    /// The histories of an export, each drink checked as of `now`: refused naming the line.
+    public static func read(_ text: String, now: Int64) throws(WaterError) -> [WaterV1.MemberHistory] {
+        var histories: [String: WaterV1.MemberHistory] = [:]
+        var order: [String] = []
+        // A habit's place in its member's list, by member and habit id: a check-in names both.
+        var habitIndex: [HabitKey: Int] = [:]
+        let all = rows(text)
+        // The first line names the columns: today's, or those of an export from before drinks.
+        let width = [headerBeforeDrinks, headerBeforeMadeBy].first { $0 == all.first }?.count ?? header.count
+        for (number, row) in all.enumerated().dropFirst() where !(row.count == 1 && row[0].isEmpty) {
+            guard row.count == width else {
+                throw WaterError(.invalidArgument, "line \(number + 1) has \(row.count) fields, not \(width)")
+            }
+            let member = row[1]
+            if histories[member] == nil {
+                order.append(member)
+                histories[member] = WaterV1.MemberHistory(member: WaterV1.Member(username: member))
+            }
+            switch row[0] {
+            case "cup":
+                guard let cup = Int32(row[5]), cup > 0 else {
+                    throw WaterError(.invalidArgument, "line \(number + 1): a usual cup is a number of ml above 0")
+                }
+                histories[member]!.settings = WaterV1.Settings(usualCupMl: cup)
+            case "entry":
+                let entry = WaterV1.WaterEntry(
+                    entryID: row[2], amountMl: Int32(row[5]) ?? 0, atUnixMs: Int64(row[4]) ?? 0, date: row[3],
+                    drink: width > 10 ? row[10] : "",
+                    factorHundredths: try factor(width > 10 ? row[11] : "", line: number + 1))
+                try check(entry, where: "line \(number + 1)", now: now)
+                histories[member]!.entries.append(entry)
+            case "goal":
+                histories[member]!.goals.append(WaterV1.DailyGoal(date: row[3], goalMl: Int32(row[6]) ?? 0))
+            case "habit":
+                let habit = WaterV1.Habit(
+                    habitID: row[2], name: row[7],
+                    icon: WaterV1.HabitIcon(rawValue: Int32(HabitIcon(name: row[8])?.rawValue ?? -1)),
+                    color: WaterV1.HabitColor(rawValue: Int32(HabitColor(name: row[9])?.rawValue ?? -1)),
+                    createdAtUnixMs: Int64(row[4]) ?? 0)
+                habitIndex[HabitKey(member: member, habitID: row[2])] = histories[member]!.habits.count
+                histories[member]!.habits.append(WaterV1.HabitHistory(habit: habit))
+            case "checkin":
+                guard let index = habitIndex[HabitKey(member: member, habitID: row[2])] else {
+                    throw WaterError(.invalidArgument, "line \(number + 1): a check-in of an unknown habit")
+                }
+                histories[member]!.habits[index].checkedDates.append(row[3])
+            case "excused":
+                histories[member]!.excused.append(WaterV1.ExcusedDate(date: row[3], reason: row[7]))
+            default:
+                throw WaterError(.invalidArgument, "line \(number + 1): unknown kind \"\(row[0])\"")
+            }
+        }
+        return order.map { histories[$0]! }
+    }
+
+    private struct HabitKey: Hashable {
+        var member: String
+        var habitID: String
+    }
+
+    /// A factor as written ("1.50"), in hundredths; empty is none (water at 1.00).
+    private static func factor(_ text: String, line: Int) throws(WaterError) -> UInt32 {
+        guard !text.isEmpty else { return 0 }
+        guard let hundredths = HydrationFactor.hundredths(text) else {
+            throw WaterError(
+                .invalidArgument, "line \(line): a factor is a number like 1.50, with at most two decimals")
+        }
+        return UInt32(hundredths)
+    }
+
+    /// RFC 4180: quotes around fields with a comma, quote or line break; quotes doubled.
+    private static func quoted(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacing("\"", with: "\"\"") + "\""
+    }
+
+    /// The rows of RFC 4180 text. Walked by Unicode scalar: as a Character, "\r\n" is one
+    /// grapheme, which is neither "\r" nor "\n".
+    private static func rows(_ text: String) -> [[String]] {
+        var rows: [[String]] = [[]]
+        var field = String.UnicodeScalarView()
+        var quoted = false
+        var scalars = text.unicodeScalars.makeIterator()
+        func endField() {
+            rows[rows.count - 1].append(String(field))
+            field = String.UnicodeScalarView()
+        }
+        var pending = scalars.next()
+        while let scalar = pending {
+            pending = scalars.next()
+            if quoted {
+                if scalar == "\"" {
+                    if pending == "\"" {
+                        field.append("\"")
+                        pending = scalars.next()
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.append(scalar)
+                }
+            } else if scalar == "\"" && field.isEmpty {
+                quoted = true
+            } else if scalar == "," {
+                endField()
+            } else if scalar == "\n" {
+                endField()
+                rows.append([])
+            } else if scalar != "\r" {
+                field.append(scalar)
+            }
+        }
+        if !field.isEmpty || !(rows.last?.isEmpty ?? true) { endField() }
+        if rows.last?.isEmpty == true { rows.removeLast() }
+        return rows
+    }
+}
