@@ -166,6 +166,24 @@ extension LogIndex {
         _ bytes: UnsafeRawBufferPointer, generation: UInt64, name: String, isNewest: Bool, _ reading: inout Reading
     ) {
         var scan = LogSegment.scan(bytes, lastMayBeTorn: isNewest)
+        guard
+            let length = checkHeader(
+                bytes, generation: generation, name: name, isNewest: isNewest, scan: scan, &reading)
+        else { return }
+        noteUnreadable(scan, generation: generation, name: name)
+        let pendingTail = takeTornTail(
+            &scan, bytes, generation: generation, name: name, isNewest: isNewest, length: length)
+        segments.append(indexFrames(scan, generation: generation, name: name, length: length))
+        reading.previous = (generation, name, scan.validEnd, pendingTail)
+    }
+
+    /// The segment's length as its header gives it, after checking the header and its chain to
+    /// the previous segment; nil when the segment ends here (a cut first write, a version this
+    /// code does not read).
+    private mutating func checkHeader(
+        _ bytes: UnsafeRawBufferPointer, generation: UInt64, name: String, isNewest: Bool, scan: LogSegment.Scan,
+        _ reading: inout Reading
+    ) -> Int? {
         var length = bytes.count
         switch LogSegment.readHeader(bytes) {
         case .unused where scan.frames.isEmpty && isNewest:
@@ -174,7 +192,7 @@ extension LogIndex {
             tail = (generation, 0..<(scan.tail?.upperBound ?? 0), [])
             segments.append(Segment(generation: generation, length: length, validEnd: 0, lastFrameEnds: [:]))
             reading.previous = (generation, name, 0, nil)
-            return
+            return nil
         case .unused, .damaged:
             // The frames read on their own; only the chain to the previous segment cannot be
             // checked.
@@ -187,7 +205,7 @@ extension LogIndex {
                     position: LogPosition(generation: generation, offset: 0),
                     description: "the log file \(name) is version \(version), which this code does not read"))
             reading.previous = nil
-            return
+            return nil
         case .valid(let headerGeneration, let headerLength, let end):
             length = headerLength
             if headerGeneration != generation {
@@ -218,6 +236,11 @@ extension LogIndex {
             }
             settle(&reading, next: reading.previous?.generation == generation - 1 ? end : nil)
         }
+        return length
+    }
+
+    /// Bytes between frames that do not read as one.
+    private mutating func noteUnreadable(_ scan: LogSegment.Scan, generation: UInt64, name: String) {
         for range in scan.unreadable {
             damage.append(
                 Damage(
@@ -225,7 +248,14 @@ extension LogIndex {
                     description: "\(range.count) bytes of the log file \(name) at byte \(range.lowerBound) "
                         + "do not read"))
         }
-        var pendingTail: Range<Int>?
+    }
+
+    /// A torn last frame: the tail a new write goes after (the newest segment, whole), damage
+    /// (the newest, cut short), or left for the next segment to settle (returned).
+    private mutating func takeTornTail(
+        _ scan: inout LogSegment.Scan, _ bytes: UnsafeRawBufferPointer, generation: UInt64, name: String,
+        isNewest: Bool, length: Int
+    ) -> Range<Int>? {
         if let torn = scan.tail {
             if isNewest, bytes.count == length {
                 tail = (generation, torn, Self.keys(in: bytes, at: torn.lowerBound))
@@ -237,9 +267,16 @@ extension LogIndex {
                             + "do not read, in a file cut short"))
                 scan.validEnd = torn.upperBound
             } else {
-                pendingTail = torn
+                return torn
             }
         }
+        return nil
+    }
+
+    /// The chunks of each frame, by key, and where each key's last frame in the segment ends.
+    private mutating func indexFrames(
+        _ scan: LogSegment.Scan, generation: UInt64, name: String, length: Int
+    ) -> Segment {
         var segment = Segment(generation: generation, length: length, validEnd: scan.validEnd, lastFrameEnds: [:])
         for frame in scan.frames {
             let end = LogPosition(generation: generation, offset: frame.end)
@@ -256,8 +293,7 @@ extension LogIndex {
                         + "or length; its records read")
             }
         }
-        segments.append(segment)
-        reading.previous = (generation, name, scan.validEnd, pendingTail)
+        return segment
     }
 
     /// Whose records the frame at `offset` held, when its directory survived.
