@@ -37,21 +37,33 @@ struct ServerBenchmark {
         try Self.prepare(data)
 
         let start = Measure.now()
-        let server = try Spawned(
-            productsDirectory + "/water-server",
-            [
-                "serve", "--data", data, "--listen", "127.0.0.1:0", "--plaintext", "--password-strength", "minimum",
-                "--max-connections", "1024", "--max-per-address", "1024", "--time-zone", "UTC",
-            ])
+        let (server, address) = try Self.startWater(data)
         defer { server.stop() }
-        let address = try require(
-            HostPort(parsing: server.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
-            "the listening address")
+        try measureStartAndMemory(server, address, since: start)
+
+        let redis = try Self.startRedis(scratch.path)
+        defer { redis.stop() }
+        let tokens = try (1...Self.historic).map { try Self.login(address, "h\($0)").token }
+        let plaintext16 = try compareLogs(server, address, redis: redis, tokens: tokens, scratch: scratch.path)
+        try compareBoards(server, address, redis: redis, tokens: tokens)
+        try measureClients(address, scratch: scratch.path)
+
+        // The cost of TLS: the same server and data, now serving TLS, under the same load.
+        server.stop()
+        try measureTLS(data, tokens: tokens, scratch: scratch.path, plaintext16: plaintext16)
+        redis.stop()
+        if let shims {
+            try measureAllocations(data, shims: shims, tokens: tokens, scratch: scratch.path)
+            try measureSlowSync(data, shims: shims, tokens: tokens, scratch: scratch.path)
+        }
+    }
+
+    /// From the server's start to its first acknowledged write; then its memory with every
+    /// archive loaded (a board reads them all) and 50 connections open.
+    private mutating func measureStartAndMemory(_ server: Spawned, _ address: HostPort, since start: UInt64) throws {
         let first = try Self.login(address, "h1")
         _ = try first.call(WaterV1.LogWaterRequest(entryID: first.newID().description, amountMl: 250))
         record("start_to_first_write_ms", Double(Measure.now() - start) / 1e6)
-
-        // Memory with every archive loaded (a board reads them all) and 50 connections open.
         _ = try first.call(WaterV1.GetBoardRequest())
         let idle = try (0..<50).map { _ in
             try WaterConnection(configuration: ClientConfiguration(server: address, security: .plaintext))
@@ -61,19 +73,20 @@ struct ServerBenchmark {
         record("server_rss_anon_mib", Self.statusMiB("RssAnon:", of: server.pid))
         record("server_rss_mib", Self.statusMiB("VmRSS:", of: server.pid))
         withExtendedLifetime(idle) {}
+    }
 
-        let redis = try Self.startRedis(scratch.path)
-        defer { redis.stop() }
+    /// Durable logs at 1, 16 and 64 connections, water-server and Redis driven by the same load
+    /// generator (pre-encoded requests, closed loop, one thread); the 16-connection result.
+    private mutating func compareLogs(
+        _ server: Spawned, _ address: HostPort, redis: Spawned, tokens: [[UInt8]], scratch: String
+    ) throws -> LoadGenerator.Result? {
         let redisPort = UInt16(redis.arguments[1])!
         let setup = try RedisClient(port: redisPort)
         let sha = try Self.loadScript(setup)
         for member in 1...Self.historic { try setup.command(["ZADD", "board", "\(member * 100)", "h\(member)"]) }
-
         let rtt = try Self.pingMicroseconds(setup)
-        let fsync = Self.fdatasyncMicroseconds(in: scratch.path)
-        let tokens = try (1...Self.historic).map { try Self.login(address, "h\($0)").token }
+        let fsync = Self.fdatasyncMicroseconds(in: scratch)
         let logScript = RedisClient.encode(["EVALSHA", sha, "2", "log:h1", "board", "250", "h1", "{\"ml\":250}"])
-        // The same load generator drives both: pre-encoded requests, closed loop, one thread.
         var plaintext16: LoadGenerator.Result?
         for connections in [1, 16, 64] {
             let perConnection = connections == 1 ? 4000 : (connections == 16 ? 1500 : 400)
@@ -97,45 +110,49 @@ struct ServerBenchmark {
                 record("log_p50_vs_fsync_plus_rtt_1", water.p50 / (fsync + rtt))
             }
         }
+        return plaintext16
+    }
 
+    /// The weekly board at 16 connections, against a Redis sorted set's ZREVRANGE.
+    private mutating func compareBoards(_ server: Spawned, _ address: HostPort, redis: Spawned, tokens: [[UInt8]])
+        throws
+    {
         let boardRequest = try Self.frame(WaterV1.GetBoardRequest(), callID: 1, token: tokens[0])
         let boards = try LoadGenerator.run(
             try (0..<16).map { _ in (try Self.handshaken(address), Array(repeating: boardRequest, count: 1500)) },
             framing: .water, serverPID: server.pid)
         let peerBoards = try Self.runRedis(
-            redis, port: redisPort, connections: 16,
+            redis, port: UInt16(redis.arguments[1])!, connections: 16,
             sending: RedisClient.encode(["ZREVRANGE", "board", "0", "-1", "WITHSCORES"]), times: 1500)
         record("board_per_s_16", boards.perSecond)
         record("board_server_cpu_us_16", boards.serverCPUMicroseconds)
         record("redis_board_per_s_16", peerBoards.perSecond)
         record("redis_board_server_cpu_us_16", peerBoards.serverCPUMicroseconds)
         record("board_ratio_vs_redis_16", boards.perSecond / peerBoards.perSecond)
+    }
 
+    /// Whole water-client processes: a `log`, and `prompt` beside `--version`.
+    private mutating func measureClients(_ address: HostPort, scratch: String) throws {
         record(
             "client_log_wall_ms",
-            try Self.clientWallTime(address, scratch: scratch.path, environment: ["WATER_PLAINTEXT": "1"]))
+            try Self.clientWallTime(address, scratch: scratch, environment: ["WATER_PLAINTEXT": "1"]))
         // `water-client prompt`, after those logs filled its cache: the target is under 5 ms,
         // process start to exit. `--version` does nothing but start and exit: the floor.
-        let prompt = try Self.promptWallTime(scratch: scratch.path)
+        let prompt = try Self.promptWallTime(scratch: scratch)
         record("client_prompt_wall_ms_p50", prompt.p50)
         record("client_prompt_wall_ms_p90", prompt.p90)
         record("client_version_wall_ms_p50", prompt.floor)
         // The absolute figure moves with the machine (process start is most of it); the ratio
         // to --version, measured in the same run, is what the prompt's own work costs.
         record("client_prompt_vs_version_p50", prompt.p50 / prompt.floor)
+    }
 
-        // The cost of TLS: the same server and data, now serving TLS, under the same load.
-        server.stop()
-        let secure = try Spawned(
-            productsDirectory + "/water-server",
-            [
-                "serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
-                "--max-connections", "1024", "--max-per-address", "1024", "--time-zone", "UTC",
-            ])
+    /// The same data served over TLS: 16 connections logging, and a client's log, full and resumed.
+    private mutating func measureTLS(
+        _ data: String, tokens: [[UInt8]], scratch: String, plaintext16: LoadGenerator.Result?
+    ) throws {
+        let (secure, secureAddress) = try Self.startWater(data, plaintext: false)
         defer { secure.stop() }
-        let secureAddress = try require(
-            HostPort(parsing: secure.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
-            "the listening address")
         let fingerprint = try Fingerprint(certificateAt: "\(data)/tls/certificate.pem")
         let secureLanes = try (0..<16).map { index in
             (try Self.handshaken(secureAddress, security: .pinned(fingerprint)), tokens[index % Self.historic])
@@ -153,18 +170,12 @@ struct ServerBenchmark {
         let trust = ["WATER_TLS_FINGERPRINT": fingerprint.description]
         record(
             "client_log_wall_ms_tls",
-            try Self.clientWallTime(secureAddress, scratch: scratch.path + "/tls", environment: trust))
+            try Self.clientWallTime(secureAddress, scratch: scratch + "/tls", environment: trust))
         record(
             "client_log_wall_ms_tls_resumed",
             try Self.clientWallTime(
-                secureAddress, scratch: scratch.path + "/tls-resumed",
+                secureAddress, scratch: scratch + "/tls-resumed",
                 environment: trust.merging(["WATER_TLS_RESUME": "1"]) { $1 }))
-        secure.stop()
-        redis.stop()
-        if let shims {
-            try measureAllocations(data, shims: shims, tokens: tokens, scratch: scratch.path)
-            try measureSlowSync(data, shims: shims, tokens: tokens, scratch: scratch.path)
-        }
     }
 
     /// Heap allocations per durable log at 16 connections: the server started with the
@@ -235,14 +246,16 @@ struct ServerBenchmark {
             }, framing: .redis, serverPID: redis.pid)
     }
 
-    /// The plaintext release server on `data`, on a free loopback port.
-    static func startWater(_ data: String, environment: [String: String] = [:]) throws -> (Spawned, HostPort) {
+    /// The release server on `data`, on a free loopback port: plaintext unless told otherwise.
+    static func startWater(
+        _ data: String, plaintext: Bool = true, environment: [String: String] = [:]
+    ) throws -> (Spawned, HostPort) {
         let server = try Spawned(
             productsDirectory + "/water-server",
             [
-                "serve", "--data", data, "--listen", "127.0.0.1:0", "--plaintext", "--password-strength", "minimum",
+                "serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
                 "--max-connections", "1024", "--max-per-address", "1024", "--time-zone", "UTC",
-            ], environment: environment)
+            ] + (plaintext ? ["--plaintext"] : []), environment: environment)
         let address = try require(
             HostPort(parsing: server.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
             "the listening address")

@@ -7,107 +7,135 @@ enum MemberCommands {
     /// Runs `action`, one of the subcommands `clientCommandLine` lists for `member`.
     static func run(_ invocation: inout Invocation, action: String) throws {
         switch action {
-        case "add":
-            let displayName = try invocation.arguments.option("display-name") ?? ""
-            let admin = invocation.arguments.flag("admin")
-            let zone = try invocation.arguments.option("time-zone") ?? ""
-            let fromStandardInput = invocation.arguments.flag("password-stdin")
-            let child = invocation.arguments.flag("child")
-            guard let name = invocation.arguments.positional() else { throw UsageError("member add needs a username") }
-            try invocation.arguments.finish()
-            if child && (admin || fromStandardInput) {
-                throw UsageError(
-                    "a child is added without a password and not as an admin: leave out --admin and --password-stdin")
-            }
-            let password = child ? "" : try newPassword(for: name, fromStandardInput)
-            let response = try invocation.client().call(
-                WaterV1.AddMemberRequest(
-                    username: name, displayName: displayName, password: password, role: admin ? .admin : .member,
-                    timeZone: zone, child: child))
-            invocation.output(response) {
-                child
-                    ? "added \(name), a child with no password: log for them with --for \(name) "
-                        + "(admins can; make a guardian with: water-client member guardian \(name) add NAME)"
-                    : "added \(name); they can log in with: water-client login \(name)"
-            }
-        case "guardian":
-            guard let child = invocation.arguments.positional(), let verb = invocation.arguments.positional(),
-                let guardian = invocation.arguments.positional()
-            else {
-                throw UsageError("member guardian needs a child, add or rm, and a member: member guardian kim add ann")
-            }
-            try invocation.arguments.finish()
-            guard verb == "add" || verb == "rm" else {
-                throw UsageError("member guardian takes add or rm, got \"\(verb.terminalSafe)\"")
-            }
-            let response = try invocation.client().call(
-                WaterV1.SetGuardianRequest(username: child, guardian: guardian, remove: verb == "rm"))
-            invocation.output(response) {
-                let guardians = response.member?.guardians.map(\.terminalSafe) ?? []
-                return "guardians of \(child): "
-                    + (guardians.isEmpty ? "none (admins still act for them)" : guardians.joined(separator: ", "))
-            }
-        case "admin":
-            guard let name = invocation.arguments.positional(), let state = invocation.arguments.positional() else {
-                throw UsageError("member admin needs a username and on or off: member admin ben on")
-            }
-            try invocation.arguments.finish()
-            guard state == "on" || state == "off" else {
-                throw UsageError("member admin takes on or off, got \"\(state.terminalSafe)\"")
-            }
-            let response = try invocation.client().call(
-                WaterV1.SetRoleRequest(username: name, role: state == "on" ? .admin : .member))
-            invocation.output(response) { state == "on" ? "\(name) is an admin" : "\(name) is a member, not an admin" }
-        case "rename":
-            let to = try invocation.arguments.option("to") ?? ""
-            let displayName = try invocation.arguments.option("display-name") ?? ""
-            guard let name = invocation.arguments.positional() else {
-                throw UsageError("member rename needs a username")
-            }
-            try invocation.arguments.finish()
-            guard !to.isEmpty || !displayName.isEmpty else {
-                throw UsageError("member rename needs --to NEW_NAME, --display-name TEXT or both")
-            }
-            let response = try invocation.client().call(
-                WaterV1.RenameMemberRequest(username: name, newUsername: to, newDisplayName: displayName))
-            invocation.output(response) {
-                "renamed: \((response.member?.username ?? to).terminalSafe) "
-                    + "(\((response.member?.displayName ?? displayName).terminalSafe))"
-            }
-        case "reset":
-            let fromStandardInput = invocation.arguments.flag("password-stdin")
-            guard let name = invocation.arguments.positional() else {
-                throw UsageError("member reset needs a username")
-            }
-            try invocation.arguments.finish()
-            let password = try newPassword(for: name, fromStandardInput)
-            let response = try invocation.client().call(
-                WaterV1.ResetPasswordRequest(username: name, newPassword: password))
-            invocation.output(response) { "password of \(name) reset; their sessions have ended" }
+        case "add": try add(&invocation)
+        case "guardian": try setGuardian(&invocation)
+        case "admin": try setAdmin(&invocation)
+        case "rename": try rename(&invocation)
+        case "reset": try resetPassword(&invocation)
         case "rm": try remove(&invocation)
-        case "restore":
-            guard let name = invocation.arguments.positional() else {
-                throw UsageError("member restore needs the removed member's username")
-            }
-            try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.RestoreMemberRequest(username: name))
-            invocation.output(response) {
-                "restored \(name), with their drinks and habits; they log in again with: water-client login \(name)"
-            }
-        case "ls":
-            try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.ListMembersRequest())
-            invocation.output(response) {
-                // Usernames are what members copy into other commands: the column fits the
-                // longest one, never cuts it.
-                let width = response.members.map { $0.username.terminalSafe.count }.max() ?? 0
-                return response.members.map {
-                    "\(Format.column($0.username.terminalSafe, max(width, 8))) \($0.displayName.terminalSafe)"
-                        + memberNotes($0)
-                }.joined(separator: "\n")
-            }
+        case "restore": try restore(&invocation)
+        case "ls": try list(&invocation)
         default:
             preconditionFailure("member \(action) is in clientCommandLine but has no code")
+        }
+    }
+
+    /// `member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin] [--child]`.
+    private static func add(_ invocation: inout Invocation) throws {
+        let displayName = try invocation.arguments.option("display-name") ?? ""
+        let admin = invocation.arguments.flag("admin")
+        let zone = try invocation.arguments.option("time-zone") ?? ""
+        let fromStandardInput = invocation.arguments.flag("password-stdin")
+        let child = invocation.arguments.flag("child")
+        guard let name = invocation.arguments.positional() else { throw UsageError("member add needs a username") }
+        try invocation.arguments.finish()
+        if child && (admin || fromStandardInput) {
+            throw UsageError(
+                "a child is added without a password and not as an admin: leave out --admin and --password-stdin")
+        }
+        let password = child ? "" : try newPassword(for: name, fromStandardInput)
+        let response = try invocation.client().call(
+            WaterV1.AddMemberRequest(
+                username: name, displayName: displayName, password: password, role: admin ? .admin : .member,
+                timeZone: zone, child: child))
+        invocation.output(response) {
+            child
+                ? "added \(name), a child with no password: log for them with --for \(name) "
+                    + "(admins can; make a guardian with: water-client member guardian \(name) add NAME)"
+                : "added \(name); they can log in with: water-client login \(name)"
+        }
+    }
+
+    /// `member guardian CHILD add|rm MEMBER`.
+    private static func setGuardian(_ invocation: inout Invocation) throws {
+        guard let child = invocation.arguments.positional(), let verb = invocation.arguments.positional(),
+            let guardian = invocation.arguments.positional()
+        else {
+            throw UsageError("member guardian needs a child, add or rm, and a member: member guardian kim add ann")
+        }
+        try invocation.arguments.finish()
+        guard verb == "add" || verb == "rm" else {
+            throw UsageError("member guardian takes add or rm, got \"\(verb.terminalSafe)\"")
+        }
+        let response = try invocation.client().call(
+            WaterV1.SetGuardianRequest(username: child, guardian: guardian, remove: verb == "rm"))
+        invocation.output(response) {
+            let guardians = response.member?.guardians.map(\.terminalSafe) ?? []
+            return "guardians of \(child): "
+                + (guardians.isEmpty ? "none (admins still act for them)" : guardians.joined(separator: ", "))
+        }
+    }
+
+    /// `member admin NAME on|off`.
+    private static func setAdmin(_ invocation: inout Invocation) throws {
+        guard let name = invocation.arguments.positional(), let state = invocation.arguments.positional() else {
+            throw UsageError("member admin needs a username and on or off: member admin ben on")
+        }
+        try invocation.arguments.finish()
+        guard state == "on" || state == "off" else {
+            throw UsageError("member admin takes on or off, got \"\(state.terminalSafe)\"")
+        }
+        let response = try invocation.client().call(
+            WaterV1.SetRoleRequest(username: name, role: state == "on" ? .admin : .member))
+        invocation.output(response) { state == "on" ? "\(name) is an admin" : "\(name) is a member, not an admin" }
+    }
+
+    /// `member rename NAME [--to NEW_NAME] [--display-name TEXT]`.
+    private static func rename(_ invocation: inout Invocation) throws {
+        let to = try invocation.arguments.option("to") ?? ""
+        let displayName = try invocation.arguments.option("display-name") ?? ""
+        guard let name = invocation.arguments.positional() else {
+            throw UsageError("member rename needs a username")
+        }
+        try invocation.arguments.finish()
+        guard !to.isEmpty || !displayName.isEmpty else {
+            throw UsageError("member rename needs --to NEW_NAME, --display-name TEXT or both")
+        }
+        let response = try invocation.client().call(
+            WaterV1.RenameMemberRequest(username: name, newUsername: to, newDisplayName: displayName))
+        invocation.output(response) {
+            "renamed: \((response.member?.username ?? to).terminalSafe) "
+                + "(\((response.member?.displayName ?? displayName).terminalSafe))"
+        }
+    }
+
+    /// `member reset NAME [--password-stdin]`: a new password, which ends their sessions.
+    private static func resetPassword(_ invocation: inout Invocation) throws {
+        let fromStandardInput = invocation.arguments.flag("password-stdin")
+        guard let name = invocation.arguments.positional() else {
+            throw UsageError("member reset needs a username")
+        }
+        try invocation.arguments.finish()
+        let password = try newPassword(for: name, fromStandardInput)
+        let response = try invocation.client().call(
+            WaterV1.ResetPasswordRequest(username: name, newPassword: password))
+        invocation.output(response) { "password of \(name) reset; their sessions have ended" }
+    }
+
+    /// `member restore NAME`: a removed member back, with their archive.
+    private static func restore(_ invocation: inout Invocation) throws {
+        guard let name = invocation.arguments.positional() else {
+            throw UsageError("member restore needs the removed member's username")
+        }
+        try invocation.arguments.finish()
+        let response = try invocation.client().call(WaterV1.RestoreMemberRequest(username: name))
+        invocation.output(response) {
+            "restored \(name), with their drinks and habits; they log in again with: water-client login \(name)"
+        }
+    }
+
+    /// `member ls`.
+    private static func list(_ invocation: inout Invocation) throws {
+        try invocation.arguments.finish()
+        let response = try invocation.client().call(WaterV1.ListMembersRequest())
+        invocation.output(response) {
+            // Usernames are what members copy into other commands: the column fits the
+            // longest one, never cuts it.
+            let width = response.members.map { $0.username.terminalSafe.count }.max() ?? 0
+            return response.members.map {
+                "\(Format.column($0.username.terminalSafe, max(width, 8))) \($0.displayName.terminalSafe)"
+                    + memberNotes($0)
+            }.joined(separator: "\n")
         }
     }
 
