@@ -9,6 +9,8 @@ public enum JSONOutput {
     public static func encode<Value: Encodable>(_ value: Value, pretty: Bool = false) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // The keys of JSON we write are snake case (`amount_ml`), as the protos' are.
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
         return (try? encoder.encode(value)).map { escapingDELAndC1(String(decoding: $0, as: UTF8.self)) } ?? "{}"
     }
@@ -53,11 +55,6 @@ public struct ErrorJSON: Encodable, Sendable {
         self.exitCode = exitCode.rawValue
         self.message = message
         self.violations = violations
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case code, message, violations
-        case exitCode = "exit_code"
     }
 
     /// Writes the error: as JSON with `json`, else as `program: message` (and, for a usage

@@ -9,11 +9,6 @@ public struct StatusReport: Encodable, Sendable {
     public struct Compaction: Encodable, Sendable {
         public var atUnixMs: Int64
         public var archive: String
-
-        enum CodingKeys: String, CodingKey {
-            case atUnixMs = "at_unix_ms"
-            case archive
-        }
     }
 
     /// The server's clock against a time it must have passed (``ClockGuard``).
@@ -26,12 +21,6 @@ public struct StatusReport: Encodable, Sendable {
         public var reference: String?
         /// What the server says of it while behind: "it says ..., the newest record is ...".
         public var explanation: String?
-
-        enum CodingKeys: String, CodingKey {
-            case behind, reference, explanation
-            case nowUnixMs = "now_unix_ms"
-            case referenceUnixMs = "reference_unix_ms"
-        }
     }
 
     /// The MQTT broker `serve --mqtt` publishes to, and whether it is connected now.
@@ -68,13 +57,6 @@ public struct StatusReport: Encodable, Sendable {
     public var archives: [ArchiveSize]
     /// Each member's archive folder (`users/<id>`) and username, to name them in the text.
     var memberNames: [String: String] = [:]
-
-    enum CodingKeys: String, CodingKey {
-        case running, pid, listening, connections, members, admins, children, certificate, protected, clock, mqtt
-        case archives
-        case uptimeSeconds = "uptime_seconds"
-        case lastCompaction = "last_compaction"
-    }
 
     public static func read(dataDirectory: String, now: Int64) throws -> StatusReport {
         guard access("\(dataDirectory)/\(DataDirectory.formatFile)", F_OK) == 0 else {

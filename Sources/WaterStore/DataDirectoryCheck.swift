@@ -24,12 +24,6 @@ public enum DataDirectoryCheck {
         public var tornTail: TornTail?
         /// The sequence number of its last record: how many writes it has seen.
         public var lastRecord: UInt64
-
-        enum CodingKeys: String, CodingKey {
-            case archive, member, problem
-            case tornTail = "torn_tail"
-            case lastRecord = "last_record"
-        }
     }
 
     public struct TornTail: Sendable, Hashable, Encodable {

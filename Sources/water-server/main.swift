@@ -158,11 +158,6 @@ struct InitJSON: Encodable {
     var dataDirectory: String
     var admin: String
     var certificate: String
-
-    enum CodingKeys: String, CodingKey {
-        case admin, certificate
-        case dataDirectory = "data_directory"
-    }
 }
 
 /// What `check --json` prints.
@@ -173,11 +168,6 @@ struct CheckJSON: Encodable {
     var archives: [DataDirectoryCheck.Report]
     /// What the log has wrong that costs no archive anything.
     var notes: [String]
-
-    enum CodingKeys: String, CodingKey {
-        case healthy, damaged, archives, notes
-        case inUseBy = "in_use_by"
-    }
 }
 
 func check(_ arguments: inout Arguments) throws -> ExitCode {
@@ -233,11 +223,6 @@ struct RepairJSON: Encodable {
     var keptAside: String?
     var kept: [String]
     var dropped: [String]
-
-    enum CodingKeys: String, CodingKey {
-        case archive, member, repaired, kept, dropped
-        case keptAside = "kept_aside"
-    }
 }
 
 func repair(_ arguments: inout Arguments) throws {
@@ -314,11 +299,6 @@ struct BackupJSON: Encodable {
     var readBack: Int
     /// Archives damaged in the data directory too, copied as they are.
     var damaged: [String]
-
-    enum CodingKeys: String, CodingKey {
-        case destination, archives, damaged
-        case readBack = "read_back"
-    }
 }
 
 func backup(_ arguments: inout Arguments) throws -> ExitCode {
@@ -367,12 +347,6 @@ struct RestoreJSON: Encodable {
     /// How many of the backup's sessions were ended; absent when they were kept (--keep-sessions,
     /// or --member, which leaves the accounts as they are).
     var sessionsEnded: Int?
-
-    enum CodingKeys: String, CodingKey {
-        case from, into
-        case keptAside = "kept_aside"
-        case sessionsEnded = "sessions_ended"
-    }
 }
 
 func restore(_ arguments: inout Arguments) throws {

@@ -78,17 +78,6 @@ struct HomeAssistantMessages: Sendable {
         var daysMet: Int
         var rank: Int
         var averagePercent: Int
-
-        enum CodingKeys: String, CodingKey {
-            case username, date, percent, drinks, rank
-            case displayName = "display_name"
-            case amountMl = "amount_ml"
-            case goalMl = "goal_ml"
-            case streakDays = "streak_days"
-            case bestStreakDays = "best_streak_days"
-            case daysMet = "days_met"
-            case averagePercent = "average_percent"
-        }
     }
 
     /// `PREFIX/board`: the week's ranking, leader first.
@@ -101,15 +90,6 @@ struct HomeAssistantMessages: Sendable {
             var daysMet: Int
             var averagePercent: Int
             var streakDays: Int
-
-            enum CodingKeys: String, CodingKey {
-                case rank, username
-                case displayName = "display_name"
-                case totalMl = "total_ml"
-                case daysMet = "days_met"
-                case averagePercent = "average_percent"
-                case streakDays = "streak_days"
-            }
         }
 
         var week: String
@@ -192,32 +172,20 @@ struct HomeAssistantMessages: Sendable {
         var stateTopic: String
         var valueTemplate: String?
         var jsonAttributesTopic: String?
-        var unit: String?
+        var unitOfMeasurement: String?
         var deviceClass: String?
         var stateClass: String?
         var icon: String
         var availabilityTopic: String
         var device: Device
-
-        enum CodingKeys: String, CodingKey {
-            case name, icon, device
-            case uniqueID = "unique_id"
-            case objectID = "object_id"
-            case stateTopic = "state_topic"
-            case valueTemplate = "value_template"
-            case jsonAttributesTopic = "json_attributes_topic"
-            case unit = "unit_of_measurement"
-            case deviceClass = "device_class"
-            case stateClass = "state_class"
-            case availabilityTopic = "availability_topic"
-        }
     }
 
     func config(_ sensor: Sensor, of standing: BoardStanding) -> Config {
         let id = "\(prefix)_\(standing.username)_\(sensor.field)"
         return Config(
             name: sensor.name, uniqueID: id, objectID: id, stateTopic: stateTopic(standing.username),
-            valueTemplate: "{{ value_json.\(sensor.field) }}", unit: sensor.unit, deviceClass: sensor.deviceClass,
+            valueTemplate: "{{ value_json.\(sensor.field) }}", unitOfMeasurement: sensor.unit,
+            deviceClass: sensor.deviceClass,
             stateClass: sensor.stateClass, icon: sensor.icon, availabilityTopic: "\(prefix)/status",
             device: Config.Device(
                 identifiers: ["\(prefix)_member_\(standing.username)"], name: standing.displayName,
@@ -237,6 +205,8 @@ struct HomeAssistantMessages: Sendable {
     static func json(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Home Assistant's keys are snake case (`unique_id`, `unit_of_measurement`).
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         return (try? encoder.encode(value)).map { Array($0) } ?? Array("{}".utf8)
     }
 }

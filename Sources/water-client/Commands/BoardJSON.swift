@@ -24,13 +24,6 @@ struct WeeklyBoardJSON: Encodable {
         (week, startsOn, order, generatedAtUnixMs) = (board.week, board.startsOn, board.order, board.generatedAtUnixMs)
         (rows, unavailable, viewerPrivacy) = (board.rows.map(BoardRowJSON.init), board.unavailable, board.viewerPrivacy)
     }
-
-    enum CodingKeys: String, CodingKey {
-        case week, order, rows, unavailable
-        case startsOn = "starts_on"
-        case generatedAtUnixMs = "generated_at_unix_ms"
-        case viewerPrivacy = "viewer_privacy"
-    }
 }
 
 /// One row: the proto's JSON, or only what a `percent` member lets others see.
@@ -82,10 +75,5 @@ struct PercentDayJSON: Encodable {
 
     init(_ day: WaterV1.DaySummary) {
         (date, progress, percent, goalMet, excused) = (day.date, day.progress, day.percent, day.goalMet, day.excused)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case date, progress, percent, excused
-        case goalMet = "goal_met"
     }
 }

@@ -185,9 +185,4 @@ struct QueuedJSON: Encodable {
     var kind: String
     var queuedAtUnixMs: Int64
     var request: QueuedWrite
-
-    enum CodingKeys: String, CodingKey {
-        case queued, kind, request
-        case queuedAtUnixMs = "queued_at_unix_ms"
-    }
 }

@@ -133,11 +133,6 @@ struct SyncJSON: Encodable {
     var refused: [[String: String]]
     var damaged: [String]
     var waitingForLogin: Int
-
-    enum CodingKeys: String, CodingKey {
-        case sent, refused, damaged
-        case waitingForLogin = "waiting_for_login"
-    }
 }
 
 struct OutboxJSON: Encodable {
@@ -148,9 +143,4 @@ struct OutboxJSON: Encodable {
     var username: String
     var queuedAtUnixMs: Int64
     var refused: String?
-
-    enum CodingKeys: String, CodingKey {
-        case number, kind, description, server, username, refused
-        case queuedAtUnixMs = "queued_at_unix_ms"
-    }
 }

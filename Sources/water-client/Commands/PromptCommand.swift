@@ -135,12 +135,8 @@ struct PromptJSON: Encodable {
     /// Who overtook the member on the board today, as this computer last heard.
     var overtaken: [String]
 
-    enum CodingKeys: String, CodingKey {
-        case percent, unsent, overtaken
-        case amountMl = "amount_ml"
-        case goalMl = "goal_ml"
-        case leftMl = "left_ml"
-        case heardToday = "heard_today"
+    enum CodingKeys: CodingKey {
+        case amountMl, goalMl, percent, leftMl, unsent, heardToday, overtaken
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -516,11 +516,6 @@ struct OfflineDayJSON: Encodable {
     var entries: [WaterV1.WaterEntry]
     var unsent: [WaterV1.WaterEntry]
     var heardAtUnixMs: Int64
-
-    enum CodingKeys: String, CodingKey {
-        case offline, day, entries, unsent
-        case heardAtUnixMs = "heard_at_unix_ms"
-    }
 }
 
 /// `week --json` and `history --json` away from the server.
@@ -529,9 +524,4 @@ struct OfflineDaysJSON: Encodable {
     var days: [WaterV1.DaySummary]
     var unsent: [WaterV1.WaterEntry]
     var heardAtUnixMs: Int64
-
-    enum CodingKeys: String, CodingKey {
-        case offline, days, unsent
-        case heardAtUnixMs = "heard_at_unix_ms"
-    }
 }
