@@ -3746,7 +3746,7 @@ const ProtobufCMessageDescriptor water__v1__get_year_response__descriptor =
   (ProtobufCMessageInit) water__v1__get_year_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__set_privacy_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor water__v1__set_privacy_request__field_descriptors[2] =
 {
   {
     "privacy",
@@ -3760,14 +3760,28 @@ static const ProtobufCFieldDescriptor water__v1__set_privacy_request__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "for_member",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetPrivacyRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__set_privacy_request__field_indices_by_name[] = {
+  1,   /* field[1] = for_member */
   0,   /* field[0] = privacy */
 };
-static const ProtobufCIntRange water__v1__set_privacy_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__set_privacy_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 20, 1 },
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor water__v1__set_privacy_request__descriptor =
 {
@@ -3777,10 +3791,10 @@ const ProtobufCMessageDescriptor water__v1__set_privacy_request__descriptor =
   "Water__V1__SetPrivacyRequest",
   "water.v1",
   sizeof(Water__V1__SetPrivacyRequest),
-  1,
+  2,
   water__v1__set_privacy_request__field_descriptors,
   water__v1__set_privacy_request__field_indices_by_name,
-  1,  water__v1__set_privacy_request__number_ranges,
+  2,  water__v1__set_privacy_request__number_ranges,
   (ProtobufCMessageInit) water__v1__set_privacy_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -46,7 +46,8 @@ extension QueuedWrite {
             let member = request.forMember.isEmpty ? "" : " for \(request.forMember)"
             return "unexcuse \(request.dates.joined(separator: ", "))\(member)"
         case .privacy(let request):
-            return "set your privacy to \(Privacy(rawValue: Int(request.privacy.rawValue))?.description ?? "?")"
+            let level = Privacy(rawValue: Int(request.privacy.rawValue))?.description ?? "?"
+            return "set \(request.forMember.isEmpty ? "your" : "\(request.forMember)'s") privacy to \(level)"
         }
     }
 }

@@ -45,7 +45,8 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(let request): !request.forMember.isEmpty
         case .excuse(let request): !request.forMember.isEmpty
         case .unexcuse(let request): !request.forMember.isEmpty
-        case .todoAdd, .todoDone, .privacy: false
+        case .privacy(let request): !request.forMember.isEmpty
+        case .todoAdd, .todoDone: false
         }
     }
 

@@ -212,10 +212,12 @@ let clientCommandLine = ProgramSpec(
                 your rank, percent, days met and streak, not your millilitres, drinks or per-day
                 amounts. hidden: you are on no one else's board (their ranks are counted without
                 you); you still see yourself, ranked among them, marked "only you see this". An
-                admin's household export stays complete. Away from the server it waits on this
-                computer and is sent later; setting it twice is the same as once.
+                admin's household export stays complete. A guardian sets a child's (--for), an
+                admin anyone's. Away from the server it waits on this computer and is sent later;
+                setting it twice is the same as once.
                 """,
-            examples: ["privacy", "privacy percent", "privacy full"],
+            options: [forOption],
+            examples: ["privacy", "privacy percent", "privacy full", "privacy hidden --for kim"],
             argumentChoices: Privacy.allCases.map(\.description)),
         CommandSpec(
             "todo add", "TEXT", summary: "add an item to the household's shared list",

@@ -201,6 +201,7 @@ struct ChildrenTests {
             ("SetGoal", { try $0.call(WaterV1.SetGoalRequest(dailyGoalMl: 1500, forMember: $1)) }),
             ("SetUsualCup", { try $0.call(WaterV1.SetUsualCupRequest(usualCupMl: 200, forMember: $1)) }),
             ("GetSettings", { try $0.call(WaterV1.GetSettingsRequest(forMember: $1)) }),
+            ("SetPrivacy", { try $0.call(WaterV1.SetPrivacyRequest(privacy: .percent, forMember: $1)) }),
             (
                 "AddCup",
                 { try $0.call(WaterV1.AddCupRequest(cup: WaterV1.Cup(name: "mug", amountMl: 300), forMember: $1)) }
@@ -266,7 +267,11 @@ struct ChildrenTests {
         #expect(
             saved.status == 0 && saved.output.hasPrefix("saved on this computer: log 200 ml milk for kim "),
             "\(saved.output)")
-        #expect(OfflineTests.queuedFiles(mum).count == 1)
+        let private_ = try mum.run(["privacy", "percent", "--for", "kim"])
+        #expect(
+            private_.status == 0 && private_.output.hasPrefix("saved on this computer: set kim's privacy to percent"),
+            "\(private_.output) \(private_.error)")
+        #expect(OfflineTests.queuedFiles(mum).count == 2)
         let away = try mum.run(["--json", "today"])
         #expect(away.status == 0 && !away.output.contains("\"amount_ml\":200"), "\(away.output)")
         #expect(try mum.run(["today", "--for", "kim"]).status == 69)
@@ -277,6 +282,42 @@ struct ChildrenTests {
         let kims = try mum.json(WaterV1.GetTodayResponse.self, ["today", "--for", "kim"])
         #expect(kims.entries.map(\.countedMl) == [300] && kims.entries.map(\.madeBy) == ["mum"])
         #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).day?.amountMl == 0)
+        // The queued privacy was kim's, not mum's.
+        #expect(try mum.run(["privacy", "--for", "kim"]).output.hasPrefix("kim's privacy percent: "))
+        #expect(try mum.run(["privacy"]).output.hasPrefix("privacy full: "))
+        #expect(server.stop() == 0)
+    }
+
+    @Test(
+        "a guardian sets a child's privacy with --for: the board follows it; a member who is not their guardian may not"
+    )
+    func childsPrivacy() throws {
+        let server = try ServerProcess.fresh()
+        let mumSetup = try server.client("mum", password: adminPassword)
+        for name in ["dad", "ann"] {
+            _ = try mumSetup.call(WaterV1.AddMemberRequest(username: name, password: "\(name)-password-1"))
+        }
+        _ = try mumSetup.call(WaterV1.AddMemberRequest(username: "kim", child: true))
+        _ = try mumSetup.call(WaterV1.SetGuardianRequest(username: "kim", guardian: "dad"))
+        let (dad, ann) = (server.cli("dad"), server.cli("ann"))
+        #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try ann.run(["login", "ann", "--password-stdin"], input: "ann-password-1\n").status == 0)
+        #expect(try dad.run(["log", "600", "--for", "kim"]).status == 0)
+
+        let set = try dad.run(["privacy", "percent", "--for", "kim"])
+        #expect(
+            set.status == 0
+                && set.output
+                    == "kim's privacy percent: others see their rank, percent, days met and streak, not their millilitres\n",
+            "\(set.output) \(set.error)")
+        let refused = try ann.run(["privacy", "hidden", "--for", "kim"])
+        #expect(refused.status == 77, "\(refused.output) \(refused.error)")
+        #expect(try ann.run(["privacy", "--for", "kim"]).status == 77)
+        // ann's board: kim's percent, no millilitres; dad's own privacy is untouched.
+        let board = try server.client("ann", password: "ann-password-1").call(WaterV1.GetBoardRequest())
+        let kim = try #require(board.board?.rows.first { $0.username == "kim" }, "\(board)")
+        #expect(kim.amountsHidden && kim.totalMl == 0 && kim.averagePercent == 30, "\(kim)")
+        #expect(try dad.run(["privacy"]).output.hasPrefix("privacy full: "))
         #expect(server.stop() == 0)
     }
 }

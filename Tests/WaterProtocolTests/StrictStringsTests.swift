@@ -53,7 +53,7 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.SetGoalRequest", ["for_member"]),
     ("water.v1.SetUsualCupRequest", ["usual_drink", "for_member"]),
     ("water.v1.GetSettingsRequest", ["for_member"]),
-    ("water.v1.SetPrivacyRequest", []),
+    ("water.v1.SetPrivacyRequest", ["for_member"]),
     ("water.v1.SetTimeZoneRequest", ["time_zone"]),
     ("water.v1.AddCupRequest", ["cup.name", "cup.drink", "for_member"]),
     ("water.v1.RemoveCupRequest", ["name", "for_member"]),

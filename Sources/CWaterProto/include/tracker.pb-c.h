@@ -725,10 +725,15 @@ struct  Water__V1__SetPrivacyRequest
    * PRIVACY_FULL, PRIVACY_PERCENT or PRIVACY_HIDDEN; any other value is INVALID_ARGUMENT.
    */
   Water__V1__Privacy privacy;
+  /*
+   * The member to act for (a child of the caller's, or anyone for an admin); empty: the
+   * caller. Anyone else is PERMISSION_DENIED.
+   */
+  char *for_member;
 };
 #define WATER__V1__SET_PRIVACY_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_privacy_request__descriptor) \
-    , WATER__V1__PRIVACY__PRIVACY_FULL }
+    , WATER__V1__PRIVACY__PRIVACY_FULL, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__SetPrivacyResponse

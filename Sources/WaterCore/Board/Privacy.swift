@@ -31,4 +31,13 @@ public enum Privacy: Int, Hashable, Sendable, CaseIterable, CustomStringConverti
         case .hidden: "others do not see you on the board at all"
         }
     }
+
+    /// The same, said of another member (a child's, set by a guardian).
+    public var othersSeeOfThem: String {
+        switch self {
+        case .full: "others see everything of theirs on the board, millilitres too"
+        case .percent: "others see their rank, percent, days met and streak, not their millilitres"
+        case .hidden: "others do not see them on the board at all"
+        }
+    }
 }

@@ -1811,23 +1811,31 @@ extension WaterV1 {
         /// PRIVACY_FULL, PRIVACY_PERCENT or PRIVACY_HIDDEN; any other value is INVALID_ARGUMENT.
         public var privacy: Privacy
 
+        /// The member to act for (a child of the caller's, or anyone for an admin); empty: the
+        /// caller. Anyone else is PERMISSION_DENIED.
+        public var forMember: String
+
         /// Creates a `SetPrivacyRequest`; omitted fields take the proto3 defaults.
-        public init(privacy: Privacy = Privacy(rawValue: 0)) {
+        public init(privacy: Privacy = Privacy(rawValue: 0), forMember: String = "") {
             self.privacy = privacy
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case privacy = "privacy"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .privacy: 0
+                case .forMember: 1
                 }
             }
 
             init?(intValue: Int) {
                 switch intValue {
                 case 0: self = .privacy
+                case 1: self = .forMember
                 default: return nil
                 }
             }
@@ -1837,7 +1845,8 @@ extension WaterV1 {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
-                privacy: try container.decodeIfPresent(Privacy.self, forKey: .privacy) ?? Privacy(rawValue: 0))
+                privacy: try container.decodeIfPresent(Privacy.self, forKey: .privacy) ?? Privacy(rawValue: 0),
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -2619,11 +2628,12 @@ extension WaterV1.SetPrivacyRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(privacy: WaterV1.Privacy(rawValue: reader.value(at: 0).int32))
+        self.init(privacy: WaterV1.Privacy(rawValue: reader.value(at: 0).int32), forMember: reader.value(at: 1).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.signed(Int64(privacy.rawValue)), at: 0)
+        builder.set(.string(forMember), at: 1)
     }
 }
 

@@ -245,13 +245,15 @@ struct TrackerService: Service {
             })
     }
 
-    /// What the others see of the caller. The level they already have writes nothing.
+    /// What the others see of the caller (or of a child, set by a guardian). The level they
+    /// already have writes nothing.
     func setPrivacy(_ request: WaterV1.SetPrivacyRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.SetPrivacyResponse
     {
         let level = try Wire.privacy(request.privacy, field: "privacy")
-        return try archives.commitOwnReturning(
-            call, { archive in Decision(archive.privacy == level ? [] : [.privacySet(level)]) },
+        return try archives.commitReturning(
+            for: try archives.actingFor(call, request.forMember),
+            { archive in Decision(archive.privacy == level ? [] : [.privacySet(level)]) },
             result: { archive, _ in WaterV1.SetPrivacyResponse(settings: Wire.settings(archive)) })
     }
 

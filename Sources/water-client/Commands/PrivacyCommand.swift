@@ -3,29 +3,33 @@ import WaterClient
 import WaterCore
 import WaterProtocol
 
-/// `privacy [full|percent|hidden]`: shows or sets what the rest of the household sees of you.
+/// `privacy [full|percent|hidden] [--for NAME]`: shows or sets what the rest of the household
+/// sees of you (or of a child of yours: a guardian sets it for them, an admin for anyone).
 enum PrivacyCommand {
     static func run(_ invocation: inout Invocation) throws {
+        let member = try invocation.forMember()
         let word = invocation.arguments.positional()
         try invocation.arguments.finish()
         guard let word else {
-            let response = try invocation.client().call(WaterV1.GetSettingsRequest())
+            let response = try invocation.client().call(WaterV1.GetSettingsRequest(forMember: member))
             let level = response.settings?.privacy ?? .full
-            return invocation.output(response) { line(level) }
+            return invocation.output(response) { line(level, member: member) }
         }
         guard let level = Privacy(name: word) else {
             throw UsageError("privacy takes full, percent or hidden, got \(word)")
         }
-        let request = WaterV1.SetPrivacyRequest(privacy: WaterV1.Privacy(rawValue: Int32(level.rawValue)))
+        let request = WaterV1.SetPrivacyRequest(
+            privacy: WaterV1.Privacy(rawValue: Int32(level.rawValue)), forMember: member)
         // Away from the server it waits in the outbox, like a drink: setting it twice is once.
         let client = try invocation.reachableClient()
         guard let response = try invocation.callOrQueue(client, request, queued: .privacy(request)) else { return }
-        invocation.output(response) { line(response.settings?.privacy ?? .full) }
+        invocation.output(response) { line(response.settings?.privacy ?? .full, member: member) }
     }
 
-    /// "privacy percent: others see your rank, ...".
-    static func line(_ level: WaterV1.Privacy) -> String {
-        guard let known = Privacy(rawValue: Int(level.rawValue)) else { return "privacy: unknown (\(level.rawValue))" }
-        return "privacy \(known): \(known.othersSee)"
+    /// "privacy percent: others see your rank, ..."; for another member, "kim's privacy ...".
+    static func line(_ level: WaterV1.Privacy, member: String = "") -> String {
+        let whose = member.isEmpty ? "privacy" : "\(member)'s privacy"
+        guard let known = Privacy(rawValue: Int(level.rawValue)) else { return "\(whose): unknown (\(level.rawValue))" }
+        return "\(whose) \(known): \(member.isEmpty ? known.othersSee : known.othersSeeOfThem)"
     }
 }
