@@ -26,7 +26,9 @@ struct WeeklyBoardJSON: Encodable {
     }
 }
 
-/// One row: the proto's JSON, or only what a `percent` member lets others see.
+/// One row: the proto's JSON, or only what a `percent` member lets others see: the keys are
+/// listed (not the proto's less some), so a field added to BoardRow is not printed for them
+/// until someone decides it may be.
 struct BoardRowJSON: Encodable {
     var row: WaterV1.BoardRow
 
@@ -49,19 +51,10 @@ struct BoardRowJSON: Encodable {
         try container.encode(true, forKey: .amountsHidden)
     }
 
-    enum Key: String, CodingKey {
-        case rank, username, days
-        case displayName = "display_name"
-        case daysMet = "days_met"
-        case averageProgress = "average_progress"
-        case averagePercent = "average_percent"
-        case streakDays = "streak_days"
-        case habitCheckins = "habit_checkins"
-        case excusedDays = "excused_days"
-        case bestStreakDays = "best_streak_days"
-        case allExcused = "all_excused"
-        case onlyYouSeeThis = "only_you_see_this"
-        case amountsHidden = "amounts_hidden"
+    /// Snake case by JSONOutput's key strategy, as the proto's own keys are.
+    enum Key: CodingKey {
+        case rank, username, displayName, daysMet, averageProgress, averagePercent, streakDays, habitCheckins
+        case excusedDays, bestStreakDays, allExcused, days, onlyYouSeeThis, amountsHidden
     }
 }
 
