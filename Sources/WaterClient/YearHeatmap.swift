@@ -98,14 +98,15 @@ public struct YearHeatmap: Sendable {
 
     /// The year's longest run of met days; excused days neither count nor break it.
     public var bestStreak: Int {
-        StreakDay.bestStreak(
-            year.days.map { date in
+        StreakRuns(
+            marked: year.days.map { date in
                 switch cell(date) {
-                case .level(.met): .met
-                case .excused: .excused
-                default: .missed
+                case .level(.met): (date, .counts)
+                case .excused: (date, .neutral)
+                default: (date, .breaks)
                 }
-            })
+            }
+        ).best
     }
 
     /// What counted toward the goal over the year, in millilitres.

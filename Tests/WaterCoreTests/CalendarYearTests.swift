@@ -29,16 +29,22 @@ struct CalendarYearTests {
         #expect(try #require(CalendarYear(2024)).weeks.count == 53)
     }
 
-    @Test("the best streak: the longest run of met days, excused days neither counting nor breaking it")
-    func bestStreak() {
-        #expect(StreakDay.bestStreak([]) == 0)
-        #expect(StreakDay.bestStreak([.missed, .missed]) == 0)
-        #expect(StreakDay.bestStreak([.excused, .excused]) == 0)
-        #expect(StreakDay.bestStreak([.met]) == 1)
-        #expect(StreakDay.bestStreak([.met, .met, .missed, .met]) == 2)
-        #expect(StreakDay.bestStreak([.met, .excused, .met]) == 2)
-        #expect(StreakDay.bestStreak([.met, .excused, .missed, .met]) == 1)
-        #expect(StreakDay.bestStreak([.met, .met, .excused, .excused, .met, .missed, .met, .met]) == 3)
-        #expect(StreakDay.bestStreak([.missed, .met, .met, .met, .met, .missed, .met, .excused, .met, .met]) == 4)
+    @Test(
+        "the best streak of a run of days (the year's): the longest run of met days, excused days neither counting nor breaking it"
+    )
+    func bestStreak() throws {
+        let first = try #require(LocalDate("2026-01-01"))
+        func best(_ marks: [StreakMark]) -> Int {
+            StreakRuns(marked: marks.enumerated().map { (first.adding(days: $0.offset), $0.element) }).best
+        }
+        #expect(best([]) == 0)
+        #expect(best([.breaks, .breaks]) == 0)
+        #expect(best([.neutral, .neutral]) == 0)
+        #expect(best([.counts]) == 1)
+        #expect(best([.counts, .counts, .breaks, .counts]) == 2)
+        #expect(best([.counts, .neutral, .counts]) == 2)
+        #expect(best([.counts, .neutral, .breaks, .counts]) == 1)
+        #expect(best([.counts, .counts, .neutral, .neutral, .counts, .breaks, .counts, .counts]) == 3)
+        #expect(best([.breaks, .counts, .counts, .counts, .counts, .breaks, .counts, .neutral, .counts, .counts]) == 4)
     }
 }

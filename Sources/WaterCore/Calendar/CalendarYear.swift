@@ -30,25 +30,3 @@ public struct CalendarYear: Hashable, Sendable {
         return (0..<count).map { ISOWeek(containing: first.monday.adding(days: 7 * $0)) }
     }
 }
-
-/// What a day is to a streak: excused days neither count nor break one.
-public enum StreakDay: Hashable, Sendable {
-    case met
-    case missed
-    case excused
-
-    /// The longest run of met days in `days` (in date order), excused days skipped over.
-    public static func bestStreak(_ days: some Sequence<StreakDay>) -> Int {
-        var (best, current) = (0, 0)
-        for day in days {
-            switch day {
-            case .met:
-                current += 1
-                best = max(best, current)
-            case .missed: current = 0
-            case .excused: break
-            }
-        }
-        return best
-    }
-}
