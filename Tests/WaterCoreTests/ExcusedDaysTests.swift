@@ -126,6 +126,24 @@ struct ExcusedDaysTests {
         #expect(throws: DomainError.self) { try water.validateUnexcuse([], today: today) }
     }
 
+    @Test("the best streak as it stood on a day: a past week's board shows the best of then, not of today")
+    func bestThrough() throws {
+        let first = try #require(LocalDate("2026-01-01"))
+        // 1-3 met, 4 missed, 5-9 met with the 7th excused, then missed up to today, the 20th.
+        let marks: [StreakMark] = [.counts, .counts, .counts, .breaks, .counts, .counts, .neutral, .counts, .counts]
+        let mark = { (date: LocalDate) -> StreakMark in
+            let index = first.days(to: date)
+            return index >= 0 && index < marks.count ? marks[index] : .breaks
+        }
+        let runs = StreakRuns(marked: marks.enumerated().map { (first.adding(days: $0.offset), $0.element) })
+        let today = first.adding(days: 19)
+        #expect(runs.best == 4)
+        let bests = (0..<12).map { runs.best(through: first.adding(days: $0), today: today, mark: mark) }
+        #expect(bests == [1, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4])
+        #expect(runs.best(through: first.adding(days: -1), today: today, mark: mark) == 0)
+        #expect(runs.best(through: today, today: today, mark: mark) == 4)
+    }
+
     @Test("a log costs the same streak work after 100 000 days of history as after 100")
     func streakWorkIsFlat() {
         // Marks asked for while a day is added at the end of a run and the streak is read: the

@@ -97,7 +97,8 @@ struct  Water__V1__BoardRow
    */
   uint32_t excused_days;
   /*
-   * The member's longest water streak ever.
+   * The member's longest water streak as it stood on the week's last day shown: for the
+   * current week, the longest ever; for a past week, the longest up to its Sunday.
    */
   uint32_t best_streak_days;
   /*

@@ -101,7 +101,8 @@ public struct WeeklyBoard: Hashable, Sendable {
                 daysMet: counted.filter(\.isGoalMet).count,
                 averageProgress: counted.isEmpty ? 0 : counted.reduce(0) { $0 + $1.progress } / Double(counted.count),
                 streakDays: lastDay < week.monday ? 0 : member.water.streak(endingOn: lastDay, today: today),
-                bestStreakDays: member.water.bestStreak, excusedDays: days.count - counted.count,
+                bestStreakDays: lastDay < week.monday ? 0 : member.water.bestStreak(through: lastDay, today: today),
+                excusedDays: days.count - counted.count,
                 allExcused: !days.isEmpty && counted.isEmpty,
                 habitCheckIns: member.habits.checkIns(in: week),
                 days: days, privacy: member.privacy)

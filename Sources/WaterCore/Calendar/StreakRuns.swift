@@ -59,6 +59,17 @@ public struct StreakRuns: Hashable, Sendable {
         return Self.count(from: run.first, to: end, mark)
     }
 
+    /// The best streak as it stood on `date` (a past week's board): the longest run that had
+    /// ended by then, or the one running through it. From today on, the best ever, at no cost;
+    /// before, the runs up to `date` are read.
+    public func best(through date: LocalDate, today: LocalDate, mark: (LocalDate) -> StreakMark) -> Int {
+        guard let newest = runs.last, date < newest.last else { return best }
+        let after = insertionIndex(of: date)
+        var best = current(endingOn: date, today: today, mark: mark)
+        for run in runs[..<after] where run.last <= date { best = max(best, run.counted) }
+        return best
+    }
+
     /// Records that `date` went from `old` to `new`; `mark` gives every day's mark after it.
     public mutating func change(
         _ date: LocalDate, from old: StreakMark, to new: StreakMark, mark: (LocalDate) -> StreakMark

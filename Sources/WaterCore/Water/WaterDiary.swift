@@ -154,6 +154,11 @@ public struct WaterDiary: Hashable, Sendable {
     /// The longest streak there has ever been (the current one included).
     public var bestStreak: Int { streakRuns.best }
 
+    /// The longest streak as it stood on `date`: a past week's board shows the best of then.
+    public func bestStreak(through date: LocalDate, today: LocalDate) -> Int {
+        streakRuns.best(through: date, today: today, mark: mark)
+    }
+
     /// How `date` stands toward a streak.
     public func mark(_ date: LocalDate) -> StreakMark {
         Self.mark(date, days: days, excused: excused, goals: goals)

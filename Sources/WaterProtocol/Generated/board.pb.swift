@@ -77,7 +77,8 @@ extension WaterV1 {
         /// Days of the week so far that leave the average: excused, or before the member joined.
         public var excusedDays: UInt32
 
-        /// The member's longest water streak ever.
+        /// The member's longest water streak as it stood on the week's last day shown: for the
+        /// current week, the longest ever; for a past week, the longest up to its Sunday.
         public var bestStreakDays: UInt32
 
         /// Every day of the week so far is excused: the row ranks last and shows "excused".
