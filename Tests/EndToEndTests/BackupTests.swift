@@ -19,14 +19,7 @@ struct BackupTests {
         let group = DispatchGroup()
         let address = server.address
         for (name, password) in [("mum", adminPassword), ("dad", "dad-password-1")] {
-            group.enter()
-            Thread {
-                defer { group.leave() }
-                guard
-                    let client = try? WaterClient(
-                        configuration: ClientConfiguration(server: address, security: .plaintext)),
-                    (try? client.login(username: name, password: password)) != nil
-                else { return }
+            group.writer(address, name, password) { client in
                 var count = 0
                 while !stop.withLock({ $0 }), count < 100_000 {
                     let id = client.newID().description
@@ -35,7 +28,7 @@ struct BackupTests {
                     }
                     count += 1
                 }
-            }.start()
+            }
         }
         // The backup begins once 50 writes are acknowledged, and ends while the writers still
         // write: the load spans it, at whatever speed this machine writes.

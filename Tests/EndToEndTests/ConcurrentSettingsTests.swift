@@ -63,16 +63,7 @@ struct ConcurrentSettingsTests {
         let group = DispatchGroup()
         let (address, pid) = (server.address, server.pid)
         func connection(_ name: String, _ password: String, _ body: @escaping @Sendable (WaterClient) throws -> Void) {
-            group.enter()
-            Thread {
-                defer { group.leave() }
-                guard
-                    let client = try? WaterClient(
-                        configuration: ClientConfiguration(server: address, security: .plaintext)),
-                    (try? client.login(username: name, password: password)) != nil
-                else { return }
-                try? body(client)
-            }.start()
+            group.writer(address, name, password, body)
         }
         @Sendable func acknowledged() {
             let count = writes.acknowledged.add(1, ordering: .relaxed).newValue

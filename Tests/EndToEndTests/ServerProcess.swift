@@ -257,3 +257,24 @@ func withFakeServer(_ answer: @escaping @Sendable (Int32) -> Void, body: (UInt16
     answering.start()
     try body(port)
 }
+
+extension DispatchGroup {
+    /// Runs `body` on a thread of its own with a plaintext client logged in to `address` as
+    /// `name`, inside the group: a writer of a load test. A connection or login that fails (the
+    /// server killed meanwhile) runs nothing, and an error thrown ends the writer.
+    func writer(
+        _ address: HostPort, _ name: String, _ password: String,
+        _ body: @escaping @Sendable (WaterClient) throws -> Void
+    ) {
+        enter()
+        Thread {
+            defer { self.leave() }
+            guard
+                let client = try? WaterClient(
+                    configuration: ClientConfiguration(server: address, security: .plaintext)),
+                (try? client.login(username: name, password: password)) != nil
+            else { return }
+            try? body(client)
+        }.start()
+    }
+}
