@@ -18,11 +18,11 @@ struct ConcurrentSettingsTests {
     final class Ledger<Key: Hashable & Sendable, Value: Equatable & Sendable>: Sendable {
         private let state = Locked([Key: (acknowledged: Value?, inFlight: Value?)]())
 
-        func sending(_ value: Value, to key: Key) {
+        /// Notes `value` as in flight for `key` while `send` writes it, and as acknowledged
+        /// once it returns.
+        func write(_ value: Value, to key: Key, _ send: () throws -> Void) rethrows {
             state.withLock { $0[key, default: (nil, nil)].inFlight = value }
-        }
-
-        func acknowledged(_ value: Value, of key: Key) {
+            try send()
             state.withLock { $0[key] = (value, nil) }
         }
 
@@ -78,14 +78,14 @@ struct ConcurrentSettingsTests {
             connection("mum", adminPassword) { client in
                 for step in stride(from: lane, to: 120, by: 4) {
                     let date = today.adding(days: -3 * step).description
-                    writes.excused.sending(true, to: date)
-                    _ = try client.call(WaterV1.ExcuseDaysRequest(fromDate: date, reason: "sick", forMember: "kim"))
-                    writes.excused.acknowledged(true, of: date)
+                    try writes.excused.write(true, to: date) {
+                        _ = try client.call(WaterV1.ExcuseDaysRequest(fromDate: date, reason: "sick", forMember: "kim"))
+                    }
                     acknowledged()
                     guard step % 3 == 0 else { continue }
-                    writes.excused.sending(false, to: date)
-                    _ = try client.call(WaterV1.UnexcuseDaysRequest(dates: [date], forMember: "kim"))
-                    writes.excused.acknowledged(false, of: date)
+                    try writes.excused.write(false, to: date) {
+                        _ = try client.call(WaterV1.UnexcuseDaysRequest(dates: [date], forMember: "kim"))
+                    }
                     acknowledged()
                 }
             }
@@ -99,9 +99,9 @@ struct ConcurrentSettingsTests {
                 for step in 0..<100 {
                     for (index, name) in Self.privateMembers.enumerated() where index % 2 == lane {
                         let level = levels[(step + index) % levels.count]
-                        writes.privacy.sending(level, to: name)
-                        _ = try client.call(WaterV1.SetPrivacyRequest(privacy: level, forMember: name))
-                        writes.privacy.acknowledged(level, of: name)
+                        try writes.privacy.write(level, to: name) {
+                            _ = try client.call(WaterV1.SetPrivacyRequest(privacy: level, forMember: name))
+                        }
                         acknowledged()
                     }
                 }
@@ -112,9 +112,10 @@ struct ConcurrentSettingsTests {
             for step in 0..<60 {
                 for (index, guardian) in Self.guardianMembers.enumerated() {
                     let added = (step + index) % 2 == 0
-                    writes.guardians.sending(added, to: guardian)
-                    _ = try client.call(WaterV1.SetGuardianRequest(username: "kim", guardian: guardian, remove: !added))
-                    writes.guardians.acknowledged(added, of: guardian)
+                    try writes.guardians.write(added, to: guardian) {
+                        _ = try client.call(
+                            WaterV1.SetGuardianRequest(username: "kim", guardian: guardian, remove: !added))
+                    }
                     acknowledged()
                 }
             }
@@ -123,9 +124,9 @@ struct ConcurrentSettingsTests {
             for step in 0..<60 {
                 for (index, name) in Self.adminMembers.enumerated() {
                     let admin = (step + index) % 2 == 0
-                    writes.admins.sending(admin, to: name)
-                    _ = try client.call(WaterV1.SetRoleRequest(username: name, role: admin ? .admin : .member))
-                    writes.admins.acknowledged(admin, of: name)
+                    try writes.admins.write(admin, to: name) {
+                        _ = try client.call(WaterV1.SetRoleRequest(username: name, role: admin ? .admin : .member))
+                    }
                     acknowledged()
                 }
             }
