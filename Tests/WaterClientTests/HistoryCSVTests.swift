@@ -33,7 +33,8 @@ import WaterProtocol
     @Test("a check-in names its member's habit: another member's habit id is refused, not a crash")
     func checkInOfAnotherMembersHabit() {
         // The habit index was kept by habit id alone: kim's check-in took mum's place in her
-        // list, and kim has no habits, so reading it trapped (found by the import-csv fuzzer).
+        // list, and kim has no habits, so reading it trapped (seen while writing the import-csv
+        // fuzz target's round trip).
         let text =
             header + "habit,mum,\(habit),,1764504000000,,,walk,run,green,,,\n"
             + "checkin,kim,\(habit),2025-11-30,,,,,,,,,\n"
