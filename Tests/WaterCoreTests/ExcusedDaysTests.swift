@@ -142,6 +142,23 @@ struct ExcusedDaysTests {
         #expect(bests == [1, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4])
         #expect(runs.best(through: first.adding(days: -1), today: today, mark: mark) == 0)
         #expect(runs.best(through: today, today: today, mark: mark) == 4)
+
+        // On the 9th (met), with the three days after it excused ahead: the newest run reaches
+        // past today, yet the current week's board reads no run and asks for no mark (a log's
+        // board is on the hot path).
+        let ninth = first.adding(days: 8)
+        var ahead = runs
+        var calls = 0
+        let counting = { (date: LocalDate) -> StreakMark in
+            calls += 1
+            return date > ninth ? .neutral : mark(date)
+        }
+        for offset in 1...3 {
+            ahead.change(ninth.adding(days: offset), from: .breaks, to: .neutral, mark: counting)
+        }
+        calls = 0
+        #expect(ahead.best(through: ninth, today: ninth, mark: counting) == 4)
+        #expect(calls == 0)
     }
 
     @Test("a log costs the same streak work after 100 000 days of history as after 100")

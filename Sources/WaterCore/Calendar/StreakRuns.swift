@@ -60,10 +60,11 @@ public struct StreakRuns: Hashable, Sendable {
     }
 
     /// The best streak as it stood on `date` (a past week's board): the longest run that had
-    /// ended by then, or the one running through it. From today on, the best ever, at no cost;
-    /// before, the runs up to `date` are read.
+    /// ended by then, or the one running through it. From today on it is the best ever, at no
+    /// cost (days to come can only be excused, which count for nothing, so a run reaching past
+    /// today counts no more than it did today); before, the runs up to `date` are read.
     public func best(through date: LocalDate, today: LocalDate, mark: (LocalDate) -> StreakMark) -> Int {
-        guard let newest = runs.last, date < newest.last else { return best }
+        guard date < today, let newest = runs.last, date < newest.last else { return best }
         let after = insertionIndex(of: date)
         var best = current(endingOn: date, today: today, mark: mark)
         for run in runs[..<after] where run.last <= date { best = max(best, run.counted) }
