@@ -78,8 +78,12 @@ struct LoopCall {
 }
 
 /// Where an on-loop handler writes its one reply: the connection's buffer of this turn's
-/// replies, framed by its writer, in the arena the call was decoded in. It sends nothing: the
-/// connection writes the turn's replies after the turn's commit.
+/// replies, framed by its writer. It sends nothing: the connection writes the turn's replies
+/// after the turn's commit.
+///
+/// Each reply is built and packed in `arena` (the loop's reply arena, shared by its
+/// connections), and the arena is reset as soon as the frame is in ``output``: nothing of a
+/// reply outlives its framing, so a million replies keep what one does.
 struct ReplySink {
     var output: [UInt8] = []
     let writer: FrameWriter
@@ -94,25 +98,35 @@ struct ReplySink {
 
     mutating func reply<Response: WireMessage>(_ callID: UInt64, _ response: Response) {
         refusal = nil
-        writer.appendReply(callID: callID, response: response, to: &output, arena: arena)
+        framing { writer, output, arena in
+            writer.appendReply(callID: callID, response: response, to: &output, arena: arena)
+        }
     }
 
     mutating func reply<Response: ProtoMessage>(_ callID: UInt64, encoded response: Encoded<Response>) {
         refusal = nil
-        response.bytes.withUnsafeBytes { payload in
-            writer.appendReply(callID: callID, payload: payload, endOfStream: true, to: &output, arena: arena)
+        framing { writer, output, arena in
+            response.bytes.withUnsafeBytes { payload in
+                writer.appendReply(callID: callID, payload: payload, endOfStream: true, to: &output, arena: arena)
+            }
         }
     }
 
     mutating func reply(_ callID: UInt64, error: WaterError) {
         refusal = error
-        writer.appendReply(callID: callID, error: error, to: &output, arena: arena)
+        framing { writer, output, arena in writer.appendReply(callID: callID, error: error, to: &output, arena: arena) }
     }
 
     /// A reply a handler that answers later delivered, or the connection made.
     mutating func reply(_ envelope: ResponseEnvelope) {
         refusal = nil
-        writer.appendReply(envelope, to: &output, arena: arena)
+        framing { writer, output, arena in writer.appendReply(envelope, to: &output, arena: arena) }
+    }
+
+    /// Frames one reply onto ``output``, then resets the arena it was built in.
+    private mutating func framing(_ append: (FrameWriter, inout [UInt8], WireArena) -> Void) {
+        defer { arena.reset() }
+        append(writer, &output, arena)
     }
 }
 

@@ -3,6 +3,7 @@
 // Redis), never against a fixed time.
 //
 //     water-bench storage|server|hostile|codec [--json] [--dir DIRECTORY]
+//     water-bench retained [CALLS] [--json] [--dir DIRECTORY]
 //     water-bench stress CYCLES [--dir DIRECTORY]
 import Foundation
 import WaterClient
@@ -51,6 +52,8 @@ let targets: [String: (limit: Double, atMost: Bool)] = [
     "import_plain_member_max_ms": (1000, true),
     "import_valid_member_max_ms": (1000, true),
     "import_own_member_max_ms": (1000, true),
+    // Issue 30 item 1, `water-bench retained`: memory kept per call.
+    "rss_anon_running_vs_restarted": (1.25, true),
 ]
 
 func emitResults(_ results: [(key: String, value: Double)]) {
@@ -126,6 +129,11 @@ case "hostile":
     orExit { try benchmark.run() }
     emitResults(benchmark.results)
     if !json { benchmark.notes.forEach { print($0) } }
+case "retained" where arguments.count <= 2:
+    var benchmark = RetentionBenchmark(
+        directory: directory, calls: arguments.count == 2 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000)
+    orExit { try benchmark.run() }
+    emitResults(benchmark.results)
 case "codec":
     var results: [(key: String, value: Double)] = []
     orExit { try CodecBenchmark.run { results.append(($0, $1)) } }
@@ -149,7 +157,7 @@ case "stress" where arguments.count == 2:
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: water-bench storage|server|hostile|codec [--json] [--dir DIRECTORY] | stress CYCLES [--dir DIRECTORY]\n"
+            "usage: water-bench storage|server|hostile|codec [--json] [--dir DIRECTORY] | retained [CALLS] | stress CYCLES [--dir DIRECTORY]\n"
                 .utf8))
     exit(64)
 }

@@ -174,8 +174,11 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         for action in actions {
             switch action {
             case .send(let envelope):
-                FrameWriter(maximumPayloadLength: services.configuration.maximumPayloadLength)
-                    .appendReply(envelope, to: &bytes, arena: replyArena)
+                var sink = ReplySink(
+                    writer: FrameWriter(maximumPayloadLength: services.configuration.maximumPayloadLength),
+                    arena: replyArena)
+                sink.reply(envelope)
+                bytes += sink.output
             case .closeNow:
                 _ = bytes.withUnsafeBytes { try? socket.write($0) }
                 socket.close()
