@@ -65,6 +65,10 @@ public struct ServerConfiguration: Sendable {
     /// The MQTT broker to publish the board to, for Home Assistant; nil publishes nothing.
     public var mqtt: MQTTSettings?
 
+    /// How many lines what peers do (refused calls, connection errors, failed logins) may add
+    /// to the log: 10 from an address and 30 in all every 10 s; the rest are counted.
+    var peerLogLimits = PeerLogBudget.Limits.standard
+
     public init(dataDirectory: String) {
         self.dataDirectory = dataDirectory
         self.tls = .selfSigned(in: dataDirectory)

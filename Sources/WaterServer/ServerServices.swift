@@ -13,6 +13,8 @@ public final class ServerServices: Sendable {
     let throttle = LoginThrottle()
     let configuration: ServerConfiguration
     let logger: Logger
+    /// Where what peers do is logged, at a bounded rate.
+    let peerLog: PeerLog
     let boards: BoardBuilder
     let boardHub: BoardHub
     /// Whether the clock can be trusted with a write.
@@ -35,6 +37,7 @@ public final class ServerServices: Sendable {
         self.tls = tls
         self.configuration = configuration
         self.logger = logger
+        self.peerLog = PeerLog(logger: logger, limits: configuration.peerLogLimits)
         self.hasher = PasswordHasher(
             strength: configuration.passwordStrength,
             concurrentHashes: configuration.concurrentPasswordHashes,
@@ -55,7 +58,7 @@ public final class ServerServices: Sendable {
             accounts: AccountService(
                 archives: archives, hasher: hasher, throttle: throttle,
                 householdTimeZone: configuration.householdTimeZone, timeZones: configuration.timeZones,
-                logger: logger),
+                peerLog: peerLog),
             tracker: TrackerService(archives: archives, timeZones: configuration.timeZones),
             drinks: DrinkService(archives: archives),
             board: BoardService(boards: boards, hub: boardHub),

@@ -44,4 +44,24 @@ struct ServerLogTests {
             lines.allSatisfy { (try? stamped.prefixMatch(in: String($0))) != nil }, "\(lines.joined(separator: "\n"))")
         #expect(!lines.contains { $0.contains(" info login failed user.name=dad") && !$0.contains("call failed") })
     }
+
+    @Test("3000 refused calls from a device with no account add at most 10 lines a 10 s window to the log")
+    func refusedCallsRateLimited() throws {
+        let server = try ServerProcess.fresh()
+        let stranger = try WaterClient(configuration: ClientConfiguration(server: server.address, security: .plaintext))
+        let started = ContinuousClock.now
+        for _ in 0..<3000 {
+            #expect(throws: WaterError.self) { try stranger.call(WaterV1.GetTodayRequest()) }
+        }
+        let windows = Int(started.duration(to: .now).components.seconds / 10) + 1
+        // A member is served as ever.
+        let mum = try server.client("mum", password: adminPassword)
+        #expect(
+            try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 250)).day?.amountMl == 250)
+        #expect(server.stop() == 0)
+        let failed = server.log.split(separator: "\n").filter { $0.contains("call failed") }
+        // Every window the flood spanned (and the one it ended in) gave the address 10 lines.
+        #expect(failed.count >= 10 && failed.count <= 10 * (windows + 1), "\(failed.count) lines in \(windows) windows")
+        #expect(server.log.utf8.count < 64 * 1024, "the log took \(server.log.utf8.count) bytes")
+    }
 }

@@ -29,6 +29,9 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private let loop: EventLoop
     private let services: ServerServices
     private let router: Router
+    /// Where lines about this peer go, within the rate limit of lines peers may cause.
+    private let peerLog: PeerLog
+    /// For the one line a connection logs at most once (a member's streams paused).
     private let logger: Logger
     /// Where this connection asks to be flushed, and says it closed.
     private unowned let owner: ConnectionOwner
@@ -99,6 +102,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         self.loop = loop
         self.services = services
         self.router = router
+        self.peerLog = services.peerLog
         self.logger = services.logger
         self.owner = owner
         self.replies = ReplySink(
@@ -218,7 +222,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             sendCiphertext(tls.takeOutput())  // session tickets, key updates
             return true
         } catch {
-            logger.info("connection error", ["peer": peer, "error": error.description])
+            log(.info, "connection error", ["peer": peer, "error": error.description])
             sendCiphertext(tls.takeOutput())  // the alert that says why
             perform(machine.tlsFailed())
             return false
@@ -235,11 +239,11 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
 
     private func peerClosed(_ error: SocketError?) {
         if machine.isInsideFrame {
-            logger.info(
-                "connection error",
+            log(
+                .info, "connection error",
                 ["peer": peer, "error": "closed inside a frame", "cause": error?.description ?? "end of stream"])
         } else if let error {
-            logger.info("connection error", ["peer": peer, "error": error.description])
+            log(.info, "connection error", ["peer": peer, "error": error.description])
         }
         perform(machine.peerClosed())
         close()
@@ -350,14 +354,14 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     }
 
     private func logFailure(_ method: String, _ code: WaterV1.StatusCode, _ message: String) {
-        logger.info("call failed", ["rpc.method": method, "rpc.code": "\(code)", "peer": peer, "message": message])
+        log(.info, "call failed", ["rpc.method": method, "rpc.code": "\(code)", "peer": peer, "message": message])
     }
 
     /// A call the server itself failed (its disk, an unexpected error): what failed beneath, at
     /// error level, beside the "call failed" line that says what the client was told.
     private func logCause(_ method: String, _ error: WaterError) {
         guard let cause = error.cause else { return }
-        logger.error("server failure", ["rpc.method": method, "rpc.code": "\(error.code)", "cause": "\(cause)"])
+        log(.error, "server failure", ["rpc.method": method, "rpc.code": "\(error.code)", "cause": "\(cause)"])
     }
 
     // MARK: Actions
@@ -397,7 +401,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
 
     private func logClose(_ reason: WaterError?) {
         guard let reason else { return }
-        logger.info("connection error", ["peer": peer, "rpc.code": "\(reason.code)", "message": reason.message])
+        log(.info, "connection error", ["peer": peer, "rpc.code": "\(reason.code)", "message": reason.message])
     }
 
     /// A reply the machine made, or one a handler delivered later: it depends on no commit of
@@ -436,8 +440,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             guard !self.isClosed else { return }
             guard self.watermarks.isStalled(now: EventLoop.now()) else { return self.unsentChanged() }
             // It has read nothing for that long: a status would wait behind what it does not read.
-            self.logger.info(
-                "connection error",
+            self.log(
+                .info, "connection error",
                 [
                     "peer": self.peer, "unsent": "\(self.unsentBytes)",
                     "error": "read nothing for \(Duration.nanoseconds(Int64(self.watermarks.limits.stallTimeout)))",
@@ -489,7 +493,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             do throws(TLSError) {
                 try tls.write(isEverything ? replies.output : Array(replies.output[0..<end]))
             } catch {
-                logger.error("connection error", ["peer": peer, "error": error.description])
+                log(.error, "connection error", ["peer": peer, "error": error.description])
             }
             output += tls.takeOutput()
         } else if output.count == outputOffset, isEverything {
@@ -599,6 +603,12 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         loop.deregister(socket.descriptor, token: token)
         socket.close()
         owner.closed(self)
+    }
+
+    /// A line about this connection, within the rate limit of lines peers may cause (issue 30:
+    /// a device with no account made 36 000-55 000 `call failed` lines a second).
+    private func log(_ level: Logger.Level, _ message: String, _ metadata: KeyValuePairs<String, String>) {
+        peerLog.log(level, message, from: peerHost, metadata)
     }
 
     // MARK: Deadlines

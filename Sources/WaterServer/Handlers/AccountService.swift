@@ -12,7 +12,8 @@ struct AccountService: Service {
     let householdTimeZone: MemberTimeZone
     /// Where a requested zone is found.
     let timeZones: any TimeZoneSource
-    let logger: Logger
+    /// Where failed logins and refused password changes are logged, within its rate limit.
+    let peerLog: PeerLog
 
     func register(in router: inout Router) {
         router.later(.anyone, login)
@@ -50,7 +51,9 @@ struct AccountService: Service {
             let matches = hasher.checkLogin(password, against: stored, cost: cost)
             throttle.settle(attempt, succeeded: matches && account != nil)
             guard matches, let account else {
-                logger.info("login failed", ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
+                peerLog.log(
+                    .info, "login failed", from: call.peerHost,
+                    ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
                 return reply(
                     .failure(
                         WaterError(
@@ -113,7 +116,9 @@ struct AccountService: Service {
             let matches = hasher.verifyNow(request.currentPassword, against: account.passwordHash)
             throttle.settle(attempt, succeeded: matches)
             guard matches else {
-                logger.info("password change refused", ["user.name": account.username, "peer": call.peer])
+                peerLog.log(
+                    .info, "password change refused", from: call.peerHost,
+                    ["user.name": account.username, "peer": call.peer])
                 return reply(.failure(WaterError(.unauthenticated, "the current password is wrong")))
             }
             replying(reply) { () throws(WaterError) in
