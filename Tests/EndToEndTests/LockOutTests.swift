@@ -94,12 +94,13 @@ struct LockOutTests {
         #expect(server.stop() == 0)
     }
 
-    @Test("a full server answers RESOURCE_EXHAUSTED, as proto/README.md says")
+    @Test("a server full of members' connections answers RESOURCE_EXHAUSTED, as proto/README.md says")
     func fullServer() throws {
         let server = try ServerProcess.fresh(["--max-connections", "8", "--max-per-address", "100"])
-        // Eight devices, one silent connection each (one device would meet its pending limit).
-        let held = try (0..<8).map { try connect(from: "127.0.0.\(10 + $0)", to: server.address) }
-        defer { held.forEach { close($0) } }
+        let token = try server.client("mum", password: adminPassword).token  // its connection closes here
+        // Eight connections that have logged in: none is closed to make room for a new one.
+        let held = try (0..<8).map { _ in try ConnectionTests.loggedIn(server.address, token: token) }
+        defer { held.forEach { $0.close() } }
         let fd = try connect(from: "127.0.0.3", to: server.address)
         defer { close(fd) }
         let refusal = try #require(try firstReply(fd))
