@@ -62,16 +62,8 @@ struct LockOutTests {
             var fds = (0..<300).compactMap { _ in try? connect(from: "127.0.0.2", to: address) }
             opened.signal()
             defer { fds.forEach { close($0) } }
-            for _ in 0..<1_000_000 where !stop.withLock({ $0 }) {
-                var any = false
-                for index in fds.indices where isClosedByServer(fds[index]) {
-                    close(fds[index])
-                    fds[index] = (try? connect(from: "127.0.0.2", to: address)) ?? -1
-                    reopened.withLock { $0 += 1 }
-                    any = true
-                }
-                fds.removeAll { $0 < 0 }
-                if !any { usleep(1000) }
+            keepReopening(&fds, fd: \.self, until: stop, reopened: reopened) { _ in
+                try? connect(from: "127.0.0.2", to: address)
             }
         }.start()
         #expect(opened.wait(timeout: .now() + 60) == .success)

@@ -38,19 +38,11 @@ struct UnauthenticatedConnectionsTests {
                 }
             }
             // What is still open once they are all opened (those closed since are reopened).
-            let open = held.count { !isClosed($0.fd) }
+            let open = held.count { !isClosedByServer($0.fd) }
             opened.withLock { $0 = (held.count, open) }
             holding.signal()
-            for _ in 0..<1_000_000 where !stop.withLock({ $0 }) {
-                var any = false
-                for index in held.indices where isClosed(held[index].fd) {
-                    close(held[index].fd)
-                    held[index].fd = handshakedConnection(from: held[index].source, configuration) ?? -1
-                    reopened.withLock { $0 += 1 }
-                    any = true
-                }
-                held.removeAll { $0.fd < 0 }
-                if !any { usleep(1000) }
+            keepReopening(&held, fd: \.fd, until: stop, reopened: reopened) {
+                handshakedConnection(from: $0.source, configuration)
             }
         }.start()
         #expect(holding.wait(timeout: .now() + 120) == .success)
@@ -101,16 +93,4 @@ private func handshakedConnection(from source: String, _ configuration: ClientCo
     } catch {}
     close(fd)
     return nil
-}
-
-/// Whether the server has closed `fd`, asked without waiting: what it sent is read and dropped
-/// (TLS session tickets would otherwise hide the end of stream behind them).
-private func isClosed(_ fd: Int32) -> Bool {
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    for _ in 0..<1000 {
-        let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-        if count == 0 { return true }
-        if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
-    }
-    return false
 }
