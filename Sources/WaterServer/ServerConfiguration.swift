@@ -9,8 +9,10 @@ public struct ServerConfiguration: Sendable {
     public var listen = HostPort(host: "127.0.0.1", port: WireProtocol.defaultPort)
     /// The data directory: one archive per member, the accounts, the lock file.
     public var dataDirectory: String
-    /// Connections served at once; more are accepted and closed at once (RESOURCE_EXHAUSTED),
-    /// never counted. `deploy/water-server.service`'s `LimitNOFILE` leaves room for them.
+    /// Connections served at once. With all of them taken, a new connection is admitted in
+    /// place of one that has not logged in (below); when every one has logged in, it is
+    /// accepted and closed at once (RESOURCE_EXHAUSTED), never counted.
+    /// `deploy/water-server.service`'s `LimitNOFILE` leaves room for them.
     public var maximumConnections = 256
     /// Connections served at once from one address (one device), its share: a device on the
     /// LAN that opens hundreds cannot take the slots everyone else needs. More are refused as
@@ -30,6 +32,35 @@ public struct ServerConfiguration: Sendable {
         set { explicitMaximumPending = newValue }
     }
     private var explicitMaximumPending: Int?
+    /// Connections that have not logged in (no Login, no call with a valid token on them), from
+    /// everyone: what devices with no account can hold together. At this many a new connection
+    /// is still admitted, and one of these is closed for it: the oldest idle one of the address
+    /// holding the most (``ConnectionAdmission``). So a member's new connection always gets in,
+    /// and a few addresses at their share (8 × 32 = 256) cannot take every slot. Unless set,
+    /// three quarters of ``maximumConnections`` (192 of 256, at least 1; the rest only
+    /// connections that have logged in hold); never more than it.
+    public var maximumUnauthenticatedConnections: Int {
+        get {
+            min(
+                explicitMaximumUnauthenticated ?? max(1, maximumConnections - max(1, maximumConnections / 4)),
+                maximumConnections)
+        }
+        set { explicitMaximumUnauthenticated = newValue }
+    }
+    private var explicitMaximumUnauthenticated: Int?
+    /// Connections still in their TLS or protocol handshake, from everyone: the TLS work and
+    /// memory of connections that have proved nothing yet. At this many, the address with the
+    /// most of them loses its oldest one for a new connection, as above. Unless set, half of
+    /// ``maximumUnauthenticatedConnections`` (96 of 256), at least 1; never more than it.
+    public var maximumPendingHandshakes: Int {
+        get {
+            min(
+                explicitMaximumPendingHandshakes ?? max(1, maximumUnauthenticatedConnections / 2),
+                maximumUnauthenticatedConnections)
+        }
+        set { explicitMaximumPendingHandshakes = newValue }
+    }
+    private var explicitMaximumPendingHandshakes: Int?
     /// How long a new connection may take to send its handshake before it is closed.
     public var handshakeDeadline: Duration = .seconds(10)
     /// Calls in flight per connection; more fail with RESOURCE_EXHAUSTED.
@@ -80,7 +111,8 @@ extension ServerConfiguration {
     var admissionLimits: ConnectionAdmission.Limits {
         ConnectionAdmission.Limits(
             maximumConnections: maximumConnections, maximumPerAddress: maximumConnectionsPerAddress,
-            maximumPendingPerAddress: maximumPendingHandshakesPerAddress)
+            maximumPendingPerAddress: maximumPendingHandshakesPerAddress,
+            maximumUnauthenticated: maximumUnauthenticatedConnections, maximumPending: maximumPendingHandshakes)
     }
 
     /// What every connection's ``ConnectionStateMachine`` holds its peer to.

@@ -31,6 +31,14 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec(
                     "max-per-address", "N",
                     "connections served at once from one address (default an eighth of --max-connections: 32)"),
+                OptionSpec(
+                    "max-unauthenticated", "N",
+                    "connections not logged in, from everyone; past it one is closed for each new one "
+                        + "(default three quarters of --max-connections: 192)"),
+                OptionSpec(
+                    "max-handshakes", "N",
+                    "connections in their TLS or protocol handshake, from everyone; likewise "
+                        + "(default half of --max-unauthenticated: 96)"),
                 OptionSpec("handshake-deadline", "SECONDS", "time from connecting to the handshake (default 10)"),
                 OptionSpec("max-calls", "N", "calls in flight per connection (default 32)"),
                 OptionSpec("max-frame", "BYTES", "largest frame payload (default 1048576)"),

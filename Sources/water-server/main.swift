@@ -79,6 +79,12 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     if let perAddress = try arguments.integer("max-per-address", in: 1...100_000) {
         configuration.maximumConnectionsPerAddress = perAddress
     }
+    if let unauthenticated = try arguments.integer("max-unauthenticated", in: 1...100_000) {
+        configuration.maximumUnauthenticatedConnections = unauthenticated
+    }
+    if let handshakes = try arguments.integer("max-handshakes", in: 1...100_000) {
+        configuration.maximumPendingHandshakes = handshakes
+    }
     if let seconds = try arguments.integer("handshake-deadline", in: 1...3600) {
         configuration.handshakeDeadline = .seconds(seconds)
     }

@@ -78,9 +78,11 @@ struct ConnectionTests {
         let token = try server.client("mum", password: adminPassword).token  // its connection closes here
         let third: (replies: [WaterV1.ResponseEnvelope], closed: Bool)
         do {
-            // Both answered their handshake: the server counts them (and no longer the closed one).
-            let first = try Self.admitted(server.address)
-            let second = try Self.admitted(server.address)
+            // Both answered their handshake and logged in: the server counts them (and no longer
+            // the closed one), and closes neither to make room (a connection that has not logged
+            // in would be).
+            let first = try Self.loggedIn(server.address, token: token)
+            let second = try Self.loggedIn(server.address, token: token)
             // Closed once, here. (They were closed a second time at the end of the test, when
             // their numbers could belong to another test's socket or pipe by then: the flaky
             // "write: Bad file descriptor" and empty --json output of parallel tests.)
@@ -126,6 +128,19 @@ struct ConnectionTests {
             return true
         }
         return try #require(opened ? socket : nil, "the server never had room for a connection")
+    }
+
+    /// A connection the server has admitted (``admitted(_:)``) and on which a call with `token`
+    /// was answered: it has logged in.
+    static func loggedIn(_ address: HostPort, token: [UInt8]) throws -> Socket {
+        let socket = try admitted(address)
+        let whoAmI = FrameEncoder.frame(
+            flags: [],
+            wirePayload: WaterV1.RequestEnvelope(callID: 2, request: WaterV1.WhoAmIRequest(), authToken: token)
+                .serializedBytes())
+        let reply = try exchange(on: socket, whoAmI, until: answered(2)).replies.last
+        #expect(reply?.callID == 2 && reply?.statusCode == .ok)
+        return socket
     }
 
     @Test("a member whose archive is damaged gets a clear error; everyone else is fine and nothing is lost")

@@ -62,16 +62,8 @@ struct LockOutTests {
             var fds = (0..<300).compactMap { _ in try? connect(from: "127.0.0.2", to: address) }
             opened.signal()
             defer { fds.forEach { close($0) } }
-            for _ in 0..<1_000_000 where !stop.withLock({ $0 }) {
-                var any = false
-                for index in fds.indices where isClosedByServer(fds[index]) {
-                    close(fds[index])
-                    fds[index] = (try? connect(from: "127.0.0.2", to: address)) ?? -1
-                    reopened.withLock { $0 += 1 }
-                    any = true
-                }
-                fds.removeAll { $0 < 0 }
-                if !any { usleep(1000) }
+            keepReopening(&fds, fd: \.self, until: stop, reopened: reopened) { _ in
+                try? connect(from: "127.0.0.2", to: address)
             }
         }.start()
         #expect(opened.wait(timeout: .now() + 60) == .success)
@@ -94,12 +86,13 @@ struct LockOutTests {
         #expect(server.stop() == 0)
     }
 
-    @Test("a full server answers RESOURCE_EXHAUSTED, as proto/README.md says")
+    @Test("a server full of members' connections answers RESOURCE_EXHAUSTED, as proto/README.md says")
     func fullServer() throws {
         let server = try ServerProcess.fresh(["--max-connections", "8", "--max-per-address", "100"])
-        // Eight devices, one silent connection each (one device would meet its pending limit).
-        let held = try (0..<8).map { try connect(from: "127.0.0.\(10 + $0)", to: server.address) }
-        defer { held.forEach { close($0) } }
+        let token = try server.client("mum", password: adminPassword).token  // its connection closes here
+        // Eight connections that have logged in: none is closed to make room for a new one.
+        let held = try (0..<8).map { _ in try ConnectionTests.loggedIn(server.address, token: token) }
+        defer { held.forEach { $0.close() } }
         let fd = try connect(from: "127.0.0.3", to: server.address)
         defer { close(fd) }
         let refusal = try #require(try firstReply(fd))

@@ -1,5 +1,6 @@
 import Glibc
 import WaterProtocol
+import WaterSync
 import WaterTransport
 
 /// A raw TCP connection to `server` from the loopback address `source` (127.0.0.2 is a second
@@ -66,10 +67,35 @@ func ending(of fd: Int32) -> Ending {
     return .stillOpen
 }
 
-/// Whether the server has closed `fd`, asked without waiting.
+/// Whether the server has closed `fd`, asked without waiting: what it sent is read and dropped
+/// (TLS session tickets, a refusal's status would otherwise hide the end of stream behind them).
 func isClosedByServer(_ fd: Int32) -> Bool {
-    var byte: UInt8 = 0
-    let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
-    if count == 0 { return true }
-    return count < 0 && errno != EAGAIN && errno != EWOULDBLOCK
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    for _ in 0..<1000 {
+        let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        if count == 0 { return true }
+        if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+    }
+    return false
+}
+
+/// An attacker keeping its connections topped up: until `stop` is set (or a bounded number of
+/// rounds), each of `peers` whose connection (`fd`) the server closed is closed here too and
+/// opened again with `reopen`, counted in `reopened`; a peer that cannot reconnect is dropped.
+/// The caller closes what is left.
+func keepReopening<Peer>(
+    _ peers: inout [Peer], fd: WritableKeyPath<Peer, Int32>, until stop: Locked<Bool>, reopened: Locked<Int>,
+    reopen: (Peer) -> Int32?
+) {
+    for _ in 0..<1_000_000 where !stop.withLock({ $0 }) {
+        var any = false
+        for index in peers.indices where isClosedByServer(peers[index][keyPath: fd]) {
+            close(peers[index][keyPath: fd])
+            peers[index][keyPath: fd] = reopen(peers[index]) ?? -1
+            reopened.withLock { $0 += 1 }
+            any = true
+        }
+        peers.removeAll { $0[keyPath: fd] < 0 }
+        if !any { usleep(1000) }
+    }
 }

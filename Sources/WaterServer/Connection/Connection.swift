@@ -39,8 +39,6 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private var machine: ConnectionStateMachine
     /// The TLS session under the frames; nil when serving plaintext on loopback.
     private let tls: TLSSession?
-    /// Whether it counts among its address's connections still in their handshake.
-    private(set) var isPending = true
     private var token: EventLoop.Token = 0
     /// The replies not yet handed to the socket, framed: those waiting for their group, then
     /// this turn's.
@@ -125,6 +123,15 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         loop.preconditionInLoop()
         perform(machine.drain())
     }
+
+    /// Closes it now to make room for a new connection (it has not logged in).
+    func evict() {
+        loop.preconditionInLoop()
+        perform(machine.evicted())
+    }
+
+    /// Whether a call is in flight (a connection with none is idle).
+    var hasCallsInFlight: Bool { machine.callsInFlight > 0 }
 
     // MARK: Events from the loop
 
@@ -255,7 +262,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         if let failure { logCause(method.fullName, failure) }
         // A Login that worked makes the connection a member's.
         if method == WaterV1.LoginRequest.method, envelope.endOfStream, envelope.statusCode == .ok {
-            machine.loggedIn()
+            perform(machine.loggedIn())
         }
         perform(machine.replyReady(envelope, now: EventLoop.now()), method: method)
         armTimer()
@@ -300,7 +307,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             switch services.authenticate(envelope.authToken, now: now) {
             case .success(let found):
                 caller = found
-                machine.loggedIn()
+                perform(machine.loggedIn())
             case .failure(let error):
                 return answer(callID, method, error)
             }
@@ -385,8 +392,9 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
                 cancelHandlers.removeValue(forKey: callID)?.forEach { $0() }
                 pausedStreams.removeAll { $0.callID == callID }  // and what it holds goes now
             case .handshakeCompleted:
-                isPending = false
                 owner.handshakeCompleted(self)
+            case .loggedIn:
+                owner.loggedIn(self)
             case .close(let reason):
                 logClose(reason)
                 stopReading()
@@ -645,5 +653,7 @@ protocol ConnectionOwner: AnyObject {
     func needsFlush(_ connection: Connection)
     /// The connection's handshake is answered: it is no longer pending.
     func handshakeCompleted(_ connection: Connection)
+    /// A call on the connection logged in (the first): it is never closed to make room.
+    func loggedIn(_ connection: Connection)
     func closed(_ connection: Connection)
 }

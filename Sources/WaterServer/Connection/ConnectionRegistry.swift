@@ -21,8 +21,10 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private var connections: [UInt64: Connection] = [:]
     private var admission: ConnectionAdmission
     private let hello: () -> WaterV1.HandshakeResponse
-    /// Refused connections and failed accepts are logged at most once per 10 s each.
+    /// Refused connections, connections closed to make room and failed accepts are logged at
+    /// most once per 10 s each.
     private var refusalLog = LogRateLimit(interval: 10 * 1_000_000_000)
+    private var evictionLog = LogRateLimit(interval: 10 * 1_000_000_000)
     private var acceptFailureLog = LogRateLimit(interval: 10 * 1_000_000_000)
     /// Whether the listening socket is watched now (not while accept is backing off).
     private var isListening = false
@@ -128,8 +130,9 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         }
     }
 
-    /// A new connection: admitted and started, or refused and closed at once, without being
-    /// registered or counted (``ConnectionStateMachine/refused(_:)`` says what it is told).
+    /// A new connection: admitted and started (once a connection that has not logged in is
+    /// closed to make room, when admission says so), or refused and closed at once, without
+    /// being registered or counted (``ConnectionStateMachine/refused(_:)`` says what it is told).
     private func accepted(_ socket: Socket) {
         let peerAddress = socket.peerAddress
         let peerHost = peerAddress?.host ?? "?"
@@ -137,7 +140,11 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         var machine = ConnectionStateMachine(
             limits: services.configuration.connectionLimits, now: now, tls: services.tls != nil,
             hello: hello)
-        if let refusal = admission.refusal(for: peerHost) {
+        switch admission.decision(for: peerHost, isIdle: { connections[$0]?.hasCallsInFlight != true }) {
+        case .admit: break
+        case .admitClosing(let id):
+            if let victim = connections[id] { evict(victim, for: peerAddress, now: now) }
+        case .refuse(let refusal):
             if let refused = refusalLog.event(now: now) {
                 services.logger.info(
                     "connection refused",
@@ -156,7 +163,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         }
         nextID += 1
         connections[connection.id] = connection
-        admission.admitted(peerHost)
+        admission.admitted(connection.id, from: peerHost)
         count.store(connections.count, ordering: .relaxed)
         do {
             try connection.start()
@@ -165,6 +172,23 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
             forget(connection)
             socket.close()
         }
+    }
+
+    /// Closes `victim`, which has not logged in, so that a new connection from `newcomer` fits
+    /// (it closes at once, and is forgotten before this returns).
+    private func evict(_ victim: Connection, for newcomer: HostPort?, now: UInt64) {
+        if let evicted = evictionLog.event(now: now) {
+            let (unauthenticated, pending) = (admission.unauthenticatedCount, admission.pendingCount)
+            services.logger.info(
+                "connection closed to make room",
+                [
+                    "peer": victim.peer, "for": newcomer?.description ?? "?",
+                    "reason":
+                        "\(unauthenticated) connections have not logged in, \(pending) of them in their handshake",
+                    "closed": "\(evicted)",
+                ])
+        }
+        victim.evict()
     }
 
     /// Carries out a refusal on a socket nothing else knows: its status in one write the
@@ -203,11 +227,15 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private func forget(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         count.store(connections.count, ordering: .relaxed)
-        admission.closed(connection.peerHost, wasPending: connection.isPending)
+        admission.closed(connection.id)
     }
 
     func handshakeCompleted(_ connection: Connection) {
-        admission.handshakeCompleted(connection.peerHost)
+        admission.handshakeCompleted(connection.id)
+    }
+
+    func loggedIn(_ connection: Connection) {
+        admission.loggedIn(connection.id)
     }
 
     func needsFlush(_ connection: Connection) {

@@ -1,8 +1,8 @@
 import WaterProtocol
 
 /// The whole life of one connection, with no socket, thread or clock of its own: events in
-/// (refused at accept, TLS done or failed, bytes, a frame pulled, a handler's reply, a deadline
-/// check, output written, the peer closing, a drain), actions out (send, dispatch, cancel,
+/// (refused at accept, TLS done or failed, bytes, a frame pulled, a login, a handler's reply, a
+/// deadline check, output written, the peer closing, closed to make room, a drain), actions out (send, dispatch, cancel,
 /// close after the flush or at once), as postgres-nio's `ConnectionStateMachine`.
 /// ``Connection`` feeds it and carries out what it returns; the tests drive it event by event.
 ///
@@ -51,6 +51,9 @@ struct ConnectionStateMachine {
         /// The handshake is answered: the connection is no longer one of its address's pending
         /// ones (``ConnectionAdmission``).
         case handshakeCompleted
+        /// The peer logged in, the first time on this connection: it is no longer one of those
+        /// that may be closed to make room (``ConnectionAdmission``).
+        case loggedIn
         /// Stop reading and close once everything queued is written (``outputWritten(repliesLeft:)``
         /// says when). `reason` is a protocol error to log (its status was sent just before).
         case close(reason: WaterError?)
@@ -282,10 +285,11 @@ struct ConnectionStateMachine {
 
     /// The peer proved who it is on this connection (a Login, or a call with a valid token):
     /// from now on its frames may be as large as any member's.
-    mutating func loggedIn() {
-        guard !isLoggedIn else { return }
+    mutating func loggedIn() -> [Action] {
+        guard !isLoggedIn else { return [] }
         isLoggedIn = true
         decoder.maximumPayloadLength = limits.maximumPayloadLength
+        return [.loggedIn]
     }
 
     /// A call handed over by ``nextFrame(arena:now:)`` was answered at once (its reply is
@@ -345,6 +349,14 @@ struct ConnectionStateMachine {
         state = .closed
         defer { inFlight.removeAll() }
         return inFlight.keys.sorted().map { .cancelCall($0) }
+    }
+
+    /// The connection is closed to make room for a new one (``ConnectionAdmission``): it has not
+    /// logged in. It closes at once, as a refused one does, with no status (over TLS none could
+    /// be said before its handshake); a call in flight, if it had one, ends.
+    mutating func evicted() -> [Action] {
+        if case .closed = state { return [] }
+        return peerClosed() + [.closeNow(reason: nil)]
     }
 
     /// The server is shutting down: streams end now with UNAVAILABLE, unary calls may finish,
