@@ -39,6 +39,9 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private var machine: ConnectionStateMachine
     /// The TLS session under the frames; nil when serving plaintext on loopback.
     private let tls: TLSSession?
+    /// The member whose token its last call carried: whose share of the loop its frames take
+    /// (``LoopShares``); nil until a call proves who it is.
+    private var member: UInt64?
     private var token: EventLoop.Token = 0
     /// The replies not yet handed to the socket, framed: those waiting for their group, then
     /// this turn's.
@@ -145,7 +148,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private func readAvailable(evenIfPaused: Bool = false) {
         var total = 0
         let buffer = owner.readBuffer
-        while !isClosed, isReading || evenIfPaused, total < Self.readBudget, machine.hasFrameBudget {
+        while !isClosed, isReading || evenIfPaused, total < Self.readBudget, mayTakeFrames {
             let result = Result { () throws(SocketError) in try socket.read(into: buffer) }
             switch result {
             case .success(nil):
@@ -177,9 +180,16 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         takeFrames(now: now)
     }
 
+    /// Whether frames may be taken in this turn: the machine's frame budget is not spent, and
+    /// the member it calls as has time left of their share of the turn.
+    private var mayTakeFrames: Bool {
+        machine.hasFrameBudget && (member.map { owner.hasLoopShare($0, inTurn: loop.turnNumber) } ?? true)
+    }
+
     private func takeFrames(now: UInt64) {
         let arena = owner.decodeArena
         while !isClosed {
+            if let member, !owner.hasLoopShare(member, inTurn: loop.turnNumber) { return resumeNextTurn() }
             arena.reset()
             switch machine.nextFrame(arena: arena, now: now) {
             case .needMoreBytes: return
@@ -307,6 +317,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             switch services.authenticate(envelope.authToken, now: now) {
             case .success(let found):
                 caller = found
+                member = found.account.id
                 perform(machine.loggedIn())
             case .failure(let error):
                 return answer(callID, method, error)
@@ -321,8 +332,12 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         switch handler.kind {
         case .onLoop(let handle):
             let start = replies.output.count
+            let began = EventLoop.now()
             handle(
                 LoopCall(envelope: envelope, arena: owner.decodeArena, limits: machine.decodeLimits), context, &replies)
+            if let member {
+                owner.chargeLoopShare(member, nanoseconds: EventLoop.now() - began, inTurn: loop.turnNumber)
+            }
             answered(callID, method, from: start, afterCommit: true)
         case .later(let handle):
             let responder = Responder(
@@ -649,6 +664,10 @@ protocol ConnectionOwner: AnyObject {
     var decodeArena: WireArena { get }
     /// Where they encode replies, one at a time.
     var replyArena: WireArena { get }
+    /// Whether `member`'s calls may take more of `turn` (``LoopShares``).
+    func hasLoopShare(_ member: UInt64, inTurn turn: UInt64) -> Bool
+    /// The loop spent `nanoseconds` of `turn` on a call of `member`'s.
+    func chargeLoopShare(_ member: UInt64, nanoseconds: UInt64, inTurn turn: UInt64)
     /// The connection has replies or output to write at the end of this turn.
     func needsFlush(_ connection: Connection)
     /// The connection's handshake is answered: it is no longer pending.

@@ -34,6 +34,8 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private var flushing: [Connection] = []
     /// Whose replies wait for which group of the log.
     private var held = HeldReplies<Connection>()
+    /// Each member's share of a turn, across their connections.
+    private var loopShares = LoopShares()
     private var isShuttingDown: Bool { admission.isShuttingDown }
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     let plaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -236,6 +238,14 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
 
     func loggedIn(_ connection: Connection) {
         admission.loggedIn(connection.id)
+    }
+
+    func hasLoopShare(_ member: UInt64, inTurn turn: UInt64) -> Bool {
+        loopShares.hasShare(member, inTurn: turn)
+    }
+
+    func chargeLoopShare(_ member: UInt64, nanoseconds: UInt64, inTurn turn: UInt64) {
+        loopShares.charge(member, nanoseconds: nanoseconds, inTurn: turn)
     }
 
     func needsFlush(_ connection: Connection) {
