@@ -15,30 +15,48 @@ private let libraryReady: Bool = {
 /// ## Who owns what
 ///
 /// - **The handle** belongs to libmosquitto, in threaded mode (`mosquitto_threaded_set`): the
-///   connection's own thread connects, runs `mosquitto_loop` (all network I/O) and waits between
-///   attempts; ``publish(_:_:)``, from the publisher's queue, only queues a copied packet under
-///   libmosquitto's lock and wakes that thread. The event loop never calls in here.
+///   connection's own thread connects, runs `mosquitto_loop` (libmosquitto's I/O, with the
+///   relay) and waits between attempts; ``publish(_:_:)``, from the publisher's queue, only
+///   queues a copied packet under libmosquitto's lock and wakes that thread. The event loop never
+///   calls in here.
+/// - **The broker's socket** is a ``BrokerRelay``'s, one per connection, on a thread of its own.
 /// - **``state``** (connected, stopping, the wait before the next attempt, messages not yet
 ///   acknowledged) is this object's, under its lock.
 ///
 /// A broker that is down or refuses is tried again after 1, 2, 4 ... 60 s. The will is `offline`
 /// on the status topic, retained; `online` is published there at every connect.
+///
+/// ## What the broker can cost the server
+///
+/// The broker is a peer like any other (issue 30). libmosquitto reads from a ``BrokerRelay``,
+/// which checks every packet the broker sends by its header before libmosquitto reads it: at most
+/// ``maximumPacketLength`` bytes, and no PUBLISH at QoS 1 or 2: the server subscribes at QoS 0.
+/// A broker that sends anything else is disconnected and tried again as one that is down.
 final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto's, locked by it
     private struct State {
         var isConnected = false
         var isStopping = false
         var retrySeconds = 1
+        /// The broker accepted this connection, so the next wait starts again at 1 s (unless the
+        /// relay refused what it sent).
+        var wasAccepted = false
         /// QoS 1 messages sent and not acknowledged: a broker that stops acknowledging is sent
         /// nothing more (``publish(_:_:)`` says so) rather than queued for without bound.
         var unacknowledged = 0
     }
 
-    /// Publishing stops at this many unacknowledged messages (a household's state is ~40).
+    /// Publishing stops at this many unacknowledged messages (a household's state is ~40): the
+    /// bound on libmosquitto's queue of outgoing messages.
     static let maximumUnacknowledged = 500
+    /// The largest packet the broker may send, fixed header included: a retained message of
+    /// ours (at most ``maximumRetainedPayload`` bytes) with its topic, with room to spare.
+    static let maximumPacketLength = 8192
     private static let keepAliveSeconds: Int32 = 30
 
     let settings: MQTTSettings
     private let handle: OpaquePointer
+    /// `--mqtt-tls`: what the relay checks the broker against.
+    private let tls: BrokerTLS?
     private let logger: Logger
     private let state = Locked(State())
     /// Told (on the connection's thread) each time the broker accepts or loses the connection.
@@ -74,6 +92,7 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         self.retainedTopics = retainedTopics
         self.retainedFound = retainedFound
         do {
+            tls = try settings.tls ? BrokerTLS(certificateAuthority: settings.certificateAuthority) : nil
             try configure()
         } catch {
             mosquitto_destroy(handle)
@@ -89,15 +108,6 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
             mosquitto_will_set(handle, statusTopic, 7, "offline", 1, true), "the last will")
         if let username = settings.username {
             try check(mosquitto_username_pw_set(handle, username, settings.password), "the login")
-        }
-        if settings.tls {
-            if let authority = settings.certificateAuthority {
-                try check(
-                    mosquitto_tls_set(handle, authority, nil, nil, nil, nil),
-                    "TLS with the CA in \(authority) (is it a readable PEM file?)")
-            } else {
-                try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "TLS with the system's CAs")
-            }
         }
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         mosquitto_connect_callback_set(handle) { _, object, code in
@@ -186,33 +196,55 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
     private func run() {
         let broker = "\(settings.broker)"
         while !state.withLock({ $0.isStopping }) {
-            // mosquitto_connect blocks on this thread only (name lookup, TCP, TLS).
-            // - MOSQ_ERR_SUCCESS: connected; the CONNACK arrives in the loop (brokerAnswered).
-            // - MOSQ_ERR_ERRNO: the system's reason is in errno; MOSQ_ERR_EAI: the name did not resolve.
-            var code = mosquitto_connect(
-                handle, settings.broker.host, Int32(settings.broker.port), Self.keepAliveSeconds)
-            var reason = code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : nil
-            if code == MOSQ_ERR_SUCCESS.rawValue {
-                // Until the connection ends: a lost broker, a refused login, or the disconnect stop() sends.
-                repeat { code = mosquitto_loop(handle, 1000, 1) } while code == MOSQ_ERR_SUCCESS.rawValue
-                reason = nil
-            }
+            let (reason, wasRefused) = connectAndServe()
             let retry = state.withLock { state -> Int? in
                 state.isConnected = false
                 guard !state.isStopping else { return nil }
+                // A broker whose bytes were refused waits longer each time, even if it accepted.
+                if state.wasAccepted && !wasRefused { state.retrySeconds = 1 }
+                state.wasAccepted = false
                 defer { state.retrySeconds = min(state.retrySeconds * 2, 60) }
                 return state.retrySeconds
             }
             guard let retry else { break }
             logger.warning(
-                "mqtt broker not connected",
-                [
-                    "broker": broker, "reason": reason ?? String(cString: mosquitto_strerror(code)),
-                    "retry.s": "\(retry)",
-                ])
+                "mqtt broker not connected", ["broker": broker, "reason": reason, "retry.s": "\(retry)"])
             _ = wake.wait(timeout: .now() + .seconds(retry))
         }
         finished.signal()
+    }
+
+    /// One connection: the relay to the broker, libmosquitto connected through it, its loop
+    /// until the connection ends. Why it ended, and whether the relay refused what the broker sent.
+    private func connectAndServe() -> (reason: String, wasRefused: Bool) {
+        let relay: BrokerRelay
+        do {
+            relay = try BrokerRelay(settings.broker, tls: tls, maximumPacketLength: Self.maximumPacketLength)
+        } catch {
+            return (error.description, false)
+        }
+        // To the relay's unix socket (port 0): at once, on this thread only.
+        // - MOSQ_ERR_SUCCESS: connected; the CONNACK arrives in the loop (brokerAnswered).
+        // - MOSQ_ERR_ERRNO: the system's reason is in errno.
+        var code = mosquitto_connect(handle, relay.path, 0, Self.keepAliveSeconds)
+        var reason = code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : nil
+        if code == MOSQ_ERR_SUCCESS.rawValue {
+            do {
+                try relay.accept()
+                relay.start()
+                // Until the connection ends: a lost broker, a refused login, the relay refusing
+                // what the broker sent, or the disconnect stop() sends.
+                repeat { code = mosquitto_loop(handle, 1000, 1) } while code == MOSQ_ERR_SUCCESS.rawValue
+            } catch {
+                reason = error.description
+                mosquitto_disconnect(handle)
+            }
+        }
+        switch relay.finish() {
+        case .refused(let refusal): return ("refused what it sent: \(refusal)", true)
+        case .failed(let failure): return (failure, false)
+        case nil: return (reason ?? String(cString: mosquitto_strerror(code)), false)
+        }
     }
 
     /// The broker's CONNACK: 0 accepted, else its reason (bad login, not authorised).
@@ -225,13 +257,14 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         }
         state.withLock { state in
             state.isConnected = true
-            state.retrySeconds = 1
+            state.wasAccepted = true
             state.unacknowledged = 0
         }
         logger.info("mqtt connected", ["broker": "\(settings.broker)", "prefix": settings.prefix])
         publish(statusTopic, Array("online".utf8))
+        // At QoS 0: a broker has no business sending this client anything at QoS 1 or 2.
         // - MOSQ_ERR_SUCCESS, or MOSQ_ERR_NO_CONN when lost meanwhile (the next connect asks again).
-        for topic in retainedTopics { mosquitto_subscribe(handle, nil, topic, 1) }
+        for topic in retainedTopics { mosquitto_subscribe(handle, nil, topic, 0) }
         connectionChanged(true)
     }
 
