@@ -9,7 +9,8 @@ private final class HostileBroker {
     let port: UInt16
     private let process: ChildProcess
     private let goFile: String
-    private var output = ""
+    /// What it has printed so far (read by ``waitUntilDone(seconds:)``).
+    private(set) var output = ""
 
     init(_ mode: String, _ options: [String]) throws {
         var template = Array("/tmp/water-hostile-mqtt-XXXXXX".utf8CString)
@@ -81,5 +82,44 @@ struct MQTTHostileBrokerTests {
         #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
         #expect(try mum.run(["log", "250"]).status == 0)
         #expect(server.stop() == 0)
+    }
+
+    @Test("a broker too old for MQTT 5 refuses the server's CONNECT; the server connects again with 3.1.1")
+    func brokerWithoutMQTT5() throws {
+        let broker = try HostileBroker("mqtt311-only", [])
+        let server = try ServerProcess.fresh(["--mqtt", broker.address])
+        let done = broker.waitUntilDone()
+        #expect(done?.hasPrefix("done connections=2") == true, "\(done ?? "not done")")
+        #expect(server.waitForLog("mqtt connected"))
+        #expect(server.logSoFar.contains("mqtt broker refused the connection"))
+        #expect(broker.output.contains("level 5\n") && broker.output.contains("level 4\n"), "\(broker.output)")
+        #expect(server.stop() == 0)
+    }
+
+    @Test(
+        "issue30: mosquitto is told the packet limit (MQTT 5) and drops a larger retained message; QoS 0, no-local, unsubscribed once the retained messages came"
+    )
+    func subscribesOnlyAtConnect() throws {
+        let broker = try MosquittoBroker(extraConfiguration: ["log_type all"])
+        // Another integration's discovery config, larger than the server takes: MQTT 5 tells the
+        // broker the limit, so it never sends it (rather than have the server disconnect).
+        let large = try ChildProcess.run(
+            "/usr/bin/mosquitto_pub",
+            ["-h", "127.0.0.1", "-p", "\(broker.port)", "-r", "-t", "homeassistant/sensor/big/config", "-m"]
+                + [String(repeating: "x", count: 10_000)])
+        #expect(large.status == 0, "\(large.error)")
+        let server = try ServerProcess.fresh(["--mqtt", broker.address])
+        #expect(server.waitForLog("mqtt connected"))
+        #expect(waitUntil { broker.logSoFar.contains("Sending UNSUBACK to water-server-water") }, "\(broker.logSoFar)")
+        let log = broker.logSoFar
+        #expect(log.contains("as water-server-water (p5,"))
+        #expect(log.contains("water-server-water 0 homeassistant/sensor/+/config"))
+        #expect(log.contains("water-server-water 0 water/+/state"))
+        // The large message was dropped by the broker, and no-local kept the server's own from it.
+        #expect(log.contains("Dropping too large outgoing PUBLISH for water-server-water"), "\(log)")
+        let sent = log.split(separator: "\n").filter { $0.contains("Sending PUBLISH to water-server-water") }
+        #expect(sent.count == 1 && sent[0].contains("'homeassistant/sensor/big/config'"), "\(sent)")
+        #expect(server.stop() == 0)
+        #expect(!server.log.contains("mqtt broker not connected"))
     }
 }

@@ -8,9 +8,13 @@ usage: hostile_mqtt_broker.py MODE GO_FILE [options]
                packet ids 1, 2, ...) never released by a PUBREL, as fast as the client reads them
   huge-packet  one QoS 0 PUBLISH announcing the largest remaining length MQTT can say (268 435 455
                bytes), then --megabytes MiB of its payload, and nothing more
+  mqtt311-only no attack: a broker too old for MQTT 5, which refuses a CONNECT for 5 as such a
+               broker does (a 3.1.1 CONNACK, "unacceptable protocol version") and accepts 3.1.1;
+               done once it has accepted one
 
-Prints `listening PORT` once it listens on 127.0.0.1 (a free port), `connected N` for each client,
-and `done connections=N packets=P bytes=B` once the attack is over: its count or size sent, or
+Prints `listening PORT` once it listens on 127.0.0.1 (a free port), `connected N` for each client
+and `level L` for its CONNECT's protocol level (4: 3.1.1, 5: MQTT 5), and `done connections=N
+packets=P bytes=B` once the attack is over: its count or size sent, or
 --connections clients served (each reconnection is attacked again), or --seconds passed. The first
 client is attacked only once GO_FILE exists (the test measures the client before). After `done`
 it holds its connections open, until killed or --seconds pass.
@@ -26,7 +30,7 @@ LARGEST_REMAINING_LENGTH = 268_435_455
 TOPIC = b"water/ben/state"
 
 parser = argparse.ArgumentParser()
-parser.add_argument("mode", choices=["qos2-flood", "huge-packet"])
+parser.add_argument("mode", choices=["qos2-flood", "huge-packet", "mqtt311-only"])
 parser.add_argument("go_file")
 parser.add_argument("--count", type=int, default=4096)
 parser.add_argument("--payload", type=int, default=16384)
@@ -35,7 +39,7 @@ parser.add_argument("--connections", type=int, default=3)
 parser.add_argument("--seconds", type=float, default=60)
 options = parser.parse_args()
 deadline = time.monotonic() + options.seconds
-sent = {"packets": 0, "bytes": 0}
+sent = {"packets": 0, "bytes": 0, "accepted": 0}
 
 
 def say(line):
@@ -107,6 +111,8 @@ def huge_packet(connection, is_v5):
 
 
 def attack_is_over(connections):
+    if options.mode == "mqtt311-only" and sent["accepted"]:
+        return True
     if options.mode == "qos2-flood" and sent["packets"] >= options.count:
         return True
     if options.mode == "huge-packet" and sent["bytes"] >= options.megabytes << 20:
@@ -134,11 +140,20 @@ while not attack_is_over(connections):
         if kind >> 4 != 1:
             continue
         is_v5 = connect[6] == 5  # after the protocol name: 00 04 'MQTT', then its level
+        say(f"level {connect[6]}")
+        if options.mode == "mqtt311-only" and is_v5:
+            send(connection, b"\x20\x02\x00\x01")
+            connection.close()
+            continue
         send(connection, b"\x20\x03\x00\x00\x00" if is_v5 else b"\x20\x02\x00\x00")
+        sent["accepted"] += 1
         threading.Thread(target=drain, args=(connection,), daemon=True).start()
         while connections == 1 and not os.path.exists(options.go_file) and time.monotonic() < deadline:
             time.sleep(0.02)
-        (qos2_flood if options.mode == "qos2-flood" else huge_packet)(connection, is_v5)
+        if options.mode == "qos2-flood":
+            qos2_flood(connection, is_v5)
+        elif options.mode == "huge-packet":
+            huge_packet(connection, is_v5)
     except OSError:
         pass  # the client closed: wait for it to come back
 say(f"done connections={connections} packets={sent['packets']} bytes={sent['bytes']}")
