@@ -43,6 +43,9 @@ final class MosquittoBroker {
 
     var address: String { "127.0.0.1:\(port)" }
 
+    /// What the running broker has logged so far (to standard error; `log_type all` logs every packet).
+    var logSoFar: String { process?.errorTextSoFar ?? "" }
+
     /// Starts the broker (again, on the same port) and waits until it listens.
     func start() throws {
         let broker = try ChildProcess("/usr/sbin/mosquitto", ["-c", "\(directory)/mosquitto.conf"])

@@ -15,30 +15,67 @@ private let libraryReady: Bool = {
 /// ## Who owns what
 ///
 /// - **The handle** belongs to libmosquitto, in threaded mode (`mosquitto_threaded_set`): the
-///   connection's own thread connects, runs `mosquitto_loop` (all network I/O) and waits between
-///   attempts; ``publish(_:_:)``, from the publisher's queue, only queues a copied packet under
-///   libmosquitto's lock and wakes that thread. The event loop never calls in here.
+///   connection's own thread connects, runs `mosquitto_loop` (libmosquitto's I/O, with the
+///   relay) and waits between attempts; ``publish(_:_:)``, from the publisher's queue, only
+///   queues a copied packet under libmosquitto's lock and wakes that thread. The event loop never
+///   calls in here.
+/// - **The broker's socket** is a ``BrokerRelay``'s, one per connection, on a thread of its own.
 /// - **``state``** (connected, stopping, the wait before the next attempt, messages not yet
 ///   acknowledged) is this object's, under its lock.
 ///
 /// A broker that is down or refuses is tried again after 1, 2, 4 ... 60 s. The will is `offline`
 /// on the status topic, retained; `online` is published there at every connect.
+///
+/// ## What the broker can cost the server
+///
+/// The broker is a peer like any other (issue 30). libmosquitto reads from a ``BrokerRelay``,
+/// which checks every packet the broker sends by its header before libmosquitto reads it: at most
+/// ``maximumPacketLength`` bytes, and no PUBLISH at QoS 1 or 2. The server speaks MQTT 5 (3.1.1
+/// with a broker that has no 5), tells the broker that packet limit and a receive maximum of 1 in
+/// its CONNECT, subscribes at QoS 0 only to learn what its own topics hold retained at each
+/// connect, and unsubscribes once the broker has acknowledged that. A broker that sends anything
+/// else is disconnected and tried again as one that is down.
 final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto's, locked by it
     private struct State {
         var isConnected = false
         var isStopping = false
         var retrySeconds = 1
+        /// The broker accepted this connection, so the next wait starts again at 1 s (unless the
+        /// relay refused what it sent).
+        var wasAccepted = false
+        /// MQTT 5 until a broker says it has only 3.1.1.
+        var speaksMQTT5 = true
+        /// Between the subscription to ``retainedTopics`` and its end: retained messages are
+        /// what the broker holds; none is taken at any other time.
+        var isListening = false
+        /// The subscription's message id, whose SUBACK ends it.
+        var subscription: Int32 = 0
         /// QoS 1 messages sent and not acknowledged: a broker that stops acknowledging is sent
         /// nothing more (``publish(_:_:)`` says so) rather than queued for without bound.
         var unacknowledged = 0
     }
 
-    /// Publishing stops at this many unacknowledged messages (a household's state is ~40).
+    /// Publishing stops at this many unacknowledged messages (a household's state is ~40): the
+    /// bound on libmosquitto's queue of outgoing messages.
     static let maximumUnacknowledged = 500
+    /// Outgoing QoS 1 messages in flight at once (fewer if the broker's receive maximum says so);
+    /// the rest wait in libmosquitto's queue, which ``maximumUnacknowledged`` bounds.
+    static let sendMaximum: Int32 = 20
+    /// The largest packet the broker may send, fixed header included: a retained message of
+    /// ours (at most ``maximumRetainedPayload`` bytes) with its topic, with room to spare.
+    static let maximumPacketLength = 8192
     private static let keepAliveSeconds: Int32 = 30
+    /// From mqtt_protocol.h, which CMosquitto's shim does not include.
+    private static let maximumPacketSizeProperty: Int32 = 39  // MQTT_PROP_MAXIMUM_PACKET_SIZE
+    private static let unsupportedProtocolVersion: Int32 = 132  // MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION
+    private static let noLocal: Int32 = 0x04  // MQTT_SUB_OPT_NO_LOCAL: our own messages are not sent back
 
     let settings: MQTTSettings
     private let handle: OpaquePointer
+    /// CONNECT's MQTT 5 properties: the maximum packet size.
+    private var connectProperties: OpaquePointer?
+    /// `--mqtt-tls`: what the relay checks the broker against.
+    private let tls: BrokerTLS?
     private let logger: Logger
     private let state = Locked(State())
     /// Told (on the connection's thread) each time the broker accepts or loses the connection.
@@ -74,9 +111,11 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         self.retainedTopics = retainedTopics
         self.retainedFound = retainedFound
         do {
+            tls = try settings.tls ? BrokerTLS(certificateAuthority: settings.certificateAuthority) : nil
             try configure()
         } catch {
             mosquitto_destroy(handle)
+            mosquitto_property_free_all(&connectProperties)
             throw error
         }
     }
@@ -85,19 +124,18 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         // Every call below returns MOSQ_ERR_SUCCESS, or MOSQ_ERR_INVAL / MOSQ_ERR_NOMEM for a
         // bad argument or no memory; a TLS CA file that cannot be read is MOSQ_ERR_INVAL too.
         try check(mosquitto_threaded_set(handle, true), "threaded mode")
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "MQTT 5")
+        // No QoS 1 or 2 message is expected (the relay refuses them first); 1 is the least allowed.
+        try check(mosquitto_int_option(handle, MOSQ_OPT_RECEIVE_MAXIMUM, 1), "the receive maximum")
+        try check(mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Self.sendMaximum), "the send maximum")
+        try check(
+            mosquitto_property_add_int32(
+                &connectProperties, Self.maximumPacketSizeProperty, UInt32(Self.maximumPacketLength)),
+            "the maximum packet size")
         try check(
             mosquitto_will_set(handle, statusTopic, 7, "offline", 1, true), "the last will")
         if let username = settings.username {
             try check(mosquitto_username_pw_set(handle, username, settings.password), "the login")
-        }
-        if settings.tls {
-            if let authority = settings.certificateAuthority {
-                try check(
-                    mosquitto_tls_set(handle, authority, nil, nil, nil, nil),
-                    "TLS with the CA in \(authority) (is it a readable PEM file?)")
-            } else {
-                try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "TLS with the system's CAs")
-            }
         }
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         mosquitto_connect_callback_set(handle) { _, object, code in
@@ -113,9 +151,20 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
                 let payload = message.pointee.payload,
                 (1...MQTTConnection.maximumRetainedPayload).contains(Int(message.pointee.payloadlen))
             else { return }
+            let connection = Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue()
+            guard connection.state.withLock({ $0.isListening }) else { return }
             let bytes = Array(UnsafeRawBufferPointer(start: payload, count: Int(message.pointee.payloadlen)))
-            Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue().retainedFound(
-                String(cString: topic), bytes)
+            connection.retainedFound(String(cString: topic), bytes)
+        }
+        mosquitto_subscribe_callback_set(handle) { _, object, mid, _, _ in
+            guard let object else { return }
+            Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue().subscribed(mid)
+        }
+        mosquitto_unsubscribe_callback_set(handle) { _, object, _ in
+            guard let object else { return }
+            Unmanaged<MQTTConnection>.fromOpaque(object).takeUnretainedValue().state.withLock {
+                $0.isListening = false
+            }
         }
         mosquitto_publish_callback_set(handle) { _, object, _ in
             guard let object else { return }
@@ -178,7 +227,10 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         }
         wake.signal()
         // A thread still stuck in a connect to a broker that does not answer keeps the handle.
-        if finished.wait(timeout: .now() + timeout) == .success { mosquitto_destroy(handle) }
+        if finished.wait(timeout: .now() + timeout) == .success {
+            mosquitto_destroy(handle)
+            mosquitto_property_free_all(&connectProperties)
+        }
     }
 
     /// The connection's thread: connect, run libmosquitto's loop until the connection ends, wait
@@ -186,53 +238,107 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
     private func run() {
         let broker = "\(settings.broker)"
         while !state.withLock({ $0.isStopping }) {
-            // mosquitto_connect blocks on this thread only (name lookup, TCP, TLS).
-            // - MOSQ_ERR_SUCCESS: connected; the CONNACK arrives in the loop (brokerAnswered).
-            // - MOSQ_ERR_ERRNO: the system's reason is in errno; MOSQ_ERR_EAI: the name did not resolve.
-            var code = mosquitto_connect(
-                handle, settings.broker.host, Int32(settings.broker.port), Self.keepAliveSeconds)
-            var reason = code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : nil
-            if code == MOSQ_ERR_SUCCESS.rawValue {
-                // Until the connection ends: a lost broker, a refused login, or the disconnect stop() sends.
-                repeat { code = mosquitto_loop(handle, 1000, 1) } while code == MOSQ_ERR_SUCCESS.rawValue
-                reason = nil
-            }
+            let (reason, wasRefused) = connectAndServe()
             let retry = state.withLock { state -> Int? in
                 state.isConnected = false
                 guard !state.isStopping else { return nil }
+                // A broker whose bytes were refused waits longer each time, even if it accepted.
+                if state.wasAccepted && !wasRefused { state.retrySeconds = 1 }
+                state.wasAccepted = false
                 defer { state.retrySeconds = min(state.retrySeconds * 2, 60) }
                 return state.retrySeconds
             }
             guard let retry else { break }
             logger.warning(
-                "mqtt broker not connected",
-                [
-                    "broker": broker, "reason": reason ?? String(cString: mosquitto_strerror(code)),
-                    "retry.s": "\(retry)",
-                ])
+                "mqtt broker not connected", ["broker": broker, "reason": reason, "retry.s": "\(retry)"])
             _ = wake.wait(timeout: .now() + .seconds(retry))
         }
         finished.signal()
     }
 
-    /// The broker's CONNACK: 0 accepted, else its reason (bad login, not authorised).
+    /// One connection: the relay to the broker, libmosquitto connected through it, its loop
+    /// until the connection ends. Why it ended, and whether the relay refused what the broker sent.
+    private func connectAndServe() -> (reason: String, wasRefused: Bool) {
+        let relay: BrokerRelay
+        do {
+            relay = try BrokerRelay(settings.broker, tls: tls, maximumPacketLength: Self.maximumPacketLength)
+        } catch {
+            return (error.description, false)
+        }
+        let properties = state.withLock { $0.speaksMQTT5 } ? connectProperties : nil
+        // To the relay's unix socket (port 0): at once, on this thread only.
+        // - MOSQ_ERR_SUCCESS: connected; the CONNACK arrives in the loop (brokerAnswered).
+        // - MOSQ_ERR_ERRNO: the system's reason is in errno. MOSQ_ERR_INVAL: a bug (our properties).
+        var code = mosquitto_connect_bind_v5(handle, relay.path, 0, Self.keepAliveSeconds, nil, properties)
+        var reason = code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : nil
+        if code == MOSQ_ERR_SUCCESS.rawValue {
+            do {
+                try relay.accept()
+                relay.start()
+                // Until the connection ends: a lost broker, a refused login, the relay refusing
+                // what the broker sent, or the disconnect stop() sends.
+                repeat { code = mosquitto_loop(handle, 1000, 1) } while code == MOSQ_ERR_SUCCESS.rawValue
+            } catch {
+                reason = error.description
+                mosquitto_disconnect(handle)
+            }
+        }
+        switch relay.finish() {
+        case .refused(let refusal): return ("refused what it sent: \(refusal)", true)
+        case .failed(let failure): return (failure, false)
+        case nil: return (reason ?? String(cString: mosquitto_strerror(code)), false)
+        }
+    }
+
+    /// The broker's CONNACK: 0 accepted, else its reason (bad login, not authorised; an MQTT 5
+    /// reason code, or 3.1.1's once a broker had no MQTT 5).
     private func brokerAnswered(_ code: Int32) {
         guard code == 0 else {
+            let wasMQTT5 = state.withLock { state in
+                defer { if code == Self.unsupportedProtocolVersion { state.speaksMQTT5 = false } }
+                return state.speaksMQTT5
+            }
+            if wasMQTT5 && code == Self.unsupportedProtocolVersion {
+                // Takes effect at the next connect; the relay's checks are the same for 3.1.1.
+                _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+            }
             logger.warning(
                 "mqtt broker refused the connection",
-                ["broker": "\(settings.broker)", "reason": String(cString: mosquitto_connack_string(code))])
+                [
+                    "broker": "\(settings.broker)",
+                    "reason": String(
+                        cString: wasMQTT5 ? mosquitto_reason_string(code) : mosquitto_connack_string(code)),
+                ])
             return
         }
         state.withLock { state in
             state.isConnected = true
-            state.retrySeconds = 1
+            state.wasAccepted = true
             state.unacknowledged = 0
+            state.isListening = true
         }
         logger.info("mqtt connected", ["broker": "\(settings.broker)", "prefix": settings.prefix])
         publish(statusTopic, Array("online".utf8))
+        // At QoS 0: a broker has no business sending this client anything at QoS 1 or 2. No local
+        // (MQTT 5; libmosquitto drops it for 3.1.1): what we publish meanwhile is not sent back.
         // - MOSQ_ERR_SUCCESS, or MOSQ_ERR_NO_CONN when lost meanwhile (the next connect asks again).
-        for topic in retainedTopics { mosquitto_subscribe(handle, nil, topic, 1) }
+        var topics = retainedTopics.map { strdup($0) }
+        defer { topics.forEach { free($0) } }
+        var mid: Int32 = 0
+        _ = mosquitto_subscribe_multiple(handle, &mid, Int32(topics.count), &topics, 0, Self.noLocal, nil)
+        state.withLock { $0.subscription = mid }
         connectionChanged(true)
+    }
+
+    /// A SUBACK. For the subscription to ``retainedTopics``, the broker has queued what it holds
+    /// there by now (mosquitto sends it right after the SUBACK), so it all comes before the
+    /// UNSUBACK of the unsubscription sent here: nothing else there is needed.
+    private func subscribed(_ mid: Int32) {
+        guard state.withLock({ $0.subscription == mid }) else { return }
+        var topics = retainedTopics.map { strdup($0) }
+        defer { topics.forEach { free($0) } }
+        // - MOSQ_ERR_SUCCESS, or MOSQ_ERR_NO_CONN when lost meanwhile (the next connect subscribes anew).
+        _ = mosquitto_unsubscribe_multiple(handle, nil, Int32(topics.count), &topics, nil)
     }
 
     /// The connection ended (0: the disconnect ``stop()`` asked for).
