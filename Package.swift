@@ -48,7 +48,7 @@ let package = Package(
             name: "WaterServer",
             dependencies: [
                 "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterStore", "WaterTransport", "WaterTLS", "WaterLog",
-                "WaterSync", "CSodium", "CMosquitto",
+                "WaterSync", "CSodium", "CMosquitto", "COpenSSL", "CWaterTLS",
             ]),
         .target(name: "WaterClient", dependencies: ["WaterCore", "WaterProtocol", "WaterTransport", "WaterTLS"]),
         // Argument parsing, exit codes and the terminal, for both command lines.
