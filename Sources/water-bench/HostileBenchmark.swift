@@ -35,12 +35,12 @@ struct HostileBenchmark {
         self.directory = directory
     }
 
-    private mutating func record(_ key: String, _ value: Double) {
+    mutating func record(_ key: String, _ value: Double) {
         results.append((key, value))
         FileHandle.standardError.write(Data("  \(key) = \((value * 100).rounded() / 100)\n".utf8))
     }
 
-    private mutating func note(_ line: String) {
+    mutating func note(_ line: String) {
         notes.append(line)
         FileHandle.standardError.write(Data("  \(line)\n".utf8))
     }
@@ -218,14 +218,18 @@ final class MemberProbe: @unchecked Sendable {
     /// Calls until `stop()` (asked before each call) or `limit` calls.
     func calls(until stop: () -> Bool, atMost limit: Int) throws -> [Double] {
         var latencies: [Double] = []
-        while latencies.count < limit, !stop() {
-            let start = Measure.now()
-            try Self.writeAll(request, to: socket)
-            let reply = try Self.readReplies(1, from: socket)
-            guard reply.first?.statusCode == .ok else { throw WaterBenchError("GetToday failed: \(reply)") }
-            latencies.append(Double(Measure.now() - start) / 1000)
-        }
+        while latencies.count < limit, !stop() { latencies.append(try call()) }
         return latencies
+    }
+
+    /// One call; its latency in microseconds.
+    /// - Throws: when it fails or gets no reply within 30 s (the connection is then unusable).
+    func call() throws -> Double {
+        let start = Measure.now()
+        try Self.writeAll(request, to: socket)
+        let reply = try Self.readReplies(1, from: socket)
+        guard reply.first?.statusCode == .ok else { throw WaterBenchError("GetToday failed: \(reply)") }
+        return Double(Measure.now() - start) / 1000
     }
 
     /// Writes all of `bytes` to a blocking socket.

@@ -62,8 +62,10 @@ func emitResults(_ results: [(key: String, value: Double)]) {
         print("{" + fields.joined(separator: ", ") + "}")
         return
     }
+    // Names longer than 32 characters widen the column instead of being cut.
+    let width = results.map(\.key.count).reduce(32, max)
     for (key, value) in results {
-        var line = "\(key.padding(toLength: 32, withPad: " ", startingAt: 0)) \((value * 100).rounded() / 100)"
+        var line = "\(key.padding(toLength: width, withPad: " ", startingAt: 0)) \((value * 100).rounded() / 100)"
         if let target = targets[key] {
             let met = target.atMost ? value <= target.limit : value >= target.limit
             line += "  (target \(target.atMost ? "<=" : ">=") \(target.limit): \(met ? "met" : "MISSED"))"
