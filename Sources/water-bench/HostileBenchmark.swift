@@ -16,7 +16,9 @@ import WaterTransport
 ///   connect and log in;
 /// - a member's Import with one field repeated 260 000 times (compressed as the issue's was,
 ///   and plain), and the largest Import a member may send: what the importer gets back, and the
-///   longest another member's call waited meanwhile.
+///   longest another member's call waited meanwhile;
+/// - a member's GetToday latency while another pipelines reads with large replies on 16
+///   connections (issue 30 item 3, ``measureReads(_:probeToken:)``).
 ///
 /// The figures are wall times on a shared machine: compare the quiet and the flooded ones of
 /// the same run.
@@ -61,11 +63,14 @@ struct HostileBenchmark {
         let address = try require(
             HostPort(parsing: server.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
             "the listening address")
-        let member = try MemberProbe(address, token: try ServerBenchmark.login(address, "h1").token)
+        let memberToken = try ServerBenchmark.login(address, "h1").token
+        let member = try MemberProbe(address, token: memberToken)
         _ = try member.calls(for: 1)  // warm: h1's archive loaded
 
         try measureFlood(address, member: member, serverPID: server.pid)
         try measureBurst(address, serverPID: server.pid)
+        // Before the imports, which add to h2's archive.
+        try measureReads(address, probeToken: memberToken)
         try measureImports(address, member: member)
     }
 

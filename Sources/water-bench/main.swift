@@ -52,6 +52,17 @@ let targets: [String: (limit: Double, atMost: Bool)] = [
     "import_plain_member_max_ms": (1000, true),
     "import_valid_member_max_ms": (1000, true),
     "import_own_member_max_ms": (1000, true),
+    // Issue 30 item 3, `water-bench hostile`: another member's GetToday while one pipelines reads.
+    "reads_board_history_member_p50_ms": (5, true),
+    "reads_board_history_member_p99_ms": (50, true),
+    "reads_history_entries_member_p50_ms": (5, true),
+    "reads_history_entries_member_p99_ms": (50, true),
+    "reads_todos_member_p50_ms": (5, true),
+    "reads_todos_member_p99_ms": (50, true),
+    "reads_year_member_p50_ms": (5, true),
+    "reads_year_member_p99_ms": (50, true),
+    "reads_past_board_member_p50_ms": (5, true),
+    "reads_past_board_member_p99_ms": (50, true),
     // Issue 30 item 1, `water-bench retained`: memory kept per call.
     "rss_anon_running_vs_restarted": (1.25, true),
 ]
