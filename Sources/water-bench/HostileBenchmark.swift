@@ -18,7 +18,7 @@ import WaterTransport
 ///   and plain), and the largest Import a member may send: what the importer gets back, and the
 ///   longest another member's call waited meanwhile;
 /// - a member's GetToday latency while another pipelines reads with large replies on 16
-///   connections (issue 30 item 3, ``measureReads(_:probeToken:)``).
+///   connections (issue 30 item 3, ``measureReads(_:probeToken:serverPID:)``).
 ///
 /// The figures are wall times on a shared machine: compare the quiet and the flooded ones of
 /// the same run.
@@ -70,7 +70,7 @@ struct HostileBenchmark {
         try measureFlood(address, member: member, serverPID: server.pid)
         try measureBurst(address, serverPID: server.pid)
         // Before the imports, which add to h2's archive.
-        try measureReads(address, probeToken: memberToken)
+        try measureReads(address, probeToken: memberToken, serverPID: server.pid)
         try measureImports(address, member: member)
     }
 
