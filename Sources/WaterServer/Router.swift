@@ -248,6 +248,31 @@ struct Router: Sendable {
         }
     }
 
+    /// A unary read too costly for the loop: the loop hands the call, copied out of its
+    /// envelope, to `pool`, which runs it in its member's turn (``ReadPool``); a member with too
+    /// many waiting is refused at once.
+    mutating func offLoop<Request: UnaryRPCRequest>(
+        _ access: Access, pool: ReadPool,
+        _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Request.Response
+    ) {
+        add(
+            Request.method,
+            MethodHandler(
+                access: access,
+                kind: .later { call, context, responder in
+                    let read: @Sendable () -> Void = {
+                        Self.run(call, context, responder) { request, context, reply throws(WaterError) in
+                            reply(.success(try handle(request, context)))
+                        }
+                    }
+                    // Off the loop only once a token said who calls: a member's turn.
+                    guard let member = context.caller?.account.id else { return read() }
+                    if !pool.submit(from: member, read) {
+                        responder.reply(Result<Request.Response, WaterError>.failure(ReadPool.refusal))
+                    }
+                }))
+    }
+
     /// A method that answers with a stream.
     mutating func stream<Request: ServerStreamingRPCRequest>(
         _ access: Access,

@@ -22,6 +22,8 @@ public final class ServerServices: Sendable {
     let startedAt: Int64
     /// What every connection's TLS session is made from; nil when serving plaintext.
     let tls: TLSContext?
+    /// Where reads too costly for the loop run, in turn by member.
+    let reads = ReadPool()
     /// Where exports are encoded, one at a time.
     private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
     /// Where imports are decoded and decided, one at a time.
@@ -59,10 +61,10 @@ public final class ServerServices: Sendable {
                 archives: archives, hasher: hasher, throttle: throttle,
                 householdTimeZone: configuration.householdTimeZone, timeZones: configuration.timeZones,
                 peerLog: peerLog),
-            tracker: TrackerService(archives: archives, timeZones: configuration.timeZones),
+            tracker: TrackerService(archives: archives, timeZones: configuration.timeZones, reads: reads),
             drinks: DrinkService(archives: archives),
-            board: BoardService(boards: boards, hub: boardHub),
-            todo: TodoService(archives: archives),
+            board: BoardService(boards: boards, hub: boardHub, reads: reads),
+            todo: TodoService(archives: archives, reads: reads),
             habits: HabitService(archives: archives),
             excuses: ExcuseService(archives: archives),
             transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue))

@@ -5,11 +5,13 @@ import WaterProtocol
 struct BoardService: Service {
     let boards: BoardBuilder
     let hub: BoardHub
+    /// Where the board's history is read, off the loop.
+    let reads: ReadPool
 
     func register(in router: inout Router) {
         router.onLoop(.member, board)
         router.stream(.member, watch)
-        router.onLoop(.member, history)
+        router.offLoop(.member, pool: reads, history)
     }
 
     /// The boards of the weeks before this one, last week first (1 to ``historyWeeks``).

@@ -5,6 +5,8 @@ import WaterStore
 /// `water.v1.Todo`: the household's one shared list; every member may change it.
 struct TodoService: Service {
     let archives: ArchiveAccess
+    /// Where the list is read and encoded (up to 500 items of 1 KiB), off the loop.
+    let reads: ReadPool
 
     func register(in router: inout Router) {
         router.onLoop(.member, addTodo)
@@ -12,7 +14,7 @@ struct TodoService: Service {
         router.onLoop(.member, setTodoDone)
         router.onLoop(.member, deleteTodo)
         router.onLoop(.member, moveTodo)
-        router.onLoop(.member, listTodos)
+        router.offLoop(.member, pool: reads, listTodos)
     }
 
     /// Adds an item at the end; the same item id again is a replay and changes nothing.

@@ -9,6 +9,8 @@ struct TrackerService: Service {
     let archives: ArchiveAccess
     /// Where a requested zone is found.
     let timeZones: any TimeZoneSource
+    /// Where a year and a history are read, off the loop.
+    let reads: ReadPool
 
     func register(in router: inout Router) {
         router.onLoop(.member, logWater)
@@ -16,7 +18,7 @@ struct TrackerService: Service {
         router.onLoop(.member, deleteWater)
         router.onLoop(.member, undoWater)
         router.onLoop(.member, today)
-        router.onLoop(.member, history)
+        router.offLoop(.member, pool: reads, history)
         router.onLoop(.member, setGoal)
         router.onLoop(.member, setPrivacy)
         router.onLoop(.member, setUsualCup)
@@ -24,7 +26,7 @@ struct TrackerService: Service {
         router.onLoop(.member, setTimeZone)
         router.onLoop(.member, addCup)
         router.onLoop(.member, removeCup)
-        router.onLoop(.member, year)
+        router.offLoop(.member, pool: reads, year)
     }
 
     /// January 1st to December 31st of one year (default: the member's current one) of the
