@@ -220,9 +220,18 @@ struct TrackerService: Service {
         }
         let acting = try archives.actingFor(call, request.forMember)
         let names = request.includeEntries ? archives.usernames() : [:]
-        return try archives.read(try archives.archive(of: acting)) { archive in
+        return try archives.read(try archives.archive(of: acting)) { (archive) throws(WaterError) in
             let today = archive.water.today(atUnixMilliseconds: call.now)
             let days = archive.water.days(count: Int(request.days), endingOn: today)
+            // Sized from the day totals before anything is built: a reply that could not be sent
+            // is refused at the cost of counting, not of building it first.
+            let count = request.includeEntries ? days.reduce(0) { $0 + $1.count } : 0
+            guard count <= Self.maximumEntriesPerReply else {
+                throw WaterError(
+                    .resourceExhausted,
+                    "those \(request.days) days hold \(count) drinks, more than one reply carries (at most "
+                        + "\(Self.maximumEntriesPerReply)); ask for fewer days, or use export for everything")
+            }
             let entries =
                 request.includeEntries
                 ? days.reversed().flatMap { archive.water.entries(on: $0.date) }.map {
@@ -233,6 +242,10 @@ struct TrackerService: Service {
                 days: days.map(Wire.day), entries: entries, streak: Wire.streak(archive.water, today: today))
         }
     }
+
+    /// The most drinks one GetHistory lists: about 100 bytes each on the wire, so the reply
+    /// stays well inside the 1 MiB frame (a family's year is 2 000-4 000).
+    static let maximumEntriesPerReply = 8_000
 
     func setGoal(_ request: WaterV1.SetGoalRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.SetGoalResponse

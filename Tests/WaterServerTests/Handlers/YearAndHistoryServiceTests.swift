@@ -69,4 +69,33 @@ struct YearAndHistoryServiceTests {
             #expect(error.code == .invalidArgument && error.violations.map(\.field) == ["weeks"], "\(bad)")
         }
     }
+
+    @Test("GetHistory with entries too many for one reply is refused from the day totals, before it is built")
+    func historyTooLarge() throws {
+        let h = try H()
+        // 90 drinks a day on each of the 100 days up to Monday: 9000, more than one reply lists.
+        let archive = try h.services.store.member(h.admin.id) ?? h.services.store.createMember(h.admin.id)
+        for day in 0..<100 {
+            try archive.commitAndWait { _ in
+                (0..<90).map { n in
+                    .water(
+                        .logged(
+                            WaterEntry(
+                                id: RecordID(newID())!, amountMillilitres: 100,
+                                unixMilliseconds: H.monday - Int64(day) * 24 * H.hour - Int64(n) * 60_000)))
+                }
+            }
+        }
+        let refused = try #require(
+            h.call(h.tracker.history, WaterV1.GetHistoryRequest(days: 366, includeEntries: true), as: h.admin).error)
+        #expect(refused.code == .resourceExhausted)
+        #expect(refused.message.contains("9000 drinks") && refused.message.contains("at most 8000"), "\(refused)")
+        // Fewer days, or the days without their drinks, are answered.
+        let month = try h.call(
+            h.tracker.history, WaterV1.GetHistoryRequest(days: 30, includeEntries: true), as: h.admin
+        ).get()
+        #expect(month.entries.count == 30 * 90)
+        let year = try h.call(h.tracker.history, WaterV1.GetHistoryRequest(days: 366), as: h.admin).get()
+        #expect(year.days.count == 366 && year.entries.isEmpty)
+    }
 }
