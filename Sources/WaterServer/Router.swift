@@ -29,6 +29,10 @@ struct Responder: Sendable {
     let writer: FrameWriter
     /// Registers what to do when the client cancels the call or the connection closes.
     let onCancel: @Sendable (@escaping @Sendable () -> Void) -> Void
+    /// Sends a unary call's one reply, framed beforehand (``framedReply(_:)``), and ends the call.
+    var deliverFramedReply: @Sendable ([UInt8]) -> Void = { _ in
+        preconditionFailure("this responder's replies are not framed beforehand")
+    }
 
     func reply<Response: ProtoMessage>(_ result: Result<Response, WaterError>) {
         switch result {
@@ -39,6 +43,15 @@ struct Responder: Sendable {
 
     func reply<Response: ProtoMessage>(encoded response: Encoded<Response>) {
         deliver(ResponseEnvelope(callID: callID, encoded: response), nil)
+    }
+
+    /// A unary call's reply as a frame, encoded, framed and compressed here, on the caller's
+    /// thread (a reply over the frame limit becomes RESOURCE_EXHAUSTED), for
+    /// ``deliverFramedReply``: a large reply costs the event loop a copy only.
+    func framedReply<Response: WireMessage>(_ response: Response) -> [UInt8] {
+        var framed: [UInt8] = []
+        writer.appendReply(callID: callID, response: response, to: &framed, arena: WireArena(initialBlockSize: 4096))
+        return framed
     }
 
     /// Sends a stream's next message and calls `next` once the connection has room for more:
@@ -115,6 +128,12 @@ struct ReplySink {
     mutating func reply(_ callID: UInt64, error: WaterError) {
         refusal = error
         framing { writer, output, arena in writer.appendReply(callID: callID, error: error, to: &output, arena: arena) }
+    }
+
+    /// A reply framed elsewhere (``Responder/framedReply(_:)``).
+    mutating func reply(framed: [UInt8]) {
+        refusal = nil
+        output += framed
     }
 
     /// A reply a handler that answers later delivered, or the connection made.
@@ -251,22 +270,28 @@ struct Router: Sendable {
     /// A unary read too costly for the loop: the loop hands the call, copied out of its
     /// envelope, to `pool`, which runs it in its member's turn (``ReadPool``); a member with too
     /// many waiting is refused at once.
+    ///
+    /// The request is decoded and handled, and its reply encoded, framed and compressed, on the
+    /// pool; the loop only copies the frame into the connection's output.
     mutating func offLoop<Request: UnaryRPCRequest>(
         _ access: Access, pool: ReadPool,
         _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Request.Response
-    ) {
+    ) where Request.Response: WireMessage {
         add(
             Request.method,
             MethodHandler(
                 access: access,
                 kind: .later { call, context, responder in
-                    let read: @Sendable () -> Void = {
-                        Self.run(call, context, responder) { request, context, reply throws(WaterError) in
-                            reply(.success(try handle(request, context)))
+                    let read: ReadPool.Read = {
+                        do throws(WaterError) {
+                            let framed = responder.framedReply(try handle(try call.request(as: Request.self), context))
+                            return { responder.deliverFramedReply(framed) }
+                        } catch {
+                            return { responder.reply(Result<Request.Response, WaterError>.failure(error)) }
                         }
                     }
                     // Off the loop only once a token said who calls: a member's turn.
-                    guard let member = context.caller?.account.id else { return read() }
+                    guard let member = context.caller?.account.id else { return read()() }
                     if !pool.submit(from: member, read) {
                         responder.reply(Result<Request.Response, WaterError>.failure(ReadPool.refusal))
                     }

@@ -17,7 +17,7 @@ struct ReadPoolTests {
         // A read that holds the pool while the others queue.
         done.enter()
         #expect(
-            pool.submit(from: 9) {
+            submit(pool, from: 9) {
                 started.signal()
                 release.wait()
                 done.leave()
@@ -27,7 +27,7 @@ struct ReadPoolTests {
             done.enter()
             let member: UInt64 = name.hasPrefix("ann") ? 1 : 2
             #expect(
-                pool.submit(from: member) {
+                submit(pool, from: member) {
                     order.withLock { $0.append(name) }
                     done.leave()
                 })
@@ -46,17 +46,17 @@ struct ReadPoolTests {
         for _ in 0..<ReadPool.maximumPerMember {
             done.enter()
             #expect(
-                pool.submit(from: 1) {
+                submit(pool, from: 1) {
                     release.wait()
                     ran.withLock { $0 += 1 }
                     done.leave()
                 })
         }
-        #expect(!pool.submit(from: 1) { ran.withLock { $0 += 1000 } }, "the 65th waits for nothing")
+        #expect(!submit(pool, from: 1) { ran.withLock { $0 += 1000 } }, "the 65th waits for nothing")
         // Another member is not held to the first one's count.
         done.enter()
         #expect(
-            pool.submit(from: 2) {
+            submit(pool, from: 2) {
                 ran.withLock { $0 += 1 }
                 done.leave()
             })
@@ -64,5 +64,37 @@ struct ReadPoolTests {
         #expect(done.wait(timeout: .now() + 60) == .success)
         #expect(ran.withLock { $0 } == ReadPool.maximumPerMember + 1)
         #expect(ReadPool.refusal.code == .resourceExhausted)
+    }
+
+    @Test("a read's answer goes once it no longer counts: a member at the maximum may send the next one then")
+    func answerAfterRelease() {
+        let pool = ReadPool()
+        let release = DispatchSemaphore(value: 0)
+        let accepted = Mutex<Bool?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        for index in 0..<ReadPool.maximumPerMember {
+            let last = index == ReadPool.maximumPerMember - 1
+            #expect(
+                pool.submit(from: 1) {
+                    release.wait()
+                    return {
+                        // What a pipelining client does on an answer: the next call at once.
+                        guard last else { return }
+                        accepted.withLock { $0 = pool.submit(from: 1) { {} } }
+                        done.signal()
+                    }
+                })
+        }
+        for _ in 0..<ReadPool.maximumPerMember { release.signal() }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(accepted.withLock { $0 } == true)
+    }
+}
+
+/// Submits a read whose answer does nothing.
+private func submit(_ pool: ReadPool, from member: UInt64, _ body: @escaping @Sendable () -> Void) -> Bool {
+    pool.submit(from: member) {
+        body()
+        return {}
     }
 }

@@ -301,6 +301,19 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         next()
     }
 
+    /// A unary call's one reply, framed where it was made (a read off the loop): it ends the
+    /// call as a reply made on the loop would, and waits for no commit of its own (the turn's
+    /// group holds every write the read could have seen). Dropped when the call has ended.
+    private func deliverFramedReply(_ callID: UInt64, _ method: MethodDescriptor, _ bytes: [UInt8]) {
+        guard loop.inLoop else { return loop.execute { self.deliverFramedReply(callID, method, bytes) } }
+        guard !isClosed, machine.isInFlight(callID) else { return }
+        cancelHandlers[callID] = nil
+        let start = replies.output.count
+        replies.reply(framed: bytes)
+        answered(callID, method, from: start, afterCommit: false)
+        armTimer()
+    }
+
     // MARK: Calls
 
     /// Runs a call where its envelope was decoded: checks who calls, then runs its handler,
@@ -350,7 +363,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
                         return loop.execute { self.cancelHandlers[callID, default: []].append(cancel) }
                     }
                     cancelHandlers[callID, default: []].append(cancel)
-                })
+                },
+                deliverFramedReply: { [self] bytes in deliverFramedReply(callID, method, bytes) })
             handle(IncomingCall(copying: envelope, method: method, limits: machine.decodeLimits), context, responder)
         }
     }

@@ -22,11 +22,16 @@ final class ReadPool: Sendable {
 
     private let queue = DispatchQueue(label: "water.reads", qos: .userInitiated)
     /// The one owner of the waiting reads and each member's count.
-    private let waiting = Mutex(FairQueue<@Sendable () -> Void>(maximumPerAddress: maximumPerMember))
+    private let waiting = Mutex(FairQueue<Read>(maximumPerAddress: maximumPerMember))
+
+    /// A read: it does its work and returns how to answer, which runs once the read no longer
+    /// counts against its member (so the member's next call, sent as soon as the answer comes,
+    /// finds its place free).
+    typealias Read = @Sendable () -> (@Sendable () -> Void)
 
     /// Runs `read` on the pool in its member's turn; false, and nothing queued, when `member`
     /// already has its maximum waiting.
-    func submit(from member: UInt64, _ read: @escaping @Sendable () -> Void) -> Bool {
+    func submit(from member: UInt64, _ read: @escaping Read) -> Bool {
         guard waiting.withLock({ $0.enqueue(read, from: String(member)) }) else { return false }
         // One block per read queued: each runs whichever read is next in turn by then.
         queue.async { self.runNext() }
@@ -35,8 +40,9 @@ final class ReadPool: Sendable {
 
     private func runNext() {
         guard let (read, ticket) = waiting.withLock({ $0.next() }) else { return }
-        read()
+        let answer = read()
         waiting.withLock { $0.finished(ticket) }
+        answer()
     }
 
     static let refusal = WaterError(
