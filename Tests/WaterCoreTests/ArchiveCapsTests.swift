@@ -36,6 +36,8 @@ struct ArchiveCapsTests {
         #expect(WaterLimits.maximumEntriesPerDay == 100)
         #expect(WaterLimits.maximumEntriesPerYear == 10_000)
         #expect(WaterLimits.maximumEntries == 100_000)
+        #expect(HabitBook.maximumCount == 32)
+        #expect(WaterDiary.earliestDate.description == "2000-01-01")
     }
 
     @Test("a day takes its 100th drink and refuses the 101st, naming the cap and the day; a replay is no new drink")
@@ -143,6 +145,52 @@ struct ArchiveCapsTests {
                 _ = try water.validateEdit(id: id(3), amountMillilitres: nil, unixMilliseconds: noon, now: noon)
             }?
             .kind == .full)
+    }
+
+    @Test("a member keeps 32 habits; the 33rd is refused naming the cap, a replay of one kept is not")
+    func habits() throws {
+        var book = HabitBook()
+        for n in 0..<32 {
+            let added = try book.validateAdd(
+                id: id(UInt64(n)), name: "habit \(n)", icon: .book, color: .blue, now: noon)
+            book.apply(try #require(added))
+        }
+        let error = refusal {
+            _ = try book.validateAdd(id: id(32), name: "one more", icon: .book, color: .blue, now: noon)
+        }
+        #expect(error?.kind == .full)
+        #expect(error?.message == "at most 32 habits a member: you have 32 already; delete one first")
+        #expect(try book.validateAdd(id: id(3), name: "habit 3", icon: .book, color: .blue, now: noon) == nil)
+        #expect(book.overCaps.isEmpty)
+    }
+
+    @Test("a check-in is one a day from 2000-01-01 to today; an older one can still be taken back")
+    func checkIns() throws {
+        var book = HabitBook()
+        book.apply(try #require(try book.validateAdd(id: id(1), name: "read", icon: .book, color: .blue, now: noon)))
+        let first = try #require(LocalDate("2000-01-01"))
+        book.apply(try book.validateCheck(id: id(1), date: first, checked: true, today: today))
+        let error = refusal {
+            _ = try book.validateCheck(id: id(1), date: first.adding(days: -1), checked: true, today: today)
+        }
+        #expect(error?.field == "date" && error?.message.contains("1999-12-31 is before 2000") == true)
+        // One stored before the rule (a replayed journal) is kept, and can be unchecked.
+        book.apply(.checked(id(1), first.adding(days: -1)))
+        book.apply(try book.validateCheck(id: id(1), date: first.adding(days: -1), checked: false, today: today))
+        #expect(book.habit(id(1))?.checkedDays == [first])
+    }
+
+    @Test("an import's excused days are from 2000-01-01 to 28 days ahead")
+    func excusedRange() throws {
+        let water = WaterDiary(timeZone: .utc)
+        let first = try #require(LocalDate("2000-01-01"))
+        #expect(try water.validateExcuse([first], reason: "sick", today: today, checkRange: false).count == 1)
+        for date in [first.adding(days: -1), today.adding(days: 29)] {
+            let error = refusal {
+                _ = try water.validateExcuse([date], reason: "sick", today: today, checkRange: false)
+            }
+            #expect(error?.field == "days" && error?.message.contains("out of range") == true, "\(date)")
+        }
     }
 
     static func unix(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
