@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WaterCore
 
@@ -31,13 +32,41 @@ struct ArchiveCapsTests {
         }
     }
 
-    @Test("the caps are the documented ones")
-    func documented() {
-        #expect(WaterLimits.maximumEntriesPerDay == 100)
-        #expect(WaterLimits.maximumEntriesPerYear == 10_000)
-        #expect(WaterLimits.maximumEntries == 100_000)
-        #expect(HabitBook.maximumCount == 32)
+    /// A repository file's text with its line breaks and runs of spaces made single spaces.
+    static func text(_ path: String) throws -> String {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../\(path)")
+        let text = try String(contentsOf: url.standardizedFileURL, encoding: .utf8)
+        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// `n` as the documents write it: 10 000.
+    static func written(_ n: Int) -> String {
+        n < 1000 ? "\(n)" : "\(written(n / 1000)) \(String(n % 1000 + 1000).dropFirst())"
+    }
+
+    @Test("the caps are the ones README.md, proto/README.md and deploy/README.md state")
+    func documented() throws {
         #expect(WaterDiary.earliestDate.description == "2000-01-01")
+        let (day, year, all, habits, cups) = (
+            WaterLimits.maximumEntriesPerDay, Self.written(WaterLimits.maximumEntriesPerYear),
+            Self.written(WaterLimits.maximumEntries), HabitBook.maximumCount, NamedCup.maximumCount
+        )
+        let statements = [
+            "README.md": [
+                "| drinks on one day (the member's time zone) | \(day) |", "| drinks in one calendar year | \(year) |",
+                "| drinks in all | \(all) |", "| habits | \(habits) |", "| named cups | \(cups) |",
+                "| check-ins | one a habit a day, 2000-01-01 to today |",
+            ],
+            "proto/README.md": [
+                "it holds at most \(day) drinks on a day of the member's time zone, \(year) in a calendar year of it "
+                    + "and \(all) in all, \(habits) habits and \(cups) named cups"
+            ],
+            "deploy/README.md": ["\(day) drinks a day, \(year) a calendar year, \(all) in all, \(habits) habits"],
+        ]
+        for (path, expected) in statements {
+            let text = try Self.text(path)
+            for statement in expected { #expect(text.contains(statement), "\(path): \(statement)") }
+        }
     }
 
     @Test("a day takes its 100th drink and refuses the 101st, naming the cap and the day; a replay is no new drink")
