@@ -30,6 +30,11 @@ public struct MemberArchive: Hashable, Sendable {
         }
     }
 
+    /// What the archive holds over its caps (``WaterLimits``, ``HabitBook/maximumCount``), one
+    /// line each, for `water-server check`: stored before the caps, it all loads and is kept,
+    /// and only writes that would add to what is over are refused.
+    public var overCaps: [String] { water.overCaps + habits.overCaps }
+
     /// The seed's load-time checks over the whole archive.
     public var isValid: Bool { water.isValid && habits.isValid }
 }

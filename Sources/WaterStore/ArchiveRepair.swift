@@ -135,6 +135,10 @@ private struct Rebuild<Model: ArchiveModel> {
                 description: "what could be read of \(archive) breaks the archive's checks "
                     + "(a value out of range or a repeated id); nothing was changed")
         }
+        // Over a cap (stored before the caps) is kept whole, as loading keeps it: said, never cut.
+        kept += ((model as? MemberArchive)?.overCaps ?? []).map {
+            "what is over a cap, whole (only writes that would add to it are refused): \($0)"
+        }
         let segments = Set((index.chunks[ArchiveKey.of(folder: archive) ?? 0] ?? []).map(\.generation))
         let aside = try replace(with: model, lastSequence: last, at: index.end, keeping: segments.sorted(), now: now)
         return ArchiveRepair.Outcome(archive: archive, keptAside: aside, kept: kept, dropped: dropped)

@@ -24,6 +24,10 @@ public enum DataDirectoryCheck {
         public var tornTail: TornTail?
         /// The sequence number of its last record: how many writes it has seen.
         public var lastRecord: UInt64
+        /// What a member's archive holds over its caps (``MemberArchive/overCaps``), one line
+        /// each: stored before them, it loads and is kept whole; only writes that would add to
+        /// it are refused. Not a problem: the archive is healthy.
+        public var overCaps: [String] = []
     }
 
     public struct TornTail: Sendable, Hashable, Encodable {
@@ -212,7 +216,9 @@ public enum DataDirectoryCheck {
     ) -> Report {
         do {
             let loaded = try DataDirectory.read(Model.self, folder, in: path, fileSystem: fileSystem, log: log)
-            return Report(archive: folder, problem: nil, tornTail: nil, lastRecord: loaded.lastSequence)
+            return Report(
+                archive: folder, problem: nil, tornTail: nil, lastRecord: loaded.lastSequence,
+                overCaps: (loaded.model as? MemberArchive)?.overCaps ?? [])
         } catch {
             return Report(archive: folder, problem: error.message, tornTail: nil, lastRecord: 0)
         }
@@ -244,6 +250,7 @@ public enum DataDirectoryCheck {
             fileSystem: fileSystem, directory: directory, context: context, expectation: .existing)
         switch Result(catching: { () throws(ArchiveError) in try loader.load() }) {
         case .success(let loaded):
+            let overCaps = (loaded.model as? MemberArchive)?.overCaps ?? []
             let tail = loaded.currentJournal.flatMap { current in
                 current.tornTail.map {
                     TornTail(
@@ -251,7 +258,8 @@ public enum DataDirectoryCheck {
                         records: $0.records)
                 }
             }
-            return Report(archive: archive, problem: nil, tornTail: tail, lastRecord: loaded.lastSequence)
+            return Report(
+                archive: archive, problem: nil, tornTail: tail, lastRecord: loaded.lastSequence, overCaps: overCaps)
         case .failure(let error):
             return Report(archive: archive, problem: error.message, tornTail: nil, lastRecord: 0)
         }

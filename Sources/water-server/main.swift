@@ -202,6 +202,10 @@ func check(_ arguments: inout Arguments) throws -> ExitCode {
                 report.problem.map { "DAMAGED   \(path)\(whose.map { " (\($0))" } ?? ""): \($0)" }
                     ?? "ok        \(path) (\(whose.map { "\($0), " } ?? "")\(records))")
         }
+        for line in report.overCaps {
+            Terminal.print(
+                "note      \(path): \(line): it loads and is kept whole; writes that would add to it are refused")
+        }
         if let tail = report.tornTail, tornTails.insert(tail).inserted {
             let records = tail.records.map { " (\($0) records)" } ?? ""
             let file =

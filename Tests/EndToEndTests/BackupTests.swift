@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaterClient
+import WaterCore
 import WaterProtocol
 import WaterSync
 import WaterTestSupport
@@ -18,12 +19,17 @@ struct BackupTests {
         let stop = Locked(false)
         let group = DispatchGroup()
         let address = server.address
+        let now = UnixTime.nowMilliseconds()
         for (name, password) in [("mum", adminPassword), ("dad", "dad-password-1")] {
             group.writer(address, name, password) { client in
                 var count = 0
+                // An hour apart, back from now: within a member's caps (100 a day, 10 000 a
+                // year, 100 000 in all: WaterLimits).
                 while !stop.withLock({ $0 }), count < 100_000 {
                     let id = client.newID().description
-                    if (try? client.call(WaterV1.LogWaterRequest(entryID: id, amountMl: 50))) != nil {
+                    let request = WaterV1.LogWaterRequest(
+                        entryID: id, amountMl: 50, atUnixMs: now - Int64(count + 1) * 3_600_000)
+                    if (try? client.call(request)) != nil {
                         acknowledged.withLock { $0.append("\(name) \(id)") }
                     }
                     count += 1
@@ -61,8 +67,9 @@ struct BackupTests {
         var stored: Set<String> = []
         for (name, password) in [("mum", adminPassword), ("dad", "dad-password-1")] {
             let client = try restored.client(name, password: password)
-            for entry in try client.call(WaterV1.GetTodayRequest()).entries {
-                stored.insert("\(name) \(entry.entryID)")
+            try client.stream(WaterV1.ExportRequest()) { response in
+                for entry in response.history?.entries ?? [] { stored.insert("\(name) \(entry.entryID)") }
+                return true
             }
         }
         let missing = before.filter { !stored.contains($0) }

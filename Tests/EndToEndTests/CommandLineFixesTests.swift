@@ -114,9 +114,13 @@ struct CommandLineFixesTests {
         let server = try ServerProcess.fresh()
         let mum = try server.client("mum", password: adminPassword)
         var logged = 0
-        // About 60 bytes a record: 400 fill the first 8 KiB segment well past its end.
+        // About 60 bytes a record: 400 fill the first 8 KiB segment well past its end. An hour
+        // apart, back from now: a day holds at most 100 drinks (WaterLimits).
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
         while logged < 400 {
-            _ = try mum.call(WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 100))
+            let at = now - Int64(logged) * 3_600_000
+            _ = try mum.call(
+                WaterV1.LogWaterRequest(entryID: mum.newID().description, amountMl: 100, atUnixMs: at))
             logged += 1
         }
         // The status file names the compaction (however long it took), written for it: at the

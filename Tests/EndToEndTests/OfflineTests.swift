@@ -81,19 +81,20 @@ struct OfflineTests {
         #expect(server.stop() == 0)
         // Four terminals of the same member saving at once.
         let client = productsDirectory.appendingPathComponent("water-client").path
-        for batch in stride(from: 1, through: 120, by: 4) {
+        // 100 drinks today: the most a day holds (WaterLimits.maximumEntriesPerDay).
+        for batch in stride(from: 1, through: 100, by: 4) {
             let savers = try (batch..<batch + 4).map { amount in
                 try ChildProcess(client, ["log", "\(amount)"], environment: mum.environment)
             }
             for saver in savers { #expect(saver.wait() == 0) }
         }
-        #expect(Self.queuedFiles(mum).count == 120)
+        #expect(Self.queuedFiles(mum).count == 100)
         // The four kept what prompt shows in turn: it counts every one of them. (With the stamp
         // of a refresh just started, it starts none: a sync in the background would be one more
         // sender, racing the one stopped below.)
         // The stamp goes where prompt looks for it, this server's directory (it was once put in
         // the state directory's top, where prompt stopped looking when each server got its own
-        // directory, and a background sync ran again: 81 left, 40 stored).
+        // directory, and a background sync ran again: 61 left, 40 stored).
         let state = URL(fileURLWithPath: mum.environment["XDG_STATE_HOME"]!)
         let stamp =
             ClientFiles.stateDirectory(environment: mum.environment, server: "\(server.address)")
@@ -105,7 +106,7 @@ struct OfflineTests {
         // (Whole seconds: a file's time and a Date need not agree below the microsecond.)
         let stamped = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 60).rounded(.down))
         try FileManager.default.setAttributes([.modificationDate: stamped], ofItemAtPath: stamp)
-        #expect(try mum.run(["prompt", "--format", "{unsent}{mark}"]).output == "120*\n")
+        #expect(try mum.run(["prompt", "--format", "{unsent}{mark}"]).output == "100*\n")
         // It started none: a refresh started leaves a stamp of its own, here or anywhere else.
         let stamps = (FileManager.default.enumerator(atPath: state.path)?.allObjects as? [String] ?? []).filter {
             $0.hasSuffix("prompt-refresh")
@@ -129,7 +130,7 @@ struct OfflineTests {
         #expect(relay.connections == 1, "connections other than the sync's reached the relay:\n\(relay.log)")
         kill(sync.pid, SIGKILL)
         #expect(sync.wait() == 128 + SIGKILL)
-        #expect(Self.queuedFiles(mum).count == 80, "killed after 40 answered writes:\n\(relay.log)")
+        #expect(Self.queuedFiles(mum).count == 60, "killed after 40 answered writes:\n\(relay.log)")
         let stored = try server.client("mum", password: adminPassword).call(WaterV1.GetTodayRequest()).entries
         #expect(stored.count == 41, "the server stored the write whose answer was held:\n\(relay.log)")
 
@@ -143,8 +144,8 @@ struct OfflineTests {
         }
         #expect(Self.queuedFiles(mum).isEmpty)
         let entries = try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries
-        #expect(entries.count == 120)
-        #expect(Set(entries.map(\.amountMl)) == Set(1...120))
+        #expect(entries.count == 100)
+        #expect(Set(entries.map(\.amountMl)) == Set(1...100))
         #expect(server.stop() == 0)
     }
 

@@ -8,6 +8,14 @@ public enum HabitMutation: Hashable, Sendable {
 
 /// One member's habits, newest first (the seed inserts new habits at index 0).
 public struct HabitBook: Hashable, Sendable {
+    /// Habits a member keeps at most: a week's check list of 32 rows is already more than anyone
+    /// ticks. With one check-in a habit a day, from ``WaterDiary/earliestDate`` to today (about
+    /// 9 800 days by 2026, 366 more a year), 32 habits hold at most ~313 000 check-ins: 8 bytes
+    /// each in a set at most 3/4 full and at least 3/8, so 3 to 7 MB a member at worst (twice
+    /// that while the server holds two states); five habits checked daily for ten years are
+    /// 18 250, 0.2 to 0.4 MB.
+    public static let maximumCount = 32
+
     public private(set) var habits: [Habit] = []
     /// Each habit's runs of checked days, kept by `apply` as the water diary keeps its own.
     private var streakRuns: [RecordID: StreakRuns] = [:]
@@ -71,6 +79,11 @@ public struct HabitBook: Hashable, Sendable {
         guard habit(named: name) == nil else {
             throw DomainError(.conflict, field: "name", "you already have a habit called \"\(name)\"")
         }
+        guard habits.count < Self.maximumCount else {
+            throw DomainError(
+                .full,
+                "at most \(Self.maximumCount) habits a member: you have \(habits.count) already; delete one first")
+        }
         return .added(Habit(id: id, name: name, icon: icon, color: color, createdAtUnixMilliseconds: now))
     }
 
@@ -80,6 +93,10 @@ public struct HabitBook: Hashable, Sendable {
     {
         guard habit(id) != nil else { throw Self.unknownHabit(id) }
         try Self.check(date: date, today: today)
+        // An old check-in stored before this rule can still be taken back.
+        guard date >= WaterDiary.earliestDate || !checked else {
+            throw .invalid("date", "\(date) is before 2000; a habit is checked on a day from 2000-01-01 on")
+        }
         return checked ? .checked(id, date) : .unchecked(id, date)
     }
 
@@ -124,6 +141,13 @@ public struct HabitBook: Hashable, Sendable {
             habits.removeAll { $0.id == id }
             streakRuns[id] = nil
         }
+    }
+
+    /// What the book holds over its caps (stored before them), one line each: kept, and only
+    /// what would add to it is refused.
+    public var overCaps: [String] {
+        habits.count > Self.maximumCount
+            ? ["it holds \(habits.count) habits (at most \(Self.maximumCount) habits a member)"] : []
     }
 
     /// Names within the characters they were always held to, ids unique (names stored before

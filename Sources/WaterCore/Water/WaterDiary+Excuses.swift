@@ -14,7 +14,8 @@ extension WaterDiary {
     /// reason need nothing written, so a replay changes nothing.
     /// - Throws: INVALID_ARGUMENT for a day out of range, a reason that breaks the shared text
     ///   rule, or a 15th excused day in some 28.
-    /// - Parameter checkRange: false for an import, whose history may hold days of years ago.
+    /// - Parameter checkRange: false for an import, whose history may hold days of years ago
+    ///   (from ``earliestDate`` on).
     public func validateExcuse(_ dates: [LocalDate], reason: String, today: LocalDate, checkRange: Bool = true)
         throws(DomainError) -> [WaterMutation]
     {
@@ -26,7 +27,20 @@ extension WaterDiary {
                 "at most \(Self.maximumExcusedDays) days can be excused in any \(Self.excuseWindowDays), "
                     + "got \(dates.count) at once")
         }
-        if checkRange { for date in dates { try Self.checkExcuseRange(date, today: today) } }
+        if checkRange {
+            for date in dates { try Self.checkExcuseRange(date, today: today) }
+        } else {
+            // An import's days: any of years ago, but none before 2000 nor further ahead than a
+            // live excuse, so that 14 in 28 bounds them by the days since 2000.
+            for date in dates {
+                guard date >= Self.earliestDate, today.days(to: date) <= Self.excuseDaysAhead else {
+                    throw .invalid(
+                        "days",
+                        "\(date) is out of range: a day from 2000-01-01 to \(Self.excuseDaysAhead) days ahead can be "
+                            + "excused")
+                }
+            }
+        }
         let new = Set(dates).filter { excused[$0] == nil }
         try checkExcuseLimit(adding: new)
         return Set(dates).sorted().filter { excused[$0] != reason }.map { .excused($0, reason: reason) }

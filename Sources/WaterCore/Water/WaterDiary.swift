@@ -6,6 +6,9 @@ public struct WaterDiary: Hashable, Sendable {
     public static let allowedClockSkewMilliseconds: Int64 = 2 * 60 * 1000
     /// Nothing before 2000-01-01 is a real drink; such a time is a mistake.
     public static let earliestUnixMilliseconds: Int64 = 946_684_800_000
+    /// 2000-01-01: nothing of a member's (a habit's check-in, an excused day, a goal) is on a
+    /// day before it, which bounds each by the days since.
+    public static let earliestDate = LocalDate(daysSinceEpoch: 10_957)
 
     public private(set) var usualCupMillilitres = WaterLimits.defaultUsualCupMillilitres
     /// A ``Drink`` name; water unless the member chose another.
@@ -26,6 +29,8 @@ public struct WaterDiary: Hashable, Sendable {
     private var byTime: [Int32] = []
     /// Per-day totals.
     private var days: [LocalDate: DayTotal] = [:]
+    /// Drinks per calendar year, for ``WaterLimits/maximumEntriesPerYear`` at no scan.
+    private(set) var entriesByYear: [Int: Int32] = [:]
     /// Excused days and why (sick, travel, the member's words).
     public private(set) var excused: [LocalDate: String] = [:]
     /// The runs of days that break no streak, kept by `apply` (derived, as the indexes are).
@@ -204,6 +209,7 @@ public struct WaterDiary: Hashable, Sendable {
         }
         try Self.check(amount: entry.amountMillilitres)
         try Self.check(time: entry.unixMilliseconds, now: now)
+        try checkRoom(adding: [date(of: entry)], field: unixMilliseconds == nil ? nil : "at_unix_ms")
         return .log(.logged(entry))
     }
 
@@ -218,7 +224,10 @@ public struct WaterDiary: Hashable, Sendable {
         }
         if let unixMilliseconds {
             try Self.check(time: unixMilliseconds, now: now)
+            let from = date(of: entry)
             entry.unixMilliseconds = unixMilliseconds
+            // A drink moved to another day adds to that day (and maybe year), however full.
+            try checkRoom(adding: [date(of: entry)], removing: [from], field: "at_unix_ms")
         }
         return .edited(entry)
     }
@@ -459,6 +468,7 @@ public struct WaterDiary: Hashable, Sendable {
         case .timeZoneSet(let zone):
             timeZone = zone
             days = [:]
+            entriesByYear = [:]
             for entry in entries { add(entry) }
         }
     }
@@ -485,13 +495,18 @@ public struct WaterDiary: Hashable, Sendable {
     }
 
     private mutating func add(_ entry: WaterEntry) {
-        days[date(of: entry), default: DayTotal()].add(entry, sign: 1)
+        let date = date(of: entry)
+        days[date, default: DayTotal()].add(entry, sign: 1)
+        entriesByYear[date.components.year, default: 0] += 1
     }
 
     private mutating func remove(_ entry: WaterEntry) {
         let date = date(of: entry)
         days[date]?.add(entry, sign: -1)
         if days[date]?.count == 0 { days[date] = nil }
+        let year = date.components.year
+        entriesByYear[year]? -= 1
+        if entriesByYear[year] == 0 { entriesByYear[year] = nil }
     }
 
     /// Two diaries are equal when their settings, goals and entries are: the per-day index is

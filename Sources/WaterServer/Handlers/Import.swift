@@ -32,8 +32,9 @@ enum Import {
         throws -> ([MemberMutation], WaterV1.ImportResponse)
     {
         var plan = Plan()
+        try checkRoom(for: history.entries, in: archive, now: now)
         try takeEntries(history.entries, archive: archive, now: now, into: &plan)
-        try takeGoals(history.goals, archive: archive, into: &plan)
+        try takeGoals(history.goals, archive: archive, now: now, into: &plan)
         try takeSettings(history.settings, archive: archive, into: &plan)
         let today = archive.water.today(atUnixMilliseconds: now)
         try takeHabits(history.habits, archive: archive, today: today, into: &plan)
@@ -47,14 +48,38 @@ enum Import {
         var counts = WaterV1.ImportResponse()
     }
 
+    /// Refuses the whole history, before any of its drinks is checked or decided, when those the
+    /// archive does not have yet would put a day, a calendar year or the archive over its cap
+    /// (``WaterLimits``): counted from their ids and times alone.
+    private static func checkRoom(for entries: [WaterV1.WaterEntry], in archive: MemberArchive, now: Int64) throws {
+        var new: Set<RecordID> = []
+        var dates: [LocalDate] = []
+        for entry in entries {
+            let id = try recordID(entry.entryID, field: "entries.entry_id")
+            guard archive.water.entry(id) == nil, new.insert(id).inserted else { continue }
+            try within("entries") { () throws(DomainError) in try WaterDiary.check(time: entry.atUnixMs, now: now) }
+            dates.append(archive.water.timeZone.date(atUnixMilliseconds: entry.atUnixMs))
+        }
+        do {
+            try archive.water.checkRoom(adding: dates, field: "at_unix_ms")
+        } catch {
+            throw WaterError(
+                DomainError(
+                    error.kind, field: error.field.map { "entries.\($0)" } ?? "entries",
+                    "\(error.message); nothing of this import was added"))
+        }
+    }
+
     /// Drinks the archive does not have yet, by id.
     private static func takeEntries(
         _ entries: [WaterV1.WaterEntry], archive: MemberArchive, now: Int64, into plan: inout Plan
     ) throws {
-        var seen = Set(archive.water.entries.map(\.id))
+        // The import's own ids: the archive's are found in its index (a set of all of them
+        // took 16 bytes and more a drink, for each part of an import).
+        var seen: Set<RecordID> = []
         for entry in entries {
             let id = try recordID(entry.entryID, field: "entries.entry_id")
-            guard !seen.contains(id) else { continue }
+            guard !seen.contains(id), archive.water.entry(id) == nil else { continue }
             let decision = try within("entries") { () throws(DomainError) in
                 try archive.water.validateLog(
                     id: id, amountMillilitres: entry.amountMl, unixMilliseconds: entry.atUnixMs,
@@ -70,14 +95,23 @@ enum Import {
     }
 
     /// The days' goals as goal changes: only those after the archive's own last change, so
-    /// nothing it has is rewritten and a second import adds nothing.
-    private static func takeGoals(_ goals: [WaterV1.DailyGoal], archive: MemberArchive, into plan: inout Plan) throws {
+    /// nothing it has is rewritten and a second import adds nothing. A day from 2000 to
+    /// tomorrow (a drink's day, with the clock skew allowed): one change a day at most, so the
+    /// changes are bounded by the days since 2000.
+    private static func takeGoals(
+        _ goals: [WaterV1.DailyGoal], archive: MemberArchive, now: Int64, into plan: inout Plan
+    ) throws {
         let lastChange = archive.water.goals.changes.last?.from
+        let tomorrow = archive.water.today(atUnixMilliseconds: now).adding(days: 1)
         var previous: Int32?
         for goal in goals.sorted(by: { $0.date < $1.date }) {
             guard let date = LocalDate(goal.date) else {
                 throw WaterError.invalidField(
                     "goals.date", "a goal's date must be a date like 2026-11-30, got \(quotedPeerText(goal.date))")
+            }
+            guard date >= WaterDiary.earliestDate, date <= tomorrow else {
+                throw WaterError.invalidField(
+                    "goals.date", "a goal's date must be a day from 2000-01-01 to tomorrow, got \(date)")
             }
             guard WaterLimits.dailyGoalMillilitres.contains(goal.goalMl) else {
                 throw WaterError.invalidField(

@@ -98,9 +98,11 @@ enum TransferCommands {
                     + "nothing was imported (import --yes takes it into \(session.username)'s archive all the same)")
         }
         let client = try invocation.client()
+        try checkRoom(history, of: path, zone: try invocation.memberZone(client))
         var total = WaterV1.ImportResponse()
         // In pieces, so every request stays well under the frame limit; the first carries the
-        // settings, goals and habits.
+        // settings, goals and habits. The server refuses a piece whole; one that would go over
+        // a cap with what the archive holds already ends the import, the pieces before it kept.
         var start = 0
         repeat {
             let end = min(start + 4000, history.entries.count)
@@ -108,7 +110,16 @@ enum TransferCommands {
                 settings: start == 0 ? history.settings : nil, entries: Array(history.entries[start..<end]),
                 goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [],
                 excused: start == 0 ? history.excused : [])
-            let added = try client.call(WaterV1.ImportRequest(history: part))
+            let added: WaterV1.ImportResponse
+            do throws(WaterError) {
+                added = try client.call(WaterV1.ImportRequest(history: part))
+            } catch {
+                guard start > 0, !error.isUnreachable else { throw error }
+                throw WaterError(
+                    error.code,
+                    "\(error.message); the file's first \(start) entries went in before it (\(total.entriesAdded) of "
+                        + "them new): importing the file again adds only what is missing", violations: error.violations)
+            }
             total.entriesAdded += added.entriesAdded
             total.goalsAdded += added.goalsAdded
             total.habitsAdded += added.habitsAdded
@@ -123,6 +134,21 @@ enum TransferCommands {
                 + (total.excusedAdded == 0
                     ? "" : ", \(Format.counted(total.excusedAdded, "excused day", "excused days"))")
                 + " (what was there already was left alone)"
+        }
+    }
+
+    /// The caps on a member's drinks (``WaterLimits``) on the file alone, before anything is
+    /// sent: a file that holds more than a day, a year or an archive holds adds nothing. What
+    /// the archive has already, the server counts.
+    static func checkRoom(_ history: WaterV1.MemberHistory, of path: String, zone: MemberTimeZone) throws {
+        var ids: Set<String> = []
+        let dates = history.entries.filter { ids.insert($0.entryID).inserted }.map {
+            zone.date(atUnixMilliseconds: $0.atUnixMs)
+        }
+        do {
+            try WaterDiary(timeZone: zone).checkRoom(adding: dates)
+        } catch {
+            throw WaterError(.failedPrecondition, "\(path): \(error.message); nothing was imported")
         }
     }
 

@@ -115,8 +115,9 @@ struct BoardAndTransferServiceTests {
     func issue18_importInParts() throws {
         let h = try H()
         let count = 2 * Import.entriesPerPart + 500
+        // An hour apart: 24 a day, within the day's cap of drinks.
         let entries = (0..<count).map {
-            WaterV1.WaterEntry(entryID: newID(), amountMl: 250, atUnixMs: H.monday - 60_000 * Int64($0 + 1))
+            WaterV1.WaterEntry(entryID: newID(), amountMl: 250, atUnixMs: H.monday - H.hour * Int64($0 + 1))
         }
         #expect(Import.parts(of: WaterV1.MemberHistory(entries: entries)).map(\.entries.count) == [1000, 1000, 500, 0])
         var refused = WaterV1.MemberHistory(entries: entries)
