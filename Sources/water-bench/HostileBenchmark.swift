@@ -436,13 +436,12 @@ enum CraftedFrames {
         return Wire.bytes(1, entries)
     }
 
-    /// The largest Import a member may send: a frame of 1 MiB of distinct, valid entries.
+    /// The largest Import a member may send: a frame of 1 MiB of distinct, valid entries, on
+    /// days within the member's caps (``BenchDrinks``).
     static func largestImport(token: [UInt8]) throws -> [UInt8] {
         var history = WaterV1.MemberHistory()
-        let now = UnixTime.nowMilliseconds()
         let installation = UInt64.random(in: 1..<(1 << 62))
-        for n in 0..<19_000 {
-            let at = now - 86_400_000 * 3 - Int64(n) * 60_000
+        for at in BenchDrinks.times(19_000, for: token) {
             let id = RecordID.timeOrdered(unixMilliseconds: at, counter: 0, installation: installation)
             history.entries.append(WaterV1.WaterEntry(entryID: id.description, amountMl: 250, atUnixMs: at))
         }

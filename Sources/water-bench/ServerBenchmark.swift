@@ -352,16 +352,17 @@ struct ServerBenchmark {
     /// `count` LogWater frames with ids of their own, encoded now: made as `WaterClient.newID`
     /// makes them (a millisecond each, counter 0, one installation of its own, new for every
     /// call so that no two runs make the same id), so the archives hold what a client's drinks
-    /// would put there.
+    /// would put there; each drunk at a time ``BenchDrinks`` gives, within the member's caps.
     static func logRequests(_ count: Int, token: [UInt8]) -> [[UInt8]] {
         let start = UnixTime.nowMilliseconds() - Int64(count) - 60_000
         let installation = UInt64.random(in: 1..<(1 << 62))
+        let times = BenchDrinks.times(count, for: token)
         return (0..<count).map { n in
             let id = RecordID.timeOrdered(unixMilliseconds: start + Int64(n), counter: 0, installation: installation)
             return
                 (try? frame(
-                    WaterV1.LogWaterRequest(entryID: id.description, amountMl: 250), callID: UInt64(n + 2),
-                    token: token)) ?? []
+                    WaterV1.LogWaterRequest(entryID: id.description, amountMl: 250, atUnixMs: times[n]),
+                    callID: UInt64(n + 2), token: token)) ?? []
         }
     }
 

@@ -144,7 +144,7 @@ case "hostile":
     if !json { benchmark.notes.forEach { print($0) } }
 case "retained" where arguments.count <= 2:
     var benchmark = RetentionBenchmark(
-        directory: directory, calls: arguments.count == 2 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000)
+        directory: directory, calls: arguments.count == 2 ? Int(arguments[1]) ?? 500_000 : 500_000)
     orExit { try benchmark.run() }
     emitResults(benchmark.results)
 case "codec":
