@@ -162,6 +162,21 @@ public final class Server: Sendable {
         home?.start()
     }
 
+    /// This process's private memory (RssAnon of /proc/self/status), in KiB: what a Pi's memory
+    /// holds for it alone, beside its binary's pages, which the page cache shares.
+    static func privateMemoryKiB() -> Int? {
+        guard let file = fopen("/proc/self/status", "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard text.hasPrefix("RssAnon:") else { continue }
+            // "RssAnon:\t    3276 kB"
+            return Int(text.dropFirst(8).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        }
+        return nil
+    }
+
     /// What `water-server status` shows of a running server, as `key value` lines.
     private func writeStatus() {
         let (loaded, protected, compaction) = services.store.loadedStatus
@@ -182,6 +197,7 @@ public final class Server: Sendable {
             "admins \(admins)",
             "children \(children)",
             "archives_loaded \(loaded)",
+            "memory_private_kib \(Self.privateMemoryKiB() ?? 0)",
             "protected \(protected.isEmpty ? "none" : protected.joined(separator: ","))",
             "certificate \(certificate)",
         ]

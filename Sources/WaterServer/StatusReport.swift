@@ -42,6 +42,10 @@ public struct StatusReport: Encodable, Sendable {
     public var listening: String?
     public var uptimeSeconds: Int64?
     public var connections: Int?
+    /// What the running server holds: its private memory (RssAnon), and how many archives
+    /// (the accounts, the household's list and each member's used since the start) it has in it.
+    public var memoryPrivateKib: Int?
+    public var archivesLoaded: Int?
     public var members: Int?
     /// How many of the members are admins, and how many children (nil from an older server).
     public var admins: Int?
@@ -83,6 +87,8 @@ public struct StatusReport: Encodable, Sendable {
             running: running, pid: pid, listening: running ? fields["listening"] : nil,
             uptimeSeconds: running ? started.map { max(now - $0, 0) / 1000 } : nil,
             connections: running ? fields["connections"].flatMap { Int($0) } : nil,
+            memoryPrivateKib: running ? fields["memory_private_kib"].flatMap { Int($0) } : nil,
+            archivesLoaded: running ? fields["archives_loaded"].flatMap { Int($0) } : nil,
             members: fields["members"].flatMap { Int($0) }, admins: fields["admins"].flatMap { Int($0) },
             children: fields["children"].flatMap { Int($0) },
             certificate: fields["certificate"] ?? selfSignedFingerprint(in: dataDirectory),
@@ -121,6 +127,10 @@ public struct StatusReport: Encodable, Sendable {
             lines.append(
                 "running: pid \(pid), listening on \(listening ?? "?"), up \(Self.duration(uptimeSeconds ?? 0))")
             lines.append("connections: \(connections.map(String.init) ?? "?")")
+            if let memoryPrivateKib, let archivesLoaded {
+                let mebibytes = (Double(memoryPrivateKib) / 1024 * 10).rounded() / 10
+                lines.append("memory: \(mebibytes) MiB private, \(archivesLoaded) archives in memory")
+            }
             if let mqtt {
                 lines.append(
                     "mqtt: \(mqtt.connected ? "connected to" : "not connected (retrying)") \(mqtt.broker)")

@@ -116,6 +116,13 @@ struct StatusTests {
         #expect(running.status == 0)
         #expect(running.output.contains("running: pid \(server.pid)"))
         #expect(running.output.contains("connections: 1"))
+        // What it holds: its memory, and the archives in it (the accounts and the household's
+        // list at least).
+        let loaded = try #require(server.statusFile["archives_loaded"].flatMap { Int($0) })
+        #expect(loaded >= 2)
+        #expect(running.output.contains(" MiB private, \(loaded) archives in memory"), "\(running.output)")
+        let memory = try #require(server.statusFile["memory_private_kib"].flatMap { Int($0) })
+        #expect(memory > 1024 && memory < 512 * 1024, "\(memory) KiB")
         #expect(running.output.contains("members: 2"))
         #expect(running.output.contains("protected: none"))
         #expect(
