@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import WaterCore
 
@@ -27,6 +28,9 @@ extension Archive {
             // compaction queue waits for them too.
             var next: Compaction? = job
             while let current = next { next = self.writeSnapshot(current) }
+            // The snapshot read back, its body and its file were freed on this queue's thread:
+            // give those pages back to the system (as a load does, ``FileArchiveStore``).
+            CLinux_release_free_memory()
         }
     }
 
@@ -55,7 +59,9 @@ extension Archive {
         let next = durable.withLock { durable -> Compaction? in
             if let written {
                 // Only appends happened since the job was taken: its mutations are the oldest.
-                durable.unfolded.removeFirst(job.mutations.count)
+                // What stays goes into an array of its own size: `removeFirst` would keep the
+                // capacity of the longest run between two snapshots for good.
+                durable.unfolded = Array(durable.unfolded[job.mutations.count...])
                 (durable.snapshotLength, durable.snapshotBodyLength) = written
                 durable.snapshotPosition = job.position
                 durable.compactions += 1
