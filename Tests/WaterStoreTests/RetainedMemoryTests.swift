@@ -6,12 +6,56 @@ import WaterTestSupport
 @testable import WaterStore
 
 /// What an archive keeps in memory as it is written (issue 30 item 1): its one model and the
-/// mutations no snapshot holds yet; and the roll-back of a failed write, which reads the
-/// durable state back from the snapshot since no model of it is kept.
+/// mutations no snapshot holds yet, never a second copy of its history; and the roll-back of
+/// a failed write, which reads the durable state back from the snapshot since none is kept.
 @Suite("What an archive keeps in memory")
 struct RetainedMemoryTests {
+    static let entryBytes = MemoryLayout<WaterEntry>.stride
+    static let mutationBytes = MemoryLayout<(sequence: UInt64, mutation: MemberMutation)>.stride
+
     static func log(_ n: Int) -> MemberMutation {
         .water(.logged(WaterEntry(id: id(n), amountMillilitres: 250, unixMilliseconds: workloadStart + Int64(n))))
+    }
+
+    /// The archive's bytes: its model's entries (counted, not at capacity: a model's arrays are
+    /// the model's own, and grow as they do after a restart) and its mutations at capacity.
+    static func retained(_ archive: Archive<MemberArchive>) -> (bytes: Int, mutations: Int) {
+        let memory = archive.retainedMemory { $0.water.entries.count * entryBytes }
+        return (memory.modelBytes + memory.mutationBytes, memory.mutations)
+    }
+
+    @Test("writes after a restart keep their entries and, until the next snapshot, their mutations: no second history")
+    func writesKeepTheirOwnSize() throws {
+        let disk = SimulatedDisk()
+        let history = 10_000
+        let setUp = try openStore(disk.fileSystem(), threshold: 1024, segment: 1 << 20)
+        let created = try setUp.createMember(1)
+        for chunk in stride(from: 0, to: history, by: 1000) {
+            try created.commitAndWait { _ in (chunk..<chunk + 1000).map(Self.log) }
+        }
+        setUp.close()
+
+        let store = try openStore(disk.fileSystem(), threshold: 1024, segment: 1 << 20)
+        defer { store.close() }
+        let archive = try #require(store.member(1))
+        let before = Self.retained(archive)
+        let writes = 6000
+        for n in history..<history + writes {
+            try archive.commitAndWait { _ in [Self.log(n)] }
+        }
+        store.flush()
+        let after = Self.retained(archive)
+
+        #expect(archive.fileStatus.compactions >= 2, "snapshots folded the log meanwhile")
+        #expect(after.mutations < writes / 2, "a snapshot bounds the mutations kept")
+        // A durable model kept beside the latest one (the design before) was a second copy of
+        // the history from the first write on: up to 16 000 entries, 896 000 bytes, more than
+        // this allows. What the writes keep here: 6000 entries, and the mutations since the last
+        // snapshot.
+        #expect(
+            after.bytes - before.bytes <= writes * (Self.entryBytes + Self.mutationBytes),
+            "kept \(after.bytes - before.bytes) bytes for \(writes) writes")
+        #expect(try archive.read { $0.water.entries.count } == history + writes)
     }
 
     /// A member with a snapshot and durable writes in the log after it, and what it holds.

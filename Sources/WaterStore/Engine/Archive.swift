@@ -283,6 +283,18 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         try commitAndWait(decide, result: { _ in () })
     }
 
+    /// What this archive keeps in memory for its state: its model as `modelBytes` counts it, and
+    /// the mutations it holds (durable ones no snapshot holds yet, and ones not yet durable),
+    /// with their arrays' bytes at capacity. For tests: what writes leave behind.
+    func retainedMemory(model modelBytes: (Model) -> Int) -> (modelBytes: Int, mutationBytes: Int, mutations: Int) {
+        let stride = MemoryLayout<(sequence: UInt64, mutation: Model.Mutation)>.stride
+        let (model, unsynced) = latest.withLock { (modelBytes($0.model), $0.unsynced) }
+        let unfolded = durable.withLock { $0.unfolded }
+        return (
+            model, (unsynced.capacity + unfolded.capacity) * stride, unsynced.count + unfolded.count
+        )
+    }
+
     /// Refuses later writes (``FileArchiveStore/close()``, once everything submitted before is
     /// written).
     func close() {
