@@ -5,21 +5,21 @@ import WaterSync
 ///
 /// ``failStarting(at:of:errno:)`` makes the Nth call of one operation fail, and every one of
 /// that operation after it, until ``clearFaults()``: so a test sees both the failure and that
-/// writes succeed again once the fault clears.
+/// writes succeed again once the fault clears. Faults of different operations add up (a disk
+/// that refuses both syncs and reads).
 public final class FaultInjectingFileSystem: FileSystem {
     public enum Operation: String, Sendable, CaseIterable {
-        case write, sync, rename
+        case write, sync, rename, read
     }
 
     private struct Fault {
-        var operation: Operation
         var startingAt: Int
         var errno: Int32
     }
 
     private struct State {
         var counts: [Operation: Int] = [:]
-        var fault: Fault?
+        var faults: [Operation: Fault] = [:]
     }
 
     public let base: any FileSystem
@@ -33,19 +33,18 @@ public final class FaultInjectingFileSystem: FileSystem {
     public func failStarting(at n: Int, of operation: Operation, errno: Int32) {
         state.withLock { state in
             state.counts[operation] = 0
-            state.fault = Fault(operation: operation, startingAt: n, errno: errno)
+            state.faults[operation] = Fault(startingAt: n, errno: errno)
         }
     }
 
     public func clearFaults() {
-        state.withLock { $0.fault = nil }
+        state.withLock { $0.faults = [:] }
     }
 
     private func check(_ operation: Operation, _ path: String) throws(FileSystemError) {
         let errno = state.withLock { state -> Int32? in
             state.counts[operation, default: 0] += 1
-            guard let fault = state.fault, fault.operation == operation,
-                state.counts[operation]! >= fault.startingAt
+            guard let fault = state.faults[operation], state.counts[operation]! >= fault.startingAt
             else { return nil }
             return fault.errno
         }
@@ -58,7 +57,8 @@ public final class FaultInjectingFileSystem: FileSystem {
     public func listDirectory(_ path: String) throws(FileSystemError) -> [String] { try base.listDirectory(path) }
     public func fileExists(_ path: String) -> Bool { base.fileExists(path) }
     public func readFile(_ path: String, limit: Int) throws(FileSystemError) -> [UInt8] {
-        try base.readFile(path, limit: limit)
+        try check(.read, path)
+        return try base.readFile(path, limit: limit)
     }
     public func open(_ path: String, create: Bool, mode: UInt32) throws(FileSystemError) -> FileHandleID {
         try base.open(path, create: create, mode: mode)

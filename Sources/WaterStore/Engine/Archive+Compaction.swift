@@ -1,10 +1,12 @@
+import CLinux
 import Dispatch
 import WaterCore
 
 /// Compaction: fold what the log holds of an archive into a new snapshot.
 ///
 /// The leader hands the durable state, which is exactly what the archive's chunks in the log
-/// up to a position hold, to a background queue: temp file, sync, rename, sync the directory.
+/// up to a position hold, to a background queue, which reads the snapshot back, applies the
+/// mutations after it and writes the result: temp file, sync, rename, sync the directory.
 /// Only then does the store learn that the archive's chunks up to there are no longer needed
 /// (``SharedLog/snapshotWritten(_:at:)``), and log segments nobody needs go. Appends never wait
 /// for it, and a crash at any point leaves files the loader reads: the old snapshot and the
@@ -17,9 +19,7 @@ extension Archive {
             durable.isCompactionQueued = true
             return
         }
-        let job = Compaction(
-            base: durable.folded, mutations: durable.unfolded, sequence: durable.sequence,
-            position: durable.position)
+        let job = Compaction(durable)
         durable.isCompacting = true
         durable.isCompactionDue = false
         durable.logBytes = 0
@@ -28,6 +28,9 @@ extension Archive {
             // compaction queue waits for them too.
             var next: Compaction? = job
             while let current = next { next = self.writeSnapshot(current) }
+            // The snapshot read back, its body and its file were freed on this queue's thread:
+            // give those pages back to the system (as a load does, ``FileArchiveStore``).
+            CLinux_release_free_memory()
         }
     }
 
@@ -44,26 +47,22 @@ extension Archive {
 
     /// Writes one snapshot; returns the one queued meanwhile.
     private func writeSnapshot(_ job: Compaction) -> Compaction? {
-        let model = job.state()
-        let body = model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: job.position.generation)
-        let file = SnapshotFile.encode(
-            body: body, version: Model.snapshotVersion, kind: Model.kind,
-            stamp: SnapshotFile.Stamp(lastSequence: job.sequence, position: job.position))
-        var succeeded = false
+        var written: (fileLength: Int, bodyLength: Int)?
         do {
-            try fileSystem.replaceFile("\(directory)/\(ArchiveFiles.snapshot)", with: file, mode: 0o600)
-            succeeded = true
+            written = try replaceSnapshot(job)
         } catch {
-            // The log keeps the chunks: nothing is lost, and the next snapshot folds them all.
+            // The snapshot on disk and the log's chunks after it are untouched (or the new
+            // snapshot is in place but not known durable): the mutations stay, and the next
+            // snapshot folds them all.
             logger.error("compaction failed", ["archive.path": directory, "error": "\(error)"])
         }
         let next = durable.withLock { durable -> Compaction? in
-            // Written or not, `model` is the durable state through the job's sequence: the
-            // mutations it folded are the oldest unfolded ones (only appends happened since).
-            durable.folded = model
-            durable.unfolded.removeFirst(job.mutations.count)
-            if succeeded {
-                (durable.snapshotLength, durable.snapshotBodyLength) = (file.count, body.count)
+            if let written {
+                // Only appends happened since the job was taken: its mutations are the oldest.
+                // What stays goes into an array of its own size: `removeFirst` would keep the
+                // capacity of the longest run between two snapshots for good.
+                durable.unfolded = Array(durable.unfolded[job.mutations.count...])
+                (durable.snapshotLength, durable.snapshotBodyLength) = written
                 durable.snapshotPosition = job.position
                 durable.compactions += 1
                 durable.lastCompactionUnixMilliseconds = UnixTime.nowMilliseconds()
@@ -76,16 +75,27 @@ extension Archive {
             }
             durable.isCompactionQueued = false
             durable.logBytes = 0
-            return Compaction(
-                base: durable.folded, mutations: durable.unfolded, sequence: durable.sequence,
-                position: durable.position)
+            return Compaction(durable)
         }
-        if succeeded {
-            logger.debug("compacted", ["archive.path": directory, "snapshot.bytes": "\(file.count)"])
+        if let written {
+            logger.debug("compacted", ["archive.path": directory, "snapshot.bytes": "\(written.fileLength)"])
             log.snapshotWritten(key, at: job.position)
             compacted()
         }
         return next
+    }
+
+    /// Reads the durable state back, folds `job`'s mutations in and replaces the snapshot with
+    /// it. The model lives only for this call.
+    /// - Returns: the new file's size and its body's.
+    private func replaceSnapshot(_ job: Compaction) throws -> (fileLength: Int, bodyLength: Int) {
+        let model = try readDurableState(job)
+        let body = model.encodeSnapshot(lastSequence: job.sequence, journalGeneration: job.position.generation)
+        let file = SnapshotFile.encode(
+            body: body, version: Model.snapshotVersion, kind: Model.kind,
+            stamp: SnapshotFile.Stamp(lastSequence: job.sequence, position: job.position))
+        try fileSystem.replaceFile("\(directory)/\(ArchiveFiles.snapshot)", with: file, mode: 0o600)
+        return (file.count, body.count)
     }
 
     /// How this archive's files stand, for tests, benchmarks and the status command: the bytes

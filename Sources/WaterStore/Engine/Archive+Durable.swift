@@ -48,19 +48,67 @@ extension Archive: CommitTarget {
 
     /// A write or sync failed: forget everything not yet durable, and void what was submitted
     /// on top of it (the log itself went back to its synced end, ``WriteAheadLog/rollBack()``).
+    /// The durable state is read back from the snapshot; when that fails too, the archive's
+    /// reads and writes fail until it can be read (``restore(_:)``), never showing what was lost.
     func rollBack(_ error: ArchiveError) {
-        let (model, sequence) = durable.withLock { durable -> (Model, UInt64) in
-            let state = Compaction(
-                base: durable.folded, mutations: durable.unfolded, sequence: durable.sequence,
-                position: durable.position)
-            return (state.state(), durable.sequence)
-        }
+        let sequence = durable.withLock { $0.sequence }
         latest.withLock { latest in
-            latest.model = model
             latest.nextSequence = sequence + 1
             latest.unsynced.removeAll()
             latest.epoch += 1
+            try? restore(&latest)
         }
         logger.error("write failed", ["archive.path": directory, "error": error.description])
+    }
+
+    /// Puts `latest` back on the durable state, read back from disk (a roll-back, rare: the
+    /// caller holds `latest`'s lock through the read).
+    /// - Throws: `.ioFailure` when it cannot be read; `latest.model` is void until it can.
+    func restore(_ latest: inout Latest) throws(ArchiveError) {
+        let state = durable.withLock { Compaction($0) }
+        do throws(ArchiveError) {
+            latest.model = try readDurableState(state)
+            latest.restoreFailure = nil
+        } catch {
+            latest.restoreFailure = ArchiveError(
+                .ioFailure,
+                "\(directory) could not be read back after a failed write (\(error.message)); nothing of it is "
+                    + "lost, try again",
+                cause: error.cause)
+            logger.error("archive not restored", ["archive.path": directory, "error": error.description])
+            throw latest.restoreFailure!
+        }
+    }
+
+    /// Reads the durable state back: the snapshot on disk (the empty archive when there is none
+    /// yet) with `state`'s mutations applied. A snapshot written since `state` was taken (or one
+    /// renamed into place before a failed directory sync) holds some of them already: those are
+    /// skipped, so the result is the same whichever snapshot it finds.
+    /// - Throws: what reading the snapshot throws, or `.corrupt` when the snapshot and the
+    ///   mutations do not meet (a gap, or a snapshot past them).
+    func readDurableState(_ state: Compaction) throws(ArchiveError) -> Model {
+        var model: Model
+        var through: UInt64
+        if state.hasSnapshot {
+            let snapshot = try ArchiveLoader<Model>.readSnapshot(
+                fileSystem: fileSystem, directory: directory, context: context)
+            (model, through) = (snapshot.model, snapshot.lastSequence)
+        } else {
+            (model, through) = (Model(context: context), 0)
+        }
+        for (sequence, mutation) in state.mutations where sequence > through {
+            guard sequence == through + 1 else {
+                throw ArchiveError(
+                    .corrupt, "\(directory)'s snapshot holds records up to \(through); the next one kept is \(sequence)"
+                )
+            }
+            model.apply(mutation)
+            through = sequence
+        }
+        guard through == state.sequence else {
+            throw ArchiveError(
+                .corrupt, "\(directory)'s snapshot holds records up to \(through), not the \(state.sequence) expected")
+        }
+        return model
     }
 }

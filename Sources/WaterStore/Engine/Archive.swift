@@ -13,8 +13,14 @@ import WaterSync
 ///
 /// Two pieces of state, two owners:
 /// - `latest` (what callers read and decide on) belongs to this archive's lock;
-/// - `durable` (the state on disk, where it stands in the log, the snapshot's figures) is
-///   changed only by the committer's leader and, for the snapshot, by the snapshot writer.
+/// - `durable` (what the log holds after the snapshot, where it stands in the log, the
+///   snapshot's figures) is changed only by the committer's leader and, for the snapshot, by
+///   the snapshot writer.
+///
+/// Only `latest` is a model. The durable state is the snapshot on disk with `durable`'s
+/// mutations applied, read back when a snapshot is written or a failed write is rolled back:
+/// a second model kept for it would be a second copy of every array of the first from the
+/// first write on, which doubled a loaded archive's memory (issue 30).
 ///
 /// An archive that failed to load is in protected mode: its files are left exactly as they are,
 /// and reads and writes fail with the reason.
@@ -27,6 +33,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     let committer: GroupCommitter
     let log: SharedLog
     let compactionThreshold: Int
+    /// What reading the snapshot back needs.
+    let context: ArchiveContext
     /// Told after each snapshot is written (the status file shows compactions at once).
     let compacted: @Sendable () -> Void
 
@@ -40,17 +48,20 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var epoch: UInt64 = 0
         /// Mutations applied to `model` but not yet durable, oldest first.
         var unsynced: [(sequence: UInt64, mutation: Model.Mutation)] = []
+        /// Set when a write failed and the durable state could not be read back: `model` is
+        /// void then, and reads and writes try again first, failing with this until they can.
+        var restoreFailure: ArchiveError?
     }
 
     /// What the committer's leader and the snapshot writer own: the durable state and where it
     /// stands.
     struct Durable {
-        /// The durable state in two parts: `folded`, and the durable mutations after it,
-        /// oldest first. The leader only appends to `unfolded` (a sync is never followed by
-        /// applying a group's mutations a second time on the loop); the snapshot writer applies
-        /// them, off the leader's thread, for the snapshot it writes, and that becomes the new
-        /// `folded`.
-        var folded: Model
+        /// The durable mutations the snapshot on disk does not hold, oldest first: the durable
+        /// state is that snapshot with these applied. The leader only appends to them (a sync is
+        /// never followed by applying a group's mutations a second time on the loop); the
+        /// snapshot writer applies them, off the leader's thread, to the snapshot it reads back,
+        /// and removes them once the snapshot it writes holds them. They stay bounded as the log
+        /// since the snapshot is (``compactionDue(compactionThreshold:snapshotBodyLength:)``).
         var unfolded: [(sequence: UInt64, mutation: Model.Mutation)] = []
         /// Everything through this sequence number is on disk, in frames ending by `position`.
         var sequence: UInt64
@@ -71,19 +82,22 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         var lastCompactionUnixMilliseconds: Int64?
     }
 
-    /// A snapshot to write: the durable state through `sequence` (`base` with `mutations`
-    /// applied), which is exactly what the log holds of this archive up to `position`.
+    /// The durable state through `sequence` as `durable` describes it: the snapshot on disk with
+    /// `mutations` applied, which is exactly what the log holds of this archive up to `position`.
+    /// What a snapshot writer writes, and what a roll-back goes back to
+    /// (``readDurableState(_:)``).
     struct Compaction {
-        var base: Model
         var mutations: [(sequence: UInt64, mutation: Model.Mutation)]
         var sequence: UInt64
         var position: LogPosition
+        /// Whether the archive has a snapshot file; an archive loaded without one starts empty.
+        var hasSnapshot: Bool
 
-        /// The durable state through `sequence`.
-        func state() -> Model {
-            var model = base
-            for (_, mutation) in mutations { model.apply(mutation) }
-            return model
+        init(_ durable: Durable) {
+            mutations = durable.unfolded
+            sequence = durable.sequence
+            position = durable.position
+            hasSnapshot = durable.snapshotLength > 0
         }
     }
 
@@ -103,11 +117,11 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         self.log = log
         self.logger = logger
         self.compactionThreshold = compactionThreshold
-        let empty = Model(context: context)
-        var latest = Latest(model: empty, nextSequence: 1)
+        self.context = context
+        var latest = Latest(model: Model(context: context), nextSequence: 1)
         var durable = Durable(
-            folded: empty, sequence: 0, position: .start, snapshotPosition: .start, snapshotLength: 0,
-            snapshotBodyLength: 0, logBytes: 0)
+            sequence: 0, position: .start, snapshotPosition: .start, snapshotLength: 0, snapshotBodyLength: 0,
+            logBytes: 0)
         do {
             let loaded = try ArchiveLoader<Model>(
                 fileSystem: fileSystem, directory: directory, key: key, context: context,
@@ -117,7 +131,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
             latest.model = loaded.model
             latest.nextSequence = loaded.lastSequence + 1
             durable = Durable(
-                folded: loaded.model, sequence: loaded.lastSequence, position: loaded.position,
+                unfolded: loaded.replayed, sequence: loaded.lastSequence, position: loaded.position,
                 snapshotPosition: loaded.snapshotPosition, snapshotLength: loaded.snapshotLength,
                 snapshotBodyLength: loaded.snapshotBodyLength, logBytes: loaded.logBytes,
                 isCompactionDue: loaded.needsMigration)
@@ -139,10 +153,12 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     public var protection: ArchiveError? { latest.withLock { $0.protection } }
 
     /// Reads the latest state.
-    /// - Throws: `.protected` when the archive could not be loaded.
+    /// - Throws: `.protected` when the archive could not be loaded; `.ioFailure` when a write
+    ///   failed and the durable state could not be read back yet.
     public func read<T>(_ body: (Model) throws -> T) throws -> T {
         try latest.withLock { latest in
             if let protection = latest.protection { throw protection }
+            if latest.restoreFailure != nil { try restore(&latest) }
             return try body(latest.model)
         }
     }
@@ -208,6 +224,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     ) throws -> (value: Value, mustLead: Bool, epoch: UInt64) {
         try latest.withLock { latest in
             if let protection = latest.protection { throw protection }
+            if latest.restoreFailure != nil { try restore(&latest) }
             let decision = try decide(latest.model)
             let firstSequence = latest.nextSequence
             apply(decision.mutations, to: &latest)
@@ -264,6 +281,18 @@ public final class Archive<Model: ArchiveModel>: Sendable {
 
     public func commitAndWait(_ decide: (Model) throws -> [Model.Mutation]) throws {
         try commitAndWait(decide, result: { _ in () })
+    }
+
+    /// What this archive keeps in memory for its state: its model as `modelBytes` counts it, and
+    /// the mutations it holds (durable ones no snapshot holds yet, and ones not yet durable),
+    /// with their arrays' bytes at capacity. For tests: what writes leave behind.
+    func retainedMemory(model modelBytes: (Model) -> Int) -> (modelBytes: Int, mutationBytes: Int, mutations: Int) {
+        let stride = MemoryLayout<(sequence: UInt64, mutation: Model.Mutation)>.stride
+        let (model, unsynced) = latest.withLock { (modelBytes($0.model), $0.unsynced) }
+        let unfolded = durable.withLock { $0.unfolded }
+        return (
+            model, (unsynced.capacity + unfolded.capacity) * stride, unsynced.count + unfolded.count
+        )
     }
 
     /// Refuses later writes (``FileArchiveStore/close()``, once everything submitted before is

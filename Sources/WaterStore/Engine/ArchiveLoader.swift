@@ -44,7 +44,22 @@ struct ArchiveLoader<Model: ArchiveModel> {
         /// Bytes of the log its chunks after the snapshot take, and how many records they add.
         var logBytes = 0
         var logRecords = 0
+        /// The mutations of those records, oldest first: with the snapshot, the durable state
+        /// (``Archive`` keeps them until a snapshot folds them, rather than a second model).
+        var replayed: [(sequence: UInt64, mutation: Model.Mutation)] = []
         var temporaryFiles: [String]
+    }
+
+    /// An archive's snapshot file, read and checked.
+    struct Snapshot {
+        var model: Model
+        var lastSequence: UInt64
+        /// Where it stands in the log.
+        var position: LogPosition
+        var version: UInt16
+        /// The file's size, and its body's before compression.
+        var fileLength: Int
+        var bodyLength: Int
     }
 
     func load() throws(ArchiveError) -> LoadedArchive {
@@ -60,22 +75,11 @@ struct ArchiveLoader<Model: ArchiveModel> {
             needsMigration: false, snapshotLength: 0, snapshotBodyLength: 0,
             temporaryFiles: names.filter { $0.hasSuffix(".tmp") })
         if names.contains(ArchiveFiles.snapshot) {
-            let path = "\(directory)/\(ArchiveFiles.snapshot)"
-            let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
-            let (version, body, stamp) = try SnapshotFile.decode(
-                file, kind: Model.kind, versions: Model.readableSnapshotVersions, path: path)
-            guard let stamp else {
-                throw ArchiveError(.corrupt, "\(path) is a snapshot of per-archive journals without them")
-            }
-            let (model, lastSequence, _) = try Model.decodeSnapshot(body, version: version, context: context)
-            guard lastSequence == stamp.lastSequence else {
-                throw ArchiveError(
-                    .corrupt, "\(path) says record \(stamp.lastSequence) in its header, \(lastSequence) inside")
-            }
-            (loaded.model, loaded.lastSequence) = (model, lastSequence)
-            (loaded.snapshotPosition, loaded.position) = (stamp.position, stamp.position)
-            (loaded.snapshotLength, loaded.snapshotBodyLength) = (file.count, body.count)
-            loaded.needsMigration = version != Model.snapshotVersion
+            let snapshot = try Self.readSnapshot(fileSystem: fileSystem, directory: directory, context: context)
+            (loaded.model, loaded.lastSequence) = (snapshot.model, snapshot.lastSequence)
+            (loaded.snapshotPosition, loaded.position) = (snapshot.position, snapshot.position)
+            (loaded.snapshotLength, loaded.snapshotBodyLength) = (snapshot.fileLength, snapshot.bodyLength)
+            loaded.needsMigration = snapshot.version != Model.snapshotVersion
         } else if expectation == .existing {
             throw ArchiveError(.corrupt, "\(directory) has no snapshot: its files are missing")
         }
@@ -91,6 +95,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
                         .corrupt, "\(directory)'s record \(sequence) in the log says it is record \(recorded)")
                 }
                 loaded.model.apply(mutation)
+                loaded.replayed.append((sequence, mutation))
                 sequence += 1
             }
             loaded.lastSequence = chunk.lastSequence
@@ -105,6 +110,29 @@ struct ArchiveLoader<Model: ArchiveModel> {
         return loaded
     }
 
+    /// Reads the snapshot file in `directory` and checks it: at load, and when a running archive
+    /// reads its durable state back (``Archive/readDurableState(_:)``).
+    /// - Throws: ``ArchiveError`` for a file that is missing, unreadable, damaged, of a version
+    ///   this code does not know, or whose header and body disagree.
+    static func readSnapshot(fileSystem: any FileSystem, directory: String, context: ArchiveContext)
+        throws(ArchiveError) -> Snapshot
+    {
+        let path = "\(directory)/\(ArchiveFiles.snapshot)"
+        let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
+        let (version, body, stamp) = try SnapshotFile.decode(
+            file, kind: Model.kind, versions: Model.readableSnapshotVersions, path: path)
+        guard let stamp else {
+            throw ArchiveError(.corrupt, "\(path) is a snapshot of per-archive journals without them")
+        }
+        let (model, lastSequence, _) = try Model.decodeSnapshot(body, version: version, context: context)
+        guard lastSequence == stamp.lastSequence else {
+            throw ArchiveError(
+                .corrupt, "\(path) says record \(stamp.lastSequence) in its header, \(lastSequence) inside")
+        }
+        return Snapshot(
+            model: model, lastSequence: lastSequence, position: stamp.position, version: version,
+            fileLength: file.count, bodyLength: body.count)
+    }
 }
 
 /// Reads archives' chunks out of the shared log, as a ``LogIndex`` found them.
