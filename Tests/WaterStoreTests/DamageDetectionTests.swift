@@ -224,9 +224,10 @@ struct DamageDetectionTests {
         let last = Self.segment(2, previousEnd: 0, [Self.frame([(Self.ben, [2]), (Self.ann, [4])])])
         let start = last.starts[0] + Self.frame([(Self.ben, [2]), (Self.ann, [4])]).count
         let frameLength = Self.frame([(Self.household, [4])]).count
-        // The last frame's chunk never reached the disk: zeros where its record was.
+        // The last write reached the disk as far as its chunk: the rest is still the zeros the
+        // segment was made of.
         let chunkStart = start + LogFrame.headerLength + LogFrame.entryLength + 4
-        for index in chunkStart..<(chunkStart + 8) { newest[index] = 0 }
+        for index in chunkStart..<(start + frameLength) { newest[index] = 0 }
         disk.overwrite(Self.path(2), with: newest)
         let lines = Locked<[String]>([])
         let logger = Logger(minimumLevel: .warning) { line in lines.withLock { $0.append(line) } }
@@ -237,6 +238,29 @@ struct DamageDetectionTests {
         // Cut means zeroed: the next start finds no tail at all.
         #expect(try LogIndex.read("/data/log", fileSystem: disk.fileSystem()).tail == nil)
         #expect(try Self.open(disk)[Self.household]?.get() == [1, 2, 3])
+    }
+
+    @Test(
+        "issue 31: a byte flipped in the newest frame, written whole, is damage: its archive is protected, not cut back"
+    )
+    func damagedNewestFrame() throws {
+        let disk = try Self.twoSegments()
+        var newest = try #require(disk.contents(under: Self.path(2))[Self.path(2)])
+        let last = Self.segment(2, previousEnd: 0, [Self.frame([(Self.ben, [2]), (Self.ann, [4])])])
+        let start = last.starts[0] + Self.frame([(Self.ben, [2]), (Self.ann, [4])]).count
+        // The household's record 4, acknowledged after its sync, then one bit of it flipped.
+        let chunkStart = start + LogFrame.headerLength + LogFrame.entryLength + 4
+        newest[chunkStart + 5] ^= 0x08
+        disk.overwrite(Self.path(2), with: newest)
+        let index = try LogIndex.read("/data/log", fileSystem: disk.fileSystem())
+        #expect(index.tail == nil, "not taken for a torn write")
+        let reasons = try Self.protected(disk)
+        #expect(reasons.keys.sorted() == [Self.household], "\(reasons)")
+        #expect(reasons[Self.household]?.contains("its records 4-4 in log 0000000000000002") == true, "\(reasons)")
+        // Nothing was cut: with the bit put back, every record reads again.
+        newest[chunkStart + 5] ^= 0x08
+        disk.overwrite(Self.path(2), with: newest)
+        #expect(try Self.protected(disk).isEmpty)
     }
 
     @Test("an empty member folder: a listed member's snapshot gone missing, or an add a crash cut short, reused")

@@ -157,6 +157,35 @@ struct LogSegmentTests {
         }
     }
 
+    @Test(
+        "issue 31: the newest frame written whole and damaged since is kept, unverified; one with a sector of zeros is torn"
+    )
+    func damagedNewestFrame() {
+        let frameLength = LogFrameTests.frame().count
+        let last = LogSegment.headerLength + 2 * frameLength
+        var damaged = Self.segment(frames: 3)
+        damaged[last + frameLength / 2] ^= 0x01
+        let scan = Self.scan(damaged)
+        #expect(scan.tail == nil && scan.frames.count == 3 && scan.validEnd == last + frameLength)
+        #expect(scan.frames.last?.entries.contains { !$0.verified } == true, "its damaged chunk is named")
+        // A frame of more than two sectors, its middle sector never written: torn.
+        var records: [UInt8] = []
+        LogFrame.appendRecord([UInt8](repeating: 0x5A, count: 3 * LogSegment.sectorLength), to: &records)
+        var big: [UInt8] = []
+        records.withUnsafeBytes { LogFrame.encode(chunks: [(9, 1, 1, 0..<records.count)], records: $0, into: &big) }
+        var bytes = Self.segment(frames: 1)
+        let offset = LogSegment.headerLength + frameLength
+        bytes.replaceSubrange(offset..<(offset + big.count), with: big)
+        let sector = (offset / LogSegment.sectorLength + 1) * LogSegment.sectorLength
+        var torn = bytes
+        for index in sector..<(sector + LogSegment.sectorLength) { torn[index] = 0 }
+        #expect(Self.scan(torn).tail == offset..<(offset + big.count) && Self.scan(torn).frames.count == 1)
+        // The same frame with 511 of those bytes zero and one not: damage, kept.
+        torn[sector + 100] = 1
+        #expect(Self.scan(torn).tail == nil && Self.scan(torn).frames.count == 2)
+        #expect(Self.scan(bytes).frames.last?.entries.allSatisfy(\.verified) == true, "the frame itself reads")
+    }
+
     @Test("an unused segment is zeros, and a damaged header is told apart")
     func headers() {
         let zeros = [UInt8](repeating: 0, count: 64)

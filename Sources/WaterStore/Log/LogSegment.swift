@@ -122,15 +122,37 @@ enum LogSegment {
             let last = bytes.endOfNonZero()
             if last > start { scan.tail = start..<last }
         }
-        // The last frame read, with something wrong inside it and nothing after it, is a
+        // The last frame read, with something wrong inside it and nothing after it, may be a
         // write that did not reach the disk whole: only in the segment being written, since a
-        // segment is synced whole before the next one takes a frame.
-        if lastMayBeTorn, scan.tail == nil, let last = scan.frames.last, last.entries.contains(where: { !$0.verified })
+        // segment is synced whole before the next one takes a frame. It is one only when part
+        // of it is still the zeros a segment is made of; otherwise it reached the disk whole
+        // and was damaged since (its reply may have been sent): its chunks stay, unverified,
+        // and protect the archives they name, as damage anywhere else does.
+        if lastMayBeTorn, scan.tail == nil, let last = scan.frames.last, last.entries.contains(where: { !$0.verified }),
+            isUnfinished(UnsafeRawBufferPointer(rebasing: bytes[last.offset..<last.end]), at: last.offset)
         {
             scan.frames.removeLast()
             scan.tail = last.offset..<last.end
             scan.validEnd = last.offset
         }
         return scan
+    }
+
+    /// The unit a disk writes whole or not at all (a sector); a write cut short leaves some
+    /// of them as they were: zeros, in a segment made full of zeros ahead of time.
+    static let sectorLength = 512
+
+    /// Whether `frame` (at byte `offset` of its segment) still holds zeros where a write of it
+    /// would have put data: its closing checksum, or a whole sector inside it. Neither happens
+    /// in a frame that was written whole (its checksum is not zero but one time in 2^32, and its
+    /// directory, lengths and protobuf records never make 512 zeros); a flipped bit makes neither.
+    static func isUnfinished(_ frame: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        if frame.count >= 4, frame[(frame.count - 4)...].allSatisfy({ $0 == 0 }) { return true }
+        var sector = (offset + sectorLength - 1) / sectorLength * sectorLength - offset
+        while sector + sectorLength <= frame.count {
+            if frame[sector..<(sector + sectorLength)].allSatisfy({ $0 == 0 }) { return true }
+            sector += sectorLength
+        }
+        return false
     }
 }
