@@ -49,16 +49,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     /// Each reply in ``replies``, in order: its call, its bytes, whether it shows what a group
     /// makes durable (a handler's on the loop) and so must fail with it, and the group it waits
     /// for (nil: made this turn, not tagged yet).
-    private var pendingReplies: [PendingReply] = []
-    /// How many of ``pendingReplies`` were tagged at the end of a turn.
-    private var taggedReplies = 0
-
-    private struct PendingReply {
-        var callID: UInt64
-        var bytes: Range<Int>
-        var afterCommit: Bool
-        var group: UInt64?
-    }
+    private var pendingReplies = PendingReplies()
     /// Bytes for the socket (ciphertext over TLS), from earlier turns.
     private var output: [UInt8] = []
     private var outputOffset = 0
@@ -286,7 +277,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         guard !isClosed, machine.isInFlight(callID) else { return }
         let start = replies.output.count
         replies.output += bytes
-        pendingReplies.append(PendingReply(callID: callID, bytes: start..<replies.output.count, afterCommit: false))
+        pendingReplies.append(callID, bytes: start..<replies.output.count)
         owner.needsFlush(self)
         limitPendingOutput()
         guard watermarks.isWritable else {
@@ -310,7 +301,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         cancelHandlers[callID] = nil
         let start = replies.output.count
         replies.reply(framed: bytes)
-        answered(callID, method, from: start, afterCommit: false)
+        answered(callID, method, from: start)
         armTimer()
     }
 
@@ -351,7 +342,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             if let member {
                 owner.chargeLoopShare(member, nanoseconds: EventLoop.now() - began, inTurn: loop.turnNumber)
             }
-            answered(callID, method, from: start, afterCommit: true)
+            // The newest group queued now holds every write it saw, its own included.
+            answered(callID, method, from: start, seen: services.store.committer.lastQueuedGroup)
         case .later(let handle):
             let responder = Responder(
                 callID: callID, method: method.fullName,
@@ -373,13 +365,13 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private func answer(_ callID: UInt64, _ method: MethodDescriptor, _ error: WaterError) {
         let start = replies.output.count
         replies.reply(callID, error: error)
-        answered(callID, method, from: start, afterCommit: false)
+        answered(callID, method, from: start)
     }
 
-    /// A call answered at once: its reply is in ``replies`` from `start` on.
-    private func answered(_ callID: UInt64, _ method: MethodDescriptor, from start: Int, afterCommit: Bool) {
-        pendingReplies.append(
-            PendingReply(callID: callID, bytes: start..<replies.output.count, afterCommit: afterCommit))
+    /// A call answered at once: its reply is in ``replies`` from `start` on; `seen`, for a
+    /// handler's on the loop, is the newest group of the log queued when it answered.
+    private func answered(_ callID: UInt64, _ method: MethodDescriptor, from start: Int, seen: UInt64? = nil) {
+        pendingReplies.append(callID, bytes: start..<replies.output.count, seen: seen)
         if let refusal = replies.refusal {
             logCause(method.fullName, refusal)
             logFailure(method.fullName, refusal.code, refusal.message)
@@ -447,8 +439,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         guard !isClosed else { return }
         let start = replies.output.count
         replies.reply(envelope)
-        pendingReplies.append(
-            PendingReply(callID: envelope.callID, bytes: start..<replies.output.count, afterCommit: false))
+        pendingReplies.append(envelope.callID, bytes: start..<replies.output.count)
         owner.needsFlush(self)
         limitPendingOutput()
     }
@@ -490,24 +481,21 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
 
     // MARK: Output
 
-    /// The turn is over: its replies wait for `group` (the newest with anything queued); those
-    /// whose group is durable by now (`durable`) go at once.
+    /// The turn is over: its replies wait for the group they saw, or `group` (the newest with
+    /// anything queued); those whose group is durable by now (`durable`) go at once.
     func endTurn(holdingFor group: UInt64, durable: UInt64) {
         loop.preconditionInLoop()
         guard !isClosed else { return }
-        while taggedReplies < pendingReplies.count {
-            pendingReplies[taggedReplies].group = group
-            taggedReplies += 1
-        }
+        pendingReplies.endTurn(holdingFor: group)
         release(upTo: durable, failed: [])
     }
 
     /// Whether replies wait for a group.
-    var isHoldingReplies: Bool { taggedReplies > 0 && !isClosed }
+    var isHoldingReplies: Bool { pendingReplies.isHolding && !isClosed }
 
     /// Whether a reply waits for `group` or an earlier one.
     func isHolding(forGroup group: UInt64) -> Bool {
-        taggedReplies > 0 && (pendingReplies[0].group ?? .max) <= group
+        pendingReplies.isHolding(forGroup: group)
     }
 
     /// Groups up to `durable` are done: the replies that waited for them go to the socket, in
@@ -518,13 +506,12 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         guard !isClosed else { return }
         // Nothing can be sent before TLS is done, nor after it failed.
         guard machine.canSendReplies else { return writeOutput() }
-        var count = 0
-        while count < taggedReplies, let group = pendingReplies[count].group, group <= durable { count += 1 }
+        let count = pendingReplies.releasable(upTo: durable)
         guard count > 0 else { return writeOutput() }
-        if pendingReplies[..<count].contains(where: { $0.afterCommit && failed.contains($0.group!) }) {
+        if !failed.isEmpty, (0..<count).contains(where: { pendingReplies.isRefused($0, failed: failed) }) {
             refuseReplies(count, failed: failed)
         }
-        let end = pendingReplies[count - 1].bytes.upperBound
+        let end = pendingReplies.replies[count - 1].bytes.upperBound
         let isEverything = end == replies.output.count
         if let tls {
             do throws(TLSError) {
@@ -546,12 +533,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         } else {
             replies.output.removeSubrange(0..<end)
         }
-        pendingReplies.removeFirst(count)
-        taggedReplies -= count
-        for index in pendingReplies.indices {
-            pendingReplies[index].bytes =
-                (pendingReplies[index].bytes.lowerBound - end)..<(pendingReplies[index].bytes.upperBound - end)
-        }
+        pendingReplies.sent(count, bytes: end)
         writeOutput()
     }
 
@@ -563,16 +545,15 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             "the server could not save this (its disk refused the write), so nothing was changed; try again, "
                 + "and tell an admin if it keeps failing")
         var rebuilt = ReplySink(writer: replies.writer, arena: replies.arena)
-        for index in pendingReplies.indices {
-            let reply = pendingReplies[index]
+        for (index, reply) in pendingReplies.replies.enumerated() {
             let start = rebuilt.output.count
-            if index < count, reply.afterCommit, failed.contains(reply.group!) {
+            let isRefused = index < count && pendingReplies.isRefused(index, failed: failed)
+            if isRefused {
                 rebuilt.reply(reply.callID, error: refusal)
-                pendingReplies[index].afterCommit = false
             } else {
                 rebuilt.output += replies.output[reply.bytes]
             }
-            pendingReplies[index].bytes = start..<rebuilt.output.count
+            pendingReplies.rewrote(index, at: start..<rebuilt.output.count, refused: isRefused)
         }
         replies.output = rebuilt.output
     }

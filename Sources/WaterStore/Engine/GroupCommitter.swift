@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import WaterProtocol
 import WaterSync
 
@@ -70,10 +71,8 @@ public final class GroupCommitter: Sendable {
         var records = RecordWriter()
         /// A leader is draining: later submissions only queue.
         var isLeading = false
-        /// The number the group being gathered will have, and the newest group anything was
-        /// queued for (0: none yet).
+        /// The number the group being gathered will have.
         var gathering: UInt64 = 1
-        var lastQueued: UInt64 = 0
         /// The writer thread's, when one runs: whether it waits for work, and whether to stop.
         var hasWriter = false
         var isWriterIdle = false
@@ -110,6 +109,9 @@ public final class GroupCommitter: Sendable {
 
     let log: WriteAheadLog
     private let pending = Locked(Pending())
+    /// The newest group anything was queued for (0: none yet): written under `pending`'s lock,
+    /// read without it by the loop after every handler's reply (``lastQueuedGroup``).
+    private let newestQueued = Atomic<UInt64>(0)
     private let scratch = Locked(Scratch())
     private let statistics = Locked(Statistics())
     /// Rung when work arrives for an idle writer, and when the writer has stopped.
@@ -164,7 +166,7 @@ public final class GroupCommitter: Sendable {
                     CommitItem(
                         target: target, epoch: epoch, firstSequence: firstSequence, recordCount: recordCount,
                         bytes: start..<pending.records.bytes.count, complete: complete)))
-            return Self.queued(&pending, wakesWriter: complete != nil)
+            return queued(&pending, wakesWriter: complete != nil)
         }
         if wake { writerWakeup.signal() }
         return mustLead
@@ -174,8 +176,8 @@ public final class GroupCommitter: Sendable {
     /// A write that nobody waits for (an event loop's, answered once its group is durable) wakes
     /// no writer: the loop publishes its whole turn at once (``publishTurn(deliveredThrough:)``),
     /// so that the writer's group is a turn, not the turn's first request.
-    private static func queued(_ pending: inout Pending, wakesWriter: Bool) -> (mustLead: Bool, wakeWriter: Bool) {
-        pending.lastQueued = pending.gathering
+    private func queued(_ pending: inout Pending, wakesWriter: Bool) -> (mustLead: Bool, wakeWriter: Bool) {
+        newestQueued.store(pending.gathering, ordering: .releasing)
         if pending.hasWriter {
             guard wakesWriter else { return (false, false) }
             pending.isPublished = true
@@ -233,7 +235,7 @@ public final class GroupCommitter: Sendable {
     /// The newest group anything has been queued for so far: a reply that showed what was
     /// queued by now leaves once this group is durable. 0 when nothing was ever queued.
     public var lastQueuedGroup: UInt64 {
-        pending.withLock { $0.lastQueued }
+        newestQueued.load(ordering: .acquiring)
     }
 
     /// Starts the writer: a thread of its own that leads from now on, a group at a time, and
@@ -340,7 +342,7 @@ public final class GroupCommitter: Sendable {
     func perform(_ body: @escaping @Sendable () -> Void) {
         let (mustLead, wake) = pending.withLock { pending -> (Bool, Bool) in
             pending.work.append(.task(body))
-            return Self.queued(&pending, wakesWriter: true)
+            return queued(&pending, wakesWriter: true)
         }
         if wake { writerWakeup.signal() }
         if mustLead { lead() }

@@ -1,0 +1,81 @@
+/// One connection's replies that are not on their way to the socket yet, in call order: where
+/// each one's bytes are in the connection's reply buffer, and the group of the shared log it
+/// waits for. Owned by its ``Connection``, on its loop; socket-free, so tested on its own.
+///
+/// A reply may show the store's state only once the state it showed is durable: it waits for
+/// the newest group anything was queued for when it was made (a handler's on the loop, which
+/// reads and writes the archives then), or, for every other reply, when its turn ended. When a
+/// group fails its writes are rolled back, and the replies of handlers that waited for exactly
+/// that group are refused instead: they showed its writes. A reply made before a later group of
+/// the same turn was queued waits only for its own, and is never refused for that later one.
+struct PendingReplies {
+    struct Reply: Equatable {
+        var callID: UInt64
+        /// Where its bytes are in the connection's reply buffer.
+        var bytes: Range<Int>
+        /// Made by a handler on the loop: it showed the archives, and fails with its group.
+        var showsStore: Bool
+        /// The newest group queued when it was made, for a reply that shows the store.
+        var seen: UInt64?
+        /// The group it waits for; nil until its turn ends.
+        var group: UInt64?
+    }
+
+    private(set) var replies: [Reply] = []
+    /// How many replies, from the first, have their group.
+    private(set) var tagged = 0
+
+    var isEmpty: Bool { replies.isEmpty }
+
+    /// A reply made now, at `bytes` of the buffer; `seen` is the newest group queued so far for
+    /// a reply that shows the store (nil for every other one).
+    mutating func append(_ callID: UInt64, bytes: Range<Int>, seen: UInt64? = nil) {
+        replies.append(Reply(callID: callID, bytes: bytes, showsStore: seen != nil, seen: seen))
+    }
+
+    /// The turn ended with everything queued in `group` or earlier: each reply made in it waits
+    /// for the group it saw, or, when it saw none, for `group`.
+    mutating func endTurn(holdingFor group: UInt64) {
+        while tagged < replies.count {
+            replies[tagged].group = replies[tagged].seen ?? group
+            tagged += 1
+        }
+    }
+
+    /// Whether any reply waits for a group.
+    var isHolding: Bool { tagged > 0 }
+
+    /// Whether a reply waits for `group` or an earlier one.
+    func isHolding(forGroup group: UInt64) -> Bool {
+        tagged > 0 && (replies[0].group ?? .max) <= group
+    }
+
+    /// How many replies, from the first, may go once groups up to `durable` are done.
+    func releasable(upTo durable: UInt64) -> Int {
+        var count = 0
+        // A reply waits behind the ones before it: a client reads them in call order.
+        while count < tagged, let group = replies[count].group, group <= durable { count += 1 }
+        return count
+    }
+
+    /// Whether the reply at `index` must say instead that nothing was saved: it showed the
+    /// writes of a group in `failed`.
+    func isRefused(_ index: Int, failed: [UInt64]) -> Bool {
+        replies[index].showsStore && replies[index].group.map(failed.contains) == true
+    }
+
+    /// The reply at `index` is rewritten (a refusal) at `bytes`; it no longer shows the store.
+    mutating func rewrote(_ index: Int, at bytes: Range<Int>, refused: Bool) {
+        replies[index].bytes = bytes
+        if refused { replies[index].showsStore = false }
+    }
+
+    /// The first `count` replies went to the socket, and the buffer lost its first `bytes` bytes.
+    mutating func sent(_ count: Int, bytes: Int) {
+        replies.removeFirst(count)
+        tagged -= count
+        for index in replies.indices {
+            replies[index].bytes = (replies[index].bytes.lowerBound - bytes)..<(replies[index].bytes.upperBound - bytes)
+        }
+    }
+}
