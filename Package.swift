@@ -57,7 +57,7 @@ let package = Package(
             name: "water-server",
             dependencies: [
                 "WaterServer", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol", "WaterStore",
-                "WaterTransport", "CBuildTime",
+                "WaterTransport", "CBuildTime", "CLinux",
             ]),
         .executableTarget(
             name: "water-client",

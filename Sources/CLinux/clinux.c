@@ -14,6 +14,8 @@ int CLinux_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONB
 
 int CLinux_release_free_memory(void) { return malloc_trim(0); }
 
+int CLinux_keep_large_allocations_apart(void) { return mallopt(M_MMAP_THRESHOLD, 128 * 1024); }
+
 int CLinux_exchange(const char *a, const char *b) { return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE); }
 
 int CLinux_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }

@@ -1,4 +1,5 @@
 import CBuildTime
+import CLinux
 import Dispatch
 import Glibc
 import WaterCLI
@@ -51,6 +52,8 @@ func requireData(_ arguments: inout Arguments) throws(UsageError) -> String {
 }
 
 func serve(_ arguments: inout Arguments) throws -> Never {
+    // What a long run keeps in memory stays near what a restart on the same data holds.
+    _ = CLinux_keep_large_allocations_apart()
     var configuration = ServerConfiguration(dataDirectory: try requireData(&arguments))
     if let listen = try arguments.option("listen") {
         guard let address = HostPort(parsing: listen, defaultPort: WireProtocol.defaultPort) else {
