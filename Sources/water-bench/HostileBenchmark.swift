@@ -12,6 +12,8 @@ import WaterTransport
 /// - a member's GetToday latency (closed loop, one logged-in connection), first alone, then
 ///   while a client with no account sends crafted frames at 25 KB/s (``CraftedFrames``), and
 ///   the server's CPU time per crafted frame over that flood (/proc/PID/stat);
+/// - calls without a token, 32 in flight on one connection for 20 s: the server's RssAnon
+///   before and after, and what it logged meanwhile (issue 30 items 1 and 4);
 /// - after a 247 KB burst of crafted frames from one connection, how long a new member takes to
 ///   connect and log in;
 /// - a member's Import with one field repeated 260 000 times (compressed as the issue's was,
@@ -68,6 +70,7 @@ struct HostileBenchmark {
         _ = try member.calls(for: 1)  // warm: h1's archive loaded
 
         try measureFlood(address, member: member, serverPID: server.pid)
+        try measureCallsWithoutAccount(address, server: server)
         try measureBurst(address, serverPID: server.pid)
         // Before the imports, which add to h2's archive.
         try measureReads(address, probeToken: memberToken, serverPID: server.pid)
@@ -105,6 +108,32 @@ struct HostileBenchmark {
         if let failure = fastTotals.failure { throw WaterBenchError("the attacker failed: \(failure)") }
         record("server_cpu_us_per_flood_frame", cpu / Double(max(fastTotals.frames, 1)))
     }
+
+    // MARK: (a') Calls without a token, as fast as the server answers them
+
+    /// Issue 30's first row: one connection with 32 GetToday calls without a token in flight
+    /// (what any device on the network may send), for ``noAccountSeconds``: the server's RssAnon
+    /// before and after, and the bytes it logged meanwhile (each call is refused).
+    private mutating func measureCallsWithoutAccount(_ address: HostPort, server: Spawned) throws {
+        let before = ServerBenchmark.statusMiB("RssAnon:", of: server.pid)
+        let loggedBefore = server.standardErrorBytes
+        let socket = try ServerBenchmark.handshaken(address)
+        defer { socket.close() }
+        let totals = try PipelinedReads.run([socket], depth: 32, seconds: Self.noAccountSeconds) { callID in
+            try ServerBenchmark.frame(WaterV1.GetTodayRequest(), callID: callID, token: [])
+        }
+        // What the server logs reaches the pipe a little later than its replies.
+        usleep(200_000)
+        record("no_account_calls_per_s", Double(totals.replies) / totals.seconds)
+        record("no_account_refused", Double(totals.count(.unauthenticated)) / Double(max(totals.replies, 1)))
+        record("no_account_rss_anon_mib_before", before)
+        let after = ServerBenchmark.statusMiB("RssAnon:", of: server.pid)
+        record("no_account_rss_anon_mib_after", after)
+        record("no_account_rss_anon_mib_growth", after - before)
+        record("no_account_log_bytes", Double(server.standardErrorBytes - loggedBefore))
+    }
+
+    static let noAccountSeconds = 20.0
 
     // MARK: (b) A burst, then a new member's login
 

@@ -283,15 +283,16 @@ struct ServerBenchmark {
 
     /// A data directory with 10 members of 5 years each (about 18 000 entries apiece), all
     /// with the same password. The connections of the load phases log in as them in turn, as
-    /// Redis's are given the same 10-member board.
-    static func prepare(_ data: String) throws {
+    /// Redis's are given the same 10-member board. `newcomers` more members, `n1`, `n2`, ...,
+    /// have no history yet: room under the caps for a load of a million logs.
+    static func prepare(_ data: String, newcomers: Int = 0) throws {
         _ = try AdminCommands.initialize(
             dataDirectory: data, admin: "admin", password: Self.password, timeZone: .utc,
             strength: .minimum, logger: .silent)
         let store = try FileArchiveStore(path: data, owner: "water-bench")
         defer { store.close() }
         let hash = PasswordHasher(strength: .minimum).hashNow(Self.password)!
-        for (index, name) in (1...Self.historic).map({ "h\($0)" }).enumerated() {
+        func add(_ name: String) throws -> Archive<MemberArchive> {
             let id: UInt64 = try store.accounts.commitAndWait(
                 { book in
                     [
@@ -300,7 +301,11 @@ struct ServerBenchmark {
                         )
                     ]
                 }, result: { $0.account(named: name)!.id })
-            let archive = try store.createMember(id)
+            return try store.createMember(id)
+        }
+        for name in (0..<newcomers).map({ "n\($0 + 1)" }) { _ = try add(name) }
+        for (index, name) in (1...Self.historic).map({ "h\($0)" }).enumerated() {
+            let archive = try add(name)
             var history = RealisticHistory(seed: UInt64(index))
             let entries = history.entries(
                 days: 5 * 365, startingAt: UnixTime.nowMilliseconds() - Int64(5 * 365 + 1) * 86_400_000)

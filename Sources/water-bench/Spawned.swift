@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WaterSync
 import WaterTestSupport
 
 /// A process the benchmark starts and stops by its pid.
@@ -7,6 +8,9 @@ final class Spawned {
     let process = Process()
     let arguments: [String]
     private(set) var firstLine = ""
+    /// Bytes the process has written to its standard error (what journald would keep of a
+    /// server's log), read and dropped by a thread of the benchmark's.
+    private let loggedBytes = Locked(0)
 
     /// Starts `path` and waits (at most 60 s) for its first output line, or for `readyText`.
     init(_ path: String, _ arguments: [String], readyText: String? = nil, environment: [String: String] = [:]) throws {
@@ -17,9 +21,16 @@ final class Spawned {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         try process.run()
+        let errorsHandle = errors.fileHandleForReading
+        Thread { [loggedBytes] in
+            while case let chunk = errorsHandle.availableData, !chunk.isEmpty {
+                loggedBytes.withLock { $0 += chunk.count }
+            }
+        }.start()
         var text = ""
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
@@ -36,6 +47,9 @@ final class Spawned {
     }
 
     var pid: Int32 { process.processIdentifier }
+
+    /// How many bytes the process has written to its standard error so far.
+    var standardErrorBytes: Int { loggedBytes.withLock { $0 } }
 
     func stop() {
         guard process.isRunning else { return }
