@@ -188,6 +188,29 @@ struct EverydayPolishTests {
         #expect(edited.error == "water-client: a drink must be between 1 and 2000 ml, got 0\n", "\(edited.error)")
     }
 
+    @Test("issue 31: log, edit --amount, goal and cup read an amount alike (0.5l, 33cl, 250ml)")
+    func oneAmountGrammar() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["log", "0.5l"]).status == 0)
+        let id = try #require(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.first?.entryID)
+        #expect(try mum.run(["edit", id, "--amount", "33cl"]).status == 0)
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.map(\.amountMl) == [330])
+        #expect(try mum.run(["goal", "2.5l"]).status == 0)
+        #expect(try mum.run(["cup", "300ml"]).status == 0)
+        let settings = try #require(try mum.json(WaterV1.GetSettingsResponse.self, ["cup"]).settings)
+        #expect(settings.dailyGoalMl == 2500 && settings.usualCupMl == 300, "\(settings)")
+        for command in [
+            ["log", "0.3333l"], ["edit", id, "--amount", "0.3333l"], ["goal", "2,5l"], ["cup", "1.2.3"],
+        ] {
+            let refused = try mum.run(command)
+            #expect(refused.status == 64, "\(command): \(refused)")
+            #expect(refused.error.contains("an amount is whole millilitres (250, 250ml) or litres"), "\(refused.error)")
+        }
+    }
+
     @Test("logout with the server down keeps the session and names --local, which forgets it here")
     func logoutLocal() throws {
         let server = try ServerProcess.fresh()

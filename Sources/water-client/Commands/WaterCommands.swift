@@ -381,10 +381,7 @@ enum WaterCommands {
                 throw UsageError("cup add needs a name and an amount, like cup add mug 350")
             }
             try invocation.arguments.finish()
-            guard let amount = LogGrammar.millilitres(ml) else {
-                throw UsageError(
-                    "a cup's amount is whole millilitres (350, 350ml) or like a bottle's (0.5l, 33cl), got \"\(ml)\"")
-            }
+            let amount = try amountMl(ml)
             let response = try invocation.client().call(
                 WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink), forMember: member))
             invocation.output(response) { "kept \(name): water-client log \(name)\n" + cupList(response.settings) }
@@ -419,11 +416,10 @@ enum WaterCommands {
         return "usual cup: \(usual) ml\(drink)\nquick cups: \(cups.joined(separator: " ")) ml"
     }
 
-    /// An amount in millilitres as typed: "250" or "250ml".
+    /// An amount as typed, at every command that takes one (``TypedAmount``).
     static func amountMl(_ text: String) throws(UsageError) -> Int32 {
-        let digits = text.hasSuffix("ml") ? String(text.dropLast(2)) : text
-        guard let value = Int32(digits) else {
-            throw UsageError("an amount is a whole number of millilitres, got \"\(text)\"")
+        guard let value = TypedAmount.millilitres(text) else {
+            throw UsageError("an amount is \(TypedAmount.forms); got \"\(text)\"")
         }
         return value
     }
@@ -444,13 +440,15 @@ enum WaterCommands {
         }
     }
 
-    /// A drink's amount: 1 to 2000 ml. (0 means "the usual cup" on the wire, so `log 0` must be
-    /// refused here rather than sent.)
-    /// A drink's amount as typed; `hint` ends the refusal where leaving it out means something.
-    static func drinkMl(_ text: String, hint: String = "") throws -> Int32 {
+    /// A drink's amount as typed: 1 to 2000 ml. (0 means "the usual cup" on the wire, so `log 0`
+    /// must be refused here rather than sent.)
+    static func drinkMl(_ text: String) throws -> Int32 {
         let value = try amountMl(text)
         guard WaterLimits.amountMillilitres.contains(value) else {
-            throw WaterError(.invalidArgument, "a drink must be between 1 and 2000 ml, got \(value)\(hint)")
+            throw WaterError(
+                .invalidArgument,
+                "a drink must be between 1 and 2000 ml, got \(value)"
+                    + (value > 2000 ? " (log it as two drinks if it really was)" : ""))
         }
         return value
     }
