@@ -63,6 +63,17 @@ public final class GroupCommitter: Sendable {
     private enum Work {
         case write(CommitItem)
         case task(@Sendable () -> Void)
+
+        /// What ``GroupCap`` weighs of it.
+        var submission: GroupCap.Submission {
+            switch self {
+            case .write(let item):
+                GroupCap.Submission(
+                    bytes: item.bytes.count, archive: ObjectIdentifier(item.target), hasCompletion: item.complete != nil
+                )
+            case .task: GroupCap.Submission(bytes: 0, archive: nil, hasCompletion: true)
+            }
+        }
     }
 
     private struct Pending {
@@ -124,6 +135,8 @@ public final class GroupCommitter: Sendable {
         public var items = 0
         public var syncs = 0
         public var failures = 0
+        /// Writes left for the next group by the group's cap (``GroupCap``).
+        public var deferredWrites = 0
     }
 
     init(log: WriteAheadLog) {
@@ -325,16 +338,55 @@ public final class GroupCommitter: Sendable {
     }
 
     /// Moves everything queued into `scratch` as the group being gathered (swapped, so that
-    /// both sides keep their buffers' capacity) and returns its number.
+    /// both sides keep their buffers' capacity) and returns its number. Writes over the group's
+    /// cap that may wait (``GroupCap``) go back to the queue, ahead of what it holds, for the
+    /// next group.
     private func take(_ pending: inout Pending, into scratch: inout Scratch) -> UInt64 {
         scratch.records.removeAll(keepingCapacity: true)
         swap(&scratch.records, &pending.records.bytes)
         scratch.work.removeAll(keepingCapacity: true)
         swap(&scratch.work, &pending.work)
-        pending.lastGroupWrites = scratch.work.count
         pending.isPublished = false
+        if scratch.records.count > GroupCap.afterASmallFirstWrite {
+            putBack(GroupCap.deferrable(scratch.work.map(\.submission)), &pending, &scratch)
+        }
+        pending.lastGroupWrites = scratch.work.count
         defer { pending.gathering += 1 }
         return pending.gathering
+    }
+
+    /// Moves the writes at `indices` of the group taken into `scratch` back to the front of the
+    /// queue, with their records, for the writer to take next.
+    private func putBack(_ indices: [Int], _ pending: inout Pending, _ scratch: inout Scratch) {
+        guard !indices.isEmpty else { return }
+        var records: [UInt8] = []
+        var work: [Work] = []
+        for index in indices {
+            guard case .write(let item) = scratch.work[index] else { continue }
+            let start = records.count
+            records += scratch.records[item.bytes]
+            work.append(
+                .write(
+                    CommitItem(
+                        target: item.target, epoch: item.epoch, firstSequence: item.firstSequence,
+                        recordCount: item.recordCount, bytes: start..<records.count, complete: item.complete)))
+        }
+        // What was queued meanwhile now starts after the writes put back.
+        let shift = records.count
+        for index in pending.work.indices {
+            guard case .write(let item) = pending.work[index] else { continue }
+            pending.work[index] = .write(
+                CommitItem(
+                    target: item.target, epoch: item.epoch, firstSequence: item.firstSequence,
+                    recordCount: item.recordCount,
+                    bytes: (item.bytes.lowerBound + shift)..<(item.bytes.upperBound + shift),
+                    complete: item.complete))
+        }
+        pending.records.bytes.insert(contentsOf: records, at: 0)
+        pending.work.insert(contentsOf: work, at: 0)
+        for index in indices.reversed() { scratch.work.remove(at: index) }
+        pending.isPublished = true
+        statistics.withLock { $0.deferredWrites += indices.count }
     }
 
     /// Runs `body` on the leader's thread, after everything queued before it is committed and
