@@ -98,9 +98,4 @@ struct ArchiveAccess: Sendable {
             throw WaterError(refusal: error)
         }
     }
-
-    /// Usernames by member id, for "added by" and "completed by".
-    func memberNames() -> [UInt64: String] {
-        (try? accounts.read { book in book.accounts.mapValues(\.username) }) ?? [:]
-    }
 }

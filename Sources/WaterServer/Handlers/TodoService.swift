@@ -54,7 +54,7 @@ struct TodoService: Service {
         reply: (WaterV1.TodoItem?) -> Response
     ) throws(WaterError) -> Response {
         let id = try recordID(itemID, field: "item_id")
-        let names = archives.memberNames()
+        let names = archives.usernames()
         return try archives.commitReturning(
             archives.household, { list in Decision(try decide(list, id).map { [$0] } ?? []) },
             result: { list, _ in reply(Wire.todo(in: list, id: id, names: names)) })
@@ -64,7 +64,7 @@ struct TodoService: Service {
         -> WaterV1.DeleteTodoResponse
     {
         let id = try recordID(request.itemID, field: "item_id")
-        let names = archives.memberNames()
+        let names = archives.usernames()
         return try archives.commitReturning(
             archives.household,
             { list in Decision([try list.validateDelete(id: id)], note: Wire.todo(in: list, id: id, names: names)) },
@@ -75,7 +75,7 @@ struct TodoService: Service {
         -> WaterV1.MoveTodoResponse
     {
         let id = try recordID(request.itemID, field: "item_id")
-        let names = archives.memberNames()
+        let names = archives.usernames()
         return try archives.commitReturning(
             archives.household, { list in Decision([try list.validateMove(id: id, to: Int(request.position))]) },
             result: { list, _ in WaterV1.MoveTodoResponse(items: Wire.todos(list, names: names)) })
@@ -84,7 +84,7 @@ struct TodoService: Service {
     func listTodos(_ request: WaterV1.ListTodosRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.ListTodosResponse
     {
-        let names = archives.memberNames()
+        let names = archives.usernames()
         return WaterV1.ListTodosResponse(items: try archives.read(archives.household) { Wire.todos($0, names: names) })
     }
 }
@@ -104,8 +104,8 @@ extension Wire {
         WaterV1.TodoItem(
             itemID: item.id.description, text: SharedText.todoText.bounded(item.text), done: item.isDone,
             position: UInt32(position),
-            addedBy: names[item.addedBy] ?? "a former member", addedAtUnixMs: item.addedAtUnixMilliseconds,
-            completedBy: item.completedBy.map { names[$0] ?? "a former member" } ?? "",
+            addedBy: Wire.maker(item.addedBy, names), addedAtUnixMs: item.addedAtUnixMilliseconds,
+            completedBy: item.completedBy.map { Wire.maker($0, names) } ?? "",
             completedAtUnixMs: item.completedAtUnixMilliseconds ?? 0)
     }
 }

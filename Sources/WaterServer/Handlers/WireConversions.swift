@@ -38,7 +38,14 @@ enum Wire {
             entryID: canonical ?? entry.id.description, amountMl: entry.amountMillilitres,
             atUnixMs: entry.unixMilliseconds, date: water.date(of: entry).description, drink: entry.drink,
             factorHundredths: UInt32(entry.factorHundredths), countedMl: entry.countedMillilitres,
-            madeBy: entry.madeBy == 0 ? "" : makers[entry.madeBy] ?? "member \(entry.madeBy)")
+            madeBy: entry.madeBy == 0 ? "" : maker(entry.madeBy, makers))
+    }
+
+    /// Who made something (a drink for its owner, a todo item, its completion), by name: removed
+    /// members keep theirs (``ArchiveAccess/usernames()``), so only an id no account ever had
+    /// reads as a former member.
+    static func maker(_ id: UInt64, _ usernames: [UInt64: String]) -> String {
+        usernames[id] ?? "a former member"
     }
 
     static func drinks(_ list: DrinkList) -> [WaterV1.Drink] {

@@ -29,6 +29,18 @@ struct TodoAndHabitServiceTests {
         #expect(list.items.map(\.text) == ["bread"])
     }
 
+    @Test("issue 31: a removed member's name stays on the items they added and completed, as on their drinks")
+    func removedMemberKeepsTheirName() throws {
+        let h = try H()
+        let bea = try h.addMember("bea")
+        let item = newID()
+        _ = try h.call(h.todo.addTodo, WaterV1.AddTodoRequest(itemID: item, text: "filters"), as: bea).get()
+        _ = try h.call(h.todo.setTodoDone, WaterV1.SetTodoDoneRequest(itemID: item, done: true), as: bea).get()
+        _ = try h.call(h.accounts.removeMember, WaterV1.RemoveMemberRequest(username: "bea"), as: h.admin).get()
+        let list = try h.call(h.todo.listTodos, WaterV1.ListTodosRequest(), as: h.admin).get()
+        #expect(list.items.map(\.addedBy) == ["bea"] && list.items.map(\.completedBy) == ["bea"], "\(list.items)")
+    }
+
     @Test("SetTodoDone sets, never toggles: two people marking an item done leave it done; undone reopens it")
     func setDone() throws {
         let h = try H()
