@@ -65,13 +65,15 @@ final class MosquittoBroker {
     }
 
     /// `mosquitto_sub` started now: reads up to `count` messages on `topics` (retained ones first)
-    /// for at most `seconds`. ``Subscription/messages()`` waits for it.
-    func subscribe(_ topics: [String], count: Int, seconds: Int = 20, login: (String, String)? = nil) throws
-        -> Subscription
-    {
+    /// for at most `seconds`. ``Subscription/messages()`` waits for it. With `timed`, each
+    /// message's "topic" is instead the time it arrived, in seconds since 1970 (`-F '%U %p'`).
+    func subscribe(
+        _ topics: [String], count: Int, seconds: Int = 20, login: (String, String)? = nil, timed: Bool = false
+    ) throws -> Subscription {
         // Not `-W`: its SIGALRM stays blocked in a process spawned from a test's thread, which
         // blocks nearly every signal. The subscription is bounded here instead.
-        var arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-v", "-C", "\(count)"] + readerOptions
+        var arguments =
+            ["-h", "127.0.0.1", "-p", "\(port)", "-C", "\(count)"] + (timed ? ["-F", "%U %p"] : ["-v"]) + readerOptions
         if let (user, password) = login { arguments += ["-u", user, "-P", password] }
         for topic in topics { arguments += ["-t", topic] }
         return Subscription(
@@ -116,7 +118,7 @@ final class MosquittoBroker {
 
         /// Whole lines only: a message is printed with its newline, and one read half-way (a
         /// large output comes in several reads) must not count, or it is cut when the reader stops.
-        private var lines: Int { Self.lines(text) }
+        var lines: Int { Self.lines(text) }
 
         private static func lines(_ text: String) -> Int { text.utf8.count { $0 == UInt8(ascii: "\n") } }
 
@@ -135,9 +137,19 @@ final class MosquittoBroker {
         /// empty one).
         func messages() -> [(topic: String, payload: String)] {
             _ = waitFor(count)
+            stop()
+            return received
+        }
+
+        /// Stops the subscriber now, whatever it has read.
+        func stop() {
             if process.isRunning { kill(process.pid, SIGKILL) }
             process.wait()
-            return text.split(separator: "\n").map { line in
+        }
+
+        /// The messages read so far, the subscriber still running.
+        var received: [(topic: String, payload: String)] {
+            text.split(separator: "\n").map { line in
                 let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
                 return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
             }

@@ -1,17 +1,33 @@
 /* LD_PRELOAD shim for scripts/bench: every fsync and fdatasync of the process takes
  * WATER_SLOW_SYNC_US microseconds longer (default 3000), after the real call: what a flush costs
- * on a Raspberry Pi's SD card. The benchmark loads it into water-server and redis-server alike. */
+ * on a Raspberry Pi's SD card. The benchmark loads it into water-server and redis-server alike.
+ * For the tests, a card that fails: while the file WATER_FAIL_SYNC_FILE names exists, each sync
+ * fails with EIO (after its delay), as a dying card's would. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 static long delay_us = 3000;
+static const char *fail_file = NULL;
 
 __attribute__((constructor)) static void read_delay(void) {
     const char *text = getenv("WATER_SLOW_SYNC_US");
     if (text) delay_us = atol(text);
+    fail_file = getenv("WATER_FAIL_SYNC_FILE");
+}
+
+/* The call's result, or -1 with EIO while the fail file exists. */
+static int outcome(long result) {
+    int error = errno;
+    if (fail_file && access(fail_file, F_OK) == 0) {
+        errno = EIO;
+        return -1;
+    }
+    errno = error;
+    return (int)result;
 }
 
 static void wait_for_the_card(void) {
@@ -22,11 +38,11 @@ static void wait_for_the_card(void) {
 int fsync(int fd) {
     long result = syscall(SYS_fsync, fd);
     wait_for_the_card();
-    return (int)result;
+    return outcome(result);
 }
 
 int fdatasync(int fd) {
     long result = syscall(SYS_fdatasync, fd);
     wait_for_the_card();
-    return (int)result;
+    return outcome(result);
 }
