@@ -126,20 +126,24 @@ struct APIServices: Sendable {
 struct BoardBuilder: Sendable {
     let store: FileArchiveStore
     let householdTimeZone: MemberTimeZone
-    private let cache = BoardCache()
+    private let cache: BoardCache
 
     init(store: FileArchiveStore, householdTimeZone: MemberTimeZone) {
         self.store = store
         self.householdTimeZone = householdTimeZone
+        cache = BoardCache(committer: store.committer)
     }
 
-    /// Something that may be on a board changed.
+    /// Something that may be on a board changed. The next board read is built anew at once (a
+    /// reply that shows a write waits for it to be durable anyway); those who listen hear of
+    /// it only once it is durable, and again, on a board built anew, when it was rolled back.
     func changed() {
         cache.generation.withLock { $0 += 1 }
-        cache.changes.fire()
+        cache.durable.changed()
     }
 
-    /// Calls `body` after every change (on the thread that made it: it must return quickly).
+    /// Calls `body` after every change, once it is durable (on the thread that tells of it, the
+    /// event loop's in a server: it must return quickly).
     func onChange(_ body: @escaping @Sendable () -> Void) {
         cache.changes.listen(body)
     }
@@ -282,6 +286,18 @@ final class BoardCache: Sendable {
 
     let generation = Locked<UInt64>(0)
     let boards = Locked<[Key: Entry]>([:])
-    /// Fired by every change, for those who publish boards elsewhere (``HomePublisher``).
+    /// Fired once changes are durable, for those who publish boards elsewhere (``HomePublisher``).
     let changes = Signal()
+    /// Fires ``changes`` once the writes of a change are durable, or rolled back: then the
+    /// boards are built anew, as a group that failed may have been on them.
+    let durable: GroupNotice
+
+    init(committer: GroupCommitter) {
+        durable = GroupNotice(committer)
+        let (generation, changes) = (generation, changes)
+        durable.listen { _ in
+            generation.withLock { $0 += 1 }
+            changes.fire()
+        }
+    }
 }

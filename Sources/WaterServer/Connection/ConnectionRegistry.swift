@@ -80,12 +80,17 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         for connection in flushing { connection.isQueuedForFlush = false }
         held.turnEnded(publication, group: committer.lastQueuedGroup, holders: flushing)
         flushing.removeAll(keepingCapacity: true)
+        if case .committedHere(let group, let succeeded) = publication {
+            committer.notices.finished(group, succeeded: succeeded)
+        }
     }
 
-    /// The committer's writer made `group` durable, or failed it.
+    /// The committer's writer made `group` durable, or failed it: its replies go, and only
+    /// then does anyone else hear of its writes (``DurableNotices``).
     func groupCommitted(_ group: UInt64, succeeded: Bool) {
         loop.preconditionInLoop()
         held.groupCommitted(group, succeeded: succeeded)
+        services.store.committer.notices.finished(group, succeeded: succeeded)
     }
 
     // MARK: Connections

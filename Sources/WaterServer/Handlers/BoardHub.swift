@@ -1,6 +1,7 @@
 import Dispatch
 import WaterCore
 import WaterProtocol
+import WaterStore
 import WaterSync
 
 /// The live boards of `WatchBoard` calls: each watcher gets the board when it starts and again
@@ -36,9 +37,14 @@ final class BoardHub: Sendable {
     /// Where boards are built and sent (one at a time).
     private let queue = DispatchQueue(label: "water.board-hub")
 
+    /// Broadcasts once a change is durable.
+    private let durable: GroupNotice
+
     init(boards: BoardBuilder, now: @escaping @Sendable () -> Int64) {
         self.boards = boards
         self.now = now
+        durable = GroupNotice(boards.store.committer)
+        durable.listen { [weak self] _ in self?.changedDurably() }
     }
 
     /// Starts sending boards to `responder` until the call is cancelled.
@@ -51,14 +57,23 @@ final class BoardHub: Sendable {
         responder.onCancel { [weak self] in
             self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
         }
-        queue.async { [self] in
-            let now = self.now()
-            send(board(boards.currentWeek(now: now), order, viewer, now: now), to: id, responder)
-        }
+        queue.async { [self] in sendFirst(to: id, order, viewer, responder) }
     }
 
-    /// Someone's water or habits changed (the board cache heard of it from the commit).
+    /// The first board of watcher `id`, once it can be built of durable writes only.
+    private func sendFirst(to id: UInt64, _ order: BoardOrder, _ viewer: UInt64, _ responder: Responder) {
+        guard let first = durableBoard(order, viewer, orElse: { [self] in sendFirst(to: id, order, viewer, responder) })
+        else { return }
+        send(first, to: id, responder)
+    }
+
+    /// Someone's water or habits changed: the watchers are sent a board once the change is
+    /// durable (or rolled back), never before the reply to the write that made it.
     func changed() {
+        durable.changed()
+    }
+
+    private func changedDurably() {
         let schedule = state.withLock { state -> Bool in
             guard !state.watchers.isEmpty, !state.isBroadcastPending else { return false }
             state.isBroadcastPending = true
@@ -69,26 +84,29 @@ final class BoardHub: Sendable {
     }
 
     private func broadcast() {
-        // Those still waiting for room only note that they missed this one.
+        let committer = boards.store.committer
+        let read = committer.beginDurableRead()
         let ready = state.withLock { state in
             state.isBroadcastPending = false
-            var ready: [(UInt64, Watcher)] = []
-            for (id, watcher) in state.watchers {
-                if watcher.isWaitingForRoom {
-                    state.watchers[id]?.missedChange = true
-                } else {
-                    state.watchers[id]?.isWaitingForRoom = true
-                    ready.append((id, watcher))
-                }
-            }
-            return ready
+            return state.watchers.filter { !$0.value.isWaitingForRoom }
         }
         let now = self.now()
         let week = boards.currentWeek(now: now)
         // The builder's cache makes each distinct board once.
-        for (id, watcher) in ready {
-            send(board(week, watcher.order, watcher.viewer, now: now), to: id, watcher.responder)
+        let built = ready.map {
+            (id: $0.key, watcher: $0.value, board: board(week, $0.value.order, $0.value.viewer, now: now))
         }
+        // A board that saw a write still being synced (which may yet be rolled back) is built
+        // again once it is durable.
+        guard committer.endDurableRead(read, orElse: { [weak self] in self?.changedDurably() }) else { return }
+        // Those waiting for room only note that they missed this one.
+        state.withLock { state in
+            for (id, watcher) in state.watchers where watcher.isWaitingForRoom {
+                state.watchers[id]?.missedChange = true
+            }
+            for sent in built { state.watchers[sent.id]?.isWaitingForRoom = true }
+        }
+        for sent in built { send(sent.board, to: sent.id, sent.watcher.responder) }
     }
 
     /// The connection of watcher `id` has room again: the latest board if it missed one.
@@ -103,8 +121,26 @@ final class BoardHub: Sendable {
             return watcher
         }
         guard let missed else { return }
+        guard let board = durableBoard(missed.order, missed.viewer, orElse: { [weak self] in self?.roomAgain(id) })
+        else {
+            // Sent once the write it would have shown is durable.
+            state.withLock { $0.watchers[id]?.missedChange = true }
+            return
+        }
+        send(board, to: id, missed.responder)
+    }
+
+    /// The current board for `viewer`, when it shows durable writes only; nil, and `retry` runs
+    /// once they are, when it saw one still being synced.
+    private func durableBoard(_ order: BoardOrder, _ viewer: UInt64, orElse retry: @escaping @Sendable () -> Void)
+        -> WaterV1.WatchBoardResponse?
+    {
+        let committer = boards.store.committer
+        let read = committer.beginDurableRead()
         let now = self.now()
-        send(board(boards.currentWeek(now: now), missed.order, missed.viewer, now: now), to: id, missed.responder)
+        let built = board(boards.currentWeek(now: now), order, viewer, now: now)
+        return committer.endDurableRead(read, orElse: { [weak self] in self?.queue.async(execute: retry) })
+            ? built : nil
     }
 
     private func send(_ board: WaterV1.WatchBoardResponse, to id: UInt64, _ responder: Responder) {

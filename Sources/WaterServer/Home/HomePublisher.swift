@@ -116,7 +116,12 @@ final class HomePublisher: Sendable {
         isBuildPending.withLock { $0 = false }
         // While the broker is away nothing is sent (or queued): the connect sends it all.
         guard !isStopped.withLock({ $0 }), connection.isConnected else { return }
+        // The wall shows durable writes only: a board that saw one still being synced (which
+        // may yet be rolled back) is built again once it is.
+        let committer = boards.store.committer
+        let read = committer.beginDurableRead()
         let (fresh, kept) = build(now: now())
+        guard committer.endDurableRead(read, orElse: { [weak self] in self?.changed() }) else { return }
         let (old, isStale) = published.withLock { $0 }
         var holds: [String: [UInt8]] = [:]
         var sentAll = true

@@ -119,6 +119,8 @@ public final class GroupCommitter: Sendable {
     }
 
     let log: WriteAheadLog
+    /// Who hears of writes besides their callers, once they are durable (``GroupNotice``).
+    public let notices = DurableNotices()
     private let pending = Locked(Pending())
     /// The newest group anything was queued for (0: none yet): written under `pending`'s lock,
     /// read without it by the loop after every handler's reply (``lastQueuedGroup``).
@@ -249,6 +251,28 @@ public final class GroupCommitter: Sendable {
     /// queued by now leaves once this group is durable. 0 when nothing was ever queued.
     public var lastQueuedGroup: UInt64 {
         newestQueued.load(ordering: .acquiring)
+    }
+
+    /// Where a read of durable state started (``beginDurableRead()``).
+    public struct DurableRead: Sendable {
+        fileprivate let finishedBefore: UInt64
+    }
+
+    /// Starts a read that must show durable writes only (what a listener sends out, a board for
+    /// the wall): read, then ask ``endDurableRead(_:orElse:)`` whether it may be used.
+    public func beginDurableRead() -> DurableRead {
+        DurableRead(finishedBefore: notices.finishedThrough)
+    }
+
+    /// Whether every write the read could have seen was in a group finished before it started:
+    /// durable, or rolled back before it read. An archive's write is queued in the critical
+    /// section that applies it, so one the read saw is in ``lastQueuedGroup`` or earlier. When
+    /// not, `retry` runs once those groups have finished, and the read is to be thrown away.
+    public func endDurableRead(_ read: DurableRead, orElse retry: @escaping @Sendable () -> Void) -> Bool {
+        let queued = lastQueuedGroup
+        guard queued > read.finishedBefore else { return true }
+        notices.after(queued) { _ in retry() }
+        return false
     }
 
     /// Starts the writer: a thread of its own that leads from now on, a group at a time, and
@@ -424,25 +448,27 @@ public final class GroupCommitter: Sendable {
     ///   submitters told).
     @discardableResult
     public func lead() -> Bool {
-        scratch.withLock { scratch in
-            var succeeded = true
-            while takePending(&scratch) {
-                succeeded = run(&scratch) && succeeded
-            }
-            return succeeded
+        var succeeded = true
+        while let (group, groupSucceeded) = scratch.withLock({ scratch -> (UInt64, Bool)? in
+            guard let group = takePending(&scratch) else { return nil }
+            return (group, run(&scratch))
+        }) {
+            succeeded = groupSucceeded && succeeded
+            // No writer, no event loop: the leader tells of its groups itself.
+            notices.finished(group, succeeded: groupSucceeded)
         }
+        return succeeded
     }
 
-    /// Takes everything queued into `scratch`; false, giving up the leadership, when nothing is
-    /// queued.
-    private func takePending(_ scratch: inout Scratch) -> Bool {
+    /// Takes everything queued into `scratch` and returns its group's number; nil, giving up
+    /// the leadership, when nothing is queued.
+    private func takePending(_ scratch: inout Scratch) -> UInt64? {
         pending.withLock { pending in
             guard !pending.work.isEmpty else {
                 pending.isLeading = false
-                return false
+                return nil
             }
-            _ = take(&pending, into: &scratch)
-            return true
+            return take(&pending, into: &scratch)
         }
     }
 

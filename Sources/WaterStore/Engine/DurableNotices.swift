@@ -1,0 +1,92 @@
+import WaterSync
+
+/// Who waits to hear that the writes queued so far are durable, or failed: everyone who hears
+/// of a write besides its reply (the live boards, Home Assistant) hears through here, so never
+/// before the write is on disk, and hears again when its group failed and was rolled back.
+///
+/// Groups finish in order, and one party tells of them (``finished(_:succeeded:)``): with a
+/// writer thread, the event loop, once it has let that group's replies go (so a reply leaves
+/// before anyone else hears of its write); without one (tools, tests), the committer's leader.
+public final class DurableNotices: Sendable {
+    /// Told whether the group it waited for was durable (false: rolled back).
+    public typealias Notice = @Sendable (_ succeeded: Bool) -> Void
+
+    private struct State {
+        /// Every group up to this one has finished.
+        var finishedThrough: UInt64 = 0
+        /// The latest groups that failed, for a notice that comes after its group finished.
+        var recentFailures: [UInt64] = []
+        var waiting: [(group: UInt64, notice: Notice)] = []
+    }
+
+    private let state = Locked(State())
+
+    /// How many failed groups are remembered for late notices: a notice is registered right
+    /// after its write was queued, a group or two before the newest finishes at the most.
+    static let failuresRemembered = 16
+
+    /// Runs `notice` once `group` has finished: at once (on this thread) when it has already.
+    func after(_ group: UInt64, _ notice: @escaping Notice) {
+        let runNow = state.withLock { state -> Bool? in
+            guard group > state.finishedThrough else { return !state.recentFailures.contains(group) }
+            state.waiting.append((group, notice))
+            return nil
+        }
+        if let succeeded = runNow { notice(succeeded) }
+    }
+
+    /// Groups up to `group` have finished, `group` itself durable or not: the notices that
+    /// waited for them run, on this thread (each must only hand its work on).
+    public func finished(_ group: UInt64, succeeded: Bool) {
+        let due = state.withLock { state -> [(group: UInt64, notice: Notice)] in
+            state.finishedThrough = max(state.finishedThrough, group)
+            if !succeeded {
+                state.recentFailures.append(group)
+                if state.recentFailures.count > Self.failuresRemembered { state.recentFailures.removeFirst() }
+            }
+            guard state.waiting.contains(where: { $0.group <= group }) else { return [] }
+            let due = state.waiting.filter { $0.group <= group }
+            state.waiting.removeAll { $0.group <= group }
+            return due
+        }
+        for (waited, notice) in due { notice(waited != group || succeeded) }
+    }
+
+    /// Every group up to this one has finished.
+    var finishedThrough: UInt64 { state.withLock { $0.finishedThrough } }
+
+    /// How many notices wait (for tests).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+}
+
+/// One listener's notice, waiting at most once per group: a listener that hears of every write
+/// (the board) registers for a write's group only when no notice of its waits for that group or
+/// a later one, so a group of many writes costs it one notice, and nothing is allocated per write.
+public final class GroupNotice: Sendable {
+    private let committer: GroupCommitter
+    private let notice = Locked<DurableNotices.Notice?>(nil)
+    /// The newest group a notice was registered for.
+    private let registered = Locked<UInt64>(0)
+
+    public init(_ committer: GroupCommitter) {
+        self.committer = committer
+    }
+
+    /// What runs once a change is durable (or rolled back); set once, before any change.
+    public func listen(_ body: @escaping DurableNotices.Notice) {
+        notice.withLock { $0 = body }
+    }
+
+    /// A write was queued: the notice runs once everything queued so far has finished.
+    public func changed() {
+        let group = committer.lastQueuedGroup
+        let isNew = registered.withLock { registered in
+            guard group > registered else { return false }
+            registered = group
+            return true
+        }
+        guard isNew else { return }
+        let notice = self.notice
+        committer.notices.after(group) { succeeded in notice.withLock { $0 }?(succeeded) }
+    }
+}
