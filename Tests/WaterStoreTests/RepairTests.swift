@@ -112,7 +112,8 @@ struct RepairTests {
     @Test("check changes no byte, cuts no torn tail and reports it; a second check finds the same")
     func checkOnlyReads() throws {
         let path = try Self.dataDirectory { _, second in
-            second[1][second[1].count - 40] ^= 0x01  // the last frame's chunk: a torn write
+            // A torn write: the last frame reached the disk up to its chunk, the rest is still zeros.
+            for index in (second[1].count - 40)..<second[1].count { second[1][index] = 0 }
         }
         defer { removeTree(String(path.dropLast(5))) }
         let before = try Self.files("\(path)/log")
@@ -122,6 +123,16 @@ struct RepairTests {
         #expect(household.tornTail?.journal == "log/0000000000000002", "\(household)")
         #expect(try DataDirectoryCheck.run(path) == reports)
         #expect(try Self.files("\(path)/log") == before)
+    }
+
+    @Test(
+        "issue 31: check reports a bit flipped inside the newest frame, written whole, as damage, not as a torn write")
+    func checkNewestFrameDamage() throws {
+        let path = try Self.dataDirectory { _, second in second[1][second[1].count - 40] ^= 0x01 }
+        defer { removeTree(String(path.dropLast(5))) }
+        let household = try #require(try DataDirectoryCheck.run(path).first { $0.archive == "household" })
+        #expect(household.tornTail == nil, "\(household)")
+        #expect(household.problem?.contains("its records 4-4 in log 0000000000000002") == true, "\(household)")
     }
 
     @Test(
