@@ -60,7 +60,7 @@ struct CommitItem: Sendable {
 /// what arrives while it commits, before it lets go.
 public final class GroupCommitter: Sendable {
     /// A queued submission: a write, or a task to run between two groups.
-    private enum Work {
+    enum Work {
         case write(CommitItem)
         case task(@Sendable () -> Void)
 
@@ -76,38 +76,19 @@ public final class GroupCommitter: Sendable {
         }
     }
 
-    private struct Pending {
+    struct Pending {
         var work: [Work] = []
         /// The records of the queued writes, one after another.
         var records = RecordWriter()
-        /// A leader is draining: later submissions only queue.
-        var isLeading = false
         /// The number the group being gathered will have.
         var gathering: UInt64 = 1
-        /// The writer thread's, when one runs: whether it waits for work, and whether to stop.
-        var hasWriter = false
-        var isWriterIdle = false
-        var isStopping = false
-        /// An event loop commits a lone write itself (``publishTurn(deliveredThrough:)``): the
-        /// writer takes nothing meanwhile.
-        var isLoopCommitting = false
-        /// How many submissions the last group held.
-        var lastGroupWrites = 0
-        /// Whether what is queued is the writer's to take: a loop's writes are once its turn
-        /// has ended (``publishTurn(deliveredThrough:)``), anyone else's at once.
-        var isPublished = false
-
-        /// Marks an idle writer as woken: true when the caller must signal it.
-        mutating func wakeWriter() -> Bool {
-            guard isWriterIdle else { return false }
-            isWriterIdle = false
-            return true
-        }
+        /// Who commits, and when.
+        var leadership = CommitLeadership()
     }
 
     /// What the leader reuses from group to group, so that a group allocates nothing once they
     /// have grown to size: the records and work it took, the frame, the chunks and the archives.
-    private struct Scratch {
+    struct Scratch {
         var records: [UInt8] = []
         var work: [Work] = []
         var frame: [UInt8] = []
@@ -121,12 +102,12 @@ public final class GroupCommitter: Sendable {
     let log: WriteAheadLog
     /// Who hears of writes besides their callers, once they are durable (``GroupNotice``).
     public let notices = DurableNotices()
-    private let pending = Locked(Pending())
+    let pending = Locked(Pending())
     /// The newest group anything was queued for (0: none yet): written under `pending`'s lock,
     /// read without it by the loop after every handler's reply (``lastQueuedGroup``).
     private let newestQueued = Atomic<UInt64>(0)
-    private let scratch = Locked(Scratch())
-    private let statistics = Locked(Statistics())
+    let scratch = Locked(Scratch())
+    let statistics = Locked(Statistics())
     /// Rung when work arrives for an idle writer, and when the writer has stopped.
     private let writerWakeup = DispatchSemaphore(value: 0)
     private let writerStopped = DispatchSemaphore(value: 0)
@@ -181,7 +162,7 @@ public final class GroupCommitter: Sendable {
                     CommitItem(
                         target: target, epoch: epoch, firstSequence: firstSequence, recordCount: recordCount,
                         bytes: start..<pending.records.bytes.count, complete: complete)))
-            return queued(&pending, wakesWriter: complete != nil)
+            return queued(&pending, isWaitedOn: complete != nil)
         }
         if wake { writerWakeup.signal() }
         return mustLead
@@ -191,15 +172,10 @@ public final class GroupCommitter: Sendable {
     /// A write that nobody waits for (an event loop's, answered once its group is durable) wakes
     /// no writer: the loop publishes its whole turn at once (``publishTurn(deliveredThrough:)``),
     /// so that the writer's group is a turn, not the turn's first request.
-    private func queued(_ pending: inout Pending, wakesWriter: Bool) -> (mustLead: Bool, wakeWriter: Bool) {
+    private func queued(_ pending: inout Pending, isWaitedOn: Bool) -> (mustLead: Bool, wakeWriter: Bool) {
         newestQueued.store(pending.gathering, ordering: .releasing)
-        if pending.hasWriter {
-            guard wakesWriter else { return (false, false) }
-            pending.isPublished = true
-            return (false, pending.wakeWriter())
-        }
-        defer { pending.isLeading = true }
-        return (!pending.isLeading, false)
+        let action = pending.leadership.queued(isWaitedOn: isWaitedOn)
+        return (action == .lead, action == .wakeWriter)
     }
 
     /// What became of a turn's writes (``publishTurn(deliveredThrough:)``).
@@ -219,30 +195,18 @@ public final class GroupCommitter: Sendable {
     /// Then one sync serves it with no thread hop either way, as a family's lone phone logging
     /// a glass; under load the writer is busy or groups are larger, and the loop never blocks.
     public func publishTurn(deliveredThrough: UInt64) -> Publication {
-        let step = pending.withLock { pending -> (wake: Bool, commitHere: Bool) in
-            guard pending.hasWriter, !pending.isLoopCommitting, !pending.work.isEmpty else { return (false, false) }
-            // Every group taken so far is finished and told: the writer has nothing in hand (and
-            // takes nothing while the loop commits).
-            if pending.work.count == 1, pending.lastGroupWrites <= 1, pending.gathering == deliveredThrough + 1,
-                !pending.isStopping
-            {
-                pending.isLoopCommitting = true
-                return (false, true)
-            }
-            pending.isPublished = true
-            return (pending.wakeWriter(), false)
+        let turn = pending.withLock { pending in
+            pending.leadership.turnEnded(
+                queued: pending.work.count, gathering: pending.gathering, deliveredThrough: deliveredThrough)
         }
-        if step.wake { writerWakeup.signal() }
-        guard step.commitHere else { return .handedToWriter }
+        if turn == .wakeWriter { writerWakeup.signal() }
+        guard turn == .commitHere else { return .handedToWriter }
         let (group, succeeded) = scratch.withLock { scratch -> (UInt64, Bool) in
             let group = pending.withLock { take(&$0, into: &scratch) }
             return (group, run(&scratch))
         }
         // What other threads queued meanwhile waits for the writer, which did not take it.
-        let wake = pending.withLock { pending -> Bool in
-            pending.isLoopCommitting = false
-            return !pending.work.isEmpty && pending.wakeWriter()
-        }
+        let wake = pending.withLock { pending in pending.leadership.loopCommitted(workLeft: !pending.work.isEmpty) }
         if wake { writerWakeup.signal() }
         return .committedHere(group: group, succeeded: succeeded)
     }
@@ -280,11 +244,7 @@ public final class GroupCommitter: Sendable {
     /// its writes were rolled back, or were refused for an earlier failure). Submitters never
     /// lead again.
     public func startWriter(onGroup: @escaping @Sendable (_ group: UInt64, _ succeeded: Bool) -> Void) {
-        pending.withLock { pending in
-            precondition(!pending.hasWriter && !pending.isLeading, "the writer starts before any write")
-            pending.hasWriter = true
-            pending.isLeading = true
-        }
+        pending.withLock { $0.leadership.writerStarted() }
         DispatchQueue(label: "water.log-writer", qos: .userInitiated).async { [self] in
             var deadline: DispatchTime?
             while true {
@@ -313,11 +273,7 @@ public final class GroupCommitter: Sendable {
 
     /// Stops the writer once everything queued is committed.
     public func stopWriter() {
-        let running = pending.withLock { pending -> Bool in
-            guard pending.hasWriter else { return false }
-            pending.isStopping = true
-            return true
-        }
+        let running = pending.withLock { $0.leadership.stopRequested() }
         guard running else { return }
         writerWakeup.signal()
         writerStopped.wait()
@@ -330,87 +286,20 @@ public final class GroupCommitter: Sendable {
         case stop
     }
 
-    /// What the writer does next: take a group into `scratch`, wait (for work, or until
-    /// `topUpBy`), or stop, once it is to stop and nothing is left.
-    ///
-    /// When fewer writes are queued than the last group held, it waits a little for the rest
-    /// (a quarter of the last sync, at most 2 ms): right after a sync the loop is still reading
-    /// the requests its replies set off, and a group taken at the first of them would leave the
-    /// others a whole sync behind. A lone writer (the last group held one) never waits.
+    /// What the writer does next (``CommitLeadership/writerLooks(queued:now:patience:deadline:)``):
+    /// take a group into `scratch`, wait (for work, or until `topUpBy`), or stop.
     private func nextStepForWriter(_ scratch: inout Scratch, topUpBy deadline: inout DispatchTime?) -> WriterStep {
         let now = DispatchTime.now()
         let patience = min(scratch.lastSyncNanoseconds / 4, 2_000_000)
         return pending.withLock { pending -> WriterStep in
-            if pending.isLoopCommitting {
-                pending.isWriterIdle = true
-                return .wait(until: nil)
+            switch pending.leadership.writerLooks(
+                queued: pending.work.count, now: now, patience: patience, deadline: &deadline)
+            {
+            case .take: .group(take(&pending, into: &scratch))
+            case .wait(let until): .wait(until: until)
+            case .stop: .stop
             }
-            if pending.isPublished {
-                let topUpBy = deadline ?? now + .nanoseconds(Int(patience))
-                deadline = topUpBy
-                if pending.work.count < pending.lastGroupWrites, !pending.isStopping, now < topUpBy {
-                    pending.isWriterIdle = true
-                    return .wait(until: topUpBy)
-                }
-                pending.isWriterIdle = false
-                return .group(take(&pending, into: &scratch))
-            }
-            if pending.isStopping { return pending.work.isEmpty ? .stop : .group(take(&pending, into: &scratch)) }
-            pending.isWriterIdle = true
-            return .wait(until: nil)
         }
-    }
-
-    /// Moves everything queued into `scratch` as the group being gathered (swapped, so that
-    /// both sides keep their buffers' capacity) and returns its number. Writes over the group's
-    /// cap that may wait (``GroupCap``) go back to the queue, ahead of what it holds, for the
-    /// next group.
-    private func take(_ pending: inout Pending, into scratch: inout Scratch) -> UInt64 {
-        scratch.records.removeAll(keepingCapacity: true)
-        swap(&scratch.records, &pending.records.bytes)
-        scratch.work.removeAll(keepingCapacity: true)
-        swap(&scratch.work, &pending.work)
-        pending.isPublished = false
-        if scratch.records.count > GroupCap.afterASmallFirstWrite {
-            putBack(GroupCap.deferrable(scratch.work.map(\.submission)), &pending, &scratch)
-        }
-        pending.lastGroupWrites = scratch.work.count
-        defer { pending.gathering += 1 }
-        return pending.gathering
-    }
-
-    /// Moves the writes at `indices` of the group taken into `scratch` back to the front of the
-    /// queue, with their records, for the writer to take next.
-    private func putBack(_ indices: [Int], _ pending: inout Pending, _ scratch: inout Scratch) {
-        guard !indices.isEmpty else { return }
-        var records: [UInt8] = []
-        var work: [Work] = []
-        for index in indices {
-            guard case .write(let item) = scratch.work[index] else { continue }
-            let start = records.count
-            records += scratch.records[item.bytes]
-            work.append(
-                .write(
-                    CommitItem(
-                        target: item.target, epoch: item.epoch, firstSequence: item.firstSequence,
-                        recordCount: item.recordCount, bytes: start..<records.count, complete: item.complete)))
-        }
-        // What was queued meanwhile now starts after the writes put back.
-        let shift = records.count
-        for index in pending.work.indices {
-            guard case .write(let item) = pending.work[index] else { continue }
-            pending.work[index] = .write(
-                CommitItem(
-                    target: item.target, epoch: item.epoch, firstSequence: item.firstSequence,
-                    recordCount: item.recordCount,
-                    bytes: (item.bytes.lowerBound + shift)..<(item.bytes.upperBound + shift),
-                    complete: item.complete))
-        }
-        pending.records.bytes.insert(contentsOf: records, at: 0)
-        pending.work.insert(contentsOf: work, at: 0)
-        for index in indices.reversed() { scratch.work.remove(at: index) }
-        pending.isPublished = true
-        statistics.withLock { $0.deferredWrites += indices.count }
     }
 
     /// Runs `body` on the leader's thread, after everything queued before it is committed and
@@ -418,7 +307,7 @@ public final class GroupCommitter: Sendable {
     func perform(_ body: @escaping @Sendable () -> Void) {
         let (mustLead, wake) = pending.withLock { pending -> (Bool, Bool) in
             pending.work.append(.task(body))
-            return queued(&pending, wakesWriter: true)
+            return queued(&pending, isWaitedOn: true)
         }
         if wake { writerWakeup.signal() }
         if mustLead { lead() }
@@ -435,11 +324,7 @@ public final class GroupCommitter: Sendable {
     /// test gathers a group so). Returns false when another thread leads; it then commits what
     /// this thread queues.
     public func acquireLeadership() -> Bool {
-        pending.withLock { pending in
-            guard !pending.isLeading else { return false }
-            pending.isLeading = true
-            return true
-        }
+        pending.withLock { $0.leadership.acquire() }
     }
 
     /// Commits everything queued, a group at a time, on this thread, until nothing is left;
@@ -465,123 +350,11 @@ public final class GroupCommitter: Sendable {
     private func takePending(_ scratch: inout Scratch) -> UInt64? {
         pending.withLock { pending in
             guard !pending.work.isEmpty else {
-                pending.isLeading = false
+                pending.leadership.callerFoundNothing()
                 return nil
             }
             return take(&pending, into: &scratch)
         }
     }
 
-    /// Commits the writes taken into `scratch` as groups, running each task at its place in the
-    /// order; false when a group failed.
-    private func run(_ scratch: inout Scratch) -> Bool {
-        var succeeded = true
-        var groupStart = 0
-        for index in scratch.work.indices {
-            guard case .task(let body) = scratch.work[index] else { continue }
-            if groupStart < index { succeeded = commit(groupStart..<index, &scratch) && succeeded }
-            groupStart = index + 1
-            body()
-        }
-        if groupStart < scratch.work.count {
-            succeeded = commit(groupStart..<scratch.work.count, &scratch) && succeeded
-        }
-        return succeeded
-    }
-
-    /// Commits one group; false when any of its writes failed (a refusal for an earlier failure
-    /// included: a reply that showed it must not say it was saved).
-    private func commit(_ items: Range<Int>, _ scratch: inout Scratch) -> Bool {
-        scratch.current.removeAll(keepingCapacity: true)
-        var refusedStale = false
-        for index in items {
-            guard case .write(let item) = scratch.work[index] else { continue }
-            guard item.target.isCurrent(epoch: item.epoch) else {
-                item.complete?(
-                    .failure(ArchiveError(.ioFailure, "an earlier write to this archive failed; nothing was saved")))
-                refusedStale = true
-                continue
-            }
-            scratch.current.append(item)
-        }
-        scratch.chunks.removeAll(keepingCapacity: true)
-        for item in scratch.current where item.recordCount > 0 {
-            scratch.chunks.append((item.target.key, item.firstSequence, item.recordCount, item.bytes))
-        }
-
-        var outcome: Result<LogPosition?, ArchiveError> = .success(nil)
-        if !scratch.chunks.isEmpty {
-            scratch.records.withUnsafeBytes { records in
-                LogFrame.encode(chunks: scratch.chunks, records: records, into: &scratch.frame)
-            }
-            do throws(FileSystemError) {
-                let end = try log.append(scratch.frame, keys: scratch.chunks.lazy.map(\.key))
-                let syncStart = DispatchTime.now().uptimeNanoseconds
-                try log.sync()
-                scratch.lastSyncNanoseconds = DispatchTime.now().uptimeNanoseconds - syncStart
-                outcome = .success(end)
-            } catch {
-                log.rollBack()
-                outcome = .failure(ArchiveError(error))
-            }
-        }
-        statistics.withLock {
-            $0.groups += 1
-            $0.items += items.count
-            $0.syncs += scratch.chunks.isEmpty ? 0 : 1
-            if case .failure = outcome { $0.failures += 1 }
-        }
-
-        // Once per archive, with everything of it the frame holds: a snapshot it starts then
-        // stands at the frame's end, so it must hold every record of the archive up to there.
-        scratch.written.removeAll(keepingCapacity: true)
-        for item in scratch.current where item.recordCount > 0 {
-            if let index = scratch.written.firstIndex(where: { $0.target === item.target }) {
-                scratch.written[index].last = max(scratch.written[index].last, item.lastSequence)
-                scratch.written[index].bytes += item.bytes.count
-            } else {
-                scratch.written.append((item.target, item.lastSequence, item.bytes.count))
-            }
-        }
-        switch outcome {
-        case .success(let end):
-            if let end {
-                for archive in scratch.written {
-                    archive.target.markDurable(through: archive.last, at: end, bytes: archive.bytes)
-                }
-            }
-            for item in scratch.current { item.complete?(.success(())) }
-            return !refusedStale
-        case .failure(let error):
-            // Nothing of the frame is known to be on disk: every archive in it goes back to
-            // its durable state, and everything queued on top of that fails with it. A
-            // submission with no records fails with them when its archive had any there (it
-            // waited for them); another archive's succeeds.
-            for archive in scratch.written { archive.target.rollBack(error) }
-            for item in scratch.current {
-                let failed = scratch.written.contains { $0.target === item.target }
-                item.complete?(failed ? .failure(error) : .success(()))
-            }
-            return false
-        }
-    }
-}
-
-/// Where archives append their records for the next group: each one length-prefixed, packed
-/// with protobuf-c straight into the buffer through an arena kept from record to record.
-struct RecordWriter {
-    /// The records so far; the committer's leader swaps them out for each group.
-    var bytes: [UInt8] = []
-    private let arena = WireArena(initialBlockSize: 1024)
-
-    /// Appends one record.
-    mutating func append(_ record: WaterArchiveV1.JournalRecord) {
-        let start = bytes.count
-        bytes.appendBigEndian(UInt32(0))
-        let length = WireCodec.pack(record, appendingTo: &bytes, arena: arena)
-        arena.reset()
-        bytes.withUnsafeMutableBytes {
-            $0.storeBytes(of: UInt32(length).bigEndian, toByteOffset: start, as: UInt32.self)
-        }
-    }
 }
