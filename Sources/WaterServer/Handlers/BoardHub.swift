@@ -4,7 +4,8 @@ import WaterProtocol
 import WaterSync
 
 /// The live boards of `WatchBoard` calls: each watcher gets the board when it starts and again
-/// after every change to anyone's water or habits. Changes that come in a burst are sent once.
+/// after every change that may show on a board (it hears of them from
+/// ``BoardBuilder/onChange(_:)``, as Home Assistant does). Changes that come in a burst are sent once.
 /// A watcher whose connection has no room (its peer reads slower than boards change) is sent
 /// nothing more until it has, and then the latest board once: what it missed is coalesced,
 /// never queued. Each watcher gets its own view of the board (its member's privacy rules).
@@ -39,6 +40,7 @@ final class BoardHub: Sendable {
     init(boards: BoardBuilder, now: @escaping @Sendable () -> Int64) {
         self.boards = boards
         self.now = now
+        boards.onChange { [weak self] in self?.changed() }
     }
 
     /// Starts sending boards to `responder` until the call is cancelled.
@@ -57,7 +59,7 @@ final class BoardHub: Sendable {
         }
     }
 
-    /// Someone's water or habits changed (the board cache heard of it from the commit).
+    /// Something on a board may have changed (the board cache heard of it from the commit).
     func changed() {
         let schedule = state.withLock { state -> Bool in
             guard !state.watchers.isEmpty, !state.isBroadcastPending else { return false }
