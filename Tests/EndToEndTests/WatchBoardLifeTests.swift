@@ -127,6 +127,29 @@ struct WatchBoardLifeTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("a hidden member's drink sends nothing to another's watch; a visible member's drink does")
+    func onlyChangedBoards() throws {
+        let (server, mum, bea) = try household()
+        let kid = try {
+            _ = try mum.call(WaterV1.AddMemberRequest(username: "kid", password: "kid-password-1"))
+            return try server.client("kid", password: "kid-password-1")
+        }()
+        _ = try kid.call(WaterV1.SetPrivacyRequest(privacy: .hidden))
+        let mumsWatch = try BoardWatch(server, token: mum.token)
+        let kidsWatch = try BoardWatch(server, token: kid.token)
+        #expect(mumsWatch.waitForBoards(1).first?.rows.map(\.username) == ["bea", "mum"])
+        kidsWatch.waitForBoards(1)
+        try drink(kid, 250)
+        // The kid's own board shows it: the change has been sent to every watcher it changed.
+        #expect(kidsWatch.waitForBoards(2).last?.rows.first { $0.username == "kid" }?.totalMl == 250)
+        try drink(bea, 400)
+        let boards = mumsWatch.waitForBoards(2)
+        #expect(boards.count == 2)
+        #expect(boards.last?.rows.first { $0.username == "bea" }?.totalMl == 400, "the second board is bea's drink")
+        #expect(boards.allSatisfy { !$0.rows.contains { $0.username == "kid" } })
+        #expect(server.stop() == 0)
+    }
+
     @Test("a member added and renamed shows on a live board with no drink logged in between")
     func membersOnTheLiveBoard() throws {
         let server = try ServerProcess.fresh()

@@ -4,8 +4,9 @@ import WaterProtocol
 import WaterSync
 
 /// The live boards of `WatchBoard` calls: each watcher gets the board when it starts and again
-/// after every change that may show on a board (it hears of them from
-/// ``BoardBuilder/onChange(_:)``, as Home Assistant does). Changes that come in a burst are sent once.
+/// whenever the board it sees changes (it hears of every change that may show on a board from
+/// ``BoardBuilder/onChange(_:)``, as Home Assistant does). A board the same as the watcher's
+/// last (``BoardDigest``) is not sent. Changes that come in a burst are sent once.
 /// A watcher whose connection has no room (its peer reads slower than boards change) is sent
 /// nothing more until it has, and then the latest board once: what it missed is coalesced,
 /// never queued. Each watcher gets its own view of the board (its member's privacy rules).
@@ -23,6 +24,8 @@ final class BoardHub: Sendable {
         var isWaitingForRoom = true
         /// The board changed while it waited: the latest goes once there is room.
         var missedChange = false
+        /// The last board sent to it: one the same is not sent again.
+        var lastSent: BoardDigest?
     }
 
     private struct State {
@@ -109,7 +112,19 @@ final class BoardHub: Sendable {
         send(board(boards.currentWeek(now: now), missed.order, missed.viewer, now: now), to: id, missed.responder)
     }
 
+    /// Sends `board` to watcher `id` unless it is the same as the last it was sent; then the
+    /// watcher has room still.
     private func send(_ board: WaterV1.WatchBoardResponse, to id: UInt64, _ responder: Responder) {
+        let digest = BoardDigest(board.board ?? WaterV1.WeeklyBoard())
+        let isNew = state.withLock { state -> Bool in
+            guard state.watchers[id]?.lastSent != digest else {
+                state.watchers[id]?.isWaitingForRoom = false
+                return false
+            }
+            state.watchers[id]?.lastSent = digest
+            return true
+        }
+        guard isNew else { return }
         responder.yield(board) { [weak self] in
             guard let self else { return }
             self.queue.async { self.roomAgain(id) }
