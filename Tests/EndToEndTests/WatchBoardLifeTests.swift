@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import WaterClient
 import WaterProtocol
@@ -111,6 +112,25 @@ struct WatchBoardLifeTests {
         // The admin's board drops bea: a board-changing write, seen live.
         #expect(mumsOwn.waitForBoards(2).last?.rows.map(\.username) == ["mum"])
         #expect(!mumsOwn.hasEnded)
+        #expect(server.stop() == 0)
+    }
+
+    @Test("board --watch stops at logout with the reason, and does not try again")
+    func commandLineWatchStops() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let watch = try ChildProcess(
+            productsDirectory.appendingPathComponent("water-client").path, ["--json", "board", "--watch"],
+            environment: mum.environment)
+        _ = watch.readOutput(until: { $0.contains("\n") }, seconds: 60)
+        #expect(try mum.run(["logout"]).status == 0)
+        let ended = waitUntil(seconds: 60) { !watch.isRunning }
+        if !ended { kill(watch.pid, SIGTERM) }
+        let status = watch.wait()
+        #expect(ended && status != 0, "it ends by itself, with a failure")
+        #expect(watch.errorText.contains("your session ended: run water-client login"), "\(watch.errorText)")
+        #expect(!watch.errorText.contains("trying again"))
         #expect(server.stop() == 0)
     }
 
