@@ -146,6 +146,48 @@ struct SessionStreamsTests {
 
 @Suite("Archive effects")
 struct ArchiveEffectsTests {
+    @Test(
+        "through the handlers: a login, a todo item and a password reset tell no board; a member added, renamed, or a drink, do"
+    )
+    func boardChanges() throws {
+        let h = try HandlerHarness()
+        let changes = Locked(0)
+        h.services.boards.onChange { changes.withLock { $0 += 1 } }
+        func changed(_ write: () throws -> Void) rethrows -> Int {
+            let before = changes.withLock { $0 }
+            try write()
+            return changes.withLock { $0 } - before
+        }
+        #expect(try changed { _ = try h.addMember("bea") } >= 1)
+        #expect(try changed { _ = try h.login("bea") } == 0)
+        #expect(
+            try changed {
+                _ = try h.call(
+                    h.todo.addTodo, WaterV1.AddTodoRequest(itemID: newID(), text: "milk"), as: h.admin
+                ).get()
+            } == 0)
+        #expect(
+            try changed {
+                _ = try h.call(
+                    h.accounts.resetPassword,
+                    WaterV1.ResetPasswordRequest(username: "bea", newPassword: "bea-password-2"), as: h.admin
+                ).get()
+            } == 0)
+        #expect(
+            try changed {
+                _ = try h.call(
+                    h.accounts.renameMember, WaterV1.RenameMemberRequest(username: "bea", newDisplayName: "Bea B"),
+                    as: h.admin
+                ).get()
+            } == 1)
+        #expect(
+            try changed {
+                _ = try h.call(
+                    h.tracker.logWater, WaterV1.LogWaterRequest(entryID: newID(), amountMl: 250), as: h.admin
+                ).get()
+            } == 1)
+    }
+
     static let digest = TokenDigest(bytes: [UInt8](repeating: 7, count: 32))!
     static let account = SessionStreamsTests.caller(4, session: 0).account
 
