@@ -49,7 +49,9 @@ public final class ServerServices: Sendable {
         self.boards = BoardBuilder(store: store, householdTimeZone: configuration.householdTimeZone)
         let now: @Sendable () -> Int64 = { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds }
         self.boardHub = BoardHub(boards: boards, now: now)
-        self.sessionStreams = SessionStreams(now: now)
+        self.sessionStreams = SessionStreams(now: now) { digest, now in
+            (try? store.accounts.read { $0.session(digest, now: now) }) != nil
+        }
         self.clock = ClockGuard(
             now: now, buildTime: configuration.buildTimeUnixMilliseconds, dataDirectory: configuration.dataDirectory,
             zone: configuration.householdTimeZone, logger: logger)

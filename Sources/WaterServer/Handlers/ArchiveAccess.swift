@@ -38,7 +38,8 @@ struct ArchiveAccess: Sendable {
     }
 
     /// Decides on `archive` and replies with `result` of the state after the change once it is
-    /// durable; the boards hear of a change to them then.
+    /// durable; the boards hear of a change to them then, and the streams of the sessions it
+    /// ended end, before the reply goes.
     /// - Throws: the refusal of `decide` (a `DomainError` or `WaterError`), the archive's
     ///   protection or the clock's, before anything is written.
     func commit<Model: ArchiveModel, Note, Value: Sendable>(
@@ -47,7 +48,7 @@ struct ArchiveAccess: Sendable {
         result: (Model, Note) -> Value,
         reply: @escaping Reply<Value>
     ) throws(WaterError) where Model.Mutation: ArchiveEffect {
-        let boards = self.boards
+        let (boards, streams) = (self.boards, self.streams)
         try clock.admitWrite()
         var effects = ArchiveEffects()
         do {
@@ -57,16 +58,18 @@ struct ArchiveAccess: Sendable {
                     effects = ArchiveEffects(decision.mutations)
                     return decision
                 },
-                // The value made as the decision is applied carries whether a board changed.
-                result: { model, note in (result(model, note), effects.changesBoard) },
+                // The value made as the decision is applied carries its effects to the completion.
+                result: { model, note in (result(model, note), effects) },
                 completion: { outcome in
-                    if case .success((_, true)) = outcome { boards.changed() }
+                    if case .success((_, let effects)) = outcome {
+                        if effects.changesBoard { boards.changed() }
+                        streams.end(effects.endedSessions)
+                    }
                     reply(outcome.map { $0.0 }.mapError { WaterError.storage($0) })
                 })
         } catch {
             throw WaterError(refusal: error)
         }
-        streams.end(effects.endedSessions)
     }
 
     /// Decides on the caller's archive and returns `result` of the state after it, for a reply

@@ -55,10 +55,7 @@ struct BoardService: Service {
     func watch(_ request: WaterV1.WatchBoardRequest, _ call: CallContext, responder: Responder) throws(WaterError) {
         let order = try boardOrder(request.order)
         hub.watch(order: order, viewer: call.account.id, responder: responder)
-        let (accounts, digest) = (boards.store.accounts, call.caller!.digest)
-        streams.tie(responder, to: call.caller!) {
-            (try? accounts.read { $0.session(digest, now: call.now) }) != nil
-        }
+        streams.tie(responder, to: call)
     }
 }
 

@@ -5,7 +5,8 @@ import WaterSync
 
 /// The live streams of every session, so that a session's streams end the moment it does: at
 /// Logout, a password change or reset, the member's removal (``end(_:)``, told by
-/// ``ArchiveAccess`` as it commits them) and when it expires (a timer of its own).
+/// ``ArchiveAccess`` once each is durable, before its reply) and when it expires (a timer of
+/// its own).
 ///
 /// One per server, owned by ``ServerServices``; its state is under its one lock. It ends a
 /// stream only through the stream's ``Responder/end(_:)``, so the connection's state machine
@@ -31,25 +32,36 @@ final class SessionStreams: Sendable {
     private let state = Locked(State())
     /// The server's clock, which sessions' expiries are in.
     private let now: @Sendable () -> Int64
+    /// Whether a session (by its token's digest) is live at a time: the accounts say.
+    private let isLive: @Sendable (TokenDigest, _ now: Int64) -> Bool
     /// Where the expiry timer fires.
     private let queue = DispatchQueue(label: "water.session-streams")
 
-    init(now: @escaping @Sendable () -> Int64) {
+    init(
+        now: @escaping @Sendable () -> Int64,
+        isLive: @escaping @Sendable (TokenDigest, _ now: Int64) -> Bool = { _, _ in true }
+    ) {
         self.now = now
+        self.isLive = isLive
     }
 
-    /// How many streams are registered (for tests and the status).
+    /// How many streams are registered (for tests).
     var count: Int { state.withLock { $0.streams.count } }
 
-    /// Ties `responder`'s stream to `caller`'s session: it ends (``Responder/end(_:)``) when
-    /// the session does, and leaves the list when its call ends otherwise. `isLive` is asked once
-    /// it is listed: a session that ended between the token's check and here ended none of it.
-    func tie(_ responder: Responder, to caller: Caller, isLive: () -> Bool) {
+    /// Ties `responder`'s stream to the session of `call`: it ends (``Responder/end(_:)``) when
+    /// the session does, and leaves the list when its call is cancelled or its connection
+    /// closes. The session is checked once it is listed: one that ended between the token's
+    /// check and here ended none of it.
+    /// - Returns: its id: a stream that finishes by itself calls ``remove(_:)`` with it.
+    @discardableResult
+    func tie(_ responder: Responder, to call: CallContext) -> UInt64 {
+        let caller = call.caller!
         let id = add(caller, end: responder.end)
         responder.onCancel { [weak self] in self?.remove(id) }
-        if !isLive(), state.withLock({ $0.streams.removeValue(forKey: id) }) != nil {
+        if !isLive(caller.digest, call.now), state.withLock({ $0.streams.removeValue(forKey: id) }) != nil {
             responder.end(Self.sessionEnded)
         }
+        return id
     }
 
     /// Registers a stream of `caller`'s session; `end` runs once, when the session ends.
@@ -70,7 +82,7 @@ final class SessionStreams: Sendable {
         return id
     }
 
-    /// The stream's call ended otherwise (cancelled, its connection closed).
+    /// The stream's call ended otherwise (finished, cancelled, its connection closed).
     func remove(_ id: UInt64) {
         state.withLock { _ = $0.streams.removeValue(forKey: id) }
     }

@@ -38,6 +38,11 @@ struct SessionStreamsTests {
         }
     }
 
+    /// A call of `caller`'s.
+    static func call(_ caller: Caller) -> CallContext {
+        HandlerHarness.context(caller, now: 0, from: "127.0.0.1")
+    }
+
     static func caller(_ id: UInt64, session: UInt8, expires: Int64 = .max) -> Caller {
         Caller(
             account: Account(
@@ -51,10 +56,10 @@ struct SessionStreamsTests {
     func endedBySessionAndMember() {
         let streams = SessionStreams(now: { 0 })
         let (a1, a2, b, c) = (Stream(), Stream(), Stream(), Stream())
-        streams.tie(a1.responder, to: Self.caller(1, session: 1)) { true }
-        streams.tie(a2.responder, to: Self.caller(1, session: 2)) { true }
-        streams.tie(b.responder, to: Self.caller(2, session: 3)) { true }
-        streams.tie(c.responder, to: Self.caller(3, session: 4)) { true }
+        streams.tie(a1.responder, to: Self.call(Self.caller(1, session: 1)))
+        streams.tie(a2.responder, to: Self.call(Self.caller(1, session: 2)))
+        streams.tie(b.responder, to: Self.call(Self.caller(2, session: 3)))
+        streams.tie(c.responder, to: Self.call(Self.caller(3, session: 4)))
         #expect(streams.count == 4)
 
         streams.end(EndedSessions(sessions: [Self.caller(1, session: 1).digest]))
@@ -76,9 +81,9 @@ struct SessionStreamsTests {
 
     @Test("a stream whose session ended before it was listed ends at once and is not kept")
     func endedBeforeListed() {
-        let streams = SessionStreams(now: { 0 })
+        let streams = SessionStreams(now: { 0 }, isLive: { _, _ in false })
         let late = Stream()
-        streams.tie(late.responder, to: Self.caller(1, session: 1)) { false }
+        streams.tie(late.responder, to: Self.call(Self.caller(1, session: 1)))
         #expect(late.endings.withLock { $0 } == [SessionStreams.sessionEnded])
         #expect(streams.count == 0)
     }
@@ -88,8 +93,8 @@ struct SessionStreamsTests {
         let clock = Locked<Int64>(1_000)
         let streams = SessionStreams(now: { clock.withLock { $0 } })
         let (soon, later) = (Stream(), Stream())
-        streams.tie(soon.responder, to: Self.caller(1, session: 1, expires: 1_050)) { true }
-        streams.tie(later.responder, to: Self.caller(2, session: 2, expires: 5_000)) { true }
+        streams.tie(soon.responder, to: Self.call(Self.caller(1, session: 1, expires: 1_050)))
+        streams.tie(later.responder, to: Self.call(Self.caller(2, session: 2, expires: 5_000)))
         streams.endExpired()
         #expect(soon.endings.withLock { $0 }.isEmpty && streams.count == 2)
         // The timer fires after 50 ms of Dispatch's clock; it ends the stream only once the
@@ -113,7 +118,7 @@ struct SessionStreamsTests {
             let caller = try h.services.authenticate(login.authToken, now: H.monday).get()
             #expect(caller.expiresAtUnixMilliseconds == login.expiresAtUnixMs)
             let stream = Stream()
-            h.services.sessionStreams.tie(stream.responder, to: caller) { true }
+            h.services.sessionStreams.tie(stream.responder, to: H.context(caller, now: H.monday, from: "127.0.0.1"))
             return (caller, stream)
         }
         let (beaCaller, logout) = try session("bea", H.password)
@@ -141,6 +146,32 @@ struct SessionStreamsTests {
         #expect(removed.endings.withLock { $0 }.count == 1)
         #expect(ann.endings.withLock { $0 }.isEmpty, "the admin's own stream goes on")
         #expect(h.services.sessionStreams.count == 1)
+    }
+}
+
+extension SessionStreamsTests {
+    @Test("an Export ends with its session, paused or not; one that finishes by itself leaves nothing listed")
+    func export() throws {
+        let h = try H()
+        let caller = try h.login("ann")
+        let call = H.context(caller, now: H.monday, from: "127.0.0.1")
+        let finished = DispatchSemaphore(value: 0)
+        let reading = Responder(
+            callID: 5, method: WaterV1.ExportRequest.method.fullName,
+            deliver: { envelope, _ in if envelope.endOfStream { finished.signal() } },
+            deliverFramed: { _, next in next() }, writer: FrameWriter(maximumPayloadLength: 1 << 20),
+            onCancel: { _ in })
+        try h.transfer.export(WaterV1.ExportRequest(), call, responder: reading)
+        #expect(finished.wait(timeout: .now() + 30) == .success)
+        #expect(h.services.sessionStreams.count == 0)
+
+        // A peer that reads nothing: the export waits after its first chunk, still listed.
+        let paused = Stream()
+        try h.transfer.export(WaterV1.ExportRequest(), call, responder: paused.responder)
+        #expect(h.services.sessionStreams.count == 1)
+        _ = try h.call(h.accounts.logout, WaterV1.LogoutRequest(), by: caller).get()
+        #expect(paused.endings.withLock { $0 } == [SessionStreams.sessionEnded])
+        #expect(h.services.sessionStreams.count == 0)
     }
 }
 
