@@ -7,7 +7,7 @@ import WaterStore
 /// it is durable, and every refusal and storage failure becomes the status a client is
 /// promised. A decision that changes a board is told to the boards (``BoardBuilder/changed()``,
 /// which every live board and Home Assistant hear); one that ends sessions ends their streams
-/// at once (``SessionStreams``). No write is made while the server's clock is behind.
+/// (``SessionStreams``) before its reply. No write is made while the server's clock is behind.
 struct ArchiveAccess: Sendable {
     let store: FileArchiveStore
     let boards: BoardBuilder
