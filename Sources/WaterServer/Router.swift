@@ -33,6 +33,9 @@ struct Responder: Sendable {
     var deliverFramedReply: @Sendable ([UInt8]) -> Void = { _ in
         preconditionFailure("this responder's replies are not framed beforehand")
     }
+    /// How the connection ends the call from the server's side (``end(_:)``); nil: as
+    /// ``finish(_:)`` does.
+    var ending: (@Sendable (WaterError) -> Void)? = nil
 
     func reply<Response: ProtoMessage>(_ result: Result<Response, WaterError>) {
         switch result {
@@ -69,6 +72,14 @@ struct Responder: Sendable {
         var framed: [UInt8] = []
         writer.appendReply(envelope, to: &framed, arena: WireArena(initialBlockSize: 1024))
         deliverFramed(framed, next)
+    }
+
+    /// Ends the call from the server's side, whatever its handler is doing (a stream whose
+    /// session ended): what the handler registered with ``onCancel`` runs, and the peer is told
+    /// `error`. The connection's state machine decides; a call already over stays as it was.
+    func end(_ error: WaterError) {
+        guard let ending else { return finish(error) }
+        ending(error)
     }
 
     /// Ends a stream: OK, or with the error.

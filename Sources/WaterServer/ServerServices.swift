@@ -17,6 +17,8 @@ public final class ServerServices: Sendable {
     let peerLog: PeerLog
     let boards: BoardBuilder
     let boardHub: BoardHub
+    /// Every live stream by its session: they end when it does.
+    let sessionStreams: SessionStreams
     /// Whether the clock can be trusted with a write.
     let clock: ClockGuard
     let startedAt: Int64
@@ -47,6 +49,9 @@ public final class ServerServices: Sendable {
         self.boards = BoardBuilder(store: store, householdTimeZone: configuration.householdTimeZone)
         let now: @Sendable () -> Int64 = { UnixTime.nowMilliseconds() + configuration.clockOffsetMilliseconds }
         self.boardHub = BoardHub(boards: boards, now: now)
+        self.sessionStreams = SessionStreams(now: now) { digest, now in
+            (try? store.accounts.read { $0.session(digest, now: now) }) != nil
+        }
         self.clock = ClockGuard(
             now: now, buildTime: configuration.buildTimeUnixMilliseconds, dataDirectory: configuration.dataDirectory,
             zone: configuration.householdTimeZone, logger: logger)
@@ -55,7 +60,8 @@ public final class ServerServices: Sendable {
 
     /// Every service of the API, each handed the parts it needs.
     var api: APIServices {
-        let archives = ArchiveAccess(store: store, boards: boards, hub: boardHub, clock: clock, logger: logger)
+        let archives = ArchiveAccess(
+            store: store, boards: boards, streams: sessionStreams, clock: clock, logger: logger)
         return APIServices(
             accounts: AccountService(
                 archives: archives, hasher: hasher, throttle: throttle,
@@ -63,7 +69,7 @@ public final class ServerServices: Sendable {
                 peerLog: peerLog),
             tracker: TrackerService(archives: archives, timeZones: configuration.timeZones, reads: reads),
             drinks: DrinkService(archives: archives),
-            board: BoardService(boards: boards, hub: boardHub, reads: reads),
+            board: BoardService(boards: boards, hub: boardHub, streams: sessionStreams, reads: reads),
             todo: TodoService(archives: archives, reads: reads),
             habits: HabitService(archives: archives),
             excuses: ExcuseService(archives: archives),
@@ -96,7 +102,8 @@ public final class ServerServices: Sendable {
                 guard let session = book.session(digest, now: now), let account = book.accounts[session.memberID] else {
                     return nil
                 }
-                return Caller(account: account, digest: digest)
+                return Caller(
+                    account: account, digest: digest, expiresAtUnixMilliseconds: session.expiresAtUnixMilliseconds)
             })
         else {
             return .failure(

@@ -180,6 +180,26 @@ struct ConnectionStateMachineTests {
         #expect(machine.isClosed)
     }
 
+    @Test("the server ending a call: its cancel runs and the peer is told why, once; a draining connection then closes")
+    func callEnded() {
+        var machine = Self.open()
+        _ = machine.bytesReceived(Frames.call(3, WaterV1.WatchBoardRequest())[...], now: 0)
+        let ended = machine.callEnded(3, SessionStreams.sessionEnded)
+        #expect(
+            ended == [.cancelCall(3), .send(WaterV1.ResponseEnvelope(callID: 3, error: SessionStreams.sessionEnded))])
+        #expect(!machine.isInFlight(3) && machine.callEnded(3, SessionStreams.sessionEnded).isEmpty)
+        // A stream's later message for it is dropped, and a call never made is not ended.
+        #expect(
+            machine.replyReady(WaterV1.ResponseEnvelope(callID: 3, error: SessionStreams.sessionEnded), now: 0).isEmpty)
+        #expect(machine.callEnded(9, SessionStreams.sessionEnded).isEmpty)
+
+        var draining = Self.open()
+        _ = draining.bytesReceived(Frames.call(2)[...], now: 0)
+        _ = draining.drain()
+        let last = draining.callEnded(2, SessionStreams.sessionEnded)
+        #expect(last.first == .cancelCall(2) && Self.status(last, at: 1) == .unauthenticated && Self.closes(last))
+    }
+
     @Test("the peer closing cancels every call in flight")
     func endings() {
         var machine = Self.open()

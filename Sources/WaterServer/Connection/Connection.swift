@@ -305,6 +305,14 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         armTimer()
     }
 
+    /// The server ends a call its handler has not finished (``Responder/end(_:)``), from any thread.
+    private func endCall(_ callID: UInt64, _ method: MethodDescriptor, _ error: WaterError) {
+        guard loop.inLoop else { return loop.execute { self.endCall(callID, method, error) } }
+        guard !isClosed else { return }
+        perform(machine.callEnded(callID, error), method: method)
+        armTimer()
+    }
+
     // MARK: Calls
 
     /// Runs a call where its envelope was decoded: checks who calls, then runs its handler,
@@ -356,7 +364,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
                     }
                     cancelHandlers[callID, default: []].append(cancel)
                 },
-                deliverFramedReply: { [self] bytes in deliverFramedReply(callID, method, bytes) })
+                deliverFramedReply: { [self] bytes in deliverFramedReply(callID, method, bytes) },
+                ending: { [self] error in endCall(callID, method, error) })
             handle(IncomingCall(copying: envelope, method: method, limits: machine.decodeLimits), context, responder)
         }
     }

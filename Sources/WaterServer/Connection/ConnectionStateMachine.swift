@@ -2,8 +2,9 @@ import WaterProtocol
 
 /// The whole life of one connection, with no socket, thread or clock of its own: events in
 /// (refused at accept, TLS done or failed, bytes, a frame pulled, a login, a handler's reply, a
-/// deadline check, output written, the peer closing, closed to make room, a drain), actions out (send, dispatch, cancel,
-/// close after the flush or at once), as postgres-nio's `ConnectionStateMachine`.
+/// deadline check, output written, the peer closing, closed to make room, a drain, a call the
+/// server ends), actions out (send, dispatch, cancel, close after the flush or at once), as
+/// postgres-nio's `ConnectionStateMachine`.
 /// ``Connection`` feeds it and carries out what it returns; the tests drive it event by event.
 ///
 /// It owns: the TLS phase and its deadline, the frame decoder and the frame budget of a turn,
@@ -370,17 +371,16 @@ struct ConnectionStateMachine {
             return [.closeNow(reason: nil)]
         case .awaitingHandshake, .open: state = .draining
         }
-        var actions: [Action] = []
-        for (callID, isStream) in inFlight.sorted(by: { $0.key < $1.key }) where isStream {
-            inFlight[callID] = nil
-            actions += [
-                .cancelCall(callID),
-                .send(
-                    WaterV1.ResponseEnvelope(
-                        callID: callID, error: WaterError(.unavailable, "the server is shutting down"))),
-            ]
-        }
-        return actions + closeIfDrained()
+        let shuttingDown = WaterError(.unavailable, "the server is shutting down")
+        let streams = inFlight.filter(\.value).keys.sorted()
+        return streams.flatMap { end($0, shuttingDown) } + closeIfDrained()
+    }
+
+    /// The server ends a call its handler has not finished (a stream whose session ended): what
+    /// the handler registered for a cancel runs, and the peer is told `error`.
+    mutating func callEnded(_ callID: UInt64, _ error: WaterError) -> [Action] {
+        guard !isClosed, inFlight[callID] != nil else { return [] }
+        return end(callID, error) + closeIfDrained()
     }
 
     // MARK: Frames
@@ -395,14 +395,8 @@ struct ConnectionStateMachine {
             return .actions(fail(error))
         }
         if call.isCancel {
-            guard inFlight.removeValue(forKey: call.callID) != nil else { return .actions([]) }
-            return .actions(
-                [
-                    .cancelCall(call.callID),
-                    .send(
-                        WaterV1.ResponseEnvelope(
-                            callID: call.callID, error: WaterError(.cancelled, "cancelled by the client"))),
-                ] + closeIfDrained())
+            guard inFlight[call.callID] != nil else { return .actions([]) }
+            return .actions(end(call.callID, WaterError(.cancelled, "cancelled by the client")) + closeIfDrained())
         }
         // An unknown method is that call's problem, not the connection's.
         guard let method = call.method else {
@@ -467,6 +461,13 @@ struct ConnectionStateMachine {
         let cancelled = inFlight.keys.sorted().map { Action.cancelCall($0) }
         inFlight.removeAll()
         return cancelled + [.send(WaterV1.ResponseEnvelope(callID: callID, error: error)), .close(reason: error)]
+    }
+
+    /// A call in flight ends before its handler finished it: the handler's cancel runs, and
+    /// the peer is told why.
+    private mutating func end(_ callID: UInt64, _ error: WaterError) -> [Action] {
+        inFlight[callID] = nil
+        return [.cancelCall(callID), .send(WaterV1.ResponseEnvelope(callID: callID, error: error))]
     }
 
     private mutating func closeIfDrained() -> [Action] {

@@ -61,9 +61,7 @@ extension ArchiveAccess {
         for acting: ActingMember, _ decide: (MemberArchive) throws -> Decision<MemberMutation, Note>,
         result: (MemberArchive, Note) -> Value
     ) throws(WaterError) -> Value {
-        let value = try commitReturning(try archive(of: acting), decide, result: result)
-        hub.changed()
-        return value
+        try commitReturning(try archive(of: acting), decide, result: result)
     }
 
     /// Usernames of who made `entries` for their owner, by member id; empty (and no read of the

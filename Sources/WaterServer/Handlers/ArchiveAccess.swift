@@ -5,12 +5,13 @@ import WaterStore
 
 /// How handlers reach the archives: a decision is applied and journaled, the reply waits until
 /// it is durable, and every refusal and storage failure becomes the status a client is
-/// promised. The boards hear of every durable change. No write is made while the server's
-/// clock is behind.
+/// promised. A decision that changes a board is told to the boards (``BoardBuilder/changed()``,
+/// which every live board and Home Assistant hear); one that ends sessions ends their streams
+/// (``SessionStreams``) before its reply. No write is made while the server's clock is behind.
 struct ArchiveAccess: Sendable {
     let store: FileArchiveStore
     let boards: BoardBuilder
-    let hub: BoardHub
+    let streams: SessionStreams
     let clock: ClockGuard
     let logger: Logger
 
@@ -25,7 +26,7 @@ struct ArchiveAccess: Sendable {
         return archive
     }
 
-    /// Decides on the caller's archive; the live boards hear of the change.
+    /// Decides on the caller's archive.
     /// - Throws: the refusal, before anything is written.
     func commitOwn<Note, Value: Sendable>(
         _ call: CallContext,
@@ -33,15 +34,12 @@ struct ArchiveAccess: Sendable {
         result: (MemberArchive, Note) -> Value,
         reply: @escaping Reply<Value>
     ) throws(WaterError) {
-        let hub = self.hub
-        try commit(try own(call), decide, result: result) { outcome in
-            if case .success = outcome { hub.changed() }
-            reply(outcome)
-        }
+        try commit(try own(call), decide, result: result, reply: reply)
     }
 
     /// Decides on `archive` and replies with `result` of the state after the change once it is
-    /// durable.
+    /// durable; the boards hear of a change to them then, and the streams of the sessions it
+    /// ended end, before the reply goes.
     /// - Throws: the refusal of `decide` (a `DomainError` or `WaterError`), the archive's
     ///   protection or the clock's, before anything is written.
     func commit<Model: ArchiveModel, Note, Value: Sendable>(
@@ -49,14 +47,26 @@ struct ArchiveAccess: Sendable {
         _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
         result: (Model, Note) -> Value,
         reply: @escaping Reply<Value>
-    ) throws(WaterError) {
-        let boards = self.boards
+    ) throws(WaterError) where Model.Mutation: ArchiveEffect {
+        let (boards, streams) = (self.boards, self.streams)
         try clock.admitWrite()
+        var effects = ArchiveEffects()
         do {
-            try archive.commit(decide, result: result) { outcome in
-                if case .success = outcome { boards.changed() }
-                reply(outcome.mapError { WaterError.storage($0) })
-            }
+            try archive.commit(
+                { model in
+                    let decision = try decide(model)
+                    effects = ArchiveEffects(decision.mutations)
+                    return decision
+                },
+                // The value made as the decision is applied carries its effects to the completion.
+                result: { model, note in (result(model, note), effects) },
+                completion: { outcome in
+                    if case .success((_, let effects)) = outcome {
+                        if effects.changesBoard { boards.changed() }
+                        streams.end(effects.endedSessions)
+                    }
+                    reply(outcome.map { $0.0 }.mapError { WaterError.storage($0) })
+                })
         } catch {
             throw WaterError(refusal: error)
         }
@@ -70,20 +80,25 @@ struct ArchiveAccess: Sendable {
         _ call: CallContext, _ decide: (MemberArchive) throws -> Decision<MemberMutation, Note>,
         result: (MemberArchive, Note) -> Value
     ) throws(WaterError) -> Value {
-        let value = try commitReturning(try own(call), decide, result: result)
-        hub.changed()
-        return value
+        try commitReturning(try own(call), decide, result: result)
     }
 
     /// ``commitOwnReturning(_:_:result:)`` for any archive.
     func commitReturning<Model: ArchiveModel, Note, Value>(
         _ archive: Archive<Model>, _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
         result: (Model, Note) -> Value
-    ) throws(WaterError) -> Value {
+    ) throws(WaterError) -> Value where Model.Mutation: ArchiveEffect {
         try clock.admitWrite()
+        var effects = ArchiveEffects()
         do {
-            let value = try archive.commitReturning(decide, result: result)
-            boards.changed()
+            let value = try archive.commitReturning(
+                { model in
+                    let decision = try decide(model)
+                    effects = ArchiveEffects(decision.mutations)
+                    return decision
+                }, result: result)
+            if effects.changesBoard { boards.changed() }
+            streams.end(effects.endedSessions)
             return value
         } catch {
             throw WaterError(refusal: error)

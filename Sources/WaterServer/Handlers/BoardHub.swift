@@ -5,7 +5,9 @@ import WaterStore
 import WaterSync
 
 /// The live boards of `WatchBoard` calls: each watcher gets the board when it starts and again
-/// after every change to anyone's water or habits. Changes that come in a burst are sent once.
+/// whenever the board it sees changes (it hears of every change that may show on a board from
+/// ``BoardBuilder/onChange(_:)``, as Home Assistant does). A board the same as the watcher's
+/// last (``BoardDigest``) is not sent. Changes that come in a burst are sent once.
 /// A watcher whose connection has no room (its peer reads slower than boards change) is sent
 /// nothing more until it has, and then the latest board once: what it missed is coalesced,
 /// never queued. Each watcher gets its own view of the board (its member's privacy rules).
@@ -23,6 +25,8 @@ final class BoardHub: Sendable {
         var isWaitingForRoom = true
         /// The board changed while it waited: the latest goes once there is room.
         var missedChange = false
+        /// The last board sent to it: one the same is not sent again.
+        var lastSent: BoardDigest?
     }
 
     private struct State {
@@ -37,14 +41,10 @@ final class BoardHub: Sendable {
     /// Where boards are built and sent (one at a time).
     private let queue = DispatchQueue(label: "water.board-hub")
 
-    /// Broadcasts once a change is durable.
-    private let durable: GroupNotice
-
     init(boards: BoardBuilder, now: @escaping @Sendable () -> Int64) {
         self.boards = boards
         self.now = now
-        durable = GroupNotice(boards.store.committer)
-        durable.listen { [weak self] _ in self?.changedDurably() }
+        boards.onChange { [weak self] in self?.changed() }
     }
 
     /// Starts sending boards to `responder` until the call is cancelled.
@@ -67,13 +67,9 @@ final class BoardHub: Sendable {
         send(first, to: id, responder)
     }
 
-    /// Someone's water or habits changed: the watchers are sent a board once the change is
-    /// durable (or rolled back), never before the reply to the write that made it.
+    /// Something on a board changed, and is durable (or was rolled back): the board cache's
+    /// listeners hear of a change only then, never before the reply to the write that made it.
     func changed() {
-        durable.changed()
-    }
-
-    private func changedDurably() {
         let schedule = state.withLock { state -> Bool in
             guard !state.watchers.isEmpty, !state.isBroadcastPending else { return false }
             state.isBroadcastPending = true
@@ -98,7 +94,7 @@ final class BoardHub: Sendable {
         }
         // A board that saw a write still being synced (which may yet be rolled back) is built
         // again once it is durable.
-        guard committer.endDurableRead(read, orElse: { [weak self] in self?.changedDurably() }) else { return }
+        guard committer.endDurableRead(read, orElse: { [weak self] in self?.changed() }) else { return }
         // Those waiting for room only note that they missed this one.
         state.withLock { state in
             for (id, watcher) in state.watchers where watcher.isWaitingForRoom {
@@ -143,7 +139,19 @@ final class BoardHub: Sendable {
             ? built : nil
     }
 
+    /// Sends `board` to watcher `id` unless it is the same as the last it was sent; then the
+    /// watcher has room still.
     private func send(_ board: WaterV1.WatchBoardResponse, to id: UInt64, _ responder: Responder) {
+        let digest = BoardDigest(board.board ?? WaterV1.WeeklyBoard())
+        let isNew = state.withLock { state -> Bool in
+            guard state.watchers[id]?.lastSent != digest else {
+                state.watchers[id]?.isWaitingForRoom = false
+                return false
+            }
+            state.watchers[id]?.lastSent = digest
+            return true
+        }
+        guard isNew else { return }
         responder.yield(board) { [weak self] in
             guard let self else { return }
             self.queue.async { self.roomAgain(id) }

@@ -5,6 +5,7 @@ import WaterProtocol
 struct BoardService: Service {
     let boards: BoardBuilder
     let hub: BoardHub
+    let streams: SessionStreams
     /// Where the board's history is read, off the loop.
     let reads: ReadPool
 
@@ -49,9 +50,12 @@ struct BoardService: Service {
             week: week, order: try boardOrder(request.order), viewer: call.account.username, now: call.now)
     }
 
-    /// This week's ranking now and after every change, until the call is cancelled.
+    /// This week's ranking now and whenever it changes, until the call is cancelled or its
+    /// session ends.
     func watch(_ request: WaterV1.WatchBoardRequest, _ call: CallContext, responder: Responder) throws(WaterError) {
-        hub.watch(order: try boardOrder(request.order), viewer: call.account.id, responder: responder)
+        let order = try boardOrder(request.order)
+        hub.watch(order: order, viewer: call.account.id, responder: responder)
+        streams.tie(responder, to: call)
     }
 }
 

@@ -4,6 +4,8 @@ import WaterCore
 struct Caller: Sendable {
     var account: Account
     var digest: TokenDigest
+    /// When the session ends by itself: its streams end then (``SessionStreams``).
+    var expiresAtUnixMilliseconds: Int64 = .max
 }
 
 /// The facts of one call that a handler decides with: who calls, and when.

@@ -53,13 +53,11 @@ struct ExcuseService: Service {
         _ archive: Archive<MemberArchive>, _ dates: [LocalDate], _ call: CallContext,
         _ decide: (WaterDiary, LocalDate) throws(DomainError) -> [WaterMutation]
     ) throws(WaterError) -> [WaterV1.DaySummary] {
-        let days = try archives.commitReturning(
+        try archives.commitReturning(
             archive,
             { member in
                 Decision(try decide(member.water, member.water.today(atUnixMilliseconds: call.now)).map { .water($0) })
             },
             result: { member, _ in Set(dates).sorted().map { Wire.day(member.water.day($0)) } })
-        archives.hub.changed()
-        return days
     }
 }

@@ -27,9 +27,11 @@ struct TransferService: Service {
             throw WaterError(.permissionDenied, "only an admin may export the whole household")
         }
         let members = request.household ? try archives.read(archives.accounts) { $0.members } : [call.account]
+        // A household's history stops going to a session that ended.
+        let (streams, id) = (archives.streams, archives.streams.tie(responder, to: call))
         let export = ExportStream(
             members: members, household: request.household, store: archives.store, responder: responder,
-            queue: exportQueue, makers: archives.usernames())
+            queue: exportQueue, makers: archives.usernames(), finished: { streams.remove(id) })
         exportQueue.async { export.send(from: ExportStream.Position()) }
     }
 
@@ -146,17 +148,19 @@ struct ExportStream: Sendable {
     let queue: DispatchQueue
     /// Usernames by member id, for who made an entry for its member.
     let makers: [UInt64: String]
+    /// Runs as it finishes by itself (its session's streams need not end it).
+    let finished: @Sendable () -> Void
 
     /// Sends the next chunk from `position` (or ends the stream), and asks for the one after it
     /// once the connection is writable.
     func send(from position: Position) {
-        guard position.member < members.count else { return responder.finish(nil) }
+        guard position.member < members.count else { return finish(nil) }
         let account = members[position.member]
         guard let archive = position.archive ?? store.member(account.id).flatMap({ try? $0.read({ $0 }) }) else {
             // One member's protected archive does not stop the household's export: it is
             // named, and the others are exported. A member's own export has nothing else.
             guard household else {
-                return responder.finish(
+                return finish(
                     WaterError(
                         .failedPrecondition,
                         "your archive cannot be read and is protected until an admin repairs it "
@@ -172,6 +176,11 @@ struct ExportStream: Sendable {
             WaterV1.ExportResponse(history: chunk),
             then: next.map { Position(member: position.member, entry: $0, archive: archive) }
                 ?? Position(member: position.member + 1))
+    }
+
+    private func finish(_ error: WaterError?) {
+        finished()
+        responder.finish(error)
     }
 
     private func yield(_ response: WaterV1.ExportResponse, then next: Position) {

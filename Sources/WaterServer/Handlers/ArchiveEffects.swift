@@ -1,0 +1,54 @@
+import WaterCore
+
+/// What a decision on an archive means outside it: whether a board may show it (then the board
+/// cache, every live board and Home Assistant hear of it) and which sessions it ends (then
+/// their streams end). A login, a todo item or a password changes no board.
+struct ArchiveEffects: Sendable, Equatable {
+    var changesBoard = false
+    var endedSessions = EndedSessions()
+
+    init(changesBoard: Bool = false, endedSessions: EndedSessions = EndedSessions()) {
+        self.changesBoard = changesBoard
+        self.endedSessions = endedSessions
+    }
+
+    init<Mutation: ArchiveEffect>(_ mutations: some Sequence<Mutation>) {
+        for mutation in mutations { mutation.add(to: &self) }
+    }
+}
+
+/// A mutation whose effects outside its archive are known.
+protocol ArchiveEffect {
+    func add(to effects: inout ArchiveEffects)
+}
+
+extension MemberMutation: ArchiveEffect {
+    /// A member's water, habits and privacy are what boards show.
+    func add(to effects: inout ArchiveEffects) {
+        effects.changesBoard = true
+    }
+}
+
+extension TodoMutation: ArchiveEffect {
+    /// No board shows the household's todo list.
+    func add(to effects: inout ArchiveEffects) {}
+}
+
+extension AccountMutation: ArchiveEffect {
+    func add(to effects: inout ArchiveEffects) {
+        switch self {
+        // Who is on the board, by which names, and their zone (which days are theirs).
+        case .added, .changed:
+            effects.changesBoard = true
+        case .removed(let memberID):
+            effects.changesBoard = true
+            effects.endedSessions.members.append(memberID)
+        case .passwordSet(let memberID, _):
+            effects.endedSessions.members.append(memberID)
+        case .sessionEnded(let digest):
+            effects.endedSessions.sessions.append(digest)
+        case .sessionStarted, .drink:
+            break
+        }
+    }
+}
