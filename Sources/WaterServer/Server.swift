@@ -45,6 +45,8 @@ public final class Server: Sendable {
     private let listenAddress: HostPort
     private let stopped = DispatchSemaphore(value: 0)
     private let statusTimer: SendableTimer
+    /// Drops idle members' archives from memory every ``ServerConfiguration/idleArchiveSweep``.
+    private let sweepTimer: SendableTimer
     /// Rings when a compaction finished, so the status file says so at once.
     private let compactions: Signal
     /// The board in Home Assistant, with `--mqtt`.
@@ -113,6 +115,8 @@ public final class Server: Sendable {
             stopped: stopped)
         statusTimer = SendableTimer(
             source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.status", qos: .utility)))
+        sweepTimer = SendableTimer(
+            source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.idle-sweep", qos: .utility)))
         // Members' archives load when first used; one that cannot be read logs why then.
     }
 
@@ -160,6 +164,14 @@ public final class Server: Sendable {
             self?.statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
         }
         home?.start()
+        let (sweepSeconds, _) = services.configuration.idleArchiveSweep.components
+        let sweep = DispatchTimeInterval.seconds(Int(max(sweepSeconds, 1)))
+        sweepTimer.source.schedule(deadline: .now() + sweep, repeating: sweep, leeway: .seconds(1))
+        sweepTimer.source.setEventHandler { [weak self] in
+            guard let self, services.store.dropIdleMembers() > 0 else { return }
+            statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
+        }
+        sweepTimer.source.activate()
     }
 
     /// This process's private memory (RssAnon of /proc/self/status), in KiB: what a Pi's memory
@@ -179,7 +191,7 @@ public final class Server: Sendable {
 
     /// What `water-server status` shows of a running server, as `key value` lines.
     private func writeStatus() {
-        let (loaded, protected, compaction) = services.store.loadedStatus
+        let (loaded, protected, compaction, dropped) = services.store.loadedStatus
         let (members, admins, children) =
             (try? services.store.accounts.read { book in
                 (
@@ -197,6 +209,7 @@ public final class Server: Sendable {
             "admins \(admins)",
             "children \(children)",
             "archives_loaded \(loaded)",
+            "archives_dropped \(dropped)",
             "memory_private_kib \(Self.privateMemoryKiB() ?? 0)",
             "protected \(protected.isEmpty ? "none" : protected.joined(separator: ","))",
             "certificate \(certificate)",
@@ -230,6 +243,7 @@ public final class Server: Sendable {
     /// ``waitUntilStopped()`` returns once that is done.
     public func beginGracefulShutdown() {
         statusTimer.source.cancel()
+        sweepTimer.source.cancel()
         let connections = self.connections
         loop.execute { connections.drainAll() }
     }

@@ -71,6 +71,9 @@ public struct ServerConfiguration: Sendable {
     public var frameDeadline: Duration = .seconds(10)
     /// How long a connection may stay silent with no call in flight before it is closed.
     public var idleTimeout: Duration = .seconds(300)
+    /// How often members' archives unused since the previous sweep are dropped from memory
+    /// (``FileArchiveStore/dropIdleMembers()``); their next call loads them again.
+    public var idleArchiveSweep: Duration = .seconds(300)
     /// The household's time zone: its calendar week, and new members' days.
     public var householdTimeZone = MemberTimeZone.utc
     /// Where members' zones are found (the system's zoneinfo).

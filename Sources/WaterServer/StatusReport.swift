@@ -46,6 +46,8 @@ public struct StatusReport: Encodable, Sendable {
     /// (the accounts, the household's list and each member's used since the start) it has in it.
     public var memoryPrivateKib: Int?
     public var archivesLoaded: Int?
+    /// How many idle members' archives the running server dropped from memory since it started.
+    public var archivesDropped: Int?
     public var members: Int?
     /// How many of the members are admins, and how many children (nil from an older server).
     public var admins: Int?
@@ -89,6 +91,7 @@ public struct StatusReport: Encodable, Sendable {
             connections: running ? fields["connections"].flatMap { Int($0) } : nil,
             memoryPrivateKib: running ? fields["memory_private_kib"].flatMap { Int($0) } : nil,
             archivesLoaded: running ? fields["archives_loaded"].flatMap { Int($0) } : nil,
+            archivesDropped: running ? fields["archives_dropped"].flatMap { Int($0) } : nil,
             members: fields["members"].flatMap { Int($0) }, admins: fields["admins"].flatMap { Int($0) },
             children: fields["children"].flatMap { Int($0) },
             certificate: fields["certificate"] ?? selfSignedFingerprint(in: dataDirectory),
@@ -129,7 +132,9 @@ public struct StatusReport: Encodable, Sendable {
             lines.append("connections: \(connections.map(String.init) ?? "?")")
             if let memoryPrivateKib, let archivesLoaded {
                 let mebibytes = (Double(memoryPrivateKib) / 1024 * 10).rounded() / 10
-                lines.append("memory: \(mebibytes) MiB private, \(archivesLoaded) archives in memory")
+                lines.append(
+                    "memory: \(mebibytes) MiB private, \(archivesLoaded) archives in memory"
+                        + (archivesDropped.map { ", \($0) dropped idle" } ?? ""))
             }
             if let mqtt {
                 lines.append(

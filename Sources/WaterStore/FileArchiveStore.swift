@@ -44,9 +44,12 @@ public final class FileArchiveStore: Sendable {
     let log: SharedLog
     private let fileSystem: any FileSystem
     private let options: StoreOptions
-    private let logger: Logger
-    /// Every member's archive; nil until first used.
-    private let members: Locked<[UInt64: Archive<MemberArchive>?]>
+    let logger: Logger
+    /// Every member's archive (nil until first used, or once dropped idle) and whether it was
+    /// used since the last sweep (``dropIdleMembers()``, which owns the dropping).
+    let members: Locked<[UInt64: MemberSlot]>
+    /// How many idle archives ``dropIdleMembers()`` dropped since the store opened.
+    let droppedCount = Locked(0)
     private let context: ArchiveContext
     private let lock: FileHandleID
 
@@ -94,9 +97,9 @@ public final class FileArchiveStore: Sendable {
             directory: "\(path)/\(DataDirectory.household)", key: ArchiveKey.household, fileSystem: fileSystem,
             context: context, expectation: .existing, log: log, committer: committer, logger: logger,
             compactionThreshold: options.compactionThreshold, compacted: options.compacted)
-        var members: [UInt64: Archive<MemberArchive>?] = [:]
+        var members: [UInt64: MemberSlot] = [:]
         do {
-            for id in try DataDirectory.memberIDs(in: path, fileSystem: fileSystem) { members[id] = .some(nil) }
+            for id in try DataDirectory.memberIDs(in: path, fileSystem: fileSystem) { members[id] = MemberSlot() }
         } catch {
             fileSystem.close(lock)
             throw ArchiveError(error)
@@ -183,17 +186,17 @@ public final class FileArchiveStore: Sendable {
     /// - Important: Not to be called while holding the accounts archive's lock.
     public func member(_ id: UInt64) -> Archive<MemberArchive>? {
         // Loaded already, or no such folder: the usual case, one lock.
-        switch members.withLock({ $0[id] }) {
+        switch members.withLock({ $0[id]?.use() }) {
         case nil: return nil
         case let loaded??: return loaded
         case .some(nil): break
         }
         let listed = (try? accounts.read { $0.accounts[id] != nil }) ?? true
         return members.withLock { members in
-            guard let slot = members[id] else { return nil }
-            if let loaded = slot { return loaded }
+            guard let loaded = members[id]?.use() else { return nil }
+            if let loaded { return loaded }
             let archive = openMember(id, expectation: listed ? .existing : .newOrExisting)
-            members[id] = archive
+            members[id] = MemberSlot(archive: archive)
             return archive
         }
     }
@@ -224,7 +227,7 @@ public final class FileArchiveStore: Sendable {
         // writes from two connections) would otherwise both write its empty snapshot, the later
         // one stamped past records the earlier one's writes had put in the log already.
         try members.withLock { (members) throws(ArchiveError) -> Archive<MemberArchive> in
-            if let loaded = members[id] ?? nil, loaded.protection == nil { return loaded }
+            if case let loaded?? = members[id]?.use(), loaded.protection == nil { return loaded }
             let usersPath = "\(path)/\(DataDirectory.users)"
             let folder = "\(usersPath)/\(id)"
             do throws(FileSystemError) {
@@ -244,21 +247,25 @@ public final class FileArchiveStore: Sendable {
             // it again as one being created (a protected archive holds nothing open).
             let archive = openMember(id, expectation: .newOrExisting)
             if let protection = archive.protection { throw protection }
-            members[id] = archive
+            members[id] = MemberSlot(archive: archive)
             return archive
         }
     }
 
     /// What the running process knows of its archives, for `water-server status`: the ones in
-    /// use (loaded), those protected among them, and the last compaction.
+    /// use (loaded), those protected among them, the last compaction, and how many idle archives
+    /// were dropped from memory.
     public var loadedStatus:
-        (loaded: Int, protected: [String], lastCompaction: (path: String, unixMilliseconds: Int64)?)
+        (loaded: Int, protected: [String], lastCompaction: (path: String, unixMilliseconds: Int64)?, dropped: Int)
     {
-        let loaded: [any LoadedArchive] = [accounts, household] + members.withLock { $0.values.compactMap { $0 } }
+        let loaded: [any LoadedArchive] = [accounts, household] + members.withLock { $0.values.compactMap(\.archive) }
         let last = loaded.compactMap { archive in archive.lastCompactionUnixMilliseconds.map { (archive.directory, $0) }
         }
         .max { $0.1 < $1.1 }
-        return (loaded.count, loaded.filter { $0.protection != nil }.map(\.directory).sorted(), last)
+        return (
+            loaded.count, loaded.filter { $0.protection != nil }.map(\.directory).sorted(), last,
+            droppedCount.withLock { $0 }
+        )
     }
 
     /// Every archive this process has in protected mode, with the reason (tests and tools;
@@ -285,7 +292,7 @@ public final class FileArchiveStore: Sendable {
         var keys = Set(log.writer.liveKeys)
         if accounts.fileStatus.logBytes > 0 { keys.insert(accounts.key) }
         if household.fileStatus.logBytes > 0 { keys.insert(household.key) }
-        let loaded: [Archive<MemberArchive>] = members.withLock { $0.values.compactMap { $0 } }
+        let loaded: [Archive<MemberArchive>] = members.withLock { $0.values.compactMap(\.archive) }
         for archive in loaded where archive.fileStatus.logBytes > 0 { keys.insert(archive.key) }
         for key in keys.sorted() {
             switch key {
@@ -304,7 +311,7 @@ public final class FileArchiveStore: Sendable {
         checkpoint()
         accounts.close()
         household.close()
-        for archive in members.withLock({ $0.values.compactMap { $0 } }) { archive.close() }
+        for archive in members.withLock({ $0.values.compactMap(\.archive) }) { archive.close() }
         committer.stopWriter()
         log.writer.close()
         fileSystem.close(lock)

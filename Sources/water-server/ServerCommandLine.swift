@@ -44,6 +44,9 @@ let serverCommandLine = ProgramSpec(
                 OptionSpec("max-frame", "BYTES", "largest frame payload (default 1048576)"),
                 OptionSpec("frame-deadline", "SECONDS", "time to deliver a started frame (default 10)"),
                 OptionSpec("idle-timeout", "SECONDS", "close connections silent this long (default 300)"),
+                OptionSpec(
+                    "idle-sweep", "SECONDS",
+                    "every SECONDS, drop from memory members' archives unused since the last time (default 300)"),
                 passwordStrength,
                 OptionSpec(
                     "clock", "UNIX_MS",

@@ -101,6 +101,9 @@ func serve(_ arguments: inout Arguments) throws -> Never {
     if let seconds = try arguments.integer("idle-timeout", in: 1...86_400) {
         configuration.idleTimeout = .seconds(seconds)
     }
+    if let seconds = try arguments.integer("idle-sweep", in: 1...86_400) {
+        configuration.idleArchiveSweep = .seconds(seconds)
+    }
     configuration.passwordStrength = try strength(try arguments.option("password-strength"))
     if let clock = try arguments.integer("clock", in: Int64(946_684_800_000)...Int64(4_102_444_800_000)) {
         configuration.clockOffsetMilliseconds = clock - UnixTime.nowMilliseconds()

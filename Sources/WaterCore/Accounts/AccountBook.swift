@@ -159,6 +159,10 @@ public struct AccountBook: Hashable, Sendable {
         }
     }
 
+    /// At most this many members (removed ones aside): the server may hold each one's archive in
+    /// memory, and the ceiling README gives for a 1 GB Pi is figured for 16 members at their caps.
+    public static let maximumMembers = 16
+
     public static func isValidUsername(_ name: String) -> Bool {
         NameForm.username.matches(name)
     }
@@ -170,6 +174,7 @@ public struct AccountBook: Hashable, Sendable {
         passwordHash: String, now: Int64, isChild: Bool = false
     ) throws(DomainError) -> AccountMutation {
         try checkUsername(username, field: "username")
+        try checkRoom()
         if isChild && role == .admin { throw .invalid("role", "a child cannot be added as an admin") }
         let displayName = try SharedText.displayName.checked(displayName.isEmpty ? username : displayName)
         return .added(
@@ -252,6 +257,7 @@ public struct AccountBook: Hashable, Sendable {
                 .conflict, field: "username",
                 "there is a member called \(named) now; rename them first (member rename \(named) --to NEW_NAME)")
         }
+        try checkRoom()
         return .added(removed)
     }
 
@@ -263,6 +269,16 @@ public struct AccountBook: Hashable, Sendable {
             throw DomainError(.notFound, field: "username", "there is no member called \(named)")
         }
         return account
+    }
+
+    /// Refuses a new member (an add, or a removed member brought back) once the household has
+    /// ``maximumMembers``.
+    private func checkRoom() throws(DomainError) {
+        guard accounts.count < Self.maximumMembers else {
+            throw DomainError(
+                .full, field: "username",
+                "at most \(Self.maximumMembers) members in a household: it has \(accounts.count); remove one first")
+        }
     }
 
     private func checkUsername(_ username: String, field: String) throws(DomainError) {
