@@ -70,6 +70,11 @@ extension GroupCommitter {
         if groupStart < scratch.work.count {
             succeeded = commit(groupStart..<scratch.work.count, &scratch) && succeeded
         }
+        // Let go of the archives the group wrote now, not at the next group: an idle archive
+        // must be held by nothing but its store to leave memory (``FileArchiveStore/dropIdleMembers()``).
+        scratch.work.removeAll(keepingCapacity: true)
+        scratch.current.removeAll(keepingCapacity: true)
+        scratch.written.removeAll(keepingCapacity: true)
         return succeeded
     }
 

@@ -342,11 +342,6 @@ public final class GroupCommitter: Sendable {
             // No writer, no event loop: the leader tells of its groups itself.
             notices.finished(group, succeeded: groupSucceeded)
         }
-        // Let go of the archives the group wrote now, not at the next group: an idle archive
-        // must be held by nothing but its store to leave memory (``FileArchiveStore/dropIdleMembers()``).
-        scratch.work.removeAll(keepingCapacity: true)
-        scratch.current.removeAll(keepingCapacity: true)
-        scratch.written.removeAll(keepingCapacity: true)
         return succeeded
     }
 
