@@ -126,7 +126,7 @@ struct APIServices: Sendable {
 struct BoardBuilder: Sendable {
     let store: FileArchiveStore
     let householdTimeZone: MemberTimeZone
-    private let cache = BoardCache()
+    let cache = BoardCache()
 
     init(store: FileArchiveStore, householdTimeZone: MemberTimeZone) {
         self.store = store
@@ -238,16 +238,16 @@ struct BoardBuilder: Sendable {
         let accounts = (try? store.accounts.read { $0.members }) ?? []
         var unavailable: [Account] = []
         let readable = accounts.compactMap { account -> (account: Account, member: BoardMember)? in
-            guard let archive = try? store.member(account.id)?.read({ $0 }) else {
+            guard let inputs = cache.inputs.inputs(of: account.id, in: store) else {
                 unavailable.append(account)
                 return nil
             }
             return (
                 account,
                 BoardMember(
-                    username: account.username, displayName: account.displayName, water: archive.water,
-                    habits: archive.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds,
-                    privacy: archive.privacy)
+                    username: account.username, displayName: account.displayName, water: inputs.water,
+                    habits: inputs.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds,
+                    privacy: inputs.privacy)
             )
         }
         return (readable, unavailable)
@@ -282,6 +282,8 @@ final class BoardCache: Sendable {
 
     let generation = Locked<UInt64>(0)
     let boards = Locked<[Key: Entry]>([:])
+    /// What the boards are built from, member by member.
+    let inputs = BoardInputsCache()
     /// Fired by every change, for those who publish boards elsewhere (``HomePublisher``).
     let changes = Signal()
 }
