@@ -47,40 +47,68 @@ struct BoardInputsCacheTests {
         return WeeklyBoard(members: members, week: week, order: .progress, now: Self.now)
     }
 
-    @Test("a member's write refreshes only their inputs, and the board equals one built from scratch")
-    func refreshesOnlyTheWriter() throws {
+    /// A store whose members ann, bob and cat logged 300, 400 and 500 ml a day for `days` days,
+    /// with their archives (which `body` may let go of).
+    private func withHousehold(
+        days: Int, _ body: (FileArchiveStore, inout [Archive<MemberArchive>]) throws -> Void
+    ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("board-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try FileArchiveStore(path: directory, owner: "board tests")
         defer { store.close() }
         var archives = try ["ann", "bob", "cat"].map { try add($0, to: store) }
         for (n, archive) in archives.enumerated() {
-            for day in 0..<10 { try log(Int32(300 + 100 * n), daysAgo: Int64(day), to: archive) }
+            for day in 0..<days { try log(Int32(300 + 100 * n), daysAgo: Int64(day), to: archive) }
         }
-        let builder = BoardBuilder(store: store, householdTimeZone: .utc)
-        let week = builder.currentWeek(now: Self.now)
-        let inputs = builder.cache.inputs
+        try body(store, &archives)
+    }
 
-        #expect(builder.board(week: week, order: .progress, now: Self.now).0 == (try fromScratch(store, week: week)))
-        #expect(inputs.refreshes == 3)
-        _ = builder.board(week: week, order: .progress, now: Self.now)
-        #expect(inputs.refreshes == 3)
+    @Test("a member's write refreshes only their inputs, and the board equals one built from scratch")
+    func refreshesOnlyTheWriter() throws {
+        try withHousehold(days: 10) { store, archives in
+            let builder = BoardBuilder(store: store, householdTimeZone: .utc)
+            let week = builder.currentWeek(now: Self.now)
+            let inputs = builder.cache.inputs
 
-        try log(2500, daysAgo: 0, to: archives[1])
-        let board = builder.board(week: week, order: .progress, now: Self.now).0
-        #expect(inputs.refreshes == 4)
-        #expect(board == (try fromScratch(store, week: week)))
-        #expect(board.standings.first?.username == "bob")
+            #expect(
+                builder.board(week: week, order: .progress, now: Self.now).0 == (try fromScratch(store, week: week)))
+            #expect(inputs.refreshes == 3)
+            _ = builder.board(week: week, order: .progress, now: Self.now)
+            #expect(inputs.refreshes == 3)
 
-        // Idle archives dropped from memory are not loaded again for a board.
-        archives = []
-        for _ in 0..<3 {
-            store.dropIdleMembers()
-            store.flush()
+            try log(2500, daysAgo: 0, to: archives[1])
+            let board = builder.board(week: week, order: .progress, now: Self.now).0
+            #expect(inputs.refreshes == 4)
+            #expect(board == (try fromScratch(store, week: week)))
+            #expect(board.standings.first?.username == "bob")
+
+            // Idle archives dropped from memory are not loaded again for a board.
+            archives = []
+            for _ in 0..<3 {
+                store.dropIdleMembers()
+                store.flush()
+            }
+            #expect(store.loadedStatus.loaded == 2)
+            #expect(builder.board(week: week, order: .progress, now: Self.now).0 == board)
+            #expect(inputs.refreshes == 4)
+            #expect(store.loadedStatus.loaded == 2)
         }
-        #expect(store.loadedStatus.loaded == 2)
-        #expect(builder.board(week: week, order: .progress, now: Self.now).0 == board)
-        #expect(inputs.refreshes == 4)
-        #expect(store.loadedStatus.loaded == 2)
+    }
+
+    @Test("past weeks' boards are kept until something changes, and equal boards built anew")
+    func pastWeeks() throws {
+        try withHousehold(days: 30) { store, archives in
+            let builder = BoardBuilder(store: store, householdTimeZone: .utc)
+            let first = builder.history(weeks: 52, order: .progress, viewer: nil, now: Self.now)
+            #expect(builder.cache.pastBoards.withLock { $0.count } == 52)
+            #expect(builder.history(weeks: 52, order: .progress, viewer: "ann", now: Self.now) == first)
+
+            try log(3000, daysAgo: 8, to: archives[0])
+            builder.changed()
+            let after = builder.history(weeks: 52, order: .progress, viewer: nil, now: Self.now)
+            #expect(after != first)
+            let anew = BoardBuilder(store: store, householdTimeZone: .utc)
+            #expect(after == anew.history(weeks: 52, order: .progress, viewer: nil, now: Self.now))
+        }
     }
 }
