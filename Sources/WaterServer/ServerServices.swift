@@ -133,7 +133,7 @@ struct APIServices: Sendable {
 struct BoardBuilder: Sendable {
     let store: FileArchiveStore
     let householdTimeZone: MemberTimeZone
-    private let cache: BoardCache
+    let cache: BoardCache
 
     init(store: FileArchiveStore, householdTimeZone: MemberTimeZone) {
         self.store = store
@@ -214,18 +214,33 @@ struct BoardBuilder: Sendable {
     }
 
     /// The boards of the `weeks` weeks before the current one as `viewer` may see them, last
-    /// week first, each as GetBoard has it but without the rows' days: one read of the members
-    /// for all of them.
+    /// week first, each as GetBoard has it but without the rows' days. Each week's ranking is
+    /// kept until anything changes or the minute turns (``BoardCache/pastBoards``); the members
+    /// are read at most once for all the weeks missing.
     func history(weeks: Int, order: BoardOrder, viewer: String?, now: Int64) -> [WaterV1.WeeklyBoard] {
-        let (readable, unavailable) = members()
-        let members = readable.map(\.member)
-        let named = unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
+        let generation = cache.generation.withLock { $0 }
+        var read: (members: [BoardMember], unavailable: [WaterV1.Member])?
         var week = currentWeek(now: now)
         return (0..<weeks).map { _ in
             week = week.previous
-            var board = Self.wire(
-                WeeklyBoard(members: members, week: week, order: order, now: now), unavailable: named, viewer: viewer,
-                now: now)
+            let key = BoardCache.Key(week: week, order: order, minute: now / 60_000, viewer: nil)
+            var past = cache.pastBoards.withLock { $0[key] }
+            if past?.generation != generation {
+                if read == nil {
+                    let (readable, unavailable) = members()
+                    read = (
+                        readable.map(\.member),
+                        unavailable.map { WaterV1.Member(username: $0.username, displayName: $0.displayName) }
+                    )
+                }
+                let built = WeeklyBoard(members: read!.members, week: week, order: order, now: now)
+                past = (generation, built, read!.unavailable)
+                cache.pastBoards.withLock { boards in
+                    if boards.count > 128 { boards.removeAll() }
+                    boards[key] = past
+                }
+            }
+            var board = Self.wire(past!.built, unavailable: past!.unavailable, viewer: viewer, now: now)
             for index in board.rows.indices { board.rows[index].days = [] }
             return board
         }
@@ -249,16 +264,16 @@ struct BoardBuilder: Sendable {
         let accounts = (try? store.accounts.read { $0.members }) ?? []
         var unavailable: [Account] = []
         let readable = accounts.compactMap { account -> (account: Account, member: BoardMember)? in
-            guard let archive = try? store.member(account.id)?.read({ $0 }) else {
+            guard let inputs = cache.inputs.inputs(of: account.id, in: store) else {
                 unavailable.append(account)
                 return nil
             }
             return (
                 account,
                 BoardMember(
-                    username: account.username, displayName: account.displayName, water: archive.water,
-                    habits: archive.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds,
-                    privacy: archive.privacy)
+                    username: account.username, displayName: account.displayName, water: inputs.water,
+                    habits: inputs.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds,
+                    privacy: inputs.privacy)
             )
         }
         return (readable, unavailable)
@@ -293,6 +308,11 @@ final class BoardCache: Sendable {
 
     let generation = Locked<UInt64>(0)
     let boards = Locked<[Key: Entry]>([:])
+    /// Past weeks' rankings (GetBoardHistory's), by week, order and minute, each built in a
+    /// generation.
+    let pastBoards = Locked<[Key: (generation: UInt64, built: WeeklyBoard, unavailable: [WaterV1.Member])]>([:])
+    /// What the boards are built from, member by member.
+    let inputs = BoardInputsCache()
     /// Fired once changes are durable, for those who publish boards elsewhere (``HomePublisher``).
     let changes = Signal()
     /// Fires ``changes`` once the writes of a change are durable, or rolled back: then the

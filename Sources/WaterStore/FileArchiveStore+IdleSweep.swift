@@ -6,6 +6,8 @@ import WaterCore
 struct MemberSlot {
     var archive: Archive<MemberArchive>?
     var used = true
+    /// The archive's revision when it was dropped: what it will show, unchanged, until loaded.
+    var droppedRevision: ArchiveRevision?
 
     /// The archive (nil when not loaded), noting the use.
     mutating func use() -> Archive<MemberArchive>?? {
@@ -40,6 +42,7 @@ extension FileArchiveStore {
                 if isKnownUniquelyReferenced(&archive) {
                     switch archive.rest {
                     case .atRest:
+                        members[id]!.droppedRevision = archive.revision
                         dropped += 1
                         continue
                     case .snapshotDue: snapshotDue.append(archive)
@@ -57,6 +60,16 @@ extension FileArchiveStore {
         CLinux_release_free_memory()
         logger.debug("idle archives dropped", ["count": "\(dropped)"])
         return dropped
+    }
+
+    /// The revision of member `id`'s archive (the one it had when dropped, while not in memory),
+    /// without loading it or counting a use; nil when it was never loaded. For a cache of
+    /// something derived from archives, which reads an archive again only when this changed.
+    public func revision(ofMember id: UInt64) -> ArchiveRevision? {
+        // The archive's lock is taken after the members' lock is released: writers hold an
+        // archive's lock while they look members up.
+        let (archive, dropped) = members.withLock { ($0[id]?.archive, $0[id]?.droppedRevision) }
+        return archive?.revision ?? dropped
     }
 
     /// How many idle archives were dropped since the store opened.

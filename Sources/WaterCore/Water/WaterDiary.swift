@@ -35,6 +35,9 @@ public struct WaterDiary: Hashable, Sendable {
     public private(set) var excused: [LocalDate: String] = [:]
     /// The runs of days that break no streak, kept by `apply` (derived, as the indexes are).
     private var streakRuns = StreakRuns()
+    /// The first day with a drink, kept by ``withoutEntries`` (which drops the drinks); nil in
+    /// a diary with its drinks.
+    private var firstDayOfDroppedEntries: LocalDate?
 
     private struct DayTotal: Hashable, Sendable {
         /// What counts toward the goal.
@@ -178,7 +181,20 @@ public struct WaterDiary: Hashable, Sendable {
     }
 
     /// The first day with a drink, for when a member joined.
-    public var firstDay: LocalDate? { byTime.first.map { date(of: entries[Int($0)]) } }
+    public var firstDay: LocalDate? { byTime.first.map { date(of: entries[Int($0)]) } ?? firstDayOfDroppedEntries }
+
+    /// This diary without its drinks: the days' totals, goals, excuses, streaks and first day,
+    /// all a board reads (``BoardMember``). A board's cache keeps it instead of the diary, so it
+    /// holds no drink in memory (the drinks are most of an archive's).
+    public var withoutEntries: WaterDiary {
+        var summary = WaterDiary(timeZone: timeZone)
+        summary.goals = goals
+        summary.days = days
+        summary.excused = excused
+        summary.streakRuns = streakRuns
+        summary.firstDayOfDroppedEntries = firstDay
+        return summary
+    }
 
     /// Every day that has entries, in date order.
     public var datesWithEntries: [LocalDate] { days.keys.sorted() }

@@ -37,6 +37,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     let context: ArchiveContext
     /// Told after each snapshot is written (the status file shows compactions at once).
     let compacted: @Sendable () -> Void
+    /// This load of the archive, for ``revision``.
+    let instance = ArchiveRevision.nextInstance()
 
     /// What callers see and change.
     struct Latest {
