@@ -44,7 +44,7 @@ struct RetentionBenchmark {
         var (server, address) = try ServerBenchmark.startWater(data)
         defer { server.stop() }
         let tokens = try (1...ServerBenchmark.historic).map { try ServerBenchmark.login(address, "h\($0)").token }
-        try loadEveryArchive(address, token: tokens[0])
+        try Self.loadEveryArchive(address, token: tokens[0])
         record("rss_anon_mib_start", ServerBenchmark.statusMiB("RssAnon:", of: server.pid))
 
         let kinds: [(name: String, request: (Int, [UInt8]) throws -> [UInt8])] = [
@@ -89,7 +89,7 @@ struct RetentionBenchmark {
         // The same data, after a restart, every archive loaded.
         server.stop()
         (server, address) = try ServerBenchmark.startWater(data)
-        try loadEveryArchive(address, token: try ServerBenchmark.login(address, "h1").token)
+        try Self.loadEveryArchive(address, token: try ServerBenchmark.login(address, "h1").token)
         let restarted = ServerBenchmark.statusMiB("RssAnon:", of: server.pid)
         record("rss_anon_mib_restarted", restarted)
         record("rss_anon_running_vs_restarted", running / restarted)
@@ -97,7 +97,7 @@ struct RetentionBenchmark {
     }
 
     /// A board reads every member's archive, so every one is in memory after it.
-    private func loadEveryArchive(_ address: HostPort, token: [UInt8]) throws {
+    static func loadEveryArchive(_ address: HostPort, token: [UInt8]) throws {
         let socket = try ServerBenchmark.handshaken(address)
         defer { socket.close() }
         try MemberProbe.writeAll(

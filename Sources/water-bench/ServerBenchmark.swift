@@ -248,14 +248,14 @@ struct ServerBenchmark {
 
     /// The release server on `data`, on a free loopback port: plaintext unless told otherwise.
     static func startWater(
-        _ data: String, plaintext: Bool = true, environment: [String: String] = [:]
+        _ data: String, plaintext: Bool = true, environment: [String: String] = [:], options: [String] = []
     ) throws -> (Spawned, HostPort) {
         let server = try Spawned(
             productsDirectory + "/water-server",
             [
                 "serve", "--data", data, "--listen", "127.0.0.1:0", "--password-strength", "minimum",
                 "--max-connections", "1024", "--max-per-address", "1024", "--time-zone", "UTC",
-            ] + (plaintext ? ["--plaintext"] : []), environment: environment)
+            ] + (plaintext ? ["--plaintext"] : []) + options, environment: environment)
         let address = try require(
             HostPort(parsing: server.firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
             "the listening address")
@@ -292,17 +292,7 @@ struct ServerBenchmark {
         let store = try FileArchiveStore(path: data, owner: "water-bench")
         defer { store.close() }
         let hash = PasswordHasher(strength: .minimum).hashNow(Self.password)!
-        func add(_ name: String) throws -> Archive<MemberArchive> {
-            let id: UInt64 = try store.accounts.commitAndWait(
-                { book in
-                    [
-                        try book.validateAdd(
-                            username: name, displayName: name, role: .member, timeZone: .utc, passwordHash: hash, now: 0
-                        )
-                    ]
-                }, result: { $0.account(named: name)!.id })
-            return try store.createMember(id)
-        }
+        func add(_ name: String) throws -> Archive<MemberArchive> { try addMember(name, to: store, hash: hash) }
         for name in (0..<newcomers).map({ "n\($0 + 1)" }) { _ = try add(name) }
         for (index, name) in (1...Self.historic).map({ "h\($0)" }).enumerated() {
             let archive = try add(name)
@@ -317,6 +307,18 @@ struct ServerBenchmark {
             archive.compact()
         }
         store.flush()
+    }
+
+    /// Adds member `name` (password hash `hash`) and makes their archive.
+    static func addMember(_ name: String, to store: FileArchiveStore, hash: String) throws -> Archive<MemberArchive> {
+        let id: UInt64 = try store.accounts.commitAndWait(
+            { book in
+                [
+                    try book.validateAdd(
+                        username: name, displayName: name, role: .member, timeZone: .utc, passwordHash: hash, now: 0)
+                ]
+            }, result: { $0.account(named: name)!.id })
+        return try store.createMember(id)
     }
 
     // MARK: Load

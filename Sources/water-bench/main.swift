@@ -4,6 +4,7 @@
 //
 //     water-bench storage|server|hostile|codec [--json] [--dir DIRECTORY]
 //     water-bench retained [CALLS] [--json] [--dir DIRECTORY]
+//     water-bench ceiling [--json] [--dir DIRECTORY]
 //     water-bench stress CYCLES [--dir DIRECTORY]
 import Foundation
 import WaterClient
@@ -156,6 +157,10 @@ case "retained" where arguments.count <= 2:
             ? Int(arguments[1]) ?? RetentionBenchmark.defaultCalls : RetentionBenchmark.defaultCalls)
     orExit { try benchmark.run() }
     emitResults(benchmark.results)
+case "ceiling":
+    var results: [(key: String, value: Double)] = []
+    orExit { results = try CeilingBenchmark.run(directory: directory) }
+    emitResults(results)
 case "codec":
     var results: [(key: String, value: Double)] = []
     orExit { try CodecBenchmark.run { results.append(($0, $1)) } }
@@ -179,7 +184,7 @@ case "stress" where arguments.count == 2:
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: water-bench storage|server|hostile|codec [--json] [--dir DIRECTORY] | retained [CALLS] | stress CYCLES [--dir DIRECTORY]\n"
+            "usage: water-bench storage|server|hostile|codec [--json] [--dir DIRECTORY] | retained [CALLS] | ceiling | stress CYCLES [--dir DIRECTORY]\n"
                 .utf8))
     exit(64)
 }
