@@ -55,7 +55,7 @@ struct ArchiveAccess: Sendable {
             try archive.commit(
                 { model in
                     let decision = try decide(model)
-                    effects = ArchiveEffects(decision.mutations)
+                    effects = Model.Mutation.effects(of: decision.mutations)
                     return decision
                 },
                 // The value made as the decision is applied carries its effects to the completion.
@@ -94,7 +94,7 @@ struct ArchiveAccess: Sendable {
             let value = try archive.commitReturning(
                 { model in
                     let decision = try decide(model)
-                    effects = ArchiveEffects(decision.mutations)
+                    effects = Model.Mutation.effects(of: decision.mutations)
                     return decision
                 }, result: result)
             if effects.changesBoard { boards.changed() }

@@ -1,4 +1,5 @@
 import WaterCore
+import WaterStore
 
 /// What a decision on an archive means outside it: whether a board may show it (then the board
 /// cache, every live board and Home Assistant hear of it) and which sessions it ends (then
@@ -18,8 +19,12 @@ struct ArchiveEffects: Sendable, Equatable {
 }
 
 /// A mutation whose effects outside its archive are known.
-protocol ArchiveEffect {
+protocol ArchiveEffect: Sendable {
     func add(to effects: inout ArchiveEffects)
+    /// A decision's effects, worked out by each kind of mutation in code of its own: every write
+    /// comes this way, and a generic loop over mutations of unknown size would allocate for
+    /// each one it steps over (see ``Archive``'s `apply`).
+    static func effects(of mutations: Mutations<Self>) -> ArchiveEffects
 }
 
 extension MemberMutation: ArchiveEffect {
@@ -27,14 +32,26 @@ extension MemberMutation: ArchiveEffect {
     func add(to effects: inout ArchiveEffects) {
         effects.changesBoard = true
     }
+
+    static func effects(of mutations: Mutations<Self>) -> ArchiveEffects {
+        ArchiveEffects(changesBoard: !mutations.isEmpty)
+    }
 }
 
 extension TodoMutation: ArchiveEffect {
     /// No board shows the household's todo list.
     func add(to effects: inout ArchiveEffects) {}
+
+    static func effects(of mutations: Mutations<Self>) -> ArchiveEffects { ArchiveEffects() }
 }
 
 extension AccountMutation: ArchiveEffect {
+    static func effects(of mutations: Mutations<Self>) -> ArchiveEffects {
+        var effects = ArchiveEffects()
+        for index in mutations.indices { mutations[index].add(to: &effects) }
+        return effects
+    }
+
     func add(to effects: inout ArchiveEffects) {
         switch self {
         // Who is on the board, by which names, and their zone (which days are theirs).
