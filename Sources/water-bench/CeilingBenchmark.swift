@@ -133,9 +133,10 @@ enum CeilingBenchmark {
         record("rss_anon_mib_import_peak", peak.withLock { $0 })
         read("rss_anon_mib_after_imports", server)
         record("imports_seconds", seconds)
-        // The status file is written every 5 s: one written after the imports, then none loaded.
+        // The status file is written every 5 s: one written after the imports, then no member's
+        // archive loaded (the accounts' and the household's always are).
         usleep(5_500_000)
-        guard waitForStatus(data, "archives_loaded", atMost: 0) else {
+        guard waitForStatus(data, "archives_loaded", atMost: 2) else {
             throw WaterBenchError("the idle sweep did not drop the \(members) archives within 60 s")
         }
         read("rss_anon_mib_after_imports_swept", server)
