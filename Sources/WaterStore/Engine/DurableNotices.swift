@@ -16,7 +16,24 @@ public final class DurableNotices: Sendable {
         var finishedThrough: UInt64 = 0
         /// The latest groups that failed, for a notice that comes after its group finished.
         var recentFailures: [UInt64] = []
-        var waiting: [(group: UInt64, notice: Notice)] = []
+        var waiting: [(group: UInt64, listener: Listener)] = []
+        /// The array the due notices were last handed out in, given back for its capacity: the
+        /// loop tells of every group, and a group's notices then cost no allocation.
+        var spare: [(group: UInt64, listener: Listener)] = []
+    }
+
+    /// Who waits: a closure (made per notice), or a ``GroupNotice`` (registered as itself, so
+    /// that a group's notice allocates nothing).
+    private enum Listener {
+        case closure(Notice)
+        case group(GroupNotice)
+
+        func run(_ succeeded: Bool) {
+            switch self {
+            case .closure(let notice): notice(succeeded)
+            case .group(let notice): notice.heard(succeeded)
+            }
+        }
     }
 
     private let state = Locked(State())
@@ -27,29 +44,43 @@ public final class DurableNotices: Sendable {
 
     /// Runs `notice` once `group` has finished: at once (on this thread) when it has already.
     func after(_ group: UInt64, _ notice: @escaping Notice) {
+        after(group, .closure(notice))
+    }
+
+    /// Tells `notice` once `group` has finished.
+    func after(_ group: UInt64, _ notice: GroupNotice) {
+        after(group, .group(notice))
+    }
+
+    private func after(_ group: UInt64, _ listener: Listener) {
         let runNow = state.withLock { state -> Bool? in
             guard group > state.finishedThrough else { return !state.recentFailures.contains(group) }
-            state.waiting.append((group, notice))
+            state.waiting.append((group, listener))
             return nil
         }
-        if let succeeded = runNow { notice(succeeded) }
+        if let succeeded = runNow { listener.run(succeeded) }
     }
 
     /// Groups up to `group` have finished, `group` itself durable or not: the notices that
     /// waited for them run, on this thread (each must only hand its work on).
     public func finished(_ group: UInt64, succeeded: Bool) {
-        let due = state.withLock { state -> [(group: UInt64, notice: Notice)] in
+        let due = state.withLock { state -> [(group: UInt64, listener: Listener)] in
             state.finishedThrough = max(state.finishedThrough, group)
             if !succeeded {
                 state.recentFailures.append(group)
                 if state.recentFailures.count > Self.failuresRemembered { state.recentFailures.removeFirst() }
             }
             guard state.waiting.contains(where: { $0.group <= group }) else { return [] }
-            let due = state.waiting.filter { $0.group <= group }
+            var due = state.spare
+            state.spare = []
+            due.removeAll(keepingCapacity: true)
+            for waiting in state.waiting where waiting.group <= group { due.append(waiting) }
             state.waiting.removeAll { $0.group <= group }
             return due
         }
-        for (waited, notice) in due { notice(waited != group || succeeded) }
+        guard !due.isEmpty else { return }
+        for (waited, listener) in due { listener.run(waited != group || succeeded) }
+        state.withLock { $0.spare = due }
     }
 
     /// Every group up to this one has finished.
@@ -85,8 +116,11 @@ public final class GroupNotice: Sendable {
             registered = group
             return true
         }
-        guard isNew else { return }
-        let notice = self.notice
-        committer.notices.after(group) { succeeded in notice.withLock { $0 }?(succeeded) }
+        if isNew { committer.notices.after(group, self) }
+    }
+
+    /// Its group has finished.
+    fileprivate func heard(_ succeeded: Bool) {
+        notice.withLock { $0 }?(succeeded)
     }
 }
