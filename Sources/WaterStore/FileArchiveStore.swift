@@ -186,14 +186,14 @@ public final class FileArchiveStore: Sendable {
     /// - Important: Not to be called while holding the accounts archive's lock.
     public func member(_ id: UInt64) -> Archive<MemberArchive>? {
         // Loaded already, or no such folder: the usual case, one lock.
-        switch members.withLock({ $0[id]?.use() }) {
+        switch members.withLock({ $0.use(id) }) {
         case nil: return nil
         case let loaded??: return loaded
         case .some(nil): break
         }
         let listed = (try? accounts.read { $0.accounts[id] != nil }) ?? true
         return members.withLock { members in
-            guard let loaded = members[id]?.use() else { return nil }
+            guard let loaded = members.use(id) else { return nil }
             if let loaded { return loaded }
             let archive = openMember(id, expectation: listed ? .existing : .newOrExisting)
             members[id] = MemberSlot(archive: archive)
@@ -227,7 +227,7 @@ public final class FileArchiveStore: Sendable {
         // writes from two connections) would otherwise both write its empty snapshot, the later
         // one stamped past records the earlier one's writes had put in the log already.
         try members.withLock { (members) throws(ArchiveError) -> Archive<MemberArchive> in
-            if case let loaded?? = members[id]?.use(), loaded.protection == nil { return loaded }
+            if case let loaded?? = members.use(id), loaded.protection == nil { return loaded }
             let usersPath = "\(path)/\(DataDirectory.users)"
             let folder = "\(usersPath)/\(id)"
             do throws(FileSystemError) {

@@ -44,6 +44,34 @@ extension WaterDiary {
         }
     }
 
+    /// ``checkRoom(adding:removing:field:)`` for one drink on `date` (moved there from `from`,
+    /// for an edit), as every log and edit asks: the same checks in the same order, with no
+    /// collection made for them (they were five allocations on every durable log).
+    public func checkRoom(forOne date: LocalDate, movedFrom from: LocalDate? = nil, field: String? = nil)
+        throws(DomainError)
+    {
+        guard date != from else { return }
+        let has = day(date).count
+        if has + 1 > WaterLimits.maximumEntriesPerDay {
+            throw Self.over(
+                "at most \(WaterLimits.maximumEntriesPerDay) drinks a day", "\(date)", has: has, new: 1, field: field)
+        }
+        let year = date.components.year
+        if from?.components.year != year {
+            let inYear = entryCount(inYear: year)
+            if inYear + 1 > WaterLimits.maximumEntriesPerYear {
+                throw Self.over(
+                    "at most \(WaterLimits.maximumEntriesPerYear) drinks a calendar year", "\(year)", has: inYear,
+                    new: 1, field: field)
+            }
+        }
+        if from == nil, entries.count + 1 > WaterLimits.maximumEntries {
+            throw Self.over(
+                "at most \(WaterLimits.maximumEntries) drinks in all", "the diary", has: entries.count, new: 1,
+                field: nil)
+        }
+    }
+
     /// How many drinks the calendar year `year` of the member's time zone holds.
     public func entryCount(inYear year: Int) -> Int {
         Int(entriesByYear[year] ?? 0)

@@ -225,7 +225,7 @@ public struct WaterDiary: Hashable, Sendable {
         }
         try Self.check(amount: entry.amountMillilitres)
         try Self.check(time: entry.unixMilliseconds, now: now)
-        try checkRoom(adding: [date(of: entry)], field: unixMilliseconds == nil ? nil : "at_unix_ms")
+        try checkRoom(forOne: date(of: entry), field: unixMilliseconds == nil ? nil : "at_unix_ms")
         return .log(.logged(entry))
     }
 
@@ -243,7 +243,7 @@ public struct WaterDiary: Hashable, Sendable {
             let from = date(of: entry)
             entry.unixMilliseconds = unixMilliseconds
             // A drink moved to another day adds to that day (and maybe year), however full.
-            try checkRoom(adding: [date(of: entry)], removing: [from], field: "at_unix_ms")
+            try checkRoom(forOne: date(of: entry), movedFrom: from, field: "at_unix_ms")
         }
         return .edited(entry)
     }
