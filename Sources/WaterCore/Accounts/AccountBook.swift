@@ -214,13 +214,28 @@ public struct AccountBook: Hashable, Sendable {
     public func validateRole(_ username: String, role: Role) throws(DomainError) -> AccountMutation? {
         var account = try existing(username)
         guard account.role != role else { return nil }
-        if role == .member, members.filter({ $0.role == .admin }).count == 1 {
-            throw DomainError(
-                .full, field: "role",
-                "\(account.username) is the household's last admin; make another member an admin first")
-        }
+        if role == .member { try refuseLastAdmin(account, field: "role", "cannot be made a member") }
         account.role = role
         return .changed(account)
+    }
+
+    /// Removing `username`: their account goes, their archive stays on disk (``validateRestore(_:)``
+    /// brings both back); never the household's last admin.
+    public func validateRemoval(_ username: String) throws(DomainError) -> AccountMutation {
+        let account = try existing(username)
+        try refuseLastAdmin(account, field: "username", "cannot be removed")
+        return .removed(memberID: account.id)
+    }
+
+    /// The one rule both a removal and a demotion keep: a household always has an admin, who can
+    /// add, repair and reset. FAILED_PRECONDITION: the caller may do this, the household may not.
+    private func refuseLastAdmin(_ account: Account, field: String, _ refused: String) throws(DomainError) {
+        guard account.role == .admin, !members.contains(where: { $0.role == .admin && $0.id != account.id }) else {
+            return
+        }
+        throw DomainError(
+            .full, field: field,
+            "\(account.username) is the household's last admin and \(refused); make another member an admin first")
     }
 
     /// Usernames of a member's guardians who are still members, sorted.

@@ -250,16 +250,8 @@ struct AccountService: Service {
     ) throws(WaterError) {
         try archives.commit(
             archives.accounts,
-            { book in
-                let member = try book.existing(request.username)
-                if member.role == .admin, book.members.filter({ $0.role == .admin }).count == 1 {
-                    throw WaterError(
-                        .permissionDenied,
-                        "\(member.username) is the household's last admin and cannot be removed; make another admin first"
-                    )
-                }
-                return Decision([.removed(memberID: member.id)])
-            }, result: { _, _ in WaterV1.RemoveMemberResponse() }, reply: reply)
+            { book in Decision([try book.validateRemoval(request.username)]) },
+            result: { _, _ in WaterV1.RemoveMemberResponse() }, reply: reply)
     }
 
     /// Brings back a removed member: their account as it was (same id, same password, no

@@ -178,7 +178,8 @@ struct AccountServiceTests {
     func removeMember() throws {
         let h = try H()
         let last = h.call(h.accounts.removeMember, WaterV1.RemoveMemberRequest(username: "ann"), as: h.admin)
-        #expect(last.error?.code == .permissionDenied)
+        #expect(last.error?.code == .failedPrecondition)
+        #expect(last.error?.violations.map(\.field) == ["username"])
         let bea = try h.addMember("bea")
         _ = try h.call(h.accounts.removeMember, WaterV1.RemoveMemberRequest(username: "bea"), as: h.admin).get()
         let members = try h.call(h.accounts.listMembers, WaterV1.ListMembersRequest(), as: h.admin).get()
