@@ -36,28 +36,33 @@ let package = Package(
         // The system's time zones (zoneinfo files), which the programs hand the domain.
         .target(name: "WaterZoneInfo", dependencies: ["WaterCore", "WaterSync"]),
         .target(name: "WaterLog"),
+        // Linux calls made safe once: retried on EINTR, and the file system the store writes
+        // through (real, or simulated by tests) with the one way to replace a file whole.
+        .target(name: "WaterSystem", dependencies: ["CLinux"]),
         .target(name: "WaterTLS", dependencies: ["CWaterTLS"]),
-        .target(name: "WaterTransport", dependencies: ["CLinux", "WaterSync"]),
+        .target(name: "WaterTransport", dependencies: ["CLinux", "WaterSync", "WaterSystem"]),
         .target(
             name: "WaterStore",
             dependencies: [
-                "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterLog", "WaterSync", "CWaterArchive", "CZlib",
-                "CLinux",
+                "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterLog", "WaterSync", "WaterSystem", "CWaterArchive",
+                "CZlib", "CLinux",
             ]),
         .target(
             name: "WaterServer",
             dependencies: [
                 "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterStore", "WaterTransport", "WaterTLS", "WaterLog",
-                "WaterSync", "CSodium", "CMosquitto", "COpenSSL", "CWaterTLS",
+                "WaterSync", "WaterSystem", "CSodium", "CMosquitto", "COpenSSL", "CWaterTLS",
             ]),
-        .target(name: "WaterClient", dependencies: ["WaterCore", "WaterProtocol", "WaterTransport", "WaterTLS"]),
+        .target(
+            name: "WaterClient",
+            dependencies: ["WaterCore", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterSystem"]),
         // Argument parsing, exit codes and the terminal, for both command lines.
-        .target(name: "WaterCLI"),
+        .target(name: "WaterCLI", dependencies: ["WaterSystem"]),
         .executableTarget(
             name: "water-server",
             dependencies: [
                 "WaterServer", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol", "WaterStore",
-                "WaterTransport", "CBuildTime", "CLinux",
+                "WaterTransport", "WaterSystem", "CBuildTime", "CLinux",
             ]),
         .executableTarget(
             name: "water-client",
@@ -66,7 +71,8 @@ let package = Package(
             ]),
 
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
-        .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore", "WaterSync", "CLinux"]),
+        .target(
+            name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore", "WaterSync", "WaterSystem", "CLinux"]),
         // scripts/bench: the storage and server benchmarks.
         .executableTarget(
             name: "water-bench",
@@ -104,7 +110,7 @@ let package = Package(
         .testTarget(
             name: "WaterStoreTests",
             dependencies: [
-                "WaterStore", "WaterCore", "WaterProtocol", "WaterLog", "WaterTestSupport", "WaterSync",
+                "WaterStore", "WaterCore", "WaterProtocol", "WaterLog", "WaterTestSupport", "WaterSync", "WaterSystem",
             ]),
         .testTarget(
             name: "WaterClientTests",
@@ -113,14 +119,14 @@ let package = Package(
             name: "WaterServerTests",
             dependencies: [
                 "WaterServer", "WaterStore", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterSync",
-                "WaterTestSupport",
+                "WaterTestSupport", "WaterSystem",
             ]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "WaterClient", "WaterCore", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterStore", "WaterSync",
-                "WaterTestSupport",
+                "WaterTestSupport", "WaterSystem",
             ],
             exclude: ["Python"]),
     ],

@@ -1,4 +1,5 @@
 import Glibc
+import WaterSystem
 
 /// Starting another program from a command line: a desktop notification, a background refresh.
 public enum Subprocess {
@@ -8,7 +9,7 @@ public enum Subprocess {
     public static func run(_ path: String, _ arguments: [String]) -> Int32? {
         guard let pid = spawn(path, arguments, detached: false) else { return nil }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        _ = retryingInterrupts { waitpid(pid, &status, 0) }
         return status
     }
 

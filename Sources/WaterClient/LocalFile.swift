@@ -1,4 +1,5 @@
 import Glibc
+import WaterSystem
 
 /// The few file operations the client's own files need: directories 0700, files 0600, and
 /// writes that are durable and atomic (a crash leaves the old file or the new one, never half).
@@ -31,8 +32,7 @@ public enum LocalFile {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while bytes.count <= limit {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
+            let (count, _) = retryingInterrupts { Glibc.read(fd, &buffer, buffer.count) }
             if count <= 0 { return count == 0 ? bytes : nil }
             bytes += buffer[0..<count]
         }
@@ -47,31 +47,16 @@ public enum LocalFile {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         makeDirectory(directory)
         let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure("cannot write \(temporary)") }
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, bytes.count - done) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            done += count
+        do {
+            try PosixFileSystem().replaceFile(path, with: bytes, mode: 0o600, temporary: temporary, syncing: syncing)
+        } catch {
+            throw WaterClientError("cannot write \(path): \(String(cString: strerror(error.errno)))")
         }
-        let synced = !syncing || fsync(fd) == 0
-        close(fd)
-        guard done == bytes.count, synced, rename(temporary, path) == 0 else {
-            let error = failure("cannot write \(path)")
-            unlink(temporary)
-            throw error
-        }
-        if syncing { syncDirectory(directory) }
     }
 
     /// Makes a rename or an unlink in `directory` durable.
     static func syncDirectory(_ directory: String) {
-        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
+        try? PosixFileSystem().syncDirectory(directory.isEmpty ? "." : directory)
     }
 
     /// Runs `body` holding an exclusive `flock` on `path` (made, 0600, when missing): every
@@ -80,7 +65,7 @@ public enum LocalFile {
         makeDirectory(path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if fd >= 0 {
-            while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+            _ = retryingInterrupts { flock(fd, LOCK_EX) }
         }
         defer {
             if fd >= 0 {
@@ -103,9 +88,5 @@ public enum LocalFile {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
-    }
-
-    private static func failure(_ what: String) -> WaterClientError {
-        WaterClientError("\(what): \(String(cString: strerror(errno)))")
     }
 }

@@ -2,6 +2,7 @@ import Glibc
 import WaterCore
 import WaterLog
 import WaterStore
+import WaterSystem
 
 /// What `water-server init`, `check`, `repair`, `restore` and `passwd` do. All but
 /// `check` need the server stopped (the data directory's lock makes sure of that); `check`

@@ -4,6 +4,7 @@ import WaterLog
 import WaterProtocol
 import WaterStore
 import WaterSync
+import WaterSystem
 
 /// Whether the server's clock can be trusted with a write.
 ///

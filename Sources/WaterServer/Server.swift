@@ -6,6 +6,7 @@ import WaterLog
 import WaterProtocol
 import WaterStore
 import WaterSync
+import WaterSystem
 import WaterTLS
 import WaterTransport
 
@@ -228,12 +229,9 @@ public final class Server: Sendable {
             lines.append("mqtt \(mqtt.isConnected ? "connected" : "disconnected") \(mqtt.broker)")
         }
         let path = "\(services.configuration.dataDirectory)/status"
-        let text = Array((lines.joined(separator: "\n") + "\n").utf8)
-        let fd = open(path + ".tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        rename(path + ".tmp", path)
+        // Rewritten every few seconds and made again after a restart: whole, never synced.
+        try? PosixFileSystem().replaceFile(
+            path, with: Array((lines.joined(separator: "\n") + "\n").utf8), mode: 0o600, syncing: false)
     }
 
     /// How many connections are open.

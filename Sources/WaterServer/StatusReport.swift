@@ -1,5 +1,6 @@
 import Glibc
 import WaterStore
+import WaterSystem
 import WaterTLS
 
 /// `water-server status --data DIR`: what the running server last wrote to `DATA/status`,

@@ -1,3 +1,5 @@
+import WaterSystem
+
 /// Why an archive could not be read or written.
 public struct ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Glibc
 import WaterCore
+import WaterSystem
 
 /// Rebuilds a damaged archive from everything in it that still verifies, for
 /// `water-server repair` (server stopped).

@@ -1,5 +1,6 @@
 import Glibc
 import WaterCore
+import WaterSystem
 
 /// Copies a data directory while a server may be writing to it, and puts a copy back.
 ///

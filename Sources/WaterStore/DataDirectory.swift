@@ -1,5 +1,6 @@
 import Glibc
 import WaterCore
+import WaterSystem
 
 /// The layout of a data directory and what is checked before anything in it is touched:
 ///

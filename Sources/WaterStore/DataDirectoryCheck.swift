@@ -1,5 +1,6 @@
 import Glibc
 import WaterCore
+import WaterSystem
 
 /// Verifies a data directory by reading it, and only reading it: no lock is taken, no tail is
 /// cut, nothing is created, so it changes no byte and works while a server is running.

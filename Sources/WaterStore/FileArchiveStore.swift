@@ -2,6 +2,7 @@ import CLinux
 import WaterCore
 import WaterLog
 import WaterSync
+import WaterSystem
 import WaterZoneInfo
 
 /// Tunables of the store, with the defaults a household needs.

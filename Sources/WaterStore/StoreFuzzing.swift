@@ -1,5 +1,6 @@
 import Glibc
 import WaterCore
+import WaterSystem
 
 /// The store's readers of bytes from disk, as the fuzzer (`scripts/fuzz`, module WaterFuzzing)
 /// and its corpus replay drive them: a snapshot file, and a segment of the shared log read by

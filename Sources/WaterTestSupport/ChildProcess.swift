@@ -2,6 +2,7 @@ import CLinux
 import Dispatch
 import Glibc
 import WaterSync
+import WaterSystem
 
 /// A process a test starts (posix_spawn) and waits for (waitpid), with its standard streams on
 /// pipes. Foundation's `Process` is not used: with many processes started at once from
@@ -82,7 +83,9 @@ public final class ChildProcess: @unchecked Sendable {
         if let bytes = input {
             var done = 0
             while done < bytes.count {
-                let written = bytes.withUnsafeBytes { write(stdin.write, $0.baseAddress! + done, bytes.count - done) }
+                let (written, _) = retryingInterrupts {
+                    bytes.withUnsafeBytes { write(stdin.write, $0.baseAddress! + done, bytes.count - done) }
+                }
                 if written <= 0 { break }
                 done += written
             }
@@ -92,12 +95,9 @@ public final class ChildProcess: @unchecked Sendable {
         DispatchQueue.global().async {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let count = read(descriptor, &buffer, buffer.count)
-                if count > 0 {
-                    errors.withLock { $0 += buffer[0..<count] }
-                } else if count == 0 || errno != EINTR {
-                    break
-                }
+                let (count, _) = retryingInterrupts { read(descriptor, &buffer, buffer.count) }
+                guard count > 0 else { break }
+                errors.withLock { $0 += buffer[0..<count] }
             }
             close(descriptor)
             errorsDone.signal()
@@ -128,12 +128,9 @@ public final class ChildProcess: @unchecked Sendable {
         while time(nil) < deadline, !done(text) {
             guard poll(&poller, 1, 100) >= 0 || errno == EINTR else { break }
             guard poller.revents != 0 else { continue }
-            let count = read(output, &buffer, buffer.count)
-            if count > 0 {
-                text += buffer[0..<count]
-            } else if count == 0 || errno != EINTR {
-                break
-            }
+            let (count, _) = retryingInterrupts { read(output, &buffer, buffer.count) }
+            guard count > 0 else { break }
+            text += buffer[0..<count]
         }
         return text
     }
@@ -155,7 +152,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait() -> Int32 {
         if let status { return status }
         var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
+        _ = retryingInterrupts { waitpid(pid, &raw, 0) }
         let ended = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
         status = ended
         return ended

@@ -1,5 +1,6 @@
 import WaterStore
 import WaterSync
+import WaterSystem
 
 /// Wraps a file system and fails chosen calls, as a disk that fills up or breaks would.
 ///

@@ -1,6 +1,7 @@
 import Glibc
 import WaterStore
 import WaterSync
+import WaterSystem
 
 /// An in-memory disk that remembers what is durable, for crash tests in the way SQLite tests
 /// its I/O layer: file data is durable once synced, a created, renamed or removed name once

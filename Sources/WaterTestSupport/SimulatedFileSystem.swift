@@ -1,5 +1,6 @@
 import Glibc
 import WaterStore
+import WaterSystem
 
 /// One boot's view of a ``SimulatedDisk``.
 public struct SimulatedFileSystem: FileSystem {

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import WaterSystem
 
 /// A TCP socket descriptor and the calls made on it. It does not close itself: whoever
 /// creates it owns it (``close()``).
@@ -63,28 +64,20 @@ public struct Socket: Hashable, Sendable {
     /// Reads what is available into `buffer`: the byte count, 0 at end of stream, or nil when
     /// nothing is available yet (EAGAIN).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> Int? {
-        while true {
-            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: return nil
-            default: throw SocketError(operation: "read", errno: errno)
-            }
-        }
+        let (count, error) = retryingInterrupts { Glibc.read(descriptor, buffer.baseAddress, buffer.count) }
+        if count >= 0 { return count }
+        guard error == EAGAIN else { throw SocketError(operation: "read", errno: error) }
+        return nil
     }
 
     /// Writes what the socket takes now: the byte count, 0 when it takes nothing (EAGAIN).
     public func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) -> Int {
-        while true {
-            let count = Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-            if count >= 0 { return count }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN: return 0
-            default: throw SocketError(operation: "write", errno: errno)
-            }
+        let (count, error) = retryingInterrupts {
+            Glibc.send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         }
+        if count >= 0 { return count }
+        guard error == EAGAIN else { throw SocketError(operation: "write", errno: error) }
+        return 0
     }
 
     public func setNonBlocking() throws(SocketError) {

@@ -1,4 +1,5 @@
 import Glibc
+import WaterSystem
 
 /// A failed socket call: the operation and the errno. Environment errors (ECONNRESET,
 /// EADDRINUSE, ...) are thrown; errnos only a bug can cause (EBADF, EFAULT) trap.
@@ -21,12 +22,8 @@ public struct SocketError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Calls a socket function, retrying on EINTR; a negative result becomes a ``SocketError``.
 @discardableResult
 func socketCall<T: BinaryInteger>(_ operation: String, _ call: () -> T) throws(SocketError) -> T {
-    while true {
-        let result = call()
-        if result >= 0 { return result }
-        let error = errno
-        if error == EINTR { continue }
-        precondition(error != EBADF && error != EFAULT, "\(operation): a bug (errno \(error))")
-        throw SocketError(operation: operation, errno: error)
-    }
+    let (result, error) = retryingInterrupts(call)
+    if result >= 0 { return result }
+    precondition(error != EBADF && error != EFAULT, "\(operation): a bug (errno \(error))")
+    throw SocketError(operation: operation, errno: error)
 }

@@ -2,6 +2,7 @@ import Glibc
 import WaterCLI
 import WaterServer
 import WaterStore
+import WaterSystem
 import WaterTransport
 
 /// `serve`'s `--mqtt` options (and `$WATER_MQTT`, which the env file sets): the broker, or nil

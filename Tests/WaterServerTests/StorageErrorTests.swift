@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WaterProtocol
 import WaterStore
+import WaterSystem
 
 @testable import WaterServer
 

@@ -2,6 +2,7 @@ import Glibc
 import Testing
 import WaterCore
 import WaterStore
+import WaterSystem
 import WaterTestSupport
 
 @Suite("Crash recovery on a simulated disk")

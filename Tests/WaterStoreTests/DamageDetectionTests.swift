@@ -2,6 +2,7 @@ import Testing
 import WaterCore
 import WaterLog
 import WaterSync
+import WaterSystem
 import WaterTestSupport
 
 @testable import WaterStore

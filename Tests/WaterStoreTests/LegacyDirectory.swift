@@ -1,4 +1,5 @@
 import WaterCore
+import WaterSystem
 
 @testable import WaterStore
 

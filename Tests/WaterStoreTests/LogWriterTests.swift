@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WaterCore
 import WaterSync
+import WaterSystem
 import WaterTestSupport
 
 @testable import WaterStore

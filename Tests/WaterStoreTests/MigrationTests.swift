@@ -2,6 +2,7 @@ import Glibc
 import Testing
 import WaterCore
 import WaterProtocol
+import WaterSystem
 import WaterTestSupport
 
 @testable import WaterStore

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 import WaterCore
+import WaterSystem
 
 @testable import WaterStore
 

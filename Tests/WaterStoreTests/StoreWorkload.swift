@@ -1,6 +1,7 @@
 import Glibc
 import WaterCore
 import WaterStore
+import WaterSystem
 import WaterTestSupport
 
 /// 2026-11-30 08:00 UTC; each step of a workload happens a few minutes later.

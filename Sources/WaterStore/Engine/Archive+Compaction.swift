@@ -1,6 +1,7 @@
 import CLinux
 import Dispatch
 import WaterCore
+import WaterSystem
 
 /// Compaction: fold what the log holds of an archive into a new snapshot.
 ///

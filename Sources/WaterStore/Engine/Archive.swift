@@ -2,6 +2,7 @@ import Dispatch
 import WaterCore
 import WaterLog
 import WaterSync
+import WaterSystem
 
 /// One archive in use: its state in memory, its snapshot, and its chunks in the shared log.
 ///

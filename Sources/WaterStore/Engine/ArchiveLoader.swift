@@ -1,4 +1,5 @@
 import Glibc
+import WaterSystem
 
 /// Whether an archive folder without a snapshot is a new archive or one whose files went
 /// missing.

@@ -1,5 +1,6 @@
 import Dispatch
 import WaterSync
+import WaterSystem
 
 /// How the leader makes groups: takes what is queued (within the group's cap), and commits it
 /// as one frame of the log and one sync, running queued tasks at their place in the order.

@@ -1,4 +1,5 @@
 import Glibc
+import WaterSystem
 
 /// Reads an archive directory of format 1 of the data directory (per-archive journals, before
 /// the shared log): the snapshot, then every journal after it, in order. Kept to migrate such

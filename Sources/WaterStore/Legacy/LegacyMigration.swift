@@ -1,5 +1,6 @@
 import WaterCore
 import WaterLog
+import WaterSystem
 
 /// Moves a data directory of format 1 (a journal per archive) to format 2 (one shared log),
 /// when it is first opened.

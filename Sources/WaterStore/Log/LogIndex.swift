@@ -1,4 +1,5 @@
 import Glibc
+import WaterSystem
 
 /// What the shared log holds, read once when a data directory is opened (and by `check` and
 /// `repair`, which only read): where each archive's chunks are, and every place in the log

@@ -1,5 +1,6 @@
 import WaterLog
 import WaterSync
+import WaterSystem
 
 /// The shared log as a store's archives use it: the writing end, what the log held when the
 /// store opened (for archives not loaded yet), and where each archive's snapshot stands, which

@@ -1,6 +1,7 @@
 import Dispatch
 import WaterLog
 import WaterSync
+import WaterSystem
 
 /// The writing end of the shared log: one frame per group commit, one fdatasync per group,
 /// whatever the number of archives the group wrote (Redis's AOF and PostgreSQL's WAL do the

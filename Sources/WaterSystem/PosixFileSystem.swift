@@ -17,15 +17,6 @@ public struct PosixFileSystem: FileSystem {
         throw FileSystemError(operation: operation, path: path, errno: error)
     }
 
-    /// The call's result, repeated while it fails with EINTR, and the errno it failed with.
-    private func retryingInterrupts<T: BinaryInteger>(_ call: () -> T) -> (T, Int32) {
-        while true {
-            let result = call()
-            if result >= 0 { return (result, 0) }
-            if errno != EINTR { return (result, errno) }
-        }
-    }
-
     public func createDirectory(_ path: String, mode: UInt32) throws(FileSystemError) {
         if mkdir(path, mode_t(mode)) == 0 { return }
         let error = errno

@@ -63,23 +63,36 @@ public protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
-    /// Replaces `path` atomically with `bytes`: write a temp file, sync it, rename it over
-    /// `path`, sync the directory. A crash leaves the old file or the new one, never a mix.
-    public func replaceFile(_ path: String, with bytes: [UInt8], mode: UInt32) throws(FileSystemError) {
-        let temporary = path + ".tmp"
+    /// Replaces `path` atomically with `bytes`, the one way every program here writes a file
+    /// whole: write a temporary file, sync it, rename it over `path`, sync the directory. A
+    /// crash leaves the old file or the new one, never a mix, and once this returns the new one
+    /// survives a power cut.
+    /// - Parameters:
+    ///   - temporary: where the bytes are written first; `path.tmp` by default, which loaders
+    ///     remove. Files that two processes may write at once need a name of each writer's own.
+    ///   - syncing: false for a file that may be lost (a cache, a status rewritten every few
+    ///     seconds): still whole or absent, but perhaps the old one after a power cut, and no
+    ///     sync wears the SD card.
+    public func replaceFile(
+        _ path: String, with bytes: [UInt8], mode: UInt32, temporary: String? = nil, syncing: Bool = true
+    ) throws(FileSystemError) {
+        let temporary = temporary ?? path + ".tmp"
         let handle = try open(temporary, create: true, mode: mode)
         do {
             try truncate(handle, to: 0)
             try write(handle, bytes, at: 0)
-            try sync(handle)
-            close(handle)
+            if syncing { try sync(handle) }
         } catch {
             close(handle)
             try? remove(temporary)
             throw error
         }
-        try rename(temporary, to: path)
-        try syncDirectory(Self.parent(of: path))
+        close(handle)
+        do { try rename(temporary, to: path) } catch {
+            try? remove(temporary)
+            throw error
+        }
+        if syncing { try syncDirectory(Self.parent(of: path)) }
     }
 
     /// The directory that holds `path`.
