@@ -184,9 +184,12 @@ struct ArchiveEffectsTests {
         let h = try HandlerHarness()
         let changes = Locked(0)
         h.services.boards.onChange { changes.withLock { $0 += 1 } }
+        // A write's notice is told after its reply (by the committer's leader, here a hashing
+        // thread for the account calls): flush waits for it, so it counts in its own write.
         func changed(_ write: () throws -> Void) rethrows -> Int {
             let before = changes.withLock { $0 }
             try write()
+            h.services.store.committer.flush()
             return changes.withLock { $0 } - before
         }
         #expect(try changed { _ = try h.addMember("bea") } >= 1)
