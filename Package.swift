@@ -31,7 +31,7 @@ let package = Package(
         // One module per layer; each depends only on the layers below it.
         // The one lock every layer shares state with (a pthread mutex, which TSan sees).
         .target(name: "WaterSync"),
-        .target(name: "WaterProtocol", dependencies: ["CWaterProto", "CProtobufC", "CZlib"]),
+        .target(name: "WaterProtocol", dependencies: ["CWaterProto", "CProtobufC", "CZlib", "WaterCore"]),
         .target(name: "WaterCore"),
         // The system's time zones (zoneinfo files), which the programs hand the domain.
         .target(name: "WaterZoneInfo", dependencies: ["WaterCore", "WaterSync"]),

@@ -8,8 +8,8 @@ extension QueuedWrite {
     /// too long. What depends on the server's records (an id it does not know) is left to it.
     /// - Parameters:
     ///   - now: the moment of the command; `zone`'s day of it is "today".
-    /// - Throws: ``WaterError`` INVALID_ARGUMENT naming the field, as the server's refusal does
-    ///   (the same exit code, 65).
+    /// - Throws: ``WaterError``, the very status the server's refusal carries (the one mapping,
+    ///   `WaterError(DomainError)`), naming the field: INVALID_ARGUMENT for a value, exit code 65.
     public func check(now: Int64, zone: MemberTimeZone) throws(WaterError) {
         do throws(DomainError) {
             switch self {
@@ -37,8 +37,7 @@ extension QueuedWrite {
                 break
             }
         } catch {
-            let violations = error.field.map { [WaterV1.FieldViolation(field: $0, description: error.message)] } ?? []
-            throw WaterError(.invalidArgument, error.message, violations: violations)
+            throw WaterError(error)
         }
     }
 

@@ -1,5 +1,6 @@
-/// A request the domain rules refuse. The server turns it into a `WaterError` with the
-/// matching status code; the message is written for the person who typed the command.
+/// A request the domain rules refuse. `WaterError(_:)` (WaterProtocol) turns it into the
+/// matching status code, for every program alike; the message is written for the person who
+/// typed the command.
 public struct DomainError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {
         /// The request is wrong whatever the state (INVALID_ARGUMENT).
@@ -8,7 +9,8 @@ public struct DomainError: Error, Hashable, Sendable, CustomStringConvertible {
         case notFound
         /// It conflicts with what exists (ALREADY_EXISTS).
         case conflict
-        /// What it adds to is at its limit: something must go first (FAILED_PRECONDITION).
+        /// What it adds to is at its limit, or the household's state forbids it (its last
+        /// admin): something must change first (FAILED_PRECONDITION).
         case full
     }
 

@@ -450,16 +450,10 @@ extension ErrorJSON {
                 }
             self.init(code: "UNAVAILABLE", exitCode: .unavailable, message: "\(error)\(hint)")
         case let error as DomainError:
-            let code =
-                switch error.kind {
-                case .invalid: "INVALID_ARGUMENT"
-                case .notFound: "NOT_FOUND"
-                case .conflict: "ALREADY_EXISTS"
-                case .full: "FAILED_PRECONDITION"
-                }
+            let status = WaterError(error)
             self.init(
-                code: code, exitCode: .dataError, message: error.message,
-                violations: error.field.map { [Violation(field: $0, description: error.message)] } ?? [])
+                code: status.code.description, exitCode: .dataError, message: status.message,
+                violations: status.violations.map { Violation(field: $0.field, description: $0.description) })
         default:
             self.init(code: "FAILURE", exitCode: .failure, message: "\(error)")
         }

@@ -41,19 +41,6 @@ extension WaterError {
 }
 
 extension WaterError {
-    /// A domain rule's refusal, with the field it names.
-    init(_ error: DomainError) {
-        let code: WaterV1.StatusCode =
-            switch error.kind {
-            case .invalid: .invalidArgument
-            case .notFound: .notFound
-            case .conflict: .alreadyExists
-            case .full: .failedPrecondition
-            }
-        let violations = error.field.map { [WaterV1.FieldViolation(field: $0, description: error.message)] } ?? []
-        self.init(code, error.message, violations: violations)
-    }
-
     /// A `time_zone` this server has no zoneinfo for, quoted as every peer text is (bounded).
     static func unknownTimeZone(_ name: String) -> WaterError {
         .invalidField(
