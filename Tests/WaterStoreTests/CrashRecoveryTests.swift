@@ -68,7 +68,7 @@ struct GroupSnapshotTests {
             let mutation = MemberMutation.water(
                 .logged(WaterEntry(id: id(n), amountMillilitres: 250, unixMilliseconds: workloadStart)))
             expected.apply(mutation)
-            try archive.commit({ _ in [mutation] }, result: { _ in () }, completion: { _ in })
+            try archive.commit({ _ in Decision([mutation]) }, result: { _, _ in () }, completion: { _ in })
         }
         store.committer.lead()
         store.flush()

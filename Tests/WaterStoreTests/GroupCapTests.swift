@@ -75,7 +75,7 @@ struct GroupCapTests {
         }
         let told = Locked<[Bool]>([])
         try ben.commit(
-            { _ in imported }, result: { _ in () },
+            { _ in Decision(imported) }, result: { _, _ in () },
             completion: { result in
                 told.withLock { $0.append((try? result.get()) != nil) }
             })

@@ -56,14 +56,6 @@ extension ArchiveAccess {
         return archive
     }
 
-    /// ``commitOwnReturning(_:_:result:)`` on the archive of the member a call acts for.
-    func commitReturning<Note, Value>(
-        for acting: ActingMember, _ decide: (MemberArchive) throws -> Decision<MemberMutation, Note>,
-        result: (MemberArchive, Note) -> Value
-    ) throws(WaterError) -> Value {
-        try commitReturning(try archive(of: acting), decide, result: result)
-    }
-
     /// Usernames of who made `entries` for their owner, by member id; empty (and no read of the
     /// accounts) when the owner made them all. Removed members keep their names.
     func makers(of entries: some Sequence<WaterEntry>) -> [UInt64: String] {

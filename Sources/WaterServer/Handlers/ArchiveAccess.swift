@@ -8,6 +8,10 @@ import WaterStore
 /// promised. A decision that changes a board is told to the boards (``BoardBuilder/changed()``,
 /// which every live board and Home Assistant hear); one that ends sessions ends their streams
 /// (``SessionStreams``) before its reply. No write is made while the server's clock is behind.
+///
+/// Two ways in, as on ``Archive``: ``commit(_:_:result:reply:)`` for a reply that waits for its
+/// own sync, ``commitReturning(_:_:result:)`` for one the event loop sends after its turn's.
+/// The caller names the archive: ``own(_:)``, ``archive(of:)``, ``accounts``, ``household``.
 struct ArchiveAccess: Sendable {
     let store: FileArchiveStore
     let boards: BoardBuilder
@@ -24,17 +28,6 @@ struct ArchiveAccess: Sendable {
             throw WaterError(.internal, "your archive is missing; ask an admin to run water-server check")
         }
         return archive
-    }
-
-    /// Decides on the caller's archive.
-    /// - Throws: the refusal, before anything is written.
-    func commitOwn<Note, Value: Sendable>(
-        _ call: CallContext,
-        _ decide: (MemberArchive) throws -> Decision<MemberMutation, Note>,
-        result: (MemberArchive, Note) -> Value,
-        reply: @escaping Reply<Value>
-    ) throws(WaterError) {
-        try commit(try own(call), decide, result: result, reply: reply)
     }
 
     /// Decides on `archive` and replies with `result` of the state after the change once it is
@@ -72,18 +65,11 @@ struct ArchiveAccess: Sendable {
         }
     }
 
-    /// Decides on the caller's archive and returns `result` of the state after it, for a reply
-    /// the event loop sends after its turn's commit (``Archive/commitReturning(_:result:)``).
+    /// Decides on `archive` and returns `result` of the state after it, for a reply the event
+    /// loop sends after its turn's commit (``Archive/commitReturning(_:result:)``); what the
+    /// decision changes is told as ``commit(_:_:result:reply:)`` tells it.
     /// - Throws: the refusal, before anything is written; a storage failure when the write
     ///   committed on this thread and failed.
-    func commitOwnReturning<Note, Value>(
-        _ call: CallContext, _ decide: (MemberArchive) throws -> Decision<MemberMutation, Note>,
-        result: (MemberArchive, Note) -> Value
-    ) throws(WaterError) -> Value {
-        try commitReturning(try own(call), decide, result: result)
-    }
-
-    /// ``commitOwnReturning(_:_:result:)`` for any archive.
     func commitReturning<Model: ArchiveModel, Note, Value>(
         _ archive: Archive<Model>, _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
         result: (Model, Note) -> Value

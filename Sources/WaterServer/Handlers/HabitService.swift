@@ -23,7 +23,7 @@ struct HabitService: Service {
         let icon = try habitIcon(request.icon)
         let color = try habitColor(request.color)
         return try archives.commitReturning(
-            for: try archives.actingFor(call, request.forMember),
+            try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in
                 Decision(
                     (try archive.habits.validateAdd(id: id, name: request.name, icon: icon, color: color, now: call.now))
@@ -53,7 +53,7 @@ struct HabitService: Service {
     {
         let id = try recordID(request.habitID, field: "habit_id")
         return try archives.commitReturning(
-            for: try archives.actingFor(call, request.forMember),
+            try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in
                 Decision(
                     [.habit(try archive.habits.validateDelete(id: id))], note: archive.habits.habit(id).map(Wire.habit))
@@ -94,7 +94,7 @@ struct HabitService: Service {
         let id = try recordID(habitID, field: "habit_id")
         let date = dateText.isEmpty ? nil : try day(dateText, field: "date")
         return try archives.commitReturning(
-            for: acting,
+            try archives.archive(of: acting),
             { archive in
                 let today = archive.water.today(atUnixMilliseconds: call.now)
                 let day = date ?? today

@@ -101,7 +101,8 @@ struct TrackerService: Service {
         let acting = try archives.actingFor(call, request.forMember)
         let drinks = try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitReturning(
-            for: acting, { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
+            try archives.archive(of: acting),
+            { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
             result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive)) })
     }
 
@@ -109,7 +110,7 @@ struct TrackerService: Service {
         -> WaterV1.RemoveCupResponse
     {
         try archives.commitReturning(
-            for: try archives.actingFor(call, request.forMember),
+            try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in Decision([.water(try archive.water.validateRemoveCup(request.name))]) },
             result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive)) })
     }
@@ -126,7 +127,7 @@ struct TrackerService: Service {
         let drinks =
             request.drink.isEmpty && !request.usualDrink ? nil : try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitReturning(
-            for: acting,
+            try archives.archive(of: acting),
             { archive in
                 let typed = request.amountMl == 0 ? nil : request.amountMl
                 let (amount, drink) =
@@ -158,7 +159,7 @@ struct TrackerService: Service {
     {
         let id = try recordID(request.entryID, field: "entry_id")
         return try archives.commitReturning(
-            for: try archives.actingFor(call, request.forMember),
+            try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in
                 Decision(
                     [
@@ -251,7 +252,7 @@ struct TrackerService: Service {
         -> WaterV1.SetGoalResponse
     {
         try archives.commitReturning(
-            for: try archives.actingFor(call, request.forMember),
+            try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in Decision([.water(try archive.water.validateGoal(request.dailyGoalMl, now: call.now))]) },
             result: { archive, _ in
                 WaterV1.SetGoalResponse(
@@ -267,7 +268,7 @@ struct TrackerService: Service {
     {
         let level = try Wire.privacy(request.privacy, field: "privacy")
         return try archives.commitReturning(
-            for: try archives.actingFor(call, request.forMember),
+            try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in Decision(archive.privacy == level ? [] : [.privacySet(level)]) },
             result: { archive, _ in WaterV1.SetPrivacyResponse(settings: Wire.settings(archive)) })
     }
@@ -280,7 +281,7 @@ struct TrackerService: Service {
         let acting = try archives.actingFor(call, request.forMember)
         let drinks = request.usualDrink.isEmpty ? nil : try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitReturning(
-            for: acting,
+            try archives.archive(of: acting),
             { archive in
                 let cup = keepsCup ? [] : [MemberMutation.water(try archive.water.validateUsualCup(request.usualCupMl))]
                 let drink = try drinks.map {
@@ -306,8 +307,8 @@ struct TrackerService: Service {
         guard let zone = timeZones.zone(named: request.timeZone) else {
             throw .unknownTimeZone(request.timeZone)
         }
-        let response = try archives.commitOwnReturning(
-            call, { _ in Decision([.water(.timeZoneSet(zone))]) },
+        let response = try archives.commitReturning(
+            try archives.own(call), { _ in Decision([.water(.timeZoneSet(zone))]) },
             result: { archive, _ in
                 WaterV1.SetTimeZoneResponse(
                     settings: Wire.settings(archive),
@@ -330,7 +331,7 @@ struct TrackerService: Service {
         decide: (WaterDiary) throws -> WaterMutation
     ) throws(WaterError) -> Response {
         try archives.commitReturning(
-            for: acting,
+            try archives.archive(of: acting),
             { archive in
                 let mutation = try decide(archive.water)
                 var removed: (entry: WaterV1.WaterEntry, date: LocalDate)?

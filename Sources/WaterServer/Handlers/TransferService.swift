@@ -64,8 +64,8 @@ struct TransferService: Service {
     ) {
         guard let part = parts.first else { return reply(.success(added)) }
         do throws(WaterError) {
-            try archives.commitOwn(
-                call,
+            try archives.commit(
+                try archives.own(call),
                 { archive in
                     let (mutations, counts) = try Import.mutations(part, into: archive, now: call.now)
                     return Decision(mutations, note: counts)

@@ -173,18 +173,12 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     /// the state after the mutations, still under the lock, to build the reply. When `decide`
     /// returns no mutations (a replayed request), `completion` still waits until everything
     /// submitted before is durable, so a reply never reports state that could still be lost.
+    ///
+    /// `decide` returns the mutations with a note of what it saw before them (the entry it
+    /// removes, the day an edit moves from), and `result` gets that note with the state after
+    /// them. This and ``commitReturning(_:result:)`` are the two ways a write goes in;
+    /// ``commitAndWait(_:result:)`` only waits on this one.
     /// - Throws: what `decide` throws, or `.protected`; nothing is written then.
-    public func commit<Value: Sendable>(
-        _ decide: (Model) throws -> [Model.Mutation],
-        result: (Model) -> Value,
-        completion: @escaping @Sendable (Result<Value, ArchiveError>) -> Void
-    ) throws {
-        try commit({ Decision(try decide($0)) }, result: { model, _ in result(model) }, completion: completion)
-    }
-
-    /// ``commit(_:result:completion:)`` for a decision that the reply depends on: `decide`
-    /// returns the mutations with a note of what it saw before them (the entry it removes, the
-    /// day an edit moves from), and `result` gets that note with the state after them.
     public func commit<Note, Value: Sendable>(
         _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
         result: (Model, Note) -> Value,
@@ -278,7 +272,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         result: (Model) -> Value
     ) throws -> Value {
         let done = ResultWaiter<Value>()
-        try commit(decide, result: result) { done.signal($0) }
+        try commit({ Decision(try decide($0)) }, result: { model, _ in result(model) }) { done.signal($0) }
         return try done.wait().get()
     }
 
