@@ -259,7 +259,7 @@ public final class FileArchiveStore: Sendable {
     public var loadedStatus:
         (loaded: Int, protected: [String], lastCompaction: (path: String, unixMilliseconds: Int64)?, dropped: Int)
     {
-        let loaded: [any LoadedArchive] = [accounts, household] + members.withLock { $0.values.compactMap(\.archive) }
+        let loaded: [any AnyArchive] = [accounts, household] + members.withLock { $0.values.compactMap(\.archive) }
         let last = loaded.compactMap { archive in archive.lastCompactionUnixMilliseconds.map { (archive.directory, $0) }
         }
         .max { $0.1 < $1.1 }
@@ -319,11 +319,12 @@ public final class FileArchiveStore: Sendable {
     }
 }
 
-/// An archive of any kind, as the status report sees it.
-protocol LoadedArchive {
+/// An archive in memory whatever its model (``Archive`` of accounts, household or a member),
+/// as the status report sees it.
+protocol AnyArchive {
     var directory: String { get }
     var protection: ArchiveError? { get }
     var lastCompactionUnixMilliseconds: Int64? { get }
 }
 
-extension Archive: LoadedArchive {}
+extension Archive: AnyArchive {}

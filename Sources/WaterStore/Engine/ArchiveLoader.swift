@@ -31,6 +31,8 @@ struct ArchiveLoader<Model: ArchiveModel> {
     /// The shared log as it was read when the store opened.
     let log: LogReader
 
+    /// An archive as read from its snapshot and the shared log, before it becomes an
+    /// ``Archive`` (in memory, ``AnyArchive`` to the status report).
     struct LoadedArchive {
         var model: Model
         var lastSequence: UInt64

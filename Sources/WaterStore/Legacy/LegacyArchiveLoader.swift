@@ -5,7 +5,7 @@ import WaterSystem
 /// the shared log): the snapshot, then every journal after it, in order. Kept to migrate such
 /// directories (``LegacyMigration``) and to repair an archive that could not be migrated.
 ///
-/// Reading changes nothing on disk. What it finds is returned as a ``LoadedArchive``; the
+/// Reading changes nothing on disk. What it finds is returned as a ``LegacyContents``; the
 /// caller cuts a torn tail and removes obsolete files only after the whole load succeeded,
 /// so an archive that fails to load stays byte for byte as it was.
 ///
@@ -24,7 +24,9 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
 
     typealias Expectation = ArchiveExpectation
 
-    struct LoadedArchive {
+    /// A format-1 archive as read (its journals, not the shared log): what ``LegacyMigration``
+    /// moves into the log. The log's own kind is ``ArchiveLoader/LoadedArchive``.
+    struct LegacyContents {
         var model: Model
         var lastSequence: UInt64
         /// The generation the snapshot folded in (0 without a snapshot).
@@ -59,9 +61,9 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
         var tornTail: JournalFile.TornTail?
     }
 
-    func load() throws(ArchiveError) -> LoadedArchive {
+    func load() throws(ArchiveError) -> LegacyContents {
         let names = try fileSystem.listArchiveDirectory(directory)
-        var loaded = LoadedArchive(
+        var loaded = LegacyContents(
             model: Model(context: context), lastSequence: 0, snapshotGeneration: 0,
             currentJournal: nil, obsoleteJournals: [], temporaryFiles: [], needsMigration: false,
             snapshotLength: 0, snapshotBodyLength: 0)
@@ -77,7 +79,7 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
     }
 
     /// The snapshot, when there is one: the model, its last record and its journal generation.
-    private func readSnapshot(into loaded: inout LoadedArchive) throws(ArchiveError) {
+    private func readSnapshot(into loaded: inout LegacyContents) throws(ArchiveError) {
         let path = "\(directory)/\(ArchiveFiles.snapshot)"
         let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
         loaded.snapshotLength = file.count
@@ -92,7 +94,7 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
 
     /// The journals after the snapshot, in generation order, with none missing between; the
     /// older ones and the temporary files are noted for removal.
-    private func liveJournals(_ names: [String], hasSnapshot: Bool, _ loaded: inout LoadedArchive)
+    private func liveJournals(_ names: [String], hasSnapshot: Bool, _ loaded: inout LegacyContents)
         throws(ArchiveError) -> [(UInt64, String)]
     {
         loaded.temporaryFiles = names.filter { $0.hasSuffix(".tmp") }
@@ -146,7 +148,7 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
 
     /// Applies the journals' records in order, checking that each journal goes on where the one
     /// before ended and that only the newest is unfinished.
-    private func apply(_ contents: [JournalRead], to loaded: inout LoadedArchive) throws(ArchiveError) {
+    private func apply(_ contents: [JournalRead], to loaded: inout LegacyContents) throws(ArchiveError) {
         // The one state a crash may leave between two journals: the newest was made, still
         // empty, and the seal of the one before did not reach the disk whole.
         let newestIsUnused = contents.last.map { $0.contents.records.isEmpty && $0.contents.tornTail == nil } ?? false

@@ -54,7 +54,7 @@ enum LegacyMigration {
             return
         }
         guard names.contains(where: { !$0.hasSuffix(".tmp") }) else { return }
-        let loaded: LegacyArchiveLoader<Model>.LoadedArchive
+        let loaded: LegacyArchiveLoader<Model>.LegacyContents
         do {
             loaded = try LegacyArchiveLoader<Model>(
                 fileSystem: fileSystem, directory: directory, context: context, expectation: .existing
