@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Testing
 import WaterCore
 import WaterSync
@@ -94,5 +95,49 @@ struct GroupCapTests {
         #expect(try reopened.member(2)?.read { $0.water.entries.count } == 6000)
         #expect(try reopened.member(1)?.read { $0.water.entries.count } == 1)
         #expect(try reopened.member(3)?.read { $0.water.entries.count } == 1)
+    }
+    @Test(
+        "a group that fails refuses only its own writes: the group synced before it in the same lead stays, after a crash too"
+    )
+    func laterGroupFails() throws {
+        let disk = SimulatedDisk()
+        let faults = FaultInjectingFileSystem(base: disk.fileSystem())
+        let store = try openStore(faults, threshold: 1 << 30, segment: 4 << 20)
+        let (ann, ben, kim) = (try store.createMember(1), try store.createMember(2), try store.createMember(3))
+        // One lead, as one turn of the loop gathers it: ann's and kim's drinks, ben's import past the cap.
+        #expect(store.committer.acquireLeadership())
+        let told = Locked<[String: Bool]>([:])
+        let tell = { @Sendable (name: String) in
+            { @Sendable (result: Result<Void, ArchiveError>) in told.withLock { $0[name] = (try? result.get()) != nil }
+            }
+        }
+        // Once the first group is durable (ann's completion runs then), every sync fails, as a
+        // full disk's would: the second group's (ben's import alone) is refused.
+        try ann.commit(
+            { _ in Decision(LogWriterTests.drink(1)) }, result: { _, _ in () },
+            completion: { result in
+                tell("ann")(result)
+                faults.failStarting(at: 1, of: .sync, errno: ENOSPC)
+            })
+        let imported = (0..<6000).map { n in
+            MemberMutation.water(
+                .logged(
+                    WaterEntry(
+                        id: id(10 + n), amountMillilitres: 250, unixMilliseconds: workloadStart + Int64(n) * 3_600_000))
+            )
+        }
+        try ben.commit({ _ in Decision(imported) }, result: { _, _ in () }, completion: tell("ben"))
+        try kim.commit({ _ in Decision(LogWriterTests.drink(2)) }, result: { _, _ in () }, completion: tell("kim"))
+        #expect(!store.committer.lead())
+        #expect(store.committer.currentStatistics.groups == 2 && store.committer.currentStatistics.failures == 1)
+        #expect(told.withLock { $0 } == ["ann": true, "kim": true, "ben": false])
+        #expect(try ben.read { $0.water.entries.count } == 0, "rolled back in memory")
+        #expect(try ann.read { $0.water.entries.count } == 1)
+        store.close()
+
+        let reopened = try openStore(disk.crash(), threshold: 1 << 30, segment: 4 << 20)
+        #expect(try reopened.member(1)?.read { $0.water.entries.count } == 1)
+        #expect(try reopened.member(3)?.read { $0.water.entries.count } == 1)
+        #expect(try reopened.member(2)?.read { $0.water.entries.count } == 0, "a refused write is not stored")
     }
 }
