@@ -182,9 +182,3 @@ struct LoadGenerator {
         return (user + system) * 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }
-
-/// A benchmark that could not run as planned.
-struct WaterBenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

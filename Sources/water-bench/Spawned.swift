@@ -2,6 +2,13 @@ import Foundation
 import Glibc
 import WaterSync
 import WaterTestSupport
+import WaterTransport
+
+/// The directory of this executable, where the other executables are built too.
+let productsDirectory = URL(
+    fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+)
+.deletingLastPathComponent().path
 
 /// A process the benchmark starts and stops by its pid.
 final class Spawned {
@@ -47,6 +54,13 @@ final class Spawned {
     }
 
     var pid: Int32 { process.processIdentifier }
+
+    /// Where a water-server listens, as its first line says (`listening on 127.0.0.1:41233`).
+    func listeningAddress() throws -> HostPort {
+        try require(
+            HostPort(parsing: firstLine.replacingOccurrences(of: "listening on ", with: ""), defaultPort: 0),
+            "the listening address")
+    }
 
     /// How many bytes the process has written to its standard error so far.
     var standardErrorBytes: Int { loggedBytes.withLock { $0 } }

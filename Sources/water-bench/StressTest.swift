@@ -62,10 +62,7 @@ struct StressTest {
         var random = SystemRandomNumberGenerator()
         for cycle in 1...cycles {
             let spawned = try start(data)
-            let address = try require(
-                HostPort(
-                    parsing: spawned.firstLine.replacingOccurrences(of: "listening on ", with: ""),
-                    defaultPort: 0), "the listening address")
+            let address = try spawned.listeningAddress()
             ledger.kept.withLock { $0.removeAll() }
             ledger.ended.withLock { $0.removeAll() }
             let writers = drive(address, into: ledger)
@@ -103,10 +100,7 @@ struct StressTest {
         let spawned = try start(data)
         defer { spawned.stop() }
         try body(
-            try require(
-                HostPort(
-                    parsing: spawned.firstLine.replacingOccurrences(of: "listening on ", with: ""),
-                    defaultPort: 0), "the listening address"))
+            try spawned.listeningAddress())
     }
 
     private func login(_ address: HostPort, _ member: (String, String)) throws -> WaterClient {

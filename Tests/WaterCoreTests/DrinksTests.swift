@@ -101,6 +101,21 @@ struct DrinksTests {
         #expect(drinks.drink(named: "cocoa") == Drink(name: "cocoa", factorHundredths: 120, icon: "🍫"))
     }
 
+    @Test("a refusal repeats a name of a drink's form, and says \"that\" for anything else")
+    func refusalsEchoOnlyNames() throws {
+        let water = WaterDiary(timeZone: .utc)
+        for (typed, shown) in [("lemonade", "lemonade"), ("Tea!\u{1b}[2J", "that")] {
+            let drink = #expect(throws: DomainError.self) { try list.existing(typed) }
+            #expect(drink?.message.hasPrefix("the household has no drink called \(shown); ") == true, "\(typed)")
+            let cup = #expect(throws: DomainError.self) { try water.validateRemoveCup(typed) }
+            #expect(cup?.message == "you have no cup called \(shown)", "\(typed)")
+            let log = #expect(throws: DomainError.self) {
+                try water.resolveLog(name: typed, usual: false, amount: nil, drinks: list)
+            }
+            #expect(log?.message.hasPrefix("the household has no drink called \(shown); ") == true, "\(typed)")
+        }
+    }
+
     @Test("a replay of an entry names the same drink or is refused")
     func replay() throws {
         var water = WaterDiary(timeZone: .utc)

@@ -53,4 +53,10 @@ public struct Drink: Hashable, Sendable {
     public static func isValidName(_ name: String) -> Bool {
         NameForm.drink.matches(name)
     }
+
+    /// `name` as a refusal may repeat it: itself when it has a drink's form, else "that" (what
+    /// was typed may hold anything).
+    static func echoed(_ name: String) -> String {
+        isValidName(name) ? name : "that"
+    }
 }

@@ -19,7 +19,7 @@ public struct DrinkList: Hashable, Sendable {
     /// - Throws: INVALID_ARGUMENT naming `field` and listing the drinks there are.
     public func existing(_ name: String, field: String = "drink") throws(DomainError) -> Drink {
         guard let drink = drink(named: name) else {
-            let named = Drink.isValidName(name) ? name : "that"
+            let named = Drink.echoed(name)
             throw .invalid(
                 field, "the household has no drink called \(named); it has \(names.joined(separator: ", "))")
         }
