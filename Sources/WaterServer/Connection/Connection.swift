@@ -57,10 +57,9 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private var isReading = true
     private var isClosed = false
     private var isResumeScheduled = false
-    /// Whether the owner will call ``endTurn(holdingFor:durable:)`` at the end of this turn.
-    var isQueuedForFlush = false
-    /// Whether the owner lists it among the connections whose replies wait for a group.
-    var isInHolding = false
+    /// Whether it asked its owner to call ``endTurn(holdingFor:durable:)`` at the end of this
+    /// turn. Owned here: set when it asks (``needsFlush()``), cleared when that call comes.
+    private var isQueuedForFlush = false
     /// What each call's handler asked to run if the call ends without it (cancel, close).
     private var cancelHandlers: [UInt64: [@Sendable () -> Void]] = [:]
     private var timer: TimerQueue.ID?
@@ -242,7 +241,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private func sendCiphertext(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         output += bytes
-        owner.needsFlush(self)
+        needsFlush()
     }
 
     private func peerClosed(_ error: SocketError?) {
@@ -278,7 +277,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         let start = replies.output.count
         replies.output += bytes
         pendingReplies.append(callID, bytes: start..<replies.output.count)
-        owner.needsFlush(self)
+        needsFlush()
         limitPendingOutput()
         guard watermarks.isWritable else {
             if !hasLoggedPause {
@@ -385,7 +384,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             logCause(method.fullName, refusal)
             logFailure(method.fullName, refusal.code, refusal.message)
         }
-        owner.needsFlush(self)
+        needsFlush()
         if machine.callAnswered(callID, now: EventLoop.now()) { perform([.close(reason: nil)]) }
         limitPendingOutput()
     }
@@ -428,7 +427,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
             case .close(let reason):
                 logClose(reason)
                 stopReading()
-                owner.needsFlush(self)
+                needsFlush()
             case .closeNow(let reason):
                 logClose(reason)
                 writeWhatTheSocketTakes()
@@ -449,7 +448,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         let start = replies.output.count
         replies.reply(envelope)
         pendingReplies.append(envelope.callID, bytes: start..<replies.output.count)
-        owner.needsFlush(self)
+        needsFlush()
         limitPendingOutput()
     }
 
@@ -490,10 +489,18 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
 
     // MARK: Output
 
+    /// Asks the owner, once a turn, to end this turn of its replies (``endTurn(holdingFor:durable:)``).
+    private func needsFlush() {
+        guard !isQueuedForFlush else { return }
+        isQueuedForFlush = true
+        owner.needsFlush(self)
+    }
+
     /// The turn is over: its replies wait for the group they saw, or `group` (the newest with
     /// anything queued); those whose group is durable by now (`durable`) go at once.
     func endTurn(holdingFor group: UInt64, durable: UInt64) {
         loop.preconditionInLoop()
+        isQueuedForFlush = false
         guard !isClosed else { return }
         pendingReplies.endTurn(holdingFor: group)
         release(upTo: durable, failed: [])
@@ -672,7 +679,8 @@ protocol ConnectionOwner: AnyObject {
     func hasLoopShare(_ member: UInt64, inTurn turn: UInt64) -> Bool
     /// The loop spent `nanoseconds` of `turn` on a call of `member`'s.
     func chargeLoopShare(_ member: UInt64, nanoseconds: UInt64, inTurn turn: UInt64)
-    /// The connection has replies or output to write at the end of this turn.
+    /// The connection has replies or output to write at the end of this turn: the owner calls
+    /// its ``Connection/endTurn(holdingFor:durable:)`` then. A connection asks once a turn.
     func needsFlush(_ connection: Connection)
     /// The connection's handshake is answered: it is no longer pending.
     func handshakeCompleted(_ connection: Connection)
