@@ -5,13 +5,15 @@ import WaterTransport
 /// Reading: bytes from the socket, through TLS when there is TLS, into the machine, and the
 /// frames it hands back, up to the budgets of a turn.
 extension Connection {
+    /// The socket is readable, writable, or failed (a hang-up is found by reading).
     func ready(_ event: EventLoop.Readiness) {
         machine.turnStarted(loop.turnNumber)
-        // A hang-up is found by reading, even while reading is paused.
+        // Even while reading is paused.
         if event.readable || event.failed { readAvailable(evenIfPaused: event.failed) }
         if event.writable { writeOutput() }
     }
 
+    /// Reads what the socket has, up to the turn's read budget and while frames may be taken.
     private func readAvailable(evenIfPaused: Bool = false) {
         var total = 0
         let buffer = owner.readBuffer
@@ -48,6 +50,7 @@ extension Connection {
         machine.hasFrameBudget && (member.map { owner.hasLoopShare($0, inTurn: loop.turnNumber) } ?? true)
     }
 
+    /// Takes the frames the machine has, one at a time, each call run where it was decoded.
     private func takeFrames(now: UInt64) {
         let arena = owner.decodeArena
         while !isClosed {

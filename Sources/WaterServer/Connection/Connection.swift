@@ -83,6 +83,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         self.machine = machine
     }
 
+    /// The peer's address and port, for the owner's log lines.
     var peer: String { log.peer }
 
     /// Starts reading, with a timer at the machine's first deadline (the handshake's).
@@ -258,6 +259,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         loop.modify(socket.descriptor, token: token, readable: wanted.readable, writable: wanted.writable)
     }
 
+    /// Closes the socket now: what handlers registered for a cancel runs, the timers and paused
+    /// streams go, and the owner forgets it.
     func close() {
         guard !isClosed else { return }
         isClosed = true
