@@ -9,16 +9,23 @@ private final class Replies: HoldsReplies {
     private var waiting: [(call: Int, showsWrites: Bool, group: UInt64?)] = []
     private(set) var sent: [Int] = []
     private(set) var refused: [Int] = []
-    var isInHolding = false
 
     func reply(_ call: Int, showsWrites: Bool = true) { waiting.append((call, showsWrites, nil)) }
 
+    /// How many times ``HeldReplies`` let its replies go when a group was done.
+    private(set) var releases = 0
+
     func endTurn(holdingFor group: UInt64, durable: UInt64) {
         for index in waiting.indices where waiting[index].group == nil { waiting[index].group = group }
-        release(upTo: durable, failed: [])
+        letGo(upTo: durable, failed: [])
     }
 
     func release(upTo durable: UInt64, failed: [UInt64]) {
+        releases += 1
+        letGo(upTo: durable, failed: failed)
+    }
+
+    private func letGo(upTo durable: UInt64, failed: [UInt64]) {
         while let first = waiting.first, let group = first.group, group <= durable {
             waiting.removeFirst()
             if first.showsWrites, failed.contains(group) { refused.append(first.call) } else { sent.append(first.call) }
@@ -38,9 +45,9 @@ struct HeldRepliesTests {
         let mum = Replies()
         mum.reply(1)
         held.turnEnded(.handedToWriter, group: 1, holders: [mum])
-        #expect(mum.sent.isEmpty && mum.isInHolding)
+        #expect(mum.sent.isEmpty && held.isWaiting(on: mum))
         held.groupCommitted(1, succeeded: true)
-        #expect(mum.sent == [1] && !mum.isInHolding)
+        #expect(mum.sent == [1] && !held.isWaiting(on: mum))
         #expect(held.durableGroup == 1)
     }
 
@@ -58,7 +65,7 @@ struct HeldRepliesTests {
         held.turnEnded(.committedHere(group: 1, succeeded: true), group: 1, holders: [dad])
         #expect(dad.sent == [7])
         #expect(mum.sent == [1], "mum's reply waited for a group the writer was never going to report")
-        #expect(!mum.isInHolding && held.durableGroup == 1)
+        #expect(!held.isWaiting(on: mum) && held.durableGroup == 1)
     }
 
     @Test("a failed group refuses the replies that showed its writes, and only those")
@@ -89,8 +96,26 @@ struct HeldRepliesTests {
         mum.reply(2)
         held.turnEnded(.handedToWriter, group: 2, holders: [mum])
         held.groupCommitted(1, succeeded: true)
-        #expect(mum.sent == [1] && mum.isInHolding)
+        #expect(mum.sent == [1] && held.isWaiting(on: mum))
         held.groupCommitted(2, succeeded: true)
-        #expect(mum.sent == [1, 2] && !mum.isInHolding)
+        #expect(mum.sent == [1, 2] && !held.isWaiting(on: mum))
+    }
+
+    @Test(
+        "a holder that waits across turns is listed once: asked once for each group done, and no more once it is not waiting"
+    )
+    func listedOnce() {
+        var held = HeldReplies<Replies>()
+        let mum = Replies()
+        mum.reply(1)
+        held.turnEnded(.handedToWriter, group: 1, holders: [mum])
+        mum.reply(2)
+        held.turnEnded(.handedToWriter, group: 2, holders: [mum, mum])
+        held.groupCommitted(1, succeeded: true)
+        #expect(mum.releases == 1 && mum.sent == [1] && held.isWaiting(on: mum))
+        held.groupCommitted(2, succeeded: true)
+        #expect(mum.releases == 2 && mum.sent == [1, 2] && !held.isWaiting(on: mum))
+        held.groupCommitted(3, succeeded: true)
+        #expect(mum.releases == 2)
     }
 }

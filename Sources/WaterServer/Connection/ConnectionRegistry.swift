@@ -77,7 +77,6 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         let publication = committer.publishTurn(deliveredThrough: held.durableGroup)
         // Swapped, so that both arrays keep their capacity and a turn allocates nothing here.
         swap(&flushing, &needingFlush)
-        for connection in flushing { connection.isQueuedForFlush = false }
         held.turnEnded(publication, group: committer.lastQueuedGroup, holders: flushing)
         flushing.removeAll(keepingCapacity: true)
         if case .committedHere(let group, let succeeded) = publication {
@@ -254,8 +253,6 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     }
 
     func needsFlush(_ connection: Connection) {
-        guard !connection.isQueuedForFlush else { return }
-        connection.isQueuedForFlush = true
         needingFlush.append(connection)
     }
 

@@ -9,8 +9,10 @@ import WaterProtocol
 ///
 /// It owns: the TLS phase and its deadline, the frame decoder and the frame budget of a turn,
 /// the handshake, whether the peer has logged in (and so which limits its frames meet), which
-/// calls are in flight (and which of those are streams), the limits, the frame deadline and
-/// idle timeout, the drain at shutdown and the close once what was said is written.
+/// calls are in flight (and which of those are streams), the limits, the deadlines (a
+/// ``ConnectionDeadlines`` of its own: the handshake's, a frame's and the idle timeout), the
+/// drain at shutdown and the close once what was said is written. Its limits, actions and frame
+/// outcomes are declared in `ConnectionStateMachine+Actions.swift`.
 ///
 ///     tlsHandshaking --tlsHandshakeCompleted--> awaitingHandshake --handshake--> open
 ///          |  (TLS only; plaintext starts at awaitingHandshake)                   |
@@ -21,64 +23,6 @@ import WaterProtocol
 /// envelope is still where it was decoded, before the next frame is read, so no envelope is
 /// copied and nothing is allocated per call on the way to its handler.
 struct ConnectionStateMachine {
-    struct Limits: Sendable {
-        var maximumPayloadLength: Int
-        var maximumCallsInFlight: Int
-        /// Nanoseconds a started frame may take to arrive.
-        var frameDeadline: UInt64
-        /// Nanoseconds a connection with nothing in flight may stay silent.
-        var idleTimeout: UInt64
-        /// Nanoseconds from the connection's start to the end of its handshake: a peer that
-        /// opens a connection and says nothing holds a slot this long, not an idle timeout.
-        var handshakeDeadline: UInt64
-        /// The largest frame accepted until the peer has logged in (a Login, or a call with a
-        /// valid token, on this connection): what a device with no account may make the server
-        /// read and decode.
-        var maximumPayloadLengthBeforeLogin = WireProtocol.maximumPayloadLengthBeforeLogin
-        /// Frames taken from one connection in one loop turn: a burst waits for the next
-        /// turns, between everyone else's.
-        var framesPerTurn = 64
-    }
-
-    enum Action: Equatable {
-        /// Send this reply. A final reply with a non-OK status is a failed call, to be logged.
-        case send(WaterV1.ResponseEnvelope)
-        /// Run this call (``bytesReceived(_:now:)`` only: ``nextFrame(arena:now:)`` hands calls
-        /// over where they were decoded). Its replies come back through ``replyReady(_:now:)``.
-        case dispatch(IncomingCall)
-        /// The call ended without its handler finishing it (cancelled, connection closing):
-        /// run what the handler registered for that.
-        case cancelCall(UInt64)
-        /// The handshake is answered: the connection is no longer one of its address's pending
-        /// ones (``ConnectionAdmission``).
-        case handshakeCompleted
-        /// The peer logged in, the first time on this connection: it is no longer one of those
-        /// that may be closed to make room (``ConnectionAdmission``).
-        case loggedIn
-        /// Stop reading and close once everything queued is written (``outputWritten(repliesLeft:)``
-        /// says when). `reason` is a protocol error to log (its status was sent just before).
-        case close(reason: WaterError?)
-        /// Close without waiting: what the socket takes at once of what is queued is all the
-        /// peer gets. A refused connection (over plaintext its status is queued just before),
-        /// or a TLS handshake past its deadline, where no status can be said. `reason` is logged.
-        case closeNow(reason: WaterError?)
-    }
-
-    /// What the next frame asks for.
-    enum FrameOutcome {
-        /// No complete frame yet.
-        case needMoreBytes
-        /// A call to run now: the handshake is done and the limits allow it. The envelope is
-        /// valid until the next ``nextFrame(arena:now:)``.
-        case call(RequestEnvelopeView, MethodDescriptor)
-        /// What the frame came to otherwise: the handshake's reply, a refusal, a cancel, a
-        /// protocol error.
-        case actions([Action])
-        /// This turn's frames are taken (``Limits/framesPerTurn``); the rest wait in the decoder
-        /// until ``turnStarted(_:)`` says a new turn began.
-        case budgetSpent
-    }
-
     private enum State {
         /// Over TLS, until its handshake is done: nothing can be read or said yet.
         case tlsHandshaking
@@ -102,9 +46,8 @@ struct ConnectionStateMachine {
     private(set) var isLoggedIn = false
     /// Calls without their final reply, and whether each is a stream.
     private var inFlight: [UInt64: Bool] = [:]
-    private var frameStartedAt: UInt64?
-    private var lastActivity: UInt64
-    private let startedAt: UInt64
+    /// The handshake deadline, a frame's, and the idle timeout.
+    private var deadlines: ConnectionDeadlines
     /// The loop turn the frame budget counts for, and the frames taken in it.
     private var budgetTurn: UInt64 = 0
     private var framesThisTurn = 0
@@ -113,8 +56,7 @@ struct ConnectionStateMachine {
     init(limits: Limits, now: UInt64, tls: Bool = false, hello: @escaping () -> WaterV1.HandshakeResponse) {
         self.limits = limits
         self.hello = hello
-        self.lastActivity = now
-        self.startedAt = now
+        self.deadlines = ConnectionDeadlines(limits: limits, now: now)
         self.state = tls ? .tlsHandshaking : .awaitingHandshake
         self.decoder = FrameDecoder(
             maximumPayloadLength: min(limits.maximumPayloadLength, limits.maximumPayloadLengthBeforeLogin))
@@ -158,17 +100,17 @@ struct ConnectionStateMachine {
     /// handshake is done, the frame deadline while a frame is arriving, the idle timeout while
     /// nothing is in flight, else never.
     var nextDeadline: UInt64? {
-        guard !isClosed else { return nil }
-        // The peer cannot be told anything before TLS is done: only its deadline counts.
-        if case .tlsHandshaking = state { return startedAt + limits.handshakeDeadline }
-        var deadline: UInt64? = nil
-        if case .awaitingHandshake = state { deadline = startedAt + limits.handshakeDeadline }
-        let activity: UInt64? =
-            if let frameStartedAt { frameStartedAt + limits.frameDeadline } else {
-                inFlight.isEmpty ? lastActivity + limits.idleTimeout : nil
-            }
-        if let activity { deadline = min(deadline ?? activity, activity) }
-        return deadline
+        deadlinePhase.flatMap { deadlines.next(in: $0, idle: inFlight.isEmpty) }
+    }
+
+    /// Which deadlines apply now; none once it is closing.
+    private var deadlinePhase: ConnectionDeadlines.Phase? {
+        switch state {
+        case .closing, .closed: nil
+        case .tlsHandshaking: .tlsHandshake
+        case .awaitingHandshake: .handshake
+        case .open, .draining: .calls
+        }
     }
 
     // MARK: Events
@@ -194,7 +136,7 @@ struct ConnectionStateMachine {
     mutating func tlsHandshakeCompleted(now: UInt64) {
         guard case .tlsHandshaking = state else { return }
         state = .awaitingHandshake
-        lastActivity = now
+        deadlines.activity(at: now)
     }
 
     /// TLS failed (a bad record, a handshake refused): the alert that says why is all that can
@@ -225,7 +167,7 @@ struct ConnectionStateMachine {
     /// Bytes from the peer; the frames in them are pulled with ``nextFrame(arena:now:)``.
     mutating func received(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
         guard !isClosed, !isAwaitingTLS else { return }
-        lastActivity = now
+        deadlines.activity(at: now)
         decoder.append(bytes)
     }
 
@@ -238,9 +180,9 @@ struct ConnectionStateMachine {
         do {
             guard let next = try decoder.nextFrameView() else {
                 if decoder.isInsideFrame {
-                    if frameStartedAt == nil { frameStartedAt = now }
+                    deadlines.frameIncomplete(at: now)
                 } else {
-                    frameStartedAt = nil
+                    deadlines.frameEnded()
                 }
                 return .needMoreBytes
             }
@@ -258,7 +200,7 @@ struct ConnectionStateMachine {
                                 + "\(decoder.maximumPayloadLength) bytes (the handshake, and Login)"
                             : "protocol error: \(error)")))
         }
-        frameStartedAt = nil
+        deadlines.frameEnded()
         framesThisTurn += 1
         return frameReceived(frame.payload, arena: arena)
     }
@@ -298,7 +240,7 @@ struct ConnectionStateMachine {
     /// was draining and this was its last call).
     mutating func callAnswered(_ callID: UInt64, now: UInt64) -> Bool {
         guard !isClosed, inFlight.removeValue(forKey: callID) != nil else { return false }
-        lastActivity = now
+        deadlines.activity(at: now)
         return !closeIfDrained().isEmpty
     }
 
@@ -308,40 +250,19 @@ struct ConnectionStateMachine {
         guard !isClosed, inFlight[envelope.callID] != nil else { return [] }
         guard envelope.endOfStream else { return [.send(envelope)] }
         inFlight[envelope.callID] = nil
-        lastActivity = now
+        deadlines.activity(at: now)
         return [.send(envelope)] + closeIfDrained()
     }
 
     /// Checks the handshake deadline (TLS's and the protocol's), the frame deadline and the
     /// idle timeout.
     mutating func deadlinePassed(now: UInt64) -> [Action] {
-        guard !isClosed else { return [] }
-        if case .tlsHandshaking = state {
-            guard now >= startedAt + limits.handshakeDeadline else { return [] }
-            state = .closed
-            return [
-                .closeNow(
-                    reason: WaterError(
-                        .deadlineExceeded,
-                        "the TLS handshake did not finish within \(Self.seconds(limits.handshakeDeadline)) of connecting"
-                    ))
-            ]
-        }
-        if case .awaitingHandshake = state, now >= startedAt + limits.handshakeDeadline {
-            return fail(
-                WaterError(
-                    .deadlineExceeded,
-                    "the handshake did not arrive within \(Self.seconds(limits.handshakeDeadline)) of connecting"))
-        }
-        if let frameStartedAt, now >= frameStartedAt + limits.frameDeadline {
-            return fail(
-                WaterError(
-                    .deadlineExceeded, "a frame took longer than \(Self.seconds(limits.frameDeadline)) to arrive"))
-        }
-        if inFlight.isEmpty, now >= lastActivity + limits.idleTimeout {
-            return fail(WaterError(.unavailable, "closing a connection idle for \(Self.seconds(limits.idleTimeout))"))
-        }
-        return []
+        guard let phase = deadlinePhase, let passed = deadlines.passed(at: now, in: phase, idle: inFlight.isEmpty)
+        else { return [] }
+        guard phase == .tlsHandshake else { return fail(passed) }
+        // Nothing can be said before TLS is done.
+        state = .closed
+        return [.closeNow(reason: passed)]
     }
 
     /// The peer closed or the connection failed: every call in flight is over.
@@ -474,19 +395,5 @@ struct ConnectionStateMachine {
         guard case .draining = state, inFlight.isEmpty else { return [] }
         state = .closing(replies: true)
         return [.close(reason: nil)]
-    }
-
-    private static func seconds(_ nanoseconds: UInt64) -> String {
-        "\(Duration.nanoseconds(Int64(nanoseconds)))"
-    }
-}
-
-extension FrameError {
-    /// Whether the frame was refused for its size (on the wire, or inflated).
-    var isTooLarge: Bool {
-        switch self {
-        case .frameTooLarge, .inflatedTooLarge, .compressionRatioExceeded: true
-        default: false
-        }
     }
 }

@@ -12,20 +12,24 @@ protocol HoldsReplies: AnyObject {
     var isHoldingReplies: Bool { get }
     /// Whether a reply waits for `group` or an earlier one.
     func isHolding(forGroup group: UInt64) -> Bool
-    /// Whether it is in the list of those waiting (kept by ``HeldReplies``).
-    var isInHolding: Bool { get set }
 }
 
 /// Which connections' replies wait for which group of the log, and how far the log is durable.
 /// The event loop's (``ConnectionRegistry`` keeps one and calls it on the loop only): the only
 /// place the loop learns a group is durable, whether its writer finished the group or the loop
 /// committed it itself.
+///
+/// It owns the list of holders that wait: a holder is asked whether it holds replies, and never
+/// told that it is listed (it keeps no field of this list's).
 struct HeldReplies<Holder: HoldsReplies> {
     /// The newest group known durable.
     private(set) var durableGroup: UInt64 = 0
     /// Connections with replies waiting, and the same list while a group's replies are let go.
     private var holding: [Holder] = []
     private var released: [Holder] = []
+    /// The holders in ``holding``, so that none is listed twice. Removing keeps the capacity, so
+    /// once the table has room for the loop's connections, listing one allocates nothing.
+    private var listed: Set<ObjectIdentifier> = []
     /// Groups that failed and still have replies waiting for them or for an earlier group.
     private var failedGroups: [UInt64] = []
 
@@ -38,8 +42,7 @@ struct HeldReplies<Holder: HoldsReplies> {
         }
         for holder in holders {
             holder.endTurn(holdingFor: group, durable: durableGroup)
-            if holder.isHoldingReplies, !holder.isInHolding {
-                holder.isInHolding = true
+            if holder.isHoldingReplies, listed.insert(ObjectIdentifier(holder)).inserted {
                 holding.append(holder)
             }
         }
@@ -48,6 +51,11 @@ struct HeldReplies<Holder: HoldsReplies> {
         if case .committedHere(let committed, let succeeded) = publication {
             groupCommitted(committed, succeeded: succeeded)
         }
+    }
+
+    /// Whether `holder` is listed among those whose replies wait for a group.
+    func isWaiting(on holder: Holder) -> Bool {
+        listed.contains(ObjectIdentifier(holder))
     }
 
     /// `group` is durable, or failed: the replies that waited for it go (as refusals where they
@@ -61,7 +69,7 @@ struct HeldReplies<Holder: HoldsReplies> {
             if holder.isHoldingReplies {
                 holding.append(holder)
             } else {
-                holder.isInHolding = false
+                listed.remove(ObjectIdentifier(holder))
             }
         }
         released.removeAll(keepingCapacity: true)

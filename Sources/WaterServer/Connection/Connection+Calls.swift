@@ -1,0 +1,125 @@
+import WaterProtocol
+import WaterTransport
+
+/// Running calls: the handler of each call the machine hands over, and what handlers say back,
+/// from any thread, through their ``Responder``.
+extension Connection {
+    /// Runs a call where its envelope was decoded: checks who calls, then runs its handler,
+    /// on the loop (the reply is written at once into this turn's replies) or later.
+    func dispatch(_ envelope: RequestEnvelopeView, _ method: MethodDescriptor) {
+        let callID = envelope.callID
+        guard let handler = router.handler(for: method) else {
+            return answer(
+                callID, method, WaterError(.unimplemented, "\(method.fullName) is not available on this server yet"))
+        }
+        let now = services.now()
+        var caller: Caller?
+        if handler.access != .anyone {
+            switch services.authenticate(envelope.authToken, now: now) {
+            case .success(let found):
+                caller = found
+                member = found.account.id
+                perform(machine.loggedIn())
+            case .failure(let error):
+                return answer(callID, method, error)
+            }
+            if handler.access == .admin, caller?.account.role != .admin {
+                return answer(
+                    callID, method,
+                    WaterError(.permissionDenied, "only an admin may do that; ask an admin of the household"))
+            }
+        }
+        let context = CallContext(caller: caller, now: now, peer: log.peer, peerHost: log.peerHost)
+        switch handler.kind {
+        case .onLoop(let handle):
+            let began = EventLoop.now()
+            let call = LoopCall(envelope: envelope, arena: owner.decodeArena, limits: machine.decodeLimits)
+            // The newest group queued once it has answered holds every write it saw, its own included.
+            let committer = services.store.committer
+            let refusal = replies.add(callID, seen: { committer.lastQueuedGroup }) { handle(call, context, &$0) }
+            if let member {
+                owner.chargeLoopShare(member, nanoseconds: EventLoop.now() - began, inTurn: loop.turnNumber)
+            }
+            answered(callID, method, refusal: refusal)
+        case .later(let handle):
+            let responder = Responder(
+                callID: callID, method: method.fullName,
+                deliver: { [self] envelope, failure in deliver(envelope, failure: failure, method: method) },
+                deliverFramed: { [self] bytes, next in deliverFramed(callID, bytes, next: next) },
+                writer: replies.writer,
+                onCancel: { [self] cancel in onCancel(callID, cancel) },
+                deliverFramedReply: { [self] bytes in deliverFramedReply(callID, method, bytes) },
+                ending: { [self] error in endCall(callID, method, error) })
+            handle(IncomingCall(copying: envelope, method: method, limits: machine.decodeLimits), context, responder)
+        }
+    }
+
+    /// Ends a call before it reaches a handler.
+    private func answer(_ callID: UInt64, _ method: MethodDescriptor, _ error: WaterError) {
+        answered(callID, method, refusal: replies.add(callID) { $0.reply(callID, error: error) })
+    }
+
+    /// A call answered at once, its reply added to ``replies`` (a `refusal`, to be logged, when
+    /// it is one): it is no longer in flight.
+    private func answered(_ callID: UInt64, _ method: MethodDescriptor, refusal: WaterError?) {
+        if let refusal {
+            log.serverFailure(method.fullName, refusal)
+            log.callFailed(method.fullName, refusal.code, refusal.message)
+        }
+        if machine.callAnswered(callID, now: EventLoop.now()) { perform([.close(reason: nil)]) }
+        repliesAdded()
+    }
+
+    // MARK: From handlers that answer later, on any thread
+
+    /// A reply of a handler that answers later.
+    private func deliver(_ envelope: ResponseEnvelope, failure: WaterError?, method: MethodDescriptor) {
+        guard loop.inLoop else { return loop.execute { self.deliver(envelope, failure: failure, method: method) } }
+        if let failure { log.serverFailure(method.fullName, failure) }
+        // A Login that worked makes the connection a member's.
+        if method == WaterV1.LoginRequest.method, envelope.endOfStream, envelope.statusCode == .ok {
+            perform(machine.loggedIn())
+        }
+        perform(machine.replyReady(envelope, now: EventLoop.now()), method: method)
+        armTimer()
+    }
+
+    /// A stream's next message, framed where it was made: queued as any reply that waits for
+    /// no commit, then `next` runs now if the connection is writable, else once it is again
+    /// (``StreamPacing``). A call that has ended drops it, and its stream stops there.
+    private func deliverFramed(_ callID: UInt64, _ bytes: [UInt8], next: @escaping @Sendable () -> Void) {
+        guard loop.inLoop else { return loop.execute { self.deliverFramed(callID, bytes, next: next) } }
+        guard !isClosed, machine.isInFlight(callID) else { return }
+        replies.add(callID) { $0.reply(framed: bytes) }
+        repliesAdded()
+        switch pacing.messageQueued(callID, next: next) {
+        case .produce: next()
+        case .paused(let isFirst): if isFirst { log.streamsPaused(unsent: unsentBytes) }
+        }
+    }
+
+    /// A unary call's one reply, framed where it was made (a read off the loop): it ends the
+    /// call as a reply made on the loop would, and waits for no commit of its own (the turn's
+    /// group holds every write the read could have seen). Dropped when the call has ended.
+    private func deliverFramedReply(_ callID: UInt64, _ method: MethodDescriptor, _ bytes: [UInt8]) {
+        guard loop.inLoop else { return loop.execute { self.deliverFramedReply(callID, method, bytes) } }
+        guard !isClosed, machine.isInFlight(callID) else { return }
+        cancelHandlers[callID] = nil
+        answered(callID, method, refusal: replies.add(callID) { $0.reply(framed: bytes) })
+        armTimer()
+    }
+
+    /// The server ends a call its handler has not finished (``Responder/end(_:)``).
+    private func endCall(_ callID: UInt64, _ method: MethodDescriptor, _ error: WaterError) {
+        guard loop.inLoop else { return loop.execute { self.endCall(callID, method, error) } }
+        guard !isClosed else { return }
+        perform(machine.callEnded(callID, error), method: method)
+        armTimer()
+    }
+
+    /// What the handler of `callID` runs if the call ends without it (cancelled, closed).
+    private func onCancel(_ callID: UInt64, _ cancel: @escaping @Sendable () -> Void) {
+        guard loop.inLoop else { return loop.execute { self.onCancel(callID, cancel) } }
+        cancelHandlers[callID, default: []].append(cancel)
+    }
+}
