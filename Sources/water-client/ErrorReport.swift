@@ -18,12 +18,6 @@ extension ErrorJSON {
     }
 }
 
-/// A command that has told, in its own output, what went wrong: it ends with `exitCode` and
-/// prints nothing more (`sync` when the server refused a saved write).
-struct ReportedFailure: Error {
-    var exitCode: ExitCode
-}
-
 extension WaterError {
     /// How each status code of the server ends the process (DESIGN.md section 8).
     var exitStatus: ExitCode {

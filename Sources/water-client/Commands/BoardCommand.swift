@@ -5,7 +5,27 @@ import WaterCore
 import WaterProtocol
 
 /// `board [--week last|YYYY-Www] [--by total] [--explain] [--watch]`.
-enum BoardCommand {
+enum BoardCommand: ClientCommand {
+    static let spec = CommandSpec(
+        "board", summary: "the household's weekly ranking",
+        details: """
+            The household's weekly ranking by average daily progress (or --by total). --explain
+            shows each day and which key broke a tie the screen does not show; --watch keeps it
+            live, and waits for the server when it restarts. --history lists past weeks, each with
+            its winner and where you came; the first board of a new week says who won the last.
+            Members who chose privacy percent show no millilitres (-), hidden ones are not on it;
+            your own row is always whole (see privacy --help).
+            """,
+        options: [
+            weekOption,
+            OptionSpec("by", "ORDER", "rank by progress (default) or total", choices: ["progress", "total"]),
+            OptionSpec("explain", nil, "show each member's days and what broke ties"),
+            OptionSpec("watch", nil, "keep the board on screen, redrawn on every change"),
+            OptionSpec("history", nil, "list past weeks: each week's winner, your rank and percent"),
+            OptionSpec("weeks", "N", "with --history: how many past weeks (1-52, default 8)"),
+        ],
+        examples: ["board", "board --week last --explain", "board --watch", "board --history --weeks 4"])
+
     static func run(_ invocation: inout Invocation) throws {
         let weekOption = try invocation.arguments.option("week")
         let by = try invocation.arguments.option("by")

@@ -5,10 +5,37 @@ import WaterProtocol
 
 /// `drink ls|add|set|rm`: the household's drinks (admins change them).
 enum DrinkCommands {
-    /// Runs `action`, one of the subcommands `clientCommandLine` lists for `drink`.
-    static func run(_ invocation: inout Invocation, action: String) throws {
-        switch action {
-        case "add":
+    enum List: ClientCommand {
+        static let spec = CommandSpec(
+            "drink ls", summary: "the household's drinks and how each counts",
+            details: """
+                Lists the household's drinks, each with its hydration factor: an entry of ML
+                millilitres counts round(ML x factor) toward the goal, halves away from zero. The
+                defaults are the Beverage Hydration Index's (Maughan et al., Am J Clin Nutr 2016).
+                """,
+            examples: ["drink ls"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.ListDrinksRequest())
+            invocation.output(response) { table(response.drinks) }
+        }
+    }
+
+    enum Add: ClientCommand {
+        static let spec = CommandSpec(
+            "drink add", "NAME", summary: "add a drink (admins)",
+            details: """
+                Adds a drink: NAME is a-z, 0-9 and -, at most 15 characters; its factor is 0.10 to
+                2.00, at most two decimals.
+                """,
+            options: [
+                OptionSpec("factor", "F", "how it counts against water (0.10-2.00; water is 1.00)"),
+                OptionSpec("icon", "ICON", "a short icon, like an emoji"),
+            ],
+            examples: ["drink add cocoa --factor 1.20", "drink add kombucha --factor 0.95 --icon 🍶"])
+
+        static func run(_ invocation: inout Invocation) throws {
             let factor = try factorOption(&invocation, required: true)
             let icon = try invocation.arguments.option("icon") ?? ""
             let name = try named(&invocation, "drink add")
@@ -16,7 +43,23 @@ enum DrinkCommands {
                 WaterV1.AddDrinkRequest(
                     drink: WaterV1.Drink(name: name, factorHundredths: UInt32(factor ?? 0), icon: icon)))
             invocation.output(response) { "added \(name)\n" + table(response.drinks) }
-        case "set":
+        }
+    }
+
+    enum Change: ClientCommand {
+        static let spec = CommandSpec(
+            "drink set", "NAME", summary: "change a drink's factor or icon (admins; past days keep theirs)",
+            details: """
+                Changes how a drink counts from now on: every drink already logged keeps the factor it
+                was logged at, so no past day changes.
+                """,
+            options: [
+                OptionSpec("factor", "F", "the new factor (0.10-2.00)"),
+                OptionSpec("icon", "ICON", "the new icon"),
+            ],
+            examples: ["drink set coffee --factor 0.95"])
+
+        static func run(_ invocation: inout Invocation) throws {
             let factor = try factorOption(&invocation, required: false)
             let icon = try invocation.arguments.option("icon") ?? ""
             let name = try named(&invocation, "drink set")
@@ -29,16 +72,21 @@ enum DrinkCommands {
                 "\(name) counts at its new factor from now on (drinks already logged keep theirs)\n"
                     + table(response.drinks)
             }
-        case "rm":
+        }
+    }
+
+    enum Remove: ClientCommand {
+        static let spec = CommandSpec(
+            "drink rm", "NAME", summary: "remove a drink (admins; water stays)",
+            details: "Removes a drink; drinks already logged keep it. Water cannot be removed.",
+            examples: ["drink rm sports"])
+
+        static func run(_ invocation: inout Invocation) throws {
             let name = try named(&invocation, "drink rm")
             let response = try invocation.client().call(WaterV1.RemoveDrinkRequest(name: name))
             invocation.output(response) {
                 "removed \(name) (drinks already logged keep it)\n" + table(response.drinks)
             }
-        default:
-            try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.ListDrinksRequest())
-            invocation.output(response) { table(response.drinks) }
         }
     }
 

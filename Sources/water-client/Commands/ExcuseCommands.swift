@@ -7,41 +7,67 @@ import WaterProtocol
 /// that leave the board's average and break no streak. Both work away from the server (the
 /// outbox keeps them).
 enum ExcuseCommands {
-    static func excuse(_ invocation: inout Invocation) throws {
-        let fromOption = try invocation.arguments.option("from")
-        let toOption = try invocation.arguments.option("to")
-        let reason = try invocation.arguments.option("reason") ?? ""
-        let member = try invocation.forMember()
-        let dayArgument = invocation.arguments.positional()
-        try invocation.arguments.finish()
-        guard dayArgument == nil || (fromOption == nil && toOption == nil) else {
-            throw UsageError("excuse takes a DAY or --from DAY --to DAY, not both")
+    enum Excuse: ClientCommand {
+        static let spec = CommandSpec(
+            "excuse", "[DAY]", summary: "excuse a day or days (sick, travelling) from the board and streaks",
+            details: """
+                Excuses DAY (today, yesterday or YYYY-MM-DD; default today) or --from DAY --to DAY: an
+                excused day leaves the board's average, neither counts for nor breaks a streak, and gets
+                no nudges. At most 14 days in any 28, from a year back to 28 days ahead. Admins may
+                excuse another member's days (--for). Works away from the server: the outbox keeps it.
+                """,
+            options: [
+                OptionSpec("from", "DAY", "the first day of a range"),
+                OptionSpec("to", "DAY", "the last day of a range (at most 14 days)"),
+                OptionSpec("reason", "sick|travel|TEXT", "why (shown on the board and in --explain)"),
+                forOption,
+            ],
+            examples: ["excuse --reason sick", "excuse --from 2026-12-07 --to 2026-12-11 --reason travel"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let fromOption = try invocation.arguments.option("from")
+            let toOption = try invocation.arguments.option("to")
+            let reason = try invocation.arguments.option("reason") ?? ""
+            let member = try invocation.forMember()
+            let dayArgument = invocation.arguments.positional()
+            try invocation.arguments.finish()
+            guard dayArgument == nil || (fromOption == nil && toOption == nil) else {
+                throw UsageError("excuse takes a DAY or --from DAY --to DAY, not both")
+            }
+            guard (fromOption == nil) == (toOption == nil) else { throw UsageError("--from and --to go together") }
+            let client = try invocation.reachableClient()
+            let zone = try invocation.zone(for: member, client)
+            let from = try day(fromOption ?? dayArgument, zone: zone)
+            let to = try toOption.map { (text) throws(UsageError) in try day(text, zone: zone) } ?? ""
+            let request = WaterV1.ExcuseDaysRequest(fromDate: from, toDate: to, reason: reason, forMember: member)
+            guard let response = try invocation.callOrQueue(client, request, queued: .excuse(request)) else { return }
+            remember(response.days, member: member, &invocation)
+            invocation.output(response) { lines("excused", response.days) }
         }
-        guard (fromOption == nil) == (toOption == nil) else { throw UsageError("--from and --to go together") }
-        let client = try invocation.reachableClient()
-        let zone = try invocation.zone(for: member, client)
-        let from = try day(fromOption ?? dayArgument, zone: zone)
-        let to = try toOption.map { (text) throws(UsageError) in try day(text, zone: zone) } ?? ""
-        let request = WaterV1.ExcuseDaysRequest(fromDate: from, toDate: to, reason: reason, forMember: member)
-        guard let response = try invocation.callOrQueue(client, request, queued: .excuse(request)) else { return }
-        remember(response.days, member: member, &invocation)
-        invocation.output(response) { lines("excused", response.days) }
     }
 
-    static func unexcuse(_ invocation: inout Invocation) throws {
-        let member = try invocation.forMember()
-        var texts: [String] = []
-        while let text = invocation.arguments.positional() { texts.append(text) }
-        try invocation.arguments.finish()
-        guard !texts.isEmpty else { throw UsageError("unexcuse needs at least one DAY") }
-        let client = try invocation.reachableClient()
-        let zone = try invocation.zone(for: member, client)
-        var dates: [String] = []
-        for text in texts { dates.append(try day(text, zone: zone)) }
-        let request = WaterV1.UnexcuseDaysRequest(dates: dates, forMember: member)
-        guard let response = try invocation.callOrQueue(client, request, queued: .unexcuse(request)) else { return }
-        remember(response.days, member: member, &invocation)
-        invocation.output(response) { lines("not excused", response.days) }
+    enum Unexcuse: ClientCommand {
+        static let spec = CommandSpec(
+            "unexcuse", "DAY...", summary: "take the excuse of days back",
+            details: "Takes the excuse of each DAY back (today, yesterday or YYYY-MM-DD); a day not excused stays so.",
+            options: [forOption],
+            examples: ["unexcuse today", "unexcuse 2026-12-07 2026-12-08"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let member = try invocation.forMember()
+            var texts: [String] = []
+            while let text = invocation.arguments.positional() { texts.append(text) }
+            try invocation.arguments.finish()
+            guard !texts.isEmpty else { throw UsageError("unexcuse needs at least one DAY") }
+            let client = try invocation.reachableClient()
+            let zone = try invocation.zone(for: member, client)
+            var dates: [String] = []
+            for text in texts { dates.append(try day(text, zone: zone)) }
+            let request = WaterV1.UnexcuseDaysRequest(dates: dates, forMember: member)
+            guard let response = try invocation.callOrQueue(client, request, queued: .unexcuse(request)) else { return }
+            remember(response.days, member: member, &invocation)
+            invocation.output(response) { lines("not excused", response.days) }
+        }
     }
 
     /// The member's own days go into what this computer remembers (today, prompt).

@@ -6,11 +6,23 @@ import WaterProtocol
 /// `habit add NAME [--icon ICON] [--color COLOR] | ls [--week last|YYYY-Www] |
 /// check NAME|ID [--day WHEN] | uncheck NAME|ID [--day WHEN] | rm NAME|ID`.
 enum HabitCommand {
-    /// Runs `action`, one of the subcommands `clientCommandLine` lists for `habit`.
-    static func run(_ invocation: inout Invocation, action: String) throws {
-        let member = try invocation.forMember()
-        switch action {
-        case "add":
+    enum Add: ClientCommand {
+        static let spec = CommandSpec(
+            "habit add", "NAME", summary: "add a habit",
+            details: """
+                Adds a habit to check off day by day.
+                Icons: \(habitIconNames.joined(separator: " ")).
+                Colours: \(habitColorNames.joined(separator: " ")).
+                """,
+            options: [
+                forOption,
+                OptionSpec("icon", "ICON", "its icon (default alarm)", choices: habitIconNames),
+                OptionSpec("color", "COLOR", "its colour (default blue)", choices: habitColorNames),
+            ],
+            examples: ["habit add Read --icon book --color green"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let member = try invocation.forMember()
             let iconName = try invocation.arguments.option("icon") ?? "alarm"
             let colorName = try invocation.arguments.option("color") ?? "blue"
             var words: [String] = []
@@ -26,7 +38,17 @@ enum HabitCommand {
                     habitID: invocation.newID(),
                     name: words.joined(separator: " "), icon: icon, color: color, forMember: member))
             invocation.output(response) { "added the habit \((response.habit?.name ?? "").terminalSafe)" }
-        case "ls":
+        }
+    }
+
+    enum List: ClientCommand {
+        static let spec = CommandSpec(
+            "habit ls", summary: "your habits and a week's check list",
+            options: [forOption, weekOption],
+            examples: ["habit ls", "habit ls --week last"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let member = try invocation.forMember()
             let weekOption = try invocation.arguments.option("week")
             try invocation.arguments.finish()
             let client = try invocation.client()
@@ -36,28 +58,45 @@ enum HabitCommand {
             let response = try client.call(WaterV1.ListHabitWeekRequest(week: week, forMember: member))
             invocation.updateCache(for: member) { $0.habits = response.habits.compactMap(\.habit) }
             invocation.output(response) { render(response) }
-        case "check", "uncheck":
-            let dayOption = try invocation.arguments.option("day")
-            guard let target = invocation.arguments.positional() else {
-                throw UsageError("habit \(action) needs a habit's name or id")
-            }
-            try invocation.arguments.finish()
-            let client = try invocation.reachableClient()
-            let id = try resolve(target, client, invocation, for: member)
-            let zone = try invocation.zone(for: member, client)
-            let date = try day(dayOption, zone: zone)
-            if action == "check" {
-                let request = WaterV1.CheckHabitRequest(habitID: id, date: date, forMember: member)
-                guard let response = try invocation.callOrQueue(client, request, queued: .habitCheck(request))
-                else { return }
-                invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
-            } else {
-                let request = WaterV1.UncheckHabitRequest(habitID: id, date: date, forMember: member)
-                guard let response = try invocation.callOrQueue(client, request, queued: .habitUncheck(request))
-                else { return }
-                invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
-            }
-        case "rm":
+        }
+    }
+
+    enum Check: ClientCommand {
+        static let spec = CommandSpec(
+            "habit check", "NAME|ID", summary: "check a habit off for a day (not a future one)",
+            options: [forOption, dayOption],
+            examples: ["habit check Read", "habit check Read --day yesterday"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let (member, id, date, client) = try checkTarget("check", &invocation)
+            let request = WaterV1.CheckHabitRequest(habitID: id, date: date, forMember: member)
+            guard let response = try invocation.callOrQueue(client, request, queued: .habitCheck(request))
+            else { return }
+            invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
+        }
+    }
+
+    enum Uncheck: ClientCommand {
+        static let spec = CommandSpec(
+            "habit uncheck", "NAME|ID", summary: "take a day's check back",
+            options: [forOption, dayOption],
+            examples: ["habit uncheck Read --day 2026-11-29"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let (member, id, date, client) = try checkTarget("uncheck", &invocation)
+            let request = WaterV1.UncheckHabitRequest(habitID: id, date: date, forMember: member)
+            guard let response = try invocation.callOrQueue(client, request, queued: .habitUncheck(request))
+            else { return }
+            invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
+        }
+    }
+
+    enum Remove: ClientCommand {
+        static let spec = CommandSpec(
+            "habit rm", "NAME|ID", summary: "remove a habit", options: [forOption], examples: ["habit rm Read"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let member = try invocation.forMember()
             guard let target = invocation.arguments.positional() else {
                 throw UsageError("habit rm needs a habit's name or id")
             }
@@ -67,9 +106,24 @@ enum HabitCommand {
                 WaterV1.DeleteHabitRequest(
                     habitID: try resolve(target, client, invocation, for: member), forMember: member))
             invocation.output(response) { "removed the habit \((response.habit?.name ?? "").terminalSafe)" }
-        default:
-            preconditionFailure("habit \(action) is in clientCommandLine but has no code")
         }
+    }
+
+    /// What `habit check` and `habit uncheck` act on: the member, the habit's id, the day and
+    /// the client (nil away from the server).
+    private static func checkTarget(_ action: String, _ invocation: inout Invocation) throws -> (
+        member: String, id: String, date: String, client: WaterClient?
+    ) {
+        let member = try invocation.forMember()
+        let dayOption = try invocation.arguments.option("day")
+        guard let target = invocation.arguments.positional() else {
+            throw UsageError("habit \(action) needs a habit's name or id")
+        }
+        try invocation.arguments.finish()
+        let client = try invocation.reachableClient()
+        let id = try resolve(target, client, invocation, for: member)
+        let zone = try invocation.zone(for: member, client)
+        return (member, id, try day(dayOption, zone: zone), client)
     }
 
     /// `--day` as the API takes it, `today` and `yesterday` in the member's zone.

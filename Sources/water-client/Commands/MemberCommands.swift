@@ -4,166 +4,229 @@ import WaterProtocol
 
 /// `member add|rename|reset|rm|restore|guardian|admin|ls` (admins, except ls).
 enum MemberCommands {
-    /// Runs `action`, one of the subcommands `clientCommandLine` lists for `member`.
-    static func run(_ invocation: inout Invocation, action: String) throws {
-        switch action {
-        case "add": try add(&invocation)
-        case "guardian": try setGuardian(&invocation)
-        case "admin": try setAdmin(&invocation)
-        case "rename": try rename(&invocation)
-        case "reset": try resetPassword(&invocation)
-        case "rm": try remove(&invocation)
-        case "restore": try restore(&invocation)
-        case "ls": try list(&invocation)
-        default:
-            preconditionFailure("member \(action) is in clientCommandLine but has no code")
-        }
-    }
-
     /// `member add NAME [--display-name TEXT] [--admin] [--time-zone ZONE] [--password-stdin] [--child]`.
-    private static func add(_ invocation: inout Invocation) throws {
-        let displayName = try invocation.arguments.option("display-name") ?? ""
-        let admin = invocation.arguments.flag("admin")
-        let zone = try invocation.arguments.option("time-zone") ?? ""
-        let fromStandardInput = invocation.arguments.flag("password-stdin")
-        let child = invocation.arguments.flag("child")
-        guard let name = invocation.arguments.positional() else { throw UsageError("member add needs a username") }
-        try invocation.arguments.finish()
-        if child && (admin || fromStandardInput) {
-            throw UsageError(
-                "a child is added without a password and not as an admin: leave out --admin and --password-stdin")
-        }
-        let password = child ? "" : try newPassword(for: name, fromStandardInput)
-        let response = try invocation.client().call(
-            WaterV1.AddMemberRequest(
-                username: name, displayName: displayName, password: password, role: admin ? .admin : .member,
-                timeZone: zone, child: child))
-        invocation.output(response) {
-            child
-                ? "added \(name), a child with no password: log for them with --for \(name) "
-                    + "(admins can; make a guardian with: water-client member guardian \(name) add NAME)"
-                : "added \(name); they can log in with: water-client login \(name)"
+    enum Add: ClientCommand {
+        static let spec = CommandSpec(
+            "member add", "NAME", summary: "add a member (admins)",
+            details: """
+                Adds a member; their password is asked for twice, or read from standard input. A child
+                (--child) has no password and cannot log in until an admin gives one (member reset);
+                admins and the child's guardians (member guardian) act for them with --for.
+                """,
+            options: [
+                OptionSpec("display-name", "TEXT", "the name the board shows"),
+                OptionSpec("admin", nil, "make them an admin"),
+                OptionSpec("time-zone", "ZONE", "the zone their days follow (default: the household's)"),
+                OptionSpec("password-stdin", nil, "read their password from standard input"),
+                OptionSpec("child", nil, "a child: no password and no login; admins and guardians log for them"),
+            ],
+            examples: ["member add ben --display-name Ben --time-zone Europe/Berlin", "member add kim --child"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let displayName = try invocation.arguments.option("display-name") ?? ""
+            let admin = invocation.arguments.flag("admin")
+            let zone = try invocation.arguments.option("time-zone") ?? ""
+            let fromStandardInput = invocation.arguments.flag("password-stdin")
+            let child = invocation.arguments.flag("child")
+            guard let name = invocation.arguments.positional() else { throw UsageError("member add needs a username") }
+            try invocation.arguments.finish()
+            if child && (admin || fromStandardInput) {
+                throw UsageError(
+                    "a child is added without a password and not as an admin: leave out --admin and --password-stdin")
+            }
+            let password = child ? "" : try newPassword(for: name, fromStandardInput)
+            let response = try invocation.client().call(
+                WaterV1.AddMemberRequest(
+                    username: name, displayName: displayName, password: password, role: admin ? .admin : .member,
+                    timeZone: zone, child: child))
+            invocation.output(response) {
+                child
+                    ? "added \(name), a child with no password: log for them with --for \(name) "
+                        + "(admins can; make a guardian with: water-client member guardian \(name) add NAME)"
+                    : "added \(name); they can log in with: water-client login \(name)"
+            }
         }
     }
 
     /// `member guardian CHILD add|rm MEMBER`.
-    private static func setGuardian(_ invocation: inout Invocation) throws {
-        guard let child = invocation.arguments.positional(), let verb = invocation.arguments.positional(),
-            let guardian = invocation.arguments.positional()
-        else {
-            throw UsageError("member guardian needs a child, add or rm, and a member: member guardian kim add ann")
-        }
-        try invocation.arguments.finish()
-        guard verb == "add" || verb == "rm" else {
-            throw UsageError("member guardian takes add or rm, got \"\(verb.terminalSafe)\"")
-        }
-        let response = try invocation.client().call(
-            WaterV1.SetGuardianRequest(username: child, guardian: guardian, remove: verb == "rm"))
-        invocation.output(response) {
-            let guardians = response.member?.guardians.map(\.terminalSafe) ?? []
-            return "guardians of \(child): "
-                + (guardians.isEmpty ? "none (admins still act for them)" : guardians.joined(separator: ", "))
+    enum Guardian: ClientCommand {
+        static let spec = CommandSpec(
+            "member guardian", "CHILD add|rm MEMBER", summary: "let a member act for a child, or stop (admins)",
+            details: """
+                Makes MEMBER a guardian of CHILD (a member added with --child), or no longer one: a
+                guardian acts for the child with --for CHILD on log, undo, edit, rm, today, week,
+                history, goal, cup and habit. Admins act for anyone. Repeating it changes nothing.
+                """,
+            examples: ["member guardian kim add ann", "member guardian kim rm ann"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            guard let child = invocation.arguments.positional(), let verb = invocation.arguments.positional(),
+                let guardian = invocation.arguments.positional()
+            else {
+                throw UsageError("member guardian needs a child, add or rm, and a member: member guardian kim add ann")
+            }
+            try invocation.arguments.finish()
+            guard verb == "add" || verb == "rm" else {
+                throw UsageError("member guardian takes add or rm, got \"\(verb.terminalSafe)\"")
+            }
+            let response = try invocation.client().call(
+                WaterV1.SetGuardianRequest(username: child, guardian: guardian, remove: verb == "rm"))
+            invocation.output(response) {
+                let guardians = response.member?.guardians.map(\.terminalSafe) ?? []
+                return "guardians of \(child): "
+                    + (guardians.isEmpty ? "none (admins still act for them)" : guardians.joined(separator: ", "))
+            }
         }
     }
 
     /// `member admin NAME on|off`.
-    private static func setAdmin(_ invocation: inout Invocation) throws {
-        guard let name = invocation.arguments.positional(), let state = invocation.arguments.positional() else {
-            throw UsageError("member admin needs a username and on or off: member admin ben on")
+    enum Admin: ClientCommand {
+        static let spec = CommandSpec(
+            "member admin", "NAME on|off", summary: "make a member an admin, or an admin a member (admins)",
+            details: "Never the household's last admin: make another admin first.",
+            examples: ["member admin ben on", "member admin ben off"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            guard let name = invocation.arguments.positional(), let state = invocation.arguments.positional() else {
+                throw UsageError("member admin needs a username and on or off: member admin ben on")
+            }
+            try invocation.arguments.finish()
+            guard state == "on" || state == "off" else {
+                throw UsageError("member admin takes on or off, got \"\(state.terminalSafe)\"")
+            }
+            let response = try invocation.client().call(
+                WaterV1.SetRoleRequest(username: name, role: state == "on" ? .admin : .member))
+            invocation.output(response) { state == "on" ? "\(name) is an admin" : "\(name) is a member, not an admin" }
         }
-        try invocation.arguments.finish()
-        guard state == "on" || state == "off" else {
-            throw UsageError("member admin takes on or off, got \"\(state.terminalSafe)\"")
-        }
-        let response = try invocation.client().call(
-            WaterV1.SetRoleRequest(username: name, role: state == "on" ? .admin : .member))
-        invocation.output(response) { state == "on" ? "\(name) is an admin" : "\(name) is a member, not an admin" }
     }
 
     /// `member rename NAME [--to NEW_NAME] [--display-name TEXT]`.
-    private static func rename(_ invocation: inout Invocation) throws {
-        let to = try invocation.arguments.option("to") ?? ""
-        let displayName = try invocation.arguments.option("display-name") ?? ""
-        guard let name = invocation.arguments.positional() else {
-            throw UsageError("member rename needs a username")
-        }
-        try invocation.arguments.finish()
-        guard !to.isEmpty || !displayName.isEmpty else {
-            throw UsageError("member rename needs --to NEW_NAME, --display-name TEXT or both")
-        }
-        let response = try invocation.client().call(
-            WaterV1.RenameMemberRequest(username: name, newUsername: to, newDisplayName: displayName))
-        invocation.output(response) {
-            "renamed: \((response.member?.username ?? to).terminalSafe) "
-                + "(\((response.member?.displayName ?? displayName).terminalSafe))"
+    enum Rename: ClientCommand {
+        static let spec = CommandSpec(
+            "member rename", "NAME", summary: "change a member's username or display name (admins)",
+            options: [
+                OptionSpec("to", "NEW", "the new username"),
+                OptionSpec("display-name", "TEXT", "the new display name"),
+            ],
+            examples: ["member rename ben --to benjamin", "member rename ben --display-name \"Ben B.\""])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let to = try invocation.arguments.option("to") ?? ""
+            let displayName = try invocation.arguments.option("display-name") ?? ""
+            guard let name = invocation.arguments.positional() else {
+                throw UsageError("member rename needs a username")
+            }
+            try invocation.arguments.finish()
+            guard !to.isEmpty || !displayName.isEmpty else {
+                throw UsageError("member rename needs --to NEW_NAME, --display-name TEXT or both")
+            }
+            let response = try invocation.client().call(
+                WaterV1.RenameMemberRequest(username: name, newUsername: to, newDisplayName: displayName))
+            invocation.output(response) {
+                "renamed: \((response.member?.username ?? to).terminalSafe) "
+                    + "(\((response.member?.displayName ?? displayName).terminalSafe))"
+            }
         }
     }
 
     /// `member reset NAME [--password-stdin]`: a new password, which ends their sessions.
-    private static func resetPassword(_ invocation: inout Invocation) throws {
-        let fromStandardInput = invocation.arguments.flag("password-stdin")
-        guard let name = invocation.arguments.positional() else {
-            throw UsageError("member reset needs a username")
+    enum Reset: ClientCommand {
+        static let spec = CommandSpec(
+            "member reset", "NAME", summary: "set a member's password (admins)",
+            options: [passwordFromStandardInput],
+            examples: ["member reset ben"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let fromStandardInput = invocation.arguments.flag("password-stdin")
+            guard let name = invocation.arguments.positional() else {
+                throw UsageError("member reset needs a username")
+            }
+            try invocation.arguments.finish()
+            let password = try newPassword(for: name, fromStandardInput)
+            let response = try invocation.client().call(
+                WaterV1.ResetPasswordRequest(username: name, newPassword: password))
+            invocation.output(response) { "password of \(name) reset; their sessions have ended" }
         }
-        try invocation.arguments.finish()
-        let password = try newPassword(for: name, fromStandardInput)
-        let response = try invocation.client().call(
-            WaterV1.ResetPasswordRequest(username: name, newPassword: password))
-        invocation.output(response) { "password of \(name) reset; their sessions have ended" }
     }
 
     /// `member restore NAME`: a removed member back, with their archive.
-    private static func restore(_ invocation: inout Invocation) throws {
-        guard let name = invocation.arguments.positional() else {
-            throw UsageError("member restore needs the removed member's username")
-        }
-        try invocation.arguments.finish()
-        let response = try invocation.client().call(WaterV1.RestoreMemberRequest(username: name))
-        invocation.output(response) {
-            "restored \(name), with their drinks and habits; they log in again with: water-client login \(name)"
+    enum Restore: ClientCommand {
+        static let spec = CommandSpec(
+            "member restore", "NAME", summary: "bring a removed member back, with their data (admins)",
+            details: """
+                Brings back a member that member rm removed: the same account and password (they log
+                in again) and every drink and habit they had, which the server kept.
+                """,
+            examples: ["member restore ben"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            guard let name = invocation.arguments.positional() else {
+                throw UsageError("member restore needs the removed member's username")
+            }
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.RestoreMemberRequest(username: name))
+            invocation.output(response) {
+                "restored \(name), with their drinks and habits; they log in again with: water-client login \(name)"
+            }
         }
     }
 
     /// `member ls`.
-    private static func list(_ invocation: inout Invocation) throws {
-        try invocation.arguments.finish()
-        let response = try invocation.client().call(WaterV1.ListMembersRequest())
-        invocation.output(response) {
-            // Usernames are what members copy into other commands: the column fits the
-            // longest one, never cuts it.
-            let width = response.members.map { $0.username.terminalSafe.count }.max() ?? 0
-            return response.members.map {
-                "\(Format.column($0.username.terminalSafe, max(width, 8))) \($0.displayName.terminalSafe)"
-                    + memberNotes($0)
-            }.joined(separator: "\n")
+    enum List: ClientCommand {
+        static let spec = CommandSpec("member ls", summary: "the household's members", examples: ["member ls"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            try invocation.arguments.finish()
+            let response = try invocation.client().call(WaterV1.ListMembersRequest())
+            invocation.output(response) {
+                // Usernames are what members copy into other commands: the column fits the
+                // longest one, never cuts it.
+                let width = response.members.map { $0.username.terminalSafe.count }.max() ?? 0
+                return response.members.map {
+                    "\(Format.column($0.username.terminalSafe, max(width, 8))) \($0.displayName.terminalSafe)"
+                        + memberNotes($0)
+                }.joined(separator: "\n")
+            }
         }
     }
 
     /// `member rm NAME`: asks first on a terminal, and says so when the admin removes themselves.
-    private static func remove(_ invocation: inout Invocation) throws {
-        guard let name = invocation.arguments.positional() else { throw UsageError("member rm needs a username") }
-        let confirmed = invocation.arguments.flag("yes")
-        try invocation.arguments.finish()
-        let yourself = invocation.session()?.username == name
-        let consequence =
-            (yourself
-                ? "you are removing yourself: this ends your session here and you can no longer log in; "
-                    + "another admin can bring you back with member restore \(name). "
-                : "")
-            + "\(name) can no longer log in and leaves the board; their drinks and habits stay on the server's "
-            + "disk (nothing is deleted; member restore \(name) brings them back)"
-        // Said even with --yes: a script that removes its own admin should leave a trace.
-        if yourself && confirmed { Terminal.error("water-client: warning: \(consequence)") }
-        if !confirmed {
-            switch Terminal.confirm("Remove \(name) from the household? \(consequence). [y/N] ") {
-            case true?: break
-            case false?: throw WaterError(.cancelled, "\(name) was not removed")
-            case nil:
-                throw UsageError("member rm removes a member for good; say --yes when not asked on a terminal")
+    enum Remove: ClientCommand {
+        static let spec = CommandSpec(
+            "member rm", "NAME", summary: "remove a member (admins); their data stays on the server",
+            details: """
+                Removes a member: they can no longer log in and leave the board. Their data stays on
+                the server, and member restore NAME brings them back. Asks on a terminal; --yes for
+                scripts. Removing yourself ends your own session: it says so first.
+                """,
+            options: [OptionSpec("yes", nil, "do not ask")],
+            examples: ["member rm ben --yes"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            guard let name = invocation.arguments.positional() else { throw UsageError("member rm needs a username") }
+            let confirmed = invocation.arguments.flag("yes")
+            try invocation.arguments.finish()
+            let yourself = invocation.session()?.username == name
+            let consequence =
+                (yourself
+                    ? "you are removing yourself: this ends your session here and you can no longer log in; "
+                        + "another admin can bring you back with member restore \(name). "
+                    : "")
+                + "\(name) can no longer log in and leaves the board; their drinks and habits stay on the server's "
+                + "disk (nothing is deleted; member restore \(name) brings them back)"
+            // Said even with --yes: a script that removes its own admin should leave a trace.
+            if yourself && confirmed { Terminal.error("water-client: warning: \(consequence)") }
+            if !confirmed {
+                switch Terminal.confirm("Remove \(name) from the household? \(consequence). [y/N] ") {
+                case true?: break
+                case false?: throw WaterError(.cancelled, "\(name) was not removed")
+                case nil:
+                    throw UsageError("member rm removes a member for good; say --yes when not asked on a terminal")
+                }
             }
+            let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
+            invocation.output(response) { "removed \(name): \(consequence)" }
         }
-        let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
-        invocation.output(response) { "removed \(name): \(consequence)" }
     }
 
     /// "  (admin)", "  (child; guardians: ann, bob)": what a member is beyond their name.

@@ -7,7 +7,24 @@ import WaterZoneInfo
 
 /// `nudge`: one line when the member is behind the day's pace, nothing otherwise, for a cron
 /// job, a systemd user timer or a shell hook. `nudge on|off` turns it on or off here.
-enum NudgeCommand {
+enum NudgeCommand: ClientCommand {
+    static let spec = CommandSpec(
+        "nudge", summary: "a reminder when you are behind the day's pace (for cron, a timer or a hook)",
+        details: """
+            Prints a one-line reminder when you have drunk less than the day's goal calls for by
+            now across your waking hours (08:00-22:00 in your time zone unless set with nudge on
+            --hours), and nothing otherwise: never before or after those hours, never once the
+            goal is met, and at most once per --every minutes. --notify sends it as a desktop
+            notification (notify-send) as well. --overtaken also says who overtook you on the
+            board today (even once the goal is met). nudge off turns it off on this computer.
+            """,
+        options: [
+            OptionSpec("notify", nil, "also as a desktop notification, where notify-send exists"),
+            OptionSpec("every", "MINUTES", "at most one reminder per this many minutes (default 60)"),
+            OptionSpec("overtaken", nil, "also say who overtook you on the board today"),
+        ],
+        examples: ["nudge", "nudge --notify --every 90", "nudge --overtaken"])
+
     /// What `nudge on` keeps in `$XDG_CONFIG_HOME/water/nudge`.
     struct Settings: Equatable {
         var enabled = true
@@ -52,39 +69,67 @@ enum NudgeCommand {
         static func clock(_ minutes: Int) -> String { Format.pad2(minutes / 60) + ":" + Format.pad2(minutes % 60) }
     }
 
-    static func run(_ invocation: inout Invocation, action: String) throws {
-        let path = "\(invocation.files.directory)/nudge"
-        var settings = LocalFile.readText(path).map(Settings.init(text:)) ?? Settings()
-        switch action {
-        case "on", "off":
-            let hours = try invocation.arguments.option("hours")
-            try invocation.arguments.finish()
-            settings.enabled = action == "on"
-            if let hours {
-                guard let parsed = Settings.hours(hours) else {
-                    throw UsageError(
-                        "--hours takes HH:MM-HH:MM, two different times (22:00-06:00 crosses midnight), got \(hours)")
-                }
-                (settings.start, settings.end) = parsed
+    static func run(_ invocation: inout Invocation) throws {
+        let settings = savedSettings(invocation)
+        let notify = invocation.arguments.flag("notify")
+        let every = try invocation.arguments.integer("every", in: 1...(24 * 60)) ?? 60
+        let overtaken = invocation.arguments.flag("overtaken")
+        try invocation.arguments.finish()
+        guard settings.enabled,
+            let reminder = try reminder(invocation, settings, every: every, overtaken: overtaken)
+        else { return }
+        invocation.outputText(["nudge": reminder]) { reminder }
+        if notify { notifyDesktop(reminder) }
+    }
+
+    enum On: ClientCommand {
+        static let spec = CommandSpec(
+            "nudge on", summary: "turn nudges on (and set your waking hours)",
+            options: [OptionSpec("hours", "HH:MM-HH:MM", "your waking hours (default 08:00-22:00)")],
+            examples: ["nudge on --hours 07:30-21:30"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            try turn(on: true, &invocation)
+        }
+    }
+
+    enum Off: ClientCommand {
+        static let spec = CommandSpec("nudge off", summary: "turn nudges off on this computer", examples: ["nudge off"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            try turn(on: false, &invocation)
+        }
+    }
+
+    /// Where `nudge on` keeps its settings on this computer.
+    private static func settingsPath(_ invocation: Invocation) -> String {
+        "\(invocation.files.directory)/nudge"
+    }
+
+    private static func savedSettings(_ invocation: Invocation) -> Settings {
+        LocalFile.readText(settingsPath(invocation)).map(Settings.init(text:)) ?? Settings()
+    }
+
+    /// `nudge on [--hours HH:MM-HH:MM]` and `nudge off`.
+    private static func turn(on: Bool, _ invocation: inout Invocation) throws {
+        var settings = savedSettings(invocation)
+        let hours = try invocation.arguments.option("hours")
+        try invocation.arguments.finish()
+        settings.enabled = on
+        if let hours {
+            guard let parsed = Settings.hours(hours) else {
+                throw UsageError(
+                    "--hours takes HH:MM-HH:MM, two different times (22:00-06:00 crosses midnight), got \(hours)")
             }
-            try LocalFile.writeText(path, settings.text)
-            let state: [String: String] = ["enabled": settings.enabled ? "yes" : "no", "hours": hoursText(settings)]
-            invocation.outputText(state) {
-                settings.enabled
-                    ? "nudges are on, between \(Settings.clock(settings.start)) and \(Settings.clock(settings.end)) "
-                        + "in your time zone"
-                    : "nudges are off on this computer (water-client nudge on turns them back on)"
-            }
-        default:
-            let notify = invocation.arguments.flag("notify")
-            let every = try invocation.arguments.integer("every", in: 1...(24 * 60)) ?? 60
-            let overtaken = invocation.arguments.flag("overtaken")
-            try invocation.arguments.finish()
-            guard settings.enabled,
-                let reminder = try reminder(invocation, settings, every: every, overtaken: overtaken)
-            else { return }
-            invocation.outputText(["nudge": reminder]) { reminder }
-            if notify { notifyDesktop(reminder) }
+            (settings.start, settings.end) = parsed
+        }
+        try LocalFile.writeText(settingsPath(invocation), settings.text)
+        let state: [String: String] = ["enabled": settings.enabled ? "yes" : "no", "hours": hoursText(settings)]
+        invocation.outputText(state) {
+            settings.enabled
+                ? "nudges are on, between \(Settings.clock(settings.start)) and \(Settings.clock(settings.end)) "
+                    + "in your time zone"
+                : "nudges are off on this computer (water-client nudge on turns them back on)"
         }
     }
 

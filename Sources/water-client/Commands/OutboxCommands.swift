@@ -6,22 +6,34 @@ import WaterProtocol
 /// `sync` sends what waits on this computer; `outbox` shows it, and retries or drops what the
 /// server refused.
 enum OutboxCommands {
-    static func sync(_ invocation: inout Invocation) throws {
-        let quiet = invocation.arguments.flag("quiet")
-        try invocation.arguments.finish()
-        let client = try invocation.connect()
-        let report = invocation.sendQueued(client)
-        // Sync also refreshes what `prompt` shows.
-        let today = try client.call(WaterV1.GetTodayRequest())
-        invocation.remember(today)
-        // ... and who overtook the member on the board today (prompt's {overtaken}): news, so
-        // a board that cannot be had fails nothing.
-        if let board = (try? client.call(WaterV1.GetBoardRequest()))?.board {
-            invocation.updateCache { $0.record(board: board) }
+    enum Sync: ClientCommand {
+        static let spec = CommandSpec(
+            "sync", summary: "send what waits on this computer, and refresh what prompt shows",
+            details: """
+                Sends the writes kept on this computer while the server could not be reached (every
+                other command does this first too), in the order they were made, and says what was
+                sent and what the server refused. Then refreshes what prompt shows.
+                """,
+            options: [OptionSpec("quiet", nil, "say nothing (for prompt's background refresh)")],
+            examples: ["sync"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let quiet = invocation.arguments.flag("quiet")
+            try invocation.arguments.finish()
+            let client = try invocation.connect()
+            let report = invocation.sendQueued(client)
+            // Sync also refreshes what `prompt` shows.
+            let today = try client.call(WaterV1.GetTodayRequest())
+            invocation.remember(today)
+            // ... and who overtook the member on the board today (prompt's {overtaken}): news, so
+            // a board that cannot be had fails nothing.
+            if let board = (try? client.call(WaterV1.GetBoardRequest()))?.board {
+                invocation.updateCache { $0.record(board: board) }
+            }
+            printSync(report, quiet: quiet, invocation)
+            // A write the server refused is a failure of the command, however it was shown (65).
+            if !report.refused.isEmpty { throw ReportedFailure(exitCode: .dataError) }
         }
-        printSync(report, quiet: quiet, invocation)
-        // A write the server refused is a failure of the command, however it was shown (65).
-        if !report.refused.isEmpty { throw ReportedFailure(exitCode: .dataError) }
     }
 
     private static func printSync(_ report: Outbox.SendReport, quiet: Bool, _ invocation: Invocation) {
@@ -46,60 +58,87 @@ enum OutboxCommands {
     }
 
     /// `outbox`: what waits to be sent and what the server refused, numbered for retry and drop.
-    static func list(_ invocation: inout Invocation) throws {
-        try invocation.arguments.finish()
-        let (pending, refused) = (invocation.waitingWrites(), invocation.refusedWrites())
-        let words = invocation.writeWords()
-        if invocation.json {
-            let rows = numbered(pending, refused).map { number, write in
-                OutboxJSON(
-                    number: number, kind: write.kind.rawValue, description: words(write),
-                    server: write.server, username: write.username, queuedAtUnixMs: write.queuedAtUnixMs,
-                    refused: write.refusal)
+    enum List: ClientCommand {
+        static let spec = CommandSpec(
+            "outbox", summary: "what waits on this computer to be sent, and what the server refused",
+            details: """
+                When the server cannot be reached, log, edit, rm, undo, habit check|uncheck and todo
+                add|done|undone keep their write on this computer ($XDG_STATE_HOME/water/outbox) and
+                exit 0; the next command that reaches the server sends them, once each, with their
+                original time. outbox lists them, numbered; a write the server refused stays here
+                until you retry or drop it.
+                """,
+            examples: ["outbox", "--json outbox"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            try invocation.arguments.finish()
+            let (pending, refused) = (invocation.waitingWrites(), invocation.refusedWrites())
+            let words = invocation.writeWords()
+            if invocation.json {
+                let rows = numbered(pending, refused).map { number, write in
+                    OutboxJSON(
+                        number: number, kind: write.kind.rawValue, description: words(write),
+                        server: write.server, username: write.username, queuedAtUnixMs: write.queuedAtUnixMs,
+                        refused: write.refusal)
+                }
+                return Terminal.print(JSONOutput.encode(["writes": rows]))
             }
-            return Terminal.print(JSONOutput.encode(["writes": rows]))
+            guard !pending.isEmpty || !refused.isEmpty else { return Terminal.print("nothing waits on this computer") }
+            var lines: [String] = []
+            for (number, write) in numbered(pending, refused) {
+                let state = write.refusal.map { "refused: \($0.terminalSafe)" } ?? "not sent yet"
+                lines.append("\(Format.pad("\(number).", 3)) \(words(write))  (\(state))")
+            }
+            if !refused.isEmpty {
+                lines.append("water-client outbox retry N puts a refused write back in line; outbox drop N forgets it")
+            }
+            Terminal.print(lines.joined(separator: "\n"))
         }
-        guard !pending.isEmpty || !refused.isEmpty else { return Terminal.print("nothing waits on this computer") }
-        var lines: [String] = []
-        for (number, write) in numbered(pending, refused) {
-            let state = write.refusal.map { "refused: \($0.terminalSafe)" } ?? "not sent yet"
-            lines.append("\(Format.pad("\(number).", 3)) \(words(write))  (\(state))")
-        }
-        if !refused.isEmpty {
-            lines.append("water-client outbox retry N puts a refused write back in line; outbox drop N forgets it")
-        }
-        Terminal.print(lines.joined(separator: "\n"))
     }
 
     /// `outbox retry N|--all`: refused writes back in line, sent now when the server is there.
-    static func retry(_ invocation: inout Invocation) throws {
-        let chosen = try choose(&invocation, verb: "retry")
-        guard !chosen.isEmpty else {
-            return invocation.outputText(["retried": 0, "sent": 0]) { "the server refused nothing: nothing to retry" }
+    enum Retry: ClientCommand {
+        static let spec = CommandSpec(
+            "outbox retry", "[N]", summary: "put a refused write back in line (and send it now if it can)",
+            options: [OptionSpec("all", nil, "every refused write")], examples: ["outbox retry 1"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let chosen = try choose(&invocation, verb: "retry")
+            guard !chosen.isEmpty else {
+                return invocation.outputText(["retried": 0, "sent": 0]) {
+                    "the server refused nothing: nothing to retry"
+                }
+            }
+            for write in chosen { try invocation.outbox.retry(write) }
+            // Sent now when the server can be reached; else with the next command that reaches it.
+            let report = (try? invocation.connect()).map { invocation.sendQueued($0) }
+            let sent = report?.sent.count ?? 0
+            report?.tell(invocation)
+            invocation.outputText(["retried": chosen.count, "sent": sent]) {
+                "put \(chosen.count) back in line"
+                    + (sent > 0 ? "; \(sent) sent" : "; they go when the server is reachable")
+            }
+            if report?.refused.isEmpty == false { throw ReportedFailure(exitCode: .dataError) }
         }
-        for write in chosen { try invocation.outbox.retry(write) }
-        // Sent now when the server can be reached; else with the next command that reaches it.
-        let report = (try? invocation.connect()).map { invocation.sendQueued($0) }
-        let sent = report?.sent.count ?? 0
-        report?.tell(invocation)
-        invocation.outputText(["retried": chosen.count, "sent": sent]) {
-            "put \(chosen.count) back in line"
-                + (sent > 0 ? "; \(sent) sent" : "; they go when the server is reachable")
-        }
-        if report?.refused.isEmpty == false { throw ReportedFailure(exitCode: .dataError) }
     }
 
     /// `outbox drop N|--all`: forgets refused writes.
-    static func drop(_ invocation: inout Invocation) throws {
-        let chosen = try choose(&invocation, verb: "drop")
-        guard !chosen.isEmpty else {
-            return invocation.outputText(["dropped": 0]) { "the server refused nothing: nothing to drop" }
-        }
-        for write in chosen { invocation.outbox.drop(write) }
-        invocation.updateCache { _ in }
-        let words = invocation.writeWords()
-        invocation.outputText(["dropped": chosen.count]) {
-            "dropped " + chosen.map { words($0) }.joined(separator: "; ")
+    enum Drop: ClientCommand {
+        static let spec = CommandSpec(
+            "outbox drop", "[N]", summary: "forget a refused write",
+            options: [OptionSpec("all", nil, "every refused write")], examples: ["outbox drop 1", "outbox drop --all"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            let chosen = try choose(&invocation, verb: "drop")
+            guard !chosen.isEmpty else {
+                return invocation.outputText(["dropped": 0]) { "the server refused nothing: nothing to drop" }
+            }
+            for write in chosen { invocation.outbox.drop(write) }
+            invocation.updateCache { _ in }
+            let words = invocation.writeWords()
+            invocation.outputText(["dropped": chosen.count]) {
+                "dropped " + chosen.map { words($0) }.joined(separator: "; ")
+            }
         }
     }
 

@@ -5,7 +5,23 @@ import WaterProtocol
 
 /// `privacy [full|percent|hidden] [--for NAME]`: shows or sets what the rest of the household
 /// sees of you (or of a child of yours: a guardian sets it for them, an admin for anyone).
-enum PrivacyCommand {
+enum PrivacyCommand: ClientCommand {
+    static let spec = CommandSpec(
+        "privacy", "[LEVEL]", summary: "show or set what the household sees of you on the board",
+        details: """
+            Shows or sets what the rest of the household sees of you (LEVEL): on the board, its
+            live view, --json and the wall (MQTT). full: everything, millilitres too. percent:
+            your rank, percent, days met and streak, not your millilitres, drinks or per-day
+            amounts. hidden: you are on no one else's board (their ranks are counted without
+            you); you still see yourself, ranked among them, marked "only you see this". An
+            admin's household export stays complete. A guardian sets a child's (--for), an
+            admin anyone's. Away from the server it waits on this computer and is sent later;
+            setting it twice is the same as once.
+            """,
+        options: [forOption],
+        examples: ["privacy", "privacy percent", "privacy full", "privacy hidden --for kim"],
+        argumentChoices: Privacy.allCases.map(\.description))
+
     static func run(_ invocation: inout Invocation) throws {
         let member = try invocation.forMember()
         let word = invocation.arguments.positional()

@@ -13,8 +13,31 @@ import WaterZoneInfo
 /// what it knows is older than ``refreshAfter``, it starts `sync --quiet` for that server in
 /// the background (its own session, output to /dev/null) and returns at once; a stamp file
 /// keeps it to one such start per ``refreshAfter``.
-enum PromptCommand {
+enum PromptCommand: ClientCommand {
+    static let spec = CommandSpec(
+        "prompt", summary: "a short status for a shell prompt or tmux, from this computer only",
+        details: """
+            Prints today's amount and goal from what this computer last heard (and the drinks
+            waiting to be sent): no network, no login check, so it costs nothing in a prompt.
+            When that is older than 5 minutes it refreshes it in the background (water-client
+            sync --quiet), never waiting for it. --format takes a template with {amount}, {goal},
+            {percent}, {left}, {unsent}, {mark} ("*" when something waits to be sent, "?"
+            when nothing was heard today) and {overtaken} ("overtaken by Dad" when someone passed
+            you on the board today, as the last board or sync heard; empty otherwise).
+            """,
+        options: [
+            OptionSpec("format", "TEMPLATE", "what to print (default: \"💧 {amount}/{goal}{mark}\")"),
+            OptionSpec("plain", nil, "no emoji: \"water {amount}/{goal} ml{mark}\""),
+        ],
+        examples: ["prompt", "prompt --format '{percent}%'", "prompt --format '{amount} ml {overtaken}'"])
+
     static let refreshAfter: Int64 = 5 * 60_000
+
+    static func run(_ invocation: inout Invocation) throws {
+        try run(
+            &invocation.arguments, environment: invocation.environment, serverOption: invocation.serverOption,
+            json: invocation.json)
+    }
 
     /// Runs `water-client prompt ...` before anything else is set up; nil for any other command
     /// line, and for `prompt --help`.

@@ -7,10 +7,13 @@ import WaterProtocol
 /// `todo add TEXT | ls | done ID | undone ID | rm ID | mv ID POSITION`: the household's shared list.
 /// ID is the item's number in `todo ls`, its short id, or its full id.
 enum TodoCommand {
-    /// Runs `action`, one of the subcommands `clientCommandLine` lists for `todo`.
-    static func run(_ invocation: inout Invocation, action: String) throws {
-        switch action {
-        case "add":
+    enum Add: ClientCommand {
+        static let spec = CommandSpec(
+            "todo add", "TEXT", summary: "add an item to the household's shared list",
+            details: "Adds an item (longer than 3 characters) at the bottom of the household's shared list.",
+            examples: ["todo add \"buy water filters\""])
+
+        static func run(_ invocation: inout Invocation) throws {
             var words: [String] = []
             while let word = invocation.arguments.positional() { words.append(word) }
             try invocation.arguments.finish()
@@ -21,32 +24,77 @@ enum TodoCommand {
             let request = WaterV1.AddTodoRequest(itemID: invocation.newID(), text: words.joined(separator: " "))
             guard let response = try invocation.callOrQueue(client, request, queued: .todoAdd(request)) else { return }
             invocation.output(response) { "added: \((response.item?.text ?? "").terminalSafe)" }
-        case "ls":
+        }
+    }
+
+    enum List: ClientCommand {
+        static let spec = CommandSpec(
+            "todo ls", summary: "the household's shared list, numbered from the top",
+            examples: ["todo ls"])
+
+        static func run(_ invocation: inout Invocation) throws {
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.ListTodosRequest())
             invocation.updateCache { $0.record(listShown: response.items, on: terminal) }
             invocation.output(response) { render(response.items) }
-        case "done", "undone":
-            // Set, never toggled: two people marking the same item done leave it done.
-            let client = try invocation.reachableClient()
-            let id = try resolve(try required(&invocation, "todo \(action) needs an item"), action, client, invocation)
-            try invocation.arguments.finish()
-            let request = WaterV1.SetTodoDoneRequest(itemID: id, done: action == "done")
-            guard let response = try invocation.callOrQueue(client, request, queued: .todoDone(request)) else { return }
-            invocation.output(response) {
-                let item = response.item ?? WaterV1.TodoItem()
-                return (item.done ? "done: " : "not done: ") + item.text.terminalSafe
-            }
-        case "rm":
+        }
+    }
+
+    enum Done: ClientCommand {
+        static let spec = CommandSpec(
+            "todo done", "ID", summary: "mark an item done (safe to repeat)",
+            details: """
+                Marks an item done; ID is its number as todo ls last showed it on this terminal (refused,
+                with the list now, when another item is there now), or its id. Repeating it changes nothing.
+                """,
+            examples: ["todo done 2"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            try setDone(true, &invocation)
+        }
+    }
+
+    enum Undone: ClientCommand {
+        static let spec = CommandSpec(
+            "todo undone", "ID", summary: "reopen an item (safe to repeat)",
+            details: """
+                Reopens an item; ID is its number as todo ls last showed it on this terminal (refused, with
+                the list now, when another item is there now), or its id. Repeating it changes nothing.
+                """,
+            examples: ["todo undone 2"])
+
+        static func run(_ invocation: inout Invocation) throws {
+            try setDone(false, &invocation)
+        }
+    }
+
+    enum Remove: ClientCommand {
+        static let spec = CommandSpec(
+            "todo rm", "ID", summary: "remove an item",
+            details: """
+                Removes an item; ID is its number as todo ls last showed it on this terminal, or its id.
+                Typed twice, the second is refused (another item is at that number now).
+                """,
+            examples: ["todo rm 3"])
+
+        static func run(_ invocation: inout Invocation) throws {
             let client = try invocation.client()
-            let id = try resolve(try required(&invocation, "todo rm needs an item"), action, client, invocation)
+            let id = try resolve(try required(&invocation, "todo rm needs an item"), "rm", client, invocation)
             try invocation.arguments.finish()
             let response = try client.call(WaterV1.DeleteTodoRequest(itemID: id))
             invocation.output(response) { "removed: \((response.item?.text ?? "").terminalSafe)" }
-        case "mv":
+        }
+    }
+
+    enum Move: ClientCommand {
+        static let spec = CommandSpec(
+            "todo mv", "ID POSITION", summary: "move an item (POSITION 1 is the top)",
+            examples: ["todo mv 4 1"])
+
+        static func run(_ invocation: inout Invocation) throws {
             let client = try invocation.client()
             let id = try resolve(
-                try required(&invocation, "todo mv needs an item and a position"), action, client, invocation)
+                try required(&invocation, "todo mv needs an item and a position"), "mv", client, invocation)
             let positionText = try required(&invocation, "todo mv needs a position (1 is the top)")
             try invocation.arguments.finish()
             guard let position = UInt32(positionText), position >= 1 else {
@@ -60,8 +108,21 @@ enum TodoCommand {
             let response = try client.call(WaterV1.MoveTodoRequest(itemID: id, position: position - 1))
             invocation.updateCache { $0.record(listShown: response.items, on: terminal) }
             invocation.output(response) { render(response.items) }
-        default:
-            preconditionFailure("todo \(action) is in clientCommandLine but has no code")
+        }
+    }
+
+    /// `todo done` and `todo undone`: set, never toggled, so two people marking the same item
+    /// done leave it done.
+    private static func setDone(_ done: Bool, _ invocation: inout Invocation) throws {
+        let action = done ? "done" : "undone"
+        let client = try invocation.reachableClient()
+        let id = try resolve(try required(&invocation, "todo \(action) needs an item"), action, client, invocation)
+        try invocation.arguments.finish()
+        let request = WaterV1.SetTodoDoneRequest(itemID: id, done: done)
+        guard let response = try invocation.callOrQueue(client, request, queued: .todoDone(request)) else { return }
+        invocation.output(response) {
+            let item = response.item ?? WaterV1.TodoItem()
+            return (item.done ? "done: " : "not done: ") + item.text.terminalSafe
         }
     }
 

@@ -5,7 +5,23 @@ import WaterCore
 import WaterProtocol
 
 /// `year [YYYY] [--habit NAME] [--for NAME]`: a year at a glance, as a heatmap.
-enum YearCommand {
+enum YearCommand: ClientCommand {
+    static let spec = CommandSpec(
+        "year", "[YYYY]", summary: "a year at a glance: a heatmap of your days",
+        details: """
+            Draws a year (default: this one) as a heatmap: a column per ISO week, rows Monday to
+            Sunday, each day by how near it came to the goal (nothing, under 25 %, under 50 %,
+            under 100 %, goal met), excused days and the days to come apart, then the days met,
+            the best streak and the litres. Colour on a terminal (truecolor where COLORTERM says
+            so); with NO_COLOR or in a pipe, the glyphs · ░ ▒ ▓ █, x for excused. --json gives the
+            days.
+            """,
+        options: [
+            OptionSpec("habit", "NAME", "the habit's checked days instead of water"),
+            OptionSpec("for", "NAME", "another member of the household (their username)"),
+        ],
+        examples: ["year", "year 2025", "year --habit read", "year --for ben"])
+
     static func run(_ invocation: inout Invocation) throws {
         let habit = try invocation.arguments.option("habit")
         let member = try invocation.arguments.option("for")

@@ -1,0 +1,29 @@
+import WaterCLI
+import WaterServer
+
+/// `passwd`: sets a member's password, the server stopped.
+enum PasswdCommand: ServerCommand {
+    static let spec = CommandSpec(
+        "passwd", "NAME", summary: "set a member's password (server stopped)",
+        options: [
+            OptionSpec("data", "DIR", "the data directory", required: true),
+            OptionSpec("password-stdin", nil, "read the password from standard input"),
+            passwordStrength,
+            OptionSpec("json", nil, "one JSON object"),
+        ],
+        examples: ["passwd ben --data /var/lib/water"])
+
+    static func run(_ arguments: inout Arguments) throws {
+        let data = try requireData(&arguments)
+        let fromStandardInput = arguments.flag("password-stdin")
+        let hashing = try strength(try arguments.option("password-strength"))
+        let json = arguments.flag("json")
+        guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
+        try arguments.finish()
+        let password = try newPassword(prompt: "new password for \(name): ", fromStandardInput: fromStandardInput)
+        try AdminCommands.resetPassword(
+            dataDirectory: data, username: name, password: password, strength: hashing,
+            logger: .standardError(minimumLevel: .warning))
+        report(json: json, ["username": name]) { "password of \(name) changed; their sessions have ended" }
+    }
+}
