@@ -31,7 +31,11 @@ let package = Package(
         // One module per layer; each depends only on the layers below it.
         // The one lock every layer shares state with (a pthread mutex, which TSan sees).
         .target(name: "WaterSync"),
-        .target(name: "WaterProtocol", dependencies: ["CWaterProto", "CProtobufC", "CZlib"]),
+        // The codec runtime: generated messages to and from protobuf's wire format through
+        // protobuf-c, and zlib. Knows no message of its own: the API's and the store's stand on it.
+        .target(name: "WaterCodec", dependencies: ["CProtobufC", "CZlib"]),
+        // The network API: its generated messages, framing, method table, WaterError. No sockets.
+        .target(name: "WaterProtocol", dependencies: ["WaterCodec", "CWaterProto", "CProtobufC"]),
         .target(name: "WaterCore"),
         // The system's time zones (zoneinfo files), which the programs hand the domain.
         .target(name: "WaterZoneInfo", dependencies: ["WaterCore", "WaterSync"]),
@@ -41,16 +45,18 @@ let package = Package(
         .target(
             name: "WaterStore",
             dependencies: [
-                "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterLog", "WaterSync", "CWaterArchive", "CZlib",
+                "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterLog", "WaterSync", "CWaterArchive", "CZlib",
                 "CLinux",
             ]),
         .target(
             name: "WaterServer",
             dependencies: [
-                "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterStore", "WaterTransport", "WaterTLS", "WaterLog",
-                "WaterSync", "CSodium", "CMosquitto", "COpenSSL", "CWaterTLS",
+                "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterProtocol", "WaterStore", "WaterTransport", "WaterTLS",
+                "WaterLog", "WaterSync", "CSodium", "CMosquitto", "COpenSSL", "CWaterTLS",
             ]),
-        .target(name: "WaterClient", dependencies: ["WaterCore", "WaterProtocol", "WaterTransport", "WaterTLS"]),
+        .target(
+            name: "WaterClient",
+            dependencies: ["WaterCore", "WaterCodec", "WaterProtocol", "WaterTransport", "WaterTLS"]),
         // Argument parsing, exit codes and the terminal, for both command lines.
         .target(name: "WaterCLI"),
         .executableTarget(
@@ -62,7 +68,9 @@ let package = Package(
         .executableTarget(
             name: "water-client",
             dependencies: [
-                "WaterClient", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterTransport", "WaterTLS",
+                "WaterClient", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterProtocol",
+                "WaterTransport",
+                "WaterTLS",
             ]),
 
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
@@ -72,8 +80,7 @@ let package = Package(
             name: "water-bench",
             dependencies: [
                 "WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport", "WaterTLS",
-                "WaterProtocol",
-                "WaterCore", "WaterSync", "CLinux",
+                "WaterCodec", "WaterProtocol", "WaterCore", "WaterSync", "CLinux",
             ]),
 
         // Killed with SIGKILL again and again by the store's tests.
@@ -82,18 +89,20 @@ let package = Package(
         // The decoding path that scripts/fuzz drives with libFuzzer; the tests replay its corpus.
         .target(
             name: "WaterFuzzing",
-            dependencies: ["WaterProtocol", "WaterStore", "WaterClient", "WaterZoneInfo", "WaterCore"]),
+            dependencies: ["WaterCodec", "WaterProtocol", "WaterStore", "WaterClient", "WaterZoneInfo", "WaterCore"]),
         .executableTarget(name: "water-fuzz", dependencies: ["WaterFuzzing"]),
 
         // Heap allocations per message of the codec's hot path (by hand, and a test asserts
         // them): counted by its own malloc, so only that executable links CAllocationCounter.
         .target(name: "CAllocationCounter"),
-        .executableTarget(name: "water-codec-allocations", dependencies: ["WaterProtocol", "CAllocationCounter"]),
+        .executableTarget(
+            name: "water-codec-allocations", dependencies: ["WaterCodec", "WaterProtocol", "CAllocationCounter"]),
 
         .testTarget(
             name: "WaterProtocolTests",
             dependencies: [
-                "WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport", "WaterCore",
+                "WaterCodec", "WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport",
+                "WaterCore",
             ],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore", "WaterZoneInfo"]),
@@ -112,15 +121,15 @@ let package = Package(
         .testTarget(
             name: "WaterServerTests",
             dependencies: [
-                "WaterServer", "WaterStore", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterSync",
-                "WaterTestSupport",
+                "WaterServer", "WaterStore", "WaterCodec", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterLog",
+                "WaterSync", "WaterTestSupport",
             ]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "WaterClient", "WaterCore", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterStore", "WaterSync",
-                "WaterTestSupport",
+                "WaterClient", "WaterCore", "WaterCodec", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterStore",
+                "WaterSync", "WaterTestSupport",
             ],
             exclude: ["Python"]),
     ],
