@@ -52,7 +52,15 @@ let package = Package(
             name: "WaterServer",
             dependencies: [
                 "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterProtocol", "WaterStore", "WaterTransport", "WaterTLS",
-                "WaterLog", "WaterSync", "CSodium", "CMosquitto", "COpenSSL", "CWaterTLS",
+                "WaterLog", "WaterSync", "CSodium",
+            ]),
+        // Home Assistant: the board on an MQTT broker (libmosquitto, OpenSSL to the broker), fed by
+        // the server's durable BoardFeed. The server never links it; water-server wires it in.
+        .target(
+            name: "WaterHome",
+            dependencies: [
+                "WaterServer", "WaterCore", "WaterLog", "WaterSync", "WaterTransport", "CMosquitto", "COpenSSL",
+                "CWaterTLS",
             ]),
         .target(
             name: "WaterClient",
@@ -62,8 +70,8 @@ let package = Package(
         .executableTarget(
             name: "water-server",
             dependencies: [
-                "WaterServer", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol", "WaterStore",
-                "WaterTransport", "CBuildTime", "CLinux",
+                "WaterServer", "WaterHome", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol",
+                "WaterStore", "WaterTransport", "CBuildTime", "CLinux",
             ]),
         .executableTarget(
             name: "water-client",
@@ -73,7 +81,7 @@ let package = Package(
                 "WaterTLS",
             ]),
 
-        // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
+        // Fakes shared by tests and benchmarks: a simulated disk, fault injection, repository files.
         .target(name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore", "WaterSync", "CLinux"]),
         // scripts/bench: the storage and server benchmarks.
         .executableTarget(
@@ -124,6 +132,8 @@ let package = Package(
                 "WaterServer", "WaterStore", "WaterCodec", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterLog",
                 "WaterSync", "WaterTestSupport",
             ]),
+        // The Home Assistant publisher's pieces without a broker; the only tests that link libmosquitto.
+        .testTarget(name: "WaterHomeTests", dependencies: ["WaterHome", "WaterCore", "WaterTestSupport"]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(
             name: "EndToEndTests",

@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import WaterCLI
 import WaterCore
+import WaterHome
 import WaterLog
 import WaterProtocol
 import WaterServer
@@ -112,7 +113,7 @@ func serve(_ arguments: inout Arguments) throws -> Never {
         configuration.buildTimeUnixMilliseconds = BuildTime.unixMilliseconds(
             date: String(cString: CBuildTime_date()), time: String(cString: CBuildTime_time()))
     }
-    configuration.mqtt = try mqttSettings(&arguments)
+    configuration.boardPublishers = try mqttSettings(&arguments).map { [HomePublisher.maker($0)] } ?? []
     try arguments.finish()
 
     let logger = Logger.standardError()

@@ -16,6 +16,10 @@ TOOLCHAIN = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Testing
 KEPT_APART = {
     # The disk format stands on the codec runtime, not on the network API.
     "WaterStore": {"WaterProtocol"},
+    # Home Assistant is plugged into the server by water-server: neither the server nor its tests
+    # link libmosquitto.
+    "WaterServer": {"WaterHome", "CMosquitto"},
+    "WaterServerTests": {"WaterHome", "CMosquitto"},
 }
 
 package = json.load(sys.stdin)
