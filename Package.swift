@@ -37,7 +37,7 @@ let package = Package(
         // The network API: its generated messages, framing, method table, WaterError. No sockets.
         .target(name: "WaterProtocol", dependencies: ["WaterCodec", "CWaterProto", "CProtobufC"]),
         .target(name: "WaterCore"),
-        // The system's time zones (zoneinfo files), which the programs hand the domain.
+        // The system's time zones (zoneinfo files), which the programs hand the domain and the store.
         .target(name: "WaterZoneInfo", dependencies: ["WaterCore", "WaterSync"]),
         .target(name: "WaterLog"),
         .target(name: "WaterTLS", dependencies: ["CWaterTLS"]),
@@ -45,8 +45,7 @@ let package = Package(
         .target(
             name: "WaterStore",
             dependencies: [
-                "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterLog", "WaterSync", "CWaterArchive", "CZlib",
-                "CLinux",
+                "WaterCore", "WaterCodec", "WaterLog", "WaterSync", "CWaterArchive", "CZlib", "CLinux",
             ]),
         .target(
             name: "WaterServer",
@@ -88,11 +87,12 @@ let package = Package(
             name: "water-bench",
             dependencies: [
                 "WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport", "WaterTLS",
-                "WaterCodec", "WaterProtocol", "WaterCore", "WaterSync", "CLinux",
+                "WaterCodec", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterSync", "CLinux",
             ]),
 
         // Killed with SIGKILL again and again by the store's tests.
-        .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore", "WaterCore"]),
+        .executableTarget(
+            name: "water-store-crash-child", dependencies: ["WaterStore", "WaterCore", "WaterZoneInfo"]),
 
         // The decoding path that scripts/fuzz drives with libFuzzer; the tests replay its corpus.
         .target(
@@ -110,7 +110,7 @@ let package = Package(
             name: "WaterProtocolTests",
             dependencies: [
                 "WaterCodec", "WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport",
-                "WaterCore",
+                "WaterCore", "WaterZoneInfo",
             ],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore", "WaterZoneInfo"]),
@@ -121,7 +121,8 @@ let package = Package(
         .testTarget(
             name: "WaterStoreTests",
             dependencies: [
-                "WaterStore", "WaterCore", "WaterProtocol", "WaterLog", "WaterTestSupport", "WaterSync",
+                "WaterStore", "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterLog", "WaterTestSupport",
+                "WaterSync",
             ]),
         .testTarget(
             name: "WaterClientTests",
@@ -138,8 +139,9 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "WaterClient", "WaterCore", "WaterCodec", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterStore",
-                "WaterSync", "WaterTestSupport",
+                "WaterClient", "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterProtocol", "WaterTransport",
+                "WaterTLS",
+                "WaterStore", "WaterSync", "WaterTestSupport",
             ],
             exclude: ["Python"]),
     ],

@@ -61,9 +61,8 @@ public final class Server: Sendable {
     static func lockOwner(pid: pid_t) -> String { "pid \(pid) water-server serve" }
 
     public init(configuration: ServerConfiguration, logger: Logger) throws {
-        var options = StoreOptions()
+        var options = StoreOptions(timeZones: configuration.timeZones)
         options.defaultTimeZone = configuration.householdTimeZone
-        options.timeZones = configuration.timeZones
         options.mayCreate = false
         // `water-server status` shows a compaction when it happens, not at the next tick.
         let compactions = Signal()

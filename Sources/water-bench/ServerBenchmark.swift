@@ -8,6 +8,7 @@ import WaterStore
 import WaterTLS
 import WaterTestSupport
 import WaterTransport
+import WaterZoneInfo
 
 /// `water-bench server`: the real water-server binary against redis-server (appendfsync
 /// always) side by side in one run, over loopback only. Both processes are stopped by pid.
@@ -289,7 +290,8 @@ struct ServerBenchmark {
         _ = try AdminCommands.initialize(
             dataDirectory: data, admin: "admin", password: Self.password, timeZone: .utc,
             strength: .minimum, logger: .silent)
-        let store = try FileArchiveStore(path: data, owner: "water-bench")
+        let store = try FileArchiveStore(
+            path: data, options: StoreOptions(timeZones: ZoneInfo.system), owner: "water-bench")
         defer { store.close() }
         let hash = PasswordHasher(strength: .minimum).hashNow(Self.password)!
         func add(_ name: String) throws -> Archive<MemberArchive> { try addMember(name, to: store, hash: hash) }

@@ -257,7 +257,7 @@ func repair(_ arguments: inout Arguments) throws {
     default: throw UsageError("repair takes one of: a member's username, --accounts, --household, --all")
     }
     // Read before the repair: a damaged accounts archive names nobody until it is repaired.
-    let names = DataDirectoryCheck.memberNames(data)
+    let names = DataDirectoryCheck.memberNames(data, timeZones: ZoneInfo.system)
     let results = try AdminCommands.repair(dataDirectory: data, target: target, now: UnixTime.nowMilliseconds())
     let objects = results.map { result -> RepairJSON in
         switch result {

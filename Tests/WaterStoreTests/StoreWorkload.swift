@@ -2,6 +2,7 @@ import Glibc
 import WaterCore
 import WaterStore
 import WaterTestSupport
+import WaterZoneInfo
 
 /// 2026-11-30 08:00 UTC; each step of a workload happens a few minutes later.
 let workloadStart: Int64 = 1_796_025_600_000
@@ -174,7 +175,7 @@ func removeTree(_ path: String) {
 func openStore(_ fileSystem: any FileSystem, threshold: Int = 4096, segment: Int = 16 * 1024) throws
     -> FileArchiveStore
 {
-    var options = StoreOptions()
+    var options = StoreOptions(timeZones: ZoneInfo.system)
     options.compactionThreshold = threshold
     options.logSegmentLength = segment
     return try FileArchiveStore(path: "/data", fileSystem: fileSystem, options: options, owner: "test")
