@@ -31,9 +31,13 @@ let package = Package(
         // One module per layer; each depends only on the layers below it.
         // The one lock every layer shares state with (a pthread mutex, which TSan sees).
         .target(name: "WaterSync"),
-        .target(name: "WaterProtocol", dependencies: ["CWaterProto", "CProtobufC", "CZlib", "WaterCore"]),
+        // The codec runtime: generated messages to and from protobuf's wire format through
+        // protobuf-c, and zlib. Knows no message of its own: the API's and the store's stand on it.
+        .target(name: "WaterCodec", dependencies: ["CProtobufC", "CZlib"]),
+        // The network API: its generated messages, framing, method table, WaterError. No sockets.
+        .target(name: "WaterProtocol", dependencies: ["WaterCodec", "CWaterProto", "CProtobufC", "WaterCore"]),
         .target(name: "WaterCore"),
-        // The system's time zones (zoneinfo files), which the programs hand the domain.
+        // The system's time zones (zoneinfo files), which the programs hand the domain and the store.
         .target(name: "WaterZoneInfo", dependencies: ["WaterCore", "WaterSync"]),
         .target(name: "WaterLog"),
         // Linux calls made safe once: retried on EINTR, and the file system the store writes
@@ -44,33 +48,42 @@ let package = Package(
         .target(
             name: "WaterStore",
             dependencies: [
-                "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterLog", "WaterSync", "WaterSystem", "CWaterArchive",
-                "CZlib", "CLinux",
+                "WaterCore", "WaterCodec", "WaterLog", "WaterSync", "WaterSystem", "CWaterArchive", "CZlib", "CLinux",
             ]),
         .target(
             name: "WaterServer",
             dependencies: [
-                "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterStore", "WaterTransport", "WaterTLS", "WaterLog",
-                "WaterSync", "WaterSystem", "CSodium", "CMosquitto", "COpenSSL", "CWaterTLS",
+                "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterProtocol", "WaterStore", "WaterTransport", "WaterTLS",
+                "WaterLog", "WaterSync", "WaterSystem", "CSodium",
+            ]),
+        // Home Assistant: the board on an MQTT broker (libmosquitto, OpenSSL to the broker), fed by
+        // the server's durable BoardFeed. The server never links it; water-server wires it in.
+        .target(
+            name: "WaterHome",
+            dependencies: [
+                "WaterServer", "WaterCore", "WaterLog", "WaterSync", "WaterTransport", "CMosquitto", "COpenSSL",
+                "CWaterTLS",
             ]),
         .target(
             name: "WaterClient",
-            dependencies: ["WaterCore", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterSystem"]),
+            dependencies: ["WaterCore", "WaterCodec", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterSystem"]),
         // Argument parsing, exit codes and the terminal, for both command lines.
         .target(name: "WaterCLI", dependencies: ["WaterSystem"]),
         .executableTarget(
             name: "water-server",
             dependencies: [
-                "WaterServer", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol", "WaterStore",
-                "WaterTransport", "WaterSystem", "CBuildTime", "CLinux",
+                "WaterServer", "WaterHome", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol",
+                "WaterStore", "WaterTransport", "WaterSystem", "CBuildTime", "CLinux",
             ]),
         .executableTarget(
             name: "water-client",
             dependencies: [
-                "WaterClient", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterTransport", "WaterTLS",
+                "WaterClient", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterProtocol",
+                "WaterTransport",
+                "WaterTLS",
             ]),
 
-        // Fakes shared by tests and benchmarks: a simulated disk, fault injection.
+        // Fakes shared by tests and benchmarks: a simulated disk, fault injection, repository files.
         .target(
             name: "WaterTestSupport", dependencies: ["WaterStore", "WaterCore", "WaterSync", "WaterSystem", "CLinux"]),
         // scripts/bench: the storage and server benchmarks.
@@ -78,28 +91,30 @@ let package = Package(
             name: "water-bench",
             dependencies: [
                 "WaterStore", "WaterServer", "WaterClient", "WaterTestSupport", "WaterTransport", "WaterTLS",
-                "WaterProtocol",
-                "WaterCore", "WaterSync", "CLinux",
+                "WaterCodec", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterSync", "CLinux",
             ]),
 
         // Killed with SIGKILL again and again by the store's tests.
-        .executableTarget(name: "water-store-crash-child", dependencies: ["WaterStore", "WaterCore"]),
+        .executableTarget(
+            name: "water-store-crash-child", dependencies: ["WaterStore", "WaterCore", "WaterZoneInfo"]),
 
         // The decoding path that scripts/fuzz drives with libFuzzer; the tests replay its corpus.
         .target(
             name: "WaterFuzzing",
-            dependencies: ["WaterProtocol", "WaterStore", "WaterClient", "WaterZoneInfo", "WaterCore"]),
+            dependencies: ["WaterCodec", "WaterProtocol", "WaterStore", "WaterClient", "WaterZoneInfo", "WaterCore"]),
         .executableTarget(name: "water-fuzz", dependencies: ["WaterFuzzing"]),
 
         // Heap allocations per message of the codec's hot path (by hand, and a test asserts
         // them): counted by its own malloc, so only that executable links CAllocationCounter.
         .target(name: "CAllocationCounter"),
-        .executableTarget(name: "water-codec-allocations", dependencies: ["WaterProtocol", "CAllocationCounter"]),
+        .executableTarget(
+            name: "water-codec-allocations", dependencies: ["WaterCodec", "WaterProtocol", "CAllocationCounter"]),
 
         .testTarget(
             name: "WaterProtocolTests",
             dependencies: [
-                "WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport", "WaterCore",
+                "WaterCodec", "WaterProtocol", "CProtobufC", "WaterStore", "WaterFuzzing", "WaterTestSupport",
+                "WaterCore", "WaterZoneInfo",
             ],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "WaterCoreTests", dependencies: ["WaterCore", "WaterZoneInfo"]),
@@ -110,7 +125,8 @@ let package = Package(
         .testTarget(
             name: "WaterStoreTests",
             dependencies: [
-                "WaterStore", "WaterCore", "WaterProtocol", "WaterLog", "WaterTestSupport", "WaterSync", "WaterSystem",
+                "WaterStore", "WaterCore", "WaterZoneInfo", "WaterProtocol", "WaterLog", "WaterTestSupport",
+                "WaterSync", "WaterSystem",
             ]),
         .testTarget(
             name: "WaterClientTests",
@@ -118,15 +134,18 @@ let package = Package(
         .testTarget(
             name: "WaterServerTests",
             dependencies: [
-                "WaterServer", "WaterStore", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterSync",
-                "WaterTestSupport", "WaterSystem",
+                "WaterServer", "WaterStore", "WaterCodec", "WaterProtocol", "WaterCore", "WaterZoneInfo", "WaterLog",
+                "WaterSync", "WaterTestSupport", "WaterSystem",
             ]),
+        // The Home Assistant publisher's pieces without a broker; the only tests that link libmosquitto.
+        .testTarget(name: "WaterHomeTests", dependencies: ["WaterHome", "WaterCore", "WaterTestSupport"]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "WaterClient", "WaterCore", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterStore", "WaterSync",
-                "WaterTestSupport", "WaterSystem",
+                "WaterClient", "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterProtocol", "WaterTransport",
+                "WaterTLS",
+                "WaterStore", "WaterSync", "WaterTestSupport", "WaterSystem",
             ],
             exclude: ["Python"]),
     ],

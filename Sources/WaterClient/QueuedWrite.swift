@@ -1,3 +1,4 @@
+import WaterCodec
 import WaterCore
 import WaterProtocol
 
@@ -71,7 +72,7 @@ public enum QueuedWrite: Sendable, Hashable {
 
     /// The write an outbox file holds; nil when its request does not decode as its kind's.
     public init?(kind: Outbox.Kind, serializedRequest bytes: [UInt8]) {
-        do throws(WaterError) {
+        do throws(DecodeError) {
             switch kind {
             case .log: self = .log(try WaterV1.LogWaterRequest(serializedBytes: bytes))
             case .edit: self = .edit(try WaterV1.EditWaterRequest(serializedBytes: bytes))

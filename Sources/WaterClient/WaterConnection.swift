@@ -280,7 +280,12 @@ public final class WaterConnection {
                 throw WaterError(.internal, "the server sent a bad frame: \(error)")
             }
             if let frame {
-                let envelope = try WaterV1.ResponseEnvelope(serializedBytes: frame.payload)
+                let envelope: WaterV1.ResponseEnvelope
+                do {
+                    envelope = try WaterV1.ResponseEnvelope(serializedBytes: frame.payload)
+                } catch {
+                    throw WaterError(error)
+                }
                 if envelope.callID == callID { return envelope }
                 if envelope.callID == WireProtocol.connectionCallID, let status = envelope.status {
                     throw WaterError(status)

@@ -1,3 +1,4 @@
+import WaterCodec
 import WaterProtocol
 
 /// The whole decoding path a peer's bytes take, as one function for libFuzzer

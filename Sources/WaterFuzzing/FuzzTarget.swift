@@ -18,8 +18,11 @@ public struct FuzzTarget: Sendable {
     /// Every target, by the name `scripts/fuzz` takes.
     public static let all: [FuzzTarget] = [
         FuzzTarget(name: "frames", run: { FrameFuzzing.run($0) }, seeds: FrameFuzzing.seedInputs),
-        FuzzTarget(name: "snapshot", run: { StoreFuzzing.loadSnapshot($0) }, seeds: StoreFuzzing.snapshotSeeds),
-        FuzzTarget(name: "log", run: { StoreFuzzing.loadLog($0) }, seeds: StoreFuzzing.logSeeds),
+        FuzzTarget(
+            name: "snapshot", run: { StoreFuzzing.loadSnapshot($0, timeZones: ZoneInfo.system) },
+            seeds: StoreFuzzing.snapshotSeeds),
+        FuzzTarget(
+            name: "log", run: { StoreFuzzing.loadLog($0, timeZones: ZoneInfo.system) }, seeds: StoreFuzzing.logSeeds),
         FuzzTarget(name: "import-json", run: ClientFileFuzzing.importJSON, seeds: ClientFileFuzzing.importSeeds),
         FuzzTarget(name: "import-csv", run: ClientFileFuzzing.importCSV, seeds: ClientFileFuzzing.csvSeeds),
         FuzzTarget(name: "outbox", run: ClientFileFuzzing.outbox, seeds: ClientFileFuzzing.outboxSeeds),

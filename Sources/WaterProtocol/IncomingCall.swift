@@ -1,3 +1,5 @@
+import WaterCodec
+
 /// A call as the server receives it: the envelope decoded and its method looked up, its values
 /// copied out of the arena a ``RequestEnvelopeView`` decodes into (the view is the same thing
 /// without the copies).
@@ -39,6 +41,10 @@ public struct IncomingCall: Sendable, Equatable {
     @inlinable
     public func request<Request: RPCRequest>(as type: Request.Type) throws(WaterError) -> Request {
         precondition(method == Request.method, "\(Request.protoName) is not the request of \(envelope.method)")
-        return try Request(serializedBytes: envelope.payload, limits: limits)
+        do {
+            return try Request(serializedBytes: envelope.payload, limits: limits)
+        } catch {
+            throw WaterError(error)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import CWaterProto
 import Glibc
+import WaterCodec
 
 /// A `RequestEnvelope` decoded into a ``WireArena`` and read where protobuf-c put it: what the
 /// server needs of every frame, with no String or array made. The method is looked up in
@@ -30,9 +31,14 @@ package struct RequestEnvelopeView {
     ///   0 or its method is not UTF-8; a refusal under `limits`. An unknown method is not
     ///   thrown: that call gets its own reply, and the connection goes on.
     package init(decoding bytes: UnsafeRawBufferPointer, arena: WireArena, limits: DecodeLimits) throws(WaterError) {
-        let envelope = try WireCodec.unpackStruct(
-            WaterV1.RequestEnvelope.wireDescriptor.pointer, from: bytes, arena: arena, limits: limits
-        ).load(as: Water__V1__RequestEnvelope.self)
+        let envelope: Water__V1__RequestEnvelope
+        do {
+            envelope = try WireCodec.unpackStruct(
+                WaterV1.RequestEnvelope.wireDescriptor.pointer, from: bytes, arena: arena, limits: limits
+            ).load(as: Water__V1__RequestEnvelope.self)
+        } catch {
+            throw WaterError(error)
+        }
         guard envelope.call_id != WireProtocol.connectionCallID else {
             throw WaterError.invalidField("call_id", "call id 0 is reserved for the connection")
         }
@@ -63,6 +69,10 @@ package struct RequestEnvelopeView {
     ) throws(WaterError) -> Request {
         precondition(
             method == Request.method, "\(Request.protoName) is not the request of \(String(describing: method))")
-        return try WireCodec.unpack(type, from: payload, arena: arena, limits: limits)
+        do {
+            return try WireCodec.unpack(type, from: payload, arena: arena, limits: limits)
+        } catch {
+            throw WaterError(error)
+        }
     }
 }

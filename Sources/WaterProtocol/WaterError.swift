@@ -1,3 +1,5 @@
+import WaterCodec
+
 /// An error a client can see. It travels in the reply envelope's ``Status``: a canonical gRPC
 /// code, one readable sentence, and the request fields at fault.
 public struct WaterError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -54,6 +56,21 @@ extension WaterError {
     /// The status that carries this error to the peer.
     public var status: WaterV1.Status {
         WaterV1.Status(code: code, message: message, violations: violations)
+    }
+}
+
+extension WaterError {
+    /// The status a peer's message that did not decode is refused with: INVALID_ARGUMENT, naming
+    /// the field at fault when there is one, or RESOURCE_EXHAUSTED for one over its limits.
+    public init(_ error: DecodeError) {
+        switch error.code {
+        case .tooLarge:
+            self.init(.resourceExhausted, error.message)
+        default:
+            self.init(
+                .invalidArgument, error.message,
+                violations: error.field.map { [WaterV1.FieldViolation(field: $0, description: error.message)] } ?? [])
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+import WaterCodec
+
 /// Constants of the wire protocol that both ends must agree on (see proto/README.md).
 public enum WireProtocol {
     /// The protocol version this code speaks, sent in the handshake.
@@ -56,7 +58,11 @@ public struct Encoded<Message: ProtoMessage>: Sendable {
     /// The message again.
     @inlinable
     public func decoded() throws(WaterError) -> Message {
-        try Message(serializedBytes: bytes)
+        do {
+            return try Message(serializedBytes: bytes)
+        } catch {
+            throw WaterError(error)
+        }
     }
 }
 

@@ -3,6 +3,7 @@ import WaterCore
 import WaterLog
 import WaterStore
 import WaterSystem
+import WaterZoneInfo
 
 /// What `water-server init`, `check`, `repair`, `restore` and `passwd` do. All but
 /// `check` need the server stopped (the data directory's lock makes sure of that); `check`
@@ -16,9 +17,12 @@ public enum AdminCommands {
         }
     }
 
+    /// The system's zones, which the archives are read with (as `serve` reads them by default).
+    private static let timeZones: any TimeZoneSource = ZoneInfo.system
+
     private static func open(_ path: String, logger: Logger, timeZone: MemberTimeZone = .utc) throws -> FileArchiveStore
     {
-        var options = StoreOptions()
+        var options = StoreOptions(timeZones: timeZones)
         options.defaultTimeZone = timeZone
         let store: FileArchiveStore
         do {
@@ -67,7 +71,7 @@ public enum AdminCommands {
     /// Every archive's state, read without changing a byte (also while the server runs).
     public static func check(dataDirectory: String) throws -> [DataDirectoryCheck.Report] {
         guard access(dataDirectory, F_OK) == 0 else { throw Failure(description: "\(dataDirectory) does not exist") }
-        return try DataDirectoryCheck.run(dataDirectory)
+        return try DataDirectoryCheck.run(dataDirectory, timeZones: timeZones)
     }
 
     /// Which archives `repair` rebuilds.
@@ -92,7 +96,7 @@ public enum AdminCommands {
         guard access(dataDirectory, F_OK) == 0 else { throw Failure(description: "\(dataDirectory) does not exist") }
         let lock = try lockStopped(dataDirectory, for: "repair")
         defer { Glibc.close(lock.raw) }
-        let reports = try DataDirectoryCheck.run(dataDirectory)
+        let reports = try DataDirectoryCheck.run(dataDirectory, timeZones: timeZones)
         let archives: [String]
         switch target {
         case .accounts: archives = [DataDirectory.accounts]
@@ -101,7 +105,7 @@ public enum AdminCommands {
         case .member(let username):
             let id: UInt64?
             do {
-                id = try DataDirectory.memberID(named: username, in: dataDirectory)
+                id = try DataDirectory.memberID(named: username, in: dataDirectory, timeZones: timeZones)
             } catch {
                 throw Failure(
                     description: "the accounts cannot be read (\(error.message)); "
@@ -117,7 +121,8 @@ public enum AdminCommands {
                         + "(water-server restore --member NAME)")
             }
             guard report.problem != nil else { return .healthy(archive: archive) }
-            return .repaired(try ArchiveRepair.repair(archive, in: dataDirectory, now: now / 1000))
+            return .repaired(
+                try ArchiveRepair.repair(archive, in: dataDirectory, now: now / 1000, timeZones: timeZones))
         }
     }
 
@@ -131,7 +136,7 @@ public enum AdminCommands {
         logger: Logger
     ) throws -> (keptAside: String?, sessionsEnded: Int?) {
         if !keepSessions, access("\(backup)/\(DataDirectory.accounts)", F_OK) == 0,
-            let problem = DataDirectoryCheck.problem(of: DataDirectory.accounts, in: backup)
+            let problem = DataDirectoryCheck.problem(of: DataDirectory.accounts, in: backup, timeZones: timeZones)
         {
             throw Failure(
                 description: "the backup's accounts do not read (\(problem)), so its sessions cannot be ended; "
@@ -157,11 +162,14 @@ public enum AdminCommands {
         defer { Glibc.close(lock.raw) }
         // The member's id: from the live accounts, or the backup's when those cannot be read.
         let id =
-            (try? DataDirectory.memberID(named: username, in: dataDirectory))
-            ?? (try? DataDirectory.memberID(named: username, in: backup))
+            (try? DataDirectory.memberID(named: username, in: dataDirectory, timeZones: timeZones))
+            ?? (try? DataDirectory.memberID(named: username, in: backup, timeZones: timeZones))
         guard let id else { throw Failure(description: "there is no member called \(username) here or in \(backup)") }
         let archive = "\(DataDirectory.users)/\(id)"
-        return (archive, try Backup.restoreArchive(archive, from: backup, into: dataDirectory, now: now))
+        return (
+            archive,
+            try Backup.restoreArchive(archive, from: backup, into: dataDirectory, now: now, timeZones: timeZones)
+        )
     }
 
     /// The data directory's lock, for a command that needs the server stopped.

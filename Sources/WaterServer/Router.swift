@@ -1,4 +1,5 @@
 import Dispatch
+import WaterCodec
 import WaterProtocol
 
 /// Who may call a method.

@@ -50,8 +50,8 @@ public final class Server: Sendable {
     private let sweepTimer: SendableTimer
     /// Rings when a compaction finished, so the status file says so at once.
     private let compactions: Signal
-    /// The board in Home Assistant, with `--mqtt`.
-    private let home: HomePublisher?
+    /// What shows the board beside the API (Home Assistant's, with `--mqtt`).
+    private let publishers: [any BoardPublisher]
 
     /// Opens the data directory and binds the listening socket; nothing is accepted until
     /// ``start()``.
@@ -62,9 +62,8 @@ public final class Server: Sendable {
     static func lockOwner(pid: pid_t) -> String { "pid \(pid) water-server serve" }
 
     public init(configuration: ServerConfiguration, logger: Logger) throws {
-        var options = StoreOptions()
+        var options = StoreOptions(timeZones: configuration.timeZones)
         options.defaultTimeZone = configuration.householdTimeZone
-        options.timeZones = configuration.timeZones
         options.mayCreate = false
         // `water-server status` shows a compaction when it happens, not at the next tick.
         let compactions = Signal()
@@ -103,9 +102,8 @@ public final class Server: Sendable {
         let services = ServerServices(store: store, configuration: configuration, logger: logger, tls: tls)
         self.services = services
         do {
-            home = try configuration.mqtt.map { settings throws(MQTTError) in
-                try HomePublisher(settings: settings, boards: services.boards, logger: logger) { services.now() }
-            }
+            let feed = BoardFeed(boards: services.boards) { services.now() }
+            publishers = try configuration.boardPublishers.map { make in try make(feed, logger) }
         } catch {
             listener.close()
             store.close()
@@ -161,10 +159,12 @@ public final class Server: Sendable {
         compactions.listen { [weak self] in
             self?.statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
         }
-        home?.connectionChanged.listen { [weak self] in
-            self?.statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
+        for publisher in publishers {
+            publisher.statusChanged.listen { [weak self] in
+                self?.statusTimer.source.schedule(deadline: .now(), repeating: .seconds(5), leeway: .seconds(1))
+            }
+            publisher.start()
         }
-        home?.start()
         let (sweepSeconds, _) = services.configuration.idleArchiveSweep.components
         let sweep = DispatchTimeInterval.seconds(Int(max(sweepSeconds, 1)))
         sweepTimer.source.schedule(deadline: .now() + sweep, repeating: sweep, leeway: .seconds(1))
@@ -225,9 +225,7 @@ public final class Server: Sendable {
             lines.append("clock_reference \(reference.source.rawValue)")
         }
         if clock.isBehind { lines.append("clock_explanation \(services.clock.explanation(clock))") }
-        if let mqtt = home?.status {
-            lines.append("mqtt \(mqtt.isConnected ? "connected" : "disconnected") \(mqtt.broker)")
-        }
+        lines += publishers.compactMap(\.statusLine)
         let path = "\(services.configuration.dataDirectory)/status"
         // Rewritten every few seconds and made again after a restart: whole, never synced.
         try? PosixFileSystem().replaceFile(
@@ -253,7 +251,7 @@ public final class Server: Sendable {
         _ = stopped.wait(timeout: .now() + .seconds(Int(seconds)))
         loop.stop()
         services.clock.flush()
-        home?.stop()
+        for publisher in publishers { publisher.stop() }
         services.store.close()
         let commits = services.store.committer.currentStatistics
         services.logger.info(
@@ -267,6 +265,10 @@ public final class Server: Sendable {
 
 /// A Dispatch timer shared between threads: its methods are thread-safe (libdispatch
 /// serialises them), which the type system cannot see.
-struct SendableTimer: @unchecked Sendable {
-    let source: any DispatchSourceTimer
+public struct SendableTimer: @unchecked Sendable {
+    public let source: any DispatchSourceTimer
+
+    public init(source: any DispatchSourceTimer) {
+        self.source = source
+    }
 }

@@ -96,8 +96,9 @@ public struct ServerConfiguration: Sendable {
     /// loopback address only. By default, the self-signed pair in the data directory.
     public var tls: ServerTLSFiles?
 
-    /// The MQTT broker to publish the board to, for Home Assistant; nil publishes nothing.
-    public var mqtt: MQTTSettings?
+    /// What publishes the board beside the API, each made from the server's durable feed once
+    /// the store is open (`serve --mqtt`: Home Assistant's, from WaterHome); none by default.
+    public var boardPublishers: [BoardPublisherMaker] = []
 
     /// How many lines what peers do (refused calls, connection errors, failed logins) may add
     /// to the log: 10 from an address and 30 in all every 10 s; the rest are counted.

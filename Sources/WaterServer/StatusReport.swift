@@ -2,6 +2,7 @@ import Glibc
 import WaterStore
 import WaterSystem
 import WaterTLS
+import WaterZoneInfo
 
 /// `water-server status --data DIR`: what the running server last wrote to `DATA/status`,
 /// whether it is still alive, and the size of every archive on disk. It takes no lock, so it
@@ -81,7 +82,7 @@ public struct StatusReport: Encodable, Sendable {
         let running =
             started != nil && pid.map { DataDirectory.user(of: dataDirectory) == Server.lockOwner(pid: $0) } ?? false
         let compaction = fields["last_compaction"]?.split(separator: " ", maxSplits: 1)
-        let names = DataDirectoryCheck.memberNames(dataDirectory)
+        let names = DataDirectoryCheck.memberNames(dataDirectory, timeZones: ZoneInfo.system)
         // The shared log takes its share of the disk too (whole segments, made ahead of time).
         let archives =
             ((try? DataDirectory.archives(in: dataDirectory, fileSystem: PosixFileSystem()))

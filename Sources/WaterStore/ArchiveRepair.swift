@@ -34,8 +34,10 @@ public enum ArchiveRepair {
 
     /// Repairs `archive` (`accounts`, `household` or `users/<id>`) of the data directory at
     /// `path` (of the current format), which the caller has locked.
-    public static func repair(_ archive: String, in path: String, now unixSeconds: Int64) throws -> Outcome {
-        let context = ArchiveContext(defaultTimeZone: .utc)
+    public static func repair(
+        _ archive: String, in path: String, now unixSeconds: Int64, timeZones: any TimeZoneSource
+    ) throws -> Outcome {
+        let context = ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones)
         switch archive {
         case DataDirectory.accounts: return try Rebuild<AccountBook>(archive, path, context).run(now: unixSeconds)
         case DataDirectory.household: return try Rebuild<TodoList>(archive, path, context).run(now: unixSeconds)

@@ -127,28 +127,30 @@ public enum Backup {
     /// records.
     /// - Returns: where the replaced archive was kept, if there was one.
     @discardableResult
-    public static func restoreArchive(_ archive: String, from backup: String, into destination: String, now: Int64)
-        throws -> String?
-    {
+    public static func restoreArchive(
+        _ archive: String, from backup: String, into destination: String, now: Int64, timeZones: any TimeZoneSource
+    ) throws -> String? {
         guard access("\(backup)/\(archive)", F_OK) == 0 else {
             throw Failure(description: "the backup \(backup) has no \(archive)")
         }
         switch archive {
         case DataDirectory.accounts:
-            return try restore(AccountBook.self, archive, from: backup, into: destination, now: now)
+            return try restore(AccountBook.self, archive, from: backup, into: destination, now: now, timeZones)
         case DataDirectory.household:
-            return try restore(TodoList.self, archive, from: backup, into: destination, now: now)
-        default: return try restore(MemberArchive.self, archive, from: backup, into: destination, now: now)
+            return try restore(TodoList.self, archive, from: backup, into: destination, now: now, timeZones)
+        default: return try restore(MemberArchive.self, archive, from: backup, into: destination, now: now, timeZones)
         }
     }
 
     private static func restore<Model: ArchiveModel>(
-        _ type: Model.Type, _ archive: String, from backup: String, into destination: String, now: Int64
+        _ type: Model.Type, _ archive: String, from backup: String, into destination: String, now: Int64,
+        _ timeZones: any TimeZoneSource
     ) throws -> String? {
         let fileSystem = PosixFileSystem()
         let restored: ArchiveLoader<Model>.LoadedArchive
         do {
-            restored = try DataDirectory.read(Model.self, archive, in: backup, fileSystem: fileSystem)
+            restored = try DataDirectory.read(
+                Model.self, archive, in: backup, fileSystem: fileSystem, timeZones: timeZones)
         } catch {
             throw Failure(description: "the backup's \(archive) does not read (\(error.message)); nothing was changed")
         }
@@ -175,7 +177,7 @@ public enum Backup {
             }
             // What is replaced, kept whole: read before the swap makes its chunks obsolete.
             let replaced = try? DataDirectory.read(
-                Model.self, archive, in: destination, fileSystem: fileSystem,
+                Model.self, archive, in: destination, fileSystem: fileSystem, timeZones: timeZones,
                 log: LogReader(directory: logDirectory, fileSystem: fileSystem, index: index))
             try fileSystem.exchange(staging, target)
             let aside = "\(target).replaced-\(now / 1000)"

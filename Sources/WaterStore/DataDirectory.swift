@@ -96,8 +96,10 @@ public enum DataDirectory {
 
     /// Makes a new directory's log and its two empty archives, then writes the format file:
     /// until then a crash leaves a directory that is made anew, after it one that is whole.
-    static func create(_ path: String, fileSystem: any FileSystem) throws(ArchiveError) {
-        let context = ArchiveContext(defaultTimeZone: .utc)
+    static func create(_ path: String, fileSystem: any FileSystem, timeZones: any TimeZoneSource)
+        throws(ArchiveError)
+    {
+        let context = ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones)
         do {
             try fileSystem.createDirectory("\(path)/\(log)", mode: 0o700)
             try fileSystem.syncDirectory(path)
@@ -133,10 +135,12 @@ public enum DataDirectory {
 
     /// The id of the member called `username`, read from the accounts without changing them.
     /// - Throws: when the accounts archive does not load (repair it first).
-    public static func memberID(named username: String, in path: String, fileSystem: any FileSystem = PosixFileSystem())
-        throws(ArchiveError) -> UInt64?
-    {
-        let accounts = try read(AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem)
+    public static func memberID(
+        named username: String, in path: String, timeZones: any TimeZoneSource,
+        fileSystem: any FileSystem = PosixFileSystem()
+    ) throws(ArchiveError) -> UInt64? {
+        let accounts = try read(
+            AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem, timeZones: timeZones)
         return accounts.model.account(named: username)?.id
     }
 
@@ -144,7 +148,7 @@ public enum DataDirectory {
     /// `path` without changing anything: its snapshot and its chunks in the log.
     static func read<Model: ArchiveModel>(
         _ type: Model.Type, _ folder: String, in path: String, fileSystem: any FileSystem,
-        log: LogReader? = nil, expectation: ArchiveExpectation = .existing
+        timeZones: any TimeZoneSource, log: LogReader? = nil, expectation: ArchiveExpectation = .existing
     ) throws(ArchiveError) -> ArchiveLoader<Model>.LoadedArchive {
         guard let key = ArchiveKey.of(folder: folder) else {
             throw ArchiveError(.ioFailure, "\(folder) is not an archive of a data directory")
@@ -163,7 +167,7 @@ public enum DataDirectory {
         }
         return try ArchiveLoader<Model>(
             fileSystem: fileSystem, directory: "\(path)/\(folder)", key: key,
-            context: ArchiveContext(defaultTimeZone: .utc), expectation: expectation, log: reader
+            context: ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones), expectation: expectation, log: reader
         ).load()
     }
 

@@ -42,9 +42,12 @@ public enum DataDirectoryCheck {
 
     /// Checks every archive of the data directory at `path`.
     /// - Throws: when `path` is not a data directory of a format this code reads.
-    public static func run(_ path: String, fileSystem: any FileSystem = PosixFileSystem()) throws(ArchiveError)
-        -> [Report]
-    {
+    /// - Parameter timeZones: where the zones the archives name are found.
+    public static func run(
+        _ path: String, timeZones: any TimeZoneSource, fileSystem: any FileSystem = PosixFileSystem()
+    ) throws(ArchiveError) -> [Report] {
+        // The household's time zone only matters to an empty archive, which `.existing` refuses.
+        let context = ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones)
         guard fileSystem.fileExists("\(path)/\(DataDirectory.formatFile)") else {
             throw ArchiveError(.ioFailure, "\(path) is not a water data directory (it has no format file)")
         }
@@ -57,9 +60,9 @@ public enum DataDirectoryCheck {
         }
         var reports =
             version == DataDirectory.legacyFormatVersion
-            ? archives.map { checkLegacyArchive($0, at: "\(path)/\($0)", fileSystem: fileSystem) }
-            : checkBesideServer(path, archives, fileSystem)
-        let members = Self.members(path, version: version, fileSystem: fileSystem)
+            ? archives.map { checkLegacyArchive($0, at: "\(path)/\($0)", context, fileSystem: fileSystem) }
+            : checkBesideServer(path, archives, context, fileSystem)
+        let members = Self.members(path, version: version, context, fileSystem: fileSystem)
         for index in reports.indices {
             reports[index].member =
                 members.first { "\(DataDirectory.users)/\($0.id)" == reports[index].archive }?
@@ -90,10 +93,13 @@ public enum DataDirectoryCheck {
 
     /// The members the accounts of the data directory at `path` list, by archive folder
     /// (`users/<id>`: username); empty when the accounts do not read.
-    public static func memberNames(_ path: String, fileSystem: any FileSystem = PosixFileSystem()) -> [String: String] {
+    public static func memberNames(
+        _ path: String, timeZones: any TimeZoneSource, fileSystem: any FileSystem = PosixFileSystem()
+    ) -> [String: String] {
         guard let version = try? DataDirectory.checkFormat(path, fileSystem: fileSystem) else { return [:] }
+        let context = ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones)
         return Dictionary(
-            members(path, version: version, fileSystem: fileSystem).map {
+            members(path, version: version, context, fileSystem: fileSystem).map {
                 ("\(DataDirectory.users)/\($0.id)", $0.username)
             }, uniquingKeysWith: { first, _ in first })
     }
@@ -103,14 +109,17 @@ public enum DataDirectoryCheck {
         names[archive].map { "\(archive) (\($0))" } ?? archive
     }
 
-    private static func members(_ path: String, version: Int?, fileSystem: any FileSystem) -> [Account] {
+    private static func members(_ path: String, version: Int?, _ context: ArchiveContext, fileSystem: any FileSystem)
+        -> [Account]
+    {
         version == DataDirectory.legacyFormatVersion
             ? (try? LegacyArchiveLoader<AccountBook>(
                 fileSystem: fileSystem, directory: "\(path)/\(DataDirectory.accounts)", context: context,
                 expectation: .existing
             ).load())?.model.members ?? []
-            : (try? DataDirectory.read(AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem))?
-                .model.members ?? []
+            : (try? DataDirectory.read(
+                AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem,
+                timeZones: context.timeZones))?.model.members ?? []
     }
 
     /// What the log of the data directory at `path` has wrong that costs no archive anything (a
@@ -122,9 +131,11 @@ public enum DataDirectoryCheck {
 
     /// Why one archive (`accounts`, `household`, `users/<id>`) of the data directory at `path`
     /// does not read, or nil when it reads; of either format.
-    public static func problem(of archive: String, in path: String, fileSystem: any FileSystem = PosixFileSystem())
-        -> String?
-    {
+    public static func problem(
+        of archive: String, in path: String, timeZones: any TimeZoneSource,
+        fileSystem: any FileSystem = PosixFileSystem()
+    ) -> String? {
+        let context = ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones)
         let version: Int?
         do {
             version = try DataDirectory.checkFormat(path, fileSystem: fileSystem)
@@ -132,15 +143,19 @@ public enum DataDirectoryCheck {
             return error.message
         }
         if version == DataDirectory.legacyFormatVersion {
-            return checkLegacyArchive(archive, at: "\(path)/\(archive)", fileSystem: fileSystem).problem
+            return checkLegacyArchive(archive, at: "\(path)/\(archive)", context, fileSystem: fileSystem).problem
         }
         do {
             switch archive {
             case DataDirectory.accounts:
-                _ = try DataDirectory.read(AccountBook.self, archive, in: path, fileSystem: fileSystem)
+                _ = try DataDirectory.read(
+                    AccountBook.self, archive, in: path, fileSystem: fileSystem, timeZones: timeZones)
             case DataDirectory.household:
-                _ = try DataDirectory.read(TodoList.self, archive, in: path, fileSystem: fileSystem)
-            default: _ = try DataDirectory.read(MemberArchive.self, archive, in: path, fileSystem: fileSystem)
+                _ = try DataDirectory.read(
+                    TodoList.self, archive, in: path, fileSystem: fileSystem, timeZones: timeZones)
+            default:
+                _ = try DataDirectory.read(
+                    MemberArchive.self, archive, in: path, fileSystem: fileSystem, timeZones: timeZones)
             }
             return nil
         } catch {
@@ -150,13 +165,13 @@ public enum DataDirectoryCheck {
 
     /// Checks every archive of a directory of the current format, again while a running server
     /// changes the files underneath.
-    private static func checkBesideServer(_ path: String, _ archives: [String], _ fileSystem: any FileSystem)
-        -> [Report]
-    {
+    private static func checkBesideServer(
+        _ path: String, _ archives: [String], _ context: ArchiveContext, _ fileSystem: any FileSystem
+    ) -> [Report] {
         var reports: [Report] = []
         for _ in 0..<20 {
             let before = filesState(path, archives, fileSystem)
-            reports = checkOnce(path, archives, fileSystem)
+            reports = checkOnce(path, archives, context, fileSystem)
             if filesState(path, archives, fileSystem) == before { break }
         }
         return reports
@@ -180,7 +195,9 @@ public enum DataDirectoryCheck {
         return segments + stamps
     }
 
-    private static func checkOnce(_ path: String, _ archives: [String], _ fileSystem: any FileSystem) -> [Report] {
+    private static func checkOnce(
+        _ path: String, _ archives: [String], _ context: ArchiveContext, _ fileSystem: any FileSystem
+    ) -> [Report] {
         let index: LogIndex
         do {
             index = try LogIndex.read("\(path)/\(DataDirectory.log)", fileSystem: fileSystem)
@@ -192,9 +209,9 @@ public enum DataDirectoryCheck {
         let log = LogReader(directory: "\(path)/\(DataDirectory.log)", fileSystem: fileSystem, index: index)
         var reports = archives.map { folder in
             switch folder {
-            case DataDirectory.accounts: report(AccountBook.self, folder, path, fileSystem, log)
-            case DataDirectory.household: report(TodoList.self, folder, path, fileSystem, log)
-            default: report(MemberArchive.self, folder, path, fileSystem, log)
+            case DataDirectory.accounts: report(AccountBook.self, folder, path, context, fileSystem, log)
+            case DataDirectory.household: report(TodoList.self, folder, path, context, fileSystem, log)
+            default: report(MemberArchive.self, folder, path, context, fileSystem, log)
             }
         }
         if let tail = index.tail {
@@ -213,10 +230,12 @@ public enum DataDirectoryCheck {
     }
 
     private static func report<Model: ArchiveModel>(
-        _ type: Model.Type, _ folder: String, _ path: String, _ fileSystem: any FileSystem, _ log: LogReader
+        _ type: Model.Type, _ folder: String, _ path: String, _ context: ArchiveContext, _ fileSystem: any FileSystem,
+        _ log: LogReader
     ) -> Report {
         do {
-            let loaded = try DataDirectory.read(Model.self, folder, in: path, fileSystem: fileSystem, log: log)
+            let loaded = try DataDirectory.read(
+                Model.self, folder, in: path, fileSystem: fileSystem, timeZones: context.timeZones, log: log)
             return Report(
                 archive: folder, problem: nil, tornTail: nil, lastRecord: loaded.lastSequence,
                 overCaps: (loaded.model as? MemberArchive)?.overCaps ?? [])
@@ -229,19 +248,14 @@ public enum DataDirectoryCheck {
     /// moves to the shared log when it next starts: `kind` is its place in a data directory
     /// (`accounts`, `household` or `users/<id>`).
     static func checkLegacyArchive(
-        _ kind: String, at directory: String, fileSystem: any FileSystem = PosixFileSystem()
-    )
-        -> Report
-    {
+        _ kind: String, at directory: String, _ context: ArchiveContext, fileSystem: any FileSystem = PosixFileSystem()
+    ) -> Report {
         switch kind {
         case DataDirectory.accounts: return checkLegacy(AccountBook.self, kind, directory, context, fileSystem)
         case DataDirectory.household: return checkLegacy(TodoList.self, kind, directory, context, fileSystem)
         default: return checkLegacy(MemberArchive.self, kind, directory, context, fileSystem)
         }
     }
-
-    /// The household's time zone only matters to an empty archive, which `.existing` refuses.
-    private static let context = ArchiveContext(defaultTimeZone: .utc)
 
     private static func checkLegacy<Model: ArchiveModel>(
         _ type: Model.Type, _ archive: String, _ directory: String, _ context: ArchiveContext,

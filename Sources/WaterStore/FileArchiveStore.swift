@@ -3,7 +3,6 @@ import WaterCore
 import WaterLog
 import WaterSync
 import WaterSystem
-import WaterZoneInfo
 
 /// Tunables of the store, with the defaults a household needs.
 public struct StoreOptions: Sendable {
@@ -21,8 +20,9 @@ public struct StoreOptions: Sendable {
     public var maximumLogSegments = 8
     /// A new member's time zone until they choose one.
     public var defaultTimeZone = MemberTimeZone.utc
-    /// Where the zones named in the archives are found.
-    public var timeZones: any TimeZoneSource = ZoneInfo.system
+    /// Where the zones named in the archives are found: the system's (`ZoneInfo.system`, which
+    /// the programs hand in), or a test's.
+    public var timeZones: any TimeZoneSource
     /// Told after each compaction, from the compaction queue.
     public var compacted: @Sendable () -> Void = {}
     /// Whether a path with no data directory is made into a new, empty one. `init` and the
@@ -30,7 +30,9 @@ public struct StoreOptions: Sendable {
     /// as a new household with a new certificate.
     public var mayCreate = true
 
-    public init() {}
+    public init(timeZones: any TimeZoneSource) {
+        self.timeZones = timeZones
+    }
 }
 
 /// Every archive of a data directory: the accounts, the household's todo list and one archive
@@ -63,7 +65,7 @@ public final class FileArchiveStore: Sendable {
     /// - Throws: ``ArchiveError`` `.locked`, `.unsupportedVersion` or `.ioFailure` for the
     ///   directory itself; never for one archive.
     public init(
-        path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions = StoreOptions(),
+        path: String, fileSystem: any FileSystem = PosixFileSystem(), options: StoreOptions,
         logger: Logger = .silent, owner: String
     ) throws(ArchiveError) {
         let (lock, state) = try DataDirectory.prepare(
@@ -78,7 +80,7 @@ public final class FileArchiveStore: Sendable {
         let log: SharedLog
         do throws(ArchiveError) {
             switch state {
-            case .new: try DataDirectory.create(path, fileSystem: fileSystem)
+            case .new: try DataDirectory.create(path, fileSystem: fileSystem, timeZones: options.timeZones)
             case .legacy: try LegacyMigration.run(path, fileSystem: fileSystem, context: context, logger: logger)
             case .current: break
             }

@@ -10,20 +10,27 @@ import WaterSystem
 package enum StoreFuzzing {
     /// A snapshot file's bytes, read as each kind of archive; how many loads succeeded.
     @discardableResult
-    package static func loadSnapshot(_ bytes: [UInt8]) -> Int {
-        load(files: ["\(folder(.member))/\(ArchiveFiles.snapshot)": bytes], as: MemberArchive.self, .member)
-            + load(files: ["\(folder(.household))/\(ArchiveFiles.snapshot)": bytes], as: TodoList.self, .household)
-            + load(files: ["\(folder(.accounts))/\(ArchiveFiles.snapshot)": bytes], as: AccountBook.self, .accounts)
+    package static func loadSnapshot(_ bytes: [UInt8], timeZones: any TimeZoneSource) -> Int {
+        let context = ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones)
+        return load(
+            files: ["\(folder(.member))/\(ArchiveFiles.snapshot)": bytes], as: MemberArchive.self, .member, context)
+            + load(
+                files: ["\(folder(.household))/\(ArchiveFiles.snapshot)": bytes], as: TodoList.self, .household, context
+            )
+            + load(
+                files: ["\(folder(.accounts))/\(ArchiveFiles.snapshot)": bytes], as: AccountBook.self, .accounts,
+                context)
     }
 
     /// A log segment's bytes (generation 1), read for each archive with no snapshot yet; how
     /// many loads succeeded.
     @discardableResult
-    package static func loadLog(_ bytes: [UInt8]) -> Int {
+    package static func loadLog(_ bytes: [UInt8], timeZones: any TimeZoneSource) -> Int {
         let segment = "\(DataDirectory.log)/\(LogSegment.name(generation: 1))"
-        return load(files: [segment: bytes], as: MemberArchive.self, .member)
-            + load(files: [segment: bytes], as: TodoList.self, .household)
-            + load(files: [segment: bytes], as: AccountBook.self, .accounts)
+        let context = ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones)
+        return load(files: [segment: bytes], as: MemberArchive.self, .member, context)
+            + load(files: [segment: bytes], as: TodoList.self, .household, context)
+            + load(files: [segment: bytes], as: AccountBook.self, .accounts, context)
     }
 
     /// Real snapshots of each kind: a member with drinks, goals and a habit, a todo list, the
@@ -79,9 +86,9 @@ package enum StoreFuzzing {
 
     private static let root = "/fuzz"
 
-    private static func load<Model: ArchiveModel>(files: [String: [UInt8]], as type: Model.Type, _ kind: ArchiveKind)
-        -> Int
-    {
+    private static func load<Model: ArchiveModel>(
+        files: [String: [UInt8]], as type: Model.Type, _ kind: ArchiveKind, _ context: ArchiveContext
+    ) -> Int {
         let all = Dictionary(uniqueKeysWithValues: files.map { ("\(root)/\($0.key)", $0.value) })
         let fileSystem = MemoryFiles(
             files: all, directories: [folder(kind), DataDirectory.log, DataDirectory.users].map { "\(root)/\($0)" })
@@ -89,12 +96,12 @@ package enum StoreFuzzing {
         for expectation in [ArchiveExpectation.existing, .newOrExisting] {
             guard
                 let loaded = try? DataDirectory.read(
-                    Model.self, folder(kind), in: root, fileSystem: fileSystem, expectation: expectation)
+                    Model.self, folder(kind), in: root, fileSystem: fileSystem, timeZones: context.timeZones,
+                    expectation: expectation)
             else { continue }
             precondition(loaded.model.isValid, "\(Model.self) loaded from damaged bytes breaks its checks")
             // What loaded must survive its own snapshot.
             let body = loaded.model.encodeSnapshot(lastSequence: loaded.lastSequence, journalGeneration: 1)
-            let context = ArchiveContext(defaultTimeZone: .utc)
             guard
                 let again = try? Model.decodeSnapshot(body, version: Model.snapshotVersion, context: context)
             else { preconditionFailure("\(Model.self) does not read the snapshot it wrote") }

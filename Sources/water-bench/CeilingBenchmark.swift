@@ -7,6 +7,7 @@ import WaterServer
 import WaterStore
 import WaterSync
 import WaterTransport
+import WaterZoneInfo
 
 /// `water-bench ceiling`: the memory the server holds for a household at its caps (issue 30
 /// item 2). 16 members (the household's cap) each hold 100 000 drinks (the cap in all: 27 a
@@ -191,7 +192,8 @@ enum CeilingBenchmark {
         let admin = try AdminCommands.initialize(
             dataDirectory: data, admin: "admin", password: ServerBenchmark.password, timeZone: .utc,
             strength: .minimum, logger: .silent)
-        let store = try FileArchiveStore(path: data, owner: "water-bench")
+        let store = try FileArchiveStore(
+            path: data, options: StoreOptions(timeZones: ZoneInfo.system), owner: "water-bench")
         let hash = PasswordHasher(strength: .minimum).hashNow(ServerBenchmark.password)!
         var archives = [try require(store.member(admin.id), "the admin's archive")]
         for n in 2...AccountBook.maximumMembers {

@@ -1,3 +1,4 @@
+import WaterCodec
 import WaterCore
 import WaterProtocol
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WaterCodec
 import WaterCore
 import WaterProtocol
 import WaterSync

@@ -4,6 +4,7 @@ import WaterServer
 import WaterStore
 import WaterTestSupport
 import WaterTransport
+import WaterZoneInfo
 
 /// The household every server benchmark runs on: an admin, 10 members with 5 years of drinks each,
 /// and newcomers with none, all with one password.
@@ -16,7 +17,8 @@ extension ServerBenchmark {
         _ = try AdminCommands.initialize(
             dataDirectory: data, admin: "admin", password: Self.password, timeZone: .utc,
             strength: .minimum, logger: .silent)
-        let store = try FileArchiveStore(path: data, owner: "water-bench")
+        let store = try FileArchiveStore(
+            path: data, options: StoreOptions(timeZones: ZoneInfo.system), owner: "water-bench")
         defer { store.close() }
         let hash = PasswordHasher(strength: .minimum).hashNow(Self.password)!
         func add(_ name: String) throws -> Archive<MemberArchive> { try addMember(name, to: store, hash: hash) }

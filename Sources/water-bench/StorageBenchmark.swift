@@ -4,6 +4,7 @@ import Glibc
 import WaterCore
 import WaterStore
 import WaterTestSupport
+import WaterZoneInfo
 
 /// `water-bench storage`: the figures of DESIGN.md section 9 that concern the store, each
 /// measured against the machine's own fdatasync in the same run.
@@ -30,7 +31,8 @@ struct StorageBenchmark {
 
     /// A store with the options a household runs with.
     private func openStore(_ path: String) throws -> FileArchiveStore {
-        try FileArchiveStore(path: path, owner: "pid \(getpid()) water-bench")
+        try FileArchiveStore(
+            path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "pid \(getpid()) water-bench")
     }
 
     private func log(_ entry: WaterEntry, to archive: Archive<MemberArchive>) throws {

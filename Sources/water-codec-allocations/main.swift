@@ -1,5 +1,6 @@
 import CAllocationCounter
 import Glibc
+import WaterCodec
 import WaterProtocol
 
 // Heap allocations per message of the codec's hot path, both ways of a LogWater call, counted

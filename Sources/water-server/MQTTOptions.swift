@@ -1,5 +1,6 @@
 import Glibc
 import WaterCLI
+import WaterHome
 import WaterServer
 import WaterStore
 import WaterSystem

@@ -1,6 +1,7 @@
 import Glibc
 import WaterCLI
 import WaterCore
+import WaterHome
 import WaterProtocol
 import WaterServer
 import WaterStore

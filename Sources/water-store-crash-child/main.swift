@@ -10,6 +10,7 @@ import Dispatch
 import Glibc
 import WaterCore
 import WaterStore
+import WaterZoneInfo
 
 /// Writes a whole line with one write(2): a pipe never interleaves it with another.
 func emit(_ line: String, to descriptor: Int32) {
@@ -25,7 +26,7 @@ guard arguments.count == 3, let writers = UInt64(arguments[2]) else {
 
 let store: FileArchiveStore
 do {
-    var options = StoreOptions()
+    var options = StoreOptions(timeZones: ZoneInfo.system)
     options.compactionThreshold = 8 * 1024  // compact often, so kills land in compactions too
     store = try FileArchiveStore(path: arguments[1], options: options, owner: "pid \(getpid()) crash child")
 } catch {

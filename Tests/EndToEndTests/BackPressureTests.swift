@@ -9,6 +9,7 @@ import WaterSync
 import WaterTLS
 import WaterTestSupport
 import WaterTransport
+import WaterZoneInfo
 
 /// Streams whose peer does not read (issue 18, item 5): they stop producing, the server's
 /// memory stays bounded, everyone else is served, and nothing is lost by pausing.
@@ -29,7 +30,9 @@ struct BackPressureTests {
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
         server = try server.restarted(options) {
-            let store = try FileArchiveStore(path: server.dataDirectory, owner: "the test's history")
+            let store = try FileArchiveStore(
+                path: server.dataDirectory, options: StoreOptions(timeZones: ZoneInfo.system),
+                owner: "the test's history")
             defer { store.close() }
             let account = try #require(try store.accounts.read { $0.account(named: "mum") })
             let archive = try store.member(account.id) ?? store.createMember(account.id)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WaterClient
+import WaterCodec
 import WaterProtocol
 import WaterTransport
 

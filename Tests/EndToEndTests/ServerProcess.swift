@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import WaterClient
+import WaterCodec
 import WaterProtocol
 import WaterTLS
 import WaterTestSupport

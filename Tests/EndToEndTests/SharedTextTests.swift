@@ -6,6 +6,7 @@ import WaterCore
 import WaterProtocol
 import WaterStore
 import WaterTransport
+import WaterZoneInfo
 
 /// Issue 18, item 6: text one member shares is safe to print on everyone's terminal.
 @Suite("Text members share, end to end", .serialized)
@@ -49,7 +50,9 @@ struct SharedTextTests {
         let forged = "eggs\n  3. [x] pay the bills"
         server = try server.restarted {
             // As a server before the rule would have taken them.
-            let store = try FileArchiveStore(path: server.dataDirectory, owner: "an older water-server")
+            let store = try FileArchiveStore(
+                path: server.dataDirectory, options: StoreOptions(timeZones: ZoneInfo.system),
+                owner: "an older water-server")
             defer { store.close() }
             let mum = try #require(try store.accounts.read { $0.account(named: "mum") })
             let texts = [osc52, forged, Self.heavy, Self.heavy]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import WaterCodec
 @testable import WaterProtocol
 
 /// proto/README.md writes out one request frame and its reply in hex for people writing a

@@ -1,4 +1,5 @@
 import Testing
+import WaterCodec
 import WaterProtocol
 
 /// Three frames of different shapes, as one byte stream.

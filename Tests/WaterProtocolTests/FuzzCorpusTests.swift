@@ -3,6 +3,7 @@ import Testing
 import WaterFuzzing
 import WaterProtocol
 import WaterStore
+import WaterZoneInfo
 
 @Suite("Fuzz corpus")
 struct FuzzCorpusTests {
@@ -31,11 +32,11 @@ struct FuzzCorpusTests {
     func storeSeedsLoad() throws {
         for seed in StoreFuzzing.snapshotSeeds() {
             // The archive of the snapshot's kind loads, expected to exist and allowed to be new.
-            #expect(StoreFuzzing.loadSnapshot(seed) == 2)
+            #expect(StoreFuzzing.loadSnapshot(seed, timeZones: ZoneInfo.system) == 2)
         }
         for seed in StoreFuzzing.logSeeds() {
             // With no snapshot, each kind loads only where a new archive is allowed.
-            #expect(StoreFuzzing.loadLog(seed) == 3)
+            #expect(StoreFuzzing.loadLog(seed, timeZones: ZoneInfo.system) == 3)
         }
     }
 

@@ -1,6 +1,7 @@
 import Testing
 import WaterStore
 
+@testable import WaterCodec
 @testable import WaterProtocol
 
 /// One set of generated messages: the API's (in WaterProtocol) or the storage format's (in
@@ -94,10 +95,11 @@ struct MessageCodecTests {
 
     @Test("refuses text that is not UTF-8 instead of repairing it (see StrictStringsTests for every field)")
     func invalidUTF8() throws {
-        let error = try #require(throws: WaterError.self) {
+        let error = try #require(throws: DecodeError.self) {
             try WaterV1.LogWaterRequest(serializedBytes: [0x0A, 0x02, 0xFF, 0x41])
         }
-        #expect(error.code == .invalidArgument && error.violations.map(\.field) == ["entry_id"])
+        #expect(error.code == .malformed && error.field == "entry_id")
+        #expect(WaterError(error).code == .invalidArgument && WaterError(error).violations.map(\.field) == ["entry_id"])
     }
 
     @Test(
@@ -113,7 +115,7 @@ struct MessageCodecTests {
         #expect {
             try WaterV1.LogWaterRequest(serializedBytes: bytes)
         } throws: { error in
-            (error as? WaterError)?.code == .invalidArgument
+            (error as? DecodeError).map { WaterError($0).code } == .invalidArgument
         }
     }
 
@@ -123,7 +125,7 @@ struct MessageCodecTests {
             .serializedBytes()
         // Every prefix ends inside a field, except the one that drops amount_ml (3 bytes) whole.
         for length in 1..<bytes.count where length != bytes.count - 3 {
-            #expect(throws: WaterError.self) { try WaterV1.LogWaterRequest(serializedBytes: bytes.prefix(length)) }
+            #expect(throws: DecodeError.self) { try WaterV1.LogWaterRequest(serializedBytes: bytes.prefix(length)) }
         }
     }
 }

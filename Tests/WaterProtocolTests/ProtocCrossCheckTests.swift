@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaterCodec
 import WaterProtocol
 import WaterTestSupport
 

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import WaterCodec
 @testable import WaterProtocol
 
 /// Decodes `envelope` as the server does: a view into `arena`.

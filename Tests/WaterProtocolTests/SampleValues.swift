@@ -1,3 +1,4 @@
+import WaterCodec
 import WaterProtocol
 
 /// Makes an instance of any generated message with every field set to a distinct non-default

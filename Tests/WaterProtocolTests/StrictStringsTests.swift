@@ -1,5 +1,6 @@
 import Testing
 
+@testable import WaterCodec
 @testable import WaterProtocol
 
 /// Every string field of every request message (and the envelope's), found through protoc-c's
@@ -119,7 +120,9 @@ struct StrictStringsTests {
         let type = try #require(GeneratedMessages.byProtoName[message])
         for bad in badStrings {
             let bytes = encoding(of: message, path: field, holding: bad.bytes)
-            let error = try #require(throws: WaterError.self) { try type.init(serializedBytes: bytes) }
+            let refusal = try #require(throws: DecodeError.self) { try type.init(serializedBytes: bytes) }
+            #expect(refusal.code == .malformed && refusal.field == field)
+            let error = WaterError(refusal)
             #expect(error.code == .invalidArgument)
             #expect(error.violations.map(\.field) == [field])
             #expect(error.message.contains(bad.says))

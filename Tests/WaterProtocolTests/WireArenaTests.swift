@@ -1,5 +1,6 @@
 import Testing
 
+@testable import WaterCodec
 @testable import WaterProtocol
 
 @Suite("WireArena")
@@ -20,7 +21,7 @@ struct WireArenaTests {
         #expect(appended == [0xEE] + bytes)
         let packed = WireCodec.packed(WireCodec.build(original, in: arena), in: arena)
         #expect(Array(packed) == bytes)
-        let decoded = try withBytes(of: bytes) { (bytes) throws(WaterError) in
+        let decoded = try withBytes(of: bytes) { (bytes) throws(DecodeError) in
             try WireCodec.unpack(Message.self, from: bytes, arena: arena, limits: .unlimited)
         }
         #expect(decoded == original)
@@ -42,7 +43,7 @@ struct WireArenaTests {
                 day: WaterV1.DaySummary(date: "2025-11-30", amountMl: Int32(index), goalMl: 2000, count: UInt32(index)))
             var bytes: [UInt8] = []
             WireCodec.pack(reply, appendingTo: &bytes, arena: arena)
-            let decoded = try withBytes(of: bytes) { (bytes) throws(WaterError) in
+            let decoded = try withBytes(of: bytes) { (bytes) throws(DecodeError) in
                 try WireCodec.unpack(WaterV1.LogWaterResponse.self, from: bytes, arena: arena, limits: .request)
             }
             #expect(decoded == reply)
@@ -93,7 +94,7 @@ struct WireArenaTests {
         let bytes = LargeRequests.firstImportPart.serializedBytes()
         #expect(bytes.count < WireProtocol.defaultMaximumPayloadLength)
         let arena = WireArena()
-        let decoded = try withBytes(of: bytes) { (bytes) throws(WaterError) in
+        let decoded = try withBytes(of: bytes) { (bytes) throws(DecodeError) in
             try WireCodec.unpack(WaterV1.ImportRequest.self, from: bytes, arena: arena, limits: .request)
         }
         #expect(decoded == LargeRequests.firstImportPart)
@@ -107,12 +108,13 @@ struct WireArenaTests {
         // ImportRequest.history (field 1) holding 60 000 empty entries (field 3, length 0).
         let history = lengthDelimited(1, Array([[UInt8]](repeating: [0x1A, 0x00], count: 60_000).joined()))
         let arena = WireArena()
-        let error = try #require(throws: WaterError.self) {
-            try withBytes(of: history) { (bytes) throws(WaterError) in
+        let error = try #require(throws: DecodeError.self) {
+            try withBytes(of: history) { (bytes) throws(DecodeError) in
                 try WireCodec.unpack(WaterV1.ImportRequest.self, from: bytes, arena: arena, limits: .request)
             }
         }
-        #expect(error.code == .resourceExhausted)
+        #expect(error.code == .tooLarge)
+        #expect(WaterError(error).code == .resourceExhausted)
         #expect(arena.bytesInUse <= DecodeLimits.request.memoryBudget(forInputLength: history.count) + 4096)
         // Data this program wrote itself has no such budget.
         let decoded = try WaterV1.ImportRequest(serializedBytes: history)

@@ -1,13 +1,19 @@
 import Testing
 
+@testable import WaterCodec
 @testable import WaterProtocol
 
-/// Decodes `bytes` as `Message` under `limits`, through an arena as the server does.
+/// Decodes `bytes` as `Message` under `limits`, through an arena as the server does; a refusal
+/// as the peer is told of it.
 private func decode<Message: WireMessage>(_ type: Message.Type, _ bytes: [UInt8], _ limits: DecodeLimits)
     throws(WaterError) -> Message
 {
-    try withBytes(of: bytes) { (bytes) throws(WaterError) in
-        try WireCodec.unpack(type, from: bytes, arena: WireArena(), limits: limits)
+    do {
+        return try withBytes(of: bytes) { (bytes) throws(DecodeError) in
+            try WireCodec.unpack(type, from: bytes, arena: WireArena(), limits: limits)
+        }
+    } catch {
+        throw WaterError(error)
     }
 }
 

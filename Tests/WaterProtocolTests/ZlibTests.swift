@@ -1,5 +1,6 @@
 import Testing
 
+@testable import WaterCodec
 @testable import WaterProtocol
 
 @Suite("Zlib")

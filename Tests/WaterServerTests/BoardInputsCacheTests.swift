@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WaterCore
 import WaterStore
+import WaterZoneInfo
 
 @testable import WaterServer
 
@@ -54,7 +55,8 @@ struct BoardInputsCacheTests {
     ) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("board-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try FileArchiveStore(path: directory, owner: "board tests")
+        let store = try FileArchiveStore(
+            path: directory, options: StoreOptions(timeZones: ZoneInfo.system), owner: "board tests")
         defer { store.close() }
         var archives = try ["ann", "bob", "cat"].map { try add($0, to: store) }
         for (n, archive) in archives.enumerated() {

@@ -1,4 +1,5 @@
 import Testing
+import WaterCodec
 import WaterProtocol
 
 @testable import WaterServer

@@ -4,6 +4,7 @@ import WaterLog
 import WaterSync
 import WaterSystem
 import WaterTestSupport
+import WaterZoneInfo
 
 @testable import WaterStore
 
@@ -89,7 +90,7 @@ struct DamageDetectionTests {
 
     /// What each archive holds (record numbers), or why it is protected.
     static func open(_ disk: SimulatedDisk, logger: Logger = .silent) throws -> [UInt64: Result<[Int], ArchiveError>] {
-        var options = StoreOptions()
+        var options = StoreOptions(timeZones: ZoneInfo.system)
         options.logSegmentLength = length
         let store = try FileArchiveStore(
             path: "/data", fileSystem: disk.crash(), options: options, logger: logger, owner: "test")

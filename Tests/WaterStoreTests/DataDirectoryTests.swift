@@ -2,6 +2,7 @@ import Glibc
 import Testing
 import WaterCore
 import WaterStore
+import WaterZoneInfo
 
 @Suite("Data directory on the real file system")
 struct DataDirectoryTests {
@@ -9,7 +10,7 @@ struct DataDirectoryTests {
     func restart() throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(Self.parent(path)) }
-        var options = StoreOptions()
+        var options = StoreOptions(timeZones: ZoneInfo.system)
         options.compactionThreshold = 2048
         var expected = Expected()
         let store = try FileArchiveStore(path: path, options: options, owner: "test")
@@ -25,7 +26,7 @@ struct DataDirectoryTests {
     func permissions() throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(Self.parent(path)) }
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         var expected = Expected()
         run(.log(member: 4, n: 1, amount: 250), on: store, expecting: &expected)
         run(.todo(n: 2), on: store, expecting: &expected)
@@ -44,26 +45,32 @@ struct DataDirectoryTests {
     func lock() throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(Self.parent(path)) }
-        let first = try FileArchiveStore(path: path, owner: "pid 4242 water-server serve")
+        let first = try FileArchiveStore(
+            path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "pid 4242 water-server serve")
         #expect {
-            try FileArchiveStore(path: path, owner: "pid 99 water-server check")
+            try FileArchiveStore(
+                path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "pid 99 water-server check")
         } throws: { error in
             let error = error as? ArchiveError
             return error?.code == .locked && error?.message.contains("pid 4242 water-server serve") == true
         }
         first.close()
-        try FileArchiveStore(path: path, owner: "pid 99 water-server check").close()
+        try FileArchiveStore(
+            path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "pid 99 water-server check"
+        ).close()
     }
 
     @Test("refuses a data directory of an unknown format")
     func unknownFormat() throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(Self.parent(path)) }
-        try FileArchiveStore(path: path, owner: "test").close()
+        try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test").close()
         let file = fopen("\(path)/format", "w")
         fputs("water-data 7\n", file)
         fclose(file)
-        #expect { try FileArchiveStore(path: path, owner: "test") } throws: {
+        #expect {
+            try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
+        } throws: {
             ($0 as? ArchiveError)?.code == .unsupportedVersion
         }
     }
@@ -72,13 +79,14 @@ struct DataDirectoryTests {
     func oversizedSegment() throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(Self.parent(path)) }
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         var expected = Expected()
         run(.log(member: 5, n: 1, amount: 250), on: store, expecting: &expected)
         store.close()
         // Grow the segment past the cap (sparse: no disk is used).
         #expect(truncate("\(path)/log/0000000000000001", off_t(300 << 20)) == 0)
-        let reopened = try FileArchiveStore(path: path, owner: "test")
+        let reopened = try FileArchiveStore(
+            path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         #expect(reopened.protectedArchives.first?.reason.message.contains("larger than") == true)
         // Writes that can go on go to a segment of their own.
         #expect(reopened.logPosition == LogPosition(generation: 2, offset: 0))

@@ -1,6 +1,7 @@
 import Testing
 import WaterCore
 import WaterProtocol
+import WaterZoneInfo
 
 @testable import WaterStore
 
@@ -9,7 +10,7 @@ import WaterProtocol
 /// 1.00 with the default list.
 @Suite("Drinks on disk")
 struct DrinkFormatTests {
-    static let context = ArchiveContext(defaultTimeZone: .utc)
+    static let context = ArchiveContext(defaultTimeZone: .utc, timeZones: ZoneInfo.system)
     static let noon: Int64 = 1_796_040_000_000
 
     static func id(_ n: UInt64) -> RecordID {

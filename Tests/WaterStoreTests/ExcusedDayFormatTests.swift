@@ -1,6 +1,7 @@
 import Testing
 import WaterCore
 import WaterProtocol
+import WaterZoneInfo
 
 @testable import WaterStore
 
@@ -8,7 +9,7 @@ import WaterProtocol
 /// them has none. The streaks and habits' streaks are rebuilt from what is read.
 @Suite("Excused days on disk")
 struct ExcusedDayFormatTests {
-    static let context = ArchiveContext(defaultTimeZone: .utc)
+    static let context = ArchiveContext(defaultTimeZone: .utc, timeZones: ZoneInfo.system)
     static let noon: Int64 = 1_796_040_000_000
 
     @Test("excused days and their reasons come back through a snapshot and through log records")

@@ -1,5 +1,6 @@
 import Testing
 import WaterCore
+import WaterZoneInfo
 
 @testable import WaterStore
 
@@ -35,7 +36,7 @@ struct IdleSweepTests {
     private func withMember(drinks: Int, _ body: (FileArchiveStore, String) throws -> Void) throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(String(path.dropLast(5))) }
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         defer { store.close() }
         _ = try store.createMember(1)
         try log(drinks, from: 0, on: store)
@@ -61,7 +62,8 @@ struct IdleSweepTests {
             #expect(store.archivesDropped == 2)
 
             store.close()
-            let reopened = try FileArchiveStore(path: path, owner: "test")
+            let reopened = try FileArchiveStore(
+                path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
             defer { reopened.close() }
             #expect(try reopened.member(1)!.read { $0 } == after)
         }

@@ -3,6 +3,7 @@ import Testing
 import WaterCore
 import WaterStore
 import WaterTestSupport
+import WaterZoneInfo
 
 /// The directory the test bundle was built into, where the package's executables are too.
 func builtProductsDirectory() -> URL {
@@ -43,7 +44,8 @@ struct KillTests {
                 acknowledged[parts[0]] = max(acknowledged[parts[0]] ?? 0, parts[1])
             }
 
-            let store = try FileArchiveStore(path: path, owner: "kill test")
+            let store = try FileArchiveStore(
+                path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "kill test")
             #expect(store.protectedArchives.isEmpty, "cycle \(cycle)")
             for (member, highest) in acknowledged {
                 let ids = try #require(store.member(member)).read { $0.water.entries.map(\.id) }

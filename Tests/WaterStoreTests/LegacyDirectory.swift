@@ -1,5 +1,6 @@
 import WaterCore
 import WaterSystem
+import WaterZoneInfo
 
 @testable import WaterStore
 
@@ -52,7 +53,7 @@ struct LegacyDirectory {
         _ type: Model.Type, _ mutations: [Model.Mutation], at directory: String, _ fileSystem: any FileSystem
     ) throws {
         let folded = mutations.count / 2
-        var model = Model(context: ArchiveContext(defaultTimeZone: .utc))
+        var model = Model(context: ArchiveContext(defaultTimeZone: .utc, timeZones: ZoneInfo.system))
         for mutation in mutations.prefix(folded) { model.apply(mutation) }
         let body = model.encodeSnapshot(lastSequence: UInt64(folded), journalGeneration: 1)
         try fileSystem.replaceFile(

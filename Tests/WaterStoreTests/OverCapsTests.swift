@@ -1,5 +1,6 @@
 import Testing
 import WaterCore
+import WaterZoneInfo
 
 @testable import WaterStore
 
@@ -13,7 +14,7 @@ struct OverCapsTests {
     /// (as a server before the caps wrote them).
     static func overCapDirectory() throws -> String {
         let path = temporaryDirectory() + "/data"
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         defer { store.close() }
         let member = try store.createMember(1)
         try member.commitAndWait { _ in
@@ -29,7 +30,7 @@ struct OverCapsTests {
     }
 
     static func drinks(_ path: String) throws -> Int {
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         defer { store.close() }
         return try store.member(1)!.read { $0.water.entries.count }
     }
@@ -38,10 +39,11 @@ struct OverCapsTests {
     func loadsAndChecks() throws {
         let path = try Self.overCapDirectory()
         defer { removeTree(String(path.dropLast(5))) }
-        let report = try #require(try DataDirectoryCheck.run(path).first { $0.archive == "users/1" })
+        let report = try #require(
+            try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system).first { $0.archive == "users/1" })
         #expect(report.problem == nil && report.overCaps == [Self.overDay])
 
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         defer { store.close() }
         let member = try #require(store.member(1))
         #expect(try member.read { $0.water.entries.count } == 150)
@@ -68,7 +70,9 @@ struct OverCapsTests {
         try Backup.restore(from: root + "/backup", to: root + "/restored", force: false, now: 1_800_000_000_000)
         #expect(try Self.drinks(root + "/restored") == 150)
         #expect(
-            try DataDirectoryCheck.run(root + "/restored").first { $0.archive == "users/1" }?.overCaps == [Self.overDay]
+            try DataDirectoryCheck.run(root + "/restored", timeZones: ZoneInfo.system).first {
+                $0.archive == "users/1"
+            }?.overCaps == [Self.overDay]
         )
     }
 
@@ -76,7 +80,7 @@ struct OverCapsTests {
     func repair() throws {
         let path = try Self.overCapDirectory()
         defer { removeTree(String(path.dropLast(5))) }
-        let outcome = try ArchiveRepair.repair("users/1", in: path, now: 1_800_000_000)
+        let outcome = try ArchiveRepair.repair("users/1", in: path, now: 1_800_000_000, timeZones: ZoneInfo.system)
         #expect(
             outcome.kept.contains(
                 "what is over a cap, whole (only writes that would add to it are refused): \(Self.overDay)"),

@@ -1,6 +1,7 @@
 import Testing
 import WaterCore
 import WaterProtocol
+import WaterZoneInfo
 
 @testable import WaterStore
 
@@ -8,7 +9,7 @@ import WaterProtocol
 /// privacy (no field) reads as full, and a level this version does not know is corruption.
 @Suite("Privacy on disk")
 struct PrivacyFormatTests {
-    static let context = ArchiveContext(defaultTimeZone: .utc)
+    static let context = ArchiveContext(defaultTimeZone: .utc, timeZones: ZoneInfo.system)
 
     @Test("every level goes through a snapshot and a log record as it was; an old snapshot is full")
     func roundTrip() throws {

@@ -2,6 +2,7 @@ import Glibc
 import Testing
 import WaterCore
 import WaterSystem
+import WaterZoneInfo
 
 @testable import WaterStore
 
@@ -14,7 +15,7 @@ struct RepairTests {
     /// two segments, `change`d.
     static func dataDirectory(_ change: (inout [[UInt8]], inout [[UInt8]]) -> Void = { _, _ in }) throws -> String {
         let path = temporaryDirectory() + "/data"
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         _ = try store.createMember(1)
         _ = try store.createMember(2)
         store.close()
@@ -35,7 +36,7 @@ struct RepairTests {
     }
 
     static func items(_ path: String) throws -> [String] {
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         defer { store.close() }
         return try store.household.read { $0.items.map(\.text) }
     }
@@ -61,13 +62,13 @@ struct RepairTests {
         }
         defer { removeTree(String(path.dropLast(5))) }
         let before = try Self.files("\(path)/household")
-        let reports = try DataDirectoryCheck.run(path)
+        let reports = try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system)
         #expect(
             reports.first { $0.archive == "household" }?.problem?.contains("its records 2-3") == true,
             "\(reports.map { "\($0.archive): \($0.problem ?? "ok")" })")
         #expect(reports.filter { $0.problem != nil }.count == 1, "Ann's records are in the same frame, and intact")
 
-        let outcome = try ArchiveRepair.repair("household", in: path, now: 1_800_000_000)
+        let outcome = try ArchiveRepair.repair("household", in: path, now: 1_800_000_000, timeZones: ZoneInfo.system)
         #expect(outcome.kept.contains("2 records in the log, up to record 4"), "\(outcome.kept)")
         #expect(outcome.dropped.contains { $0.contains("records 2-3") && $0.contains("damaged") }, "\(outcome.dropped)")
         #expect(outcome.dropped.contains("records 2-3, which are nowhere to be found"), "\(outcome.dropped)")
@@ -76,10 +77,10 @@ struct RepairTests {
         #expect(aside["snapshot"] == before["snapshot"], "the original kept byte for byte")
         #expect(aside.keys.contains("log-0000000000000001"), "with the log that held its records")
 
-        #expect(try DataDirectoryCheck.run(path).allSatisfy { $0.problem == nil })
+        #expect(try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system).allSatisfy { $0.problem == nil })
         #expect(try Self.items(path) == [1, 4].map { "task \($0)" })
         // The others are as they were, and everyone writes on.
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         #expect(try store.member(1)!.read { $0.water.entries.map(\.amountMillilitres) } == [1, 2, 3, 4])
         try store.household.commitAndWait { list in
             [try list.validateAdd(id: id(9), text: "task 9", by: 1, now: workloadStart)!]
@@ -98,12 +99,14 @@ struct RepairTests {
         var bytes = try PosixFileSystem().readFile(journal, limit: 1 << 20)
         bytes[JournalFile.headerLength + 20] ^= 0x02
         try PosixFileSystem().replaceFile(journal, with: bytes, mode: 0o600)
-        try FileArchiveStore(path: path, owner: "test").close()  // migrates the others
-        #expect(try DataDirectoryCheck.run(path).filter { $0.problem != nil }.map(\.archive) == ["users/1"])
-        let outcome = try ArchiveRepair.repair("users/1", in: path, now: 1_800_000_000)
+        try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test").close()  // migrates the others
+        #expect(
+            try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system).filter { $0.problem != nil }.map(\.archive)
+                == ["users/1"])
+        let outcome = try ArchiveRepair.repair("users/1", in: path, now: 1_800_000_000, timeZones: ZoneInfo.system)
         #expect(outcome.dropped.contains { $0.contains("damaged bytes") }, "\(outcome.dropped)")
-        #expect(try DataDirectoryCheck.run(path).allSatisfy { $0.problem == nil })
-        let store = try FileArchiveStore(path: path, owner: "test")
+        #expect(try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system).allSatisfy { $0.problem == nil })
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         defer { store.close() }
         let entries = try store.member(1)!.read { $0.water.entries }
         #expect(!entries.isEmpty && entries.count < legacy.expected.members[1]!.water.entries.count)
@@ -118,11 +121,11 @@ struct RepairTests {
         }
         defer { removeTree(String(path.dropLast(5))) }
         let before = try Self.files("\(path)/log")
-        let reports = try DataDirectoryCheck.run(path)
+        let reports = try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system)
         let household = try #require(reports.first { $0.archive == "household" })
         #expect(household.problem == nil && household.lastRecord == 3)
         #expect(household.tornTail?.journal == "log/0000000000000002", "\(household)")
-        #expect(try DataDirectoryCheck.run(path) == reports)
+        #expect(try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system) == reports)
         #expect(try Self.files("\(path)/log") == before)
     }
 
@@ -131,7 +134,8 @@ struct RepairTests {
     func checkNewestFrameDamage() throws {
         let path = try Self.dataDirectory { _, second in second[1][second[1].count - 40] ^= 0x01 }
         defer { removeTree(String(path.dropLast(5))) }
-        let household = try #require(try DataDirectoryCheck.run(path).first { $0.archive == "household" })
+        let household = try #require(
+            try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system).first { $0.archive == "household" })
         #expect(household.tornTail == nil, "\(household)")
         #expect(household.problem?.contains("its records 4-4 in log 0000000000000002") == true, "\(household)")
     }
@@ -141,7 +145,7 @@ struct RepairTests {
     func membersAndFolders() throws {
         let path = temporaryDirectory() + "/data"
         defer { removeTree(String(path.dropLast(5))) }
-        let store = try FileArchiveStore(path: path, owner: "test")
+        let store = try FileArchiveStore(path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         for name in ["ann", "bob"] {
             try store.accounts.commitAndWait { book in
                 let mutation = try book.validateAdd(
@@ -155,7 +159,7 @@ struct RepairTests {
         #expect(rmdir("\(path)/users/2") != 0)  // not empty: it has its snapshot
         removeTree("\(path)/users/2")
         #expect(mkdir("\(path)/users/9", 0o700) == 0)
-        let reports = try DataDirectoryCheck.run(path)
+        let reports = try DataDirectoryCheck.run(path, timeZones: ZoneInfo.system)
         #expect(reports.first { $0.archive == "users/2" }?.problem?.contains("bob's archive is missing") == true)
         #expect(reports.first { $0.archive == "users/9" }?.problem == nil)
         #expect(reports.filter { $0.problem != nil }.count == 1)

@@ -3,6 +3,7 @@ import WaterCore
 import WaterStore
 import WaterSystem
 import WaterTestSupport
+import WaterZoneInfo
 
 /// 2026-11-30 08:00 UTC; each step of a workload happens a few minutes later.
 let workloadStart: Int64 = 1_796_025_600_000
@@ -175,7 +176,7 @@ func removeTree(_ path: String) {
 func openStore(_ fileSystem: any FileSystem, threshold: Int = 4096, segment: Int = 16 * 1024) throws
     -> FileArchiveStore
 {
-    var options = StoreOptions()
+    var options = StoreOptions(timeZones: ZoneInfo.system)
     options.compactionThreshold = threshold
     options.logSegmentLength = segment
     return try FileArchiveStore(path: "/data", fileSystem: fileSystem, options: options, owner: "test")

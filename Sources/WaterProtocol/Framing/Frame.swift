@@ -1,3 +1,5 @@
+import WaterCodec
+
 /// One message on the wire: a flags byte, then the payload (a protobuf-encoded envelope).
 public struct Frame: Hashable, Sendable {
     public var flags: FrameFlags

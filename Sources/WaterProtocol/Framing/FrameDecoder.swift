@@ -1,3 +1,5 @@
+import WaterCodec
+
 /// Splits a byte stream into frames.
 ///
 ///     +-------+-----------------+------------------------------+

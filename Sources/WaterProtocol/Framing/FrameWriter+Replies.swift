@@ -1,5 +1,6 @@
 import CProtobufC
 import CWaterProto
+import WaterCodec
 
 // The server's replies, written as frames onto a connection's output: the ResponseEnvelope is
 // a protobuf-c struct in the arena whose `payload` points at the response, packed into the

@@ -1,4 +1,5 @@
 import CProtobufC
+import WaterCodec
 
 /// Writes frames onto the end of an output buffer that is used again and again (a
 /// connection's): the 5-byte header (see ``FrameDecoder`` for the layout), then the payload,

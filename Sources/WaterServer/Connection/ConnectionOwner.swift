@@ -1,3 +1,4 @@
+import WaterCodec
 import WaterProtocol
 
 /// What a ``Connection`` tells the server that owns it (both on the loop).

@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import WaterCodec
 import WaterProtocol
 import WaterTLS
 import WaterTransport

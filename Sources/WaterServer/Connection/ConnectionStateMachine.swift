@@ -1,3 +1,4 @@
+import WaterCodec
 import WaterProtocol
 
 /// The whole life of one connection, with no socket, thread or clock of its own: events in

@@ -1,3 +1,4 @@
+import WaterCodec
 import WaterProtocol
 
 /// One connection's replies on their way to the socket: framed into one buffer as they are

@@ -1,5 +1,4 @@
 import WaterCore
-import WaterProtocol
 
 /// The household's accounts on disk.
 extension AccountBook: ArchiveModel {

@@ -1,5 +1,4 @@
 import WaterCore
-import WaterProtocol
 
 /// Water entries as the columns of `EntryColumns` (proto/archive.proto), in log order.
 ///

@@ -1,5 +1,4 @@
 import WaterCore
-import WaterProtocol
 
 /// A member's archive on disk: settings, goal changes and habits as messages, the water
 /// entries as compressed columns (``EntryColumns``).

@@ -1,5 +1,5 @@
+import WaterCodec
 import WaterCore
-import WaterProtocol
 
 /// Conversions between domain values and the stored messages of `proto/archive.proto`, shared
 /// by snapshots and journal records. Every decode checks what the domain would never produce.

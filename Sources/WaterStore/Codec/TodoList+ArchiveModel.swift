@@ -1,5 +1,4 @@
 import WaterCore
-import WaterProtocol
 
 /// The household's shared todo list on disk.
 extension TodoList: ArchiveModel {

@@ -1,5 +1,4 @@
 import WaterCore
-import WaterZoneInfo
 
 /// What an archive needs to know when it starts empty, and to read its files.
 public struct ArchiveContext: Sendable {
@@ -8,7 +7,7 @@ public struct ArchiveContext: Sendable {
     /// Where the zones that archives name are looked up.
     public var timeZones: any TimeZoneSource
 
-    public init(defaultTimeZone: MemberTimeZone, timeZones: any TimeZoneSource = ZoneInfo.system) {
+    public init(defaultTimeZone: MemberTimeZone, timeZones: any TimeZoneSource) {
         self.defaultTimeZone = defaultTimeZone
         self.timeZones = timeZones
     }

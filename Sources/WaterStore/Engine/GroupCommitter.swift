@@ -1,6 +1,5 @@
 import Dispatch
 import Synchronization
-import WaterProtocol
 import WaterSync
 
 /// What the committer needs of an archive; ``Archive`` is the one implementation.

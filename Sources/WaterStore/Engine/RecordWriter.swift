@@ -1,4 +1,4 @@
-import WaterProtocol
+import WaterCodec
 
 /// Where archives append their records for the next group: each one length-prefixed, packed
 /// with protobuf-c straight into the buffer through an arena kept from record to record.

@@ -1,4 +1,4 @@
-import WaterProtocol
+import WaterCodec
 
 /// The file a snapshot is kept in, `snapshot` in its archive's folder:
 ///

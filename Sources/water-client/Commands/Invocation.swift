@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import WaterCLI
 import WaterClient
+import WaterCodec
 import WaterCore
 import WaterProtocol
 import WaterTLS

@@ -2,6 +2,7 @@ import WaterCLI
 import WaterCore
 import WaterServer
 import WaterStore
+import WaterZoneInfo
 
 /// `repair`: rebuilds damaged archives from what still verifies.
 enum RepairCommand: ServerCommand {
@@ -35,7 +36,7 @@ enum RepairCommand: ServerCommand {
         default: throw UsageError("repair takes one of: a member's username, --accounts, --household, --all")
         }
         // Read before the repair: a damaged accounts archive names nobody until it is repaired.
-        let names = DataDirectoryCheck.memberNames(data)
+        let names = DataDirectoryCheck.memberNames(data, timeZones: ZoneInfo.system)
         let results = try AdminCommands.repair(dataDirectory: data, target: target, now: UnixTime.nowMilliseconds())
         let objects = results.map { result -> RepairJSON in
             switch result {

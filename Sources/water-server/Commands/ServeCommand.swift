@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import WaterCLI
 import WaterCore
+import WaterHome
 import WaterLog
 import WaterProtocol
 import WaterServer
@@ -126,7 +127,7 @@ enum ServeCommand: ServerCommand {
             configuration.buildTimeUnixMilliseconds = BuildTime.unixMilliseconds(
                 date: String(cString: CBuildTime_date()), time: String(cString: CBuildTime_time()))
         }
-        configuration.mqtt = try mqttSettings(&arguments)
+        configuration.boardPublishers = try mqttSettings(&arguments).map { [HomePublisher.maker($0)] } ?? []
         try arguments.finish()
 
         let logger = Logger.standardError()

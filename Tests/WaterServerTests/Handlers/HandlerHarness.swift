@@ -5,6 +5,7 @@ import WaterLog
 import WaterProtocol
 import WaterStore
 import WaterSync
+import WaterZoneInfo
 
 @testable import WaterServer
 
@@ -33,7 +34,8 @@ final class HandlerHarness {
         configuration.passwordStrength = .minimum
         configuration.householdTimeZone = householdTimeZone
         configuration.concurrentPasswordHashes = concurrentHashes
-        let store = try FileArchiveStore(path: directory, owner: "handler tests")
+        let store = try FileArchiveStore(
+            path: directory, options: StoreOptions(timeZones: ZoneInfo.system), owner: "handler tests")
         services = ServerServices(
             store: store, configuration: configuration, logger: .silent, importQueue: importQueue)
     }

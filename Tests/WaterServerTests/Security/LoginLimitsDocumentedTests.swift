@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WaterTestSupport
 
 @testable import WaterServer
 
@@ -9,9 +10,7 @@ import Testing
 struct LoginLimitsDocumentedTests {
     /// A repository file's text with its line breaks and runs of spaces made single spaces.
     static func text(_ path: String) throws -> String {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../\(path)")
-        let text = try String(contentsOf: url.standardizedFileURL, encoding: .utf8)
-        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        try repositoryText(path)
     }
 
     static let configuration = ServerConfiguration(dataDirectory: "/nowhere")

@@ -1,7 +1,7 @@
 /// Bytes in memory of their own that stays where it is until the next mutation, so a pointer
 /// into them may be handed out until then (``FrameDecoder``'s borrowed payloads), which an
 /// Array promises only inside `withUnsafeBytes`. A value, copied on write, like Array.
-struct GrowableBytes: Sendable {
+package struct GrowableBytes: Sendable {
     /// Mutated only while uniquely referenced (see `makeUnique`), which is what makes the
     /// unchecked Sendable true.
     private final class Storage: @unchecked Sendable {
@@ -43,13 +43,15 @@ struct GrowableBytes: Sendable {
 
     private var storage = Storage()
 
-    var count: Int { storage.count }
-    var capacity: Int { storage.capacity }
+    package init() {}
+
+    package var count: Int { storage.count }
+    package var capacity: Int { storage.capacity }
 
     /// The bytes, valid until the next mutating call.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage.base, count: storage.count) }
+    package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage.base, count: storage.count) }
 
-    subscript(offset: Int) -> UInt8 {
+    package subscript(offset: Int) -> UInt8 {
         precondition(offset >= 0 && offset < count, "offset \(offset) of \(count) bytes")
         return storage.base!.load(fromByteOffset: offset, as: UInt8.self)
     }
@@ -59,12 +61,12 @@ struct GrowableBytes: Sendable {
     }
 
     /// Room for `capacity` bytes in all; growing doubles at least, so appends stay linear.
-    mutating func reserveCapacity(_ capacity: Int) {
+    package mutating func reserveCapacity(_ capacity: Int) {
         makeUnique()
         if capacity > storage.capacity { storage.reserve(max(capacity, 2 * storage.capacity)) }
     }
 
-    mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+    package mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserveCapacity(count + bytes.count)
         (storage.base! + storage.count).copyMemory(from: source, byteCount: bytes.count)
@@ -73,7 +75,7 @@ struct GrowableBytes: Sendable {
 
     /// Lets `body` write into the room after the bytes held (at least `minimumRoom` bytes of
     /// it) and keeps the count it returns.
-    mutating func appendInPlace<Result>(
+    package mutating func appendInPlace<Result>(
         minimumRoom: Int, _ body: (UnsafeMutableRawBufferPointer) -> (written: Int, result: Result)
     ) -> Result {
         reserveCapacity(count + minimumRoom)
@@ -85,7 +87,7 @@ struct GrowableBytes: Sendable {
     }
 
     /// Drops the first `removed` bytes, moving the rest to the front.
-    mutating func removeFirst(_ removed: Int) {
+    package mutating func removeFirst(_ removed: Int) {
         precondition(removed >= 0 && removed <= count)
         guard removed > 0 else { return }
         makeUnique()
@@ -96,7 +98,7 @@ struct GrowableBytes: Sendable {
 
     /// Empties the bytes, and gives their memory back when it is more than `retainedCapacity`
     /// (a huge frame does not pin its memory for the life of the connection).
-    mutating func removeAll(retainingAtMost retainedCapacity: Int) {
+    package mutating func removeAll(retainingAtMost retainedCapacity: Int) {
         makeUnique()
         if storage.capacity > retainedCapacity { storage.release() } else { storage.count = 0 }
     }

@@ -3,7 +3,7 @@ import CProtobufC
 /// A pointer to one of protoc-c's message descriptors: static, immutable C data that lives as
 /// long as the process, so sharing it between threads is safe.
 package struct MessageDescriptorRef: @unchecked Sendable {
-    @usableFromInline let pointer: UnsafePointer<ProtobufCMessageDescriptor>
+    @usableFromInline package let pointer: UnsafePointer<ProtobufCMessageDescriptor>
 
     /// The full proto name, e.g. `"water.v1.LogWaterRequest"`.
     var fullName: String { String(cString: pointer.pointee.name) }

@@ -54,7 +54,7 @@ public final class WireArena {
 
     /// Zeroed memory of `byteCount` bytes, aligned for any C scalar or pointer, valid until the
     /// next ``reset()``.
-    func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
+    package func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
         let size = (max(byteCount, 1) + Self.alignment - 1) & ~(Self.alignment - 1)
         if block == nil || offset + size > block!.capacity { startBlock(holding: size) }
         let pointer = block!.base + offset

@@ -28,7 +28,7 @@ public enum Zlib {
     }
 
     /// Compresses `input` onto the end of `output`.
-    static func compress(
+    package static func compress(
         _ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION
     ) {
         var stream = z_stream()
@@ -76,7 +76,7 @@ public enum Zlib {
     /// The same, appending to `output` (a buffer used again for every frame). Inflating stops
     /// as soon as the output passes the limit or the ratio, so refusing a bomb costs no more
     /// than the bytes it is allowed.
-    static func decompress(
+    package static func decompress(
         _ input: UnsafeRawBufferPointer, into output: inout GrowableBytes, limit: Int, maximumRatio: Int?
     ) throws(InflateError) {
         let ratioLimit = maximumRatio.map { $0.multipliedReportingOverflow(by: input.count) }

@@ -13,17 +13,17 @@ import CProtobufC
 /// A refusal names the field at fault by its path of proto field names
 /// (`history.entries.entry_id`), a string made only then.
 enum WireCheck {
-    /// - Throws: INVALID_ARGUMENT naming the first string field that breaks the rules, a field
-    ///   repeated too often or nested too deep; RESOURCE_EXHAUSTED for too many fields. Bytes
-    ///   that are not a valid encoding are left for protobuf-c to refuse.
+    /// - Throws: ``DecodeError/Code/malformed`` naming the first string field that breaks the
+    ///   rules, a field repeated too often or nested too deep; ``DecodeError/Code/tooLarge`` for
+    ///   too many fields. Bytes that are not a valid encoding are left for protobuf-c to refuse.
     static func check(
         _ bytes: UnsafeRawBufferPointer, _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, limits: DecodeLimits
-    ) throws(WaterError) {
+    ) throws(DecodeError) {
         var fieldsLeft = limits.maximumFieldCount
         do {
             try checkMessage(bytes, descriptor, depth: 1, limits: limits, fieldsLeft: &fieldsLeft)
         } catch {
-            throw error.waterError(message: descriptor, limits: limits)
+            throw error.decodeError(message: descriptor, limits: limits)
         }
     }
 
@@ -109,21 +109,24 @@ enum WireCheck {
             return outer
         }
 
-        func waterError(message: UnsafePointer<ProtobufCMessageDescriptor>, limits: DecodeLimits) -> WaterError {
+        func decodeError(message: UnsafePointer<ProtobufCMessageDescriptor>, limits: DecodeLimits) -> DecodeError {
             let field = path.reversed().joined(separator: ".")
             switch reason {
             case .text(let problem):
-                return .invalidField(field, problem)
+                return DecodeError(.malformed, problem, field: field)
             case .tooManyFields:
-                return WaterError(
-                    .resourceExhausted,
+                return DecodeError(
+                    .tooLarge,
                     "a \(String(cString: message.pointee.short_name)) may hold at most "
                         + "\(limits.maximumFieldCount) fields, nested and unknown ones included; send less at once")
             case .tooDeep:
-                return .invalidField(field, "messages may be nested at most \(limits.maximumDepth) deep")
+                return DecodeError(
+                    .malformed, "messages may be nested at most \(limits.maximumDepth) deep", field: field)
             case .repeatedSingular:
-                return .invalidField(
-                    field, "a field that is not repeated may occur at most \(limits.maximumSingularOccurrences) times")
+                return DecodeError(
+                    .malformed,
+                    "a field that is not repeated may occur at most \(limits.maximumSingularOccurrences) times",
+                    field: field)
             }
         }
     }

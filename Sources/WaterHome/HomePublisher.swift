@@ -1,16 +1,22 @@
 import Dispatch
 import WaterCore
 import WaterLog
+import WaterServer
 import WaterSync
 
 /// Keeps the household's board in Home Assistant: each member's figures, the board, its leader
 /// and the discovery configs, retained on the MQTT broker (``HomeAssistantMessages``).
 ///
+/// It hears of the board only through the server's ``BoardFeed``: of a change once it is durable,
+/// and reads durable state only, so the wall never shows a write before its reply, nor one a
+/// failed sync rolled back. `water-server serve --mqtt` puts ``maker(_:)`` in the server's
+/// configuration.
+///
 /// ## Who owns what
 ///
 /// - **The event loop** only calls ``changed()`` after a write: one lock, and at most one
 ///   `asyncAfter` per coalescing window. It never waits for the broker or for a build.
-/// - **``queue``** (serial) builds the messages from the board (``BoardBuilder/members()``, the
+/// - **``queue``** (serial) builds the messages from the board (``BoardFeed/members()``, the
 ///   same ``WeeklyBoard`` the API serves), compares them with ``published`` and hands what
 ///   changed to the connection. ``published`` (what the broker holds from us) is touched only
 ///   there; its lock is for the compiler.
@@ -19,12 +25,11 @@ import WaterSync
 /// Changes are coalesced: a build runs at most ``coalescing`` after a change, and once per burst.
 /// A timer on whole minutes rebuilds too, so a day's or week's turn (at midnight in each
 /// member's zone) is published within a second of it. Each connect sends everything again.
-final class HomePublisher: Sendable {
+public final class HomePublisher: BoardPublisher {
     static let coalescing: DispatchTimeInterval = .milliseconds(300)
 
-    private let boards: BoardBuilder
+    private let feed: BoardFeed
     private let messages: HomeAssistantMessages
-    private let now: @Sendable () -> Int64
     private let connection: MQTTConnection
     private let queue = DispatchQueue(label: "water.home-publisher", qos: .utility)
     private let minutes: SendableTimer
@@ -40,12 +45,15 @@ final class HomePublisher: Sendable {
     /// Told (on the connection's thread) of a topic an earlier run left retained on the broker.
     private let found: RetainedFound
 
+    /// What the server's configuration takes to publish to `settings`' broker
+    /// (``ServerConfiguration/boardPublishers``).
+    public static func maker(_ settings: MQTTSettings) -> BoardPublisherMaker {
+        { feed, logger in try HomePublisher(settings: settings, feed: feed, logger: logger) }
+    }
+
     /// - Throws: ``MQTTError`` for settings libmosquitto refuses.
-    init(settings: MQTTSettings, boards: BoardBuilder, logger: Logger, now: @escaping @Sendable () -> Int64)
-        throws(MQTTError)
-    {
-        self.boards = boards
-        self.now = now
+    init(settings: MQTTSettings, feed: BoardFeed, logger: Logger) throws(MQTTError) {
+        self.feed = feed
         messages = HomeAssistantMessages(prefix: settings.prefix)
         let connectionChanged = self.connectionChanged
         let found = RetainedFound()
@@ -62,8 +70,16 @@ final class HomePublisher: Sendable {
     /// The broker's address, and whether it is connected: for `water-server status`.
     var status: (broker: String, isConnected: Bool) { ("\(connection.settings.broker)", connection.isConnected) }
 
+    /// `mqtt connected HOST:PORT` or `mqtt disconnected HOST:PORT`, as `water-server status` reads it.
+    public var statusLine: String? {
+        let (broker, isConnected) = status
+        return "mqtt \(isConnected ? "connected" : "disconnected") \(broker)"
+    }
+
+    public var statusChanged: Signal { connectionChanged }
+
     /// Connects (on the connection's own thread) and starts listening for changes.
-    func start() {
+    public func start() {
         connectionChanged.listen { [weak self] in
             guard let self else { return }
             queue.async {
@@ -72,7 +88,7 @@ final class HomePublisher: Sendable {
                 self.publishChanges()
             }
         }
-        boards.onChange { [weak self] in self?.changed() }
+        feed.onChange { [weak self] in self?.changed() }
         // What a run before this one left (a member removed meanwhile) is cleared like any other.
         found.listen { [weak self] topic in
             guard let self else { return }
@@ -85,7 +101,7 @@ final class HomePublisher: Sendable {
                 self.changed()
             }
         }
-        let untilNextMinute = 60_000 - Int(now() % 60_000) + 100
+        let untilNextMinute = 60_000 - Int(feed.now() % 60_000) + 100
         minutes.source.schedule(
             deadline: .now() + .milliseconds(untilNextMinute), repeating: .seconds(60), leeway: .milliseconds(500))
         minutes.source.setEventHandler { [weak self] in self?.publishChanges() }
@@ -94,7 +110,7 @@ final class HomePublisher: Sendable {
     }
 
     /// Says `offline` and disconnects. No build runs after it, so none uses the handle it frees.
-    func stop() {
+    public func stop() {
         minutes.source.cancel()
         queue.sync { isStopped.withLock { $0 = true } }
         connection.stop()
@@ -118,10 +134,9 @@ final class HomePublisher: Sendable {
         guard !isStopped.withLock({ $0 }), connection.isConnected else { return }
         // The wall shows durable writes only: a board that saw one still being synced (which
         // may yet be rolled back) is built again once it is.
-        let committer = boards.store.committer
-        let read = committer.beginDurableRead()
-        let (fresh, kept) = build(now: now())
-        guard committer.endDurableRead(read, orElse: { [weak self] in self?.changed() }) else { return }
+        guard
+            let (fresh, kept) = feed.readDurably({ build(now: feed.now()) }, orElse: { [weak self] in self?.changed() })
+        else { return }
         let (old, isStale) = published.withLock { $0 }
         var holds: [String: [UInt8]] = [:]
         var sentAll = true
@@ -146,8 +161,8 @@ final class HomePublisher: Sendable {
     /// Every message of the board now, and the topics to keep as they are: those of members whose
     /// archive cannot be read just now (protected), who are not gone.
     private func build(now: Int64) -> (messages: [String: [UInt8]], kept: Set<String>) {
-        let (readable, unavailable) = boards.members()
-        let week = boards.currentWeek(now: now)
+        let (readable, unavailable) = feed.members()
+        let week = feed.currentWeek(now: now)
         let board = WeeklyBoard(members: readable.map(\.member), week: week, order: .progress, now: now)
         let byUsername = Dictionary(readable.map { ($0.member.username, $0.member) }) { first, _ in first }
         // The wall is no one's screen: it gets the board as no member (no hidden member on it,

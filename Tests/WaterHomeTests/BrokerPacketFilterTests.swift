@@ -1,6 +1,6 @@
 import Testing
 
-@testable import WaterServer
+@testable import WaterHome
 
 private let limit = 8192
 

@@ -1,7 +1,7 @@
 extension Array where Element == UInt8 {
     /// Room for `count` more bytes, growing geometrically: `reserveCapacity` alone grows to
     /// exactly what is asked, which, called before every append, copies the array every time.
-    @usableFromInline mutating func reserveCapacity(forAppending count: Int) {
+    @usableFromInline package mutating func reserveCapacity(forAppending count: Int) {
         let needed = self.count + count
         if needed > capacity { reserveCapacity(Swift.max(needed, 2 * capacity)) }
     }

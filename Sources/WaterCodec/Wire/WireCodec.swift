@@ -65,12 +65,12 @@ package enum WireCodec {
     /// Unpacks `bytes` with protobuf-c into `arena` and reads the message out (its strings and
     /// bytes copied into the Swift value, so it outlives the arena's reset). Unknown fields are
     /// skipped, as proto3 requires, so older peers read newer messages.
-    /// - Throws: INVALID_ARGUMENT when the bytes are not a valid encoding of the message, or a
-    ///   string field holds U+0000 or is not UTF-8 (naming the field); a refusal under
-    ///   `limits` (``WireCheck``).
+    /// - Throws: ``DecodeError/Code/malformed`` when the bytes are not a valid encoding of the
+    ///   message, or a string field holds U+0000 or is not UTF-8 (naming the field); a refusal
+    ///   under `limits` (``WireCheck``).
     @inlinable package static func unpack<Message: WireMessage>(
         _ type: Message.Type, from bytes: UnsafeRawBufferPointer, arena: WireArena, limits: DecodeLimits
-    ) throws(WaterError) -> Message {
+    ) throws(DecodeError) -> Message {
         let descriptor = Message.wireDescriptor.pointer
         let unpacked = try unpackStruct(descriptor, from: bytes, arena: arena, limits: limits)
         return Message(wire: MessageReader(descriptor: descriptor, storage: unpacked))
@@ -79,32 +79,32 @@ package enum WireCodec {
     /// The same, from any bytes, in an arena of its own.
     @inlinable package static func unpack<Message: WireMessage>(
         _ type: Message.Type, from bytes: some Collection<UInt8>, limits: DecodeLimits = .unlimited
-    ) throws(WaterError) -> Message {
+    ) throws(DecodeError) -> Message {
         let blockSize = max(1024, 4 * bytes.count)
         let arena = WireArena(initialBlockSize: blockSize, maximumRetainedBytes: blockSize)
-        return try withContiguousBytes(of: bytes) { (bytes) throws(WaterError) in
+        return try withContiguousBytes(of: bytes) { (bytes) throws(DecodeError) in
             try unpack(type, from: bytes, arena: arena, limits: limits)
         }
     }
 
     /// Checks `bytes` under `limits`, then unpacks them into `arena` as a message of
     /// `descriptor`: the struct, valid until the arena is reset.
-    /// - Throws: what ``unpack(_:from:arena:limits:)`` throws, and RESOURCE_EXHAUSTED for a
+    /// - Throws: what ``unpack(_:from:arena:limits:)`` throws, and ``DecodeError/Code/tooLarge`` for a
     ///   message that would need more memory than ``DecodeLimits/memoryBudget(forInputLength:)``.
-    @usableFromInline static func unpackStruct(
+    @usableFromInline package static func unpackStruct(
         _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
         arena: WireArena, limits: DecodeLimits
-    ) throws(WaterError) -> UnsafeRawPointer {
+    ) throws(DecodeError) -> UnsafeRawPointer {
         try WireCheck.check(bytes, descriptor, limits: limits)
         let (message, overBudget) = arena.unpack(
             descriptor, from: bytes, budget: limits.memoryBudget(forInputLength: bytes.count))
         let name = { String(cString: descriptor.pointee.short_name) }
         guard !overBudget else {
-            throw WaterError(
-                .resourceExhausted, "a \(name()) of \(bytes.count) bytes would take too much memory to decode")
+            throw DecodeError(
+                .tooLarge, "a \(name()) of \(bytes.count) bytes would take too much memory to decode")
         }
         guard let message else {
-            throw WaterError(.invalidArgument, "malformed \(name()): not a valid protobuf encoding")
+            throw DecodeError(.malformed, "malformed \(name()): not a valid protobuf encoding")
         }
         return UnsafeRawPointer(message)
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WaterCore
 
-@testable import WaterServer
+@testable import WaterHome
 
 /// Monday 2026-11-30 12:00 UTC, in week 2026-W49.
 private let monday: Int64 = 1_796_040_000_000

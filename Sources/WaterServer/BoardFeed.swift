@@ -1,0 +1,68 @@
+import WaterCore
+import WaterLog
+import WaterStore
+
+/// The household's board as a publisher beside the API sees it (Home Assistant's, in
+/// WaterHome): told of a change only once it is durable (and again when a failed sync rolled it
+/// back), and read as durable state only. `Server` hands one to each ``BoardPublisher`` it makes.
+public struct BoardFeed: Sendable {
+    let boards: BoardBuilder
+    private let clock: @Sendable () -> Int64
+
+    init(boards: BoardBuilder, now: @escaping @Sendable () -> Int64) {
+        self.boards = boards
+        self.clock = now
+    }
+
+    /// The server's now, in Unix milliseconds (shifted when `--clock` started it elsewhere).
+    public func now() -> Int64 {
+        clock()
+    }
+
+    /// Calls `body` after every change of the board, once it is durable or rolled back (on the
+    /// thread that tells of it, the event loop's: it must only hand its work on).
+    public func onChange(_ body: @escaping @Sendable () -> Void) {
+        boards.onChange(body)
+    }
+
+    /// Every member as the board sees them, with their account, and the members whose archive
+    /// cannot be read (protected).
+    public func members() -> (readable: [(account: Account, member: BoardMember)], unavailable: [Account]) {
+        boards.members()
+    }
+
+    /// The household's current week.
+    public func currentWeek(now: Int64) -> ISOWeek {
+        boards.currentWeek(now: now)
+    }
+
+    /// What `read` makes, when every write it could have seen was durable; nil when it saw one
+    /// still being synced (which may yet be rolled back): then `retry` runs once that is settled.
+    public func readDurably<Value>(_ read: () -> Value, orElse retry: @escaping @Sendable () -> Void) -> Value? {
+        let committer = boards.store.committer
+        let started = committer.beginDurableRead()
+        let value = read()
+        return committer.endDurableRead(started, orElse: retry) ? value : nil
+    }
+}
+
+/// Something the server runs beside the API that shows the board elsewhere: the Home Assistant
+/// publisher (WaterHome), which `water-server serve --mqtt` puts in
+/// ``ServerConfiguration/boardPublishers``. Made once the store is open, started with the
+/// server, stopped before the store closes.
+public protocol BoardPublisher: AnyObject, Sendable {
+    /// Starts publishing (on threads of its own) and listening to the feed it was made with.
+    func start()
+    /// Stops publishing; nothing is published after it returns.
+    func stop()
+    /// Its line in `water-server status`'s file (`mqtt connected 127.0.0.1:1883`), as `key value`;
+    /// nil for none.
+    var statusLine: String? { get }
+    /// Fired when ``statusLine`` changed, so the status file is written at once.
+    var statusChanged: Signal { get }
+}
+
+/// What makes a ``BoardPublisher`` from the server's feed: a closure that
+/// ``ServerConfiguration/boardPublishers`` holds until the server opens its store.
+/// - Throws: what the publisher refuses in its settings; `Server.init` throws it on.
+public typealias BoardPublisherMaker = @Sendable (BoardFeed, Logger) throws -> any BoardPublisher
