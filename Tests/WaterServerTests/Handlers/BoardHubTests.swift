@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Testing
 import WaterProtocol
 import WaterSync
@@ -34,6 +35,9 @@ struct BoardHubTests {
             responder: Self.responder(maximumPayload: 16, ended: ended, signal: signal))
         #expect(signal.wait(timeout: .now() + 30) == .success)
         #expect(ended.withLock { $0 } == [.resourceExhausted])
+        // The hub lets go right after the yield that ended the call returns, on its own queue.
+        let deadline = DispatchTime.now() + .seconds(10)
+        while hub.watcherCount > 0, DispatchTime.now() < deadline { usleep(1000) }
         #expect(hub.watcherCount == 0)
     }
 
