@@ -1,5 +1,5 @@
-import Synchronization
 import WaterLog
+import WaterSync
 import WaterTransport
 
 /// Where the server logs what peers do (a refused or failed call, a connection error, a failed
@@ -9,11 +9,11 @@ import WaterTransport
 final class PeerLog: Sendable {
     private let logger: Logger
     /// The one owner of the counts.
-    private let budget: Mutex<PeerLogBudget>
+    private let budget: Locked<PeerLogBudget>
 
     init(logger: Logger, limits: PeerLogBudget.Limits = .standard) {
         self.logger = logger
-        budget = Mutex(PeerLogBudget(limits: limits))
+        budget = Locked(PeerLogBudget(limits: limits))
     }
 
     /// Logs the line, unless `host` or everyone has had their share of this window; then it is

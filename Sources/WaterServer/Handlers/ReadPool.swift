@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import WaterProtocol
+import WaterSync
 
 /// Where reads too costly for the event loop run (a year of boards, a year of drinks, the whole
 /// todo list, a year's heatmap: 3-9 ms each, measured by `scripts/bench hostile`): one at a time
@@ -21,8 +21,9 @@ final class ReadPool: Sendable {
     static let maximumPerMember = 64
 
     private let queue = DispatchQueue(label: "water.reads", qos: .userInitiated)
-    /// The one owner of the waiting reads and each member's count.
-    private let waiting = Mutex(FairQueue<Read>(maximumPerAddress: maximumPerMember))
+    /// The one owner of the waiting reads and each member's count (`Locked`, a pthread mutex,
+    /// which ThreadSanitizer sees: it took `Synchronization.Mutex`'s futex for a race).
+    private let waiting = Locked(FairQueue<Read>(maximumPerAddress: maximumPerMember))
 
     /// A read: it does its work and returns how to answer, which runs once the read no longer
     /// counts against its member (so the member's next call, sent as soon as the answer comes,
