@@ -64,23 +64,18 @@ struct Responder: Sendable {
     /// makes its next message only in `next`, so one whose peer does not read stops producing.
     /// The message is encoded, framed and compressed here, on the caller's thread: a large one
     /// costs the event loop a copy only.
-    /// - Returns: false when the message is too large to send: the stream has then ended, with
-    ///   RESOURCE_EXHAUSTED, and its handler must let go of it (no cancel handler runs for an end
-    ///   the handler made).
-    @discardableResult
-    func yield<Response: ProtoMessage>(_ response: Response, whenWritable next: @escaping @Sendable () -> Void)
-        -> Bool
-    {
+    /// A message too large to send ends the stream from the server's side (``end(_:)``, with
+    /// RESOURCE_EXHAUSTED): what its handler registered with ``onCancel`` runs, so whoever
+    /// keeps the stream (the live boards, the session's streams) lets go of it, as at any end.
+    func yield<Response: ProtoMessage>(_ response: Response, whenWritable next: @escaping @Sendable () -> Void) {
         let envelope = ResponseEnvelope(callID: callID, response: response, endOfStream: false)
         // The envelope around the payload takes a few bytes: call id, field tags, lengths.
         guard envelope.payload.count + 32 <= writer.maximumPayloadLength else {
-            finish(WaterError(.resourceExhausted, "the reply is too large to send"))
-            return false
+            return end(WaterError(.resourceExhausted, "the reply is too large to send"))
         }
         var framed: [UInt8] = []
         writer.appendReply(envelope, to: &framed, arena: WireArena(initialBlockSize: 1024))
         deliverFramed(framed, next)
-        return true
     }
 
     /// Ends the call from the server's side, whatever its handler is doing (a stream whose

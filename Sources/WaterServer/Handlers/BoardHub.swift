@@ -152,12 +152,10 @@ final class BoardHub: Sendable {
             return true
         }
         guard isNew else { return }
-        let sent = responder.yield(board) { [weak self] in
+        responder.yield(board) { [weak self] in
             guard let self else { return }
             self.queue.async { self.roomAgain(id) }
         }
-        // A board too large to send ended the call here: no cancel comes to remove its watcher.
-        if !sent { state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
     }
 
     /// How many watch now (for tests: a call that ended leaves none behind).
