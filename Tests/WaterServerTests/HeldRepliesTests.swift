@@ -4,19 +4,26 @@ import WaterStore
 @testable import WaterServer
 
 /// A connection's replies as ``HeldReplies`` drives them: made in a turn, tagged at its end with
-/// a group, sent in order once that group is durable.
+/// a group, sent in order once that group is durable. Kept as the connection keeps them
+/// (``PendingReplies``), without a socket.
 private final class Replies: HoldsReplies {
-    private var waiting: [(call: Int, showsWrites: Bool, group: UInt64?)] = []
-    private(set) var sent: [Int] = []
-    private(set) var refused: [Int] = []
+    private var pending = PendingReplies()
+    private var nextByte = 0
+    private(set) var sent: [UInt64] = []
+    private(set) var refused: [UInt64] = []
 
-    func reply(_ call: Int, showsWrites: Bool = true) { waiting.append((call, showsWrites, nil)) }
+    /// A reply of `call`: one that read the archives when group `seen` was the newest queued
+    /// (and wrote in `own`), or, with `seen` nil, one that showed no store (an error).
+    func reply(_ call: UInt64, seen: UInt64? = nil, own: UInt64? = nil) {
+        pending.append(call, bytes: nextByte..<(nextByte + 1), seen: seen, own: own)
+        nextByte += 1
+    }
 
     /// How many times ``HeldReplies`` let its replies go when a group was done.
     private(set) var releases = 0
 
     func endTurn(holdingFor group: UInt64, durable: UInt64) {
-        for index in waiting.indices where waiting[index].group == nil { waiting[index].group = group }
+        pending.endTurn(holdingFor: group)
         letGo(upTo: durable, failed: [])
     }
 
@@ -26,15 +33,22 @@ private final class Replies: HoldsReplies {
     }
 
     private func letGo(upTo durable: UInt64, failed: [UInt64]) {
-        while let first = waiting.first, let group = first.group, group <= durable {
-            waiting.removeFirst()
-            if first.showsWrites, failed.contains(group) { refused.append(first.call) } else { sent.append(first.call) }
+        let count = pending.releasable(upTo: durable)
+        for index in 0..<count {
+            if pending.isRefused(index, failed: failed) {
+                refused.append(pending.replies[index].callID)
+            } else {
+                sent.append(pending.replies[index].callID)
+            }
         }
+        guard count > 0 else { return }
+        pending.sent(count, bytes: pending.replies[count - 1].bytes.upperBound)
+        nextByte = pending.replies.last?.bytes.upperBound ?? 0
     }
 
-    var isHoldingReplies: Bool { waiting.contains { $0.group != nil } }
+    var isHoldingReplies: Bool { pending.isHolding }
 
-    func isHolding(forGroup group: UInt64) -> Bool { (waiting.first?.group ?? .max) <= group }
+    func isHolding(refusedBy group: UInt64) -> Bool { pending.isHolding(refusedBy: group) }
 }
 
 @Suite("Replies held for the group that makes them durable")
@@ -43,7 +57,7 @@ struct HeldRepliesTests {
     func writerGroup() {
         var held = HeldReplies<Replies>()
         let mum = Replies()
-        mum.reply(1)
+        mum.reply(1, seen: 1, own: 1)
         held.turnEnded(.handedToWriter, group: 1, holders: [mum])
         #expect(mum.sent.isEmpty && held.isWaiting(on: mum))
         held.groupCommitted(1, succeeded: true)
@@ -57,11 +71,11 @@ struct HeldRepliesTests {
         let mum = Replies()
         let dad = Replies()
         // Turn 1: mum's write is queued in group 1 and handed to the writer, which is slow to wake.
-        mum.reply(1)
+        mum.reply(1, seen: 1, own: 1)
         held.turnEnded(.handedToWriter, group: 1, holders: [mum])
         #expect(mum.sent.isEmpty)
         // Turn 2: nothing else is queued, so the loop commits group 1 itself; dad's read saw it.
-        dad.reply(7, showsWrites: false)
+        dad.reply(7)
         held.turnEnded(.committedHere(group: 1, succeeded: true), group: 1, holders: [dad])
         #expect(dad.sent == [7])
         #expect(mum.sent == [1], "mum's reply waited for a group the writer was never going to report")
@@ -72,17 +86,17 @@ struct HeldRepliesTests {
     func failedGroup() {
         var held = HeldReplies<Replies>()
         let mum = Replies()
-        mum.reply(1)
-        mum.reply(2, showsWrites: false)
+        mum.reply(1, seen: 1, own: 1)
+        mum.reply(2)
         held.turnEnded(.handedToWriter, group: 1, holders: [mum])
-        mum.reply(3)
+        mum.reply(3, seen: 2, own: 2)
         held.turnEnded(.handedToWriter, group: 2, holders: [mum])
         held.groupCommitted(1, succeeded: false)
         #expect(mum.refused == [1] && mum.sent == [2])
         held.groupCommitted(2, succeeded: true)
         #expect(mum.sent == [2, 3] && mum.refused == [1])
         // Failed by the loop's own commit: refused at the end of the same turn.
-        mum.reply(4)
+        mum.reply(4, seen: 3, own: 3)
         held.turnEnded(.committedHere(group: 3, succeeded: false), group: 3, holders: [mum])
         #expect(mum.refused == [1, 4])
     }
@@ -91,9 +105,9 @@ struct HeldRepliesTests {
     func laterGroupsWait() {
         var held = HeldReplies<Replies>()
         let mum = Replies()
-        mum.reply(1)
+        mum.reply(1, seen: 1)
         held.turnEnded(.handedToWriter, group: 1, holders: [mum])
-        mum.reply(2)
+        mum.reply(2, seen: 2)
         held.turnEnded(.handedToWriter, group: 2, holders: [mum])
         held.groupCommitted(1, succeeded: true)
         #expect(mum.sent == [1] && held.isWaiting(on: mum))
@@ -107,9 +121,9 @@ struct HeldRepliesTests {
     func listedOnce() {
         var held = HeldReplies<Replies>()
         let mum = Replies()
-        mum.reply(1)
+        mum.reply(1, seen: 1)
         held.turnEnded(.handedToWriter, group: 1, holders: [mum])
-        mum.reply(2)
+        mum.reply(2, seen: 2)
         held.turnEnded(.handedToWriter, group: 2, holders: [mum, mum])
         held.groupCommitted(1, succeeded: true)
         #expect(mum.releases == 1 && mum.sent == [1] && held.isWaiting(on: mum))
@@ -117,5 +131,30 @@ struct HeldRepliesTests {
         #expect(mum.releases == 2 && mum.sent == [1, 2] && !held.isWaiting(on: mum))
         held.groupCommitted(3, succeeded: true)
         #expect(mum.releases == 2)
+    }
+
+    @Test(
+        "a reply whose write is in a group that failed is refused even when it waits for a later group, and one whose write is durable is not"
+    )
+    func refusedByItsOwnGroup() {
+        var held = HeldReplies<Replies>()
+        let mum = Replies()
+        let dad = Replies()
+        // Both handlers wrote in group 1; while they ran another thread queued group 2, which
+        // both saw. Mum's reply waits for group 2, her write is in 1; so is dad's.
+        mum.reply(1, seen: 2, own: 1)
+        dad.reply(2, seen: 2, own: 1)
+        held.turnEnded(.handedToWriter, group: 2, holders: [mum, dad])
+        held.groupCommitted(1, succeeded: false)
+        #expect(mum.sent.isEmpty && mum.refused.isEmpty, "it waits for group 2 still")
+        held.groupCommitted(2, succeeded: true)
+        #expect(mum.refused == [1] && dad.refused == [2], "group 1's failure was kept for the replies it refuses")
+
+        // Next: her write in group 3 is durable, the later group 4 she saw fails: she is told the truth.
+        mum.reply(3, seen: 4, own: 3)
+        held.turnEnded(.handedToWriter, group: 4, holders: [mum])
+        held.groupCommitted(3, succeeded: true)
+        held.groupCommitted(4, succeeded: false)
+        #expect(mum.sent == [3] && mum.refused == [1])
     }
 }

@@ -21,8 +21,8 @@ struct PendingRepliesTests {
         #expect(!pending.isHolding)
         pending.endTurn(holdingFor: 5)
         #expect(pending.replies.map(\.group) == [3, 5, 4])
-        #expect(pending.isHolding(forGroup: 3))
-        #expect(!pending.isHolding(forGroup: 2))
+        #expect(pending.isHolding(refusedBy: 3) && pending.isHolding(refusedBy: 4))
+        #expect(!pending.isHolding(refusedBy: 5), "the reply that waits for group 5 showed no store")
     }
 
     @Test("replies go in call order: one waiting for a later group holds back those after it")
@@ -76,5 +76,22 @@ struct PendingRepliesTests {
         pending.endTurn(holdingFor: 3)
         #expect(pending.replies.map(\.group) == [2, 3])
         #expect(pending.releasable(upTo: 9) == 2)
+    }
+
+    @Test("a reply is refused by the group of its own writes, not by a later one it waited for")
+    func refusedByItsOwnWrites() {
+        var pending = PendingReplies()
+        // It wrote in group 3 and read when group 4 was the newest queued (another thread's).
+        pending.append(1, bytes: 0..<10, seen: 4, own: 3)
+        // It wrote nothing, and read when group 4 was the newest.
+        pending.append(2, bytes: 10..<20, seen: 4)
+        pending.endTurn(holdingFor: 4)
+        #expect(pending.replies.map(\.group) == [4, 4], "both wait for what they saw")
+        #expect(pending.releasable(upTo: 3) == 0)
+        #expect(!pending.isRefused(0, failed: [4]), "its own write, in group 3, is durable")
+        #expect(pending.isRefused(0, failed: [3]))
+        #expect(pending.isRefused(1, failed: [4]))
+        #expect(!pending.isRefused(1, failed: [3]))
+        #expect(pending.isHolding(refusedBy: 3) && pending.isHolding(refusedBy: 4) && !pending.isHolding(refusedBy: 2))
     }
 }

@@ -66,7 +66,7 @@ struct ReplyQueueTests {
         let untagged = queue.release(upTo: 9, failed: [])
         #expect(untagged == nil, "a reply of a turn not ended waits")
         queue.endTurn(holdingFor: 3)
-        #expect(queue.isHolding && queue.isHolding(forGroup: 3) && !queue.isHolding(forGroup: 2))
+        #expect(queue.isHolding)
         let early = Self.release(&queue, upTo: 2)
         #expect(early.isEmpty)
         let sent = Self.release(&queue, upTo: 3)
@@ -77,7 +77,7 @@ struct ReplyQueueTests {
     @Test("a handler's reply waits for the group it saw; the replies after it wait behind it")
     func callOrder() throws {
         var queue = Self.queue()
-        let refusal = queue.add(1, seen: { 5 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
+        let refusal = queue.add(1, seen: { 5 }, own: { nil }) { $0.reply(1, WaterV1.GetTodayResponse()) }
         #expect(refusal == nil)
         queue.add(2) { $0.reply(2, error: Self.saved) }
         queue.endTurn(holdingFor: 4)
@@ -99,8 +99,8 @@ struct ReplyQueueTests {
     @Test("a failed group turns the replies that showed its writes into refusals, and only those")
     func failedGroup() throws {
         var queue = Self.queue()
-        _ = queue.add(1, seen: { 3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
-        _ = queue.add(2, seen: { 4 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
+        _ = queue.add(1, seen: { 3 }, own: { 3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
+        _ = queue.add(2, seen: { 4 }, own: { 4 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
         queue.add(3) { $0.reply(ResponseEnvelope(callID: 3, response: WaterV1.GetTodayResponse())) }
         queue.endTurn(holdingFor: 4)
         let sent = try Self.replies(in: Self.release(&queue, upTo: 4, failed: [4]))
@@ -112,13 +112,13 @@ struct ReplyQueueTests {
     @Test("a refusal rewritten while later replies wait leaves them whole, to go when their group does")
     func refusalKeepsTheRest() throws {
         var queue = Self.queue()
-        _ = queue.add(1, seen: { 3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
+        _ = queue.add(1, seen: { 3 }, own: { 3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
         queue.endTurn(holdingFor: 3)
-        _ = queue.add(2, seen: { 5 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
+        _ = queue.add(2, seen: { 5 }, own: { 5 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
         queue.endTurn(holdingFor: 5)
         let refused = try Self.replies(in: Self.release(&queue, upTo: 3, failed: [3]))
         #expect(refused.map(\.refused) == [true])
-        #expect(queue.count == Self.frame(2).count && queue.isHolding(forGroup: 5))
+        #expect(queue.count == Self.frame(2).count && queue.isHolding(refusedBy: 5))
         let rest = try Self.replies(in: Self.release(&queue, upTo: 5))
         #expect(rest.map(\.callID) == [2])
     }

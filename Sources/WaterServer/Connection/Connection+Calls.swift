@@ -29,14 +29,18 @@ extension Connection {
                     WaterError(.permissionDenied, "only an admin may do that; ask an admin of the household"))
             }
         }
-        let context = CallContext(caller: caller, now: now, peer: log.peer, peerHost: log.peerHost)
+        var context = CallContext(caller: caller, now: now, peer: log.peer, peerHost: log.peerHost)
         switch handler.kind {
         case .onLoop(let handle):
             let began = EventLoop.now()
             let call = LoopCall(envelope: envelope, arena: owner.decodeArena, limits: machine.decodeLimits)
-            // The newest group queued once it has answered holds every write it saw, its own included.
+            context.writes = callWrites
+            // The newest group queued once it has answered holds every write it saw; it is
+            // refused only if the group of its own writes fails.
             let committer = services.store.committer
-            let refusal = replies.add(callID, seen: { committer.lastQueuedGroup }) { handle(call, context, &$0) }
+            let refusal = replies.add(
+                callID, seen: { committer.lastQueuedGroup }, own: { callWrites.take() }
+            ) { handle(call, context, &$0) }
             if let member {
                 owner.chargeLoopShare(member, nanoseconds: EventLoop.now() - began, inTurn: loop.turnNumber)
             }

@@ -37,6 +37,8 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     var machine: ConnectionStateMachine
     /// The replies not handed to the socket yet.
     var replies: ReplyQueue
+    /// The groups the writes of the handler running on the loop were queued in.
+    let callWrites = CallWrites()
     /// The bytes the socket has not taken yet (ciphertext over TLS).
     var output = PendingWrites()
     /// Which streams wait for the peer to read, and whether it is stuck.
@@ -200,9 +202,9 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     /// Whether replies wait for a group.
     var isHoldingReplies: Bool { replies.isHolding && !isClosed }
 
-    /// Whether a reply waits for `group` or an earlier one.
-    func isHolding(forGroup group: UInt64) -> Bool {
-        replies.isHolding(forGroup: group)
+    /// Whether a reply waits that `group`'s failure refuses.
+    func isHolding(refusedBy group: UInt64) -> Bool {
+        replies.isHolding(refusedBy: group)
     }
 
     /// Groups up to `durable` are done: the replies that waited for them go to the socket, in

@@ -10,8 +10,9 @@ protocol HoldsReplies: AnyObject {
     func release(upTo durable: UInt64, failed: [UInt64])
     /// Whether replies still wait.
     var isHoldingReplies: Bool { get }
-    /// Whether a reply waits for `group` or an earlier one.
-    func isHolding(forGroup group: UInt64) -> Bool
+    /// Whether a reply waits that `group`'s failure refuses (it wrote in `group`, or wrote
+    /// nothing and waits for it).
+    func isHolding(refusedBy group: UInt64) -> Bool
 }
 
 /// Which connections' replies wait for which group of the log, and how far the log is durable.
@@ -30,7 +31,7 @@ struct HeldReplies<Holder: HoldsReplies> {
     /// The holders in ``holding``, so that none is listed twice. Removing keeps the capacity, so
     /// once the table has room for the loop's connections, listing one allocates nothing.
     private var listed: Set<ObjectIdentifier> = []
-    /// Groups that failed and still have replies waiting for them or for an earlier group.
+    /// Groups that failed and still have replies waiting that their failure refuses.
     private var failedGroups: [UInt64] = []
 
     /// A turn ended: `publication` is what the committer did with its writes, `group` the newest
@@ -73,7 +74,8 @@ struct HeldReplies<Holder: HoldsReplies> {
             }
         }
         released.removeAll(keepingCapacity: true)
-        // A failed group matters to replies that wait for it or an earlier one only.
-        failedGroups.removeAll { failed in !holding.contains { $0.isHolding(forGroup: failed) } }
+        // A failed group matters while a reply it refuses waits: one that wrote in it may wait
+        // for a later group.
+        failedGroups.removeAll { failed in !holding.contains { $0.isHolding(refusedBy: failed) } }
     }
 }

@@ -5,9 +5,11 @@
 /// A reply may show the store's state only once the state it showed is durable: it waits for
 /// the newest group anything was queued for when it was made (a handler's on the loop, which
 /// reads and writes the archives then), or, for every other reply, when its turn ended. When a
-/// group fails its writes are rolled back, and the replies of handlers that waited for exactly
-/// that group are refused instead: they showed its writes. A reply made before a later group of
-/// the same turn was queued waits only for its own, and is never refused for that later one.
+/// group fails its writes are rolled back, and the replies that told of them are refused
+/// instead: a handler's that wrote in that group, or, for one that wrote nothing, that waited
+/// for exactly that group. A reply whose own writes are durable is never refused, even when it
+/// waited for a later group (another thread queued one while its handler ran) that failed; and
+/// a reply made before a later group of the same turn was queued waits only for its own.
 struct PendingReplies {
     struct Reply: Equatable {
         var callID: UInt64
@@ -17,6 +19,8 @@ struct PendingReplies {
         var showsStore: Bool
         /// The newest group queued when it was made, for a reply that shows the store.
         var seen: UInt64?
+        /// The newest group its handler's own writes were queued in (nil: it wrote nothing).
+        var own: UInt64?
         /// The group it waits for; nil until its turn ends.
         var group: UInt64?
     }
@@ -28,9 +32,10 @@ struct PendingReplies {
     var isEmpty: Bool { replies.isEmpty }
 
     /// A reply made now, at `bytes` of the buffer; `seen` is the newest group queued so far for
-    /// a reply that shows the store (nil for every other one).
-    mutating func append(_ callID: UInt64, bytes: Range<Int>, seen: UInt64? = nil) {
-        replies.append(Reply(callID: callID, bytes: bytes, showsStore: seen != nil, seen: seen))
+    /// a reply that shows the store (nil for every other one), `own` the newest its own writes
+    /// were queued in.
+    mutating func append(_ callID: UInt64, bytes: Range<Int>, seen: UInt64? = nil, own: UInt64? = nil) {
+        replies.append(Reply(callID: callID, bytes: bytes, showsStore: seen != nil, seen: seen, own: own))
     }
 
     /// The turn ended with everything queued in `group` or earlier: each reply made in it waits
@@ -45,9 +50,9 @@ struct PendingReplies {
     /// Whether any reply waits for a group.
     var isHolding: Bool { tagged > 0 }
 
-    /// Whether a reply waits for `group` or an earlier one.
-    func isHolding(forGroup group: UInt64) -> Bool {
-        tagged > 0 && (replies[0].group ?? .max) <= group
+    /// Whether a reply waits that `group`'s failure refuses.
+    func isHolding(refusedBy group: UInt64) -> Bool {
+        replies.indices.contains { isRefused($0, failed: [group]) }
     }
 
     /// How many replies, from the first, may go once groups up to `durable` are done.
@@ -58,10 +63,12 @@ struct PendingReplies {
         return count
     }
 
-    /// Whether the reply at `index` must say instead that nothing was saved: it showed the
-    /// writes of a group in `failed`.
+    /// Whether the reply at `index` must say instead that nothing was saved: its handler wrote
+    /// in a group in `failed`, or wrote nothing and waited for one.
     func isRefused(_ index: Int, failed: [UInt64]) -> Bool {
-        replies[index].showsStore && replies[index].group.map(failed.contains) == true
+        let reply = replies[index]
+        guard reply.showsStore, let group = reply.own ?? reply.group else { return false }
+        return failed.contains(group)
     }
 
     /// The reply at `index` is rewritten (a refusal) at `bytes`; it no longer shows the store.

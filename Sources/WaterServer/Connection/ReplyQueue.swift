@@ -27,9 +27,9 @@ struct ReplyQueue {
     /// Whether a reply waits for a group (its turn has ended).
     var isHolding: Bool { pending.isHolding }
 
-    /// Whether a reply waits for `group` or an earlier one.
-    func isHolding(forGroup group: UInt64) -> Bool {
-        pending.isHolding(forGroup: group)
+    /// Whether a reply waits that `group`'s failure refuses.
+    func isHolding(refusedBy group: UInt64) -> Bool {
+        pending.isHolding(refusedBy: group)
     }
 
     /// A reply of `callID` framed now by `write`: it shows no write of its own, and waits for the
@@ -44,11 +44,14 @@ struct ReplyQueue {
 
     /// A reply of `callID` framed now by `write`, a handler on the loop that read and wrote the
     /// archives: it waits for the group `seen` returns once it has answered (the newest queued
-    /// then, its own writes included), and is refused if that group fails.
-    mutating func add(_ callID: UInt64, seen: () -> UInt64, _ write: (inout ReplySink) -> Void) -> WaterError? {
+    /// then, its own writes included), and is refused if the group of its own writes (`own`
+    /// returns it; nil: it wrote nothing, then the group it waits for) fails.
+    mutating func add(
+        _ callID: UInt64, seen: () -> UInt64, own: () -> UInt64?, _ write: (inout ReplySink) -> Void
+    ) -> WaterError? {
         let start = sink.output.count
         write(&sink)
-        pending.append(callID, bytes: start..<sink.output.count, seen: seen())
+        pending.append(callID, bytes: start..<sink.output.count, seen: seen(), own: own())
         return sink.refusal
     }
 

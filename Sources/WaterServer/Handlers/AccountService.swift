@@ -284,6 +284,7 @@ struct AccountService: Service {
         -> WaterV1.SetGuardianResponse
     {
         try archives.commitReturning(
+            for: call,
             archives.accounts,
             { book in
                 Decision(
@@ -304,6 +305,7 @@ struct AccountService: Service {
         }
         let role: Role = request.role == .admin ? .admin : .member
         return try archives.commitReturning(
+            for: call,
             archives.accounts,
             { book in Decision((try book.validateRole(request.username, role: role)).map { [$0] } ?? []) },
             result: { book, _ in

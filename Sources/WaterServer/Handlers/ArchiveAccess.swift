@@ -10,7 +10,7 @@ import WaterStore
 /// (``SessionStreams``) before its reply. No write is made while the server's clock is behind.
 ///
 /// Two ways in, as on ``Archive``: ``commit(_:_:result:reply:)`` for a reply that waits for its
-/// own sync, ``commitReturning(_:_:result:)`` for one the event loop sends after its turn's.
+/// own sync, ``commitReturning(for:_:_:result:)`` for one the event loop sends after its turn's.
 /// The caller names the archive: ``own(_:)``, ``archive(of:)``, ``accounts``, ``household``.
 struct ArchiveAccess: Sendable {
     let store: FileArchiveStore
@@ -66,26 +66,29 @@ struct ArchiveAccess: Sendable {
     }
 
     /// Decides on `archive` and returns `result` of the state after it, for a reply the event
-    /// loop sends after its turn's commit (``Archive/commitReturning(_:result:)``); what the
-    /// decision changes is told as ``commit(_:_:result:reply:)`` tells it.
+    /// loop sends after its turn's commit (``Archive/commitReturning(_:result:)``); the group
+    /// the write was queued in is recorded in `call`'s ``CallContext/writes``, so the reply is
+    /// refused only if that group fails. What the decision changes is told as
+    /// ``commit(_:_:result:reply:)`` tells it.
     /// - Throws: the refusal, before anything is written; a storage failure when the write
     ///   committed on this thread and failed.
     func commitReturning<Model: ArchiveModel, Note, Value>(
-        _ archive: Archive<Model>, _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
+        for call: CallContext, _ archive: Archive<Model>, _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
         result: (Model, Note) -> Value
     ) throws(WaterError) -> Value where Model.Mutation: ArchiveEffect {
         try clock.admitWrite()
         var effects = ArchiveEffects()
         do {
-            let value = try archive.commitReturning(
+            let committed = try archive.commitReturning(
                 { model in
                     let decision = try decide(model)
                     effects = Model.Mutation.effects(of: decision.mutations)
                     return decision
                 }, result: result)
+            call.writes?.queued(in: committed.group)
             if effects.changesBoard { boards.changed() }
             streams.end(effects.endedSessions)
-            return value
+            return committed.value
         } catch {
             throw WaterError(refusal: error)
         }

@@ -17,6 +17,9 @@ struct CallContext: Sendable {
     let peer: String
     /// The peer's address alone: what login throttling counts by.
     let peerHost: String
+    /// Where the groups of the call's own writes are recorded, for a call answered on the
+    /// event loop (nil for one answered later, which waits for its own write's completion).
+    var writes: CallWrites? = nil
 
     /// The caller, for methods that require one (the router guarantees it).
     var account: Account { caller!.account }

@@ -27,14 +27,14 @@ struct DrinkService: Service {
         let wanted = request.drink ?? WaterV1.Drink()
         let drink = Drink(
             name: wanted.name, factorHundredths: Int32(clamping: wanted.factorHundredths), icon: wanted.icon)
-        return WaterV1.AddDrinkResponse(drinks: try change { try $0.validateAdd(drink) })
+        return WaterV1.AddDrinkResponse(drinks: try change(call) { try $0.validateAdd(drink) })
     }
 
     func setDrink(_ request: WaterV1.SetDrinkRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.SetDrinkResponse
     {
         WaterV1.SetDrinkResponse(
-            drinks: try change {
+            drinks: try change(call) {
                 try $0.validateSet(
                     request.name,
                     factorHundredths: request.factorHundredths == 0 ? nil : Int32(clamping: request.factorHundredths),
@@ -45,12 +45,15 @@ struct DrinkService: Service {
     func removeDrink(_ request: WaterV1.RemoveDrinkRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.RemoveDrinkResponse
     {
-        WaterV1.RemoveDrinkResponse(drinks: try change { try $0.validateRemove(request.name) })
+        WaterV1.RemoveDrinkResponse(drinks: try change(call) { try $0.validateRemove(request.name) })
     }
 
     /// Applies what `decide` makes of the list and answers with the list after it.
-    private func change(_ decide: (DrinkList) throws -> DrinkMutation) throws(WaterError) -> [WaterV1.Drink] {
+    private func change(_ call: CallContext, _ decide: (DrinkList) throws -> DrinkMutation) throws(WaterError)
+        -> [WaterV1.Drink]
+    {
         try archives.commitReturning(
+            for: call,
             archives.accounts, { book in Decision([.drink(try decide(book.drinks))]) },
             result: { book, _ in Wire.drinks(book.drinks) })
     }

@@ -54,6 +54,7 @@ struct ExcuseService: Service {
         _ decide: (WaterDiary, LocalDate) throws(DomainError) -> [WaterMutation]
     ) throws(WaterError) -> [WaterV1.DaySummary] {
         try archives.commitReturning(
+            for: call,
             archive,
             { member in
                 Decision(try decide(member.water, member.water.today(atUnixMilliseconds: call.now)).map { .water($0) })

@@ -23,6 +23,7 @@ struct HabitService: Service {
         let icon = try habitIcon(request.icon)
         let color = try habitColor(request.color)
         return try archives.commitReturning(
+            for: call,
             try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in
                 Decision(
@@ -53,6 +54,7 @@ struct HabitService: Service {
     {
         let id = try recordID(request.habitID, field: "habit_id")
         return try archives.commitReturning(
+            for: call,
             try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in
                 Decision(
@@ -94,6 +96,7 @@ struct HabitService: Service {
         let id = try recordID(habitID, field: "habit_id")
         let date = dateText.isEmpty ? nil : try day(dateText, field: "date")
         return try archives.commitReturning(
+            for: call,
             try archives.archive(of: acting),
             { archive in
                 let today = archive.water.today(atUnixMilliseconds: call.now)

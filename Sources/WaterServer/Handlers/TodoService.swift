@@ -19,7 +19,7 @@ struct TodoService: Service {
 
     /// Adds an item at the end; the same item id again is a replay and changes nothing.
     func addTodo(_ request: WaterV1.AddTodoRequest, _ call: CallContext) throws(WaterError) -> WaterV1.AddTodoResponse {
-        try changeItem(request.itemID) { list, id throws(DomainError) in
+        try changeItem(request.itemID, call) { list, id throws(DomainError) in
             try list.validateAdd(id: id, text: request.text, by: call.account.id, now: call.now)
         } reply: {
             WaterV1.AddTodoResponse(item: $0)
@@ -29,7 +29,7 @@ struct TodoService: Service {
     func toggleTodo(_ request: WaterV1.ToggleTodoRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.ToggleTodoResponse
     {
-        try changeItem(request.itemID) { list, id throws(DomainError) in
+        try changeItem(request.itemID, call) { list, id throws(DomainError) in
             try list.validateToggle(id: id, by: call.account.id, now: call.now)
         } reply: {
             WaterV1.ToggleTodoResponse(item: $0)
@@ -40,7 +40,7 @@ struct TodoService: Service {
     func setTodoDone(_ request: WaterV1.SetTodoDoneRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.SetTodoDoneResponse
     {
-        try changeItem(request.itemID) { list, id throws(DomainError) in
+        try changeItem(request.itemID, call) { list, id throws(DomainError) in
             try list.validateSetDone(id: id, done: request.done, by: call.account.id, now: call.now)
         } reply: {
             WaterV1.SetTodoDoneResponse(item: $0)
@@ -50,12 +50,13 @@ struct TodoService: Service {
     /// Commits the change `decide` makes to the item `itemID` names (nil: none is needed, as
     /// for a replay) and replies with that item as it is after it.
     private func changeItem<Response>(
-        _ itemID: String, _ decide: (TodoList, RecordID) throws(DomainError) -> TodoMutation?,
+        _ itemID: String, _ call: CallContext, _ decide: (TodoList, RecordID) throws(DomainError) -> TodoMutation?,
         reply: (WaterV1.TodoItem?) -> Response
     ) throws(WaterError) -> Response {
         let id = try recordID(itemID, field: "item_id")
         let names = archives.usernames()
         return try archives.commitReturning(
+            for: call,
             archives.household, { list in Decision(try decide(list, id).map { [$0] } ?? []) },
             result: { list, _ in reply(Wire.todo(in: list, id: id, names: names)) })
     }
@@ -66,6 +67,7 @@ struct TodoService: Service {
         let id = try recordID(request.itemID, field: "item_id")
         let names = archives.usernames()
         return try archives.commitReturning(
+            for: call,
             archives.household,
             { list in Decision([try list.validateDelete(id: id)], note: Wire.todo(in: list, id: id, names: names)) },
             result: { _, removed in WaterV1.DeleteTodoResponse(item: removed) })
@@ -77,6 +79,7 @@ struct TodoService: Service {
         let id = try recordID(request.itemID, field: "item_id")
         let names = archives.usernames()
         return try archives.commitReturning(
+            for: call,
             archives.household, { list in Decision([try list.validateMove(id: id, to: Int(request.position))]) },
             result: { list, _ in WaterV1.MoveTodoResponse(items: Wire.todos(list, names: names)) })
     }

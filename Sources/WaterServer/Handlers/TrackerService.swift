@@ -102,6 +102,7 @@ struct TrackerService: Service {
         let acting = try archives.actingFor(call, request.forMember)
         let drinks = try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitReturning(
+            for: call,
             try archives.archive(of: acting),
             { archive in Decision([.water(try archive.water.validateAddCup(cup, drinks: drinks))]) },
             result: { archive, _ in WaterV1.AddCupResponse(settings: Wire.settings(archive)) })
@@ -111,6 +112,7 @@ struct TrackerService: Service {
         -> WaterV1.RemoveCupResponse
     {
         try archives.commitReturning(
+            for: call,
             try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in Decision([.water(try archive.water.validateRemoveCup(request.name))]) },
             result: { archive, _ in WaterV1.RemoveCupResponse(settings: Wire.settings(archive)) })
@@ -128,6 +130,7 @@ struct TrackerService: Service {
         let drinks =
             request.drink.isEmpty && !request.usualDrink ? nil : try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitReturning(
+            for: call,
             try archives.archive(of: acting),
             { archive in
                 let typed = request.amountMl == 0 ? nil : request.amountMl
@@ -160,6 +163,7 @@ struct TrackerService: Service {
     {
         let id = try recordID(request.entryID, field: "entry_id")
         return try archives.commitReturning(
+            for: call,
             try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in
                 Decision(
@@ -185,6 +189,7 @@ struct TrackerService: Service {
     {
         let id = try recordID(request.entryID, field: "entry_id")
         return try deleteEntry(
+            call,
             try archives.actingFor(call, request.forMember), respond: WaterV1.DeleteWaterResponse.init
         ) { water in
             try water.validateDelete(id: id)
@@ -194,7 +199,8 @@ struct TrackerService: Service {
     func undoWater(_ request: WaterV1.UndoWaterRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.UndoWaterResponse
     {
-        try deleteEntry(try archives.actingFor(call, request.forMember), respond: WaterV1.UndoWaterResponse.init) {
+        try deleteEntry(call, try archives.actingFor(call, request.forMember), respond: WaterV1.UndoWaterResponse.init)
+        {
             water in
             try water.validateUndo(now: call.now)
         }
@@ -253,6 +259,7 @@ struct TrackerService: Service {
         -> WaterV1.SetGoalResponse
     {
         try archives.commitReturning(
+            for: call,
             try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in Decision([.water(try archive.water.validateGoal(request.dailyGoalMl, now: call.now))]) },
             result: { archive, _ in
@@ -269,6 +276,7 @@ struct TrackerService: Service {
     {
         let level = try Wire.privacy(request.privacy, field: "privacy")
         return try archives.commitReturning(
+            for: call,
             try archives.archive(of: archives.actingFor(call, request.forMember)),
             { archive in Decision(archive.privacy == level ? [] : [.privacySet(level)]) },
             result: { archive, _ in WaterV1.SetPrivacyResponse(settings: Wire.settings(archive)) })
@@ -282,6 +290,7 @@ struct TrackerService: Service {
         let acting = try archives.actingFor(call, request.forMember)
         let drinks = request.usualDrink.isEmpty ? nil : try archives.read(archives.accounts) { $0.drinks }
         return try archives.commitReturning(
+            for: call,
             try archives.archive(of: acting),
             { archive in
                 let cup = keepsCup ? [] : [MemberMutation.water(try archive.water.validateUsualCup(request.usualCupMl))]
@@ -309,6 +318,7 @@ struct TrackerService: Service {
             throw .unknownTimeZone(request.timeZone)
         }
         let response = try archives.commitReturning(
+            for: call,
             try archives.own(call), { _ in Decision([.water(.timeZoneSet(zone))]) },
             result: { archive, _ in
                 WaterV1.SetTimeZoneResponse(
@@ -316,6 +326,7 @@ struct TrackerService: Service {
                     today: Wire.day(archive.water.day(archive.water.today(atUnixMilliseconds: call.now))))
             })
         try archives.commitReturning(
+            for: call,
             archives.accounts,
             { book in
                 // The account as it is now (a rename may have come in between).
@@ -328,10 +339,11 @@ struct TrackerService: Service {
 
     /// Deletes the entry `decide` picks, answering with that entry and its day afterwards.
     private func deleteEntry<Response: ProtoMessage>(
-        _ acting: ActingMember, respond: (WaterV1.WaterEntry?, WaterV1.DaySummary?) -> Response,
+        _ call: CallContext, _ acting: ActingMember, respond: (WaterV1.WaterEntry?, WaterV1.DaySummary?) -> Response,
         decide: (WaterDiary) throws -> WaterMutation
     ) throws(WaterError) -> Response {
         try archives.commitReturning(
+            for: call,
             try archives.archive(of: acting),
             { archive in
                 let mutation = try decide(archive.water)

@@ -184,11 +184,10 @@ public final class Archive<Model: ArchiveModel>: Sendable {
         result: (Model, Note) -> Value,
         completion: @escaping @Sendable (Result<Value, ArchiveError>) -> Void
     ) throws {
-        let (value, mustLead, _) = try submit(decide, result: result) { value in
+        let submitted = try submit(decide, result: result) { value in
             { outcome in completion(outcome.map { value }) }
         }
-        _ = value
-        if mustLead { committer.lead() }
+        if submitted.mustLead { committer.lead() }
     }
 
     /// Decides, applies and queues a write as ``commit(_:result:completion:)`` does, and
@@ -196,29 +195,33 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     /// answer leaves only after the committer's leader has committed (an event loop holds the
     /// leadership through its turn and answers after the turn's sync). When this call finds the
     /// committer idle it leads itself, so the write is durable when it returns.
+    /// - Returns: `result`'s value and the group of the log the write was queued in: the
+    ///   caller's answer tells of a write that failed only when that group fails.
     /// - Throws: what `decide` throws, or `.protected`, before anything is written; or, when
     ///   it led, ``ArchiveError`` when the commit failed (nothing was saved).
+    @discardableResult
     public func commitReturning<Note, Value>(
         _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
         result: (Model, Note) -> Value
-    ) throws -> Value {
-        let (value, mustLead, epoch) = try submit(decide, result: result, completion: { _ in nil })
-        if mustLead, !committer.lead(), !isCurrent(epoch: epoch) {
+    ) throws -> Committed<Value> {
+        let submitted = try submit(decide, result: result, completion: { _ in nil })
+        if submitted.mustLead, !committer.lead(), !isCurrent(epoch: submitted.epoch) {
             throw latest.withLock { $0.protection }
                 ?? ArchiveError(.ioFailure, "\(directory) could not be written; nothing was saved")
         }
-        return value
+        return submitted.committed
     }
 
     /// Applies `decide`'s mutations, numbers them and queues them with the committer, all in
     /// one critical section of this archive's lock, so the committer sees this archive's
     /// records in sequence order.
-    /// - Returns: `result`'s value, whether the caller must lead, and the epoch it wrote in.
+    /// - Returns: `result`'s value with the group it was queued for, whether the caller must
+    ///   lead, and the epoch it wrote in.
     private func submit<Note, Value>(
         _ decide: (Model) throws -> Decision<Model.Mutation, Note>,
         result: (Model, Note) -> Value,
         completion: (Value) -> (@Sendable (Result<Void, ArchiveError>) -> Void)?
-    ) throws -> (value: Value, mustLead: Bool, epoch: UInt64) {
+    ) throws -> (committed: Committed<Value>, mustLead: Bool, epoch: UInt64) {
         try latest.withLock { latest in
             if let protection = latest.protection { throw protection }
             if latest.restoreFailure != nil { try restore(&latest) }
@@ -226,8 +229,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
             let firstSequence = latest.nextSequence
             apply(decision.mutations, to: &latest)
             let value = result(latest.model, decision.note)
-            let mustLead = queue(decision.mutations, from: firstSequence, epoch: latest.epoch, completion(value))
-            return (value, mustLead, latest.epoch)
+            let queued = queue(decision.mutations, from: firstSequence, epoch: latest.epoch, completion(value))
+            return (Committed(value: value, group: queued.group), queued.mustLead, latest.epoch)
         }
     }
 
@@ -254,7 +257,7 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     private func queue(
         _ mutations: Mutations<Model.Mutation>, from first: UInt64, epoch: UInt64,
         _ complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
-    ) -> Bool {
+    ) -> (mustLead: Bool, group: UInt64) {
         committer.enqueue(
             self, epoch: epoch, firstSequence: first, recordCount: mutations.count,
             records: { writer in

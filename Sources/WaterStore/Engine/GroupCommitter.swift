@@ -133,12 +133,14 @@ public final class GroupCommitter: Sendable {
     /// Queues a write of `target`'s records, which `records` appends (each one through
     /// ``RecordWriter/append(_:)``). Call it while holding the lock under which the records
     /// were numbered, and nothing else.
-    /// - Returns: whether the caller must lead: then it calls ``lead()`` once it has released
-    ///   that lock (the leader takes archives' locks).
+    /// - Returns: whether the caller must lead (then it calls ``lead()`` once it has released
+    ///   that lock: the leader takes archives' locks), and the group the write was queued for.
+    ///   A write with no completion stays in that group (``GroupCap``); one with a completion
+    ///   may move to a later one, and is told by its completion.
     func enqueue(
         _ target: any CommitTarget, epoch: UInt64, firstSequence: UInt64, recordCount: Int,
         records: (inout RecordWriter) -> Void, complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
-    ) -> Bool {
+    ) -> (mustLead: Bool, group: UInt64) {
         // A large write (an Import's thousands of records) is encoded before the queue's lock is
         // taken, which every other writer and the event loop's turn take too; a small one (every
         // call's) in place, with no buffer of its own. Still under the archive's lock, so the
@@ -149,7 +151,7 @@ public final class GroupCommitter: Sendable {
             records(&writer)
             aside = writer
         }
-        let (mustLead, wake) = pending.withLock { pending -> (Bool, Bool) in
+        let (mustLead, wake, group) = pending.withLock { pending -> (Bool, Bool, UInt64) in
             let start = pending.records.bytes.count
             if let aside {
                 pending.records.bytes += aside.bytes
@@ -161,10 +163,11 @@ public final class GroupCommitter: Sendable {
                     CommitItem(
                         target: target, epoch: epoch, firstSequence: firstSequence, recordCount: recordCount,
                         bytes: start..<pending.records.bytes.count, complete: complete)))
-            return queued(&pending, isWaitedOn: complete != nil)
+            let (mustLead, wake) = queued(&pending, isWaitedOn: complete != nil)
+            return (mustLead, wake, pending.gathering)
         }
         if wake { writerWakeup.signal() }
-        return mustLead
+        return (mustLead, group)
     }
 
     /// After work joins the queue: whether the caller must lead, and whether to wake the writer.

@@ -1,0 +1,34 @@
+import Testing
+import WaterCore
+import WaterProtocol
+
+@testable import WaterServer
+
+/// What a handler answered on the loop records of its own writes (``CallWrites``): the group of
+/// the log each was queued in, which alone can refuse its reply.
+@Suite("The group a call's own writes were queued in")
+struct CallWritesTests {
+    typealias H = HandlerHarness
+
+    @Test("a write records the group it was queued in, a read records nothing, and take forgets it")
+    func recordsItsOwnGroup() throws {
+        let h = try H()
+        let writes = CallWrites()
+        var context = H.context(H.caller(h.admin), now: H.monday, from: "127.0.0.1")
+        context.writes = writes
+        let committer = h.services.store.committer
+
+        _ = try h.tracker.logWater(WaterV1.LogWaterRequest(entryID: newID(), amountMl: 250), context)
+        let first = try #require(writes.take())
+        #expect(first == committer.lastQueuedGroup)
+        #expect(writes.take() == nil, "taken: the next call starts with nothing")
+
+        _ = try h.tracker.today(WaterV1.GetTodayRequest(), context)
+        #expect(writes.take() == nil, "a read wrote nothing")
+
+        // Each write is in a group of its own here (no writer thread: the call commits it).
+        _ = try h.tracker.logWater(WaterV1.LogWaterRequest(entryID: newID(), amountMl: 300), context)
+        let second = try #require(writes.take())
+        #expect(second > first)
+    }
+}
