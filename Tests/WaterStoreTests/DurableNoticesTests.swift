@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import WaterCore
 import WaterSync
@@ -73,5 +74,43 @@ struct DurableNoticesTests {
         let retried = Locked(false)
         let usable = store.committer.endDurableRead(read, orElse: { retried.withLock { $0 = true } })
         #expect(usable && !retried.withLock { $0 }, "nothing was in flight")
+    }
+
+    @Test("flush returns once the groups before it are told to their listeners, not only once its task ran")
+    func flushWaitsForTheNotices() throws {
+        let store = try openStore(SimulatedDisk().fileSystem())
+        let archive = try store.createMember(1)
+        let committer = store.committer
+        // This thread leads, so the write, the notice and flush's task gather in one group.
+        #expect(committer.acquireLeadership())
+        try archive.commitReturning({ _ in Decision(LogWriterTests.drink(1)) }, result: { _, _ in () })
+        let (listening, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let notice = GroupNotice(committer)
+        notice.listen { _ in
+            listening.signal()
+            release.wait()
+        }
+        notice.changed()
+        let flushed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            committer.flush()
+            flushed.signal()
+        }
+        // Flush's task is queued behind the write (bounded: 30 s).
+        let queuedBy = DispatchTime.now() + 30
+        while committer.pending.withLock({ $0.work.count }) < 2, DispatchTime.now() < queuedBy { usleep(1000) }
+        #expect(committer.pending.withLock { $0.work.count } == 2)
+        // Lead on another thread: it runs the group (flush's task too), then tells the notice,
+        // which holds until released.
+        let led = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            committer.lead()
+            led.signal()
+        }
+        #expect(listening.wait(timeout: .now() + 30) == .success)
+        #expect(flushed.wait(timeout: .now() + 0.3) == .timedOut, "flush returned while a listener was being told")
+        release.signal()
+        #expect(flushed.wait(timeout: .now() + 30) == .success)
+        #expect(led.wait(timeout: .now() + 30) == .success)
     }
 }

@@ -14,6 +14,9 @@ public final class DurableNotices: Sendable {
     private struct State {
         /// Every group up to this one has finished.
         var finishedThrough: UInt64 = 0
+        /// Every notice of a group up to this one has run (it trails ``finishedThrough`` while
+        /// a group's notices run): a notice for such a group runs at once.
+        var toldThrough: UInt64 = 0
         /// The latest groups that failed, for a notice that comes after its group finished.
         var recentFailures: [UInt64] = []
         var waiting: [(group: UInt64, listener: Listener)] = []
@@ -52,9 +55,11 @@ public final class DurableNotices: Sendable {
         after(group, .group(notice))
     }
 
+    /// A notice for a group whose notices are running now waits for the teller, which runs it
+    /// after them: so one that runs has seen every notice registered before it run.
     private func after(_ group: UInt64, _ listener: Listener) {
         let runNow = state.withLock { state -> Bool? in
-            guard group > state.finishedThrough else { return !state.recentFailures.contains(group) }
+            guard group > state.toldThrough else { return !state.recentFailures.contains(group) }
             state.waiting.append((group, listener))
             return nil
         }
@@ -62,15 +67,32 @@ public final class DurableNotices: Sendable {
     }
 
     /// Groups up to `group` have finished, `group` itself durable or not: the notices that
-    /// waited for them run, on this thread (each must only hand its work on).
+    /// waited for them run, on this thread (each must only hand its work on), and then those
+    /// registered for them meanwhile.
     public func finished(_ group: UInt64, succeeded: Bool) {
-        let due = state.withLock { state -> [(group: UInt64, listener: Listener)] in
+        state.withLock { state in
             state.finishedThrough = max(state.finishedThrough, group)
             if !succeeded {
                 state.recentFailures.append(group)
                 if state.recentFailures.count > Self.failuresRemembered { state.recentFailures.removeFirst() }
             }
-            guard state.waiting.contains(where: { $0.group <= group }) else { return [] }
+        }
+        while let due = takeDue(through: group) {
+            for (waited, listener) in due {
+                listener.run(waited == group ? succeeded : !state.withLock { $0.recentFailures.contains(waited) })
+            }
+            state.withLock { $0.spare = due }
+        }
+    }
+
+    /// The notices waiting for groups up to `group`, in the order they were registered; nil,
+    /// and every notice of those groups counted as told, when none waits.
+    private func takeDue(through group: UInt64) -> [(group: UInt64, listener: Listener)]? {
+        state.withLock { state in
+            guard state.waiting.contains(where: { $0.group <= group }) else {
+                state.toldThrough = max(state.toldThrough, group)
+                return nil
+            }
             var due = state.spare
             state.spare = []
             due.removeAll(keepingCapacity: true)
@@ -78,9 +100,6 @@ public final class DurableNotices: Sendable {
             state.waiting.removeAll { $0.group <= group }
             return due
         }
-        guard !due.isEmpty else { return }
-        for (waited, listener) in due { listener.run(waited != group || succeeded) }
-        state.withLock { $0.spare = due }
     }
 
     /// Every group up to this one has finished.

@@ -306,20 +306,33 @@ public final class GroupCommitter: Sendable {
 
     /// Runs `body` on the leader's thread, after everything queued before it is committed and
     /// before anything queued later. Leads on this thread when the committer is idle.
-    func perform(_ body: @escaping @Sendable () -> Void) {
-        let (mustLead, wake) = pending.withLock { pending -> (Bool, Bool) in
+    /// - Returns: the group it runs in, and whether a writer leads (then the event loop tells of
+    ///   that group, not the leader).
+    @discardableResult
+    func perform(_ body: @escaping @Sendable () -> Void) -> (group: UInt64, hasWriter: Bool) {
+        let (mustLead, wake, group, hasWriter) = pending.withLock { pending -> (Bool, Bool, UInt64, Bool) in
             pending.work.append(.task(body))
-            return queued(&pending, isWaitedOn: true)
+            let (mustLead, wake) = queued(&pending, isWaitedOn: true)
+            return (mustLead, wake, pending.gathering, pending.leadership.hasWriter)
         }
         if wake { writerWakeup.signal() }
         if mustLead { lead() }
+        return (group, hasWriter)
     }
 
-    /// Waits until everything submitted so far has been committed or failed.
+    /// Waits until everything submitted so far has been committed or failed. Without a writer
+    /// (tools, tests), also until everyone waiting to hear of those groups (``notices``) has
+    /// been told: the leader tells of a group after running its tasks, so a task's end alone
+    /// does not say that. With a writer the event loop tells, and may be what calls this.
     public func flush() {
         let done = DispatchSemaphore(value: 0)
-        perform { done.signal() }
+        let (group, hasWriter) = perform { done.signal() }
         done.wait()
+        guard !hasWriter else { return }
+        // Runs after every notice registered for the group before it (``DurableNotices``).
+        let told = DispatchSemaphore(value: 0)
+        notices.after(group) { _ in told.signal() }
+        told.wait()
     }
 
     /// Takes the leadership if nobody holds it: until ``lead()``, submissions only queue (a
