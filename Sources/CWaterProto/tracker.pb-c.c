@@ -3643,7 +3643,7 @@ const ProtobufCMessageDescriptor water__v1__year_day__descriptor =
   (ProtobufCMessageInit) water__v1__year_day__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__get_year_response__field_descriptors[6] =
+static const ProtobufCFieldDescriptor water__v1__get_year_response__field_descriptors[7] =
 {
   {
     "year",
@@ -3717,8 +3717,21 @@ static const ProtobufCFieldDescriptor water__v1__get_year_response__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "amounts_hidden",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__GetYearResponse, amounts_hidden),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__get_year_response__field_indices_by_name[] = {
+  6,   /* field[6] = amounts_hidden */
   5,   /* field[5] = days */
   2,   /* field[2] = display_name */
   3,   /* field[3] = habit */
@@ -3729,7 +3742,7 @@ static const unsigned water__v1__get_year_response__field_indices_by_name[] = {
 static const ProtobufCIntRange water__v1__get_year_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__v1__get_year_response__descriptor =
 {
@@ -3739,7 +3752,7 @@ const ProtobufCMessageDescriptor water__v1__get_year_response__descriptor =
   "Water__V1__GetYearResponse",
   "water.v1",
   sizeof(Water__V1__GetYearResponse),
-  6,
+  7,
   water__v1__get_year_response__field_descriptors,
   water__v1__get_year_response__field_indices_by_name,
   1,  water__v1__get_year_response__number_ranges,

@@ -29,11 +29,12 @@ public struct YearHeatmap: Sendable {
         /// The goal met (or the habit checked).
         case met
 
-        /// The level of `amount` against `goal`; `met` decides the top one (a habit's checked day).
-        public static func of(amountMillilitres amount: Int32, goalMillilitres goal: Int32, met: Bool) -> Level {
+        /// The level of a day at `percent` of its goal (truncated); `met` decides the top one (a
+        /// habit's checked day). `drankAny`: something was drunk, so under 1 % is not "nothing"
+        /// (unknown, so false, where a percent member's millilitres are not sent).
+        public static func of(percent: Int, drankAny: Bool, met: Bool) -> Level {
             if met { return .met }
-            guard amount > 0, goal > 0 else { return .none }
-            let percent = Int(amount) * 100 / Int(goal)
+            guard percent > 0 || drankAny else { return .none }
             return percent < 25 ? .under25 : percent < 50 ? .under50 : .under100
         }
     }
@@ -53,17 +54,22 @@ public struct YearHeatmap: Sendable {
         public var date: LocalDate
         public var amountMillilitres: Int32
         public var goalMillilitres: Int32
+        /// min(amount / goal, 1) x 100, truncated: what the server sent, which is all a percent
+        /// member's day carries; worked out from the amount and goal when not given.
+        public var percent: Int
         public var goalMet: Bool
         public var excused: Bool
         public var future: Bool
 
         public init(
-            date: LocalDate, amountMillilitres: Int32 = 0, goalMillilitres: Int32 = 0, goalMet: Bool = false,
-            excused: Bool = false, future: Bool = false
+            date: LocalDate, amountMillilitres: Int32 = 0, goalMillilitres: Int32 = 0, percent: Int? = nil,
+            goalMet: Bool = false, excused: Bool = false, future: Bool = false
         ) {
             self.date = date
             self.amountMillilitres = amountMillilitres
             self.goalMillilitres = goalMillilitres
+            self.percent =
+                percent ?? (goalMillilitres > 0 ? min(Int(amountMillilitres) * 100 / Int(goalMillilitres), 100) : 0)
             self.goalMet = goalMet
             self.excused = excused
             self.future = future
@@ -73,11 +79,15 @@ public struct YearHeatmap: Sendable {
     public let year: CalendarYear
     /// For a habit: "checked" instead of "goal met", and no litres.
     public let habit: Bool
+    /// Another member's year whose millilitres are private (privacy percent): the days are
+    /// drawn from their percents, and no litres are summed.
+    public let amountsHidden: Bool
     private let days: [LocalDate: Day]
 
-    public init(year: CalendarYear, days: [Day], habit: Bool = false) {
+    public init(year: CalendarYear, days: [Day], habit: Bool = false, amountsHidden: Bool = false) {
         self.year = year
         self.habit = habit
+        self.amountsHidden = amountsHidden
         self.days = Dictionary(days.map { ($0.date, $0) }, uniquingKeysWith: { _, last in last })
     }
 
@@ -87,8 +97,7 @@ public struct YearHeatmap: Sendable {
         guard let day = days[date] else { return .level(.none) }
         if day.future { return .future }
         if day.excused { return .excused }
-        return .level(
-            .of(amountMillilitres: day.amountMillilitres, goalMillilitres: day.goalMillilitres, met: day.goalMet))
+        return .level(.of(percent: day.percent, drankAny: day.amountMillilitres > 0, met: day.goalMet))
     }
 
     /// Days met (or checked) in the year, excused days not among them.
@@ -130,7 +139,8 @@ public struct YearHeatmap: Sendable {
             habit
                 ? "checked on \(daysMet) \(daysMet == 1 ? "day" : "days") · \(streak)"
                 : "goal met on \(daysMet) \(daysMet == 1 ? "day" : "days") · \(streak) · "
-                    + "\(Self.litres(totalMillilitres)) in all")
+                    + (amountsHidden
+                        ? "millilitres private (privacy percent)" : "\(Self.litres(totalMillilitres)) in all"))
         return lines
     }
 

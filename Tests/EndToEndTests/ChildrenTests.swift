@@ -308,7 +308,8 @@ struct ChildrenTests {
         #expect(
             set.status == 0
                 && set.output
-                    == "kim's privacy percent: others see their rank, percent, days met and streak, not their millilitres\n",
+                    == "kim's privacy percent: others see their rank, percent, days met and streak, not their millilitres; "
+                    + "admins and guardians still see every drink with --for\n",
             "\(set.output) \(set.error)")
         let refused = try ann.run(["privacy", "hidden", "--for", "kim"])
         #expect(refused.status == 77, "\(refused.output) \(refused.error)")

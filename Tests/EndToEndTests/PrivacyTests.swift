@@ -79,9 +79,14 @@ struct PrivacyTests {
         #expect(kid.rows[1] == dadAsOthersSeeHim)
         #expect(kid.rows[2].onlyYouSeeThis && kid.rows[2].totalMl == 5000 && kid.rows[2].averagePercent == 62)
         #expect(kid.rows[2].daysMet == 2 && kid.viewerPrivacy == .hidden)
-        // By total: mum 8000, dad 6000, kid 5000, gran 2000; the others' ranks again without kid.
+        // By total: mum 8000, dad 6000, kid 5000, gran 2000; the others' ranks again without kid,
+        // and dad (percent) not ranked by the total he keeps to himself (issue 32): after the others.
         let byTotal = try #require(try family.clients["gran"]!.call(WaterV1.GetBoardRequest(order: .total)).board)
-        #expect(byTotal.rows.map { "\($0.username) \($0.rank)" } == ["mum 1", "dad 2", "gran 3"])
+        #expect(byTotal.rows.map { "\($0.username) \($0.rank)" } == ["mum 1", "gran 2", "dad 0"])
+        let mumByTotal = try #require(try family.clients["mum"]!.call(WaterV1.GetBoardRequest(order: .total)).board)
+        #expect(mumByTotal.rows.map { "\($0.username) \($0.rank)" } == ["mum 1", "gran 2", "dad 0"])
+        let dadByTotal = try #require(try family.clients["dad"]!.call(WaterV1.GetBoardRequest(order: .total)).board)
+        #expect(dadByTotal.rows.map { "\($0.username) \($0.rank)" } == ["mum 1", "dad 2", "gran 3"])
         #expect(family.server.stop() == 0)
     }
 
@@ -139,6 +144,17 @@ struct PrivacyTests {
         #expect((dad["days"] as? [[String: Any]])?.allSatisfy { $0["amount_ml"] == nil && $0["count"] == nil } == true)
         #expect(rows.first { $0["username"] as? String == "gran" }?["total_ml"] as? Int == 2000)
 
+        // Issue 32: a percent member's excused day reads as excused in --explain, and their year
+        // is drawn from the percents sent, its millilitres said to be private, not "0.0 l".
+        let dadCLI = server.cli("dad")
+        #expect(try dadCLI.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        #expect(try dadCLI.run(["excuse", "2026-11-26", "--reason", "sick"]).status == 0)
+        let explained = try gran.run(["board", "--explain"]).output
+        #expect(explained.contains("      2026-11-26   75 %  excused, not counted"), "\(explained)")
+        let year = try gran.run(["year", "--for", "dad"])
+        #expect(year.status == 0 && year.output.contains("millilitres private (privacy percent)"), "\(year.output)")
+        #expect(!year.output.contains(" in all"), "\(year.output)")
+
         let kid = server.cli("kid")
         #expect(try kid.run(["login", "kid", "--password-stdin"], input: "kid-password-1\n").status == 0)
         let own = try kid.run(["board"])
@@ -146,7 +162,10 @@ struct PrivacyTests {
         #expect(own.output.contains("your privacy is hidden: others do not see you on the board at all"))
         let whoami = try kid.run(["whoami"])
         #expect(whoami.output.contains("privacy hidden: others do not see you on the board at all"), "\(whoami.output)")
-        #expect(try kid.run(["privacy"]).output == "privacy hidden: others do not see you on the board at all\n")
+        #expect(
+            try kid.run(["privacy"]).output
+                == "privacy hidden: others do not see you on the board at all; "
+                + "admins and guardians still see every drink with --for\n")
 
         // Setting it is idempotent: twice is once, and the board has kid again.
         for _ in 0..<2 {

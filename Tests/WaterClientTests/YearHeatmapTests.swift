@@ -26,7 +26,11 @@ struct YearHeatmapTests {
     @Test("five levels of a day's capped progress: 0, under 25, under 50, under 100 %, met")
     func levels() {
         let level = { (amount: Int32, met: Bool) in
-            YearHeatmap.Level.of(amountMillilitres: amount, goalMillilitres: 2000, met: met)
+            YearHeatmap.Level.of(
+                percent: YearHeatmap.Day(
+                    date: LocalDate("2026-01-01")!, amountMillilitres: amount, goalMillilitres: 2000
+                )
+                .percent, drankAny: amount > 0, met: met)
         }
         #expect(level(0, false) == .none)
         #expect(level(1, false) == .under25)
@@ -112,5 +116,25 @@ struct YearHeatmapTests {
         let lines = try sample(habit: true).lines(style: .glyphs)
         #expect(lines[9] == "· no  █ checked  x excused    to come")
         #expect(lines[10] == "checked on 4 days · best streak 3 days")
+    }
+
+    @Test("issue 32: a percent member's year is drawn from the percents sent, and says its millilitres are private")
+    func percentMemberYear() throws {
+        let year = try #require(CalendarYear(2026))
+        let today = try #require(LocalDate("2026-01-04"))
+        // What GetYear sends of a percent member: no amount, no goal, the truncated percent.
+        let percents = ["2026-01-01": 100, "2026-01-02": 60, "2026-01-03": 30, "2026-01-04": 10]
+        let days = year.days.map { date in
+            YearHeatmap.Day(
+                date: date, percent: percents[date.description] ?? 0, goalMet: percents[date.description] == 100,
+                future: date > today)
+        }
+        let heatmap = YearHeatmap(year: year, days: days, amountsHidden: true)
+        #expect(heatmap.cell(LocalDate("2026-01-02")!) == .level(.under100))
+        #expect(heatmap.cell(LocalDate("2026-01-03")!) == .level(.under50))
+        #expect(heatmap.cell(LocalDate("2026-01-04")!) == .level(.under25))
+        let figures = try #require(heatmap.lines(style: .glyphs).last)
+        #expect(figures == "goal met on 1 day · best streak 1 day · millilitres private (privacy percent)")
+        #expect(!figures.contains("in all"))
     }
 }

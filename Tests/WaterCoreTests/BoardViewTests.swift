@@ -61,4 +61,51 @@ struct BoardViewTests {
         #expect(rows(board.view(for: "ann")) == ["ann 1 only-you", "eve 2", "fay 2"])
         #expect(board.view(for: "eve").count == 2)
     }
+
+    /// The rows of the board of `members` for `order`, as `viewer` sees them.
+    private func ranked(_ order: BoardOrder, _ members: [BoardMember], for viewer: String?) -> [String] {
+        rows(WeeklyBoard(members: members, week: week, order: order, now: thursday).view(for: viewer))
+    }
+
+    @Test(
+        "issue 32: by progress, a percent member is placed by the percent shown alone: rows showing the same one share its rank"
+    )
+    func percentMemberByProgress() throws {
+        // cat (percent): 1010 x 4 -> 50.5 %, shown 50; eve 1000 x 4 -> 50 %; fay 1015 x 4 -> 50.75 %,
+        // shown 50; gil 1200 x 4 -> 60 %. By exact progress fay 2, cat 3, eve 4: that order would
+        // tell eve, moving her own figures, where cat's hidden fraction lies.
+        let members = [
+            try member("cat", amounts: [1010, 1010, 1010, 1010], privacy: .percent),
+            try member("eve", amounts: [1000, 1000, 1000, 1000]),
+            try member("fay", amounts: [1015, 1015, 1015, 1015]),
+            try member("gil", amounts: [1200, 1200, 1200, 1200]),
+        ]
+        #expect(ranked(.progress, members, for: "eve") == ["gil 1", "cat 2 amounts-hidden", "eve 2", "fay 2"])
+        #expect(ranked(.progress, members, for: nil) == ["gil 1", "cat 2 amounts-hidden", "eve 2", "fay 2"])
+        // cat herself sees her own figures: nothing of hers is hidden from her, so the full order.
+        #expect(ranked(.progress, members, for: "cat") == ["gil 1", "fay 2", "cat 3", "eve 4"])
+        // Without a percent member among them, equal shown percents keep the exact order.
+        let open = members.map { member -> BoardMember in
+            var member = member
+            member.privacy = .full
+            return member
+        }
+        #expect(ranked(.progress, open, for: "eve") == ["gil 1", "fay 2", "cat 3", "eve 4"])
+    }
+
+    @Test("issue 32: by total, a percent member is not ranked at all and follows the ranked rows, by percent")
+    func percentMemberByTotal() throws {
+        // cat (percent) 1500 x 4 = 6000 ml, 75 %; dan (percent) 2000 x 4, 100 %; ann 1900 x 4 = 7600;
+        // eve 1000 x 4 = 4000. By total cat would sit between ann and eve, and eve could find
+        // cat's total by moving her own until she passes her.
+        let members = [
+            try member("ann", amounts: [1900, 1900, 1900, 1900]),
+            try member("cat", amounts: [1500, 1500, 1500, 1500], privacy: .percent),
+            try member("dan", amounts: [2000, 2000, 2000, 2000], privacy: .percent),
+            try member("eve", amounts: [1000, 1000, 1000, 1000]),
+        ]
+        #expect(
+            ranked(.total, members, for: "eve") == ["ann 1", "eve 2", "dan 0 amounts-hidden", "cat 0 amounts-hidden"])
+        #expect(ranked(.total, members, for: "cat") == ["ann 1", "cat 2", "eve 3", "dan 0 amounts-hidden"])
+    }
 }

@@ -50,8 +50,11 @@ typedef enum _Water__V1__BoardOrder {
  *   members who are not PRIVACY_HIDDEN, plus the caller, ranked again among those rows in the
  *   same order (a tie stays a tie). So a hidden member is off the others' boards and out of
  *   their ranks, and sees themself where they would stand among the others.
- * - Another member's PRIVACY_PERCENT row keeps rank, percent, days met, streak and habit
- *   check-ins, and drops every millilitre figure and entry count (amounts_hidden).
+ * - Another member's PRIVACY_PERCENT row keeps percent, days met, streak and habit check-ins,
+ *   and drops every millilitre figure and entry count (amounts_hidden); its progress figures
+ *   are the truncated percent / 100. It is never placed by a hidden figure: by progress, rows
+ *   showing the same percent as it share its rank; by total it is not ranked (rank 0) and
+ *   follows the ranked rows.
  * - The caller's own row is always whole. Admins get the same boards as everyone; only the
  *   household Export (admins only) stays complete, for backups.
  */
@@ -59,7 +62,8 @@ struct  Water__V1__BoardRow
 {
   ProtobufCMessage base;
   /*
-   * 1 for the leader. Members who tie on every key share a rank.
+   * 1 for the leader. Members who tie on every key share a rank. 0: not ranked (another
+   * member's PRIVACY_PERCENT row on a board by total).
    */
   uint32_t rank;
   char *username;
@@ -88,7 +92,8 @@ struct  Water__V1__BoardRow
   uint32_t habit_checkins;
   /*
    * The days behind the figures, Monday first, up to today for the current week. In a row
-   * with amounts_hidden, each day has only date, progress, percent and goal_met.
+   * with amounts_hidden, each day has only date, progress (percent / 100), percent, goal_met
+   * and excused.
    */
   size_t n_days;
   Water__V1__DaySummary **days;

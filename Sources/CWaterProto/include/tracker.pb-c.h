@@ -640,7 +640,9 @@ struct  Water__V1__GetYearRequest
    */
   uint32_t year;
   /*
-   * A habit's id or name: the habit's checked days instead of water.
+   * A habit's id or name: the habit's checked days instead of water. Only of the caller's own
+   * habits or those of a member the caller may act for: anyone else's is PERMISSION_DENIED, for a
+   * habit that exists and for one that does not alike.
    */
   char *habit;
   /*
@@ -712,10 +714,15 @@ struct  Water__V1__GetYearResponse
    */
   size_t n_days;
   Water__V1__YearDay **days;
+  /*
+   * Another member's PRIVACY_PERCENT year: the days carry percent, goal_met and excused, but no
+   * amount_ml or goal_ml (0 means "not sent", not "nothing drunk").
+   */
+  protobuf_c_boolean amounts_hidden;
 };
 #define WATER__V1__GET_YEAR_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__get_year_response__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0 }
 
 
 struct  Water__V1__SetPrivacyRequest

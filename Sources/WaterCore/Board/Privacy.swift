@@ -27,17 +27,23 @@ public enum Privacy: Int, Hashable, Sendable, CaseIterable, CustomStringConverti
     public var othersSee: String {
         switch self {
         case .full: "others see everything of yours on the board, millilitres too"
-        case .percent: "others see your rank, percent, days met and streak, not your millilitres"
-        case .hidden: "others do not see you on the board at all"
+        case .percent:
+            "others see your rank, percent, days met and streak, not your millilitres; \(Self.actingForReadsAll)"
+        case .hidden: "others do not see you on the board at all; \(Self.actingForReadsAll)"
         }
     }
+
+    /// What no privacy level hides, said where one is chosen: a member who may act for another
+    /// (an admin, a child's guardian) reads their diary with `--for`, as it is.
+    static let actingForReadsAll = "admins and guardians still see every drink with --for"
 
     /// The same, said of another member (a child's, set by a guardian).
     public var othersSeeOfThem: String {
         switch self {
         case .full: "others see everything of theirs on the board, millilitres too"
-        case .percent: "others see their rank, percent, days met and streak, not their millilitres"
-        case .hidden: "others do not see them on the board at all"
+        case .percent:
+            "others see their rank, percent, days met and streak, not their millilitres; \(Self.actingForReadsAll)"
+        case .hidden: "others do not see them on the board at all; \(Self.actingForReadsAll)"
         }
     }
 }

@@ -1597,7 +1597,9 @@ extension WaterV1 {
         /// 2000 to the member's current year; 0: the member's current year (in their time zone).
         public var year: UInt32
 
-        /// A habit's id or name: the habit's checked days instead of water.
+        /// A habit's id or name: the habit's checked days instead of water. Only of the caller's own
+        /// habits or those of a member the caller may act for: anyone else's is PERMISSION_DENIED, for a
+        /// habit that exists and for one that does not alike.
         public var habit: String
 
         /// A member's username; empty: the caller.
@@ -1749,14 +1751,19 @@ extension WaterV1 {
         /// January 1st to December 31st, oldest first (365 or 366).
         public var days: [YearDay]
 
+        /// Another member's PRIVACY_PERCENT year: the days carry percent, goal_met and excused, but no
+        /// amount_ml or goal_ml (0 means "not sent", not "nothing drunk").
+        public var amountsHidden: Bool
+
         /// Creates a `GetYearResponse`; omitted fields take the proto3 defaults.
-        public init(year: UInt32 = 0, username: String = "", displayName: String = "", habit: String = "", today: String = "", days: [YearDay] = []) {
+        public init(year: UInt32 = 0, username: String = "", displayName: String = "", habit: String = "", today: String = "", days: [YearDay] = [], amountsHidden: Bool = false) {
             self.year = year
             self.username = username
             self.displayName = displayName
             self.habit = habit
             self.today = today
             self.days = days
+            self.amountsHidden = amountsHidden
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1766,6 +1773,7 @@ extension WaterV1 {
             case habit = "habit"
             case today = "today"
             case days = "days"
+            case amountsHidden = "amounts_hidden"
 
             var intValue: Int? {
                 switch self {
@@ -1775,6 +1783,7 @@ extension WaterV1 {
                 case .habit: 3
                 case .today: 4
                 case .days: 5
+                case .amountsHidden: 6
                 }
             }
 
@@ -1786,6 +1795,7 @@ extension WaterV1 {
                 case 3: self = .habit
                 case 4: self = .today
                 case 5: self = .days
+                case 6: self = .amountsHidden
                 default: return nil
                 }
             }
@@ -1800,7 +1810,8 @@ extension WaterV1 {
                 displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "",
                 habit: try container.decodeIfPresent(String.self, forKey: .habit) ?? "",
                 today: try container.decodeIfPresent(String.self, forKey: .today) ?? "",
-                days: try container.decodeIfPresent([YearDay].self, forKey: .days) ?? [])
+                days: try container.decodeIfPresent([YearDay].self, forKey: .days) ?? [],
+                amountsHidden: try container.decodeIfPresent(Bool.self, forKey: .amountsHidden) ?? false)
         }
     }
 
@@ -2605,7 +2616,7 @@ extension WaterV1.GetYearResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(year: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, habit: reader.value(at: 3).string, today: reader.value(at: 4).string, days: reader.messages(at: 5, as: WaterV1.YearDay.self))
+        self.init(year: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, habit: reader.value(at: 3).string, today: reader.value(at: 4).string, days: reader.messages(at: 5, as: WaterV1.YearDay.self), amountsHidden: reader.value(at: 6).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -2615,6 +2626,7 @@ extension WaterV1.GetYearResponse: WireMessage {
         builder.set(.string(habit), at: 3)
         builder.set(.string(today), at: 4)
         builder.setMessages(days, at: 5)
+        builder.set(.bool(amountsHidden), at: 6)
     }
 }
 

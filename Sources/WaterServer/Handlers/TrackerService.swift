@@ -37,9 +37,16 @@ struct TrackerService: Service {
         let (account, archive) = try yearMember(request.forMember, call)
         return try archives.read(archive) { (archive) throws(WaterError) in
             // Another member's year shows what their board row shows, unless the caller may act
-            // for them (an admin, a guardian), who sees it whole as with `today --for`.
+            // for them (an admin, a guardian), who sees it whole as with `today --for`. The board
+            // shows no one's habits by name: a habit's year is for those alone.
+            let mayActFor = ActingMember.may(call.account, actFor: account)
+            if !request.habit.isEmpty, !mayActFor {
+                throw WaterError(
+                    .permissionDenied,
+                    "a habit's year is \(account.username)'s own: only they, an admin or their guardian may see it")
+            }
             let amountsHidden: Bool
-            switch ActingMember.may(call.account, actFor: account) ? .full : archive.privacy {
+            switch mayActFor ? .full : archive.privacy {
             case .full: amountsHidden = false
             case .percent: amountsHidden = true
             case .hidden:
@@ -76,7 +83,8 @@ struct TrackerService: Service {
             }
             return WaterV1.GetYearResponse(
                 year: UInt32(year.year), username: account.username, displayName: account.displayName,
-                habit: habit?.name ?? "", today: today.description, days: days)
+                habit: habit?.name ?? "", today: today.description, days: days,
+                amountsHidden: habit == nil && amountsHidden)
         }
     }
 

@@ -105,18 +105,20 @@ enum Wire {
         return WaterV1.BoardRow(
             rank: UInt32(standing.rank), username: standing.username, displayName: standing.displayName,
             totalMl: row.amountsHidden ? 0 : standing.totalMillilitres, daysMet: UInt32(standing.daysMet),
-            averageProgress: standing.averageProgress, averagePercent: UInt32(standing.averagePercent),
+            averageProgress: row.amountsHidden ? Double(standing.averagePercent) / 100 : standing.averageProgress,
+            averagePercent: UInt32(standing.averagePercent),
             streakDays: UInt32(standing.streakDays), habitCheckins: UInt32(standing.habitCheckIns),
             days: standing.days.map { row.amountsHidden ? percentOnly($0) : day($0) },
             excusedDays: UInt32(standing.excusedDays), bestStreakDays: UInt32(standing.bestStreakDays),
             allExcused: standing.allExcused, onlyYouSeeThis: row.onlyYouSeeThis, amountsHidden: row.amountsHidden)
     }
 
-    /// A day of a `percent` member as others get it: no millilitres, no entry count, and
-    /// whether it was excused but not why.
+    /// A day of a `percent` member as others get it: the truncated percent and nothing finer
+    /// (the exact progress times a known goal is the millilitres), no entry count, and whether
+    /// it was excused but not why.
     private static func percentOnly(_ day: WaterDay) -> WaterV1.DaySummary {
         WaterV1.DaySummary(
-            date: day.date.description, progress: day.progress, percent: UInt32(day.percent), goalMet: day.isGoalMet,
-            excused: day.isExcused)
+            date: day.date.description, progress: Double(day.percent) / 100, percent: UInt32(day.percent),
+            goalMet: day.isGoalMet, excused: day.isExcused)
     }
 }

@@ -171,8 +171,10 @@ enum BoardCommand: ClientCommand {
                     + "\(Format.pad("\(row.averagePercent)", 3)) %"
             // A percent member's millilitres never reached this computer: a dash, not a 0.
             let total = row.amountsHidden ? "     -" : Format.pad("\(row.totalMl)", 6)
+            // Rank 0: a percent member on a board by total, whom no hidden figure may place.
+            let rank = row.rank == 0 ? "-" : "\(row.rank)."
             lines.append(
-                "\(Format.pad("\(row.rank).", 3)) \(name) \(percent)  \(total) ml  "
+                "\(Format.pad(rank, 3)) \(name) \(percent)  \(total) ml  "
                     + "\(row.daysMet) met  streak \(row.streakDays)  best \(row.bestStreakDays)  habits \(row.habitCheckins)"
                     + (row.excusedDays == 0 ? "" : "  \(row.excusedDays) excused")
                     + (row.onlyYouSeeThis ? "  (only you see this)" : ""))
@@ -183,7 +185,12 @@ enum BoardCommand: ClientCommand {
                 for day in row.days where row.amountsHidden {
                     lines.append(
                         "      \(day.date.terminalSafe)  \(Format.pad("\(day.percent)", 3)) %"
-                            + (day.goalMet ? "  met" : ""))
+                            + (day.excused ? "  excused, not counted" : day.goalMet ? "  met" : ""))
+                }
+                if row.amountsHidden, !row.days.isEmpty {
+                    lines.append(
+                        "      the average is of the exact days, which \(row.displayName.terminalSafe) keeps private: "
+                            + "each day above is truncated")
                 }
                 for day in row.days where !row.amountsHidden {
                     lines.append(
@@ -195,6 +202,9 @@ enum BoardCommand: ClientCommand {
                                 : day.goalMet ? "  met" : ""))
                 }
             }
+        }
+        if board.rows.contains(where: { $0.rank == 0 }) {
+            lines.append("-   not ranked by total: a member who shares only percents keeps their millilitres private")
         }
         if let level = Privacy(rawValue: Int(board.viewerPrivacy.rawValue)), level != .full {
             lines.append("your privacy is \(level): \(level.othersSee) (water-client privacy)")
@@ -219,12 +229,13 @@ enum BoardCommand: ClientCommand {
             }
         } else {
             guard above.averagePercent == row.averagePercent else { return nil }
+            if above.amountsHidden || row.amountsHidden {
+                return "same \(row.averagePercent) % as \(name) on screen; a member here shares only percents, "
+                    + "so nothing finer may part them: the same rank, listed by username"
+            }
             if above.averageProgress != row.averageProgress {
                 return "same \(row.averagePercent) % as \(name) on screen; ranked after by the exact average "
                     + "(\(exact(row.averageProgress)) against \(exact(above.averageProgress)))"
-            }
-            if above.totalMl != row.totalMl, above.amountsHidden || row.amountsHidden {
-                return "same average progress as \(name); ranked after by total (millilitres not shown)"
             }
             if above.totalMl != row.totalMl {
                 return

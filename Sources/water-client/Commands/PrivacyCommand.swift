@@ -13,8 +13,9 @@ enum PrivacyCommand: ClientCommand {
             live view, --json and the wall (MQTT). full: everything, millilitres too. percent:
             your rank, percent, days met and streak, not your millilitres, drinks or per-day
             amounts. hidden: you are on no one else's board (their ranks are counted without
-            you); you still see yourself, ranked among them, marked "only you see this". An
-            admin's household export stays complete. A guardian sets a child's (--for), an
+            you); you still see yourself, ranked among them, marked "only you see this". No
+            level hides your diary from admins and from a child's guardians: they read every
+            drink with --for, and an admin's household export stays complete. A guardian sets a child's (--for), an
             admin anyone's. Away from the server it waits on this computer and is sent later;
             setting it twice is the same as once.
             """,

@@ -51,11 +51,12 @@ enum YearCommand: ClientCommand {
         let days = response.days.compactMap { day in
             LocalDate(day.date).map {
                 YearHeatmap.Day(
-                    date: $0, amountMillilitres: day.amountMl, goalMillilitres: day.goalMl, goalMet: day.goalMet,
-                    excused: day.excused, future: day.future)
+                    date: $0, amountMillilitres: day.amountMl, goalMillilitres: day.goalMl, percent: Int(day.percent),
+                    goalMet: day.goalMet, excused: day.excused, future: day.future)
             }
         }
-        let heatmap = YearHeatmap(year: year, days: days, habit: !response.habit.isEmpty)
+        let heatmap = YearHeatmap(
+            year: year, days: days, habit: !response.habit.isEmpty, amountsHidden: response.amountsHidden)
         // In 80 columns, whatever the names: a display name or a habit's is up to 64 characters.
         let what = response.habit.isEmpty ? "water" : "habit \(Format.cut(response.habit.terminalSafe, 30))"
         let heading = Format.bold("\(year.year)") + " · \(Format.cut(response.displayName.terminalSafe, 30)) · \(what)"

@@ -45,6 +45,45 @@ struct YearAndHistoryServiceTests {
         #expect(habit?.code == .notFound && habit?.message.contains("ben has no habit") == true)
     }
 
+    @Test(
+        "issue 32: a percent member's rows and year carry the truncated percent and nothing finer; another's habit year is refused alike"
+    )
+    func percentMemberAndHabits() throws {
+        let h = try H()
+        let ben = try h.addMember("ben")
+        let cat = try h.addMember("cat")
+        _ = try h.call(h.tracker.setPrivacy, WaterV1.SetPrivacyRequest(privacy: .percent), as: ben).get()
+        // 333 of 2000: 16.65 %, shown 16; 0.1665 x 2000 would give the 333 ml away.
+        _ = try h.call(
+            h.tracker.logWater, WaterV1.LogWaterRequest(entryID: newID(), amountMl: 333, atUnixMs: H.monday - H.hour),
+            as: ben
+        ).get()
+        let board = try #require(try h.call(h.board.board, WaterV1.GetBoardRequest(), as: cat).get().board)
+        let row = try #require(board.rows.first { $0.username == "ben" })
+        #expect(row.amountsHidden && row.totalMl == 0)
+        #expect(row.averagePercent == 16 && row.averageProgress == 0.16)
+        #expect(row.days.map(\.progress) == [0.16] && row.days.map(\.percent) == [16])
+        // His own board is whole.
+        let own = try #require(try h.call(h.board.board, WaterV1.GetBoardRequest(), as: ben).get().board)
+        #expect(own.rows.first { $0.username == "ben" }?.averageProgress == 0.1665)
+
+        let year = try h.call(h.tracker.year, WaterV1.GetYearRequest(forMember: "ben"), as: cat).get()
+        let monday = try #require(year.days.first { $0.date == "2026-11-30" })
+        #expect(year.amountsHidden && monday.percent == 16 && monday.amountMl == 0 && monday.goalMl == 0)
+        #expect(try !h.call(h.tracker.year, WaterV1.GetYearRequest(forMember: "ben"), as: h.admin).get().amountsHidden)
+
+        _ = try h.call(
+            h.habits.addHabit, WaterV1.AddHabitRequest(habitID: newID(), name: "read", icon: .book, color: .blue),
+            as: ben
+        ).get()
+        let real = h.call(h.tracker.year, WaterV1.GetYearRequest(habit: "read", forMember: "ben"), as: cat).error
+        let guessed = h.call(h.tracker.year, WaterV1.GetYearRequest(habit: "piano", forMember: "ben"), as: cat).error
+        #expect(real?.code == .permissionDenied && real == guessed, "the answer tells nothing of which exists")
+        let admin = try h.call(h.tracker.year, WaterV1.GetYearRequest(habit: "read", forMember: "ben"), as: h.admin)
+            .get()
+        #expect(admin.habit == "read")
+    }
+
     @Test("GetBoardHistory: 1 to 52 past weeks, last first, each GetBoard's rows without their days")
     func history() throws {
         let h = try H()
