@@ -18,7 +18,7 @@ enum InitCommand: ServerCommand {
             OptionSpec("time-zone", "ZONE", "the admin's time zone (default: this machine's)"),
             OptionSpec("password-stdin", nil, "read the password from standard input"),
             passwordStrength,
-            OptionSpec("json", nil, "one JSON object"),
+            jsonOption,
         ],
         examples: ["init --data /var/lib/water --admin mum --time-zone Europe/Berlin"])
 

@@ -6,10 +6,10 @@ enum PasswdCommand: ServerCommand {
     static let spec = CommandSpec(
         "passwd", "NAME", summary: "set a member's password (server stopped)",
         options: [
-            OptionSpec("data", "DIR", "the data directory", required: true),
+            dataOption,
             OptionSpec("password-stdin", nil, "read the password from standard input"),
             passwordStrength,
-            OptionSpec("json", nil, "one JSON object"),
+            jsonOption,
         ],
         examples: ["passwd ben --data /var/lib/water"])
 
