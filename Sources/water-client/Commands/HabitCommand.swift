@@ -95,10 +95,7 @@ enum HabitCommand {
 
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
-            guard let target = invocation.arguments.positional() else {
-                throw UsageError("habit rm needs a habit's name or id")
-            }
-            try invocation.arguments.finish()
+            let target = try invocation.arguments.onlyPositional(missing: "habit rm needs a habit's name or id")
             let client = try invocation.client()
             let response = try client.call(
                 WaterV1.DeleteHabitRequest(
@@ -115,10 +112,7 @@ enum HabitCommand {
     ) throws {
         let member = try invocation.forMember()
         let dayOption = try invocation.arguments.option("day")
-        guard let target = invocation.arguments.positional() else {
-            throw UsageError("habit \(action) needs a habit's name or id")
-        }
-        try invocation.arguments.finish()
+        let target = try invocation.arguments.onlyPositional(missing: "habit \(action) needs a habit's name or id")
         let client = try invocation.reachableClient()
         let id = try resolve(target, client, invocation, for: member)
         let zone = try invocation.zone(for: member, client)

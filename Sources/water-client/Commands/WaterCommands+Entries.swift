@@ -89,10 +89,8 @@ extension WaterCommands {
             let amount = try invocation.arguments.option("amount").map { try drinkMl($0) }
             let at = try invocation.arguments.option("at")
             let member = try invocation.forMember()
-            guard let idText = invocation.arguments.positional() else {
-                throw UsageError("edit needs an entry id (see water-client today or history --entries)")
-            }
-            try invocation.arguments.finish()
+            let idText = try invocation.arguments.onlyPositional(
+                missing: "edit needs an entry id (see water-client today or history --entries)")
             guard amount != nil || at != nil else { throw UsageError("edit needs --amount ML, --at WHEN or both") }
             let client = try invocation.reachableClient()
             let zone = try invocation.zone(for: member, client)
@@ -125,10 +123,8 @@ extension WaterCommands {
 
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
-            guard let idText = invocation.arguments.positional() else {
-                throw UsageError("rm needs an entry id (see water-client today or history --entries)")
-            }
-            try invocation.arguments.finish()
+            let idText = try invocation.arguments.onlyPositional(
+                missing: "rm needs an entry id (see water-client today or history --entries)")
             let client = try invocation.reachableClient()
             let zone = try invocation.zone(for: member, client)
             let id = try resolve(idText, client, invocation, zone: zone, for: member)

@@ -18,8 +18,7 @@ enum PasswdCommand: ServerCommand {
         let fromStandardInput = arguments.flag("password-stdin")
         let hashing = try strength(try arguments.option("password-strength"))
         let json = arguments.flag("json")
-        guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
-        try arguments.finish()
+        let name = try arguments.onlyPositional(missing: "passwd needs the member's username")
         let password = try newPassword(prompt: "new password for \(name): ", fromStandardInput: fromStandardInput)
         try AdminCommands.resetPassword(
             dataDirectory: data, username: name, password: password, strength: hashing,
