@@ -16,7 +16,7 @@ enum InitCommand: ServerCommand {
             OptionSpec("data", "DIR", "the data directory to create", required: true),
             OptionSpec("admin", "NAME", "the first admin's username", required: true),
             OptionSpec("time-zone", "ZONE", "the admin's time zone (default: this machine's)"),
-            OptionSpec("password-stdin", nil, "read the password from standard input"),
+            passwordFromStandardInput,
             passwordStrength,
             jsonOption,
         ],

@@ -7,7 +7,7 @@ enum PasswdCommand: ServerCommand {
         "passwd", "NAME", summary: "set a member's password (server stopped)",
         options: [
             dataOption,
-            OptionSpec("password-stdin", nil, "read the password from standard input"),
+            passwordFromStandardInput,
             passwordStrength,
             jsonOption,
         ],
