@@ -21,9 +21,8 @@ extension WaterCommands {
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
             try invocation.arguments.finish()
-            guard let client = try invocation.reachableClient() else {
+            guard let client = try invocation.reachableClient(for: member) else {
                 // Undo away from the server works on this computer's own writes, the caller's.
-                try invocation.refuseOffline(for: member)
                 return try undoOffline(invocation)
             }
             let zone = try invocation.zone(for: member, client)
