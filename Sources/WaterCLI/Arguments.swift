@@ -66,6 +66,14 @@ public struct Arguments {
         return words.remove(at: index)
     }
 
+    /// The one word left that is not an option, with nothing else left (``finish()``); a usage
+    /// error saying `missing` when there is none.
+    public mutating func onlyPositional(missing: String) throws(UsageError) -> String {
+        guard let word = positional() else { throw UsageError(missing) }
+        try finish()
+        return word
+    }
+
     /// The next word, whatever it is, without taking it.
     public var nextWord: String? { words.first }
 

@@ -52,6 +52,26 @@ extension ProgramSpec {
         ]
     }
 
+    /// The two `case` statements of bash and zsh, up to the second's `esac`: what follows an
+    /// option that takes a value (`action`, then return), and else `offers` for the command typed
+    /// so far (`offered`: the variable's value). zsh writes a pattern with an opening parenthesis.
+    private func cases(
+        pattern: (String) -> String, offersVariable: String, action: (OptionSpec) -> String,
+        offered: ([String]) -> String
+    ) -> [String] {
+        var lines = ["    case $prev in"]
+        for option in optionsTakingValues {
+            lines.append("    \(pattern("--\(option.name)"))) \(action(option)); return ;;")
+        }
+        lines += ["    esac", "    \(offersVariable)", "    case $typed in"]
+        for path in completionPaths {
+            let joined = path.joined(separator: " ")
+            lines.append("    \(pattern("\"\(joined)\"|\"\(joined) \"*"))) offers=\(offered(path)) ;;")
+        }
+        lines.append("    \(pattern("\"\""))) offers=\(offered([])) ;;")
+        return lines
+    }
+
     private var bashCompletion: String {
         var lines = [
             "# bash completion for \(name), made by `\(name) completion bash`",
@@ -59,23 +79,16 @@ extension ProgramSpec {
             "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}",
         ]
         lines += typedCommandLoop(words: "COMP_WORDS", from: 1, before: "COMP_CWORD")
-        lines.append("    case $prev in")
-        for option in optionsTakingValues {
-            let action =
-                !option.choices.isEmpty
+        lines += cases(pattern: { $0 }, offersVariable: "local offers") { option in
+            !option.choices.isEmpty
                 ? "COMPREPLY=($(compgen -W \"\(option.choices.joined(separator: " "))\" -- \"$cur\"))"
                 : option.value == "DIR"
                     ? "COMPREPLY=($(compgen -d -- \"$cur\"))"
                     : option.takesPath ? "COMPREPLY=($(compgen -f -- \"$cur\"))" : "COMPREPLY=()"
-            lines.append("    --\(option.name)) \(action); return ;;")
-        }
-        lines += ["    esac", "    local offers", "    case $typed in"]
-        for path in completionPaths {
-            let joined = path.joined(separator: " ")
-            lines.append("    \"\(joined)\"|\"\(joined) \"*) offers=\"\(offers(path).joined(separator: " "))\" ;;")
+        } offered: {
+            "\"\(offers($0).joined(separator: " "))\""
         }
         lines += [
-            "    \"\") offers=\"\(offers([]).joined(separator: " "))\" ;;",
             "    *) offers=\"\" ;;",
             "    esac",
             "    COMPREPLY=($(compgen -W \"$offers\" -- \"$cur\"))",
@@ -93,21 +106,14 @@ extension ProgramSpec {
             "    local prev=${words[CURRENT-1]}",
         ]
         lines += typedCommandLoop(words: "words", from: 2, before: "CURRENT")
-        lines.append("    case $prev in")
-        for option in optionsTakingValues {
-            let action =
-                !option.choices.isEmpty
+        lines += cases(pattern: { "(\($0)" }, offersVariable: "local -a offers") { option in
+            !option.choices.isEmpty
                 ? "compadd -- \(option.choices.joined(separator: " "))"
                 : option.value == "DIR" ? "_directories" : option.takesPath ? "_files" : "_message '\(option.value!)'"
-            lines.append("    (--\(option.name)) \(action); return ;;")
-        }
-        lines += ["    esac", "    local -a offers", "    case $typed in"]
-        for path in completionPaths {
-            let joined = path.joined(separator: " ")
-            lines.append("    (\"\(joined)\"|\"\(joined) \"*) offers=(\(zshDescribed(path))) ;;")
+        } offered: {
+            "(\(zshDescribed($0)))"
         }
         lines += [
-            "    (\"\") offers=(\(zshDescribed([]))) ;;",
             "    esac",
             "    _describe -t commands '\(name)' offers",
             "}",

@@ -2,8 +2,7 @@
 /// shells and man look for them.
 extension ProgramSpec {
     public func printCompletion(_ arguments: inout Arguments) throws(UsageError) {
-        guard let name = arguments.positional() else { throw UsageError("completion needs a shell: bash, zsh or fish") }
-        try arguments.finish()
+        let name = try arguments.onlyPositional(missing: "completion needs a shell: bash, zsh or fish")
         guard let shell = Shell(rawValue: name) else {
             throw UsageError(
                 "completion knows bash, zsh and fish, not \"\(name)\""

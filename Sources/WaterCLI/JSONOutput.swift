@@ -57,6 +57,16 @@ public struct ErrorJSON: Encodable, Sendable {
         self.violations = violations
     }
 
+    /// An error no more is known of than both programs know: a usage error (64), else a plain
+    /// failure (1) in the error's own words. Each program names its own errors first.
+    public init(unknown error: any Error) {
+        if let usage = error as? UsageError {
+            self.init(code: "USAGE", exitCode: .usage, message: usage.message)
+        } else {
+            self.init(code: "FAILURE", exitCode: .failure, message: "\(error)")
+        }
+    }
+
     /// Writes the error: as JSON with `json`, else as `program: message` (and, for a usage
     /// error, where the help is); returns the exit code.
     public func print(program: String, json: Bool) -> ExitCode {

@@ -29,11 +29,9 @@ enum CeilingBenchmark {
         defer { scratch.remove() }
         let data = "\(scratch.path)/data"
         try fill(data)
-        var readings: [(key: String, value: Double)] = []
+        var readings = Figures()
         func read(_ key: String, of server: Spawned) {
-            let mebibytes = ServerBenchmark.statusMiB("RssAnon:", of: server.pid)
-            readings.append((key, mebibytes))
-            FileHandle.standardError.write(Data("  \(key) = \((mebibytes * 100).rounded() / 100)\n".utf8))
+            readings.record(key, ServerBenchmark.statusMiB("RssAnon:", of: server.pid))
         }
 
         var (server, address) = try ServerBenchmark.startWater(data, options: ["--idle-sweep", "2"])
@@ -53,12 +51,8 @@ enum CeilingBenchmark {
         read("rss_anon_mib_restarted_full", of: server)
         server.stop()
 
-        func record(_ key: String, _ value: Double) {
-            readings.append((key, value))
-            FileHandle.standardError.write(Data("  \(key) = \((value * 100).rounded() / 100)\n".utf8))
-        }
-        try importEverything(into: "\(scratch.path)/imports", read: read, record: record)
-        return readings
+        try importEverything(into: "\(scratch.path)/imports", read: read) { readings.record($0, $1) }
+        return readings.results
     }
 
     /// Entries per Import call, as `water-client import` sends them: well under the 1 MiB frame.

@@ -25,7 +25,7 @@ import WaterTransport
 ///
 /// The figures are wall times on a shared machine: compare the quiet and the flooded ones of
 /// the same run.
-struct HostileBenchmark {
+struct HostileBenchmark: RecordsFigures {
     let directory: String
     var results: [(key: String, value: Double)] = []
     /// Statuses the importers got back, printed after the figures.
@@ -38,11 +38,6 @@ struct HostileBenchmark {
 
     init(directory: String) {
         self.directory = directory
-    }
-
-    mutating func record(_ key: String, _ value: Double) {
-        results.append((key, value))
-        FileHandle.standardError.write(Data("  \(key) = \((value * 100).rounded() / 100)\n".utf8))
     }
 
     mutating func note(_ line: String) {

@@ -11,7 +11,7 @@ import WaterTransport
 /// server is then restarted on the data those calls left (the logs added entries) with every
 /// archive loaded again, and its RssAnon read: what the same data costs when nothing else has
 /// happened. Memory kept per call shows as the running figure over the restarted one.
-struct RetentionBenchmark {
+struct RetentionBenchmark: RecordsFigures {
     let directory: String
     /// Calls of each kind: a million unless told otherwise (the figure). The logs go to
     /// the 10 members of 5 years and to 5 newcomers in turn over the 32 connections, so no
@@ -28,11 +28,6 @@ struct RetentionBenchmark {
     init(directory: String, calls: Int) {
         self.directory = directory
         self.calls = calls
-    }
-
-    private mutating func record(_ key: String, _ value: Double) {
-        results.append((key, value))
-        FileHandle.standardError.write(Data("  \(key) = \((value * 100).rounded() / 100)\n".utf8))
     }
 
     mutating func run() throws {

@@ -11,7 +11,7 @@ import WaterTransport
 
 /// `water-bench server`: the real water-server binary against redis-server (appendfsync
 /// always) side by side in one run, over loopback only. Both processes are stopped by pid.
-struct ServerBenchmark {
+struct ServerBenchmark: RecordsFigures {
     let directory: String
     /// Where scripts/bench built the LD_PRELOAD shims: the allocation counter and the slow sync.
     let shims: String?
@@ -22,11 +22,6 @@ struct ServerBenchmark {
     init(directory: String, shims: String?) {
         self.directory = directory
         self.shims = shims
-    }
-
-    private mutating func record(_ key: String, _ value: Double) {
-        results.append((key, value))
-        FileHandle.standardError.write(Data("  \(key) = \((value * 100).rounded() / 100)\n".utf8))
     }
 
     mutating func run() throws {

@@ -8,7 +8,7 @@ import WaterZoneInfo
 
 /// `water-bench storage`: the figures of DESIGN.md section 9 that concern the store, each
 /// measured against the machine's own fdatasync in the same run.
-struct StorageBenchmark {
+struct StorageBenchmark: RecordsFigures {
     let directory: String
     var results: [(key: String, value: Double)] = []
 
@@ -22,11 +22,6 @@ struct StorageBenchmark {
         try costAgainstHistory()
         try bytesPerEntry()
         try loadTime()
-    }
-
-    private mutating func record(_ key: String, _ value: Double) {
-        results.append((key, value))
-        FileHandle.standardError.write(Data("  \(key) = \((value * 100).rounded() / 100)\n".utf8))
     }
 
     /// A store with the options a household runs with.

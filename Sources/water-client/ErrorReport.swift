@@ -5,16 +5,13 @@ import WaterProtocol
 extension ErrorJSON {
     /// How a failure of any kind ends `water-client`: its message, status and exit code.
     init(_ error: any Error) {
-        switch error {
-        case let error as UsageError:
-            self.init(code: "USAGE", exitCode: .usage, message: error.message)
-        case let error as WaterError:
-            self.init(
-                code: error.code.description, exitCode: error.exitStatus, message: error.message,
-                violations: error.violations.map { Violation(field: $0.field, description: $0.description) })
-        default:
-            self.init(code: "FAILURE", exitCode: .failure, message: "\(error)")
+        guard let error = error as? WaterError else {
+            self.init(unknown: error)
+            return
         }
+        self.init(
+            code: error.code.description, exitCode: error.exitStatus, message: error.message,
+            violations: error.violations.map { Violation(field: $0.field, description: $0.description) })
     }
 }
 

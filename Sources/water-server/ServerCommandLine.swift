@@ -40,6 +40,16 @@ let serverCommands = CommandTable<Arguments>(
         ),
     ])
 
+/// `--data DIR` as the commands declare it (init's says it creates the directory);
+/// ``requireData(_:)`` reads it.
+let dataOption = OptionSpec("data", "DIR", "the data directory", required: true)
+
+/// `--json` as the commands declare it (check's says what its object holds).
+let jsonOption = OptionSpec("json", nil, "one JSON object")
+
+/// `--password-stdin`, which init and passwd take (``newPassword(prompt:fromStandardInput:)``).
+let passwordFromStandardInput = OptionSpec("password-stdin", nil, "read the password from standard input")
+
 /// `--password-strength`, which serve, init and passwd take.
 let passwordStrength = OptionSpec(
     "password-strength", "STRENGTH", "argon2id cost: interactive (default) or minimum",

@@ -33,8 +33,6 @@ extension ErrorJSON {
     /// is 69 (systemd tries again: the disk may be mounted by then), a domain rule 65.
     init(serverError error: any Error) {
         switch error {
-        case let error as UsageError:
-            self.init(code: "USAGE", exitCode: .usage, message: error.message)
         case let error as MQTTError:
             // A broker setting libmosquitto refuses (a CA file that is no PEM): the command line's.
             self.init(code: "USAGE", exitCode: .usage, message: "--mqtt: \(error)")
@@ -56,7 +54,7 @@ extension ErrorJSON {
                 code: status.code.description, exitCode: .dataError, message: status.message,
                 violations: status.violations.map { Violation(field: $0.field, description: $0.description) })
         default:
-            self.init(code: "FAILURE", exitCode: .failure, message: "\(error)")
+            self.init(unknown: error)
         }
     }
 }

@@ -85,11 +85,7 @@ public struct DrinkList: Hashable, Sendable {
     public mutating func apply(_ mutation: DrinkMutation) {
         switch mutation {
         case .set(let drink):
-            if let index = drinks.firstIndex(where: { $0.name == drink.name }) {
-                drinks[index] = drink
-            } else {
-                drinks.append(drink)
-            }
+            drinks.replaceOrAppend(drink, sameKey: \.name)
         case .removed(let name):
             guard name != Drink.waterName else { return }
             drinks.removeAll { $0.name == name }

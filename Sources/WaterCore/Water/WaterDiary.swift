@@ -287,11 +287,7 @@ public struct WaterDiary: Hashable, Sendable {
         case .usualDrinkSet(let drink):
             usualDrink = drink
         case .cupSaved(let cup):
-            if let index = cups.firstIndex(where: { $0.name == cup.name }) {
-                cups[index] = cup
-            } else {
-                cups.append(cup)
-            }
+            cups.replaceOrAppend(cup, sameKey: \.name)
         case .cupRemoved(let name):
             cups.removeAll { $0.name == name }
         case .excused(let date, let reason):

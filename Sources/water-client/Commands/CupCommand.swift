@@ -81,8 +81,7 @@ enum CupCommand: ClientCommand {
 
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
-            guard let name = invocation.arguments.positional() else { throw UsageError("cup rm needs a cup's name") }
-            try invocation.arguments.finish()
+            let name = try invocation.arguments.onlyPositional(missing: "cup rm needs a cup's name")
             let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name, forMember: member))
             invocation.output(response) { "removed \(name)\n" + cupList(response.settings) }
         }

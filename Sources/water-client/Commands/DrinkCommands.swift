@@ -92,9 +92,7 @@ enum DrinkCommands {
 
     /// The one positional argument, a drink's name, and nothing else left over.
     private static func named(_ invocation: inout Invocation, _ command: String) throws -> String {
-        guard let name = invocation.arguments.positional() else { throw UsageError("\(command) needs a drink's name") }
-        try invocation.arguments.finish()
-        return name
+        try invocation.arguments.onlyPositional(missing: "\(command) needs a drink's name")
     }
 
     /// `--factor F` in hundredths, read exactly ("1.39" is 139).

@@ -25,6 +25,17 @@ extension Invocation {
         return ZoneInfo.system.zone(named: name) ?? Self.localZone
     }
 
+    /// A connected client, or nil away from the server when `member` is the caller, whose
+    /// figures this computer keeps; for another member, being away is an error
+    /// (``refuseOffline(for:)``).
+    func reachableClient(for member: String) throws -> WaterClient? {
+        guard let client = try reachableClient() else {
+            try refuseOffline(for: member)
+            return nil
+        }
+        return client
+    }
+
     /// Refuses to show another member's figures from this computer's cache, which holds only
     /// the caller's.
     func refuseOffline(for member: String) throws {

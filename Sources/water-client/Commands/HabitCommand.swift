@@ -68,11 +68,10 @@ enum HabitCommand {
             examples: ["habit check Read", "habit check Read --day yesterday"])
 
         static func run(_ invocation: inout Invocation) throws {
-            let (member, id, date, client) = try checkTarget("check", &invocation)
-            let request = WaterV1.CheckHabitRequest(habitID: id, date: date, forMember: member)
-            guard let response = try invocation.callOrQueue(client, request, queued: .habitCheck(request))
-            else { return }
-            invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
+            try mark("check", &invocation, week: \.week) { member, id, date in
+                let request = WaterV1.CheckHabitRequest(habitID: id, date: date, forMember: member)
+                return (request, .habitCheck(request))
+            }
         }
     }
 
@@ -83,11 +82,10 @@ enum HabitCommand {
             examples: ["habit uncheck Read --day 2026-11-29"])
 
         static func run(_ invocation: inout Invocation) throws {
-            let (member, id, date, client) = try checkTarget("uncheck", &invocation)
-            let request = WaterV1.UncheckHabitRequest(habitID: id, date: date, forMember: member)
-            guard let response = try invocation.callOrQueue(client, request, queued: .habitUncheck(request))
-            else { return }
-            invocation.output(response) { weekLine(response.week ?? WaterV1.HabitWeek()) }
+            try mark("uncheck", &invocation, week: \.week) { member, id, date in
+                let request = WaterV1.UncheckHabitRequest(habitID: id, date: date, forMember: member)
+                return (request, .habitUncheck(request))
+            }
         }
     }
 
@@ -97,10 +95,7 @@ enum HabitCommand {
 
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
-            guard let target = invocation.arguments.positional() else {
-                throw UsageError("habit rm needs a habit's name or id")
-            }
-            try invocation.arguments.finish()
+            let target = try invocation.arguments.onlyPositional(missing: "habit rm needs a habit's name or id")
             let client = try invocation.client()
             let response = try client.call(
                 WaterV1.DeleteHabitRequest(
@@ -109,21 +104,21 @@ enum HabitCommand {
         }
     }
 
-    /// What `habit check` and `habit uncheck` act on: the member, the habit's id, the day and
-    /// the client (nil away from the server).
-    private static func checkTarget(_ action: String, _ invocation: inout Invocation) throws -> (
-        member: String, id: String, date: String, client: WaterClient?
-    ) {
+    /// `habit check` and `habit uncheck`: the request `made` for the member, the habit's id and
+    /// the day, sent (or queued away from the server); shows the week it changed.
+    private static func mark<Request: UnaryRPCRequest>(
+        _ action: String, _ invocation: inout Invocation, week: (Request.Response) -> WaterV1.HabitWeek?,
+        made: (_ member: String, _ id: String, _ date: String) -> (Request, QueuedWrite)
+    ) throws {
         let member = try invocation.forMember()
         let dayOption = try invocation.arguments.option("day")
-        guard let target = invocation.arguments.positional() else {
-            throw UsageError("habit \(action) needs a habit's name or id")
-        }
-        try invocation.arguments.finish()
+        let target = try invocation.arguments.onlyPositional(missing: "habit \(action) needs a habit's name or id")
         let client = try invocation.reachableClient()
         let id = try resolve(target, client, invocation, for: member)
         let zone = try invocation.zone(for: member, client)
-        return (member, id, try day(dayOption, zone: zone), client)
+        let (request, queued) = made(member, id, try day(dayOption, zone: zone))
+        guard let response = try invocation.callOrQueue(client, request, queued: queued) else { return }
+        invocation.output(response) { weekLine(week(response) ?? WaterV1.HabitWeek()) }
     }
 
     /// `--day` as the API takes it, `today` and `yesterday` in the member's zone.

@@ -28,8 +28,7 @@ enum MemberCommands {
             let zone = try invocation.arguments.option("time-zone") ?? ""
             let fromStandardInput = invocation.arguments.flag("password-stdin")
             let child = invocation.arguments.flag("child")
-            guard let name = invocation.arguments.positional() else { throw UsageError("member add needs a username") }
-            try invocation.arguments.finish()
+            let name = try invocation.arguments.onlyPositional(missing: "member add needs a username")
             if child && (admin || fromStandardInput) {
                 throw UsageError(
                     "a child is added without a password and not as an admin: leave out --admin and --password-stdin")
@@ -113,10 +112,7 @@ enum MemberCommands {
         static func run(_ invocation: inout Invocation) throws {
             let to = try invocation.arguments.option("to") ?? ""
             let displayName = try invocation.arguments.option("display-name") ?? ""
-            guard let name = invocation.arguments.positional() else {
-                throw UsageError("member rename needs a username")
-            }
-            try invocation.arguments.finish()
+            let name = try invocation.arguments.onlyPositional(missing: "member rename needs a username")
             guard !to.isEmpty || !displayName.isEmpty else {
                 throw UsageError("member rename needs --to NEW_NAME, --display-name TEXT or both")
             }
@@ -138,10 +134,7 @@ enum MemberCommands {
 
         static func run(_ invocation: inout Invocation) throws {
             let fromStandardInput = invocation.arguments.flag("password-stdin")
-            guard let name = invocation.arguments.positional() else {
-                throw UsageError("member reset needs a username")
-            }
-            try invocation.arguments.finish()
+            let name = try invocation.arguments.onlyPositional(missing: "member reset needs a username")
             let password = try newPassword(for: name, fromStandardInput)
             let response = try invocation.client().call(
                 WaterV1.ResetPasswordRequest(username: name, newPassword: password))
@@ -160,10 +153,8 @@ enum MemberCommands {
             examples: ["member restore ben"])
 
         static func run(_ invocation: inout Invocation) throws {
-            guard let name = invocation.arguments.positional() else {
-                throw UsageError("member restore needs the removed member's username")
-            }
-            try invocation.arguments.finish()
+            let name = try invocation.arguments.onlyPositional(
+                missing: "member restore needs the removed member's username")
             let response = try invocation.client().call(WaterV1.RestoreMemberRequest(username: name))
             invocation.output(response) {
                 "restored \(name), with their drinks and habits; they log in again with: water-client login \(name)"

@@ -15,8 +15,7 @@ extension WaterCommands {
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
             try invocation.arguments.finish()
-            guard let client = try invocation.reachableClient() else {
-                try invocation.refuseOffline(for: member)
+            guard let client = try invocation.reachableClient(for: member) else {
                 return try offlineToday(invocation)
             }
             let response = try client.call(WaterV1.GetTodayRequest(forMember: member))
@@ -110,8 +109,7 @@ extension WaterCommands {
         let withEntries = invocation.arguments.flag("entries")
         let member = try invocation.forMember()
         try invocation.arguments.finish()
-        guard let client = try invocation.reachableClient() else {
-            try invocation.refuseOffline(for: member)
+        guard let client = try invocation.reachableClient(for: member) else {
             return try offlineHistory(invocation, days: Int(days))
         }
         let zone = withEntries ? try invocation.zone(for: member, client) : Invocation.localZone

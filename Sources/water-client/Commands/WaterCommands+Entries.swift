@@ -21,9 +21,8 @@ extension WaterCommands {
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
             try invocation.arguments.finish()
-            guard let client = try invocation.reachableClient() else {
+            guard let client = try invocation.reachableClient(for: member) else {
                 // Undo away from the server works on this computer's own writes, the caller's.
-                try invocation.refuseOffline(for: member)
                 return try undoOffline(invocation)
             }
             let zone = try invocation.zone(for: member, client)
@@ -89,10 +88,8 @@ extension WaterCommands {
             let amount = try invocation.arguments.option("amount").map { try drinkMl($0) }
             let at = try invocation.arguments.option("at")
             let member = try invocation.forMember()
-            guard let idText = invocation.arguments.positional() else {
-                throw UsageError("edit needs an entry id (see water-client today or history --entries)")
-            }
-            try invocation.arguments.finish()
+            let idText = try invocation.arguments.onlyPositional(
+                missing: "edit needs an entry id (see water-client today or history --entries)")
             guard amount != nil || at != nil else { throw UsageError("edit needs --amount ML, --at WHEN or both") }
             let client = try invocation.reachableClient()
             let zone = try invocation.zone(for: member, client)
@@ -125,10 +122,8 @@ extension WaterCommands {
 
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
-            guard let idText = invocation.arguments.positional() else {
-                throw UsageError("rm needs an entry id (see water-client today or history --entries)")
-            }
-            try invocation.arguments.finish()
+            let idText = try invocation.arguments.onlyPositional(
+                missing: "rm needs an entry id (see water-client today or history --entries)")
             let client = try invocation.reachableClient()
             let zone = try invocation.zone(for: member, client)
             let id = try resolve(idText, client, invocation, zone: zone, for: member)

@@ -8,9 +8,9 @@ enum BackupCommand: ServerCommand {
     static let spec = CommandSpec(
         "backup", summary: "copy the data, also while the server runs",
         options: [
-            OptionSpec("data", "DIR", "the data directory", required: true),
+            dataOption,
             OptionSpec("to", "DIR", "where the copy goes", required: true),
-            OptionSpec("json", nil, "one JSON object"),
+            jsonOption,
         ],
         examples: ["backup --data /var/lib/water --to /mnt/usb/water-2026-11-30"])
 
@@ -71,12 +71,12 @@ enum RestoreCommand: ServerCommand {
             members log in again (--keep-sessions keeps them).
             """,
         options: [
-            OptionSpec("data", "DIR", "the data directory", required: true),
+            dataOption,
             OptionSpec("from", "DIR", "the backup", required: true),
             OptionSpec("force", nil, "replace the data that is there (it is kept aside)"),
             OptionSpec("member", "NAME", "restore only this member's archive"),
             OptionSpec("keep-sessions", nil, "keep the backup's sessions (by default every member logs in again)"),
-            OptionSpec("json", nil, "one JSON object"),
+            jsonOption,
         ],
         examples: [
             "restore --from /mnt/usb/water-2026-11-30 --data /var/lib/water",

@@ -8,7 +8,7 @@ enum CheckCommand: ServerCommand {
         "check", summary: "verify every archive, reading only (also while serving)",
         details: "Verifies every archive, reading only (also while serving); exits 1 when any is damaged.",
         options: [
-            OptionSpec("data", "DIR", "the data directory", required: true),
+            dataOption,
             OptionSpec("json", nil, "one JSON object: each archive's state"),
         ],
         examples: ["check --data /var/lib/water", "check --data /var/lib/water --json"])

@@ -16,9 +16,9 @@ enum InitCommand: ServerCommand {
             OptionSpec("data", "DIR", "the data directory to create", required: true),
             OptionSpec("admin", "NAME", "the first admin's username", required: true),
             OptionSpec("time-zone", "ZONE", "the admin's time zone (default: this machine's)"),
-            OptionSpec("password-stdin", nil, "read the password from standard input"),
+            passwordFromStandardInput,
             passwordStrength,
-            OptionSpec("json", nil, "one JSON object"),
+            jsonOption,
         ],
         examples: ["init --data /var/lib/water --admin mum --time-zone Europe/Berlin"])
 

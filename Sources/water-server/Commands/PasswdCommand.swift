@@ -6,10 +6,10 @@ enum PasswdCommand: ServerCommand {
     static let spec = CommandSpec(
         "passwd", "NAME", summary: "set a member's password (server stopped)",
         options: [
-            OptionSpec("data", "DIR", "the data directory", required: true),
-            OptionSpec("password-stdin", nil, "read the password from standard input"),
+            dataOption,
+            passwordFromStandardInput,
             passwordStrength,
-            OptionSpec("json", nil, "one JSON object"),
+            jsonOption,
         ],
         examples: ["passwd ben --data /var/lib/water"])
 
@@ -18,8 +18,7 @@ enum PasswdCommand: ServerCommand {
         let fromStandardInput = arguments.flag("password-stdin")
         let hashing = try strength(try arguments.option("password-strength"))
         let json = arguments.flag("json")
-        guard let name = arguments.positional() else { throw UsageError("passwd needs the member's username") }
-        try arguments.finish()
+        let name = try arguments.onlyPositional(missing: "passwd needs the member's username")
         let password = try newPassword(prompt: "new password for \(name): ", fromStandardInput: fromStandardInput)
         try AdminCommands.resetPassword(
             dataDirectory: data, username: name, password: password, strength: hashing,

@@ -13,11 +13,11 @@ enum RepairCommand: ServerCommand {
             verifies; the originals are kept beside them. The server must be stopped.
             """,
         options: [
-            OptionSpec("data", "DIR", "the data directory", required: true),
+            dataOption,
             OptionSpec("accounts", nil, "the accounts archive"),
             OptionSpec("household", nil, "the household's archive (the todo list)"),
             OptionSpec("all", nil, "every damaged archive"),
-            OptionSpec("json", nil, "one JSON object"),
+            jsonOption,
         ],
         examples: ["repair --all --data /var/lib/water", "repair ben --data /var/lib/water"])
 

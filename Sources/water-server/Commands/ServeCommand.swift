@@ -20,7 +20,7 @@ enum ServeCommand: ServerCommand {
             With --mqtt, each member's figures and the board appear in Home Assistant (MQTT discovery).
             """,
         options: [
-            OptionSpec("data", "DIR", "the data directory", required: true),
+            dataOption,
             OptionSpec("listen", "HOST:PORT", "where to listen (default 127.0.0.1:\(WireProtocol.defaultPort))"),
             OptionSpec("time-zone", "ZONE", "the household's IANA time zone (default: $TZ, /etc/timezone, or UTC)"),
             OptionSpec("tls-cert", "FILE", "a certificate (with its chain) in PEM, from a CA"),

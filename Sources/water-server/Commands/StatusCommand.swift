@@ -7,8 +7,8 @@ enum StatusCommand: ServerCommand {
     static let spec = CommandSpec(
         "status", summary: "uptime, connections, members, archive sizes, compactions, certificate",
         options: [
-            OptionSpec("data", "DIR", "the data directory", required: true),
-            OptionSpec("json", nil, "one JSON object"),
+            dataOption,
+            jsonOption,
         ],
         examples: ["status --data /var/lib/water", "status --data /var/lib/water --json"])
 
