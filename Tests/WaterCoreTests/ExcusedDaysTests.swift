@@ -111,6 +111,12 @@ struct ExcusedDaysTests {
         // Excusing a day again for the same reason writes nothing (a replay); a new reason does.
         #expect(try water.validateExcuse([next[0]], reason: "sick", today: today).isEmpty)
         #expect(try water.validateExcuse([next[0]], reason: "travel", today: today).count == 1)
+        // Issue 32: excusing it again with no reason keeps the one it has; a day not excused yet
+        // in the same call is excused.
+        let again = try water.validateExcuse([next[0], today.adding(days: 9)], reason: "", today: today)
+        #expect(again.count == 1)
+        for mutation in again { water.apply(mutation) }
+        #expect(water.excused[next[0]] == "sick" && water.excused[today.adding(days: 9)] == "")
     }
 
     @Test("a day too far ahead or back, or a reason with a control character, is refused")

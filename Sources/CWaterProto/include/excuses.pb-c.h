@@ -40,7 +40,7 @@ struct  Water__V1__ExcuseDaysRequest
   char *to_date;
   /*
    * "sick", "travel" or the member's words: at most 40 characters, no control characters;
-   * empty: none given.
+   * empty: none given. A day already excused keeps its reason unless another is given.
    */
   char *reason;
   /*

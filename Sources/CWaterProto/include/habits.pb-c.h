@@ -255,7 +255,8 @@ struct  Water__V1__ListHabitWeekRequest
 {
   ProtobufCMessage base;
   /*
-   * "YYYY-Www"; empty: the current week.
+   * "YYYY-Www"; empty: the household's current week (the board's, in the household's time
+   * zone), so that the week before it is the board's last week in every member's zone.
    */
   char *week;
   /*

@@ -10,8 +10,9 @@ extension WaterDiary {
     public static let excuseReason = SharedText(
         subject: "a reason", field: "reason", characters: 1...40, bytes: 160)
 
-    /// Excuses `dates` for `reason` (empty: none given). Days already excused for the same
-    /// reason need nothing written, so a replay changes nothing.
+    /// Excuses `dates` for `reason` (empty: none given). A day already excused keeps its
+    /// reason unless another one is given (excusing it again without one writes nothing), and
+    /// one already excused for the same reason needs nothing written, so a replay changes nothing.
     /// - Throws: INVALID_ARGUMENT for a day out of range, a reason that breaks the shared text
     ///   rule, or a 15th excused day in some 28.
     /// - Parameter checkRange: false for an import, whose history may hold days of years ago
@@ -43,7 +44,10 @@ extension WaterDiary {
         }
         let new = Set(dates).filter { excused[$0] == nil }
         try checkExcuseLimit(adding: new)
-        return Set(dates).sorted().filter { excused[$0] != reason }.map { .excused($0, reason: reason) }
+        return Set(dates).sorted().filter { date in
+            guard let kept = excused[date] else { return true }
+            return !reason.isEmpty && kept != reason
+        }.map { .excused($0, reason: reason) }
     }
 
     /// Takes the excuse of `dates` back; a day that is not excused needs nothing written.

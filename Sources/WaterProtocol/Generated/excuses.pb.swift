@@ -17,7 +17,7 @@ extension WaterV1 {
         public var toDate: String
 
         /// "sick", "travel" or the member's words: at most 40 characters, no control characters;
-        /// empty: none given.
+        /// empty: none given. A day already excused keeps its reason unless another is given.
         public var reason: String
 
         /// The member whose days these are, as every Tracker request's for_member (an admin for

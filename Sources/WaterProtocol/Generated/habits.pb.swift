@@ -611,7 +611,8 @@ extension WaterV1 {
         public typealias Response = ListHabitWeekResponse
         public static let method = MethodTable.shared.method(calledBy: protoName)
 
-        /// "YYYY-Www"; empty: the current week.
+        /// "YYYY-Www"; empty: the household's current week (the board's, in the household's time
+        /// zone), so that the week before it is the board's last week in every member's zone.
         public var week: String
 
         /// The member to act for (a child of the caller's, or anyone for an admin); empty: the

@@ -68,7 +68,9 @@ struct HabitService: Service {
     {
         try archives.read(try archives.archive(of: archives.actingFor(call, request.forMember))) { archive in
             let today = archive.water.today(atUnixMilliseconds: call.now)
-            var week = ISOWeek(containing: today)
+            // The household's week, as the board's: "last week" is the same week for both, in
+            // every member's zone.
+            var week = archives.boards.currentWeek(now: call.now)
             if !request.week.isEmpty {
                 guard let parsed = ISOWeek(request.week) else {
                     throw WaterError.invalidField(

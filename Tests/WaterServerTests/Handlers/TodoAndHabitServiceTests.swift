@@ -105,4 +105,15 @@ struct TodoAndHabitServiceTests {
         #expect(removed.habit?.habitID == id)
         #expect(try h.call(h.habits.listWeek, WaterV1.ListHabitWeekRequest(), as: h.admin).get().habits.isEmpty)
     }
+
+    @Test("issue 32: a habit's default week is the household's, the board's, in every member's zone")
+    func habitWeekIsTheBoards() throws {
+        let h = try H()
+        let lea = try h.addMember("lea", timeZone: "America/Los_Angeles")
+        // Monday 04:00 UTC: still Sunday evening in Los Angeles, already Monday for the household (UTC).
+        let now = H.monday - 8 * H.hour
+        let board = try #require(try h.call(h.board.board, WaterV1.GetBoardRequest(), as: lea, now: now).get().board)
+        let habits = try h.call(h.habits.listWeek, WaterV1.ListHabitWeekRequest(), as: lea, now: now).get()
+        #expect(board.week == "2026-W49" && habits.week == board.week)
+    }
 }
