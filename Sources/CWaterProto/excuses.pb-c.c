@@ -187,6 +187,141 @@ void   water__v1__unexcuse_days_response__free_unpacked
   assert(message->base.descriptor == &water__v1__unexcuse_days_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__excuse_household_request__init
+                     (Water__V1__ExcuseHouseholdRequest         *message)
+{
+  static const Water__V1__ExcuseHouseholdRequest init_value = WATER__V1__EXCUSE_HOUSEHOLD_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__excuse_household_request__get_packed_size
+                     (const Water__V1__ExcuseHouseholdRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__excuse_household_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__excuse_household_request__pack
+                     (const Water__V1__ExcuseHouseholdRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__excuse_household_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__excuse_household_request__pack_to_buffer
+                     (const Water__V1__ExcuseHouseholdRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__excuse_household_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ExcuseHouseholdRequest *
+       water__v1__excuse_household_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ExcuseHouseholdRequest *)
+     protobuf_c_message_unpack (&water__v1__excuse_household_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__excuse_household_request__free_unpacked
+                     (Water__V1__ExcuseHouseholdRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__excuse_household_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__excuse_household_response__init
+                     (Water__V1__ExcuseHouseholdResponse         *message)
+{
+  static const Water__V1__ExcuseHouseholdResponse init_value = WATER__V1__EXCUSE_HOUSEHOLD_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__excuse_household_response__get_packed_size
+                     (const Water__V1__ExcuseHouseholdResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__excuse_household_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__excuse_household_response__pack
+                     (const Water__V1__ExcuseHouseholdResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__excuse_household_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__excuse_household_response__pack_to_buffer
+                     (const Water__V1__ExcuseHouseholdResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__excuse_household_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ExcuseHouseholdResponse *
+       water__v1__excuse_household_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ExcuseHouseholdResponse *)
+     protobuf_c_message_unpack (&water__v1__excuse_household_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__excuse_household_response__free_unpacked
+                     (Water__V1__ExcuseHouseholdResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__excuse_household_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__member_days__init
+                     (Water__V1__MemberDays         *message)
+{
+  static const Water__V1__MemberDays init_value = WATER__V1__MEMBER_DAYS__INIT;
+  *message = init_value;
+}
+size_t water__v1__member_days__get_packed_size
+                     (const Water__V1__MemberDays *message)
+{
+  assert(message->base.descriptor == &water__v1__member_days__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__member_days__pack
+                     (const Water__V1__MemberDays *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__member_days__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__member_days__pack_to_buffer
+                     (const Water__V1__MemberDays *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__member_days__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__MemberDays *
+       water__v1__member_days__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__MemberDays *)
+     protobuf_c_message_unpack (&water__v1__member_days__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__member_days__free_unpacked
+                     (Water__V1__MemberDays *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__member_days__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor water__v1__excuse_days_request__field_descriptors[4] =
 {
   {
@@ -391,13 +526,168 @@ const ProtobufCMessageDescriptor water__v1__unexcuse_days_response__descriptor =
   (ProtobufCMessageInit) water__v1__unexcuse_days_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__excuses__method_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__excuse_household_request__field_descriptors[3] =
+{
+  {
+    "from_date",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExcuseHouseholdRequest, from_date),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "to_date",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExcuseHouseholdRequest, to_date),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExcuseHouseholdRequest, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__excuse_household_request__field_indices_by_name[] = {
+  0,   /* field[0] = from_date */
+  2,   /* field[2] = reason */
+  1,   /* field[1] = to_date */
+};
+static const ProtobufCIntRange water__v1__excuse_household_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__v1__excuse_household_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ExcuseHouseholdRequest",
+  "ExcuseHouseholdRequest",
+  "Water__V1__ExcuseHouseholdRequest",
+  "water.v1",
+  sizeof(Water__V1__ExcuseHouseholdRequest),
+  3,
+  water__v1__excuse_household_request__field_descriptors,
+  water__v1__excuse_household_request__field_indices_by_name,
+  1,  water__v1__excuse_household_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__excuse_household_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__excuse_household_response__field_descriptors[1] =
+{
+  {
+    "members",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ExcuseHouseholdResponse, n_members),
+    offsetof(Water__V1__ExcuseHouseholdResponse, members),
+    &water__v1__member_days__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__excuse_household_response__field_indices_by_name[] = {
+  0,   /* field[0] = members */
+};
+static const ProtobufCIntRange water__v1__excuse_household_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__excuse_household_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ExcuseHouseholdResponse",
+  "ExcuseHouseholdResponse",
+  "Water__V1__ExcuseHouseholdResponse",
+  "water.v1",
+  sizeof(Water__V1__ExcuseHouseholdResponse),
+  1,
+  water__v1__excuse_household_response__field_descriptors,
+  water__v1__excuse_household_response__field_indices_by_name,
+  1,  water__v1__excuse_household_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__excuse_household_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__member_days__field_descriptors[2] =
+{
+  {
+    "username",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__MemberDays, username),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "days",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__MemberDays, n_days),
+    offsetof(Water__V1__MemberDays, days),
+    &water__v1__day_summary__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__member_days__field_indices_by_name[] = {
+  1,   /* field[1] = days */
+  0,   /* field[0] = username */
+};
+static const ProtobufCIntRange water__v1__member_days__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__member_days__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.MemberDays",
+  "MemberDays",
+  "Water__V1__MemberDays",
+  "water.v1",
+  sizeof(Water__V1__MemberDays),
+  2,
+  water__v1__member_days__field_descriptors,
+  water__v1__member_days__field_indices_by_name,
+  1,  water__v1__member_days__number_ranges,
+  (ProtobufCMessageInit) water__v1__member_days__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor water__v1__excuses__method_descriptors[3] =
 {
   { "ExcuseDays", &water__v1__excuse_days_request__descriptor, &water__v1__excuse_days_response__descriptor },
   { "UnexcuseDays", &water__v1__unexcuse_days_request__descriptor, &water__v1__unexcuse_days_response__descriptor },
+  { "ExcuseHousehold", &water__v1__excuse_household_request__descriptor, &water__v1__excuse_household_response__descriptor },
 };
 const unsigned water__v1__excuses__method_indices_by_name[] = {
   0,        /* ExcuseDays */
+  2,        /* ExcuseHousehold */
   1         /* UnexcuseDays */
 };
 const ProtobufCServiceDescriptor water__v1__excuses__descriptor =
@@ -407,7 +697,7 @@ const ProtobufCServiceDescriptor water__v1__excuses__descriptor =
   "Excuses",
   "Water__V1__Excuses",
   "water.v1",
-  2,
+  3,
   water__v1__excuses__method_descriptors,
   water__v1__excuses__method_indices_by_name
 };
@@ -426,6 +716,14 @@ void water__v1__excuses__unexcuse_days(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__excuses__descriptor);
   service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__excuses__excuse_household(ProtobufCService *service,
+                                          const Water__V1__ExcuseHouseholdRequest *input,
+                                          Water__V1__ExcuseHouseholdResponse_Closure closure,
+                                          void *closure_data)
+{
+  assert(service->descriptor == &water__v1__excuses__descriptor);
+  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__excuses__init (Water__V1__Excuses_Service *service,
                                Water__V1__Excuses_ServiceDestroy destroy)

@@ -206,6 +206,12 @@ struct AuthorizationTests {
                 code { try ann.call(WaterV1.UnexcuseDaysRequest(dates: ["2026-12-01"], forMember: bob.username)) }
             }
         ),
+        // Only admins excuse everyone's days at once.
+        "water.v1.Excuses/ExcuseHousehold": (
+            .permissionDenied,
+            { ann, _ in code { try ann.call(WaterV1.ExcuseHouseholdRequest(fromDate: "2026-12-01", reason: "holiday")) }
+            }
+        ),
         // Only admins export the household; an import goes into the caller's own archive.
         "water.v1.Transfer/Export": (
             .permissionDenied,

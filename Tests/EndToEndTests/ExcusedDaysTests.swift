@@ -64,6 +64,15 @@ struct ExcusedDaysEndToEndTests {
         #expect(unknown.status == 65 && unknown.error.contains("no member called"), "\(unknown.error)")
         let farAhead = try mumAgain.run(["excuse", "2027-01-30"])
         #expect(farAhead.status == 65 && farAhead.error.contains("days ahead"), "\(farAhead.error)")
+        // The whole household at once (issue 32): admins only; gran's 15th day refuses it for all.
+        let notAdmin = try dad.run(["excuse", "2026-11-13", "--household"])
+        #expect(notAdmin.status == 77, "\(notAdmin.error)")
+        let householdFifteenth = try mumAgain.run([
+            "excuse", "--from", "2026-11-12", "--to", "2026-11-15", "--household",
+        ])
+        #expect(
+            householdFifteenth.status == 65 && householdFifteenth.error.contains("for gran: "),
+            "\(householdFifteenth.error)")
 
         // A restart: the excused days were journaled, and load from the log and the snapshot.
         server = try server.restarted(["--listen", "\(server.address)", "--clock", "\(lastSunday)"])
@@ -221,5 +230,22 @@ struct ExcusedDaysElsewhereTests {
         let quiet = try mum.run(["nudge"])
         #expect(quiet.status == 0 && quiet.output.isEmpty, "\(quiet)")
         #expect(server.stop() == 0)
+    }
+
+    @Test("issue 32: an admin excuses the whole household at once, each member's day with the reason")
+    func household() throws {
+        let server = try ServerProcess.fresh()
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        #expect(try mum.run(["member", "add", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        let excused = try mum.run(["excuse", "--household", "--reason", "holiday"])
+        #expect(excused.status == 0, "\(excused.error)")
+        #expect(excused.output.contains("dad: excused") && excused.output.contains("mum: excused"), "\(excused.output)")
+        #expect(excused.output.contains("(holiday)"), "\(excused.output)")
+        let dad = server.cli("dad")
+        #expect(try dad.run(["login", "dad", "--password-stdin"], input: "dad-password-1\n").status == 0)
+        let today = try dad.run(["today"]).output
+        #expect(today.contains("excused (holiday)"), "\(today)")
+        #expect(try mum.run(["excuse", "--household", "--for", "dad"]).status == 64)
     }
 }

@@ -20,6 +20,9 @@ typedef struct Water__V1__ExcuseDaysRequest Water__V1__ExcuseDaysRequest;
 typedef struct Water__V1__ExcuseDaysResponse Water__V1__ExcuseDaysResponse;
 typedef struct Water__V1__UnexcuseDaysRequest Water__V1__UnexcuseDaysRequest;
 typedef struct Water__V1__UnexcuseDaysResponse Water__V1__UnexcuseDaysResponse;
+typedef struct Water__V1__ExcuseHouseholdRequest Water__V1__ExcuseHouseholdRequest;
+typedef struct Water__V1__ExcuseHouseholdResponse Water__V1__ExcuseHouseholdResponse;
+typedef struct Water__V1__MemberDays Water__V1__MemberDays;
 
 
 /* --- enums --- */
@@ -95,6 +98,56 @@ struct  Water__V1__UnexcuseDaysResponse
 #define WATER__V1__UNEXCUSE_DAYS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__unexcuse_days_response__descriptor) \
     , 0,NULL }
+
+
+struct  Water__V1__ExcuseHouseholdRequest
+{
+  ProtobufCMessage base;
+  /*
+   * As ExcuseDaysRequest's: "YYYY-MM-DD", in each member's own time zone.
+   */
+  char *from_date;
+  /*
+   * "YYYY-MM-DD", not before from_date; empty: from_date alone.
+   */
+  char *to_date;
+  /*
+   * As ExcuseDaysRequest.reason.
+   */
+  char *reason;
+};
+#define WATER__V1__EXCUSE_HOUSEHOLD_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__excuse_household_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__ExcuseHouseholdResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Every member's days asked for, after the write, by username.
+   */
+  size_t n_members;
+  Water__V1__MemberDays **members;
+};
+#define WATER__V1__EXCUSE_HOUSEHOLD_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__excuse_household_response__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * One member's days.
+ */
+struct  Water__V1__MemberDays
+{
+  ProtobufCMessage base;
+  char *username;
+  size_t n_days;
+  Water__V1__DaySummary **days;
+};
+#define WATER__V1__MEMBER_DAYS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__member_days__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL }
 
 
 /* Water__V1__ExcuseDaysRequest methods */
@@ -173,6 +226,63 @@ Water__V1__UnexcuseDaysResponse *
 void   water__v1__unexcuse_days_response__free_unpacked
                      (Water__V1__UnexcuseDaysResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__ExcuseHouseholdRequest methods */
+void   water__v1__excuse_household_request__init
+                     (Water__V1__ExcuseHouseholdRequest         *message);
+size_t water__v1__excuse_household_request__get_packed_size
+                     (const Water__V1__ExcuseHouseholdRequest   *message);
+size_t water__v1__excuse_household_request__pack
+                     (const Water__V1__ExcuseHouseholdRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__excuse_household_request__pack_to_buffer
+                     (const Water__V1__ExcuseHouseholdRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ExcuseHouseholdRequest *
+       water__v1__excuse_household_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__excuse_household_request__free_unpacked
+                     (Water__V1__ExcuseHouseholdRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ExcuseHouseholdResponse methods */
+void   water__v1__excuse_household_response__init
+                     (Water__V1__ExcuseHouseholdResponse         *message);
+size_t water__v1__excuse_household_response__get_packed_size
+                     (const Water__V1__ExcuseHouseholdResponse   *message);
+size_t water__v1__excuse_household_response__pack
+                     (const Water__V1__ExcuseHouseholdResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__excuse_household_response__pack_to_buffer
+                     (const Water__V1__ExcuseHouseholdResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ExcuseHouseholdResponse *
+       water__v1__excuse_household_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__excuse_household_response__free_unpacked
+                     (Water__V1__ExcuseHouseholdResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__MemberDays methods */
+void   water__v1__member_days__init
+                     (Water__V1__MemberDays         *message);
+size_t water__v1__member_days__get_packed_size
+                     (const Water__V1__MemberDays   *message);
+size_t water__v1__member_days__pack
+                     (const Water__V1__MemberDays   *message,
+                      uint8_t             *out);
+size_t water__v1__member_days__pack_to_buffer
+                     (const Water__V1__MemberDays   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__MemberDays *
+       water__v1__member_days__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__member_days__free_unpacked
+                     (Water__V1__MemberDays *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__V1__ExcuseDaysRequest_Closure)
@@ -186,6 +296,15 @@ typedef void (*Water__V1__UnexcuseDaysRequest_Closure)
                   void *closure_data);
 typedef void (*Water__V1__UnexcuseDaysResponse_Closure)
                  (const Water__V1__UnexcuseDaysResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__ExcuseHouseholdRequest_Closure)
+                 (const Water__V1__ExcuseHouseholdRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__ExcuseHouseholdResponse_Closure)
+                 (const Water__V1__ExcuseHouseholdResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__MemberDays_Closure)
+                 (const Water__V1__MemberDays *message,
                   void *closure_data);
 
 /* --- services --- */
@@ -202,6 +321,10 @@ struct Water__V1__Excuses_Service
                         const Water__V1__UnexcuseDaysRequest *input,
                         Water__V1__UnexcuseDaysResponse_Closure closure,
                         void *closure_data);
+  void (*excuse_household)(Water__V1__Excuses_Service *service,
+                           const Water__V1__ExcuseHouseholdRequest *input,
+                           Water__V1__ExcuseHouseholdResponse_Closure closure,
+                           void *closure_data);
 };
 typedef void (*Water__V1__Excuses_ServiceDestroy)(Water__V1__Excuses_Service *);
 void water__v1__excuses__init (Water__V1__Excuses_Service *service,
@@ -211,7 +334,8 @@ void water__v1__excuses__init (Water__V1__Excuses_Service *service,
 #define WATER__V1__EXCUSES__INIT(function_prefix__) \
     { WATER__V1__EXCUSES__BASE_INIT,\
       function_prefix__ ## excuse_days,\
-      function_prefix__ ## unexcuse_days  }
+      function_prefix__ ## unexcuse_days,\
+      function_prefix__ ## excuse_household  }
 void water__v1__excuses__excuse_days(ProtobufCService *service,
                                      const Water__V1__ExcuseDaysRequest *input,
                                      Water__V1__ExcuseDaysResponse_Closure closure,
@@ -220,6 +344,10 @@ void water__v1__excuses__unexcuse_days(ProtobufCService *service,
                                        const Water__V1__UnexcuseDaysRequest *input,
                                        Water__V1__UnexcuseDaysResponse_Closure closure,
                                        void *closure_data);
+void water__v1__excuses__excuse_household(ProtobufCService *service,
+                                          const Water__V1__ExcuseHouseholdRequest *input,
+                                          Water__V1__ExcuseHouseholdResponse_Closure closure,
+                                          void *closure_data);
 
 /* --- descriptors --- */
 
@@ -227,6 +355,9 @@ extern const ProtobufCMessageDescriptor water__v1__excuse_days_request__descript
 extern const ProtobufCMessageDescriptor water__v1__excuse_days_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__unexcuse_days_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__unexcuse_days_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__excuse_household_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__excuse_household_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__member_days__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__excuses__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -188,6 +188,143 @@ extension WaterV1 {
                 days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [])
         }
     }
+
+    /// The Swift form of `water.v1.ExcuseHouseholdRequest`.
+    public struct ExcuseHouseholdRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.ExcuseHouseholdRequest"
+        public typealias Response = ExcuseHouseholdResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// As ExcuseDaysRequest's: "YYYY-MM-DD", in each member's own time zone.
+        public var fromDate: String
+
+        /// "YYYY-MM-DD", not before from_date; empty: from_date alone.
+        public var toDate: String
+
+        /// As ExcuseDaysRequest.reason.
+        public var reason: String
+
+        /// Creates a `ExcuseHouseholdRequest`; omitted fields take the proto3 defaults.
+        public init(fromDate: String = "", toDate: String = "", reason: String = "") {
+            self.fromDate = fromDate
+            self.toDate = toDate
+            self.reason = reason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case fromDate = "from_date"
+            case toDate = "to_date"
+            case reason = "reason"
+
+            var intValue: Int? {
+                switch self {
+                case .fromDate: 0
+                case .toDate: 1
+                case .reason: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .fromDate
+                case 1: self = .toDate
+                case 2: self = .reason
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                fromDate: try container.decodeIfPresent(String.self, forKey: .fromDate) ?? "",
+                toDate: try container.decodeIfPresent(String.self, forKey: .toDate) ?? "",
+                reason: try container.decodeIfPresent(String.self, forKey: .reason) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.ExcuseHouseholdResponse`.
+    public struct ExcuseHouseholdResponse: ProtoMessage {
+        public static let protoName = "water.v1.ExcuseHouseholdResponse"
+
+        /// Every member's days asked for, after the write, by username.
+        public var members: [MemberDays]
+
+        /// Creates a `ExcuseHouseholdResponse`; omitted fields take the proto3 defaults.
+        public init(members: [MemberDays] = []) {
+            self.members = members
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case members = "members"
+
+            var intValue: Int? {
+                switch self {
+                case .members: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .members
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                members: try container.decodeIfPresent([MemberDays].self, forKey: .members) ?? [])
+        }
+    }
+
+    /// One member's days.
+    ///
+    /// The Swift form of `water.v1.MemberDays`.
+    public struct MemberDays: ProtoMessage {
+        public static let protoName = "water.v1.MemberDays"
+
+        public var username: String
+
+        public var days: [DaySummary]
+
+        /// Creates a `MemberDays`; omitted fields take the proto3 defaults.
+        public init(username: String = "", days: [DaySummary] = []) {
+            self.username = username
+            self.days = days
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case username = "username"
+            case days = "days"
+
+            var intValue: Int? {
+                switch self {
+                case .username: 0
+                case .days: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .username
+                case 1: self = .days
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                username: try container.decodeIfPresent(String.self, forKey: .username) ?? "",
+                days: try container.decodeIfPresent([DaySummary].self, forKey: .days) ?? [])
+        }
+    }
 }
 
 extension WaterV1.ExcuseDaysRequest: WireMessage {
@@ -271,5 +408,68 @@ extension WaterV1.UnexcuseDaysResponse: WireMessage {
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.setMessages(days, at: 0)
+    }
+}
+
+extension WaterV1.ExcuseHouseholdRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(fromDate: reader.value(at: 0).string, toDate: reader.value(at: 1).string, reason: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(fromDate), at: 0)
+        builder.set(.string(toDate), at: 1)
+        builder.set(.string(reason), at: 2)
+    }
+}
+
+extension WaterV1.ExcuseHouseholdResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(members: reader.messages(at: 0, as: WaterV1.MemberDays.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.setMessages(members, at: 0)
+    }
+}
+
+extension WaterV1.MemberDays: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(username: reader.value(at: 0).string, days: reader.messages(at: 1, as: WaterV1.DaySummary.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(username), at: 0)
+        builder.setMessages(days, at: 1)
     }
 }

@@ -14,20 +14,28 @@ enum ExcuseCommands {
                 Excuses DAY (today, yesterday or YYYY-MM-DD; default today) or --from DAY --to DAY: an
                 excused day leaves the board's average, neither counts for nor breaks a streak, and gets
                 no nudges. At most 14 days in any 28, from a year back to 28 days ahead. Admins may
-                excuse another member's days (--for). Works away from the server: the outbox keeps it.
+                excuse another member's days (--for), or everyone's at once (--household: the family
+                is on holiday; checked for every member first, so nothing is written when one of
+                them would pass 14 in 28; needs the server). Works away from the server otherwise:
+                the outbox keeps it.
                 """,
             options: [
                 OptionSpec("from", "DAY", "the first day of a range"),
                 OptionSpec("to", "DAY", "the last day of a range (at most 14 days)"),
                 OptionSpec("reason", "sick|travel|TEXT", "why (shown on the board and in --explain)"),
+                OptionSpec("household", nil, "every member's days (admins): the family is on holiday"),
                 forOption,
             ],
-            examples: ["excuse --reason sick", "excuse --from 2026-12-07 --to 2026-12-11 --reason travel"])
+            examples: [
+                "excuse --reason sick", "excuse --from 2026-12-07 --to 2026-12-11 --reason travel",
+                "excuse --from 2026-12-24 --to 2026-12-31 --household --reason holiday",
+            ])
 
         static func run(_ invocation: inout Invocation) throws {
             let fromOption = try invocation.arguments.option("from")
             let toOption = try invocation.arguments.option("to")
             let reason = try invocation.arguments.option("reason") ?? ""
+            let household = invocation.arguments.flag("household")
             let member = try invocation.forMember()
             let dayArgument = invocation.arguments.positional()
             try invocation.arguments.finish()
@@ -35,6 +43,10 @@ enum ExcuseCommands {
                 throw UsageError("excuse takes a DAY or --from DAY --to DAY, not both")
             }
             guard (fromOption == nil) == (toOption == nil) else { throw UsageError("--from and --to go together") }
+            guard !household || member.isEmpty else { throw UsageError("--household is everyone: leave out --for") }
+            if household {
+                return try excuseHousehold(&invocation, from: fromOption ?? dayArgument, to: toOption, reason: reason)
+            }
             let client = try invocation.reachableClient()
             let zone = try invocation.zone(for: member, client)
             let from = try day(fromOption ?? dayArgument, zone: zone)
@@ -67,6 +79,28 @@ enum ExcuseCommands {
             guard let response = try invocation.callOrQueue(client, request, queued: .unexcuse(request)) else { return }
             remember(response.days, member: member, &invocation)
             invocation.output(response) { lines("not excused", response.days) }
+        }
+    }
+
+    /// `excuse --household`: the same days for everyone, read in this terminal's member's zone;
+    /// online only (one call that checks every member before it writes).
+    private static func excuseHousehold(
+        _ invocation: inout Invocation, from fromText: String?, to toText: String?, reason: String
+    ) throws {
+        let client = try invocation.client()
+        let zone = try invocation.zone(for: "", client)
+        let from = try day(fromText, zone: zone)
+        let to = try toText.map { (text) throws(UsageError) in try day(text, zone: zone) } ?? ""
+        let response = try client.call(WaterV1.ExcuseHouseholdRequest(fromDate: from, toDate: to, reason: reason))
+        let me = invocation.session()?.username ?? ""
+        if let mine = response.members.first(where: { $0.username == me }) {
+            remember(mine.days, member: "", &invocation)
+        }
+        invocation.output(response) {
+            response.members.map { member in
+                "\(member.username.terminalSafe): "
+                    + lines("excused", member.days).split(separator: "\n").joined(separator: ", ")
+            }.joined(separator: "\n")
         }
     }
 
