@@ -1,3 +1,4 @@
+import Glibc
 import WaterCLI
 import WaterClient
 import WaterProtocol
@@ -8,6 +9,8 @@ extension ErrorJSON {
         switch error {
         case let error as UsageError:
             self.init(code: "USAGE", exitCode: .usage, message: error.message)
+        case let error as UnreadableFile:
+            self.init(code: "NO_INPUT", exitCode: .noInput, message: error.description)
         case let error as WaterError:
             self.init(
                 code: error.code.description, exitCode: error.exitStatus, message: error.message,
@@ -15,6 +18,23 @@ extension ErrorJSON {
         default:
             self.init(code: "FAILURE", exitCode: .failure, message: "\(error)")
         }
+    }
+}
+
+/// A file named on the command line that cannot be read (EX_NOINPUT, 66), in the system's words.
+struct UnreadableFile: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+
+    var description: String { "cannot read \(path.terminalSafe): \(reason)" }
+
+    /// Why `path` cannot be read: what open(2) or read(2) said (a folder opens, then its read fails).
+    static func reason(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var byte: UInt8 = 0
+        return read(descriptor, &byte, 1) < 0 ? String(cString: strerror(errno)) : "it could not be read"
     }
 }
 
