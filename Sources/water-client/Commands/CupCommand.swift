@@ -33,6 +33,13 @@ enum CupCommand: ClientCommand {
             settings = response.settings
             invocation.output(response) { cupText(settings) }
         }
+        remember(settings, invocation, for: member)
+    }
+
+    /// What a reply says of the member's cups, kept for `log NAME` away from the server.
+    private static func remember(_ settings: WaterV1.Settings?, _ invocation: Invocation, for member: String) {
+        guard let settings else { return }
+        invocation.updateCache(for: member) { $0.record(settings: settings, now: UnixTime.nowMilliseconds()) }
     }
 
     /// `cup add NAME ML [--drink DRINK]`: keeps a named cup.
@@ -59,6 +66,7 @@ enum CupCommand: ClientCommand {
             let amount = try WaterCommands.amountMl(ml)
             let response = try invocation.client().call(
                 WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink), forMember: member))
+            remember(response.settings, invocation, for: member)
             invocation.output(response) { "kept \(name): water-client log \(name)\n" + cupList(response.settings) }
         }
     }
@@ -71,6 +79,7 @@ enum CupCommand: ClientCommand {
             let member = try invocation.forMember()
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.GetSettingsRequest(forMember: member))
+            remember(response.settings, invocation, for: member)
             invocation.output(response) { cupText(response.settings) + "\n" + cupList(response.settings) }
         }
     }
@@ -84,6 +93,7 @@ enum CupCommand: ClientCommand {
             guard let name = invocation.arguments.positional() else { throw UsageError("cup rm needs a cup's name") }
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name, forMember: member))
+            remember(response.settings, invocation, for: member)
             invocation.output(response) { "removed \(name)\n" + cupList(response.settings) }
         }
     }

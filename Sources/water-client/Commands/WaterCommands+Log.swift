@@ -59,6 +59,10 @@ extension WaterCommands {
             invocation.updateCache(for: member) { cache in
                 cache.record(day: response.day, now: now)
                 response.entry.map { cache.record(entry: $0, now: now) }
+                // `log mug` online teaches this computer the cup, for when the server is away.
+                if let entry = response.entry, let name = typed.name {
+                    cache.record(loggedAs: name, amountTyped: amount != nil, entry: entry, now: now)
+                }
             }
             invocation.output(response) {
                 let entry = response.entry ?? WaterV1.WaterEntry()
