@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import WaterProtocol
 
-/// Issue 32, item 17: what this computer heard is enough to log a named cup away from the server.
+/// Issue 32, items 17 and 18: what this computer heard is enough to log a named cup away from
+/// the server, and what it did not hear is said.
 @Suite("Offline: what the cache knows, end to end", .serialized)
 struct OfflineCacheTests {
     /// `mum` logged in at `home` (a computer of her own: its config and state).
@@ -33,5 +34,27 @@ struct OfflineCacheTests {
         // A cup this computer never heard of is still refused, with the drinks it knows.
         let unknown = try phone.run(["log", "mug"])
         #expect(unknown.status == 65 && unknown.error.contains("no drink called mug"), "\(unknown)")
+    }
+
+    @Test("item 18: away from the server, week on a computer that heard only today says so")
+    func weekHeardOnlyToday() throws {
+        let server = try ServerProcess.fresh()
+        let desk = try Self.mum(at: "desk", server)
+        #expect(try desk.run(["log", "300"]).status == 0)
+        #expect(server.stop() == 0)
+
+        let week = try desk.run(["week"])
+        #expect(week.status == 0, "\(week)")
+        #expect(
+            week.output.contains(
+                "this computer has heard only of today: the 6 days before it show once the server can be reached"),
+            "\(week.output)")
+        let json = try desk.run(["--json", "week"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], "\(json.output)")
+        #expect((object["not_heard"] as? [String])?.count == 6, "\(json.output)")
+        let history = try desk.run(["history", "--days", "3"])
+        #expect(
+            history.output.contains("the 2 days before it show once the server can be reached"), "\(history.output)")
     }
 }
