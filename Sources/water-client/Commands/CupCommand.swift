@@ -78,9 +78,14 @@ enum CupCommand: ClientCommand {
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
             try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.GetSettingsRequest(forMember: member))
+            let client = try invocation.client()
+            let response = try client.call(WaterV1.GetSettingsRequest(forMember: member))
             remember(response.settings, invocation, for: member)
-            invocation.output(response) { cupText(response.settings) + "\n" + cupList(response.settings) }
+            // The household's drinks: a cup of one removed since says so.
+            let drinks = try client.call(WaterV1.ListDrinksRequest()).drinks.map(\.name)
+            invocation.output(response) {
+                cupText(response.settings) + "\n" + cupList(response.settings, drinks: Set(drinks))
+            }
         }
     }
 
@@ -98,8 +103,9 @@ enum CupCommand: ClientCommand {
         }
     }
 
-    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk".
-    private static func cupList(_ settings: WaterV1.Settings?) -> String {
+    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk"; with the
+    /// household's `drinks`, a cup of a drink no longer among them says so.
+    private static func cupList(_ settings: WaterV1.Settings?, drinks: Set<String>? = nil) -> String {
         let cups = settings?.cups ?? []
         guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350" }
         let width = cups.map(\.name.count).max() ?? 0
@@ -107,6 +113,9 @@ enum CupCommand: ClientCommand {
             let name = cup.name.terminalSafe
             return name + String(repeating: " ", count: max(0, width - name.count)) + "  \(cup.amountMl) ml"
                 + (cup.drink.isEmpty ? "" : " \(cup.drink.terminalSafe)")
+                + (drinks.map { cup.drink.isEmpty || $0.contains(cup.drink) } ?? true
+                    ? ""
+                    : " (no longer one of the household's drinks: cup add \(name) \(cup.amountMl) --drink DRINK)")
         }.joined(separator: "\n")
     }
 
