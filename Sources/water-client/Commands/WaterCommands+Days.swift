@@ -80,6 +80,10 @@ extension WaterCommands {
     enum Week: ClientCommand {
         static let spec = CommandSpec(
             "week", summary: "the last 7 days, a bar each against that day's goal",
+            details: """
+                Away from the server, the days as this computer last heard them, with the drinks not
+                sent yet; days it never heard of are named, not drawn empty.
+                """,
             options: [forOption, OptionSpec("entries", nil, "also list each day's drinks with their ids")],
             examples: ["week", "week --entries"])
 
@@ -91,6 +95,10 @@ extension WaterCommands {
     enum History: ClientCommand {
         static let spec = CommandSpec(
             "history", summary: "the last N days (1-366, default 7)",
+            details: """
+                Away from the server, the days as this computer last heard them, with the drinks not
+                sent yet; days it never heard of are named, not drawn empty.
+                """,
             options: [
                 forOption,
                 OptionSpec("days", "N", "how many days, today included (1-366, default 7)"),

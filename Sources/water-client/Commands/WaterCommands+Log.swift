@@ -13,11 +13,13 @@ extension WaterCommands {
                 Logs AMOUNT of DRINK at WHEN (default: now). AMOUNT is whole millilitres (250 or
                 250ml, 1-2000) or litres, decilitres and centilitres as a bottle says them, with a
                 point or a comma (0.5l, 0,33l, "1,5 l", 330ML, 33 cl); without it, your usual cup.
-                Millilitres are whole: 1.000 and 1,000 are refused as ambiguous. DRINK is one of the household's drinks (water-client drink ls) or
-                one of your named cups (cup add; its amount, of its drink); without it, your usual
-                drink (cup --drink). What it counts toward your goal is
-                round(AMOUNT x the drink's factor). The reply names the day it counts on: your days
-                follow your time zone (water-client zone).
+                Millilitres are whole: 1.000 and 1,000 are refused as ambiguous. DRINK is one of the
+                household's drinks (water-client drink ls) or one of your named cups (cup add; its
+                amount, of its drink); without it, your usual drink (cup --drink). What it counts
+                toward your goal is round(AMOUNT x the drink's factor). The reply names the day it
+                counts on: your days follow your time zone (water-client zone). Away from the server
+                the drink waits in the outbox; a named cup works there too once this computer has
+                heard of it (cup add, cup ls, or logging it online).
                 """,
             options: [
                 forOption,
