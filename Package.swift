@@ -68,7 +68,7 @@ let package = Package(
             name: "WaterClient",
             dependencies: ["WaterCore", "WaterCodec", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterSystem"]),
         // Argument parsing, exit codes and the terminal, for both command lines.
-        .target(name: "WaterCLI", dependencies: ["WaterSystem"]),
+        .target(name: "WaterCLI", dependencies: ["WaterSystem", "WaterCore"]),
         .executableTarget(
             name: "water-server",
             dependencies: [

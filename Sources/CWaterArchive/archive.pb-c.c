@@ -1174,7 +1174,7 @@ const ProtobufCMessageDescriptor water__archive__v1__drink_kind__descriptor =
   (ProtobufCMessageInit) water__archive__v1__drink_kind__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_drink__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_drink__field_descriptors[4] =
 {
   {
     "name",
@@ -1212,8 +1212,21 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_drink__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "display_name",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredDrink, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_drink__field_indices_by_name[] = {
+  3,   /* field[3] = display_name */
   1,   /* field[1] = factor_hundredths */
   2,   /* field[2] = icon */
   0,   /* field[0] = name */
@@ -1221,7 +1234,7 @@ static const unsigned water__archive__v1__stored_drink__field_indices_by_name[] 
 static const ProtobufCIntRange water__archive__v1__stored_drink__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_drink__descriptor =
 {
@@ -1231,7 +1244,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_drink__descriptor =
   "Water__Archive__V1__StoredDrink",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredDrink),
-  3,
+  4,
   water__archive__v1__stored_drink__field_descriptors,
   water__archive__v1__stored_drink__field_indices_by_name,
   1,  water__archive__v1__stored_drink__number_ranges,

@@ -412,7 +412,7 @@ void   water__v1__remove_drink_response__free_unpacked
   assert(message->base.descriptor == &water__v1__remove_drink_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__drink__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__v1__drink__field_descriptors[4] =
 {
   {
     "name",
@@ -450,8 +450,21 @@ static const ProtobufCFieldDescriptor water__v1__drink__field_descriptors[3] =
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "display_name",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__Drink, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__drink__field_indices_by_name[] = {
+  3,   /* field[3] = display_name */
   1,   /* field[1] = factor_hundredths */
   2,   /* field[2] = icon */
   0,   /* field[0] = name */
@@ -459,7 +472,7 @@ static const unsigned water__v1__drink__field_indices_by_name[] = {
 static const ProtobufCIntRange water__v1__drink__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__drink__descriptor =
 {
@@ -469,7 +482,7 @@ const ProtobufCMessageDescriptor water__v1__drink__descriptor =
   "Water__V1__Drink",
   "water.v1",
   sizeof(Water__V1__Drink),
-  3,
+  4,
   water__v1__drink__field_descriptors,
   water__v1__drink__field_indices_by_name,
   1,  water__v1__drink__number_ranges,
@@ -608,7 +621,7 @@ const ProtobufCMessageDescriptor water__v1__add_drink_response__descriptor =
   (ProtobufCMessageInit) water__v1__add_drink_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__set_drink_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__v1__set_drink_request__field_descriptors[4] =
 {
   {
     "name",
@@ -646,8 +659,21 @@ static const ProtobufCFieldDescriptor water__v1__set_drink_request__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "display_name",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetDrinkRequest, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__set_drink_request__field_indices_by_name[] = {
+  3,   /* field[3] = display_name */
   1,   /* field[1] = factor_hundredths */
   2,   /* field[2] = icon */
   0,   /* field[0] = name */
@@ -655,7 +681,7 @@ static const unsigned water__v1__set_drink_request__field_indices_by_name[] = {
 static const ProtobufCIntRange water__v1__set_drink_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__set_drink_request__descriptor =
 {
@@ -665,7 +691,7 @@ const ProtobufCMessageDescriptor water__v1__set_drink_request__descriptor =
   "Water__V1__SetDrinkRequest",
   "water.v1",
   sizeof(Water__V1__SetDrinkRequest),
-  3,
+  4,
   water__v1__set_drink_request__field_descriptors,
   water__v1__set_drink_request__field_indices_by_name,
   1,  water__v1__set_drink_request__number_ranges,

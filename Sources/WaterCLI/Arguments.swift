@@ -100,6 +100,8 @@ public enum ExitCode: Int32, Sendable {
     case failure = 1
     case usage = 64
     case dataError = 65
+    /// EX_NOINPUT: a file named on the command line cannot be read.
+    case noInput = 66
     case unavailable = 69
     case notAllowed = 77
 }

@@ -2,16 +2,24 @@ import WaterCore
 import WaterProtocol
 
 /// The CSV form of an export: one row per entry, daily goal, habit, check-in and excused day
-/// (its reason in `name`), and one for the usual cup. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
+/// (its reason in `name`), one for the usual cup (and drink), one per named cup and one for a
+/// privacy other than full. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
 ///
 ///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor,made_by
-///     cup,mum,,,,250,,,,,,,
+///     cup,mum,,,,250,,,,,tea,,
+///     namedcup,mum,,,,250,,latte,,,milk,,
+///     privacy,mum,,,,,,percent,,,,,
 ///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,200,,,,,milk,1.50,
 ///     entry,kim,0192e4a0-...,2026-11-30,1796040000000,200,,,,,water,1.00,mum
 ///
 /// A file from before drinks has no `drink` and `factor` columns: its entries are water at 1.00.
 /// `made_by` (who logged an entry for its member; empty: the member) came after: a file
 /// without it reads as before. An import takes no one's attribution: the entries are yours.
+///
+/// A field starting with `=`, `+`, `-`, `@`, a tab or a carriage return is written quoted and
+/// after a `'` (OWASP's rule against formula injection: a spreadsheet would run `=HYPERLINK(...)`);
+/// so is one that starts with `'`s before such a character, so that reading takes exactly one
+/// `'` off a quoted field and gives back what was written.
 public enum HistoryCSV {
     public static let header = [
         "kind", "member", "id", "date", "at_unix_ms", "amount_ml", "goal_ml", "name", "icon", "color", "drink",
@@ -26,8 +34,8 @@ public enum HistoryCSV {
         var rows = [header]
         for history in histories {
             let member = history.member?.username ?? ""
-            if let cup = history.settings?.usualCupMl, cup != 0 {
-                rows.append(["cup", member, "", "", "", "\(cup)", "", "", "", "", "", "", ""])
+            if let settings = history.settings {
+                rows += settingsRows(settings, member: member)
             }
             for entry in history.entries {
                 rows.append([
@@ -56,6 +64,23 @@ public enum HistoryCSV {
             }
         }
         return rows.map { $0.map(quoted).joined(separator: ",") }.joined(separator: "\n") + "\n"
+    }
+
+    /// The usual cup and drink, the named cups, and privacy unless full.
+    private static func settingsRows(_ settings: WaterV1.Settings, member: String) -> [[String]] {
+        var rows: [[String]] = []
+        if settings.usualCupMl != 0 {
+            rows.append([
+                "cup", member, "", "", "", "\(settings.usualCupMl)", "", "", "", "", settings.usualDrink, "", "",
+            ])
+        }
+        for cup in settings.cups {
+            rows.append(["namedcup", member, "", "", "", "\(cup.amountMl)", "", cup.name, "", "", cup.drink, "", ""])
+        }
+        if settings.privacy != .full, let level = Privacy(rawValue: Int(settings.privacy.rawValue)) {
+            rows.append(["privacy", member, "", "", "", "", "", level.description, "", "", "", "", ""])
+        }
+        return rows
     }
 
     /// A drink as the server would check it (WaterCore's rules) at `now`, refused naming `place`
@@ -92,11 +117,10 @@ public enum HistoryCSV {
                 histories[member] = WaterV1.MemberHistory(member: WaterV1.Member(username: member))
             }
             switch row[0] {
-            case "cup":
-                guard let cup = Int32(row[5]), cup > 0 else {
-                    throw WaterError(.invalidArgument, "line \(number + 1): a usual cup is a number of ml above 0")
-                }
-                histories[member]!.settings = WaterV1.Settings(usualCupMl: cup)
+            case "cup", "namedcup", "privacy":
+                var settings = histories[member]!.settings ?? WaterV1.Settings()
+                try read(settings: &settings, row, width: width, line: number + 1)
+                histories[member]!.settings = settings
             case "entry":
                 let entry = WaterV1.WaterEntry(
                     entryID: row[2], amountMl: Int32(row[5]) ?? 0, atUnixMs: Int64(row[4]) ?? 0, date: row[3],
@@ -128,6 +152,30 @@ public enum HistoryCSV {
         return order.map { histories[$0]! }
     }
 
+    /// A `cup`, `namedcup` or `privacy` row into `settings`.
+    private static func read(settings: inout WaterV1.Settings, _ row: [String], width: Int, line: Int)
+        throws(WaterError)
+    {
+        if row[0] == "privacy" {
+            guard let level = Privacy(name: row[7]) else {
+                throw WaterError(.invalidArgument, "line \(line): a privacy is full, percent or hidden")
+            }
+            settings.privacy = WaterV1.Privacy(rawValue: Int32(level.rawValue))
+            return
+        }
+        guard let amount = Int32(row[5]), amount > 0 else {
+            let what = row[0] == "cup" ? "a usual cup" : "a named cup"
+            throw WaterError(.invalidArgument, "line \(line): \(what) is a number of ml above 0")
+        }
+        let drink = width > 10 ? row[10] : ""
+        if row[0] == "cup" {
+            settings.usualCupMl = amount
+            settings.usualDrink = drink
+        } else {
+            settings.cups.append(WaterV1.Cup(name: row[7], amountMl: amount, drink: drink))
+        }
+    }
+
     private struct HabitKey: Hashable {
         var member: String
         var habitID: String
@@ -143,10 +191,29 @@ public enum HistoryCSV {
         return UInt32(hundredths)
     }
 
-    /// RFC 4180: quotes around fields with a comma, quote or line break; quotes doubled.
+    /// RFC 4180: quotes around fields with a comma, quote or line break; quotes doubled. A
+    /// field a spreadsheet would run as a formula is marked first (``isMarked(_:)``).
     private static func quoted(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        let marked = startsFormula(Substring(field).unicodeScalars.drop { $0 == "'" })
+        let field = marked ? "'" + field : field
+        guard marked || field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+            return field
+        }
         return "\"" + field.replacing("\"", with: "\"\"") + "\""
+    }
+
+    /// Whether text starts with what a spreadsheet takes for a formula (OWASP's list).
+    private static func startsFormula(_ scalars: Substring.UnicodeScalarView) -> Bool {
+        guard let first = scalars.first else { return false }
+        return ["=", "+", "-", "@", "\t", "\r"].contains(first)
+    }
+
+    /// A quoted field as written: without the `'` put before a formula (and its own `'`s kept).
+    private static func unmarked(_ field: String) -> String {
+        guard field.hasPrefix("'"), startsFormula(Substring(field).unicodeScalars.drop { $0 == "'" }) else {
+            return field
+        }
+        return String(field.dropFirst())
     }
 
     /// The rows of RFC 4180 text. Walked by Unicode scalar: as a Character, "\r\n" is one
@@ -155,10 +222,12 @@ public enum HistoryCSV {
         var rows: [[String]] = [[]]
         var field = String.UnicodeScalarView()
         var quoted = false
+        var wasQuoted = false
         var scalars = text.unicodeScalars.makeIterator()
         func endField() {
-            rows[rows.count - 1].append(String(field))
+            rows[rows.count - 1].append(wasQuoted ? unmarked(String(field)) : String(field))
             field = String.UnicodeScalarView()
+            wasQuoted = false
         }
         var pending = scalars.next()
         while let scalar = pending {
@@ -176,6 +245,7 @@ public enum HistoryCSV {
                 }
             } else if scalar == "\"" && field.isEmpty {
                 quoted = true
+                wasQuoted = true
             } else if scalar == "," {
                 endField()
             } else if scalar == "\n" {

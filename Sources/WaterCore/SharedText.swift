@@ -5,6 +5,9 @@
 /// - No control characters: C0 (U+0000-U+001F, newline and tab included), DEL (U+007F) and C1
 ///   (U+0080-U+009F). An escape sequence could clear a screen, set a terminal's title or write
 ///   its clipboard (OSC 52); a newline could forge a line of `todo ls`.
+/// - Nothing that reorders or hides text (``Hazard/invisible``): bidi overrides and isolates,
+///   zero-width characters (a joiner inside an emoji excepted), U+2028/2029 and tag characters.
+///   `pay \u{202E}fdp.exe` reads as "pay exe.pdf"; tags carry ASCII no one sees.
 /// - A length in characters (grapheme clusters, what a person counts) and in bytes of UTF-8:
 ///   four characters can hold 600 KB of combining marks, and two such items made the household's
 ///   list too large to send to anyone.
@@ -43,13 +46,14 @@ public struct SharedText: Sendable {
         guard bytes <= maximumBytes else {
             throw .invalid(field, "\(subject) must be at most \(maximumBytes) bytes of UTF-8, got \(bytes)")
         }
-        if let offset = text.unicodeScalars.firstIndex(where: Self.isControl) {
+        if let offset = Self.firstRefused(in: text) {
             let scalar = text.unicodeScalars[offset]
             let position = text[..<offset].count + 1
-            throw .invalid(
-                field,
-                "\(subject) cannot hold control characters (a newline, a tab, an escape); character \(position) is "
-                    + Self.codePoint(scalar))
+            let what =
+                Self.hazard(scalar) == .control
+                ? "control characters (a newline, a tab, an escape)"
+                : "invisible or reordering characters (a bidi override, a zero-width space, a line separator, a tag)"
+            throw .invalid(field, "\(subject) cannot hold \(what); character \(position) is " + Self.codePoint(scalar))
         }
         let count = text.count
         guard count >= characters.lowerBound else {
@@ -79,11 +83,6 @@ public struct SharedText: Sendable {
             kept.append(character)
         }
         return kept + ellipsis
-    }
-
-    /// C0, DEL or C1: Unicode's general category Cc.
-    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.generalCategory == .control
     }
 
     /// "U+001B".

@@ -27,10 +27,44 @@ struct ImportFilesTests {
         try (Data([0xEF, 0xBB, 0xBF]) + csv).write(to: URL(fileURLWithPath: "\(folder)/excel.csv"))
         let imported = try mum.run(["import", "\(folder)/excel.csv"])
         #expect(imported.status == 0, "\(imported.error)")
+        // Issue 32, item 22: a file that cannot be read is EX_NOINPUT (66), in the system's words.
         let missing = try mum.run(["import", "\(folder)/nothing.csv"])
-        #expect(missing.status == 65, "\(missing)")
+        #expect(missing.status == 66, "\(missing)")
         #expect(
             missing.error.contains("cannot read \(folder)/nothing.csv: No such file or directory"), "\(missing.error)")
+        let directory = try mum.run(["import", folder])
+        #expect(directory.status == 66, "\(directory)")
+        #expect(directory.error.contains("cannot read \(folder): Is a directory"), "\(directory.error)")
+    }
+
+    @Test("issue 32 item 22: a CSV export keeps named cups, the usual drink and privacy, and import takes them")
+    func csvKeepsSettings() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        let dad = try server.addedMember("dad", by: mum)
+        for command in [
+            ["cup", "300", "--drink", "tea"], ["cup", "add", "mug", "350"],
+            ["cup", "add", "latte", "250", "--drink", "milk"],
+            ["privacy", "percent"], ["habit", "add", "=HYPERLINK(\"http://evil.example\")"],
+        ] {
+            #expect(try mum.run(command).status == 0, "\(command)")
+        }
+        let folder = try Self.newFolder("settings")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(try mum.run(["export", "--format", "csv", "--output", "\(folder)/mum.csv"]).status == 0)
+        let csv = try String(contentsOfFile: "\(folder)/mum.csv", encoding: .utf8)
+        #expect(csv.contains(",\"'=HYPERLINK(\"\"http://evil.example\"\")\","), "\(csv)")
+        let imported = try dad.run(["import", "--yes", "\(folder)/mum.csv"])
+        #expect(imported.status == 0, "\(imported)")
+        let settings = try #require(try dad.json(WaterV1.GetSettingsResponse.self, ["cup"]).settings)
+        #expect(settings.usualCupMl == 300 && settings.usualDrink == "tea", "\(settings)")
+        #expect(settings.cups.map(\.name).sorted() == ["latte", "mug"], "\(settings)")
+        #expect(settings.cups.first { $0.name == "latte" }?.drink == "milk")
+        #expect(settings.privacy == .percent, "\(settings)")
+        let habits = try dad.json(WaterV1.ListHabitWeekResponse.self, ["habit", "ls"])
+        #expect(habits.habits.map { $0.habit?.name } == ["=HYPERLINK(\"http://evil.example\")"], "\(habits)")
     }
 
     @Test("import of another member's export is refused unless --yes (JSON and CSV); one's own goes in")

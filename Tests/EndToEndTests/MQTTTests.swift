@@ -318,6 +318,32 @@ struct MQTTTests {
         #expect(!result.error.contains("secret-in-the-file-93"))
     }
 
+    @Test("issue 32 item 27: a password for a broker not on loopback without --mqtt-tls is refused at start (64)")
+    func passwordInClear() throws {
+        var template = Array("/tmp/water-mqtt-clear-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { _ = system("rm -rf '\(directory)'") }
+        try "secret-in-the-file-94\n".write(toFile: "\(directory)/password", atomically: true, encoding: .utf8)
+        let login = ["--mqtt-user", "water", "--mqtt-password-file", "\(directory)/password"]
+        for broker in ["homeassistant.local:1883", "192.168.1.20", "[2001:db8::1]:1883", "10.0.0.1:8883"] {
+            let result = try run("water-server", ["serve", "--data", "\(directory)/data", "--mqtt", broker] + login)
+            #expect(result.status == 64, "\(broker): \(result)")
+            #expect(
+                result.error.contains("would send the broker password unencrypted")
+                    && result.error.contains("--mqtt-tls") && result.error.contains("--mqtt-insecure"),
+                "\(result.error)")
+            #expect(!result.error.contains("secret-in-the-file-94"))
+        }
+        // Said on purpose, it starts (here it stops at the data folder that is not there).
+        let insecure = try run(
+            "water-server",
+            ["serve", "--data", "\(directory)/data", "--mqtt", "192.168.1.20", "--mqtt-insecure"] + login)
+        #expect(insecure.status != 64 && !insecure.error.contains("unencrypted"), "\(insecure)")
+        let refused = try run(
+            "water-server", ["serve", "--data", "\(directory)/data", "--mqtt-insecure", "--mqtt", "127.0.0.1"])
+        #expect(refused.status == 64 && refused.error.contains("--mqtt-insecure goes with --mqtt-password-file"))
+    }
+
     @Test("WATER_MQTT (the env file's) is --mqtt's default, checked as strictly")
     func environmentBroker() throws {
         let result = try run(

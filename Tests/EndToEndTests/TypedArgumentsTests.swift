@@ -34,12 +34,41 @@ struct TypedArgumentsTests {
         let settings = try #require(try mum.json(WaterV1.GetSettingsResponse.self, ["cup"]).settings)
         #expect(settings.dailyGoalMl == 2500 && settings.usualCupMl == 300, "\(settings)")
         for command in [
-            ["log", "0.3333l"], ["edit", id, "--amount", "0.3333l"], ["goal", "2,5l"], ["cup", "1.2.3"],
+            ["log", "0.3333l"], ["edit", id, "--amount", "0.3333l"], ["goal", "2,5,0l"], ["cup", "1.2.3"],
         ] {
             let refused = try mum.run(command)
             #expect(refused.status == 64, "\(command): \(refused)")
             #expect(refused.error.contains("an amount is whole millilitres (250, 250ml) or litres"), "\(refused.error)")
         }
+    }
+
+    @Test("issue 32 item 19: log, edit, goal and cup read bottles' German forms (0,33l, 1,5 l, 330ML, 33 cl)")
+    func germanBottles() throws {
+        let server = try ServerProcess.fresh()
+        defer { #expect(server.stop() == 0) }
+        let mum = server.cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        // "33 cl" typed without quotes is two words: the unit belongs to the amount before it.
+        for words in [["0,33l"], ["1,5 l"], ["330ML"], ["33 cl"], ["33", "cl"], ["2", "dl", "tea"]] {
+            let logged = try mum.run(["log"] + words)
+            #expect(logged.status == 0, "\(words): \(logged)")
+        }
+        let entries = try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries
+        #expect(entries.map(\.amountMl) == [200, 330, 330, 330, 1500, 330], "\(entries)")
+        #expect(entries.first?.drink == "tea")
+        let id = try #require(entries.first?.entryID)
+        #expect(try mum.run(["edit", id, "--amount", "0,25 l"]).status == 0)
+        #expect(try mum.run(["goal", "2,5 l"]).status == 0)
+        #expect(try mum.run(["cup", "0,33l"]).status == 0)
+        let settings = try #require(try mum.json(WaterV1.GetSettingsResponse.self, ["cup"]).settings)
+        #expect(settings.dailyGoalMl == 2500 && settings.usualCupMl == 330, "\(settings)")
+        // Thousands or a decimal? Neither is guessed.
+        for amount in ["1.000", "1,000"] {
+            let refused = try mum.run(["log", amount])
+            #expect(refused.status == 64, "\(amount): \(refused)")
+            #expect(refused.error.contains("1 ml or 1000 ml"), "\(refused.error)")
+        }
+        #expect(try mum.json(WaterV1.GetTodayResponse.self, ["today"]).entries.count == 6)
     }
 
     @Test("board --week last and habit ls --week last are the week before the server's current one, in any zone")

@@ -33,3 +33,23 @@ struct TerminalSafeTextTests {
         #expect(JSONOutput.encode(["text": "plain"]) == #"{"text":"plain"}"#)
     }
 }
+
+/// Issue 32, item 26: what an older server may still send of bidi overrides, zero-width and tag
+/// characters is shown, not obeyed.
+@Suite("Terminal-safe text: invisible characters")
+struct TerminalSafeInvisibleTests {
+    @Test(
+        "shows bidi overrides, zero-width, line separators and tags as visible \\u{...} escapes",
+        arguments: [
+            ("pay \u{202E}fdp.exe", "pay \\u{202e}fdp.exe"),
+            ("a\u{2066}b\u{2069}c", "a\\u{2066}b\\u{2069}c"),
+            ("zero\u{200B}width\u{FEFF}", "zero\\u{200b}width\\u{feff}"),
+            ("line\u{2028}forged", "line\\u{2028}forged"),
+            ("tag\u{E0041}\u{E007F}", "tag\\u{e0041}\\u{e007f}"),
+            ("ad\u{200D}min", "ad\\u{200d}min"),
+            ("👨‍👩‍👧 ok", "👨‍👩‍👧 ok"),
+        ])
+    func neutralises(text: String, shown: String) {
+        #expect(text.terminalSafe == shown)
+    }
+}

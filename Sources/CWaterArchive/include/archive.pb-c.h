@@ -266,10 +266,14 @@ struct  Water__Archive__V1__StoredDrink
    */
   uint32_t factor_hundredths;
   char *icon;
+  /*
+   * Empty: none (and every drink stored before display names).
+   */
+  char *display_name;
 };
 #define WATER__ARCHIVE__V1__STORED_DRINK__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_drink__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__Archive__V1__GoalChange

@@ -48,10 +48,16 @@ struct  Water__V1__Drink
    * Optional: at most 4 characters and 16 bytes, no control characters (an emoji, say).
    */
   char *icon;
+  /*
+   * Optional: the name people read beside the key they type (Kräutertee for `tea`, Almdudler):
+   * 1 to 32 characters and at most 128 bytes of UTF-8, shared text's rules (no control, bidi
+   * override, zero-width or tag characters). Empty: none; a server from before it sends none.
+   */
+  char *display_name;
 };
 #define WATER__V1__DRINK__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__drink__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__ListDrinksRequest
@@ -110,10 +116,14 @@ struct  Water__V1__SetDrinkRequest
    * Empty: keep the icon.
    */
   char *icon;
+  /*
+   * Empty: keep the display name.
+   */
+  char *display_name;
 };
 #define WATER__V1__SET_DRINK_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_drink_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__SetDrinkResponse

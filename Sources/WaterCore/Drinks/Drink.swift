@@ -7,11 +7,14 @@ public struct Drink: Hashable, Sendable {
     public var factorHundredths: Int32
     /// Empty, or at most 4 characters and 16 bytes without control characters.
     public var icon: String
+    /// Empty, or what people read beside ``name`` (Kräutertee): ``displayNameText``'s rule.
+    public var displayName: String
 
-    public init(name: String, factorHundredths: Int32, icon: String = "") {
+    public init(name: String, factorHundredths: Int32, icon: String = "", displayName: String = "") {
         self.name = name
         self.factorHundredths = factorHundredths
         self.icon = icon
+        self.displayName = displayName
     }
 
     /// What every entry without a drink is, and the one drink that cannot be removed.
@@ -33,6 +36,9 @@ public struct Drink: Hashable, Sendable {
 
     /// A drink's icon: short, shown on others' terminals.
     public static let iconText = SharedText(subject: "a drink's icon", field: "icon", characters: 1...4, bytes: 16)
+    /// A drink's display name: shown on others' terminals, like a member's.
+    public static let displayNameText = SharedText(
+        subject: "a drink's display name", field: "display_name", characters: 1...32, bytes: 128)
 
     /// The drink an imported entry names, at the factor it was logged at (the household may have
     /// changed or removed it since). None named: water, as in an export from before drinks.

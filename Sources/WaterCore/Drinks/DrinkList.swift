@@ -45,9 +45,9 @@ public struct DrinkList: Hashable, Sendable {
         return .set(try Self.checked(drink, field: "drink."))
     }
 
-    /// A new factor, icon or both (nil keeps).
-    public func validateSet(_ name: String, factorHundredths: Int32?, icon: String?) throws(DomainError)
-        -> DrinkMutation
+    /// A new factor, icon, display name or several (nil keeps).
+    public func validateSet(_ name: String, factorHundredths: Int32?, icon: String?, displayName: String? = nil)
+        throws(DomainError) -> DrinkMutation
     {
         var drink = try existing(name, field: "name")
         if let factorHundredths, factorHundredths != drink.factorHundredths {
@@ -58,6 +58,7 @@ public struct DrinkList: Hashable, Sendable {
             drink.factorHundredths = factorHundredths
         }
         if let icon { drink.icon = icon }
+        if let displayName { drink.displayName = displayName }
         return .set(try Self.checked(drink, field: ""))
     }
 
@@ -77,6 +78,7 @@ public struct DrinkList: Hashable, Sendable {
         }
         var drink = drink
         if !drink.icon.isEmpty { drink.icon = try Drink.iconText.checked(drink.icon) }
+        if !drink.displayName.isEmpty { drink.displayName = try Drink.displayNameText.checked(drink.displayName) }
         return drink
     }
 

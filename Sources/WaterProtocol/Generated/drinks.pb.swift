@@ -19,23 +19,31 @@ extension WaterV1 {
         /// Optional: at most 4 characters and 16 bytes, no control characters (an emoji, say).
         public var icon: String
 
+        /// Optional: the name people read beside the key they type (Kräutertee for `tea`, Almdudler):
+        /// 1 to 32 characters and at most 128 bytes of UTF-8, shared text's rules (no control, bidi
+        /// override, zero-width or tag characters). Empty: none; a server from before it sends none.
+        public var displayName: String
+
         /// Creates a `Drink`; omitted fields take the proto3 defaults.
-        public init(name: String = "", factorHundredths: UInt32 = 0, icon: String = "") {
+        public init(name: String = "", factorHundredths: UInt32 = 0, icon: String = "", displayName: String = "") {
             self.name = name
             self.factorHundredths = factorHundredths
             self.icon = icon
+            self.displayName = displayName
         }
 
         enum CodingKeys: String, CodingKey {
             case name = "name"
             case factorHundredths = "factor_hundredths"
             case icon = "icon"
+            case displayName = "display_name"
 
             var intValue: Int? {
                 switch self {
                 case .name: 0
                 case .factorHundredths: 1
                 case .icon: 2
+                case .displayName: 3
                 }
             }
 
@@ -44,6 +52,7 @@ extension WaterV1 {
                 case 0: self = .name
                 case 1: self = .factorHundredths
                 case 2: self = .icon
+                case 3: self = .displayName
                 default: return nil
                 }
             }
@@ -55,7 +64,8 @@ extension WaterV1 {
             self.init(
                 name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
                 factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0,
-                icon: try container.decodeIfPresent(String.self, forKey: .icon) ?? "")
+                icon: try container.decodeIfPresent(String.self, forKey: .icon) ?? "",
+                displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "")
         }
     }
 
@@ -195,23 +205,29 @@ extension WaterV1 {
         /// Empty: keep the icon.
         public var icon: String
 
+        /// Empty: keep the display name.
+        public var displayName: String
+
         /// Creates a `SetDrinkRequest`; omitted fields take the proto3 defaults.
-        public init(name: String = "", factorHundredths: UInt32 = 0, icon: String = "") {
+        public init(name: String = "", factorHundredths: UInt32 = 0, icon: String = "", displayName: String = "") {
             self.name = name
             self.factorHundredths = factorHundredths
             self.icon = icon
+            self.displayName = displayName
         }
 
         enum CodingKeys: String, CodingKey {
             case name = "name"
             case factorHundredths = "factor_hundredths"
             case icon = "icon"
+            case displayName = "display_name"
 
             var intValue: Int? {
                 switch self {
                 case .name: 0
                 case .factorHundredths: 1
                 case .icon: 2
+                case .displayName: 3
                 }
             }
 
@@ -220,6 +236,7 @@ extension WaterV1 {
                 case 0: self = .name
                 case 1: self = .factorHundredths
                 case 2: self = .icon
+                case 3: self = .displayName
                 default: return nil
                 }
             }
@@ -231,7 +248,8 @@ extension WaterV1 {
             self.init(
                 name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
                 factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0,
-                icon: try container.decodeIfPresent(String.self, forKey: .icon) ?? "")
+                icon: try container.decodeIfPresent(String.self, forKey: .icon) ?? "",
+                displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "")
         }
     }
 
@@ -358,13 +376,14 @@ extension WaterV1.Drink: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(name: reader.value(at: 0).string, factorHundredths: reader.value(at: 1).uint32, icon: reader.value(at: 2).string)
+        self.init(name: reader.value(at: 0).string, factorHundredths: reader.value(at: 1).uint32, icon: reader.value(at: 2).string, displayName: reader.value(at: 3).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(name), at: 0)
         builder.set(.unsigned(UInt64(factorHundredths)), at: 1)
         builder.set(.string(icon), at: 2)
+        builder.set(.string(displayName), at: 3)
     }
 }
 
@@ -458,13 +477,14 @@ extension WaterV1.SetDrinkRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(name: reader.value(at: 0).string, factorHundredths: reader.value(at: 1).uint32, icon: reader.value(at: 2).string)
+        self.init(name: reader.value(at: 0).string, factorHundredths: reader.value(at: 1).uint32, icon: reader.value(at: 2).string, displayName: reader.value(at: 3).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(name), at: 0)
         builder.set(.unsigned(UInt64(factorHundredths)), at: 1)
         builder.set(.string(icon), at: 2)
+        builder.set(.string(displayName), at: 3)
     }
 }
 

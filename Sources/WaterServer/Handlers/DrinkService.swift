@@ -26,7 +26,8 @@ struct DrinkService: Service {
     {
         let wanted = request.drink ?? WaterV1.Drink()
         let drink = Drink(
-            name: wanted.name, factorHundredths: Int32(clamping: wanted.factorHundredths), icon: wanted.icon)
+            name: wanted.name, factorHundredths: Int32(clamping: wanted.factorHundredths), icon: wanted.icon,
+            displayName: wanted.displayName)
         return WaterV1.AddDrinkResponse(drinks: try change(call) { try $0.validateAdd(drink) })
     }
 
@@ -38,7 +39,8 @@ struct DrinkService: Service {
                 try $0.validateSet(
                     request.name,
                     factorHundredths: request.factorHundredths == 0 ? nil : Int32(clamping: request.factorHundredths),
-                    icon: request.icon.isEmpty ? nil : request.icon)
+                    icon: request.icon.isEmpty ? nil : request.icon,
+                    displayName: request.displayName.isEmpty ? nil : request.displayName)
             })
     }
 

@@ -27,15 +27,15 @@ enum Import {
     }
 
     /// What `history` adds to `archive`, checked as the live calls check it (LogWater,
-    /// SetUsualCup, AddHabit, CheckHabit): a file cannot bring in what the commands would refuse.
-    static func mutations(_ history: WaterV1.MemberHistory, into archive: MemberArchive, now: Int64)
-        throws -> ([MemberMutation], WaterV1.ImportResponse)
-    {
+    /// SetUsualCup, AddCup, AddHabit, CheckHabit; cups and the usual drink against `drinks`): a file cannot bring in what the commands would refuse.
+    static func mutations(
+        _ history: WaterV1.MemberHistory, into archive: MemberArchive, drinks: DrinkList, now: Int64
+    ) throws -> ([MemberMutation], WaterV1.ImportResponse) {
         var plan = Plan()
         try checkRoom(for: history.entries, in: archive, now: now)
         try takeEntries(history.entries, archive: archive, now: now, into: &plan)
         try takeGoals(history.goals, archive: archive, now: now, into: &plan)
-        try takeSettings(history.settings, archive: archive, into: &plan)
+        try takeSettings(history.settings, archive: archive, drinks: drinks, into: &plan)
         let today = archive.water.today(atUnixMilliseconds: now)
         try takeHabits(history.habits, archive: archive, today: today, into: &plan)
         try takeExcused(history.excused, archive: archive, today: today, into: &plan)
@@ -126,18 +126,39 @@ enum Import {
         }
     }
 
-    /// The usual cup, and a privacy that keeps more to the member.
-    private static func takeSettings(_ settings: WaterV1.Settings?, archive: MemberArchive, into plan: inout Plan)
-        throws
-    {
-        if let cup = settings?.usualCupMl, cup != 0, cup != archive.water.usualCupMillilitres {
-            plan.mutations.append(
-                .water(try within("settings") { () throws(DomainError) in try archive.water.validateUsualCup(cup) }))
+    /// The usual cup and drink, the named cups, and a privacy that keeps more to the member:
+    /// checked as SetUsualCup and AddCup check them, against the household's `drinks`.
+    private static func takeSettings(
+        _ settings: WaterV1.Settings?, archive: MemberArchive, drinks: DrinkList, into plan: inout Plan
+    ) throws {
+        guard let settings else { return }
+        var water = archive.water
+        var decided: [WaterMutation] = []
+        if settings.usualCupMl != 0, settings.usualCupMl != water.usualCupMillilitres {
+            decided.append(
+                try within("settings") { () throws(DomainError) in try water.validateUsualCup(settings.usualCupMl) })
         }
+        if !settings.usualDrink.isEmpty, settings.usualDrink != water.usualDrink {
+            decided.append(
+                try within("settings") { () throws(DomainError) in
+                    try water.validateUsualDrink(settings.usualDrink, in: drinks)
+                })
+        }
+        for wire in settings.cups {
+            let cup = NamedCup(
+                name: wire.name, amountMillilitres: wire.amountMl, drink: wire.drink.isEmpty ? nil : wire.drink)
+            guard water.cup(named: cup.name) != cup else { continue }
+            let saved = try within("settings") { () throws(DomainError) in
+                try water.validateAddCup(cup, drinks: drinks)
+            }
+            water.apply(saved)
+            decided.append(saved)
+        }
+        plan.mutations += decided.map { .water($0) }
         // A file's privacy is taken only when it keeps more to the member than full: an export
         // from before privacy (or one made while full) never shows a member more than they chose.
-        if let wire = settings?.privacy, wire != .full {
-            let level = try Wire.privacy(wire, field: "settings.privacy")
+        if settings.privacy != .full {
+            let level = try Wire.privacy(settings.privacy, field: "settings.privacy")
             if level != archive.privacy { plan.mutations.append(.privacySet(level)) }
         }
     }

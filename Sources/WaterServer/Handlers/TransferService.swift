@@ -49,17 +49,19 @@ struct TransferService: Service {
     ) throws(WaterError) {
         guard let history = request.history else { throw .invalidField("history", "the import holds no history") }
         let snapshot = try archives.read(try archives.own(call)) { $0 }
+        let drinks = try archives.read(archives.accounts) { $0.drinks }
         do {
-            _ = try Import.mutations(history, into: snapshot, now: call.now)
+            _ = try Import.mutations(history, into: snapshot, drinks: drinks, now: call.now)
         } catch {
             throw WaterError(refusal: error)
         }
-        commit(Import.parts(of: history)[...], call, added: WaterV1.ImportResponse(), reply: reply)
+        commit(Import.parts(of: history)[...], call, drinks: drinks, added: WaterV1.ImportResponse(), reply: reply)
     }
 
     /// Commits the first of `parts`, then (on the import queue) the rest.
     private func commit(
-        _ parts: ArraySlice<WaterV1.MemberHistory>, _ call: CallContext, added: WaterV1.ImportResponse,
+        _ parts: ArraySlice<WaterV1.MemberHistory>, _ call: CallContext, drinks: DrinkList,
+        added: WaterV1.ImportResponse,
         reply: @escaping Reply<WaterV1.ImportResponse>
     ) {
         guard let part = parts.first else { return reply(.success(added)) }
@@ -67,14 +69,14 @@ struct TransferService: Service {
             try archives.commit(
                 try archives.own(call),
                 { archive in
-                    let (mutations, counts) = try Import.mutations(part, into: archive, now: call.now)
+                    let (mutations, counts) = try Import.mutations(part, into: archive, drinks: drinks, now: call.now)
                     return Decision(mutations, note: counts)
                 }, result: { _, counts in counts },
                 reply: { [self] outcome in
                     switch outcome {
                     case .success(let counts):
                         importQueue.async {
-                            commit(parts.dropFirst(), call, added: added.adding(counts), reply: reply)
+                            commit(parts.dropFirst(), call, drinks: drinks, added: added.adding(counts), reply: reply)
                         }
                     case .failure(let error):
                         reply(.failure(error))

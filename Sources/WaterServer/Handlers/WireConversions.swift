@@ -50,7 +50,9 @@ enum Wire {
 
     static func drinks(_ list: DrinkList) -> [WaterV1.Drink] {
         list.drinks.map {
-            WaterV1.Drink(name: $0.name, factorHundredths: UInt32($0.factorHundredths), icon: $0.icon)
+            WaterV1.Drink(
+                name: $0.name, factorHundredths: UInt32($0.factorHundredths), icon: $0.icon, displayName: $0.displayName
+            )
         }
     }
 

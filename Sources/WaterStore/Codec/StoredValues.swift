@@ -56,13 +56,14 @@ enum StoredValues {
 
     static func stored(_ drink: Drink) -> WaterArchiveV1.StoredDrink {
         WaterArchiveV1.StoredDrink(
-            name: drink.name, factorHundredths: UInt32(drink.factorHundredths), icon: drink.icon)
+            name: drink.name, factorHundredths: UInt32(drink.factorHundredths), icon: drink.icon,
+            displayName: drink.displayName)
     }
 
     static func drink(_ stored: WaterArchiveV1.StoredDrink?) throws(ArchiveError) -> Drink {
         guard let stored else { throw corrupt("a record has no drink") }
         let (name, factor) = try drinkUse(name: stored.name, factorHundredths: stored.factorHundredths)
-        return Drink(name: name, factorHundredths: factor, icon: stored.icon)
+        return Drink(name: name, factorHundredths: factor, icon: stored.icon, displayName: stored.displayName)
     }
 
     static func stored(_ habit: Habit) -> WaterArchiveV1.StoredHabit {

@@ -495,23 +495,29 @@ extension WaterArchiveV1 {
 
         public var icon: String
 
+        /// Empty: none (and every drink stored before display names).
+        public var displayName: String
+
         /// Creates a `StoredDrink`; omitted fields take the proto3 defaults.
-        public init(name: String = "", factorHundredths: UInt32 = 0, icon: String = "") {
+        public init(name: String = "", factorHundredths: UInt32 = 0, icon: String = "", displayName: String = "") {
             self.name = name
             self.factorHundredths = factorHundredths
             self.icon = icon
+            self.displayName = displayName
         }
 
         enum CodingKeys: String, CodingKey {
             case name = "name"
             case factorHundredths = "factor_hundredths"
             case icon = "icon"
+            case displayName = "display_name"
 
             var intValue: Int? {
                 switch self {
                 case .name: 0
                 case .factorHundredths: 1
                 case .icon: 2
+                case .displayName: 3
                 }
             }
 
@@ -520,6 +526,7 @@ extension WaterArchiveV1 {
                 case 0: self = .name
                 case 1: self = .factorHundredths
                 case 2: self = .icon
+                case 3: self = .displayName
                 default: return nil
                 }
             }
@@ -531,7 +538,8 @@ extension WaterArchiveV1 {
             self.init(
                 name: try container.decodeIfPresent(String.self, forKey: .name) ?? "",
                 factorHundredths: try container.decodeIfPresent(UInt32.self, forKey: .factorHundredths) ?? 0,
-                icon: try container.decodeIfPresent(String.self, forKey: .icon) ?? "")
+                icon: try container.decodeIfPresent(String.self, forKey: .icon) ?? "",
+                displayName: try container.decodeIfPresent(String.self, forKey: .displayName) ?? "")
         }
     }
 
@@ -1408,13 +1416,14 @@ extension WaterArchiveV1.StoredDrink: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(name: reader.value(at: 0).string, factorHundredths: reader.value(at: 1).uint32, icon: reader.value(at: 2).string)
+        self.init(name: reader.value(at: 0).string, factorHundredths: reader.value(at: 1).uint32, icon: reader.value(at: 2).string, displayName: reader.value(at: 3).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(name), at: 0)
         builder.set(.unsigned(UInt64(factorHundredths)), at: 1)
         builder.set(.string(icon), at: 2)
+        builder.set(.string(displayName), at: 3)
     }
 }
 

@@ -33,6 +33,13 @@ enum CupCommand: ClientCommand {
             settings = response.settings
             invocation.output(response) { cupText(settings) }
         }
+        remember(settings, invocation, for: member)
+    }
+
+    /// What a reply says of the member's cups, kept for `log NAME` away from the server.
+    private static func remember(_ settings: WaterV1.Settings?, _ invocation: Invocation, for member: String) {
+        guard let settings else { return }
+        invocation.updateCache(for: member) { $0.record(settings: settings, now: UnixTime.nowMilliseconds()) }
     }
 
     /// `cup add NAME ML [--drink DRINK]`: keeps a named cup.
@@ -59,6 +66,7 @@ enum CupCommand: ClientCommand {
             let amount = try WaterCommands.amountMl(ml)
             let response = try invocation.client().call(
                 WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink), forMember: member))
+            remember(response.settings, invocation, for: member)
             invocation.output(response) { "kept \(name): water-client log \(name)\n" + cupList(response.settings) }
         }
     }
@@ -70,8 +78,14 @@ enum CupCommand: ClientCommand {
         static func run(_ invocation: inout Invocation) throws {
             let member = try invocation.forMember()
             try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.GetSettingsRequest(forMember: member))
-            invocation.output(response) { cupText(response.settings) + "\n" + cupList(response.settings) }
+            let client = try invocation.client()
+            let response = try client.call(WaterV1.GetSettingsRequest(forMember: member))
+            remember(response.settings, invocation, for: member)
+            // The household's drinks: a cup of one removed since says so.
+            let drinks = try client.call(WaterV1.ListDrinksRequest()).drinks.map(\.name)
+            invocation.output(response) {
+                cupText(response.settings) + "\n" + cupList(response.settings, drinks: Set(drinks))
+            }
         }
     }
 
@@ -83,12 +97,14 @@ enum CupCommand: ClientCommand {
             let member = try invocation.forMember()
             let name = try invocation.arguments.onlyPositional(missing: "cup rm needs a cup's name")
             let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name, forMember: member))
+            remember(response.settings, invocation, for: member)
             invocation.output(response) { "removed \(name)\n" + cupList(response.settings) }
         }
     }
 
-    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk".
-    private static func cupList(_ settings: WaterV1.Settings?) -> String {
+    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk"; with the
+    /// household's `drinks`, a cup of a drink no longer among them says so.
+    private static func cupList(_ settings: WaterV1.Settings?, drinks: Set<String>? = nil) -> String {
         let cups = settings?.cups ?? []
         guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350" }
         let width = cups.map(\.name.count).max() ?? 0
@@ -96,6 +112,9 @@ enum CupCommand: ClientCommand {
             let name = cup.name.terminalSafe
             return name + String(repeating: " ", count: max(0, width - name.count)) + "  \(cup.amountMl) ml"
                 + (cup.drink.isEmpty ? "" : " \(cup.drink.terminalSafe)")
+                + (drinks.map { cup.drink.isEmpty || $0.contains(cup.drink) } ?? true
+                    ? ""
+                    : " (no longer one of the household's drinks: cup add \(name) \(cup.amountMl) --drink DRINK)")
         }.joined(separator: "\n")
     }
 

@@ -9,9 +9,10 @@ enum DrinkCommands {
         static let spec = CommandSpec(
             "drink ls", summary: "the household's drinks and how each counts",
             details: """
-                Lists the household's drinks, each with its hydration factor: an entry of ML
-                millilitres counts round(ML x factor) toward the goal, halves away from zero. The
-                defaults are the Beverage Hydration Index's (Maughan et al., Am J Clin Nutr 2016).
+                Lists the household's drinks, each with its hydration factor (then its display name
+                and icon, when it has them): an entry of ML millilitres counts round(ML x factor)
+                toward the goal, halves away from zero. The defaults are the Beverage Hydration
+                Index's (Maughan et al., Am J Clin Nutr 2016).
                 """,
             examples: ["drink ls"])
 
@@ -32,23 +33,30 @@ enum DrinkCommands {
             options: [
                 OptionSpec("factor", "F", "how it counts against water (0.10-2.00; water is 1.00)"),
                 OptionSpec("icon", "ICON", "a short icon, like an emoji"),
+                OptionSpec("display-name", "TEXT", "the name people read (Almdudler), beside NAME they type"),
             ],
-            examples: ["drink add cocoa --factor 1.20", "drink add kombucha --factor 0.95 --icon 🍶"])
+            examples: [
+                "drink add cocoa --factor 1.20", "drink add kombucha --factor 0.95 --icon 🍶",
+                "drink add almdudler --factor 1.00 --display-name Almdudler",
+            ])
 
         static func run(_ invocation: inout Invocation) throws {
             let factor = try factorOption(&invocation, required: true)
             let icon = try invocation.arguments.option("icon") ?? ""
+            let displayName = try invocation.arguments.option("display-name") ?? ""
             let name = try named(&invocation, "drink add")
             let response = try invocation.client().call(
                 WaterV1.AddDrinkRequest(
-                    drink: WaterV1.Drink(name: name, factorHundredths: UInt32(factor ?? 0), icon: icon)))
+                    drink: WaterV1.Drink(
+                        name: name, factorHundredths: UInt32(factor ?? 0), icon: icon, displayName: displayName)))
             invocation.output(response) { "added \(name)\n" + table(response.drinks) }
         }
     }
 
     enum Change: ClientCommand {
         static let spec = CommandSpec(
-            "drink set", "NAME", summary: "change a drink's factor or icon (admins; past days keep theirs)",
+            "drink set", "NAME",
+            summary: "change a drink's factor, icon or display name (admins; past days keep theirs)",
             details: """
                 Changes how a drink counts from now on: every drink already logged keeps the factor it
                 was logged at, so no past day changes.
@@ -56,20 +64,25 @@ enum DrinkCommands {
             options: [
                 OptionSpec("factor", "F", "the new factor (0.10-2.00)"),
                 OptionSpec("icon", "ICON", "the new icon"),
+                OptionSpec("display-name", "TEXT", "the new name people read (Kräutertee)"),
             ],
-            examples: ["drink set coffee --factor 0.95"])
+            examples: ["drink set coffee --factor 0.95", "drink set tea --display-name Kräutertee"])
 
         static func run(_ invocation: inout Invocation) throws {
             let factor = try factorOption(&invocation, required: false)
             let icon = try invocation.arguments.option("icon") ?? ""
+            let displayName = try invocation.arguments.option("display-name") ?? ""
             let name = try named(&invocation, "drink set")
-            guard factor != nil || !icon.isEmpty else {
-                throw UsageError("drink set needs --factor F, --icon ICON or both")
+            guard factor != nil || !icon.isEmpty || !displayName.isEmpty else {
+                throw UsageError("drink set needs --factor F, --icon ICON, --display-name TEXT or several")
             }
             let response = try invocation.client().call(
-                WaterV1.SetDrinkRequest(name: name, factorHundredths: UInt32(factor ?? 0), icon: icon))
+                WaterV1.SetDrinkRequest(
+                    name: name, factorHundredths: UInt32(factor ?? 0), icon: icon, displayName: displayName))
             invocation.output(response) {
-                "\(name) counts at its new factor from now on (drinks already logged keep theirs)\n"
+                (factor == nil && icon.isEmpty
+                    ? "changed \(name)'s display name\n"
+                    : "\(name) counts at its new factor from now on (drinks already logged keep theirs)\n")
                     + table(response.drinks)
             }
         }
@@ -107,12 +120,14 @@ enum DrinkCommands {
         return hundredths
     }
 
-    /// One line per drink: name, factor, icon.
+    /// One line per drink: name, factor, display name, icon.
     static func table(_ drinks: [WaterV1.Drink]) -> String {
         let width = drinks.map(\.name.count).max() ?? 0
         return drinks.map { drink in
             let factor = HydrationFactor.text(Int32(clamping: drink.factorHundredths))
-            let icon = drink.icon.isEmpty ? "" : "  " + drink.icon.terminalSafe
+            let icon =
+                (drink.displayName.isEmpty ? "" : "  " + drink.displayName.terminalSafe)
+                + (drink.icon.isEmpty ? "" : "  " + drink.icon.terminalSafe)
             let name = drink.name.terminalSafe
             return name + String(repeating: " ", count: max(0, width - name.count)) + "  \(factor)\(icon)"
         }.joined(separator: "\n")

@@ -12,8 +12,10 @@ enum TransferCommands {
             "export", summary: "your whole history out (admins: the household's)",
             details: """
                 Writes your whole history (entries with their drink and factor, each day's goal, your
-                usual cup, habits and check-ins); admins may export the whole household (a member whose
-                archive cannot be read is named on standard error and left out).
+                usual cup and drink, named cups, privacy, habits and check-ins); admins may export the
+                whole household (a member whose archive cannot be read is named on standard error and
+                left out). In CSV, a text field starting with =, +, -, @, a tab or a carriage return is
+                quoted and begins with ' so that no spreadsheet runs it; import reads it back as it was.
                 """,
             options: [
                 OptionSpec("format", "FORMAT", "json (default) or csv", choices: ["json", "csv"]),
@@ -80,8 +82,10 @@ enum TransferCommands {
             "import", "FILE", summary: "read an export back (twice changes nothing)",
             details: """
                 Reads back an export of one member (JSON or CSV) into your archive, checked like the
-                live commands. Ids make it idempotent: importing twice changes nothing. An export
-                of another member is refused unless you say --yes (their drinks would become yours).
+                live commands, with your usual cup and drink, named cups and privacy. Ids make it
+                idempotent: importing twice changes nothing. An export of another member is refused
+                unless you say --yes (their drinks would become yours). A file that cannot be read
+                exits 66, with the system's reason.
                 """,
             options: [OptionSpec("yes", nil, "take another member's export into your archive")],
             examples: ["import water.json"])
@@ -94,8 +98,7 @@ enum TransferCommands {
             try invocation.arguments.finish()
             guard var data = FileManager.default.contents(atPath: path) else {
                 // Why, in the system's words: the command line was right, the file is not there.
-                let reason = access(path, R_OK) == 0 ? "it could not be read" : String(cString: strerror(errno))
-                throw WaterError(.notFound, "cannot read \(path): \(reason)")
+                throw UnreadableFile(path: path, reason: UnreadableFile.reason(path))
             }
             // A byte-order mark, as Excel and Windows' Notepad save UTF-8: not part of the text.
             if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }

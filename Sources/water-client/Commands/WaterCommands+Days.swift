@@ -79,6 +79,10 @@ extension WaterCommands {
     enum Week: ClientCommand {
         static let spec = CommandSpec(
             "week", summary: "the last 7 days, a bar each against that day's goal",
+            details: """
+                Away from the server, the days as this computer last heard them, with the drinks not
+                sent yet; days it never heard of are named, not drawn empty.
+                """,
             options: [forOption, OptionSpec("entries", nil, "also list each day's drinks with their ids")],
             examples: ["week", "week --entries"])
 
@@ -90,6 +94,10 @@ extension WaterCommands {
     enum History: ClientCommand {
         static let spec = CommandSpec(
             "history", summary: "the last N days (1-366, default 7)",
+            details: """
+                Away from the server, the days as this computer last heard them, with the drinks not
+                sent yet; days it never heard of are named, not drawn empty.
+                """,
             options: [
                 forOption,
                 OptionSpec("days", "N", "how many days, today included (1-366, default 7)"),
@@ -149,12 +157,14 @@ extension WaterCommands {
             heard.contains($0.summary.date) || $0.unsent > 0
         }
         let unsent = shown.flatMap { $0.entries.filter { !$0.sent }.map(\.entry) }
+        let shownDates = Set(shown.map(\.summary.date))
+        let notHeard = dates.filter { !shownDates.contains($0) }
         if invocation.json {
             return Terminal.print(
                 JSONOutput.encode(
                     OfflineDaysJSON(
                         offline: true, days: shown.map(\.summary), unsent: unsent,
-                        heardAtUnixMs: cache.updatedAtUnixMs)))
+                        heardAtUnixMs: cache.updatedAtUnixMs, notHeard: notHeard)))
         }
         var lines = [
             "the server cannot be reached: as this computer last heard, \(Format.age(now - cache.updatedAtUnixMs)) ago"
@@ -164,6 +174,14 @@ extension WaterCommands {
             lines += day.entries.filter { !$0.sent }.map {
                 "    " + Format.entry($0.entry, zone: zone) + "  (not sent yet)"
             }
+        }
+        // Days never heard here are not shown as days with nothing drunk: they are unknown.
+        if !notHeard.isEmpty {
+            let days = Format.counted(notHeard.count, "day", "days")
+            lines.append(
+                shownDates == [today.description]
+                    ? "this computer has heard only of today: the \(days) before it show once the server can be reached"
+                    : "this computer has not heard of \(days) of these: they show once the server can be reached")
         }
         Terminal.print(lines.joined(separator: "\n"))
     }
@@ -184,4 +202,6 @@ struct OfflineDaysJSON: Encodable {
     var days: [WaterV1.DaySummary]
     var unsent: [WaterV1.WaterEntry]
     var heardAtUnixMs: Int64
+    /// The days asked for that this computer never heard of (and nothing waits for).
+    var notHeard: [String]
 }

@@ -11,12 +11,15 @@ extension WaterCommands {
             "log", "[AMOUNT] [DRINK]", summary: "log a drink (default: your usual cup of your usual drink, now)",
             details: """
                 Logs AMOUNT of DRINK at WHEN (default: now). AMOUNT is whole millilitres (250 or
-                250ml, 1-2000) or litres and centilitres as a bottle says them (0.5l, 33cl); without
-                it, your usual cup. DRINK is one of the household's drinks (water-client drink ls) or
-                one of your named cups (cup add; its amount, of its drink); without it, your usual
-                drink (cup --drink). What it counts toward your goal is
-                round(AMOUNT x the drink's factor). The reply names the day it counts on: your days
-                follow your time zone (water-client zone).
+                250ml, 1-2000) or litres, decilitres and centilitres as a bottle says them, with a
+                point or a comma (0.5l, 0,33l, "1,5 l", 330ML, 33 cl); without it, your usual cup.
+                Millilitres are whole: 1.000 and 1,000 are refused as ambiguous. DRINK is one of the
+                household's drinks (water-client drink ls) or one of your named cups (cup add; its
+                amount, of its drink); without it, your usual drink (cup --drink). What it counts
+                toward your goal is round(AMOUNT x the drink's factor). The reply names the day it
+                counts on: your days follow your time zone (water-client zone). Away from the server
+                the drink waits in the outbox; a named cup works there too once this computer has
+                heard of it (cup add, cup ls, or logging it online).
                 """,
             options: [
                 forOption,
@@ -24,7 +27,8 @@ extension WaterCommands {
                 OptionSpec("id", "UUID", "replay a drink with a known id: it is never counted twice"),
             ],
             examples: [
-                "log", "log 200 tea", "log tea", "log mug", "log 33cl juice", "log 250 --at \"yesterday 21:30\"",
+                "log", "log 200 tea", "log tea", "log mug", "log 33cl juice", "log 0,5l",
+                "log 250 --at \"yesterday 21:30\"",
             ])
 
         static func run(_ invocation: inout Invocation) throws {
@@ -57,6 +61,10 @@ extension WaterCommands {
             invocation.updateCache(for: member) { cache in
                 cache.record(day: response.day, now: now)
                 response.entry.map { cache.record(entry: $0, now: now) }
+                // `log mug` online teaches this computer the cup, for when the server is away.
+                if let entry = response.entry, let name = typed.name {
+                    cache.record(loggedAs: name, amountTyped: amount != nil, entry: entry, now: now)
+                }
             }
             invocation.output(response) {
                 let entry = response.entry ?? WaterV1.WaterEntry()

@@ -9,7 +9,7 @@ enum WaterCommands {
     /// An amount as typed, at every command that takes one (``TypedAmount``).
     static func amountMl(_ text: String) throws(UsageError) -> Int32 {
         guard let value = TypedAmount.millilitres(text) else {
-            throw UsageError("an amount is \(TypedAmount.forms); got \"\(text)\"")
+            throw UsageError(TypedAmount.refusal(text) ?? "an amount is \(TypedAmount.forms)")
         }
         return value
     }

@@ -58,6 +58,9 @@ enum ServeCommand: ServerCommand {
             OptionSpec(
                 "mqtt-password-file", "FILE", "the broker password: the first line of FILE (with --mqtt-user)"),
             OptionSpec("mqtt-tls", nil, "TLS to the broker, checked against the system's CAs or --mqtt-ca"),
+            OptionSpec(
+                "mqtt-insecure", nil,
+                "send the broker password in clear to a broker not on loopback (refused without it or --mqtt-tls)"),
             OptionSpec("mqtt-ca", "FILE", "the CA (PEM) that signed the broker's certificate (with --mqtt-tls)"),
             OptionSpec("mqtt-prefix", "PREFIX", "the first level of every topic and sensor id (default water)"),
         ],
