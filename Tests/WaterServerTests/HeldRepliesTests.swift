@@ -15,16 +15,16 @@ private final class Replies: HoldsReplies {
     /// A reply of `call`: one that read the archives when group `seen` was the newest queued
     /// (and wrote in `own`), or, with `seen` nil, one that showed no store (an error).
     func reply(_ call: UInt64, seen: UInt64? = nil, own: UInt64? = nil) {
-        pending.append(call, bytes: nextByte..<(nextByte + 1), seen: seen, own: own)
+        pending.append(call, bytes: nextByte..<(nextByte + 1), seen: seen, own: own.map { $0...$0 })
         nextByte += 1
     }
 
     /// How many times ``HeldReplies`` let its replies go when a group was done.
     private(set) var releases = 0
 
-    func endTurn(holdingFor group: UInt64, durable: UInt64) {
+    func endTurn(holdingFor group: UInt64, durable: UInt64, failed: [UInt64]) {
         pending.endTurn(holdingFor: group)
-        letGo(upTo: durable, failed: [])
+        letGo(upTo: durable, failed: failed)
     }
 
     func release(upTo durable: UInt64, failed: [UInt64]) {
@@ -156,5 +156,20 @@ struct HeldRepliesTests {
         held.groupCommitted(3, succeeded: true)
         held.groupCommitted(4, succeeded: false)
         #expect(mum.sent == [3] && mum.refused == [1])
+    }
+
+    @Test("a group that fails before the turn that wrote in it ends still refuses that turn's replies")
+    func failedBeforeTheTurnEnded() {
+        var held = HeldReplies<Replies>()
+        let mum = Replies()
+        mum.reply(1, seen: 1, own: 1)
+        held.turnEnded(.handedToWriter, group: 1, holders: [mum])
+        held.groupCommitted(1, succeeded: true)
+        // Turn 2: mum's drink is queued in group 2; another thread's write wakes the writer,
+        // which takes group 2 and fails it; the loop hears so before the turn ends.
+        mum.reply(2, seen: 2, own: 2)
+        held.groupCommitted(2, succeeded: false)
+        held.turnEnded(.handedToWriter, group: 2, holders: [mum])
+        #expect(mum.sent == [1] && mum.refused == [2], "the drink that was rolled back is not told it was saved")
     }
 }

@@ -82,7 +82,7 @@ struct PendingRepliesTests {
     func refusedByItsOwnWrites() {
         var pending = PendingReplies()
         // It wrote in group 3 and read when group 4 was the newest queued (another thread's).
-        pending.append(1, bytes: 0..<10, seen: 4, own: 3)
+        pending.append(1, bytes: 0..<10, seen: 4, own: 3...3)
         // It wrote nothing, and read when group 4 was the newest.
         pending.append(2, bytes: 10..<20, seen: 4)
         pending.endTurn(holdingFor: 4)
@@ -93,5 +93,15 @@ struct PendingRepliesTests {
         #expect(pending.isRefused(1, failed: [4]))
         #expect(!pending.isRefused(1, failed: [3]))
         #expect(pending.isHolding(refusedBy: 3) && pending.isHolding(refusedBy: 4) && !pending.isHolding(refusedBy: 2))
+    }
+
+    @Test("a reply whose handler wrote in two groups is refused when either fails")
+    func refusedByAnyOfItsGroups() {
+        var pending = PendingReplies()
+        // A zone change: the diary's write taken into group 3, the account's into group 4.
+        pending.append(1, bytes: 0..<10, seen: 4, own: 3...4)
+        pending.endTurn(holdingFor: 4)
+        #expect(pending.isRefused(0, failed: [3]) && pending.isRefused(0, failed: [4]))
+        #expect(!pending.isRefused(0, failed: [2]) && !pending.isRefused(0, failed: [5]))
     }
 }

@@ -99,8 +99,8 @@ struct ReplyQueueTests {
     @Test("a failed group turns the replies that showed its writes into refusals, and only those")
     func failedGroup() throws {
         var queue = Self.queue()
-        _ = queue.add(1, seen: { 3 }, own: { 3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
-        _ = queue.add(2, seen: { 4 }, own: { 4 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
+        _ = queue.add(1, seen: { 3 }, own: { 3...3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
+        _ = queue.add(2, seen: { 4 }, own: { 4...4 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
         queue.add(3) { $0.reply(ResponseEnvelope(callID: 3, response: WaterV1.GetTodayResponse())) }
         queue.endTurn(holdingFor: 4)
         let sent = try Self.replies(in: Self.release(&queue, upTo: 4, failed: [4]))
@@ -112,9 +112,9 @@ struct ReplyQueueTests {
     @Test("a refusal rewritten while later replies wait leaves them whole, to go when their group does")
     func refusalKeepsTheRest() throws {
         var queue = Self.queue()
-        _ = queue.add(1, seen: { 3 }, own: { 3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
+        _ = queue.add(1, seen: { 3 }, own: { 3...3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
         queue.endTurn(holdingFor: 3)
-        _ = queue.add(2, seen: { 5 }, own: { 5 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
+        _ = queue.add(2, seen: { 5 }, own: { 5...5 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
         queue.endTurn(holdingFor: 5)
         let refused = try Self.replies(in: Self.release(&queue, upTo: 3, failed: [3]))
         #expect(refused.map(\.refused) == [true])

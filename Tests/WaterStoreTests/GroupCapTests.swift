@@ -67,13 +67,7 @@ struct GroupCapTests {
         // Gathers one group, as a busy writer would find it.
         #expect(store.committer.acquireLeadership())
         _ = try ann.commitReturning({ _ in Decision(LogWriterTests.drink(1)) }, result: { _, _ in () })
-        let imported = (0..<6000).map { n in
-            MemberMutation.water(
-                .logged(
-                    WaterEntry(
-                        id: id(10 + n), amountMillilitres: 250, unixMilliseconds: workloadStart + Int64(n) * 3_600_000))
-            )
-        }
+        let imported = Self.largeImport()
         let told = Locked<[Bool]>([])
         try ben.commit(
             { _ in Decision(imported) }, result: { _, _ in () },
@@ -119,13 +113,7 @@ struct GroupCapTests {
                 tell("ann")(result)
                 faults.failStarting(at: 1, of: .sync, errno: ENOSPC)
             })
-        let imported = (0..<6000).map { n in
-            MemberMutation.water(
-                .logged(
-                    WaterEntry(
-                        id: id(10 + n), amountMillilitres: 250, unixMilliseconds: workloadStart + Int64(n) * 3_600_000))
-            )
-        }
+        let imported = Self.largeImport()
         try ben.commit({ _ in Decision(imported) }, result: { _, _ in () }, completion: tell("ben"))
         try kim.commit({ _ in Decision(LogWriterTests.drink(2)) }, result: { _, _ in () }, completion: tell("kim"))
         #expect(!store.committer.lead())
@@ -139,5 +127,37 @@ struct GroupCapTests {
         #expect(try reopened.member(1)?.read { $0.water.entries.count } == 1)
         #expect(try reopened.member(3)?.read { $0.water.entries.count } == 1)
         #expect(try reopened.member(2)?.read { $0.water.entries.count } == 0, "a refused write is not stored")
+    }
+
+    /// 6000 drinks, an import's part well past the cap.
+    static func largeImport() -> [MemberMutation] {
+        (0..<6000).map { n in
+            MemberMutation.water(
+                .logged(
+                    WaterEntry(
+                        id: id(10 + n), amountMillilitres: 250, unixMilliseconds: workloadStart + Int64(n) * 3_600_000))
+            )
+        }
+    }
+
+    @Test(
+        "a write the cap moves to the next group raises lastQueuedGroup to that group: what it applied is read as unsynced"
+    )
+    func deferredWriteIsWaitedFor() throws {
+        let store = try openStore(SimulatedDisk().fileSystem(), threshold: 1 << 30, segment: 4 << 20)
+        let (ann, ben) = (try store.createMember(1), try store.createMember(2))
+        let committer = store.committer
+        #expect(committer.acquireLeadership())
+        // Read while ann's group is synced: ben's import is in memory already, and in group 2.
+        let seenDuringTheFirstGroup = Locked<UInt64>(0)
+        try ann.commit(
+            { _ in Decision(LogWriterTests.drink(1)) }, result: { _, _ in () },
+            completion: { _ in seenDuringTheFirstGroup.withLock { $0 = committer.lastQueuedGroup } })
+        try ben.commit({ _ in Decision(Self.largeImport()) }, result: { _, _ in () }, completion: { _ in })
+        #expect(committer.lastQueuedGroup == 1)
+        #expect(committer.lead())
+        #expect(committer.currentStatistics.deferredWrites == 1)
+        #expect(seenDuringTheFirstGroup.withLock { $0 } == 2)
+        store.close()
     }
 }

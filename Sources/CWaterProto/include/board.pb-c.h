@@ -139,6 +139,10 @@ struct  Water__V1__WeeklyBoard
   Water__V1__BoardOrder order;
   size_t n_rows;
   Water__V1__BoardRow **rows;
+  /*
+   * The minute the board was made in (a multiple of 60 000): never the instant, which would
+   * tell when some member wrote.
+   */
   int64_t generated_at_unix_ms;
   /*
    * Members whose archive cannot be read (protected until an admin repairs it): not ranked,

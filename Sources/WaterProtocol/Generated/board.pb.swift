@@ -212,6 +212,8 @@ extension WaterV1 {
 
         public var rows: [BoardRow]
 
+        /// The minute the board was made in (a multiple of 60 000): never the instant, which would
+        /// tell when some member wrote.
         public var generatedAtUnixMs: Int64
 
         /// Members whose archive cannot be read (protected until an admin repairs it): not ranked,

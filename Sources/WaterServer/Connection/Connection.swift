@@ -54,7 +54,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private(set) var isClosed = false
     /// Whether the frames left in the decoder are to be taken in the next turn already.
     var isResumeScheduled = false
-    /// Whether it asked its owner to call ``endTurn(holdingFor:durable:)`` at the end of this
+    /// Whether it asked its owner to call ``endTurn(holdingFor:durable:failed:)`` at the end of this
     /// turn: set when it asks (``needsFlush()``), cleared when that call comes.
     private var isQueuedForFlush = false
     /// The timer at the machine's next deadline, and that deadline.
@@ -182,7 +182,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
 
     // MARK: Output
 
-    /// Asks the owner, once a turn, to end this turn of its replies (``endTurn(holdingFor:durable:)``).
+    /// Asks the owner, once a turn, to end this turn of its replies (``endTurn(holdingFor:durable:failed:)``).
     func needsFlush() {
         guard !isQueuedForFlush else { return }
         isQueuedForFlush = true
@@ -190,13 +190,14 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     }
 
     /// The turn is over: its replies wait for the group they saw, or `group` (the newest with
-    /// anything queued); those whose group is durable by now (`durable`) go at once.
-    func endTurn(holdingFor group: UInt64, durable: UInt64) {
+    /// anything queued); those whose group is finished by now (`durable`) go at once, refused
+    /// where their group is among the `failed` (a writer may take and fail a group mid-turn).
+    func endTurn(holdingFor group: UInt64, durable: UInt64, failed: [UInt64]) {
         loop.preconditionInLoop()
         isQueuedForFlush = false
         guard !isClosed else { return }
         replies.endTurn(holdingFor: group)
-        release(upTo: durable, failed: [])
+        release(upTo: durable, failed: failed)
     }
 
     /// Whether replies wait for a group.

@@ -3,8 +3,9 @@ import WaterStore
 /// A connection as ``HeldReplies`` sees it: replies tagged, at the end of the turn that made
 /// them, with the group of the log they wait for, and let go once that group is durable.
 protocol HoldsReplies: AnyObject {
-    /// Tags the turn's replies with `group`, and lets go those whose group is `durable` already.
-    func endTurn(holdingFor group: UInt64, durable: UInt64)
+    /// Tags the turn's replies with `group`, and lets go those whose group is `durable` already,
+    /// as refusals where they showed the writes of a group in `failed`.
+    func endTurn(holdingFor group: UInt64, durable: UInt64, failed: [UInt64])
     /// Lets go the replies whose group is `durable` or older, as refusals where they showed the
     /// writes of a group in `failed`.
     func release(upTo durable: UInt64, failed: [UInt64])
@@ -31,8 +32,13 @@ struct HeldReplies<Holder: HoldsReplies> {
     /// The holders in ``holding``, so that none is listed twice. Removing keeps the capacity, so
     /// once the table has room for the loop's connections, listing one allocates nothing.
     private var listed: Set<ObjectIdentifier> = []
-    /// Groups that failed and still have replies waiting that their failure refuses.
+    /// Groups that failed and still have replies waiting that their failure refuses, or that a
+    /// reply of the turn now running may have written in (``lastTurnGroup`` or later).
     private var failedGroups: [UInt64] = []
+    /// The newest group queued when the last turn ended: the turn now running queues its writes
+    /// in this group or a later one, and its replies are not tagged (nor listed here) until it
+    /// ends, so a failure of such a group heard meanwhile is kept for them.
+    private var lastTurnGroup: UInt64 = 0
 
     /// A turn ended: `publication` is what the committer did with its writes, `group` the newest
     /// group anything was queued for (what every reply of the turn may have seen), and
@@ -42,15 +48,18 @@ struct HeldReplies<Holder: HoldsReplies> {
             durableGroup = max(durableGroup, committed)
         }
         for holder in holders {
-            holder.endTurn(holdingFor: group, durable: durableGroup)
+            holder.endTurn(holdingFor: group, durable: durableGroup, failed: failedGroups)
             if holder.isHoldingReplies, listed.insert(ObjectIdentifier(holder)).inserted {
                 holding.append(holder)
             }
         }
+        lastTurnGroup = group
         // A group the loop committed may be one that replies of earlier turns wait for (it was
         // handed to the writer, and the loop took it before the writer woke): they go too.
         if case .committedHere(let committed, let succeeded) = publication {
             groupCommitted(committed, succeeded: succeeded)
+        } else {
+            forgetFailures()
         }
     }
 
@@ -74,8 +83,14 @@ struct HeldReplies<Holder: HoldsReplies> {
             }
         }
         released.removeAll(keepingCapacity: true)
-        // A failed group matters while a reply it refuses waits: one that wrote in it may wait
-        // for a later group.
-        failedGroups.removeAll { failed in !holding.contains { $0.isHolding(refusedBy: failed) } }
+        forgetFailures()
+    }
+
+    /// A failed group matters while a reply it refuses waits (one that wrote in it may wait for
+    /// a later group), and while the running turn may still make one.
+    private mutating func forgetFailures() {
+        failedGroups.removeAll { failed in
+            failed < lastTurnGroup && !holding.contains { $0.isHolding(refusedBy: failed) }
+        }
     }
 }

@@ -19,8 +19,9 @@ struct PendingReplies {
         var showsStore: Bool
         /// The newest group queued when it was made, for a reply that shows the store.
         var seen: UInt64?
-        /// The newest group its handler's own writes were queued in (nil: it wrote nothing).
-        var own: UInt64?
+        /// The groups its handler's own writes were queued in, oldest to newest (nil: it wrote
+        /// nothing).
+        var own: ClosedRange<UInt64>?
         /// The group it waits for; nil until its turn ends.
         var group: UInt64?
     }
@@ -32,9 +33,9 @@ struct PendingReplies {
     var isEmpty: Bool { replies.isEmpty }
 
     /// A reply made now, at `bytes` of the buffer; `seen` is the newest group queued so far for
-    /// a reply that shows the store (nil for every other one), `own` the newest its own writes
-    /// were queued in.
-    mutating func append(_ callID: UInt64, bytes: Range<Int>, seen: UInt64? = nil, own: UInt64? = nil) {
+    /// a reply that shows the store (nil for every other one), `own` those its own writes were
+    /// queued in.
+    mutating func append(_ callID: UInt64, bytes: Range<Int>, seen: UInt64? = nil, own: ClosedRange<UInt64>? = nil) {
         replies.append(Reply(callID: callID, bytes: bytes, showsStore: seen != nil, seen: seen, own: own))
     }
 
@@ -64,11 +65,13 @@ struct PendingReplies {
     }
 
     /// Whether the reply at `index` must say instead that nothing was saved: its handler wrote
-    /// in a group in `failed`, or wrote nothing and waited for one.
+    /// in a group in `failed` (or between its oldest and newest), or wrote nothing and waited
+    /// for one.
     func isRefused(_ index: Int, failed: [UInt64]) -> Bool {
         let reply = replies[index]
-        guard reply.showsStore, let group = reply.own ?? reply.group else { return false }
-        return failed.contains(group)
+        guard reply.showsStore else { return false }
+        if let own = reply.own { return failed.contains(where: own.contains) }
+        return reply.group.map(failed.contains) == true
     }
 
     /// The reply at `index` is rewritten (a refusal) at `bytes`; it no longer shows the store.

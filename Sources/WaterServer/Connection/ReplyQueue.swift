@@ -44,10 +44,10 @@ struct ReplyQueue {
 
     /// A reply of `callID` framed now by `write`, a handler on the loop that read and wrote the
     /// archives: it waits for the group `seen` returns once it has answered (the newest queued
-    /// then, its own writes included), and is refused if the group of its own writes (`own`
-    /// returns it; nil: it wrote nothing, then the group it waits for) fails.
+    /// then, its own writes included), and is refused if a group of its own writes (`own`
+    /// returns them; nil: it wrote nothing, then the group it waits for) fails.
     mutating func add(
-        _ callID: UInt64, seen: () -> UInt64, own: () -> UInt64?, _ write: (inout ReplySink) -> Void
+        _ callID: UInt64, seen: () -> UInt64, own: () -> ClosedRange<UInt64>?, _ write: (inout ReplySink) -> Void
     ) -> WaterError? {
         let start = sink.output.count
         write(&sink)

@@ -54,9 +54,14 @@ struct ArchiveAccess: Sendable {
                 // The value made as the decision is applied carries its effects to the completion.
                 result: { model, note in (result(model, note), effects) },
                 completion: { outcome in
-                    if case .success((_, let effects)) = outcome {
+                    switch outcome {
+                    case .success((_, let effects)):
                         if effects.changesBoard { boards.changed() }
                         streams.end(effects.endedSessions)
+                    case .failure:
+                        // Rolled back: a board built from it meanwhile (cached for GetBoard) is
+                        // built again; the listeners hear of the rollback as of any change.
+                        boards.changed()
                     }
                     reply(outcome.map { $0.0 }.mapError { WaterError.storage($0) })
                 })

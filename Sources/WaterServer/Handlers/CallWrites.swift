@@ -1,8 +1,8 @@
 import Synchronization
 
-/// The newest group of the shared log that one call's own writes were queued in
-/// (``ArchiveAccess/commitReturning(for:_:_:result:)`` records it), so that the call's reply is
-/// refused only when that group fails (``PendingReplies``): the reply may wait for a later
+/// The groups of the shared log that one call's own writes were queued in
+/// (``ArchiveAccess/commitReturning(for:_:_:result:)`` records them), so that the call's reply
+/// is refused only when one of them fails (``PendingReplies``): the reply may wait for a later
 /// group, one another thread queued into while the handler ran, whose failure does not undo
 /// this call's write.
 ///
@@ -11,6 +11,7 @@ import Synchronization
 /// nothing for it. An atomic only so that the context that carries it can be `Sendable`.
 final class CallWrites: Sendable {
     /// 0: nothing written since the last ``take()``.
+    private let oldestGroup = Atomic<UInt64>(0)
     private let newestGroup = Atomic<UInt64>(0)
 
     init() {}
@@ -18,11 +19,17 @@ final class CallWrites: Sendable {
     /// A write of the call was queued in `group`.
     func queued(in group: UInt64) {
         newestGroup.max(group, ordering: .relaxed)
+        if oldestGroup.compareExchange(expected: 0, desired: group, ordering: .relaxed).exchanged { return }
+        oldestGroup.min(group, ordering: .relaxed)
     }
 
-    /// The newest group the call wrote in (nil: it wrote nothing), and forgets it for the next.
-    func take() -> UInt64? {
-        let group = newestGroup.exchange(0, ordering: .relaxed)
-        return group == 0 ? nil : group
+    /// The groups the call wrote in, oldest to newest (nil: it wrote nothing), and forgets them
+    /// for the next call. A call that wrote several archives (a zone change, a household's
+    /// excuse) may have had them taken into two groups, and fails with either.
+    func take() -> ClosedRange<UInt64>? {
+        let (oldest, newest) = (
+            oldestGroup.exchange(0, ordering: .relaxed), newestGroup.exchange(0, ordering: .relaxed)
+        )
+        return newest == 0 ? nil : oldest...newest
     }
 }

@@ -53,7 +53,16 @@ struct ExcuseService: Service {
         }
         var done: [WaterV1.MemberDays] = []
         for (username, archive) in archivesOfMembers {
-            done.append(WaterV1.MemberDays(username: username, days: try commit(archive, dates, call, decide)))
+            do throws(WaterError) {
+                done.append(WaterV1.MemberDays(username: username, days: try commit(archive, dates, call, decide)))
+            } catch {
+                // Changed since it was checked (an import ran meanwhile): say whose were excused.
+                let written =
+                    done.isEmpty
+                    ? "nobody's days were excused" : "excused for \(done.map(\.username).joined(separator: ", ")) only"
+                throw WaterError(
+                    error.code, "for \(username): \(error.message) (\(written))", violations: error.violations)
+            }
         }
         return WaterV1.ExcuseHouseholdResponse(members: done)
     }

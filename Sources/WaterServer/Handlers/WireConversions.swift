@@ -99,7 +99,9 @@ enum Wire {
         return WaterV1.WeeklyBoard(
             week: board.week.description, startsOn: board.week.monday.description,
             order: board.order == .total ? .total : .progress, rows: board.view(for: viewer).map(row),
-            generatedAtUnixMs: now, viewerPrivacy: privacy(own?.privacy ?? .full))
+            // The minute, not the instant: boards are built again after any member's write, a
+            // hidden or percent member's too, so the instant would time their drinks.
+            generatedAtUnixMs: now - now % 60_000, viewerPrivacy: privacy(own?.privacy ?? .full))
     }
 
     private static func row(_ row: BoardViewRow) -> WaterV1.BoardRow {

@@ -18,6 +18,9 @@ extension GroupCommitter {
         if scratch.records.count > GroupCap.afterASmallFirstWrite {
             leftPublished = putBack(GroupCap.deferrable(scratch.work.map(\.submission)), &pending, &scratch)
         }
+        // Writes put back are in the next group now, and what they applied in memory may be read
+        // meanwhile: a read must wait for that group (``lastQueuedGroup``).
+        if leftPublished { newestQueued.store(pending.gathering + 1, ordering: .releasing) }
         pending.leadership.took(writes: scratch.work.count, leftPublished: leftPublished)
         defer { pending.gathering += 1 }
         return pending.gathering

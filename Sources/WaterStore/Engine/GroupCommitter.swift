@@ -102,9 +102,10 @@ public final class GroupCommitter: Sendable {
     /// Who hears of writes besides their callers, once they are durable (``GroupNotice``).
     public let notices = DurableNotices()
     let pending = Locked(Pending())
-    /// The newest group anything was queued for (0: none yet): written under `pending`'s lock,
-    /// read without it by the loop after every handler's reply (``lastQueuedGroup``).
-    private let newestQueued = Atomic<UInt64>(0)
+    /// The newest group anything was queued for (0: none yet), writes the group's cap moved to
+    /// the next group included: written under `pending`'s lock, read without it by the loop
+    /// after every handler's reply (``lastQueuedGroup``).
+    let newestQueued = Atomic<UInt64>(0)
     let scratch = Locked(Scratch())
     let statistics = Locked(Statistics())
     /// Rung when work arrives for an idle writer, and when the writer has stopped.

@@ -20,7 +20,7 @@ struct CallWritesTests {
 
         _ = try h.tracker.logWater(WaterV1.LogWaterRequest(entryID: newID(), amountMl: 250), context)
         let first = try #require(writes.take())
-        #expect(first == committer.lastQueuedGroup)
+        #expect(first == committer.lastQueuedGroup...committer.lastQueuedGroup)
         #expect(writes.take() == nil, "taken: the next call starts with nothing")
 
         _ = try h.tracker.today(WaterV1.GetTodayRequest(), context)
@@ -29,6 +29,11 @@ struct CallWritesTests {
         // Each write is in a group of its own here (no writer thread: the call commits it).
         _ = try h.tracker.logWater(WaterV1.LogWaterRequest(entryID: newID(), amountMl: 300), context)
         let second = try #require(writes.take())
-        #expect(second > first)
+        #expect(second.lowerBound > first.upperBound && second.count == 1)
+
+        // A zone change writes the diary, then the account: here two groups, and both count.
+        _ = try h.tracker.setTimeZone(WaterV1.SetTimeZoneRequest(timeZone: "Europe/Vienna"), context)
+        let both = try #require(writes.take())
+        #expect(both.count == 2 && both.upperBound == committer.lastQueuedGroup)
     }
 }
