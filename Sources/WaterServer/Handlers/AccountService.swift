@@ -53,7 +53,7 @@ struct AccountService: Service {
             guard matches, let account else {
                 peerLog.log(
                     .info, "login failed", from: call.peerHost,
-                    ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
+                    ["user.name": boundedPeerText(username, limit: 32), "peer": call.peer])
                 return reply(
                     .failure(
                         WaterError(
