@@ -109,7 +109,7 @@ extension WaterCommands {
             invocation.output(response) {
                 let entry = response.entry ?? WaterV1.WaterEntry()
                 return "now \(entry.amountMl) ml \(Format.when(entry, zone: zone))\n"
-                    + response.days.map(Format.dayLine).joined(separator: "\n")
+                    + response.days.map { Format.daySummary($0) }.joined(separator: "\n")
             }
         }
     }
