@@ -5,6 +5,18 @@ import WaterProtocol
 /// Issue 32, items 23, 24 and 25: what the programs say, said the same way everywhere.
 @Suite("Everyday words, end to end", .serialized)
 struct EverydayWordsTests {
+    @Test("issue32 item 23: backup --to a folder whose parent does not exist says so, and copies nothing")
+    func backupParentMissing() throws {
+        let server = try ServerProcess.fresh()
+        let parent = URL(fileURLWithPath: server.dataDirectory).deletingLastPathComponent().path + "/usb"
+        let backup = try run("water-server", ["backup", "--data", server.dataDirectory, "--to", "\(parent)/water"])
+        #expect(backup.status == 1, "\(backup.error)")
+        #expect(backup.error.contains("\(parent) does not exist"), "\(backup.error)")
+        #expect(backup.error.contains("mkdir -p \(parent)"), "\(backup.error)")
+        #expect(!FileManager.default.fileExists(atPath: parent))
+        #expect(server.stop() == 0)
+    }
+
     @Test("issue32 item 24: edit prints the same day line as log, rm and undo")
     func editDayLine() throws {
         let server = try ServerProcess.fresh()
