@@ -190,10 +190,12 @@ public struct AccountBook: Hashable, Sendable {
         throws(DomainError) -> AccountMutation?
     {
         var child = try existing(childName)
+        // What is asked is wrong whatever the household's state: bad data, not a precondition.
         guard child.isChild else {
-            throw DomainError(
-                .full, field: "username",
-                "\(child.username) is not a child; guardians are for members added with member add --child")
+            throw .invalid(
+                "username",
+                "\(child.username) is not a child: only a child (member add NAME --child) has guardians, "
+                    + "and admins act for every member already")
         }
         let guardian: Account
         do { guardian = try existing(guardianName) } catch {
@@ -214,6 +216,9 @@ public struct AccountBook: Hashable, Sendable {
     public func validateRole(_ username: String, role: Role) throws(DomainError) -> AccountMutation? {
         var account = try existing(username)
         guard account.role != role else { return nil }
+        if role == .admin && account.isChild {
+            throw .invalid("role", "\(account.username) is a child, and a child cannot be an admin")
+        }
         if role == .member { try refuseLastAdmin(account, field: "role", "cannot be made a member") }
         account.role = role
         return .changed(account)
