@@ -44,7 +44,7 @@ struct ChildrenTests {
             #expect(login.status != 0 && !login.output.contains("logged in"), "\(login.output)")
         }
         let refused = try kim.run(["login", "kim", "--password-stdin"], input: "kim-password-1\n")
-        #expect(refused.status == 77 && refused.error.contains("a child has no password"), "\(refused.error)")
+        #expect(refused.status == 77 && refused.error.contains("kim is a child"), "\(refused.error)")
 
         // Not yet a guardian: refused (77) and nothing is written.
         let early = try dad.run(["log", "200", "milk", "--for", "kim"])

@@ -141,16 +141,6 @@ public struct AccountBook: Hashable, Sendable {
         return session
     }
 
-    /// The shortest password accepted.
-    public static let minimumPasswordLength = 8
-
-    /// Refuses a new password that is too short; `field` names it in the error.
-    public static func checkPassword(_ password: String, field: String) throws(DomainError) {
-        guard password.count >= minimumPasswordLength else {
-            throw .invalid(field, "a password must be at least \(minimumPasswordLength) characters")
-        }
-    }
-
     /// Refuses a name that cannot be a username; `field` names it in the error.
     public static func checkUsernameForm(_ username: String, field: String) throws(DomainError) {
         guard isValidUsername(username) else {

@@ -54,12 +54,16 @@ struct AccountService: Service {
                 peerLog.log(
                     .info, "login failed", from: call.peerHost,
                     ["user.name": boundedPeerText(username, limit: 32), "peer": call.peer])
+                // Only a child's name hears of children: any other wrong login reads the same,
+                // known name or not.
                 return reply(
                     .failure(
                         WaterError(
                             .unauthenticated,
-                            "wrong username or password (a child has no password until an admin sets one "
-                                + "with member reset)")))
+                            account?.isChild == true
+                                ? "wrong username or password: \(username) is a child, who can log in only once an "
+                                    + "admin has given them a password (water-client member reset \(username))"
+                                : "wrong username or password")))
             }
             let (token, session) = newSession(for: account.id, now: call.now)
             replying(reply) { () throws(WaterError) in

@@ -158,7 +158,8 @@ enum HabitCommand {
                 client == nil ? .unavailable : .notFound,
                 client == nil
                     ? "the server cannot be reached, and this computer knows no habit called \(text)"
-                    : "you have no habit called \(text); see water-client habit ls")
+                    : "\(member.isEmpty ? "you have" : "\(member) has") no habit called \(text); "
+                        + "see water-client habit ls\(Format.forHint(member))")
         }
         return habit.habitID
     }

@@ -186,7 +186,7 @@ extension WaterCommands {
                 ? "this computer knows no drink whose id starts with \(text): the server cannot be reached, and "
                     + "only today's drinks and those waiting to be sent are known here; give the full id"
                 : "no drink of the last year has an id starting with \(text) "
-                    + "(water-client history --days 366 --entries lists them)"
+                    + "(water-client history --days 366 --entries\(Format.forHint(member)) lists them)"
             throw WaterError(
                 matches.isEmpty ? .notFound : .invalidArgument,
                 matches.isEmpty
