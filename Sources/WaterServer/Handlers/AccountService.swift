@@ -276,11 +276,17 @@ struct AccountService: Service {
             reply: reply)
     }
 
+    /// The household's members, or (`removed`, admins only) the removed ones, as they were.
     func listMembers(_ request: WaterV1.ListMembersRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.ListMembersResponse
     {
-        WaterV1.ListMembersResponse(
-            members: try archives.read(archives.accounts) { book in book.members.map { Wire.member($0, in: book) } })
+        if request.removed && call.account.role != .admin {
+            throw WaterError(.permissionDenied, "only admins see the removed members")
+        }
+        return WaterV1.ListMembersResponse(
+            members: try archives.read(archives.accounts) { book in
+                (request.removed ? book.removedMembers : book.members).map { Wire.member($0, in: book) }
+            })
     }
 
     /// Adds or removes a guardian of a child; repeating either changes nothing.

@@ -200,14 +200,30 @@ enum MemberCommands {
         }
     }
 
-    /// `member ls`.
+    /// `member ls [--removed]`.
     enum List: ClientCommand {
-        static let spec = CommandSpec("member ls", summary: "the household's members", examples: ["member ls"])
+        static let spec = CommandSpec(
+            "member ls", summary: "the household's members",
+            details: """
+                Lists the household's members. With --removed (admins): the members member rm removed,
+                whose data the server keeps; member restore NAME brings one back.
+                """,
+            options: [OptionSpec("removed", nil, "list the removed members instead (admins)")],
+            examples: ["member ls", "member ls --removed"])
 
         static func run(_ invocation: inout Invocation) throws {
+            let removed = invocation.arguments.flag("removed")
             try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.ListMembersRequest())
+            let response = try invocation.client().call(WaterV1.ListMembersRequest(removed: removed))
             invocation.output(response) {
+                if removed {
+                    guard !response.members.isEmpty else { return "no removed members" }
+                    return response.members.map {
+                        let name = $0.username.terminalSafe
+                        return
+                            "\(name) (\($0.displayName.terminalSafe)), removed: member restore \(name) brings them back"
+                    }.joined(separator: "\n")
+                }
                 // Usernames are what members copy into other commands: the column fits the
                 // longest one, never cuts it.
                 let width = response.members.map { $0.username.terminalSafe.count }.max() ?? 0
@@ -250,7 +266,9 @@ enum MemberCommands {
                 case true?: break
                 case false?: throw WaterError(.cancelled, "\(name) was not removed")
                 case nil:
-                    throw UsageError("member rm removes a member for good; say --yes when not asked on a terminal")
+                    throw UsageError(
+                        "member rm asks first; say --yes when not asked on a terminal (\(name)'s data stays on the "
+                            + "server: member restore \(name) brings them back)")
                 }
             }
             let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
