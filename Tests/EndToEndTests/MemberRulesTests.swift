@@ -106,4 +106,20 @@ struct MemberRulesTests {
         #expect(habit.status == 65 && habit.error.contains("habit ls --for kim"), "\(habit.error)")
         #expect(server.stop() == 0)
     }
+
+    @Test("issue32 item 21: what cup and habit suggest while acting for kim says --for kim")
+    func cupAndHabitHints() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try server.loggedInAdmin()
+        #expect(try mum.run(["member", "add", "kim", "--child"]).status == 0)
+        let cups = try mum.run(["cup", "ls", "--for", "kim"])
+        #expect(cups.status == 0 && cups.output.contains("water-client cup add mug 350 --for kim"), "\(cups.output)")
+        let kept = try mum.run(["cup", "add", "mug", "300", "--for", "kim"])
+        #expect(kept.status == 0 && kept.output.contains("water-client log mug --for kim"), "\(kept.output)")
+        let habits = try mum.run(["habit", "ls", "--for", "kim"])
+        #expect(habits.status == 0 && habits.output.contains("habit add read --for kim"), "\(habits.output)")
+        // Your own stay as they were.
+        #expect(try mum.run(["cup", "ls"]).output.contains("water-client cup add mug 350\n"))
+        #expect(server.stop() == 0)
+    }
 }

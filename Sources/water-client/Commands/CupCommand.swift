@@ -59,7 +59,10 @@ enum CupCommand: ClientCommand {
             let amount = try WaterCommands.amountMl(ml)
             let response = try invocation.client().call(
                 WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink), forMember: member))
-            invocation.output(response) { "kept \(name): water-client log \(name)\n" + cupList(response.settings) }
+            invocation.output(response) {
+                "kept \(name): water-client log \(name)\(Format.forHint(member))\n"
+                    + cupList(response.settings, for: member)
+            }
         }
     }
 
@@ -71,7 +74,7 @@ enum CupCommand: ClientCommand {
             let member = try invocation.forMember()
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.GetSettingsRequest(forMember: member))
-            invocation.output(response) { cupText(response.settings) + "\n" + cupList(response.settings) }
+            invocation.output(response) { cupText(response.settings) + "\n" + cupList(response.settings, for: member) }
         }
     }
 
@@ -84,14 +87,15 @@ enum CupCommand: ClientCommand {
             guard let name = invocation.arguments.positional() else { throw UsageError("cup rm needs a cup's name") }
             try invocation.arguments.finish()
             let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name, forMember: member))
-            invocation.output(response) { "removed \(name)\n" + cupList(response.settings) }
+            invocation.output(response) { "removed \(name)\n" + cupList(response.settings, for: member) }
         }
     }
 
-    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk".
-    private static func cupList(_ settings: WaterV1.Settings?) -> String {
+    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk"; the hint for none
+    /// names `member` when the command acted for them.
+    private static func cupList(_ settings: WaterV1.Settings?, for member: String) -> String {
         let cups = settings?.cups ?? []
-        guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350" }
+        guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350\(Format.forHint(member))" }
         let width = cups.map(\.name.count).max() ?? 0
         return cups.map { cup in
             let name = cup.name.terminalSafe
