@@ -61,6 +61,25 @@ struct MemberRulesTests {
         #expect(passwd.status == 65 && passwd.error.contains("at most 1024 bytes"), "\(passwd.error)")
     }
 
+    @Test("issue32 item 15: the command line refuses a password over 1024 bytes before it reaches the server")
+    func longPasswordsRefusedHere() throws {
+        let server = try ServerProcess.fresh()
+        let mum = try server.loggedInAdmin()
+        let ben = try server.addedMember("ben", by: mum)
+        // With the server gone, only the client can answer: a refusal, not "cannot be reached".
+        #expect(server.stop() == 0)
+        let long = String(repeating: "p", count: 1025) + "\n"
+        for (person, arguments, input) in [
+            (mum, ["member", "add", "zed", "--password-stdin"], long),
+            (mum, ["member", "reset", "ben", "--password-stdin"], long),
+            (ben, ["passwd", "--password-stdin"], "ben-password-1\n" + long),
+        ] {
+            let refused = try person.run(arguments, input: input)
+            #expect(
+                refused.status == 65 && refused.error.contains("at most 1024 bytes"), "\(arguments): \(refused.error)")
+        }
+    }
+
     @Test("issue32 item 16: member add kim --child --age 6 sets her goal to EFSA's 1.2 l of drinks at 4-8 years")
     func childGoalByAge() throws {
         let server = try ServerProcess.fresh()

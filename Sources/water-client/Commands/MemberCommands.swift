@@ -293,6 +293,7 @@ enum MemberCommands {
                 fromStandardInput: fromStandardInput, prompt: "password for \(name): ",
                 confirm: !fromStandardInput)
         else { throw UsageError("no password given") }
+        try SessionCommands.checkLength(password)
         return password
     }
 }

@@ -77,7 +77,8 @@ enum SessionCommands {
         }
     }
 
-    /// Refuses (65) a password longer than any the server keeps, before it is sent.
+    /// Refuses (65) a password longer than any the server keeps, before it is sent: at login,
+    /// where it would not fit the frame the server reads first, and wherever one is set.
     static func checkLength(_ password: String) throws {
         do {
             try AccountBook.checkPasswordLength(password, field: "password")
@@ -164,6 +165,7 @@ enum SessionCommands {
                 let new = try Terminal.password(
                     fromStandardInput: fromStandardInput, prompt: "new password: ", confirm: !fromStandardInput)
             else { throw UsageError("no password given") }
+            try checkLength(new)
             guard var session = invocation.session() else {
                 throw invocation.notLoggedIn()
             }
