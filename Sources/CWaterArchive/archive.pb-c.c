@@ -2104,7 +2104,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor 
   (ProtobufCMessageInit) water__archive__v1__stored_session__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[7] =
+static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[8] =
 {
   {
     "last_sequence",
@@ -2190,6 +2190,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "removed_sessions",
+    8,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__AccountsSnapshot, n_removed_sessions),
+    offsetof(Water__Archive__V1__AccountsSnapshot, removed_sessions),
+    &water__archive__v1__stored_session__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_name[] = {
   3,   /* field[3] = accounts */
@@ -2198,12 +2210,13 @@ static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_na
   0,   /* field[0] = last_sequence */
   2,   /* field[2] = next_member_id */
   6,   /* field[6] = removed_accounts */
+  7,   /* field[7] = removed_sessions */
   4,   /* field[4] = sessions */
 };
 static const ProtobufCIntRange water__archive__v1__accounts_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor =
 {
@@ -2213,7 +2226,7 @@ const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descript
   "Water__Archive__V1__AccountsSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__AccountsSnapshot),
-  7,
+  8,
   water__archive__v1__accounts_snapshot__field_descriptors,
   water__archive__v1__accounts_snapshot__field_indices_by_name,
   1,  water__archive__v1__accounts_snapshot__number_ranges,

@@ -2030,9 +2030,29 @@ const ProtobufCMessageDescriptor water__v1__restore_member_response__descriptor 
   (ProtobufCMessageInit) water__v1__restore_member_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define water__v1__list_members_request__field_descriptors NULL
-#define water__v1__list_members_request__field_indices_by_name NULL
-#define water__v1__list_members_request__number_ranges NULL
+static const ProtobufCFieldDescriptor water__v1__list_members_request__field_descriptors[1] =
+{
+  {
+    "removed",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ListMembersRequest, removed),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__list_members_request__field_indices_by_name[] = {
+  0,   /* field[0] = removed */
+};
+static const ProtobufCIntRange water__v1__list_members_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
 const ProtobufCMessageDescriptor water__v1__list_members_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -2041,10 +2061,10 @@ const ProtobufCMessageDescriptor water__v1__list_members_request__descriptor =
   "Water__V1__ListMembersRequest",
   "water.v1",
   sizeof(Water__V1__ListMembersRequest),
-  0,
+  1,
   water__v1__list_members_request__field_descriptors,
   water__v1__list_members_request__field_indices_by_name,
-  0,  water__v1__list_members_request__number_ranges,
+  1,  water__v1__list_members_request__number_ranges,
   (ProtobufCMessageInit) water__v1__list_members_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

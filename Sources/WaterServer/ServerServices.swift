@@ -98,18 +98,19 @@ public final class ServerServices: Sendable {
         }
         if store.accounts.protection != nil { return .failure(.accountsUnreadable) }
         guard let digest = SessionTokens.digest(of: token),
-            let found = try? store.accounts.read({ book -> Caller? in
+            let found = try? store.accounts.read({ book -> Result<Caller, WaterError>? in
                 guard let session = book.session(digest, now: now), let account = book.accounts[session.memberID] else {
-                    return nil
+                    return book.removedSession(digest, now: now) == nil ? nil : .failure(.noLongerMember)
                 }
-                return Caller(
-                    account: account, digest: digest, expiresAtUnixMilliseconds: session.expiresAtUnixMilliseconds)
+                return .success(
+                    Caller(
+                        account: account, digest: digest, expiresAtUnixMilliseconds: session.expiresAtUnixMilliseconds))
             })
         else {
             return .failure(
                 WaterError(.unauthenticated, "your session has expired or was ended: run water-client login"))
         }
-        return .success(found)
+        return found
     }
 }
 

@@ -25,6 +25,14 @@ public enum Backup {
             throw Failure(description: "\(source) is not a water data directory (no format file)")
         }
         guard access(destination, F_OK) != 0 else { throw Failure(description: "\(destination) already exists") }
+        // The parent is never made: a backup to a USB disk that is not mounted would fill the
+        // SD card under its empty mount point instead.
+        let parent = parentFolder(of: destination)
+        guard access(parent, F_OK) == 0 else {
+            throw Failure(
+                description: "\(parent) does not exist (is the disk mounted?); make it first with mkdir -p \(parent), "
+                    + "or choose another --to")
+        }
         // A backup inside the data directory is lost with it (the same disk, the same rm -r),
         // and the next backup would copy it too.
         guard !isInside(destination, source) else {
@@ -59,16 +67,22 @@ public enum Backup {
         return archives.count
     }
 
+    /// The folder `path` is in: `.` for a bare name, `/` for one at the root.
+    static func parentFolder(of path: String) -> String {
+        var path = path
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// Copies the log's segments, newest first; one removed meanwhile is passed over (every
     /// snapshot, copied after, stands past it).
     /// Whether `path`, which need not exist yet, is `directory` or inside it, with links and
     /// `..` resolved.
     static func isInside(_ path: String, _ directory: String) -> Bool {
-        var path = path
-        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        let parent = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let parent = parentFolder(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard let resolvedParent = realPath(parent.isEmpty ? "/" : parent), let resolvedDirectory = realPath(directory)
+        guard let resolvedParent = realPath(parent), let resolvedDirectory = realPath(directory)
         else { return false }
         let resolved = resolvedParent == "/" ? "/\(name)" : "\(resolvedParent)/\(name)"
         return resolved == resolvedDirectory || resolved.hasPrefix(resolvedDirectory + "/")

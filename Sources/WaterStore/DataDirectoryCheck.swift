@@ -16,6 +16,8 @@ public enum DataDirectoryCheck {
         public var archive: String
         /// The member whose archive it is, when the accounts say (`users/<id>` only).
         public var member: String?
+        /// Whether that member was removed (their archive stays, for `member restore`).
+        public var removed = false
         /// Why it cannot be loaded (the server protects it), or nil when it loads.
         public var problem: String?
         /// A write at the end of the log that never completed, which held records of this
@@ -62,11 +64,16 @@ public enum DataDirectoryCheck {
             version == DataDirectory.legacyFormatVersion
             ? archives.map { checkLegacyArchive($0, at: "\(path)/\($0)", context, fileSystem: fileSystem) }
             : checkBesideServer(path, archives, context, fileSystem)
-        let members = Self.members(path, version: version, context, fileSystem: fileSystem)
+        let book = Self.accounts(path, version: version, context, fileSystem: fileSystem)
+        let members = book?.members ?? []
         for index in reports.indices {
-            reports[index].member =
-                members.first { "\(DataDirectory.users)/\($0.id)" == reports[index].archive }?
-                .username
+            let folder = reports[index].archive
+            if let member = members.first(where: { "\(DataDirectory.users)/\($0.id)" == folder }) {
+                reports[index].member = member.username
+            } else if let removed = book?.removedMembers.first(where: { "\(DataDirectory.users)/\($0.id)" == folder }) {
+                reports[index].member = removed.username
+                reports[index].removed = true
+            }
         }
         // Every member the accounts know has an archive. An empty folder of someone the
         // accounts do not know is what an add cut short leaves: the next add reuses it.
@@ -92,16 +99,19 @@ public enum DataDirectoryCheck {
     }
 
     /// The members the accounts of the data directory at `path` list, by archive folder
-    /// (`users/<id>`: username); empty when the accounts do not read.
+    /// (`users/<id>`: username, or `ben, removed` for a removed member's, which stays on disk);
+    /// empty when the accounts do not read.
     public static func memberNames(
         _ path: String, timeZones: any TimeZoneSource, fileSystem: any FileSystem = PosixFileSystem()
     ) -> [String: String] {
         guard let version = try? DataDirectory.checkFormat(path, fileSystem: fileSystem) else { return [:] }
         let context = ArchiveContext(defaultTimeZone: .utc, timeZones: timeZones)
+        let book = accounts(path, version: version, context, fileSystem: fileSystem)
+        let names =
+            (book?.members ?? []).map { ($0.id, $0.username) }
+            + (book?.removedMembers ?? []).map { ($0.id, "\($0.username), removed") }
         return Dictionary(
-            members(path, version: version, context, fileSystem: fileSystem).map {
-                ("\(DataDirectory.users)/\($0.id)", $0.username)
-            }, uniquingKeysWith: { first, _ in first })
+            names.map { ("\(DataDirectory.users)/\($0.0)", $0.1) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// `archive` as a person reads it: `users/2 (dad)` when `names` knows whose it is.
@@ -109,17 +119,18 @@ public enum DataDirectoryCheck {
         names[archive].map { "\(archive) (\($0))" } ?? archive
     }
 
-    private static func members(_ path: String, version: Int?, _ context: ArchiveContext, fileSystem: any FileSystem)
-        -> [Account]
+    /// The accounts of the data directory at `path`; nil when they do not read.
+    private static func accounts(_ path: String, version: Int?, _ context: ArchiveContext, fileSystem: any FileSystem)
+        -> AccountBook?
     {
         version == DataDirectory.legacyFormatVersion
             ? (try? LegacyArchiveLoader<AccountBook>(
                 fileSystem: fileSystem, directory: "\(path)/\(DataDirectory.accounts)", context: context,
                 expectation: .existing
-            ).load())?.model.members ?? []
+            ).load())?.model
             : (try? DataDirectory.read(
                 AccountBook.self, DataDirectory.accounts, in: path, fileSystem: fileSystem,
-                timeZones: context.timeZones))?.model.members ?? []
+                timeZones: context.timeZones))?.model
     }
 
     /// What the log of the data directory at `path` has wrong that costs no archive anything (a

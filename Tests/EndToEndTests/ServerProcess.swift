@@ -163,6 +163,13 @@ final class ServerProcess {
         return client
     }
 
+    /// `mum`, the admin ``fresh(_:tls:environment:)`` made, logged in at a command line of her own.
+    func loggedInAdmin() throws -> CommandLineUser {
+        let mum = cli("mum")
+        #expect(try mum.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
+        return mum
+    }
+
     /// `name`, added by `admin` (password `NAME-password-1`) and logged in at a command line
     /// of their own.
     func addedMember(_ name: String, by admin: CommandLineUser) throws -> CommandLineUser {

@@ -108,7 +108,10 @@ struct WatchBoardLifeTests {
         removed.waitForBoards(1)
         mumsOwn.waitForBoards(1)
         _ = try mum.call(WaterV1.RemoveMemberRequest(username: "bea"))
-        expectSessionEnded(removed, "removal")
+        // Issue 32, item 13: a removed member's stream says why, not "log in again".
+        let ending = removed.waitForEnd()
+        #expect(ending?.code == .permissionDenied, "\(String(describing: ending))")
+        #expect(ending?.message.hasPrefix("you are no longer a member of this household") == true)
         // The admin's board drops bea: a board-changing write, seen live.
         #expect(mumsOwn.waitForBoards(2).last?.rows.map(\.username) == ["mum"])
         #expect(!mumsOwn.hasEnded)

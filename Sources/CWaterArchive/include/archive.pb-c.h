@@ -538,10 +538,16 @@ struct  Water__Archive__V1__AccountsSnapshot
    */
   size_t n_removed_accounts;
   Water__Archive__V1__StoredAccount **removed_accounts;
+  /*
+   * The sessions removed members had: a call with one is told the member was removed, not that
+   * the session expired. Restoring the member ends them.
+   */
+  size_t n_removed_sessions;
+  Water__Archive__V1__StoredSession **removed_sessions;
 };
 #define WATER__ARCHIVE__V1__ACCOUNTS_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__accounts_snapshot__descriptor) \
-    , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+    , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
 
 
 /*

@@ -183,7 +183,8 @@ struct  Water__V1__ChangePasswordRequest
   ProtobufCMessage base;
   char *current_password;
   /*
-   * At least 8 characters.
+   * At least 8 characters, at most 1024 bytes (UTF-8): a Login must fit the 4096-byte frame
+   * allowed before login.
    */
   char *new_password;
 };
@@ -211,6 +212,9 @@ struct  Water__V1__AddMemberRequest
    * Empty: the username.
    */
   char *display_name;
+  /*
+   * At least 8 characters, at most 1024 bytes (UTF-8); empty for a child.
+   */
   char *password;
   /*
    * ROLE_UNSPECIFIED: ROLE_MEMBER.
@@ -272,6 +276,9 @@ struct  Water__V1__ResetPasswordRequest
 {
   ProtobufCMessage base;
   char *username;
+  /*
+   * At least 8 characters, at most 1024 bytes (UTF-8).
+   */
   char *new_password;
 };
 #define WATER__V1__RESET_PASSWORD_REQUEST__INIT \
@@ -333,10 +340,15 @@ struct  Water__V1__RestoreMemberResponse
 struct  Water__V1__ListMembersRequest
 {
   ProtobufCMessage base;
+  /*
+   * True: list the removed members instead (admins only; PERMISSION_DENIED for a member), as
+   * they were when removed; RestoreMember brings one back.
+   */
+  protobuf_c_boolean removed;
 };
 #define WATER__V1__LIST_MEMBERS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_members_request__descriptor) \
-     }
+    , 0 }
 
 
 struct  Water__V1__ListMembersResponse

@@ -44,56 +44,6 @@ public struct Account: Hashable, Sendable {
     public var hasPassword: Bool { !passwordHash.isEmpty }
 }
 
-/// The digest of a session token: the only form in which tokens are kept.
-public struct TokenDigest: Hashable, Sendable {
-    /// The 32 bytes as four words: a value with no storage of its own, so looking a session up
-    /// by it allocates nothing.
-    private let words: (UInt64, UInt64, UInt64, UInt64)
-
-    public init?(bytes: some Collection<UInt8>) {
-        guard bytes.count == 32 else { return nil }
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &words) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        self.words = words
-    }
-
-    /// The digest of 32 bytes written by `fill` (a hash function's output).
-    public init(filling fill: (UnsafeMutableRawBufferPointer) -> Void) {
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &words) { fill($0) }
-        self.words = words
-    }
-
-    public var bytes: [UInt8] {
-        withUnsafeBytes(of: words) { Array($0) }
-    }
-
-    public static func == (lhs: TokenDigest, rhs: TokenDigest) -> Bool {
-        lhs.words == rhs.words
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(words.0)
-        hasher.combine(words.1)
-        hasher.combine(words.2)
-        hasher.combine(words.3)
-    }
-}
-
-public struct Session: Hashable, Sendable {
-    public var digest: TokenDigest
-    public var memberID: UInt64
-    public var expiresAtUnixMilliseconds: Int64
-
-    public init(digest: TokenDigest, memberID: UInt64, expiresAtUnixMilliseconds: Int64) {
-        self.digest = digest
-        self.memberID = memberID
-        self.expiresAtUnixMilliseconds = expiresAtUnixMilliseconds
-    }
-}
-
 /// A change to the accounts, as the journal records it.
 public enum AccountMutation: Hashable, Sendable {
     case added(Account)
@@ -122,6 +72,9 @@ public struct AccountBook: Hashable, Sendable {
     /// Members removed, as they were when removed: their archives stay on disk, and an admin
     /// may bring one back (``validateRestore(_:)``).
     public private(set) var removedAccounts: [UInt64: Account] = [:]
+    /// The sessions removed members had, so that a call with one is told the member was removed
+    /// rather than that the session expired. Restoring the member ends them.
+    public private(set) var removedSessions: [TokenDigest: Session] = [:]
     private var idsByUsername: [String: UInt64] = [:]
 
     public init() {}
@@ -133,22 +86,22 @@ public struct AccountBook: Hashable, Sendable {
     /// Members sorted by username.
     public var members: [Account] { accounts.values.sorted { $0.username < $1.username } }
 
+    /// Removed members, by username (then id: a name may have been removed more than once).
+    public var removedMembers: [Account] {
+        removedAccounts.values.sorted { ($0.username, $0.id) < ($1.username, $1.id) }
+    }
+
+    /// The session a removed member had with this token digest, when it has not expired at `now`.
+    public func removedSession(_ digest: TokenDigest, now: Int64) -> Session? {
+        removedSessions[digest].flatMap { $0.expiresAtUnixMilliseconds > now ? $0 : nil }
+    }
+
     /// The session of a token digest, when it exists and has not expired at `now`.
     public func session(_ digest: TokenDigest, now: Int64) -> Session? {
         guard let session = sessions[digest], session.expiresAtUnixMilliseconds > now,
             accounts[session.memberID] != nil
         else { return nil }
         return session
-    }
-
-    /// The shortest password accepted.
-    public static let minimumPasswordLength = 8
-
-    /// Refuses a new password that is too short; `field` names it in the error.
-    public static func checkPassword(_ password: String, field: String) throws(DomainError) {
-        guard password.count >= minimumPasswordLength else {
-            throw .invalid(field, "a password must be at least \(minimumPasswordLength) characters")
-        }
     }
 
     /// Refuses a name that cannot be a username; `field` names it in the error.
@@ -190,10 +143,12 @@ public struct AccountBook: Hashable, Sendable {
         throws(DomainError) -> AccountMutation?
     {
         var child = try existing(childName)
+        // What is asked is wrong whatever the household's state: bad data, not a precondition.
         guard child.isChild else {
-            throw DomainError(
-                .full, field: "username",
-                "\(child.username) is not a child; guardians are for members added with member add --child")
+            throw .invalid(
+                "username",
+                "\(child.username) is not a child: only a child (member add NAME --child) has guardians, "
+                    + "and admins act for every member already")
         }
         let guardian: Account
         do { guardian = try existing(guardianName) } catch {
@@ -214,6 +169,9 @@ public struct AccountBook: Hashable, Sendable {
     public func validateRole(_ username: String, role: Role) throws(DomainError) -> AccountMutation? {
         var account = try existing(username)
         guard account.role != role else { return nil }
+        if role == .admin && account.isChild {
+            throw .invalid("role", "\(account.username) is a child, and a child cannot be an admin")
+        }
         if role == .member { try refuseLastAdmin(account, field: "role", "cannot be made a member") }
         account.role = role
         return .changed(account)
@@ -312,8 +270,9 @@ public struct AccountBook: Hashable, Sendable {
             accounts[account.id] = account
             idsByUsername[account.username] = account.id
             nextMemberID = max(nextMemberID, account.id + 1)
-            // Adding a removed member's id back is restoring them.
+            // Adding a removed member's id back is restoring them; they log in again.
             removedAccounts[account.id] = nil
+            removedSessions = removedSessions.filter { $0.value.memberID != account.id }
         case .changed(let account):
             guard let old = accounts[account.id] else { return }
             idsByUsername[old.username] = nil
@@ -330,6 +289,9 @@ public struct AccountBook: Hashable, Sendable {
             if let account = accounts.removeValue(forKey: memberID) {
                 idsByUsername[account.username] = nil
                 removedAccounts[memberID] = account
+                for (digest, session) in sessions where session.memberID == memberID {
+                    removedSessions[digest] = session
+                }
             }
             sessions = sessions.filter { $0.value.memberID != memberID }
         case .sessionStarted(let session):
@@ -337,6 +299,7 @@ public struct AccountBook: Hashable, Sendable {
             sessions[session.digest] = session
         case .sessionEnded(let digest):
             sessions[digest] = nil
+            removedSessions[digest] = nil
         case .drink(let change):
             drinks.apply(change)
         }
@@ -354,6 +317,12 @@ public struct AccountBook: Hashable, Sendable {
         nextMemberID = max(nextMemberID, account.id + 1)
     }
 
+    /// Keeps a removed member's session read from a snapshot (after ``keepRemoved(_:)``).
+    public mutating func keepRemovedSession(_ session: Session) {
+        guard removedAccounts[session.memberID] != nil else { return }
+        removedSessions[session.digest] = session
+    }
+
     /// Restores the id counter from a snapshot (ids of removed members stay used).
     public mutating func reserveIDs(below next: UInt64) {
         nextMemberID = max(nextMemberID, next)
@@ -365,5 +334,6 @@ public struct AccountBook: Hashable, Sendable {
             && sessions.values.allSatisfy { accounts[$0.memberID] != nil }
             && accounts.keys.allSatisfy { $0 < nextMemberID } && drinks.isValid
             && removedAccounts.keys.allSatisfy { $0 < nextMemberID && accounts[$0] == nil }
+            && removedSessions.values.allSatisfy { removedAccounts[$0.memberID] != nil }
     }
 }

@@ -341,7 +341,8 @@ extension WaterV1 {
 
         public var currentPassword: String
 
-        /// At least 8 characters.
+        /// At least 8 characters, at most 1024 bytes (UTF-8): a Login must fit the 4096-byte frame
+        /// allowed before login.
         public var newPassword: String
 
         /// Creates a `ChangePasswordRequest`; omitted fields take the proto3 defaults.
@@ -433,6 +434,7 @@ extension WaterV1 {
         /// Empty: the username.
         public var displayName: String
 
+        /// At least 8 characters, at most 1024 bytes (UTF-8); empty for a child.
         public var password: String
 
         /// ROLE_UNSPECIFIED: ROLE_MEMBER.
@@ -633,6 +635,7 @@ extension WaterV1 {
 
         public var username: String
 
+        /// At least 8 characters, at most 1024 bytes (UTF-8).
         public var newPassword: String
 
         /// Creates a `ResetPasswordRequest`; omitted fields take the proto3 defaults.
@@ -807,8 +810,37 @@ extension WaterV1 {
         public typealias Response = ListMembersResponse
         public static let method = MethodTable.shared.method(calledBy: protoName)
 
+        /// True: list the removed members instead (admins only; PERMISSION_DENIED for a member), as
+        /// they were when removed; RestoreMember brings one back.
+        public var removed: Bool
+
         /// Creates a `ListMembersRequest`; omitted fields take the proto3 defaults.
-        public init() {
+        public init(removed: Bool = false) {
+            self.removed = removed
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case removed = "removed"
+
+            var intValue: Int? {
+                switch self {
+                case .removed: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .removed
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                removed: try container.decodeIfPresent(Bool.self, forKey: .removed) ?? false)
         }
     }
 
@@ -1426,10 +1458,12 @@ extension WaterV1.ListMembersRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init()
+        self.init(removed: reader.value(at: 0).bool)
     }
 
-    package func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bool(removed), at: 0)
+    }
 }
 
 extension WaterV1.ListMembersResponse: WireMessage {

@@ -53,13 +53,17 @@ struct AccountService: Service {
             guard matches, let account else {
                 peerLog.log(
                     .info, "login failed", from: call.peerHost,
-                    ["user.name": quotedPeerText(username, limit: 32), "peer": call.peer])
+                    ["user.name": boundedPeerText(username, limit: 32), "peer": call.peer])
+                // Only a child's name hears of children: any other wrong login reads the same,
+                // known name or not.
                 return reply(
                     .failure(
                         WaterError(
                             .unauthenticated,
-                            "wrong username or password (a child has no password until an admin sets one "
-                                + "with member reset)")))
+                            account?.isChild == true
+                                ? "wrong username or password: \(username) is a child, who can log in only once an "
+                                    + "admin has given them a password (water-client member reset \(username))"
+                                : "wrong username or password")))
             }
             let (token, session) = newSession(for: account.id, now: call.now)
             replying(reply) { () throws(WaterError) in
@@ -272,11 +276,17 @@ struct AccountService: Service {
             reply: reply)
     }
 
+    /// The household's members, or (`removed`, admins only) the removed ones, as they were.
     func listMembers(_ request: WaterV1.ListMembersRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.ListMembersResponse
     {
-        WaterV1.ListMembersResponse(
-            members: try archives.read(archives.accounts) { book in book.members.map { Wire.member($0, in: book) } })
+        if request.removed && call.account.role != .admin {
+            throw WaterError(.permissionDenied, "only admins see the removed members")
+        }
+        return WaterV1.ListMembersResponse(
+            members: try archives.read(archives.accounts) { book in
+                (request.removed ? book.removedMembers : book.members).map { Wire.member($0, in: book) }
+            })
     }
 
     /// Adds or removes a guardian of a child; repeating either changes nothing.

@@ -59,7 +59,7 @@ extension AccountMutation: ArchiveEffect {
             effects.changesBoard = true
         case .removed(let memberID):
             effects.changesBoard = true
-            effects.endedSessions.members.append(memberID)
+            effects.endedSessions.removedMembers.append(memberID)
         case .passwordSet(let memberID, _):
             effects.endedSessions.members.append(memberID)
         case .sessionEnded(let digest):

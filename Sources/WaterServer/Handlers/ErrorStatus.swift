@@ -38,6 +38,13 @@ extension WaterError {
         .failedPrecondition,
         "the server's accounts cannot be read, so nobody can log in; an admin should run "
             + "water-server check on the server (and then water-server repair --accounts)")
+
+    /// What a call with a session of a removed member is told: the token is known, its member is
+    /// no longer one (PERMISSION_DENIED), which an expired session (UNAUTHENTICATED) is not.
+    static let noLongerMember = WaterError(
+        .permissionDenied,
+        "you are no longer a member of this household: an admin removed you (and can bring you back with "
+            + "water-client member restore; then log in again)")
 }
 
 extension WaterError {

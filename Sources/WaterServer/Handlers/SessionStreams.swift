@@ -87,26 +87,31 @@ final class SessionStreams: Sendable {
         state.withLock { _ = $0.streams.removeValue(forKey: id) }
     }
 
-    /// `ended` sessions are over: their streams end now.
+    /// `ended` sessions are over: their streams end now, a removed member's saying so.
     func end(_ ended: EndedSessions) {
         guard !ended.isEmpty else { return }
-        endStreams { ended.sessions.contains($0.session) || ended.members.contains($0.memberID) }
+        endStreams { stream in
+            if ended.removedMembers.contains(stream.memberID) { return .noLongerMember }
+            return ended.sessions.contains(stream.session) || ended.members.contains(stream.memberID)
+                ? Self.sessionEnded : nil
+        }
     }
 
     /// Ends the streams of the sessions expired by now.
     func endExpired() {
         let now = now()
-        endStreams { $0.expiresAtUnixMilliseconds <= now }
+        endStreams { $0.expiresAtUnixMilliseconds <= now ? Self.sessionEnded : nil }
     }
 
-    private func endStreams(where isOver: (Stream) -> Bool) {
+    /// Ends each stream `ending` gives an error for, with that error.
+    private func endStreams(where ending: (Stream) -> WaterError?) {
         let over = state.withLock { state in
-            let over = state.streams.filter { isOver($0.value) }
-            for id in over.keys { state.streams[id] = nil }
-            return Array(over.values)
+            let over = state.streams.compactMap { id, stream in ending(stream).map { (id, stream, $0) } }
+            for (id, _, _) in over { state.streams[id] = nil }
+            return over
         }
         // Outside the lock: each goes to its connection's loop.
-        for stream in over { stream.end(Self.sessionEnded) }
+        for (_, stream, error) in over { stream.end(error) }
     }
 
     /// Sets the timer for `expiry`. A timer that finds another set for an earlier expiry since
@@ -133,10 +138,11 @@ final class SessionStreams: Sendable {
 }
 
 /// The sessions a decision ends: some by their digest (Logout), all of some members' (a
-/// password set, a member removed).
+/// password set), all of removed members' (told why: they are no longer members).
 struct EndedSessions: Sendable, Equatable {
     var sessions: [TokenDigest] = []
     var members: [UInt64] = []
+    var removedMembers: [UInt64] = []
 
-    var isEmpty: Bool { sessions.isEmpty && members.isEmpty }
+    var isEmpty: Bool { sessions.isEmpty && members.isEmpty && removedMembers.isEmpty }
 }

@@ -17,7 +17,8 @@ extension AccountBook: ArchiveModel {
             lastSequence: lastSequence, journalGeneration: journalGeneration, nextMemberID: nextMemberID,
             accounts: accounts.values.sorted { $0.id < $1.id }.map(Self.stored),
             sessions: sessions.values.map(Self.stored), drinks: drinks.drinks.map(StoredValues.stored),
-            removedAccounts: removedAccounts.values.sorted { $0.id < $1.id }.map(Self.stored)
+            removedAccounts: removedAccounts.values.sorted { $0.id < $1.id }.map(Self.stored),
+            removedSessions: removedSessions.values.map(Self.stored)
         ).serializedBytes()
     }
 
@@ -30,10 +31,12 @@ extension AccountBook: ArchiveModel {
         for stored in snapshot.removedAccounts { book.keepRemoved(try account(stored, in: context)) }
         book.reserveIDs(below: snapshot.nextMemberID)
         for stored in snapshot.sessions { book.apply(.sessionStarted(try session(stored))) }
+        for stored in snapshot.removedSessions { book.keepRemovedSession(try session(stored)) }
         guard book.accounts.count == snapshot.accounts.count, book.sessions.count == snapshot.sessions.count,
-            book.removedAccounts.count == snapshot.removedAccounts.count
+            book.removedAccounts.count == snapshot.removedAccounts.count,
+            book.removedSessions.count == snapshot.removedSessions.count
         else {
-            throw StoredValues.corrupt("accounts or sessions repeat")
+            throw StoredValues.corrupt("accounts or sessions repeat, or a session names no member")
         }
         // None kept: a household from before drinks, which has the defaults.
         if !snapshot.drinks.isEmpty {

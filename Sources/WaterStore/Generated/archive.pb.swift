@@ -1191,8 +1191,12 @@ extension WaterArchiveV1 {
         /// Members removed: kept (their archives are too) so that an admin can restore them.
         public var removedAccounts: [StoredAccount]
 
+        /// The sessions removed members had: a call with one is told the member was removed, not that
+        /// the session expired. Restoring the member ends them.
+        public var removedSessions: [StoredSession]
+
         /// Creates a `AccountsSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = [], drinks: [StoredDrink] = [], removedAccounts: [StoredAccount] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = [], drinks: [StoredDrink] = [], removedAccounts: [StoredAccount] = [], removedSessions: [StoredSession] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.nextMemberID = nextMemberID
@@ -1200,6 +1204,7 @@ extension WaterArchiveV1 {
             self.sessions = sessions
             self.drinks = drinks
             self.removedAccounts = removedAccounts
+            self.removedSessions = removedSessions
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1210,6 +1215,7 @@ extension WaterArchiveV1 {
             case sessions = "sessions"
             case drinks = "drinks"
             case removedAccounts = "removed_accounts"
+            case removedSessions = "removed_sessions"
 
             var intValue: Int? {
                 switch self {
@@ -1220,6 +1226,7 @@ extension WaterArchiveV1 {
                 case .sessions: 4
                 case .drinks: 5
                 case .removedAccounts: 6
+                case .removedSessions: 7
                 }
             }
 
@@ -1232,6 +1239,7 @@ extension WaterArchiveV1 {
                 case 4: self = .sessions
                 case 5: self = .drinks
                 case 6: self = .removedAccounts
+                case 7: self = .removedSessions
                 default: return nil
                 }
             }
@@ -1247,7 +1255,8 @@ extension WaterArchiveV1 {
                 accounts: try container.decodeIfPresent([StoredAccount].self, forKey: .accounts) ?? [],
                 sessions: try container.decodeIfPresent([StoredSession].self, forKey: .sessions) ?? [],
                 drinks: try container.decodeIfPresent([StoredDrink].self, forKey: .drinks) ?? [],
-                removedAccounts: try container.decodeIfPresent([StoredAccount].self, forKey: .removedAccounts) ?? [])
+                removedAccounts: try container.decodeIfPresent([StoredAccount].self, forKey: .removedAccounts) ?? [],
+                removedSessions: try container.decodeIfPresent([StoredSession].self, forKey: .removedSessions) ?? [])
         }
     }
 
@@ -1641,7 +1650,7 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self), drinks: reader.messages(at: 5, as: WaterArchiveV1.StoredDrink.self), removedAccounts: reader.messages(at: 6, as: WaterArchiveV1.StoredAccount.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self), drinks: reader.messages(at: 5, as: WaterArchiveV1.StoredDrink.self), removedAccounts: reader.messages(at: 6, as: WaterArchiveV1.StoredAccount.self), removedSessions: reader.messages(at: 7, as: WaterArchiveV1.StoredSession.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1652,6 +1661,7 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
         builder.setMessages(sessions, at: 4)
         builder.setMessages(drinks, at: 5)
         builder.setMessages(removedAccounts, at: 6)
+        builder.setMessages(removedSessions, at: 7)
     }
 }
 

@@ -67,7 +67,10 @@ enum CupCommand: ClientCommand {
             let response = try invocation.client().call(
                 WaterV1.AddCupRequest(cup: WaterV1.Cup(name: name, amountMl: amount, drink: drink), forMember: member))
             remember(response.settings, invocation, for: member)
-            invocation.output(response) { "kept \(name): water-client log \(name)\n" + cupList(response.settings) }
+            invocation.output(response) {
+                "kept \(name): water-client log \(name)\(Format.forHint(member))\n"
+                    + cupList(response.settings, for: member)
+            }
         }
     }
 
@@ -84,7 +87,7 @@ enum CupCommand: ClientCommand {
             // The household's drinks: a cup of one removed since says so.
             let drinks = try client.call(WaterV1.ListDrinksRequest()).drinks.map(\.name)
             invocation.output(response) {
-                cupText(response.settings) + "\n" + cupList(response.settings, drinks: Set(drinks))
+                cupText(response.settings) + "\n" + cupList(response.settings, for: member, drinks: Set(drinks))
             }
         }
     }
@@ -98,15 +101,16 @@ enum CupCommand: ClientCommand {
             let name = try invocation.arguments.onlyPositional(missing: "cup rm needs a cup's name")
             let response = try invocation.client().call(WaterV1.RemoveCupRequest(name: name, forMember: member))
             remember(response.settings, invocation, for: member)
-            invocation.output(response) { "removed \(name)\n" + cupList(response.settings) }
+            invocation.output(response) { "removed \(name)\n" + cupList(response.settings, for: member) }
         }
     }
 
-    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk"; with the
-    /// household's `drinks`, a cup of a drink no longer among them says so.
-    private static func cupList(_ settings: WaterV1.Settings?, drinks: Set<String>? = nil) -> String {
+    /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk"; the hint for none
+    /// names `member` when the command acted for them; with the household's `drinks`, a cup of a
+    /// drink no longer among them says so.
+    private static func cupList(_ settings: WaterV1.Settings?, for member: String, drinks: Set<String>? = nil) -> String {
         let cups = settings?.cups ?? []
-        guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350" }
+        guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350\(Format.forHint(member))" }
         let width = cups.map(\.name.count).max() ?? 0
         return cups.map { cup in
             let name = cup.name.terminalSafe

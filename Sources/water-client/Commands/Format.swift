@@ -41,6 +41,11 @@ enum Format {
         return "streak \(counted(Int(streak.currentDays), "day", "days")), best \(streak.bestDays)"
     }
 
+    /// " --for kim" in a command a hint suggests while acting for kim; "" for oneself.
+    static func forHint(_ member: String) -> String {
+        member.isEmpty ? "" : " --for \(member.terminalSafe)"
+    }
+
     /// "Mon 2026-11-30" (a date that is not one, as a server sent it, neutralised).
     static func dayName(_ date: String) -> String {
         DisplayText.dayName(date) ?? "    \(date.terminalSafe)"

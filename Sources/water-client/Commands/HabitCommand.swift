@@ -57,7 +57,7 @@ enum HabitCommand {
             }
             let response = try client.call(WaterV1.ListHabitWeekRequest(week: week, forMember: member))
             invocation.updateCache(for: member) { $0.habits = response.habits.compactMap(\.habit) }
-            invocation.output(response) { render(response) }
+            invocation.output(response) { render(response, for: member) }
         }
     }
 
@@ -153,14 +153,16 @@ enum HabitCommand {
                 client == nil ? .unavailable : .notFound,
                 client == nil
                     ? "the server cannot be reached, and this computer knows no habit called \(text)"
-                    : "you have no habit called \(text); see water-client habit ls")
+                    : "\(member.isEmpty ? "you have" : "\(member) has") no habit called \(text); "
+                        + "see water-client habit ls\(Format.forHint(member))")
         }
         return habit.habitID
     }
 
-    static func render(_ response: WaterV1.ListHabitWeekResponse) -> String {
+    /// The week's check list; the hint for no habits names `member` when acting for them.
+    static func render(_ response: WaterV1.ListHabitWeekResponse, for member: String) -> String {
         guard !response.habits.isEmpty else {
-            return "no habits yet: water-client habit add read --icon book --color green"
+            return "no habits yet: water-client habit add read\(Format.forHint(member)) --icon book --color green"
         }
         // The names' column is wide enough for the longest name and for the week's label; the
         // label is padded before it is made bold, so no escape sequence is ever cut.

@@ -1,5 +1,6 @@
 import WaterCLI
 import WaterClient
+import WaterCore
 import WaterProtocol
 
 /// `member add|rename|reset|rm|restore|guardian|admin|ls` (admins, except ls).
@@ -11,7 +12,9 @@ enum MemberCommands {
             details: """
                 Adds a member; their password is asked for twice, or read from standard input. A child
                 (--child) has no password and cannot log in until an admin gives one (member reset);
-                admins and the child's guardians (member guardian) act for them with --for.
+                admins and the child's guardians (member guardian) act for them with --for. With --age
+                (2 to 13) a child's daily goal is set to what EFSA (2010) found children of that age need
+                from drinks: 1000 ml at 2-3 years, 1200 ml at 4-8, 1500 ml at 9-13.
                 """,
             options: [
                 OptionSpec("display-name", "TEXT", "the name the board shows"),
@@ -19,8 +22,11 @@ enum MemberCommands {
                 OptionSpec("time-zone", "ZONE", "the zone their days follow (default: the household's)"),
                 OptionSpec("password-stdin", nil, "read their password from standard input"),
                 OptionSpec("child", nil, "a child: no password and no login; admins and guardians log for them"),
+                OptionSpec("age", "YEARS", "a child's age (2-13): sets their goal from EFSA's figures for children"),
             ],
-            examples: ["member add ben --display-name Ben --time-zone Europe/Berlin", "member add kim --child"])
+            examples: [
+                "member add ben --display-name Ben --time-zone Europe/Berlin", "member add kim --child --age 6",
+            ])
 
         static func run(_ invocation: inout Invocation) throws {
             let displayName = try invocation.arguments.option("display-name") ?? ""
@@ -28,22 +34,45 @@ enum MemberCommands {
             let zone = try invocation.arguments.option("time-zone") ?? ""
             let fromStandardInput = invocation.arguments.flag("password-stdin")
             let child = invocation.arguments.flag("child")
+            let age = try invocation.arguments.option("age")
             let name = try invocation.arguments.onlyPositional(missing: "member add needs a username")
             if child && (admin || fromStandardInput) {
                 throw UsageError(
                     "a child is added without a password and not as an admin: leave out --admin and --password-stdin")
             }
+            let goal = try age.map { (text) throws(UsageError) in try childGoal(age: text, child: child, name) }
             let password = child ? "" : try newPassword(for: name, fromStandardInput)
             let response = try invocation.client().call(
                 WaterV1.AddMemberRequest(
                     username: name, displayName: displayName, password: password, role: admin ? .admin : .member,
                     timeZone: zone, child: child))
+            // The goal is the child's first setting, set as an admin sets anyone's (--for).
+            let goalSet = try goal.map { goal in
+                try invocation.client().call(WaterV1.SetGoalRequest(dailyGoalMl: goal.millilitres, forMember: name))
+            }
             invocation.output(response) {
-                child
+                (child
                     ? "added \(name), a child with no password: log for them with --for \(name) "
                         + "(admins can; make a guardian with: water-client member guardian \(name) add NAME)"
-                    : "added \(name); they can log in with: water-client login \(name)"
+                    : "added \(name); they can log in with: water-client login \(name)")
+                    + (goal.map { goal in
+                        "\n\(name)'s daily goal: \(goalSet?.settings?.dailyGoalMl ?? goal.millilitres) ml, \(goal.source); "
+                            + "change it with: water-client goal ML --for \(name)"
+                    } ?? "")
             }
+        }
+
+        /// The goal `--age` sets for a child: EFSA's figure for drinks at that age (``ChildGoal``).
+        private static func childGoal(age text: String, child: Bool, _ name: String) throws(UsageError)
+            -> (millilitres: Int32, source: String)
+        {
+            guard child else { throw UsageError("--age is for a child: member add \(name) --child --age YEARS") }
+            guard let years = Int(text), let millilitres = ChildGoal.millilitres(forAge: years) else {
+                throw UsageError(
+                    "--age takes \(ChildGoal.ages.lowerBound) to \(ChildGoal.ages.upperBound) (EFSA's figures for "
+                        + "children's drinks), got \"\(text.terminalSafe)\"; older children keep the adults' goal")
+            }
+            return (millilitres, ChildGoal.source(forAge: years))
         }
     }
 
@@ -162,14 +191,30 @@ enum MemberCommands {
         }
     }
 
-    /// `member ls`.
+    /// `member ls [--removed]`.
     enum List: ClientCommand {
-        static let spec = CommandSpec("member ls", summary: "the household's members", examples: ["member ls"])
+        static let spec = CommandSpec(
+            "member ls", summary: "the household's members",
+            details: """
+                Lists the household's members. With --removed (admins): the members member rm removed,
+                whose data the server keeps; member restore NAME brings one back.
+                """,
+            options: [OptionSpec("removed", nil, "list the removed members instead (admins)")],
+            examples: ["member ls", "member ls --removed"])
 
         static func run(_ invocation: inout Invocation) throws {
+            let removed = invocation.arguments.flag("removed")
             try invocation.arguments.finish()
-            let response = try invocation.client().call(WaterV1.ListMembersRequest())
+            let response = try invocation.client().call(WaterV1.ListMembersRequest(removed: removed))
             invocation.output(response) {
+                if removed {
+                    guard !response.members.isEmpty else { return "no removed members" }
+                    return response.members.map {
+                        let name = $0.username.terminalSafe
+                        return
+                            "\(name) (\($0.displayName.terminalSafe)), removed: member restore \(name) brings them back"
+                    }.joined(separator: "\n")
+                }
                 // Usernames are what members copy into other commands: the column fits the
                 // longest one, never cuts it.
                 let width = response.members.map { $0.username.terminalSafe.count }.max() ?? 0
@@ -212,7 +257,9 @@ enum MemberCommands {
                 case true?: break
                 case false?: throw WaterError(.cancelled, "\(name) was not removed")
                 case nil:
-                    throw UsageError("member rm removes a member for good; say --yes when not asked on a terminal")
+                    throw UsageError(
+                        "member rm asks first; say --yes when not asked on a terminal (\(name)'s data stays on the "
+                            + "server: member restore \(name) brings them back)")
                 }
             }
             let response = try invocation.client().call(WaterV1.RemoveMemberRequest(username: name))
@@ -237,6 +284,7 @@ enum MemberCommands {
                 fromStandardInput: fromStandardInput, prompt: "password for \(name): ",
                 confirm: !fromStandardInput)
         else { throw UsageError("no password given") }
+        try SessionCommands.checkLength(password)
         return password
     }
 }

@@ -33,6 +33,10 @@ enum SessionCommands {
             }
             let name = invocation.arguments.positional() ?? invocation.session()?.username
             try invocation.arguments.finish()
+            // Standard input holds the password: the name cannot be asked for there too.
+            if name == nil && fromStandardInput {
+                throw UsageError("login --password-stdin needs NAME: water-client login NAME --password-stdin")
+            }
             guard let username = try name ?? Terminal.password(fromStandardInput: false, prompt: "username: ") else {
                 throw UsageError("login needs a username")
             }
@@ -49,6 +53,8 @@ enum SessionCommands {
             else {
                 throw UsageError("no password given")
             }
+            // One longer than any password can be would not fit the frame the server reads before login.
+            try checkLength(password)
             let response = try client.login(username: username, password: password)
             invocation.warnIfClocksDiffer(client)
             let server = try invocation.server().description
@@ -68,6 +74,16 @@ enum SessionCommands {
             invocation.output(response.member ?? WaterV1.Member()) {
                 "logged in as \(username) on \(server)"
             }
+        }
+    }
+
+    /// Refuses (65) a password longer than any the server keeps, before it is sent: at login,
+    /// where it would not fit the frame the server reads first, and wherever one is set.
+    static func checkLength(_ password: String) throws {
+        do {
+            try AccountBook.checkPasswordLength(password, field: "password")
+        } catch {
+            throw WaterError(error)
         }
     }
 
@@ -149,6 +165,7 @@ enum SessionCommands {
                 let new = try Terminal.password(
                     fromStandardInput: fromStandardInput, prompt: "new password: ", confirm: !fromStandardInput)
             else { throw UsageError("no password given") }
+            try checkLength(new)
             guard var session = invocation.session() else {
                 throw invocation.notLoggedIn()
             }

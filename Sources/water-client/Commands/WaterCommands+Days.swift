@@ -30,7 +30,8 @@ extension WaterCommands {
                 ]
                 if response.entries.isEmpty && !day.excused {
                     lines.append(
-                        "no drinks yet today: water-client log logs your usual cup (\(response.settings?.usualCupMl ?? 250) ml)"
+                        "no drinks yet today: water-client log\(Format.forHint(member)) logs "
+                            + "\(member.isEmpty ? "your" : "\(member)'s") usual cup (\(response.settings?.usualCupMl ?? 250) ml)"
                     )
                 }
                 let zone = ZoneInfo.system.zone(named: zoneName) ?? Invocation.localZone

@@ -106,7 +106,7 @@ extension WaterCommands {
             invocation.output(response) {
                 let entry = response.entry ?? WaterV1.WaterEntry()
                 return "now \(entry.amountMl) ml \(Format.when(entry, zone: zone))\n"
-                    + response.days.map(Format.dayLine).joined(separator: "\n")
+                    + response.days.map { Format.daySummary($0) }.joined(separator: "\n")
             }
         }
     }
@@ -181,7 +181,7 @@ extension WaterCommands {
                 ? "this computer knows no drink whose id starts with \(text): the server cannot be reached, and "
                     + "only today's drinks and those waiting to be sent are known here; give the full id"
                 : "no drink of the last year has an id starting with \(text) "
-                    + "(water-client history --days 366 --entries lists them)"
+                    + "(water-client history --days 366 --entries\(Format.forHint(member)) lists them)"
             throw WaterError(
                 matches.isEmpty ? .notFound : .invalidArgument,
                 matches.isEmpty

@@ -7,6 +7,11 @@ import WaterStore
 enum BackupCommand: ServerCommand {
     static let spec = CommandSpec(
         "backup", summary: "copy the data, also while the server runs",
+        details: """
+            Copies the data directory into --to, a new folder, also while the server runs, and reads the
+            copy back. The folder --to is in must exist: a backup never makes it, so one to a disk that is
+            not mounted says so instead of filling the disk the mount point is on.
+            """,
         options: [
             dataOption,
             OptionSpec("to", "DIR", "where the copy goes", required: true),

@@ -34,7 +34,7 @@ enum CheckCommand: ServerCommand {
             let path = "\(data)/\(report.archive)"
             if report.archive != DataDirectory.log {
                 // Which member's it is: `users/2` alone tells an admin nothing.
-                let whose = report.member.map { "\($0)'s archive" }
+                let whose = report.member.map { "\($0)'s archive" + (report.removed ? ", removed" : "") }
                 let records = "\(report.lastRecord) \(report.lastRecord == 1 ? "record" : "records")"
                 Terminal.print(
                     report.problem.map { "DAMAGED   \(path)\(whose.map { " (\($0))" } ?? ""): \($0)" }
