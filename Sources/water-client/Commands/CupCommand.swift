@@ -108,7 +108,8 @@ enum CupCommand: ClientCommand {
     /// The named cups, one a line: "mug     350 ml" or "latte   250 ml milk"; the hint for none
     /// names `member` when the command acted for them; with the household's `drinks`, a cup of a
     /// drink no longer among them says so.
-    private static func cupList(_ settings: WaterV1.Settings?, for member: String, drinks: Set<String>? = nil) -> String {
+    private static func cupList(_ settings: WaterV1.Settings?, for member: String, drinks: Set<String>? = nil) -> String
+    {
         let cups = settings?.cups ?? []
         guard !cups.isEmpty else { return "no named cups yet: water-client cup add mug 350\(Format.forHint(member))" }
         let width = cups.map(\.name.count).max() ?? 0
