@@ -153,7 +153,11 @@ struct HomeAssistantMessages: Sendable {
                 totalMl: member.privacy == .full ? standing.totalMillilitres : nil, daysMet: standing.daysMet,
                 averagePercent: standing.averagePercent, streakDays: standing.streakDays)
         }
-        let leader = members.first { $0.standing.totalMillilitres > 0 }?.standing.displayName
+        // Led by what the wall shows of them: a percent member's millilitres are not a figure
+        // (15 ml, shown 0 %, leads no one).
+        let leader = members.first {
+            $0.privacy == .full ? $0.standing.totalMillilitres > 0 : $0.standing.averagePercent > 0
+        }?.standing.displayName
         return BoardState(week: "\(week)", leader: leader, members: lines)
     }
 

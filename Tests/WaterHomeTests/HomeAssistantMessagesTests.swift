@@ -42,6 +42,15 @@ private func object(_ text: String?) throws -> [String: Any] {
 
 @Suite("Home Assistant messages")
 struct HomeAssistantMessagesTests {
+    @Test("issue 32: a percent member whose few millilitres show as 0 % leads no one on the wall")
+    func leaderByShownFigures() throws {
+        let published = messages([(try member("pat", [15]), .percent), (try member("ann", []), .full)])
+        let board = try object(published["water/board"])
+        #expect(board["leader"] as? String == nil, "\(board)")
+        let led = messages([(try member("pat", [1000]), .percent), (try member("ann", []), .full)])
+        #expect(try object(led["water/board"])["leader"] as? String == "Pat")
+    }
+
     @Test("a full member's state has every figure, and the board ranks with the same WeeklyBoard the API serves")
     func fullMember() throws {
         let published = messages([(try member("ben", [1000, 500]), .full), (try member("ann", [250]), .full)])
