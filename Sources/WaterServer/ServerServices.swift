@@ -218,11 +218,12 @@ struct BoardBuilder: Sendable {
     /// week first, each as GetBoard has it but without the rows' days. Each week's ranking is
     /// kept until anything changes or the minute turns (``BoardCache/pastBoards``); the members
     /// are read at most once for all the weeks missing.
+    /// A week before the household's first (no member had joined) is left out.
     func history(weeks: Int, order: BoardOrder, viewer: String?, now: Int64) -> [WaterV1.WeeklyBoard] {
         let generation = cache.generation.withLock { $0 }
         var read: (members: [BoardMember], unavailable: [WaterV1.Member])?
         var week = currentWeek(now: now)
-        return (0..<weeks).map { _ in
+        return (0..<weeks).compactMap { _ in
             week = week.previous
             let key = BoardCache.Key(week: week, order: order, minute: now / 60_000, viewer: nil)
             var past = cache.pastBoards.withLock { $0[key] }
@@ -241,6 +242,7 @@ struct BoardBuilder: Sendable {
                     boards[key] = past
                 }
             }
+            guard !past!.built.standings.isEmpty else { return nil }
             var board = Self.wire(past!.built, unavailable: past!.unavailable, viewer: viewer, now: now)
             for index in board.rows.indices { board.rows[index].days = [] }
             return board

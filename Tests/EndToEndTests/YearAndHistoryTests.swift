@@ -201,13 +201,31 @@ struct YearAndHistoryTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("issue 32: a new household's first board says joined today; a past week led at 0 % has no winner")
+    func firstBoardAndNoWinner() throws {
+        let server = try ServerProcess.fresh(["--clock", "\(wednesday)"])
+        let mum = try loggedInMum(server)
+        // Added on Wednesday by the server's clock (mum's account is made by `init`, at the real time).
+        let dad = try addedDad(server, by: mum)
+        let board = try dad.run(["board"])
+        let line = try #require(board.output.split(separator: "\n").first { $0.contains(" Dad ") }, "\(board.output)")
+        #expect(line.contains("joined today") && !line.contains("excused"), "\(line)")
+        // A sip last week: she was a member then, at 0 %, and alone (dad joined this week).
+        #expect(try mum.run(["log", "10", "--at", "2026-11-23T09:00Z"]).status == 0)
+        let history = try mum.run(["board", "--history", "--weeks", "2"])
+        #expect(
+            history.output == "Past weeks, last week first\n"
+                + "2026-W48 from 2026-11-23  no winner: nobody reached 1 % of their goal\n", "\(history.output)")
+        #expect(server.stop() == 0)
+    }
+
     @Test("board --history: each past week's winner, your rank and percent, from the same rows as GetBoard")
     func boardHistory() throws {
         var server = try ServerProcess.fresh(["--clock", "\(wednesday)"])
         let mum = try loggedInMum(server)
         let dad = try addedDad(server, by: mum)
-        // 2026-W48: mum 1 day met of 7 (14 %), dad 2 (28 %). W47: mum half a day (7 %), dad
-        // nothing. W46: nobody.
+        // 2026-W48: mum 1 day met of 7 (14 %), dad 2 (28 %). W47: mum half a day (7 %); dad had
+        // not joined (issue 32: he is not on it). W46: before anyone joined, so not listed.
         for (who, at) in [(mum, "2026-11-23"), (dad, "2026-11-23"), (dad, "2026-11-24")] {
             #expect(try who.run(["log", "2000", "--at", "\(at)T09:00Z"]).status == 0)
         }
@@ -218,12 +236,11 @@ struct YearAndHistoryTests {
             shown.output == """
                 Past weeks, last week first
                 2026-W48 from 2026-11-23  won by Dad (28 %); you came 2nd of 2 (14 %)
-                2026-W47 from 2026-11-16  won by mum (7 %); you came 1st of 2 (7 %)
-                2026-W46 from 2026-11-09  nobody drank anything
+                2026-W47 from 2026-11-16  won by mum (7 %); you came 1st of 1 (7 %)
 
                 """)
         let history = try mum.json(WaterV1.GetBoardHistoryResponse.self, ["board", "--history"])
-        #expect(history.boards.count == 8)
+        #expect(history.boards.count == 2, "the household's first week is W47")
         #expect(history.boards.map(\.week).prefix(2) == ["2026-W48", "2026-W47"])
         // The same rows GetBoard gives for that week, without their days.
         var rows = try #require(

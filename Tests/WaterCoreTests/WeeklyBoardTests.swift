@@ -113,6 +113,20 @@ struct WeeklyBoardTests {
         #expect(future.standings.allSatisfy { $0.days.isEmpty && $0.averageProgress == 0 && $0.streakDays == 0 })
     }
 
+    @Test(
+        "issue 32: a member who joined after a week is not on it; one who joined during it is, days before not counted")
+    func joinedLater() throws {
+        var late = try member("lea", amounts: [0, 0, 1000, 1000])
+        late.createdAtUnixMilliseconds = noon + 2 * day  // Wednesday of this week
+        let members = [try member("ann", amounts: [2000, 2000, 2000, 2000], lastWeek: [2000]), late]
+        let last = WeeklyBoard(members: members, week: week.previous, order: .progress, now: thursday)
+        #expect(last.standings.map(\.username) == ["ann"])
+        let this = WeeklyBoard(members: members, week: week, order: .progress, now: thursday)
+        let lea = try #require(this.standings.first { $0.username == "lea" })
+        #expect(lea.excusedDays == 2 && lea.days.prefix(2).allSatisfy { $0.excuse == WeeklyBoard.beforeJoining })
+        #expect(lea.averagePercent == 50)
+    }
+
     @Test("members equal on every key share a rank, listed by username")
     func ties() throws {
         let members = [

@@ -81,10 +81,12 @@ public struct WeeklyBoard: Hashable, Sendable {
     public static let beforeJoining = "not joined yet"
 
     /// Ranks `members` for `week` as of `now`. Each member's days end at their own today, in
-    /// their own time zone; a past week counts all seven days.
+    /// their own time zone; a past week counts all seven days. A member who joined after the
+    /// week is not on it: they were not a member then.
     public init(members: [BoardMember], week: ISOWeek, order: BoardOrder, now: Int64) {
         self.week = week
         self.order = order
+        let members = members.filter { member in member.joined.map { $0 <= week.sunday } ?? true }
         var standings = members.map { member in
             let today = member.water.today(atUnixMilliseconds: now)
             let joined = member.joined

@@ -119,10 +119,12 @@ enum Wire {
 
     /// A day of a `percent` member as others get it: the truncated percent and nothing finer
     /// (the exact progress times a known goal is the millilitres), no entry count, and whether
-    /// it was excused but not why.
+    /// it was excused but not why (unless it was before they joined).
     private static func percentOnly(_ day: WaterDay) -> WaterV1.DaySummary {
         WaterV1.DaySummary(
             date: day.date.description, progress: Double(day.percent) / 100, percent: UInt32(day.percent),
-            goalMet: day.isGoalMet, excused: day.isExcused)
+            goalMet: day.isGoalMet, excused: day.isExcused,
+            // Not a reason of theirs: when they joined is on everyone's board.
+            excusedReason: day.excuse == WeeklyBoard.beforeJoining ? WeeklyBoard.beforeJoining : "")
     }
 }

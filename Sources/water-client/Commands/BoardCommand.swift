@@ -99,6 +99,10 @@ enum BoardCommand: ClientCommand {
             return "nobody drank anything"
         }
         let winners = board.rows.filter { $0.rank == 1 }
+        // A first place at 0 % is no win: nobody reached any of their goal.
+        if board.order != .total, (winners.first?.averagePercent ?? 0) == 0 {
+            return "no winner: nobody reached 1 % of their goal"
+        }
         var text =
             "won by \(winners.map { $0.displayName.terminalSafe }.joined(separator: " and ")) (\(figure(winners[0])))"
         if let mine = board.rows.first(where: { $0.username == me }) {
@@ -176,7 +180,7 @@ enum BoardCommand: ClientCommand {
             lines.append(
                 "\(Format.pad(rank, 3)) \(name) \(percent)  \(total) ml  "
                     + "\(row.daysMet) met  streak \(row.streakDays)  best \(row.bestStreakDays)  habits \(row.habitCheckins)"
-                    + (row.excusedDays == 0 ? "" : "  \(row.excusedDays) excused")
+                    + joinedAndExcused(row)
                     + (row.onlyYouSeeThis ? "  (only you see this)" : ""))
             if explain, index > 0, let why = tieBreak(board.rows[index - 1], row, order: board.order) {
                 lines.append("      \(why)")
@@ -215,6 +219,20 @@ enum BoardCommand: ClientCommand {
                 "  - \(name) unavailable: their archive cannot be read until an admin repairs it (water-server check)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// "  joined Wed 2026-12-02" for a member who joined during the week (their days before
+    /// are not counted, and were not excused by them), then "  2 excused" for days they excused.
+    static func joinedAndExcused(_ row: WaterV1.BoardRow) -> String {
+        let beforeJoining = row.days.prefix { $0.excused && $0.excusedReason == WeeklyBoard.beforeJoining }
+        let excused = row.excusedDays - UInt32(beforeJoining.count)
+        var joined = ""
+        if !beforeJoining.isEmpty, beforeJoining.count < row.days.count {
+            // A week still running shows its days up to today: its last one, joined, is today.
+            let isToday = beforeJoining.count == row.days.count - 1 && row.days.count < 7
+            joined = "  joined " + (isToday ? "today" : Format.dayName(row.days[beforeJoining.count].date))
+        }
+        return joined + (excused == 0 ? "" : "  \(excused) excused")
     }
 
     /// Why `row` comes after `above` when the figures shown are the same, or nil when they
