@@ -81,12 +81,16 @@ public struct WeeklyBoard: Hashable, Sendable {
     public static let beforeJoining = "not joined yet"
 
     /// Ranks `members` for `week` as of `now`. Each member's days end at their own today, in
-    /// their own time zone; a past week counts all seven days. A member who joined after the
-    /// week is not on it: they were not a member then.
+    /// their own time zone; a past week counts all seven days. A member who joined after a past
+    /// week is not on it: they were not a member then. (The current week keeps everyone, even
+    /// one whose account is dated after it by a clock set back.)
     public init(members: [BoardMember], week: ISOWeek, order: BoardOrder, now: Int64) {
         self.week = week
         self.order = order
-        let members = members.filter { member in member.joined.map { $0 <= week.sunday } ?? true }
+        let members = members.filter { member in
+            guard let joined = member.joined, joined > week.sunday else { return true }
+            return week.contains(member.water.today(atUnixMilliseconds: now))
+        }
         var standings = members.map { member in
             let today = member.water.today(atUnixMilliseconds: now)
             let joined = member.joined
