@@ -70,10 +70,14 @@ struct AccountService: Service {
                 try archives.commit(
                     archives.accounts,
                     { book in
-                        // Logging in also forgets this member's expired sessions.
-                        let expired = book.sessions.values.filter {
-                            $0.memberID == account.id && $0.expiresAtUnixMilliseconds <= call.now
-                        }
+                        // Logging in also forgets this member's expired sessions, and removed
+                        // members' expired ones (kept only to tell a removed member why): so
+                        // neither grows with time.
+                        let expired =
+                            book.sessions.values.filter {
+                                $0.memberID == account.id && $0.expiresAtUnixMilliseconds <= call.now
+                            }
+                            + book.removedSessions.values.filter { $0.expiresAtUnixMilliseconds <= call.now }
                         return Decision(expired.map { .sessionEnded($0.digest) } + [.sessionStarted(session)])
                     },
                     result: { _, _ in

@@ -186,4 +186,18 @@ struct AccountServiceTests {
         #expect(members.members.map(\.username) == ["ann"])
         #expect(h.services.store.member(bea.id) != nil)
     }
+
+    @Test("a removed member's sessions are kept to tell them why, and forgotten at a login once they have expired")
+    func removedSessionsForgotten() throws {
+        let h = try H()
+        _ = try h.addMember("bea")
+        _ = try h.login("bea")
+        _ = try h.call(h.accounts.removeMember, WaterV1.RemoveMemberRequest(username: "bea"), as: h.admin).get()
+        #expect(try h.services.store.accounts.read { $0.removedSessions.count } == 1)
+        // A login before they expire keeps them; one after forgets them.
+        _ = try h.login(h.admin.username)
+        #expect(try h.services.store.accounts.read { $0.removedSessions.count } == 1)
+        _ = try h.login(h.admin.username, now: H.monday + SessionTokens.lifetimeMilliseconds + 1)
+        #expect(try h.services.store.accounts.read { $0.removedSessions.count } == 0)
+    }
 }
