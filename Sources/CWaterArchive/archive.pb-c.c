@@ -457,6 +457,96 @@ void   water__archive__v1__member_snapshot__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__member_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__privacy_change__init
+                     (Water__Archive__V1__PrivacyChange         *message)
+{
+  static const Water__Archive__V1__PrivacyChange init_value = WATER__ARCHIVE__V1__PRIVACY_CHANGE__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__privacy_change__get_packed_size
+                     (const Water__Archive__V1__PrivacyChange *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__privacy_change__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__privacy_change__pack
+                     (const Water__Archive__V1__PrivacyChange *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__privacy_change__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__privacy_change__pack_to_buffer
+                     (const Water__Archive__V1__PrivacyChange *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__privacy_change__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__PrivacyChange *
+       water__archive__v1__privacy_change__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__PrivacyChange *)
+     protobuf_c_message_unpack (&water__archive__v1__privacy_change__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__privacy_change__free_unpacked
+                     (Water__Archive__V1__PrivacyChange *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__privacy_change__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__archive__v1__zone_change__init
+                     (Water__Archive__V1__ZoneChange         *message)
+{
+  static const Water__Archive__V1__ZoneChange init_value = WATER__ARCHIVE__V1__ZONE_CHANGE__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__zone_change__get_packed_size
+                     (const Water__Archive__V1__ZoneChange *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__zone_change__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__zone_change__pack
+                     (const Water__Archive__V1__ZoneChange *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__zone_change__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__zone_change__pack_to_buffer
+                     (const Water__Archive__V1__ZoneChange *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__zone_change__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__ZoneChange *
+       water__archive__v1__zone_change__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__ZoneChange *)
+     protobuf_c_message_unpack (&water__archive__v1__zone_change__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__zone_change__free_unpacked
+                     (Water__Archive__V1__ZoneChange *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__zone_change__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__household_snapshot__init
                      (Water__Archive__V1__HouseholdSnapshot         *message)
 {
@@ -1651,7 +1741,7 @@ const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
   (ProtobufCMessageInit) water__archive__v1__entry_columns__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[12] =
+static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[16] =
 {
   {
     "last_sequence",
@@ -1797,6 +1887,54 @@ static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "privacy_original",
+    41,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__MemberSnapshot, privacy_original),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "privacy_changes",
+    42,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__MemberSnapshot, n_privacy_changes),
+    offsetof(Water__Archive__V1__MemberSnapshot, privacy_changes),
+    &water__archive__v1__privacy_change__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "original_time_zone",
+    43,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__MemberSnapshot, original_time_zone),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "zone_changes",
+    44,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__MemberSnapshot, n_zone_changes),
+    offsetof(Water__Archive__V1__MemberSnapshot, zone_changes),
+    &water__archive__v1__zone_change__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__member_snapshot__field_indices_by_name[] = {
   9,   /* field[9] = cups */
@@ -1807,16 +1945,20 @@ static const unsigned water__archive__v1__member_snapshot__field_indices_by_name
   6,   /* field[6] = habits */
   1,   /* field[1] = journal_generation */
   0,   /* field[0] = last_sequence */
+  14,   /* field[14] = original_time_zone */
   11,   /* field[11] = privacy */
+  13,   /* field[13] = privacy_changes */
+  12,   /* field[12] = privacy_original */
   3,   /* field[3] = time_zone */
   2,   /* field[2] = usual_cup_ml */
   8,   /* field[8] = usual_drink */
+  15,   /* field[15] = zone_changes */
 };
 static const ProtobufCIntRange water__archive__v1__member_snapshot__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 40, 11 },
-  { 0, 12 }
+  { 0, 16 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor =
 {
@@ -1826,11 +1968,126 @@ const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor
   "Water__Archive__V1__MemberSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__MemberSnapshot),
-  12,
+  16,
   water__archive__v1__member_snapshot__field_descriptors,
   water__archive__v1__member_snapshot__field_indices_by_name,
   2,  water__archive__v1__member_snapshot__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__member_snapshot__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__privacy_change__field_descriptors[2] =
+{
+  {
+    "from_day",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__PrivacyChange, from_day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "privacy",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__PrivacyChange, privacy),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__privacy_change__field_indices_by_name[] = {
+  0,   /* field[0] = from_day */
+  1,   /* field[1] = privacy */
+};
+static const ProtobufCIntRange water__archive__v1__privacy_change__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__privacy_change__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.PrivacyChange",
+  "PrivacyChange",
+  "Water__Archive__V1__PrivacyChange",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__PrivacyChange),
+  2,
+  water__archive__v1__privacy_change__field_descriptors,
+  water__archive__v1__privacy_change__field_indices_by_name,
+  1,  water__archive__v1__privacy_change__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__privacy_change__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__zone_change__field_descriptors[3] =
+{
+  {
+    "from_unix_ms",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__ZoneChange, from_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "first_day",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__ZoneChange, first_day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "time_zone",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__ZoneChange, time_zone),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__zone_change__field_indices_by_name[] = {
+  1,   /* field[1] = first_day */
+  0,   /* field[0] = from_unix_ms */
+  2,   /* field[2] = time_zone */
+};
+static const ProtobufCIntRange water__archive__v1__zone_change__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__zone_change__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.ZoneChange",
+  "ZoneChange",
+  "Water__Archive__V1__ZoneChange",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__ZoneChange),
+  3,
+  water__archive__v1__zone_change__field_descriptors,
+  water__archive__v1__zone_change__field_indices_by_name,
+  1,  water__archive__v1__zone_change__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__zone_change__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__household_snapshot__field_descriptors[3] =

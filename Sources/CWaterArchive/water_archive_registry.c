@@ -10,6 +10,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__household_snapshot__descriptor,
     &water__archive__v1__journal_record__descriptor,
     &water__archive__v1__member_snapshot__descriptor,
+    &water__archive__v1__privacy_change__descriptor,
     &water__archive__v1__stored_account__descriptor,
     &water__archive__v1__stored_cup__descriptor,
     &water__archive__v1__stored_drink__descriptor,
@@ -17,6 +18,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__stored_habit__descriptor,
     &water__archive__v1__stored_session__descriptor,
     &water__archive__v1__stored_todo__descriptor,
+    &water__archive__v1__zone_change__descriptor,
 };
 
 size_t water_archive_registry_message_count(void) { return sizeof messages / sizeof messages[0]; }

@@ -168,7 +168,7 @@ public final class HomePublisher: BoardPublisher {
         // The wall is no one's screen: it gets the board as no member (no hidden member on it,
         // ranks without them), the same filter every member's board goes through.
         let members = board.view(for: nil).compactMap { row -> HomeMember? in
-            guard let member = byUsername[row.standing.username] else { return nil }
+            guard !row.hiddenSince, let member = byUsername[row.standing.username] else { return nil }
             let today = member.water.day(member.water.today(atUnixMilliseconds: now))
             return HomeMember(standing: row.standing, today: today, privacy: Self.privacy(of: member))
         }

@@ -276,7 +276,7 @@ struct BoardBuilder: Sendable {
                 BoardMember(
                     username: account.username, displayName: account.displayName, water: inputs.water,
                     habits: inputs.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds,
-                    privacy: inputs.privacy)
+                    privacyHistory: inputs.privacy)
             )
         }
         return (readable, unavailable)

@@ -142,7 +142,7 @@ struct WeeklyBoardTests {
         // Thursday 12:00 UTC is already Friday 01:00 in Auckland.
         let auckland = try #require(ZoneInfo.system.zone(named: "Pacific/Auckland"))
         var far = try member("kiri", amounts: [])
-        far.water.apply(.timeZoneSet(auckland))
+        far.water.apply(.timeZoneSet(auckland, movedAtUnixMilliseconds: nil))
         let board = WeeklyBoard(
             members: [far, try member("ana", amounts: [])], week: week, order: .progress, now: thursday)
         #expect(board.standings.first { $0.username == "kiri" }?.days.count == 5)

@@ -25,6 +25,8 @@ typedef struct Water__Archive__V1__StoredHabit Water__Archive__V1__StoredHabit;
 typedef struct Water__Archive__V1__StoredTodo Water__Archive__V1__StoredTodo;
 typedef struct Water__Archive__V1__EntryColumns Water__Archive__V1__EntryColumns;
 typedef struct Water__Archive__V1__MemberSnapshot Water__Archive__V1__MemberSnapshot;
+typedef struct Water__Archive__V1__PrivacyChange Water__Archive__V1__PrivacyChange;
+typedef struct Water__Archive__V1__ZoneChange Water__Archive__V1__ZoneChange;
 typedef struct Water__Archive__V1__HouseholdSnapshot Water__Archive__V1__HouseholdSnapshot;
 typedef struct Water__Archive__V1__StoredAccount Water__Archive__V1__StoredAccount;
 typedef struct Water__Archive__V1__StoredSession Water__Archive__V1__StoredSession;
@@ -60,7 +62,7 @@ typedef enum _Water__Archive__V1__RecordKind {
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_CUP_SET = 5,
   /*
-   * text
+   * text; at_unix_ms: the move (0, in older records: every day)
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TIME_ZONE_SET = 6,
   /*
@@ -148,7 +150,7 @@ typedef enum _Water__Archive__V1__RecordKind {
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED = 41,
   /*
-   * privacy
+   * privacy; day: the first it applies to (0, in older records: every day)
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET = 42
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
@@ -433,13 +435,61 @@ struct  Water__Archive__V1__MemberSnapshot
   Water__Archive__V1__ExcusedDay **excused_days;
   /*
    * What the rest of the household sees: 0 full (and every archive from before privacy),
-   * 1 percent, 2 hidden.
+   * 1 percent, 2 hidden. The level chosen last, in force today.
    */
   uint32_t privacy;
+  /*
+   * The levels before: none (every archive from before they were kept) means `privacy` holds
+   * on every day; otherwise privacy_original holds before the first change.
+   */
+  uint32_t privacy_original;
+  size_t n_privacy_changes;
+  Water__Archive__V1__PrivacyChange **privacy_changes;
+  /*
+   * The zones the member moved between: none (every archive from before moves were kept)
+   * means every day counts in `time_zone`; otherwise original_time_zone holds before the
+   * first move, and the last move's zone is `time_zone`.
+   */
+  char *original_time_zone;
+  size_t n_zone_changes;
+  Water__Archive__V1__ZoneChange **zone_changes;
 };
 #define WATER__ARCHIVE__V1__MEMBER_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__member_snapshot__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0 }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0, 0, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * A privacy level chosen on a day: it holds from that day on.
+ */
+struct  Water__Archive__V1__PrivacyChange
+{
+  ProtobufCMessage base;
+  int32_t from_day;
+  uint32_t privacy;
+};
+#define WATER__ARCHIVE__V1__PRIVACY_CHANGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__privacy_change__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * A move to another time zone: drinks from its instant on count in the zone, on first_day
+ * or later.
+ */
+struct  Water__Archive__V1__ZoneChange
+{
+  ProtobufCMessage base;
+  int64_t from_unix_ms;
+  /*
+   * The member's day at the move, before it.
+   */
+  int32_t first_day;
+  char *time_zone;
+};
+#define WATER__ARCHIVE__V1__ZONE_CHANGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__zone_change__descriptor) \
+    , 0, 0, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -755,6 +805,44 @@ Water__Archive__V1__MemberSnapshot *
 void   water__archive__v1__member_snapshot__free_unpacked
                      (Water__Archive__V1__MemberSnapshot *message,
                       ProtobufCAllocator *allocator);
+/* Water__Archive__V1__PrivacyChange methods */
+void   water__archive__v1__privacy_change__init
+                     (Water__Archive__V1__PrivacyChange         *message);
+size_t water__archive__v1__privacy_change__get_packed_size
+                     (const Water__Archive__V1__PrivacyChange   *message);
+size_t water__archive__v1__privacy_change__pack
+                     (const Water__Archive__V1__PrivacyChange   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__privacy_change__pack_to_buffer
+                     (const Water__Archive__V1__PrivacyChange   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__PrivacyChange *
+       water__archive__v1__privacy_change__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__privacy_change__free_unpacked
+                     (Water__Archive__V1__PrivacyChange *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__ZoneChange methods */
+void   water__archive__v1__zone_change__init
+                     (Water__Archive__V1__ZoneChange         *message);
+size_t water__archive__v1__zone_change__get_packed_size
+                     (const Water__Archive__V1__ZoneChange   *message);
+size_t water__archive__v1__zone_change__pack
+                     (const Water__Archive__V1__ZoneChange   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__zone_change__pack_to_buffer
+                     (const Water__Archive__V1__ZoneChange   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__ZoneChange *
+       water__archive__v1__zone_change__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__zone_change__free_unpacked
+                     (Water__Archive__V1__ZoneChange *message,
+                      ProtobufCAllocator *allocator);
 /* Water__Archive__V1__HouseholdSnapshot methods */
 void   water__archive__v1__household_snapshot__init
                      (Water__Archive__V1__HouseholdSnapshot         *message);
@@ -882,6 +970,12 @@ typedef void (*Water__Archive__V1__EntryColumns_Closure)
 typedef void (*Water__Archive__V1__MemberSnapshot_Closure)
                  (const Water__Archive__V1__MemberSnapshot *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__PrivacyChange_Closure)
+                 (const Water__Archive__V1__PrivacyChange *message,
+                  void *closure_data);
+typedef void (*Water__Archive__V1__ZoneChange_Closure)
+                 (const Water__Archive__V1__ZoneChange *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__HouseholdSnapshot_Closure)
                  (const Water__Archive__V1__HouseholdSnapshot *message,
                   void *closure_data);
@@ -914,6 +1008,8 @@ extern const ProtobufCMessageDescriptor water__archive__v1__stored_habit__descri
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__privacy_change__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__zone_change__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor;

@@ -15,19 +15,24 @@ public struct BoardMember: Sendable {
     public var habits: HabitBook
     /// When the account was made; with the first drink, when the member joined.
     public var createdAtUnixMilliseconds: Int64?
-    /// What the others may see of the member (``WeeklyBoard/view(for:)`` applies it).
-    public var privacy: Privacy
+    /// What the others may see of the member, each level from the day it was chosen
+    /// (``WeeklyBoard/view(for:)`` applies it).
+    public var privacyHistory: DayHistory<Privacy>
 
+    /// The level chosen last.
+    public var privacy: Privacy { privacyHistory.current }
+
+    /// A member whose privacy is `privacyHistory`, or `privacy` on every day.
     public init(
         username: String, displayName: String, water: WaterDiary, habits: HabitBook = HabitBook(),
-        createdAtUnixMilliseconds: Int64? = nil, privacy: Privacy = .full
+        createdAtUnixMilliseconds: Int64? = nil, privacy: Privacy = .full, privacyHistory: DayHistory<Privacy>? = nil
     ) {
         self.username = username
         self.displayName = displayName
         self.water = water
         self.habits = habits
         self.createdAtUnixMilliseconds = createdAtUnixMilliseconds
-        self.privacy = privacy
+        self.privacyHistory = privacyHistory ?? DayHistory(original: privacy)
     }
 
     /// The earlier of the account's creation and the first drink (an imported history counts
@@ -63,7 +68,11 @@ public struct BoardStanding: Hashable, Sendable {
     /// The days behind the figures, Monday first, up to the member's today; a day before the
     /// member joined is excused as ``WeeklyBoard/beforeJoining``.
     public var days: [WaterDay]
+    /// The member's privacy as the week stood (on its last day): what ranks them among the
+    /// others, so a level chosen later never rewrites a finished week.
     public var privacy: Privacy = .full
+    /// The level they have chosen since (today's): what their row may still show.
+    public var privacyNow: Privacy = .full
 
     /// averageProgress x 100, truncated, as exact arithmetic would: the sum of the days'
     /// fractions is rarely exact in binary (71 % came out 70), and a millionth of a percent is
@@ -111,7 +120,7 @@ public struct WeeklyBoard: Hashable, Sendable {
                 excusedDays: days.count - counted.count,
                 allExcused: !days.isEmpty && counted.isEmpty,
                 habitCheckIns: member.habits.checkIns(in: week),
-                days: days, privacy: member.privacy)
+                days: days, privacy: member.privacyHistory.value(on: week.sunday), privacyNow: member.privacy)
         }
         // A week with every day excused ranks after everyone who had a day to count.
         let keys = { (standing: BoardStanding) -> (Int, Double, Double) in

@@ -43,6 +43,11 @@ extension WaterV1 {
     ///   are the truncated percent / 100. It is never placed by a hidden figure: by progress, rows
     ///   showing the same percent as it share its rank; by total it is not ranked (rank 0) and
     ///   follows the ranked rows.
+    /// - A week is ranked by the levels members had on its last day (a level holds from the day it
+    ///   is chosen), so a finished week keeps its winner and ranks when someone chooses another
+    ///   level later. A member who has become PRIVACY_HIDDEN since keeps their place on such a
+    ///   week, as a row with rank, amounts_hidden and hidden_since and nothing else (no name, no
+    ///   figure); one who has become PRIVACY_PERCENT since shows as a percent row.
     /// - The caller's own row is always whole. Admins get the same boards as everyone; only the
     ///   household Export (admins only) stays complete, for backups.
     ///
@@ -94,12 +99,16 @@ extension WaterV1 {
         /// The caller's own row while their privacy is PRIVACY_HIDDEN: no one else's board has it.
         public var onlyYouSeeThis: Bool
 
-        /// Another member's row whose privacy is PRIVACY_PERCENT: total_ml is 0 and the days carry no
-        /// millilitres and no entry counts (none of them is sent at all).
+        /// Another member's row whose privacy is PRIVACY_PERCENT (then or since): total_ml is 0 and
+        /// the days carry no millilitres and no entry counts (none of them is sent at all).
         public var amountsHidden: Bool
 
+        /// Another member's row on a finished week who has chosen PRIVACY_HIDDEN since: only rank
+        /// (and amounts_hidden) is set; the client shows "someone who has hidden since".
+        public var hiddenSince: Bool
+
         /// Creates a `BoardRow`; omitted fields take the proto3 defaults.
-        public init(rank: UInt32 = 0, username: String = "", displayName: String = "", totalMl: Int32 = 0, daysMet: UInt32 = 0, averageProgress: Double = 0, averagePercent: UInt32 = 0, streakDays: UInt32 = 0, habitCheckins: UInt32 = 0, days: [DaySummary] = [], excusedDays: UInt32 = 0, bestStreakDays: UInt32 = 0, allExcused: Bool = false, onlyYouSeeThis: Bool = false, amountsHidden: Bool = false) {
+        public init(rank: UInt32 = 0, username: String = "", displayName: String = "", totalMl: Int32 = 0, daysMet: UInt32 = 0, averageProgress: Double = 0, averagePercent: UInt32 = 0, streakDays: UInt32 = 0, habitCheckins: UInt32 = 0, days: [DaySummary] = [], excusedDays: UInt32 = 0, bestStreakDays: UInt32 = 0, allExcused: Bool = false, onlyYouSeeThis: Bool = false, amountsHidden: Bool = false, hiddenSince: Bool = false) {
             self.rank = rank
             self.username = username
             self.displayName = displayName
@@ -115,6 +124,7 @@ extension WaterV1 {
             self.allExcused = allExcused
             self.onlyYouSeeThis = onlyYouSeeThis
             self.amountsHidden = amountsHidden
+            self.hiddenSince = hiddenSince
         }
 
         enum CodingKeys: String, CodingKey {
@@ -133,6 +143,7 @@ extension WaterV1 {
             case allExcused = "all_excused"
             case onlyYouSeeThis = "only_you_see_this"
             case amountsHidden = "amounts_hidden"
+            case hiddenSince = "hidden_since"
 
             var intValue: Int? {
                 switch self {
@@ -151,6 +162,7 @@ extension WaterV1 {
                 case .allExcused: 12
                 case .onlyYouSeeThis: 13
                 case .amountsHidden: 14
+                case .hiddenSince: 15
                 }
             }
 
@@ -171,6 +183,7 @@ extension WaterV1 {
                 case 12: self = .allExcused
                 case 13: self = .onlyYouSeeThis
                 case 14: self = .amountsHidden
+                case 15: self = .hiddenSince
                 default: return nil
                 }
             }
@@ -194,7 +207,8 @@ extension WaterV1 {
                 bestStreakDays: try container.decodeIfPresent(UInt32.self, forKey: .bestStreakDays) ?? 0,
                 allExcused: try container.decodeIfPresent(Bool.self, forKey: .allExcused) ?? false,
                 onlyYouSeeThis: try container.decodeIfPresent(Bool.self, forKey: .onlyYouSeeThis) ?? false,
-                amountsHidden: try container.decodeIfPresent(Bool.self, forKey: .amountsHidden) ?? false)
+                amountsHidden: try container.decodeIfPresent(Bool.self, forKey: .amountsHidden) ?? false,
+                hiddenSince: try container.decodeIfPresent(Bool.self, forKey: .hiddenSince) ?? false)
         }
     }
 
@@ -535,7 +549,7 @@ extension WaterV1.BoardRow: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self), excusedDays: reader.value(at: 10).uint32, bestStreakDays: reader.value(at: 11).uint32, allExcused: reader.value(at: 12).bool, onlyYouSeeThis: reader.value(at: 13).bool, amountsHidden: reader.value(at: 14).bool)
+        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self), excusedDays: reader.value(at: 10).uint32, bestStreakDays: reader.value(at: 11).uint32, allExcused: reader.value(at: 12).bool, onlyYouSeeThis: reader.value(at: 13).bool, amountsHidden: reader.value(at: 14).bool, hiddenSince: reader.value(at: 15).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -554,6 +568,7 @@ extension WaterV1.BoardRow: WireMessage {
         builder.set(.bool(allExcused), at: 12)
         builder.set(.bool(onlyYouSeeThis), at: 13)
         builder.set(.bool(amountsHidden), at: 14)
+        builder.set(.bool(hiddenSince), at: 15)
     }
 }
 

@@ -205,7 +205,7 @@ struct AccountService: Service {
                                 throw WaterError(.internal, "the new member's archive is missing")
                             }
                             try archives.commit(
-                                archive, { _ in Decision([.water(.timeZoneSet(zone))]) },
+                                archive, { _ in Decision([.water(.timeZoneSet(zone, movedAtUnixMilliseconds: nil))]) },
                                 result: { _, _ in WaterV1.AddMemberResponse(member: Wire.member(account)) },
                                 reply: reply)
                         }

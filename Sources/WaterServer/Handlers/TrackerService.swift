@@ -286,7 +286,10 @@ struct TrackerService: Service {
         return try archives.commitReturning(
             for: call,
             try archives.archive(of: archives.actingFor(call, request.forMember)),
-            { archive in Decision(archive.privacy == level ? [] : [.privacySet(level)]) },
+            { archive in
+                guard archive.privacy != level else { return Decision([]) }
+                return Decision([.privacySet(level, from: archive.water.today(atUnixMilliseconds: call.now))])
+            },
             result: { archive, _ in WaterV1.SetPrivacyResponse(settings: Wire.settings(archive)) })
     }
 
@@ -327,7 +330,7 @@ struct TrackerService: Service {
         }
         let response = try archives.commitReturning(
             for: call,
-            try archives.own(call), { _ in Decision([.water(.timeZoneSet(zone))]) },
+            try archives.own(call), { _ in Decision([.water(.timeZoneSet(zone, movedAtUnixMilliseconds: call.now))]) },
             result: { archive, _ in
                 WaterV1.SetTimeZoneResponse(
                     settings: Wire.settings(archive),

@@ -101,11 +101,15 @@ enum Wire {
             order: board.order == .total ? .total : .progress, rows: board.view(for: viewer).map(row),
             // The minute, not the instant: boards are built again after any member's write, a
             // hidden or percent member's too, so the instant would time their drinks.
-            generatedAtUnixMs: now - now % 60_000, viewerPrivacy: privacy(own?.privacy ?? .full))
+            generatedAtUnixMs: now - now % 60_000, viewerPrivacy: privacy(own?.privacyNow ?? .full))
     }
 
     private static func row(_ row: BoardViewRow) -> WaterV1.BoardRow {
         let standing = row.standing
+        // Its place is the finished week's; nothing else of a member who has hidden since.
+        guard !row.hiddenSince else {
+            return WaterV1.BoardRow(rank: UInt32(standing.rank), amountsHidden: true, hiddenSince: true)
+        }
         return WaterV1.BoardRow(
             rank: UInt32(standing.rank), username: standing.username, displayName: standing.displayName,
             totalMl: row.amountsHidden ? 0 : standing.totalMillilitres, daysMet: UInt32(standing.daysMet),

@@ -15,6 +15,7 @@ public enum ArchiveMessages {
         "water.archive.v1.HouseholdSnapshot": WaterArchiveV1.HouseholdSnapshot.self,
         "water.archive.v1.JournalRecord": WaterArchiveV1.JournalRecord.self,
         "water.archive.v1.MemberSnapshot": WaterArchiveV1.MemberSnapshot.self,
+        "water.archive.v1.PrivacyChange": WaterArchiveV1.PrivacyChange.self,
         "water.archive.v1.StoredAccount": WaterArchiveV1.StoredAccount.self,
         "water.archive.v1.StoredCup": WaterArchiveV1.StoredCup.self,
         "water.archive.v1.StoredDrink": WaterArchiveV1.StoredDrink.self,
@@ -22,6 +23,7 @@ public enum ArchiveMessages {
         "water.archive.v1.StoredHabit": WaterArchiveV1.StoredHabit.self,
         "water.archive.v1.StoredSession": WaterArchiveV1.StoredSession.self,
         "water.archive.v1.StoredTodo": WaterArchiveV1.StoredTodo.self,
+        "water.archive.v1.ZoneChange": WaterArchiveV1.ZoneChange.self,
     ]
 
     /// protoc-c's descriptor of each of them.

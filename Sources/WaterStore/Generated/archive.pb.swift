@@ -32,7 +32,7 @@ extension WaterArchiveV1 {
         /// amount_ml
         public static let usualCupSet = RecordKind(rawValue: 5)
 
-        /// text
+        /// text; at_unix_ms: the move (0, in older records: every day)
         public static let timeZoneSet = RecordKind(rawValue: 6)
 
         /// habit
@@ -98,7 +98,7 @@ extension WaterArchiveV1 {
         /// day
         public static let dayUnexcused = RecordKind(rawValue: 41)
 
-        /// privacy
+        /// privacy; day: the first it applies to (0, in older records: every day)
         public static let privacySet = RecordKind(rawValue: 42)
 
         /// Every value this version knows, in the proto's order.
@@ -875,11 +875,24 @@ extension WaterArchiveV1 {
         public var excusedDays: [ExcusedDay]
 
         /// What the rest of the household sees: 0 full (and every archive from before privacy),
-        /// 1 percent, 2 hidden.
+        /// 1 percent, 2 hidden. The level chosen last, in force today.
         public var privacy: UInt32
 
+        /// The levels before: none (every archive from before they were kept) means `privacy` holds
+        /// on every day; otherwise privacy_original holds before the first change.
+        public var privacyOriginal: UInt32
+
+        public var privacyChanges: [PrivacyChange]
+
+        /// The zones the member moved between: none (every archive from before moves were kept)
+        /// means every day counts in `time_zone`; otherwise original_time_zone holds before the
+        /// first move, and the last move's zone is `time_zone`.
+        public var originalTimeZone: String
+
+        public var zoneChanges: [ZoneChange]
+
         /// Creates a `MemberSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = [], excusedDays: [ExcusedDay] = [], privacy: UInt32 = 0) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = [], excusedDays: [ExcusedDay] = [], privacy: UInt32 = 0, privacyOriginal: UInt32 = 0, privacyChanges: [PrivacyChange] = [], originalTimeZone: String = "", zoneChanges: [ZoneChange] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.usualCupMl = usualCupMl
@@ -892,6 +905,10 @@ extension WaterArchiveV1 {
             self.cups = cups
             self.excusedDays = excusedDays
             self.privacy = privacy
+            self.privacyOriginal = privacyOriginal
+            self.privacyChanges = privacyChanges
+            self.originalTimeZone = originalTimeZone
+            self.zoneChanges = zoneChanges
         }
 
         enum CodingKeys: String, CodingKey {
@@ -907,6 +924,10 @@ extension WaterArchiveV1 {
             case cups = "cups"
             case excusedDays = "excused_days"
             case privacy = "privacy"
+            case privacyOriginal = "privacy_original"
+            case privacyChanges = "privacy_changes"
+            case originalTimeZone = "original_time_zone"
+            case zoneChanges = "zone_changes"
 
             var intValue: Int? {
                 switch self {
@@ -922,6 +943,10 @@ extension WaterArchiveV1 {
                 case .cups: 9
                 case .excusedDays: 10
                 case .privacy: 11
+                case .privacyOriginal: 12
+                case .privacyChanges: 13
+                case .originalTimeZone: 14
+                case .zoneChanges: 15
                 }
             }
 
@@ -939,6 +964,10 @@ extension WaterArchiveV1 {
                 case 9: self = .cups
                 case 10: self = .excusedDays
                 case 11: self = .privacy
+                case 12: self = .privacyOriginal
+                case 13: self = .privacyChanges
+                case 14: self = .originalTimeZone
+                case 15: self = .zoneChanges
                 default: return nil
                 }
             }
@@ -959,7 +988,110 @@ extension WaterArchiveV1 {
                 usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
                 cups: try container.decodeIfPresent([StoredCup].self, forKey: .cups) ?? [],
                 excusedDays: try container.decodeIfPresent([ExcusedDay].self, forKey: .excusedDays) ?? [],
+                privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0,
+                privacyOriginal: try container.decodeIfPresent(UInt32.self, forKey: .privacyOriginal) ?? 0,
+                privacyChanges: try container.decodeIfPresent([PrivacyChange].self, forKey: .privacyChanges) ?? [],
+                originalTimeZone: try container.decodeIfPresent(String.self, forKey: .originalTimeZone) ?? "",
+                zoneChanges: try container.decodeIfPresent([ZoneChange].self, forKey: .zoneChanges) ?? [])
+        }
+    }
+
+    /// A privacy level chosen on a day: it holds from that day on.
+    ///
+    /// The Swift form of `water.archive.v1.PrivacyChange`.
+    public struct PrivacyChange: ProtoMessage {
+        public static let protoName = "water.archive.v1.PrivacyChange"
+
+        public var fromDay: Int32
+
+        public var privacy: UInt32
+
+        /// Creates a `PrivacyChange`; omitted fields take the proto3 defaults.
+        public init(fromDay: Int32 = 0, privacy: UInt32 = 0) {
+            self.fromDay = fromDay
+            self.privacy = privacy
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case fromDay = "from_day"
+            case privacy = "privacy"
+
+            var intValue: Int? {
+                switch self {
+                case .fromDay: 0
+                case .privacy: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .fromDay
+                case 1: self = .privacy
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                fromDay: try container.decodeIfPresent(Int32.self, forKey: .fromDay) ?? 0,
                 privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0)
+        }
+    }
+
+    /// A move to another time zone: drinks from its instant on count in the zone, on first_day
+    /// or later.
+    ///
+    /// The Swift form of `water.archive.v1.ZoneChange`.
+    public struct ZoneChange: ProtoMessage {
+        public static let protoName = "water.archive.v1.ZoneChange"
+
+        public var fromUnixMs: Int64
+
+        /// The member's day at the move, before it.
+        public var firstDay: Int32
+
+        public var timeZone: String
+
+        /// Creates a `ZoneChange`; omitted fields take the proto3 defaults.
+        public init(fromUnixMs: Int64 = 0, firstDay: Int32 = 0, timeZone: String = "") {
+            self.fromUnixMs = fromUnixMs
+            self.firstDay = firstDay
+            self.timeZone = timeZone
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case fromUnixMs = "from_unix_ms"
+            case firstDay = "first_day"
+            case timeZone = "time_zone"
+
+            var intValue: Int? {
+                switch self {
+                case .fromUnixMs: 0
+                case .firstDay: 1
+                case .timeZone: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .fromUnixMs
+                case 1: self = .firstDay
+                case 2: self = .timeZone
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                fromUnixMs: try container.decodeIfPresent(Int64.self, forKey: .fromUnixMs) ?? 0,
+                firstDay: try container.decodeIfPresent(Int32.self, forKey: .firstDay) ?? 0,
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
         }
     }
 
@@ -1547,7 +1679,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self), excusedDays: reader.messages(at: 10, as: WaterArchiveV1.ExcusedDay.self), privacy: reader.value(at: 11).uint32)
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self), excusedDays: reader.messages(at: 10, as: WaterArchiveV1.ExcusedDay.self), privacy: reader.value(at: 11).uint32, privacyOriginal: reader.value(at: 12).uint32, privacyChanges: reader.messages(at: 13, as: WaterArchiveV1.PrivacyChange.self), originalTimeZone: reader.value(at: 14).string, zoneChanges: reader.messages(at: 15, as: WaterArchiveV1.ZoneChange.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1563,6 +1695,53 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         builder.setMessages(cups, at: 9)
         builder.setMessages(excusedDays, at: 10)
         builder.set(.unsigned(UInt64(privacy)), at: 11)
+        builder.set(.unsigned(UInt64(privacyOriginal)), at: 12)
+        builder.setMessages(privacyChanges, at: 13)
+        builder.set(.string(originalTimeZone), at: 14)
+        builder.setMessages(zoneChanges, at: 15)
+    }
+}
+
+extension WaterArchiveV1.PrivacyChange: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(fromDay: reader.value(at: 0).int32, privacy: reader.value(at: 1).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(fromDay)), at: 0)
+        builder.set(.unsigned(UInt64(privacy)), at: 1)
+    }
+}
+
+extension WaterArchiveV1.ZoneChange: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(fromUnixMs: reader.value(at: 0).int64, firstDay: reader.value(at: 1).int32, timeZone: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(fromUnixMs), at: 0)
+        builder.set(.signed(Int64(firstDay)), at: 1)
+        builder.set(.string(timeZone), at: 2)
     }
 }
 

@@ -95,20 +95,28 @@ enum BoardCommand: ClientCommand {
         let figure = { (row: WaterV1.BoardRow) in
             board.order != .total ? "\(row.averagePercent) %" : row.amountsHidden ? "- ml" : "\(row.totalMl) ml"
         }
-        guard board.rows.contains(where: { $0.totalMl > 0 || $0.averageProgress > 0 }) else {
+        guard board.rows.contains(where: { $0.hiddenSince || $0.totalMl > 0 || $0.averageProgress > 0 }) else {
             return "nobody drank anything"
         }
         let winners = board.rows.filter { $0.rank == 1 }
+        // Tied first places share their figures: any one shown says them.
+        let shownWinner = winners.first { !$0.hiddenSince }
         // A first place at 0 % is no win: nobody reached any of their goal.
-        if board.order != .total, (winners.first?.averagePercent ?? 0) == 0 {
+        if board.order != .total, let shownWinner, shownWinner.averagePercent == 0 {
             return "no winner: nobody reached 1 % of their goal"
         }
         var text =
-            "won by \(winners.map { $0.displayName.terminalSafe }.joined(separator: " and ")) (\(figure(winners[0])))"
+            "won by \(winners.map(name).joined(separator: " and "))" + (shownWinner.map { " (\(figure($0)))" } ?? "")
         if let mine = board.rows.first(where: { $0.username == me }) {
             text += "; you came \(ordinal(Int(mine.rank))) of \(board.rows.count) (\(figure(mine)))"
         }
         return text
+    }
+
+    /// The row's display name with its control characters neutralised, whatever a server sent;
+    /// for a member who has hidden since the week, that they did (their row keeps its place).
+    static func name(_ row: WaterV1.BoardRow) -> String {
+        row.hiddenSince ? "someone who has hidden since" : row.displayName.terminalSafe
     }
 
     /// 1st, 2nd, 3rd, 4th, 11th, 21st ...
@@ -165,8 +173,11 @@ enum BoardCommand: ClientCommand {
         ]
         if board.rows.isEmpty { lines.append("no members yet") }
         for (index, row) in board.rows.enumerated() {
-            // Display names with their control characters neutralised, whatever a server sent.
-            let name = Format.column(row.displayName.terminalSafe, 14)
+            guard !row.hiddenSince else {
+                lines.append("\(Format.pad("\(row.rank).", 3)) \(name(row))")
+                continue
+            }
+            let shownName = Format.column(name(row), 14)
             // A week with every day excused has no percent to show: it says so, and ranks last.
             let percent =
                 row.allExcused
@@ -178,7 +189,7 @@ enum BoardCommand: ClientCommand {
             // Rank 0: a percent member on a board by total, whom no hidden figure may place.
             let rank = row.rank == 0 ? "-" : "\(row.rank)."
             lines.append(
-                "\(Format.pad(rank, 3)) \(name) \(percent)  \(total) ml  "
+                "\(Format.pad(rank, 3)) \(shownName) \(percent)  \(total) ml  "
                     + "\(row.daysMet) met  streak \(row.streakDays)  best \(row.bestStreakDays)  habits \(row.habitCheckins)"
                     + joinedAndExcused(row)
                     + (row.onlyYouSeeThis ? "  (only you see this)" : ""))
@@ -238,6 +249,8 @@ enum BoardCommand: ClientCommand {
     /// Why `row` comes after `above` when the figures shown are the same, or nil when they
     /// differ at a glance.
     static func tieBreak(_ above: WaterV1.BoardRow, _ row: WaterV1.BoardRow, order: WaterV1.BoardOrder) -> String? {
+        // Nothing of a member who has hidden since is shown, their figures included.
+        guard !above.hiddenSince else { return nil }
         let name = above.displayName.terminalSafe
         if order == .total {
             guard above.totalMl == row.totalMl, !above.amountsHidden, !row.amountsHidden else { return nil }

@@ -237,7 +237,7 @@ struct ArchiveEffectsTests {
         for changed in [AccountMutation.added(Self.account), .changed(Self.account)] {
             #expect(ArchiveEffects([changed]) == ArchiveEffects(changesBoard: true))
         }
-        #expect(ArchiveEffects([MemberMutation.privacySet(.hidden)]) == ArchiveEffects(changesBoard: true))
+        #expect(ArchiveEffects([MemberMutation.privacySet(.hidden, from: nil)]) == ArchiveEffects(changesBoard: true))
         #expect(ArchiveEffects([MemberMutation]()) == ArchiveEffects())
     }
 }
