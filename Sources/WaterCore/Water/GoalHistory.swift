@@ -6,11 +6,6 @@ public struct GoalHistory: Hashable, Sendable {
     public struct Change: Hashable, Sendable {
         public var from: LocalDate
         public var goalMillilitres: Int32
-
-        public init(from: LocalDate, goalMillilitres: Int32) {
-            self.from = from
-            self.goalMillilitres = goalMillilitres
-        }
     }
 
     /// Sorted by `from`, at most one change a day.
