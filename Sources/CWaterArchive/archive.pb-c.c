@@ -637,6 +637,51 @@ void   water__archive__v1__stored_account__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__stored_account__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__absence__init
+                     (Water__Archive__V1__Absence         *message)
+{
+  static const Water__Archive__V1__Absence init_value = WATER__ARCHIVE__V1__ABSENCE__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__absence__get_packed_size
+                     (const Water__Archive__V1__Absence *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__absence__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__absence__pack
+                     (const Water__Archive__V1__Absence *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__absence__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__absence__pack_to_buffer
+                     (const Water__Archive__V1__Absence *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__absence__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__Absence *
+       water__archive__v1__absence__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__Absence *)
+     protobuf_c_message_unpack (&water__archive__v1__absence__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__absence__free_unpacked
+                     (Water__Archive__V1__Absence *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__absence__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__stored_session__init
                      (Water__Archive__V1__StoredSession         *message)
 {
@@ -2154,7 +2199,7 @@ const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descrip
   (ProtobufCMessageInit) water__archive__v1__household_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[9] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[11] =
 {
   {
     "member_id",
@@ -2264,14 +2309,40 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_
     0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "absences",
+    22,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__StoredAccount, n_absences),
+    offsetof(Water__Archive__V1__StoredAccount, absences),
+    &water__archive__v1__absence__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "removed_at_unix_ms",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, removed_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_account__field_indices_by_name[] = {
+  9,   /* field[9] = absences */
   7,   /* field[7] = child */
   6,   /* field[6] = created_at_unix_ms */
   2,   /* field[2] = display_name */
   8,   /* field[8] = guardians */
   0,   /* field[0] = member_id */
   5,   /* field[5] = password_hash */
+  10,   /* field[10] = removed_at_unix_ms */
   3,   /* field[3] = role */
   4,   /* field[4] = time_zone */
   1,   /* field[1] = username */
@@ -2280,7 +2351,7 @@ static const ProtobufCIntRange water__archive__v1__stored_account__number_ranges
 {
   { 1, 0 },
   { 20, 7 },
-  { 0, 9 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor =
 {
@@ -2290,11 +2361,62 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor 
   "Water__Archive__V1__StoredAccount",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredAccount),
-  9,
+  11,
   water__archive__v1__stored_account__field_descriptors,
   water__archive__v1__stored_account__field_indices_by_name,
   2,  water__archive__v1__stored_account__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__stored_account__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__absence__field_descriptors[2] =
+{
+  {
+    "removed_at_unix_ms",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__Absence, removed_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "restored_at_unix_ms",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__Absence, restored_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__absence__field_indices_by_name[] = {
+  0,   /* field[0] = removed_at_unix_ms */
+  1,   /* field[1] = restored_at_unix_ms */
+};
+static const ProtobufCIntRange water__archive__v1__absence__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__absence__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.Absence",
+  "Absence",
+  "Water__Archive__V1__Absence",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__Absence),
+  2,
+  water__archive__v1__absence__field_descriptors,
+  water__archive__v1__absence__field_indices_by_name,
+  1,  water__archive__v1__absence__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__absence__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__stored_session__field_descriptors[3] =

@@ -2,6 +2,7 @@
 #include "water_archive_registry.h"
 
 static const ProtobufCMessageDescriptor *const messages[] = {
+    &water__archive__v1__absence__descriptor,
     &water__archive__v1__accounts_snapshot__descriptor,
     &water__archive__v1__drink_kind__descriptor,
     &water__archive__v1__entry_columns__descriptor,

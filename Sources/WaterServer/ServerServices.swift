@@ -276,6 +276,7 @@ struct BoardBuilder: Sendable {
                 BoardMember(
                     username: account.username, displayName: account.displayName, water: inputs.water,
                     habits: inputs.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds,
+                    absences: account.absences,
                     privacyHistory: inputs.privacy)
             )
         }

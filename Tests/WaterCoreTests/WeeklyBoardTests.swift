@@ -123,7 +123,7 @@ struct WeeklyBoardTests {
         #expect(last.standings.map(\.username) == ["ann"])
         let this = WeeklyBoard(members: members, week: week, order: .progress, now: thursday)
         let lea = try #require(this.standings.first { $0.username == "lea" })
-        #expect(lea.excusedDays == 2 && lea.days.prefix(2).allSatisfy { $0.excuse == WeeklyBoard.beforeJoining })
+        #expect(lea.excusedDays == 2 && lea.days.prefix(2).allSatisfy { $0.excuse == Membership.notYet })
         #expect(lea.averagePercent == 50)
     }
 

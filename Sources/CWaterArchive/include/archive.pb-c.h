@@ -29,6 +29,7 @@ typedef struct Water__Archive__V1__PrivacyChange Water__Archive__V1__PrivacyChan
 typedef struct Water__Archive__V1__ZoneChange Water__Archive__V1__ZoneChange;
 typedef struct Water__Archive__V1__HouseholdSnapshot Water__Archive__V1__HouseholdSnapshot;
 typedef struct Water__Archive__V1__StoredAccount Water__Archive__V1__StoredAccount;
+typedef struct Water__Archive__V1__Absence Water__Archive__V1__Absence;
 typedef struct Water__Archive__V1__StoredSession Water__Archive__V1__StoredSession;
 typedef struct Water__Archive__V1__AccountsSnapshot Water__Archive__V1__AccountsSnapshot;
 typedef struct Water__Archive__V1__ExcusedDay Water__Archive__V1__ExcusedDay;
@@ -110,7 +111,7 @@ typedef enum _Water__Archive__V1__RecordKind {
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PASSWORD_SET = 17,
   /*
-   * member_id; ends the member's sessions
+   * member_id, at_unix_ms (0 in older records); ends the member's sessions
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_REMOVED = 18,
   /*
@@ -537,10 +538,34 @@ struct  Water__Archive__V1__StoredAccount
    */
   size_t n_guardians;
   uint64_t *guardians;
+  /*
+   * The times the member was removed and brought back, oldest first (at most 64): the days in
+   * between are not a member's.
+   */
+  size_t n_absences;
+  Water__Archive__V1__Absence **absences;
+  /*
+   * A removed member's: when they were removed (0: not known, removed before it was kept).
+   */
+  int64_t removed_at_unix_ms;
 };
 #define WATER__ARCHIVE__V1__STORED_ACCOUNT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_account__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0,NULL }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0,NULL, 0 }
+
+
+/*
+ * A removal and the restore that ended it.
+ */
+struct  Water__Archive__V1__Absence
+{
+  ProtobufCMessage base;
+  int64_t removed_at_unix_ms;
+  int64_t restored_at_unix_ms;
+};
+#define WATER__ARCHIVE__V1__ABSENCE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__absence__descriptor) \
+    , 0, 0 }
 
 
 /*
@@ -881,6 +906,25 @@ Water__Archive__V1__StoredAccount *
 void   water__archive__v1__stored_account__free_unpacked
                      (Water__Archive__V1__StoredAccount *message,
                       ProtobufCAllocator *allocator);
+/* Water__Archive__V1__Absence methods */
+void   water__archive__v1__absence__init
+                     (Water__Archive__V1__Absence         *message);
+size_t water__archive__v1__absence__get_packed_size
+                     (const Water__Archive__V1__Absence   *message);
+size_t water__archive__v1__absence__pack
+                     (const Water__Archive__V1__Absence   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__absence__pack_to_buffer
+                     (const Water__Archive__V1__Absence   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__Absence *
+       water__archive__v1__absence__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__absence__free_unpacked
+                     (Water__Archive__V1__Absence *message,
+                      ProtobufCAllocator *allocator);
 /* Water__Archive__V1__StoredSession methods */
 void   water__archive__v1__stored_session__init
                      (Water__Archive__V1__StoredSession         *message);
@@ -982,6 +1026,9 @@ typedef void (*Water__Archive__V1__HouseholdSnapshot_Closure)
 typedef void (*Water__Archive__V1__StoredAccount_Closure)
                  (const Water__Archive__V1__StoredAccount *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__Absence_Closure)
+                 (const Water__Archive__V1__Absence *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__StoredSession_Closure)
                  (const Water__Archive__V1__StoredSession *message,
                   void *closure_data);
@@ -1012,6 +1059,7 @@ extern const ProtobufCMessageDescriptor water__archive__v1__privacy_change__desc
 extern const ProtobufCMessageDescriptor water__archive__v1__zone_change__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__absence__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor;

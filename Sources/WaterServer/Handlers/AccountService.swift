@@ -258,7 +258,7 @@ struct AccountService: Service {
     ) throws(WaterError) {
         try archives.commit(
             archives.accounts,
-            { book in Decision([try book.validateRemoval(request.username)]) },
+            { book in Decision([try book.validateRemoval(request.username, now: call.now)]) },
             result: { _, _ in WaterV1.RemoveMemberResponse() }, reply: reply)
     }
 
@@ -272,7 +272,7 @@ struct AccountService: Service {
         try archives.commit(
             archives.accounts,
             { book -> Decision<AccountMutation, Account?> in
-                let mutation = try book.validateRestore(request.username)
+                let mutation = try book.validateRestore(request.username, now: call.now)
                 guard case .added(let account) = mutation else { return Decision([], note: nil) }
                 _ = try archives.store.createMember(account.id)
                 return Decision([mutation], note: account)

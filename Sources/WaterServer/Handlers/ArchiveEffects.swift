@@ -57,7 +57,7 @@ extension AccountMutation: ArchiveEffect {
         // Who is on the board, by which names, and their zone (which days are theirs).
         case .added, .changed:
             effects.changesBoard = true
-        case .removed(let memberID):
+        case .removed(let memberID, _):
             effects.changesBoard = true
             effects.endedSessions.removedMembers.append(memberID)
         case .passwordSet(let memberID, _):

@@ -61,9 +61,10 @@ extension AccountBook: ArchiveModel {
             record.kind = .passwordSet
             record.memberID = memberID
             record.text = hash
-        case .removed(let memberID):
+        case .removed(let memberID, let removedAt):
             record.kind = .accountRemoved
             record.memberID = memberID
+            record.atUnixMs = removedAt ?? 0
         case .sessionStarted(let session):
             record.kind = .sessionStarted
             record.session = stored(session)
@@ -89,7 +90,9 @@ extension AccountBook: ArchiveModel {
         case .accountAdded: mutation = .added(try account(record.account, in: context))
         case .accountChanged: mutation = .changed(try account(record.account, in: context))
         case .passwordSet: mutation = .passwordSet(memberID: record.memberID, hash: record.text)
-        case .accountRemoved: mutation = .removed(memberID: record.memberID)
+        case .accountRemoved:
+            mutation = .removed(
+                memberID: record.memberID, atUnixMilliseconds: record.atUnixMs == 0 ? nil : record.atUnixMs)
         case .sessionStarted: mutation = .sessionStarted(try session(record.session))
         case .sessionEnded:
             guard let digest = TokenDigest(bytes: record.id) else {
@@ -108,7 +111,11 @@ extension AccountBook: ArchiveModel {
             memberID: account.id, username: account.username, displayName: account.displayName,
             role: Int32(account.role.rawValue), timeZone: account.timeZone.identifier,
             passwordHash: account.passwordHash, createdAtUnixMs: account.createdAtUnixMilliseconds,
-            child: account.isChild, guardians: account.guardians)
+            child: account.isChild, guardians: account.guardians,
+            absences: account.absences.map {
+                WaterArchiveV1.Absence(
+                    removedAtUnixMs: $0.removedAtUnixMilliseconds, restoredAtUnixMs: $0.restoredAtUnixMilliseconds)
+            }, removedAtUnixMs: account.removedAtUnixMilliseconds ?? 0)
     }
 
     private static func account(_ stored: WaterArchiveV1.StoredAccount?, in context: ArchiveContext)
@@ -118,11 +125,20 @@ extension AccountBook: ArchiveModel {
         guard let stored, let role = Role(rawValue: Int(stored.role)) else {
             throw StoredValues.corrupt("an account is missing or has no role")
         }
-        return Account(
+        var account = Account(
             id: stored.memberID, username: stored.username, displayName: stored.displayName, role: role,
             timeZone: try StoredValues.timeZone(stored.timeZone, in: context), passwordHash: stored.passwordHash,
             createdAtUnixMilliseconds: stored.createdAtUnixMs, isChild: stored.child,
             guardians: stored.guardians.sorted())
+        account.absences = stored.absences.map {
+            Account.Absence(
+                removedAtUnixMilliseconds: $0.removedAtUnixMs, restoredAtUnixMilliseconds: $0.restoredAtUnixMs)
+        }
+        account.removedAtUnixMilliseconds = stored.removedAtUnixMs == 0 ? nil : stored.removedAtUnixMs
+        guard account.absences.count <= AccountBook.maximumAbsences,
+            account.absences.allSatisfy({ $0.removedAtUnixMilliseconds <= $0.restoredAtUnixMilliseconds })
+        else { throw StoredValues.corrupt("an account's removals are out of order or too many") }
+        return account
     }
 
     private static func stored(_ session: Session) -> WaterArchiveV1.StoredSession {

@@ -7,6 +7,7 @@ import WaterCodec
 /// when only the name is known (the fuzzer, tests, tools).
 public enum ArchiveMessages {
     public static let byProtoName: [String: any ProtoMessage.Type] = [
+        "water.archive.v1.Absence": WaterArchiveV1.Absence.self,
         "water.archive.v1.AccountsSnapshot": WaterArchiveV1.AccountsSnapshot.self,
         "water.archive.v1.DrinkKind": WaterArchiveV1.DrinkKind.self,
         "water.archive.v1.EntryColumns": WaterArchiveV1.EntryColumns.self,

@@ -68,7 +68,7 @@ extension WaterArchiveV1 {
         /// member_id, text: the argon2id hash; ends the member's sessions
         public static let passwordSet = RecordKind(rawValue: 17)
 
-        /// member_id; ends the member's sessions
+        /// member_id, at_unix_ms (0 in older records); ends the member's sessions
         public static let accountRemoved = RecordKind(rawValue: 18)
 
         /// session
@@ -1176,8 +1176,15 @@ extension WaterArchiveV1 {
         /// The member ids who may act for this member, ascending.
         public var guardians: [UInt64]
 
+        /// The times the member was removed and brought back, oldest first (at most 64): the days in
+        /// between are not a member's.
+        public var absences: [Absence]
+
+        /// A removed member's: when they were removed (0: not known, removed before it was kept).
+        public var removedAtUnixMs: Int64
+
         /// Creates a `StoredAccount`; omitted fields take the proto3 defaults.
-        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0, child: Bool = false, guardians: [UInt64] = []) {
+        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0, child: Bool = false, guardians: [UInt64] = [], absences: [Absence] = [], removedAtUnixMs: Int64 = 0) {
             self.memberID = memberID
             self.username = username
             self.displayName = displayName
@@ -1187,6 +1194,8 @@ extension WaterArchiveV1 {
             self.createdAtUnixMs = createdAtUnixMs
             self.child = child
             self.guardians = guardians
+            self.absences = absences
+            self.removedAtUnixMs = removedAtUnixMs
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1199,6 +1208,8 @@ extension WaterArchiveV1 {
             case createdAtUnixMs = "created_at_unix_ms"
             case child = "child"
             case guardians = "guardians"
+            case absences = "absences"
+            case removedAtUnixMs = "removed_at_unix_ms"
 
             var intValue: Int? {
                 switch self {
@@ -1211,6 +1222,8 @@ extension WaterArchiveV1 {
                 case .createdAtUnixMs: 6
                 case .child: 7
                 case .guardians: 8
+                case .absences: 9
+                case .removedAtUnixMs: 10
                 }
             }
 
@@ -1225,6 +1238,8 @@ extension WaterArchiveV1 {
                 case 6: self = .createdAtUnixMs
                 case 7: self = .child
                 case 8: self = .guardians
+                case 9: self = .absences
+                case 10: self = .removedAtUnixMs
                 default: return nil
                 }
             }
@@ -1242,7 +1257,54 @@ extension WaterArchiveV1 {
                 passwordHash: try container.decodeIfPresent(String.self, forKey: .passwordHash) ?? "",
                 createdAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .createdAtUnixMs) ?? 0,
                 child: try container.decodeIfPresent(Bool.self, forKey: .child) ?? false,
-                guardians: try container.decodeIfPresent([UInt64].self, forKey: .guardians) ?? [])
+                guardians: try container.decodeIfPresent([UInt64].self, forKey: .guardians) ?? [],
+                absences: try container.decodeIfPresent([Absence].self, forKey: .absences) ?? [],
+                removedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .removedAtUnixMs) ?? 0)
+        }
+    }
+
+    /// A removal and the restore that ended it.
+    ///
+    /// The Swift form of `water.archive.v1.Absence`.
+    public struct Absence: ProtoMessage {
+        public static let protoName = "water.archive.v1.Absence"
+
+        public var removedAtUnixMs: Int64
+
+        public var restoredAtUnixMs: Int64
+
+        /// Creates a `Absence`; omitted fields take the proto3 defaults.
+        public init(removedAtUnixMs: Int64 = 0, restoredAtUnixMs: Int64 = 0) {
+            self.removedAtUnixMs = removedAtUnixMs
+            self.restoredAtUnixMs = restoredAtUnixMs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case removedAtUnixMs = "removed_at_unix_ms"
+            case restoredAtUnixMs = "restored_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .removedAtUnixMs: 0
+                case .restoredAtUnixMs: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .removedAtUnixMs
+                case 1: self = .restoredAtUnixMs
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                removedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .removedAtUnixMs) ?? 0,
+                restoredAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .restoredAtUnixMs) ?? 0)
         }
     }
 
@@ -1779,7 +1841,7 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64, child: reader.value(at: 7).bool, guardians: reader.numbers(at: 8, as: UInt64.self))
+        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64, child: reader.value(at: 7).bool, guardians: reader.numbers(at: 8, as: UInt64.self), absences: reader.messages(at: 9, as: WaterArchiveV1.Absence.self), removedAtUnixMs: reader.value(at: 10).int64)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1792,6 +1854,29 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
         builder.set(.signed(createdAtUnixMs), at: 6)
         builder.set(.bool(child), at: 7)
         builder.setNumbers(guardians, at: 8)
+        builder.setMessages(absences, at: 9)
+        builder.set(.signed(removedAtUnixMs), at: 10)
+    }
+}
+
+extension WaterArchiveV1.Absence: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(removedAtUnixMs: reader.value(at: 0).int64, restoredAtUnixMs: reader.value(at: 1).int64)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(removedAtUnixMs), at: 0)
+        builder.set(.signed(restoredAtUnixMs), at: 1)
     }
 }
 

@@ -233,17 +233,20 @@ enum BoardCommand: ClientCommand {
     }
 
     /// "  joined Wed 2026-12-02" for a member who joined during the week (their days before
-    /// are not counted, and were not excused by them), then "  2 excused" for days they excused.
+    /// are not counted, and were not excused by them), "  2 days not a member" for days they were
+    /// removed, then "  2 excused" for days they excused.
     static func joinedAndExcused(_ row: WaterV1.BoardRow) -> String {
-        let beforeJoining = row.days.prefix { $0.excused && $0.excusedReason == WeeklyBoard.beforeJoining }
-        let excused = row.excusedDays - UInt32(beforeJoining.count)
+        let beforeJoining = row.days.prefix { $0.excused && $0.excusedReason == Membership.notYet }
+        let away = row.days.filter { $0.excused && $0.excusedReason == Membership.notThen }.count
+        let excused = row.excusedDays - UInt32(beforeJoining.count + away)
         var joined = ""
         if !beforeJoining.isEmpty, beforeJoining.count < row.days.count {
             // A week still running shows its days up to today: its last one, joined, is today.
             let isToday = beforeJoining.count == row.days.count - 1 && row.days.count < 7
             joined = "  joined " + (isToday ? "today" : Format.dayName(row.days[beforeJoining.count].date))
         }
-        return joined + (excused == 0 ? "" : "  \(excused) excused")
+        return joined + (away == 0 ? "" : "  \(away) day\(away == 1 ? "" : "s") not a member")
+            + (excused == 0 ? "" : "  \(excused) excused")
     }
 
     /// Why `row` comes after `above` when the figures shown are the same, or nil when they
