@@ -52,6 +52,51 @@ void   water__archive__v1__journal_record__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__journal_record__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__stored_reminders__init
+                     (Water__Archive__V1__StoredReminders         *message)
+{
+  static const Water__Archive__V1__StoredReminders init_value = WATER__ARCHIVE__V1__STORED_REMINDERS__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_reminders__get_packed_size
+                     (const Water__Archive__V1__StoredReminders *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_reminders__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_reminders__pack
+                     (const Water__Archive__V1__StoredReminders *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_reminders__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_reminders__pack_to_buffer
+                     (const Water__Archive__V1__StoredReminders *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_reminders__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredReminders *
+       water__archive__v1__stored_reminders__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredReminders *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_reminders__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_reminders__free_unpacked
+                     (Water__Archive__V1__StoredReminders *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_reminders__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__stored_cup__init
                      (Water__Archive__V1__StoredCup         *message)
 {
@@ -817,7 +862,7 @@ void   water__archive__v1__excused_day__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[19] =
+static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[20] =
 {
   {
     "sequence",
@@ -1047,6 +1092,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reminders",
+    41,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, reminders),
+    &water__archive__v1__stored_reminders__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__journal_record__field_indices_by_name[] = {
   14,   /* field[14] = account */
@@ -1064,6 +1121,7 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
   11,   /* field[11] = member_id */
   13,   /* field[13] = position */
   18,   /* field[18] = privacy */
+  19,   /* field[19] = reminders */
   0,   /* field[0] = sequence */
   15,   /* field[15] = session */
   6,   /* field[6] = text */
@@ -1073,7 +1131,7 @@ static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges
 {
   { 1, 0 },
   { 40, 18 },
-  { 0, 19 }
+  { 0, 20 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor =
 {
@@ -1083,11 +1141,114 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   "Water__Archive__V1__JournalRecord",
   "water.archive.v1",
   sizeof(Water__Archive__V1__JournalRecord),
-  19,
+  20,
   water__archive__v1__journal_record__field_descriptors,
   water__archive__v1__journal_record__field_indices_by_name,
   2,  water__archive__v1__journal_record__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__journal_record__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__stored_reminders__field_descriptors[6] =
+{
+  {
+    "water_every_minutes",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, water_every_minutes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "water_from_minute",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, water_from_minute),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "water_to_minute",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, water_to_minute),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mqtt",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, mqtt),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "push_url",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, push_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "push_token",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, push_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_reminders__field_indices_by_name[] = {
+  3,   /* field[3] = mqtt */
+  5,   /* field[5] = push_token */
+  4,   /* field[4] = push_url */
+  0,   /* field[0] = water_every_minutes */
+  1,   /* field[1] = water_from_minute */
+  2,   /* field[2] = water_to_minute */
+};
+static const ProtobufCIntRange water__archive__v1__stored_reminders__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_reminders__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredReminders",
+  "StoredReminders",
+  "Water__Archive__V1__StoredReminders",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredReminders),
+  6,
+  water__archive__v1__stored_reminders__field_descriptors,
+  water__archive__v1__stored_reminders__field_indices_by_name,
+  1,  water__archive__v1__stored_reminders__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_reminders__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__stored_cup__field_descriptors[3] =
@@ -2199,7 +2360,7 @@ const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descrip
   (ProtobufCMessageInit) water__archive__v1__household_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[11] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[12] =
 {
   {
     "member_id",
@@ -2333,6 +2494,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reminders",
+    24,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, reminders),
+    &water__archive__v1__stored_reminders__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_account__field_indices_by_name[] = {
   9,   /* field[9] = absences */
@@ -2342,6 +2515,7 @@ static const unsigned water__archive__v1__stored_account__field_indices_by_name[
   8,   /* field[8] = guardians */
   0,   /* field[0] = member_id */
   5,   /* field[5] = password_hash */
+  11,   /* field[11] = reminders */
   10,   /* field[10] = removed_at_unix_ms */
   3,   /* field[3] = role */
   4,   /* field[4] = time_zone */
@@ -2351,7 +2525,7 @@ static const ProtobufCIntRange water__archive__v1__stored_account__number_ranges
 {
   { 1, 0 },
   { 20, 7 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor =
 {
@@ -2361,7 +2535,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor 
   "Water__Archive__V1__StoredAccount",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredAccount),
-  11,
+  12,
   water__archive__v1__stored_account__field_descriptors,
   water__archive__v1__stored_account__field_indices_by_name,
   2,  water__archive__v1__stored_account__number_ranges,
@@ -2663,7 +2837,7 @@ const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor =
   (ProtobufCMessageInit) water__archive__v1__excused_day__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[29] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[30] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -2691,22 +2865,23 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_USUAL_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET", 23 },
   { "RECORD_KIND_CUP_SAVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_SAVED", 24 },
   { "RECORD_KIND_CUP_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED", 25 },
+  { "RECORD_KIND_REMINDERS_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_REMINDERS_SET", 26 },
   { "RECORD_KIND_DAY_EXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_EXCUSED", 40 },
   { "RECORD_KIND_DAY_UNEXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED", 41 },
   { "RECORD_KIND_PRIVACY_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET", 42 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{40, 26},{0, 29}
+{0, 0},{40, 27},{0, 30}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[29] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[30] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
   { "RECORD_KIND_ACCOUNT_REMOVED", 18 },
   { "RECORD_KIND_CUP_REMOVED", 25 },
   { "RECORD_KIND_CUP_SAVED", 24 },
-  { "RECORD_KIND_DAY_EXCUSED", 26 },
-  { "RECORD_KIND_DAY_UNEXCUSED", 27 },
+  { "RECORD_KIND_DAY_EXCUSED", 27 },
+  { "RECORD_KIND_DAY_UNEXCUSED", 28 },
   { "RECORD_KIND_DRINK_REMOVED", 22 },
   { "RECORD_KIND_DRINK_SET", 21 },
   { "RECORD_KIND_ENTRY_DELETED", 3 },
@@ -2718,7 +2893,8 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_HABIT_DELETED", 10 },
   { "RECORD_KIND_HABIT_UNCHECKED", 9 },
   { "RECORD_KIND_PASSWORD_SET", 17 },
-  { "RECORD_KIND_PRIVACY_SET", 28 },
+  { "RECORD_KIND_PRIVACY_SET", 29 },
+  { "RECORD_KIND_REMINDERS_SET", 26 },
   { "RECORD_KIND_SESSION_ENDED", 20 },
   { "RECORD_KIND_SESSION_STARTED", 19 },
   { "RECORD_KIND_TIME_ZONE_SET", 6 },
@@ -2737,9 +2913,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  29,
+  30,
   water__archive__v1__record_kind__enum_values_by_number,
-  29,
+  30,
   water__archive__v1__record_kind__enum_values_by_name,
   2,
   water__archive__v1__record_kind__value_ranges,

@@ -25,6 +25,7 @@ public struct Outbox: Sendable {
         case excuse
         case unexcuse
         case privacy
+        case reminders
     }
 
     /// One queued write.

@@ -200,3 +200,21 @@ final class RetainedFound: Sendable {
         listener.withLock { $0 }?(topic)
     }
 }
+
+/// Reminders to Home Assistant: each on the recipient's reminder topic, from the publisher's
+/// queue (the scheduler never waits for the broker). Not sent while the broker is away: a
+/// reminder is for now, not for later.
+extension HomePublisher: ReminderChannel {
+    public func send(_ reminders: [Reminder]) {
+        let wanted = reminders.filter(\.recipient.reminders.mqtt)
+        guard !wanted.isEmpty else { return }
+        queue.async { [self] in
+            guard !isStopped.withLock({ $0 }) else { return }
+            for reminder in wanted {
+                connection.publish(
+                    messages.reminderTopic(reminder.recipient.username),
+                    HomeAssistantMessages.json(HomeAssistantMessages.ReminderMessage(reminder)), retain: false)
+            }
+        }
+    }
+}

@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct Water__Archive__V1__JournalRecord Water__Archive__V1__JournalRecord;
+typedef struct Water__Archive__V1__StoredReminders Water__Archive__V1__StoredReminders;
 typedef struct Water__Archive__V1__StoredCup Water__Archive__V1__StoredCup;
 typedef struct Water__Archive__V1__StoredEntry Water__Archive__V1__StoredEntry;
 typedef struct Water__Archive__V1__DrinkKind Water__Archive__V1__DrinkKind;
@@ -143,6 +144,10 @@ typedef enum _Water__Archive__V1__RecordKind {
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED = 25,
   /*
+   * member_id, reminders
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_REMINDERS_SET = 26,
+  /*
    * day, text: the reason (empty: none given)
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_EXCUSED = 40,
@@ -197,10 +202,36 @@ struct  Water__Archive__V1__JournalRecord
    * 0 full, 1 percent, 2 hidden (water.v1.Privacy's numbers).
    */
   uint32_t privacy;
+  Water__Archive__V1__StoredReminders *reminders;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0 }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL }
+
+
+/*
+ * A member's reminders (water.v1.Reminders, the push token included: the accounts archive keeps
+ * secrets, as it keeps password hashes).
+ */
+struct  Water__Archive__V1__StoredReminders
+{
+  ProtobufCMessage base;
+  /*
+   * 0: no water reminders.
+   */
+  uint32_t water_every_minutes;
+  /*
+   * Minutes of the member's day: from (inclusive) to (exclusive; before from: across midnight).
+   */
+  uint32_t water_from_minute;
+  uint32_t water_to_minute;
+  protobuf_c_boolean mqtt;
+  char *push_url;
+  char *push_token;
+};
+#define WATER__ARCHIVE__V1__STORED_REMINDERS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_reminders__descriptor) \
+    , 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -548,10 +579,14 @@ struct  Water__Archive__V1__StoredAccount
    * A removed member's: when they were removed (0: not known, removed before it was kept).
    */
   int64_t removed_at_unix_ms;
+  /*
+   * Unset: none (every account from before reminders).
+   */
+  Water__Archive__V1__StoredReminders *reminders;
 };
 #define WATER__ARCHIVE__V1__STORED_ACCOUNT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_account__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0,NULL, 0 }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0,NULL, 0, NULL }
 
 
 /*
@@ -658,6 +693,25 @@ Water__Archive__V1__JournalRecord *
                       const uint8_t       *data);
 void   water__archive__v1__journal_record__free_unpacked
                      (Water__Archive__V1__JournalRecord *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredReminders methods */
+void   water__archive__v1__stored_reminders__init
+                     (Water__Archive__V1__StoredReminders         *message);
+size_t water__archive__v1__stored_reminders__get_packed_size
+                     (const Water__Archive__V1__StoredReminders   *message);
+size_t water__archive__v1__stored_reminders__pack
+                     (const Water__Archive__V1__StoredReminders   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_reminders__pack_to_buffer
+                     (const Water__Archive__V1__StoredReminders   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredReminders *
+       water__archive__v1__stored_reminders__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_reminders__free_unpacked
+                     (Water__Archive__V1__StoredReminders *message,
                       ProtobufCAllocator *allocator);
 /* Water__Archive__V1__StoredCup methods */
 void   water__archive__v1__stored_cup__init
@@ -987,6 +1041,9 @@ void   water__archive__v1__excused_day__free_unpacked
 typedef void (*Water__Archive__V1__JournalRecord_Closure)
                  (const Water__Archive__V1__JournalRecord *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__StoredReminders_Closure)
+                 (const Water__Archive__V1__StoredReminders *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__StoredCup_Closure)
                  (const Water__Archive__V1__StoredCup *message,
                   void *closure_data);
@@ -1046,6 +1103,7 @@ typedef void (*Water__Archive__V1__ExcusedDay_Closure)
 
 extern const ProtobufCEnumDescriptor    water__archive__v1__record_kind__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_reminders__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_cup__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__drink_kind__descriptor;

@@ -29,6 +29,8 @@ public struct Account: Hashable, Sendable {
     public var absences: [Absence] = []
     /// When a removed member was removed; nil for a member (and one removed before this was kept).
     public var removedAtUnixMilliseconds: Int64?
+    /// What the server reminds them of, and where (off by default).
+    public var reminders = ReminderSettings()
 
     /// A removal and the restore that ended it.
     public struct Absence: Hashable, Sendable {
@@ -76,6 +78,8 @@ public enum AccountMutation: Hashable, Sendable {
     case sessionEnded(TokenDigest)
     /// The household's drinks changed.
     case drink(DrinkMutation)
+    /// The member's reminders, whole.
+    case remindersSet(memberID: UInt64, ReminderSettings)
 }
 
 /// The household's members, their sessions and the drinks they log.
@@ -312,6 +316,9 @@ public struct AccountBook: Hashable, Sendable {
                 createdAtUnixMilliseconds: old.createdAtUnixMilliseconds, isChild: account.isChild,
                 guardians: account.guardians)
             accounts[account.id]?.absences = old.absences
+            accounts[account.id]?.reminders = old.reminders
+        case .remindersSet(let memberID, let settings):
+            accounts[memberID]?.reminders = settings
         case .passwordSet(let memberID, let hash):
             accounts[memberID]?.passwordHash = hash
             sessions = sessions.filter { $0.value.memberID != memberID }

@@ -193,6 +193,7 @@ public struct WaterDiary: Hashable, Sendable {
     public var withoutEntries: WaterDiary {
         var summary = WaterDiary(timeZone: timeZone)
         summary.zones = zones
+        summary.usualCupMillilitres = usualCupMillilitres
         summary.goals = goals
         summary.days = days
         summary.excused = excused

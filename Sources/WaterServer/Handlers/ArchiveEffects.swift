@@ -64,7 +64,8 @@ extension AccountMutation: ArchiveEffect {
             effects.endedSessions.members.append(memberID)
         case .sessionEnded(let digest):
             effects.endedSessions.sessions.append(digest)
-        case .sessionStarted, .drink:
+        // Reminders are read by the scheduler each minute; nothing on the board shows them.
+        case .sessionStarted, .drink, .remindersSet:
             break
         }
     }

@@ -22,6 +22,7 @@ public enum ArchiveMessages {
         "water.archive.v1.StoredDrink": WaterArchiveV1.StoredDrink.self,
         "water.archive.v1.StoredEntry": WaterArchiveV1.StoredEntry.self,
         "water.archive.v1.StoredHabit": WaterArchiveV1.StoredHabit.self,
+        "water.archive.v1.StoredReminders": WaterArchiveV1.StoredReminders.self,
         "water.archive.v1.StoredSession": WaterArchiveV1.StoredSession.self,
         "water.archive.v1.StoredTodo": WaterArchiveV1.StoredTodo.self,
         "water.archive.v1.ZoneChange": WaterArchiveV1.ZoneChange.self,

@@ -92,6 +92,9 @@ extension WaterArchiveV1 {
         /// text: the cup's name
         public static let cupRemoved = RecordKind(rawValue: 25)
 
+        /// member_id, reminders
+        public static let remindersSet = RecordKind(rawValue: 26)
+
         /// day, text: the reason (empty: none given)
         public static let dayExcused = RecordKind(rawValue: 40)
 
@@ -102,7 +105,7 @@ extension WaterArchiveV1 {
         public static let privacySet = RecordKind(rawValue: 42)
 
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .dayExcused, .dayUnexcused, .privacySet]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .remindersSet, .dayExcused, .dayUnexcused, .privacySet]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -133,6 +136,7 @@ extension WaterArchiveV1 {
             case 23: "RECORD_KIND_USUAL_DRINK_SET"
             case 24: "RECORD_KIND_CUP_SAVED"
             case 25: "RECORD_KIND_CUP_REMOVED"
+            case 26: "RECORD_KIND_REMINDERS_SET"
             case 40: "RECORD_KIND_DAY_EXCUSED"
             case 41: "RECORD_KIND_DAY_UNEXCUSED"
             case 42: "RECORD_KIND_PRIVACY_SET"
@@ -190,8 +194,10 @@ extension WaterArchiveV1 {
         /// 0 full, 1 percent, 2 hidden (water.v1.Privacy's numbers).
         public var privacy: UInt32
 
+        public var reminders: StoredReminders?
+
         /// Creates a `JournalRecord`; omitted fields take the proto3 defaults.
-        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0) {
+        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0, reminders: StoredReminders? = nil) {
             self.sequence = sequence
             self.kind = kind
             self.entry = entry
@@ -211,6 +217,7 @@ extension WaterArchiveV1 {
             self.drink = drink
             self.cup = cup
             self.privacy = privacy
+            self.reminders = reminders
         }
 
         enum CodingKeys: String, CodingKey {
@@ -233,6 +240,7 @@ extension WaterArchiveV1 {
             case drink = "drink"
             case cup = "cup"
             case privacy = "privacy"
+            case reminders = "reminders"
 
             var intValue: Int? {
                 switch self {
@@ -255,6 +263,7 @@ extension WaterArchiveV1 {
                 case .drink: 16
                 case .cup: 17
                 case .privacy: 18
+                case .reminders: 19
                 }
             }
 
@@ -279,6 +288,7 @@ extension WaterArchiveV1 {
                 case 16: self = .drink
                 case 17: self = .cup
                 case 18: self = .privacy
+                case 19: self = .reminders
                 default: return nil
                 }
             }
@@ -306,7 +316,84 @@ extension WaterArchiveV1 {
                 session: try container.decodeIfPresent(StoredSession.self, forKey: .session),
                 drink: try container.decodeIfPresent(StoredDrink.self, forKey: .drink),
                 cup: try container.decodeIfPresent(StoredCup.self, forKey: .cup),
-                privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0)
+                privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0,
+                reminders: try container.decodeIfPresent(StoredReminders.self, forKey: .reminders))
+        }
+    }
+
+    /// A member's reminders (water.v1.Reminders, the push token included: the accounts archive keeps
+    /// secrets, as it keeps password hashes).
+    ///
+    /// The Swift form of `water.archive.v1.StoredReminders`.
+    public struct StoredReminders: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredReminders"
+
+        /// 0: no water reminders.
+        public var waterEveryMinutes: UInt32
+
+        /// Minutes of the member's day: from (inclusive) to (exclusive; before from: across midnight).
+        public var waterFromMinute: UInt32
+
+        public var waterToMinute: UInt32
+
+        public var mqtt: Bool
+
+        public var pushUrl: String
+
+        public var pushToken: String
+
+        /// Creates a `StoredReminders`; omitted fields take the proto3 defaults.
+        public init(waterEveryMinutes: UInt32 = 0, waterFromMinute: UInt32 = 0, waterToMinute: UInt32 = 0, mqtt: Bool = false, pushUrl: String = "", pushToken: String = "") {
+            self.waterEveryMinutes = waterEveryMinutes
+            self.waterFromMinute = waterFromMinute
+            self.waterToMinute = waterToMinute
+            self.mqtt = mqtt
+            self.pushUrl = pushUrl
+            self.pushToken = pushToken
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case waterEveryMinutes = "water_every_minutes"
+            case waterFromMinute = "water_from_minute"
+            case waterToMinute = "water_to_minute"
+            case mqtt = "mqtt"
+            case pushUrl = "push_url"
+            case pushToken = "push_token"
+
+            var intValue: Int? {
+                switch self {
+                case .waterEveryMinutes: 0
+                case .waterFromMinute: 1
+                case .waterToMinute: 2
+                case .mqtt: 3
+                case .pushUrl: 4
+                case .pushToken: 5
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .waterEveryMinutes
+                case 1: self = .waterFromMinute
+                case 2: self = .waterToMinute
+                case 3: self = .mqtt
+                case 4: self = .pushUrl
+                case 5: self = .pushToken
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                waterEveryMinutes: try container.decodeIfPresent(UInt32.self, forKey: .waterEveryMinutes) ?? 0,
+                waterFromMinute: try container.decodeIfPresent(UInt32.self, forKey: .waterFromMinute) ?? 0,
+                waterToMinute: try container.decodeIfPresent(UInt32.self, forKey: .waterToMinute) ?? 0,
+                mqtt: try container.decodeIfPresent(Bool.self, forKey: .mqtt) ?? false,
+                pushUrl: try container.decodeIfPresent(String.self, forKey: .pushUrl) ?? "",
+                pushToken: try container.decodeIfPresent(String.self, forKey: .pushToken) ?? "")
         }
     }
 
@@ -1183,8 +1270,11 @@ extension WaterArchiveV1 {
         /// A removed member's: when they were removed (0: not known, removed before it was kept).
         public var removedAtUnixMs: Int64
 
+        /// Unset: none (every account from before reminders).
+        public var reminders: StoredReminders?
+
         /// Creates a `StoredAccount`; omitted fields take the proto3 defaults.
-        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0, child: Bool = false, guardians: [UInt64] = [], absences: [Absence] = [], removedAtUnixMs: Int64 = 0) {
+        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0, child: Bool = false, guardians: [UInt64] = [], absences: [Absence] = [], removedAtUnixMs: Int64 = 0, reminders: StoredReminders? = nil) {
             self.memberID = memberID
             self.username = username
             self.displayName = displayName
@@ -1196,6 +1286,7 @@ extension WaterArchiveV1 {
             self.guardians = guardians
             self.absences = absences
             self.removedAtUnixMs = removedAtUnixMs
+            self.reminders = reminders
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1210,6 +1301,7 @@ extension WaterArchiveV1 {
             case guardians = "guardians"
             case absences = "absences"
             case removedAtUnixMs = "removed_at_unix_ms"
+            case reminders = "reminders"
 
             var intValue: Int? {
                 switch self {
@@ -1224,6 +1316,7 @@ extension WaterArchiveV1 {
                 case .guardians: 8
                 case .absences: 9
                 case .removedAtUnixMs: 10
+                case .reminders: 11
                 }
             }
 
@@ -1240,6 +1333,7 @@ extension WaterArchiveV1 {
                 case 8: self = .guardians
                 case 9: self = .absences
                 case 10: self = .removedAtUnixMs
+                case 11: self = .reminders
                 default: return nil
                 }
             }
@@ -1259,7 +1353,8 @@ extension WaterArchiveV1 {
                 child: try container.decodeIfPresent(Bool.self, forKey: .child) ?? false,
                 guardians: try container.decodeIfPresent([UInt64].self, forKey: .guardians) ?? [],
                 absences: try container.decodeIfPresent([Absence].self, forKey: .absences) ?? [],
-                removedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .removedAtUnixMs) ?? 0)
+                removedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .removedAtUnixMs) ?? 0,
+                reminders: try container.decodeIfPresent(StoredReminders.self, forKey: .reminders))
         }
     }
 
@@ -1513,7 +1608,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32)
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32, reminders: reader.message(at: 19, as: WaterArchiveV1.StoredReminders.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1536,6 +1631,32 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         if let value = drink { builder.setMessage(value, at: 16) }
         if let value = cup { builder.setMessage(value, at: 17) }
         builder.set(.unsigned(UInt64(privacy)), at: 18)
+        if let value = reminders { builder.setMessage(value, at: 19) }
+    }
+}
+
+extension WaterArchiveV1.StoredReminders: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(waterEveryMinutes: reader.value(at: 0).uint32, waterFromMinute: reader.value(at: 1).uint32, waterToMinute: reader.value(at: 2).uint32, mqtt: reader.value(at: 3).bool, pushUrl: reader.value(at: 4).string, pushToken: reader.value(at: 5).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(waterEveryMinutes)), at: 0)
+        builder.set(.unsigned(UInt64(waterFromMinute)), at: 1)
+        builder.set(.unsigned(UInt64(waterToMinute)), at: 2)
+        builder.set(.bool(mqtt), at: 3)
+        builder.set(.string(pushUrl), at: 4)
+        builder.set(.string(pushToken), at: 5)
     }
 }
 
@@ -1841,7 +1962,7 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64, child: reader.value(at: 7).bool, guardians: reader.numbers(at: 8, as: UInt64.self), absences: reader.messages(at: 9, as: WaterArchiveV1.Absence.self), removedAtUnixMs: reader.value(at: 10).int64)
+        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64, child: reader.value(at: 7).bool, guardians: reader.numbers(at: 8, as: UInt64.self), absences: reader.messages(at: 9, as: WaterArchiveV1.Absence.self), removedAtUnixMs: reader.value(at: 10).int64, reminders: reader.message(at: 11, as: WaterArchiveV1.StoredReminders.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1856,6 +1977,7 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
         builder.setNumbers(guardians, at: 8)
         builder.setMessages(absences, at: 9)
         builder.set(.signed(removedAtUnixMs), at: 10)
+        if let value = reminders { builder.setMessage(value, at: 11) }
     }
 }
 
