@@ -11,6 +11,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__journal_record__descriptor,
     &water__archive__v1__member_snapshot__descriptor,
     &water__archive__v1__stored_account__descriptor,
+    &water__archive__v1__stored_completion__descriptor,
     &water__archive__v1__stored_cup__descriptor,
     &water__archive__v1__stored_drink__descriptor,
     &water__archive__v1__stored_entry__descriptor,

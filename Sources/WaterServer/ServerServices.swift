@@ -70,7 +70,7 @@ public final class ServerServices: Sendable {
             tracker: TrackerService(archives: archives, timeZones: configuration.timeZones, reads: reads),
             drinks: DrinkService(archives: archives),
             board: BoardService(boards: boards, hub: boardHub, streams: sessionStreams, reads: reads),
-            todo: TodoService(archives: archives, reads: reads),
+            todo: TodoService(archives: archives, reads: reads, zone: configuration.householdTimeZone),
             habits: HabitService(archives: archives),
             excuses: ExcuseService(archives: archives),
             transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue))

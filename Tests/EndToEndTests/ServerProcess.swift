@@ -64,8 +64,9 @@ final class ServerProcess {
         process = try ChildProcess(
             productsDirectory.appendingPathComponent("water-server").path,
             [
-                "serve", "--data", dataDirectory, "--password-strength", "minimum", "--time-zone", "UTC",
-            ] + (options.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]) + (tls ? [] : ["--plaintext"])
+                "serve", "--data", dataDirectory, "--password-strength", "minimum",
+            ] + (options.contains("--time-zone") ? [] : ["--time-zone", "UTC"])
+                + (options.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]) + (tls ? [] : ["--plaintext"])
                 + options, environment: environment)
         // Wait (bounded) for the one line the server prints when it is ready.
         let text = process.readOutput(until: { $0.contains("\n") }, seconds: 60)
