@@ -208,6 +208,28 @@ struct ChoresTests {
             WaterV1.SetTodoDoneRequest(itemID: items[0].itemID, done: true, dueDay: "2027-01-04"))
         #expect(again.item?.dueDay == "2027-01-07")
         #expect(try Self.history(mum).count == 1)
+        // A due day that does not read, or is not due yet, is refused naming due_day; so is a skip's.
+        for dueDay in ["soon", "2027-01-11"] {
+            for request in [
+                {
+                    _ = try client.call(WaterV1.SetTodoDoneRequest(itemID: items[0].itemID, done: true, dueDay: dueDay))
+                },
+                { _ = try client.call(WaterV1.SkipTodoRequest(itemID: items[0].itemID, dueDay: dueDay)) },
+            ] as [() throws -> Void] {
+                let error = #expect(throws: WaterError.self) { try request() }
+                #expect(
+                    error?.code == .invalidArgument && error?.violations.first?.field == "due_day",
+                    "\(String(describing: error))")
+            }
+        }
+        // A plain item cannot be skipped (item_id).
+        let plain = try client.call(WaterV1.AddTodoRequest(itemID: client.newID().description, text: "call grandma"))
+            .item!
+        let skipped = #expect(throws: WaterError.self) {
+            try client.call(WaterV1.SkipTodoRequest(itemID: plain.itemID))
+        }
+        #expect(skipped?.violations.first?.field == "item_id")
+        #expect(try Self.history(mum).count == 1)
         #expect(server.stop() == 0)
     }
 }
