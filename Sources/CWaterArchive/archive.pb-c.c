@@ -2576,7 +2576,7 @@ const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor =
   (ProtobufCMessageInit) water__archive__v1__excused_day__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[31] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[32] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -2609,11 +2609,12 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_PRIVACY_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET", 42 },
   { "RECORD_KIND_TODO_OCCURRENCE_DONE", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_DONE", 43 },
   { "RECORD_KIND_TODO_OCCURRENCE_REOPENED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_REOPENED", 44 },
+  { "RECORD_KIND_TODO_COMPLETION_IMPORTED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_IMPORTED", 45 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{40, 26},{0, 31}
+{0, 0},{40, 26},{0, 32}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[31] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[32] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
@@ -2638,6 +2639,7 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_SESSION_STARTED", 19 },
   { "RECORD_KIND_TIME_ZONE_SET", 6 },
   { "RECORD_KIND_TODO_ADDED", 11 },
+  { "RECORD_KIND_TODO_COMPLETION_IMPORTED", 31 },
   { "RECORD_KIND_TODO_COMPLETION_SET", 12 },
   { "RECORD_KIND_TODO_DELETED", 13 },
   { "RECORD_KIND_TODO_MOVED", 14 },
@@ -2654,9 +2656,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  31,
+  32,
   water__archive__v1__record_kind__enum_values_by_number,
-  31,
+  32,
   water__archive__v1__record_kind__enum_values_by_name,
   2,
   water__archive__v1__record_kind__value_ranges,

@@ -817,6 +817,186 @@ void   water__v1__list_todo_history_response__free_unpacked
   assert(message->base.descriptor == &water__v1__list_todo_history_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__export_todos_request__init
+                     (Water__V1__ExportTodosRequest         *message)
+{
+  static const Water__V1__ExportTodosRequest init_value = WATER__V1__EXPORT_TODOS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__export_todos_request__get_packed_size
+                     (const Water__V1__ExportTodosRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__export_todos_request__pack
+                     (const Water__V1__ExportTodosRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__export_todos_request__pack_to_buffer
+                     (const Water__V1__ExportTodosRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ExportTodosRequest *
+       water__v1__export_todos_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ExportTodosRequest *)
+     protobuf_c_message_unpack (&water__v1__export_todos_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__export_todos_request__free_unpacked
+                     (Water__V1__ExportTodosRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__export_todos_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__export_todos_response__init
+                     (Water__V1__ExportTodosResponse         *message)
+{
+  static const Water__V1__ExportTodosResponse init_value = WATER__V1__EXPORT_TODOS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__export_todos_response__get_packed_size
+                     (const Water__V1__ExportTodosResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__export_todos_response__pack
+                     (const Water__V1__ExportTodosResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__export_todos_response__pack_to_buffer
+                     (const Water__V1__ExportTodosResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ExportTodosResponse *
+       water__v1__export_todos_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ExportTodosResponse *)
+     protobuf_c_message_unpack (&water__v1__export_todos_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__export_todos_response__free_unpacked
+                     (Water__V1__ExportTodosResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__export_todos_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__import_todos_request__init
+                     (Water__V1__ImportTodosRequest         *message)
+{
+  static const Water__V1__ImportTodosRequest init_value = WATER__V1__IMPORT_TODOS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__import_todos_request__get_packed_size
+                     (const Water__V1__ImportTodosRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__import_todos_request__pack
+                     (const Water__V1__ImportTodosRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__import_todos_request__pack_to_buffer
+                     (const Water__V1__ImportTodosRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ImportTodosRequest *
+       water__v1__import_todos_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ImportTodosRequest *)
+     protobuf_c_message_unpack (&water__v1__import_todos_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__import_todos_request__free_unpacked
+                     (Water__V1__ImportTodosRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__import_todos_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__import_todos_response__init
+                     (Water__V1__ImportTodosResponse         *message)
+{
+  static const Water__V1__ImportTodosResponse init_value = WATER__V1__IMPORT_TODOS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__import_todos_response__get_packed_size
+                     (const Water__V1__ImportTodosResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__import_todos_response__pack
+                     (const Water__V1__ImportTodosResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__import_todos_response__pack_to_buffer
+                     (const Water__V1__ImportTodosResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ImportTodosResponse *
+       water__v1__import_todos_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ImportTodosResponse *)
+     protobuf_c_message_unpack (&water__v1__import_todos_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__import_todos_response__free_unpacked
+                     (Water__V1__ImportTodosResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__import_todos_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor water__v1__todo_item__field_descriptors[15] =
 {
   {
@@ -1907,7 +2087,211 @@ const ProtobufCMessageDescriptor water__v1__list_todo_history_response__descript
   (ProtobufCMessageInit) water__v1__list_todo_history_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__todo__method_descriptors[8] =
+static const ProtobufCFieldDescriptor water__v1__export_todos_request__field_descriptors[1] =
+{
+  {
+    "history_from",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExportTodosRequest, history_from),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__export_todos_request__field_indices_by_name[] = {
+  0,   /* field[0] = history_from */
+};
+static const ProtobufCIntRange water__v1__export_todos_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__export_todos_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ExportTodosRequest",
+  "ExportTodosRequest",
+  "Water__V1__ExportTodosRequest",
+  "water.v1",
+  sizeof(Water__V1__ExportTodosRequest),
+  1,
+  water__v1__export_todos_request__field_descriptors,
+  water__v1__export_todos_request__field_indices_by_name,
+  1,  water__v1__export_todos_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__export_todos_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__export_todos_response__field_descriptors[3] =
+{
+  {
+    "items",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ExportTodosResponse, n_items),
+    offsetof(Water__V1__ExportTodosResponse, items),
+    &water__v1__todo_item__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "history",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ExportTodosResponse, n_history),
+    offsetof(Water__V1__ExportTodosResponse, history),
+    &water__v1__todo_completion__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "history_total",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExportTodosResponse, history_total),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__export_todos_response__field_indices_by_name[] = {
+  1,   /* field[1] = history */
+  2,   /* field[2] = history_total */
+  0,   /* field[0] = items */
+};
+static const ProtobufCIntRange water__v1__export_todos_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__v1__export_todos_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ExportTodosResponse",
+  "ExportTodosResponse",
+  "Water__V1__ExportTodosResponse",
+  "water.v1",
+  sizeof(Water__V1__ExportTodosResponse),
+  3,
+  water__v1__export_todos_response__field_descriptors,
+  water__v1__export_todos_response__field_indices_by_name,
+  1,  water__v1__export_todos_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__export_todos_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__import_todos_request__field_descriptors[2] =
+{
+  {
+    "items",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ImportTodosRequest, n_items),
+    offsetof(Water__V1__ImportTodosRequest, items),
+    &water__v1__todo_item__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "history",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ImportTodosRequest, n_history),
+    offsetof(Water__V1__ImportTodosRequest, history),
+    &water__v1__todo_completion__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__import_todos_request__field_indices_by_name[] = {
+  1,   /* field[1] = history */
+  0,   /* field[0] = items */
+};
+static const ProtobufCIntRange water__v1__import_todos_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__import_todos_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ImportTodosRequest",
+  "ImportTodosRequest",
+  "Water__V1__ImportTodosRequest",
+  "water.v1",
+  sizeof(Water__V1__ImportTodosRequest),
+  2,
+  water__v1__import_todos_request__field_descriptors,
+  water__v1__import_todos_request__field_indices_by_name,
+  1,  water__v1__import_todos_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__import_todos_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__import_todos_response__field_descriptors[2] =
+{
+  {
+    "items_added",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ImportTodosResponse, items_added),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "completions_added",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ImportTodosResponse, completions_added),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__import_todos_response__field_indices_by_name[] = {
+  1,   /* field[1] = completions_added */
+  0,   /* field[0] = items_added */
+};
+static const ProtobufCIntRange water__v1__import_todos_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__import_todos_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ImportTodosResponse",
+  "ImportTodosResponse",
+  "Water__V1__ImportTodosResponse",
+  "water.v1",
+  sizeof(Water__V1__ImportTodosResponse),
+  2,
+  water__v1__import_todos_response__field_descriptors,
+  water__v1__import_todos_response__field_indices_by_name,
+  1,  water__v1__import_todos_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__import_todos_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor water__v1__todo__method_descriptors[10] =
 {
   { "AddTodo", &water__v1__add_todo_request__descriptor, &water__v1__add_todo_response__descriptor },
   { "ToggleTodo", &water__v1__toggle_todo_request__descriptor, &water__v1__toggle_todo_response__descriptor },
@@ -1917,10 +2301,14 @@ static const ProtobufCMethodDescriptor water__v1__todo__method_descriptors[8] =
   { "ListTodos", &water__v1__list_todos_request__descriptor, &water__v1__list_todos_response__descriptor },
   { "SkipTodo", &water__v1__skip_todo_request__descriptor, &water__v1__skip_todo_response__descriptor },
   { "ListTodoHistory", &water__v1__list_todo_history_request__descriptor, &water__v1__list_todo_history_response__descriptor },
+  { "ExportTodos", &water__v1__export_todos_request__descriptor, &water__v1__export_todos_response__descriptor },
+  { "ImportTodos", &water__v1__import_todos_request__descriptor, &water__v1__import_todos_response__descriptor },
 };
 const unsigned water__v1__todo__method_indices_by_name[] = {
   0,        /* AddTodo */
   3,        /* DeleteTodo */
+  8,        /* ExportTodos */
+  9,        /* ImportTodos */
   7,        /* ListTodoHistory */
   5,        /* ListTodos */
   4,        /* MoveTodo */
@@ -1935,7 +2323,7 @@ const ProtobufCServiceDescriptor water__v1__todo__descriptor =
   "Todo",
   "Water__V1__Todo",
   "water.v1",
-  8,
+  10,
   water__v1__todo__method_descriptors,
   water__v1__todo__method_indices_by_name
 };
@@ -2002,6 +2390,22 @@ void water__v1__todo__list_todo_history(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__todo__descriptor);
   service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__todo__export_todos(ProtobufCService *service,
+                                   const Water__V1__ExportTodosRequest *input,
+                                   Water__V1__ExportTodosResponse_Closure closure,
+                                   void *closure_data)
+{
+  assert(service->descriptor == &water__v1__todo__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__todo__import_todos(ProtobufCService *service,
+                                   const Water__V1__ImportTodosRequest *input,
+                                   Water__V1__ImportTodosResponse_Closure closure,
+                                   void *closure_data)
+{
+  assert(service->descriptor == &water__v1__todo__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__todo__init (Water__V1__Todo_Service *service,
                             Water__V1__Todo_ServiceDestroy destroy)

@@ -121,7 +121,35 @@ struct ChoresTests {
         let before = try Self.history(ben)
         server = try server.restarted(Self.serve("2027-01-18", 21, port: port))
         #expect(try Self.history(ben) == before)
+        try Self.roundTrip(from: server, people)
         #expect(server.stop() == 0)
+        // check reads the household archive, chores and history, as healthy; a backup restores it.
+        let checked = try run("water-server", ["check", "--data", server.dataDirectory])
+        #expect(checked.status == 0, "\(checked.output) \(checked.error)")
+        let copy = server.dataDirectory + "-backup"
+        #expect(try run("water-server", ["backup", "--data", server.dataDirectory, "--to", copy]).status == 0)
+        let restored = server.dataDirectory + "-restored"
+        #expect(try run("water-server", ["restore", "--from", copy, "--data", restored]).status == 0)
+        let again = try ServerProcess(dataDirectory: restored, options: Self.serve("2027-01-18", 22))
+        #expect(try Self.history(again.cli("ben-restored").loggedIn("ben", "ben-password-1")) == before)
+        #expect(again.stop() == 0)
+    }
+
+    /// The list and its history exported, read into a fresh household with the same members,
+    /// are the same there; read a second time, nothing is added.
+    static func roundTrip(from server: ServerProcess, _ people: [String: CommandLineUser]) throws {
+        let file = server.dataDirectory + "-todo.json"
+        let exported = try people["ann"]!.run(["todo", "export", "--output", file])
+        #expect(exported.status == 0 && exported.error.contains("2 items and 4 completions"), "\(exported.error)")
+        let other = try ServerProcess.fresh(Self.serve("2027-01-18", 22))
+        let family = try Self.family(other)
+        let imported = try family["ben"]!.json(WaterV1.ImportTodosResponse.self, ["todo", "import", file])
+        #expect(imported.itemsAdded == 2 && imported.completionsAdded == 4)
+        let twice = try family["ben"]!.json(WaterV1.ImportTodosResponse.self, ["todo", "import", file])
+        #expect(twice.itemsAdded == 0 && twice.completionsAdded == 0)
+        #expect(try Self.list(family["ann"]!) == Self.list(people["ann"]!))
+        #expect(try Self.history(family["ann"]!) == Self.history(people["ann"]!))
+        #expect(other.stop() == 0)
     }
 
     private func mum(_ people: [String: CommandLineUser]) -> CommandLineUser { people["mum"]! }

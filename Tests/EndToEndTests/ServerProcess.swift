@@ -223,6 +223,12 @@ struct CommandLineUser {
         try EndToEndTests.run("water-client", arguments, input: input, environment: environment)
     }
 
+    /// This person logged in as `username`.
+    func loggedIn(_ username: String, _ password: String) throws -> CommandLineUser {
+        #expect(try run(["login", username, "--password-stdin"], input: password + "\n").status == 0)
+        return self
+    }
+
     /// Runs with --json and decodes the reply.
     func json<Message: ProtoMessage>(_ type: Message.Type, _ arguments: [String]) throws -> Message {
         let result = try run(["--json"] + arguments)

@@ -151,4 +151,22 @@ struct ChoreTests {
         }
         #expect(list.history.count == TodoList.historyDays + 1)
     }
+
+    @Test("an import adds what is missing, in time order, and nothing twice or older than the history keeps")
+    func importHistory() throws {
+        var list = TodoList()
+        let day = 86_400_000 as Int64
+        let now = 1_800_000_000_000 as Int64
+        func done(_ n: Int, at: Int64) -> TodoCompletion {
+            TodoCompletion(
+                itemID: id(1), due: LocalDate(daysSinceEpoch: 20_000 + n), doneBy: 2, turnOf: 2, markedBy: nil,
+                atUnixMilliseconds: at)
+        }
+        let completions = [done(2, at: now - day), done(1, at: now - 2 * day), done(0, at: now - 500 * day)]
+        let mutations = try list.validateImport(items: [], completions: completions + [completions[0]], now: now)
+        #expect(mutations.count == 2)
+        for mutation in mutations { list.apply(mutation) }
+        #expect(list.history.map(\.due.daysSinceEpoch) == [20_001, 20_002])
+        #expect(try list.validateImport(items: [], completions: completions, now: now).isEmpty)
+    }
 }

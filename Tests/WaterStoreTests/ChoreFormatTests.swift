@@ -59,6 +59,10 @@ struct ChoreFormatTests {
             return .added(added)
         }
         mutations.append(.occurrenceReopened(Self.id(1), due: Self.today, turn: 3))
+        mutations.append(
+            .completionImported(
+                TodoCompletion(
+                    itemID: Self.id(9), due: Self.today, doneBy: nil, turnOf: 2, markedBy: 3, atUnixMilliseconds: 7)))
         for (n, mutation) in mutations.enumerated() {
             let record = TodoList.encodeRecord(mutation, sequence: UInt64(n + 1))
             let decoded = try TodoList.decodeRecord(record[...], context: Self.context)

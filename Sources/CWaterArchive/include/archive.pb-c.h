@@ -160,7 +160,11 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * A done occurrence reopened: id, day (its due day, due again) and member_id (whose turn).
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_REOPENED = 44
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_REOPENED = 44,
+  /*
+   * A completion read from an export: completion, into the history only.
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_IMPORTED = 45
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 

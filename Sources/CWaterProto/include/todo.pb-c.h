@@ -33,6 +33,10 @@ typedef struct Water__V1__SkipTodoRequest Water__V1__SkipTodoRequest;
 typedef struct Water__V1__SkipTodoResponse Water__V1__SkipTodoResponse;
 typedef struct Water__V1__ListTodoHistoryRequest Water__V1__ListTodoHistoryRequest;
 typedef struct Water__V1__ListTodoHistoryResponse Water__V1__ListTodoHistoryResponse;
+typedef struct Water__V1__ExportTodosRequest Water__V1__ExportTodosRequest;
+typedef struct Water__V1__ExportTodosResponse Water__V1__ExportTodosResponse;
+typedef struct Water__V1__ImportTodosRequest Water__V1__ImportTodosRequest;
+typedef struct Water__V1__ImportTodosResponse Water__V1__ImportTodosResponse;
 
 
 /* --- enums --- */
@@ -364,6 +368,79 @@ struct  Water__V1__ListTodoHistoryResponse
 #define WATER__V1__LIST_TODO_HISTORY_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_todo_history_response__descriptor) \
     , 0,NULL }
+
+
+struct  Water__V1__ExportTodosRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The first completion of the page, counted from the oldest (0: the first page, which also
+   * carries the items).
+   */
+  uint32_t history_from;
+};
+#define WATER__V1__EXPORT_TODOS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__export_todos_request__descriptor) \
+    , 0 }
+
+
+struct  Water__V1__ExportTodosResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Every item, in the family's order (position), on the first page only. As exported,
+   * assignee is whose turn it is as stored (not passed on) and rotation names every member of
+   * it, removed ones too.
+   */
+  size_t n_items;
+  Water__V1__TodoItem **items;
+  /*
+   * Up to 4000 completions from history_from on, oldest first; text is empty (the items carry
+   * it).
+   */
+  size_t n_history;
+  Water__V1__TodoCompletion **history;
+  /*
+   * How many completions the history holds in all.
+   */
+  uint32_t history_total;
+};
+#define WATER__V1__EXPORT_TODOS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__export_todos_response__descriptor) \
+    , 0,NULL, 0,NULL, 0 }
+
+
+struct  Water__V1__ImportTodosRequest
+{
+  ProtobufCMessage base;
+  /*
+   * As ExportTodosResponse.items: each is checked as AddTodo checks it (the members named must
+   * have an account, removed or not), and added whole (done or not, its due day, turn and last
+   * done day) when its id is not on the list.
+   */
+  size_t n_items;
+  Water__V1__TodoItem **items;
+  /*
+   * At most 4000; each added when the history has no completion of its item and due day, and it
+   * is within the 400 days the history keeps.
+   */
+  size_t n_history;
+  Water__V1__TodoCompletion **history;
+};
+#define WATER__V1__IMPORT_TODOS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__import_todos_request__descriptor) \
+    , 0,NULL, 0,NULL }
+
+
+struct  Water__V1__ImportTodosResponse
+{
+  ProtobufCMessage base;
+  uint32_t items_added;
+  uint32_t completions_added;
+};
+#define WATER__V1__IMPORT_TODOS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__import_todos_response__descriptor) \
+    , 0, 0 }
 
 
 /* Water__V1__TodoItem methods */
@@ -708,6 +785,82 @@ Water__V1__ListTodoHistoryResponse *
 void   water__v1__list_todo_history_response__free_unpacked
                      (Water__V1__ListTodoHistoryResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__ExportTodosRequest methods */
+void   water__v1__export_todos_request__init
+                     (Water__V1__ExportTodosRequest         *message);
+size_t water__v1__export_todos_request__get_packed_size
+                     (const Water__V1__ExportTodosRequest   *message);
+size_t water__v1__export_todos_request__pack
+                     (const Water__V1__ExportTodosRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__export_todos_request__pack_to_buffer
+                     (const Water__V1__ExportTodosRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ExportTodosRequest *
+       water__v1__export_todos_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__export_todos_request__free_unpacked
+                     (Water__V1__ExportTodosRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ExportTodosResponse methods */
+void   water__v1__export_todos_response__init
+                     (Water__V1__ExportTodosResponse         *message);
+size_t water__v1__export_todos_response__get_packed_size
+                     (const Water__V1__ExportTodosResponse   *message);
+size_t water__v1__export_todos_response__pack
+                     (const Water__V1__ExportTodosResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__export_todos_response__pack_to_buffer
+                     (const Water__V1__ExportTodosResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ExportTodosResponse *
+       water__v1__export_todos_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__export_todos_response__free_unpacked
+                     (Water__V1__ExportTodosResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ImportTodosRequest methods */
+void   water__v1__import_todos_request__init
+                     (Water__V1__ImportTodosRequest         *message);
+size_t water__v1__import_todos_request__get_packed_size
+                     (const Water__V1__ImportTodosRequest   *message);
+size_t water__v1__import_todos_request__pack
+                     (const Water__V1__ImportTodosRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__import_todos_request__pack_to_buffer
+                     (const Water__V1__ImportTodosRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ImportTodosRequest *
+       water__v1__import_todos_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__import_todos_request__free_unpacked
+                     (Water__V1__ImportTodosRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ImportTodosResponse methods */
+void   water__v1__import_todos_response__init
+                     (Water__V1__ImportTodosResponse         *message);
+size_t water__v1__import_todos_response__get_packed_size
+                     (const Water__V1__ImportTodosResponse   *message);
+size_t water__v1__import_todos_response__pack
+                     (const Water__V1__ImportTodosResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__import_todos_response__pack_to_buffer
+                     (const Water__V1__ImportTodosResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ImportTodosResponse *
+       water__v1__import_todos_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__import_todos_response__free_unpacked
+                     (Water__V1__ImportTodosResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__V1__TodoItem_Closure)
@@ -764,6 +917,18 @@ typedef void (*Water__V1__ListTodoHistoryRequest_Closure)
 typedef void (*Water__V1__ListTodoHistoryResponse_Closure)
                  (const Water__V1__ListTodoHistoryResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__ExportTodosRequest_Closure)
+                 (const Water__V1__ExportTodosRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__ExportTodosResponse_Closure)
+                 (const Water__V1__ExportTodosResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__ImportTodosRequest_Closure)
+                 (const Water__V1__ImportTodosRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__ImportTodosResponse_Closure)
+                 (const Water__V1__ImportTodosResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -803,6 +968,14 @@ struct Water__V1__Todo_Service
                             const Water__V1__ListTodoHistoryRequest *input,
                             Water__V1__ListTodoHistoryResponse_Closure closure,
                             void *closure_data);
+  void (*export_todos)(Water__V1__Todo_Service *service,
+                       const Water__V1__ExportTodosRequest *input,
+                       Water__V1__ExportTodosResponse_Closure closure,
+                       void *closure_data);
+  void (*import_todos)(Water__V1__Todo_Service *service,
+                       const Water__V1__ImportTodosRequest *input,
+                       Water__V1__ImportTodosResponse_Closure closure,
+                       void *closure_data);
 };
 typedef void (*Water__V1__Todo_ServiceDestroy)(Water__V1__Todo_Service *);
 void water__v1__todo__init (Water__V1__Todo_Service *service,
@@ -818,7 +991,9 @@ void water__v1__todo__init (Water__V1__Todo_Service *service,
       function_prefix__ ## move_todo,\
       function_prefix__ ## list_todos,\
       function_prefix__ ## skip_todo,\
-      function_prefix__ ## list_todo_history  }
+      function_prefix__ ## list_todo_history,\
+      function_prefix__ ## export_todos,\
+      function_prefix__ ## import_todos  }
 void water__v1__todo__add_todo(ProtobufCService *service,
                                const Water__V1__AddTodoRequest *input,
                                Water__V1__AddTodoResponse_Closure closure,
@@ -851,6 +1026,14 @@ void water__v1__todo__list_todo_history(ProtobufCService *service,
                                         const Water__V1__ListTodoHistoryRequest *input,
                                         Water__V1__ListTodoHistoryResponse_Closure closure,
                                         void *closure_data);
+void water__v1__todo__export_todos(ProtobufCService *service,
+                                   const Water__V1__ExportTodosRequest *input,
+                                   Water__V1__ExportTodosResponse_Closure closure,
+                                   void *closure_data);
+void water__v1__todo__import_todos(ProtobufCService *service,
+                                   const Water__V1__ImportTodosRequest *input,
+                                   Water__V1__ImportTodosResponse_Closure closure,
+                                   void *closure_data);
 
 /* --- descriptors --- */
 
@@ -872,6 +1055,10 @@ extern const ProtobufCMessageDescriptor water__v1__skip_todo_request__descriptor
 extern const ProtobufCMessageDescriptor water__v1__skip_todo_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__list_todo_history_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__list_todo_history_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__export_todos_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__export_todos_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__import_todos_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__import_todos_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__todo__descriptor;
 
 PROTOBUF_C__END_DECLS

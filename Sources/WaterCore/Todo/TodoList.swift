@@ -40,6 +40,8 @@ public enum TodoMutation: Hashable, Sendable {
     case occurrenceDone(TodoCompletion, next: LocalDate?, nextTurn: UInt64?)
     /// The item's completion of `due` taken back: due that day again, `turn`'s turn again.
     case occurrenceReopened(RecordID, due: LocalDate, turn: UInt64?)
+    /// A completion read from an export, into the history only.
+    case completionImported(TodoCompletion)
 }
 
 /// The household's todo list, in the order the family arranged it.
@@ -141,6 +143,8 @@ public struct TodoList: Hashable, Sendable {
             applyDone(completion, next: next, nextTurn: nextTurn)
         case .occurrenceReopened(let id, let due, let turn):
             applyReopened(id, due: due, turn: turn)
+        case .completionImported(let completion):
+            applyImported(completion)
         }
     }
 

@@ -936,6 +936,195 @@ extension WaterV1 {
                 entries: try container.decodeIfPresent([TodoCompletion].self, forKey: .entries) ?? [])
         }
     }
+
+    /// The Swift form of `water.v1.ExportTodosRequest`.
+    public struct ExportTodosRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.ExportTodosRequest"
+        public typealias Response = ExportTodosResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// The first completion of the page, counted from the oldest (0: the first page, which also
+        /// carries the items).
+        public var historyFrom: UInt32
+
+        /// Creates a `ExportTodosRequest`; omitted fields take the proto3 defaults.
+        public init(historyFrom: UInt32 = 0) {
+            self.historyFrom = historyFrom
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case historyFrom = "history_from"
+
+            var intValue: Int? {
+                switch self {
+                case .historyFrom: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .historyFrom
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                historyFrom: try container.decodeIfPresent(UInt32.self, forKey: .historyFrom) ?? 0)
+        }
+    }
+
+    /// The Swift form of `water.v1.ExportTodosResponse`.
+    public struct ExportTodosResponse: ProtoMessage {
+        public static let protoName = "water.v1.ExportTodosResponse"
+
+        /// Every item, in the family's order (position), on the first page only. As exported,
+        /// assignee is whose turn it is as stored (not passed on) and rotation names every member of
+        /// it, removed ones too.
+        public var items: [TodoItem]
+
+        /// Up to 4000 completions from history_from on, oldest first; text is empty (the items carry
+        /// it).
+        public var history: [TodoCompletion]
+
+        /// How many completions the history holds in all.
+        public var historyTotal: UInt32
+
+        /// Creates a `ExportTodosResponse`; omitted fields take the proto3 defaults.
+        public init(items: [TodoItem] = [], history: [TodoCompletion] = [], historyTotal: UInt32 = 0) {
+            self.items = items
+            self.history = history
+            self.historyTotal = historyTotal
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case items = "items"
+            case history = "history"
+            case historyTotal = "history_total"
+
+            var intValue: Int? {
+                switch self {
+                case .items: 0
+                case .history: 1
+                case .historyTotal: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .items
+                case 1: self = .history
+                case 2: self = .historyTotal
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                items: try container.decodeIfPresent([TodoItem].self, forKey: .items) ?? [],
+                history: try container.decodeIfPresent([TodoCompletion].self, forKey: .history) ?? [],
+                historyTotal: try container.decodeIfPresent(UInt32.self, forKey: .historyTotal) ?? 0)
+        }
+    }
+
+    /// The Swift form of `water.v1.ImportTodosRequest`.
+    public struct ImportTodosRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.ImportTodosRequest"
+        public typealias Response = ImportTodosResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// As ExportTodosResponse.items: each is checked as AddTodo checks it (the members named must
+        /// have an account, removed or not), and added whole (done or not, its due day, turn and last
+        /// done day) when its id is not on the list.
+        public var items: [TodoItem]
+
+        /// At most 4000; each added when the history has no completion of its item and due day, and it
+        /// is within the 400 days the history keeps.
+        public var history: [TodoCompletion]
+
+        /// Creates a `ImportTodosRequest`; omitted fields take the proto3 defaults.
+        public init(items: [TodoItem] = [], history: [TodoCompletion] = []) {
+            self.items = items
+            self.history = history
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case items = "items"
+            case history = "history"
+
+            var intValue: Int? {
+                switch self {
+                case .items: 0
+                case .history: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .items
+                case 1: self = .history
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                items: try container.decodeIfPresent([TodoItem].self, forKey: .items) ?? [],
+                history: try container.decodeIfPresent([TodoCompletion].self, forKey: .history) ?? [])
+        }
+    }
+
+    /// The Swift form of `water.v1.ImportTodosResponse`.
+    public struct ImportTodosResponse: ProtoMessage {
+        public static let protoName = "water.v1.ImportTodosResponse"
+
+        public var itemsAdded: UInt32
+
+        public var completionsAdded: UInt32
+
+        /// Creates a `ImportTodosResponse`; omitted fields take the proto3 defaults.
+        public init(itemsAdded: UInt32 = 0, completionsAdded: UInt32 = 0) {
+            self.itemsAdded = itemsAdded
+            self.completionsAdded = completionsAdded
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case itemsAdded = "items_added"
+            case completionsAdded = "completions_added"
+
+            var intValue: Int? {
+                switch self {
+                case .itemsAdded: 0
+                case .completionsAdded: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemsAdded
+                case 1: self = .completionsAdded
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemsAdded: try container.decodeIfPresent(UInt32.self, forKey: .itemsAdded) ?? 0,
+                completionsAdded: try container.decodeIfPresent(UInt32.self, forKey: .completionsAdded) ?? 0)
+        }
+    }
 }
 
 extension WaterV1.TodoItem: WireMessage {
@@ -1326,5 +1515,89 @@ extension WaterV1.ListTodoHistoryResponse: WireMessage {
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.setMessages(entries, at: 0)
+    }
+}
+
+extension WaterV1.ExportTodosRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(historyFrom: reader.value(at: 0).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(historyFrom)), at: 0)
+    }
+}
+
+extension WaterV1.ExportTodosResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(items: reader.messages(at: 0, as: WaterV1.TodoItem.self), history: reader.messages(at: 1, as: WaterV1.TodoCompletion.self), historyTotal: reader.value(at: 2).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.setMessages(items, at: 0)
+        builder.setMessages(history, at: 1)
+        builder.set(.unsigned(UInt64(historyTotal)), at: 2)
+    }
+}
+
+extension WaterV1.ImportTodosRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(items: reader.messages(at: 0, as: WaterV1.TodoItem.self), history: reader.messages(at: 1, as: WaterV1.TodoCompletion.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.setMessages(items, at: 0)
+        builder.setMessages(history, at: 1)
+    }
+}
+
+extension WaterV1.ImportTodosResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(itemsAdded: reader.value(at: 0).uint32, completionsAdded: reader.value(at: 1).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(itemsAdded)), at: 0)
+        builder.set(.unsigned(UInt64(completionsAdded)), at: 1)
     }
 }

@@ -19,6 +19,8 @@ struct TodoService: Service {
         router.onLoop(.member, moveTodo)
         router.offLoop(.member, pool: reads, listTodos)
         router.offLoop(.member, pool: reads, listTodoHistory)
+        router.offLoop(.member, pool: reads, exportTodos)
+        router.onLoop(.member, importTodos)
     }
 
     /// Adds an item at the end; the same item id again is a replay and changes nothing.

@@ -69,10 +69,22 @@ struct TodoView: Sendable {
         return wire
     }
 
-    func completion(_ completion: TodoCompletion, in list: TodoList) -> WaterV1.TodoCompletion {
+    /// An item as an export carries it: whose turn it is as stored, and every member of the
+    /// rotation, removed ones too, so that reading it back makes the same chore.
+    func exported(_ item: TodoItem, position: Int) -> WaterV1.TodoItem {
+        var wire = self.item(item, position: position)
+        guard let chore = item.chore else { return wire }
+        wire.assignee = chore.assignee.map { Wire.maker($0, names) } ?? ""
+        wire.rotation = chore.rotation.map { Wire.maker($0, names) }
+        wire.overdue = false
+        return wire
+    }
+
+    /// A completion, with its item's text when `list` is given and holds it.
+    func completion(_ completion: TodoCompletion, in list: TodoList?) -> WaterV1.TodoCompletion {
         WaterV1.TodoCompletion(
             itemID: completion.itemID.description,
-            text: list.item(completion.itemID).map { SharedText.todoText.bounded($0.text) } ?? "",
+            text: list?.item(completion.itemID).map { SharedText.todoText.bounded($0.text) } ?? "",
             dueDay: completion.due.description, doneBy: completion.doneBy.map { Wire.maker($0, names) } ?? "",
             turnOf: completion.turnOf.map { Wire.maker($0, names) } ?? "",
             markedBy: completion.markedBy.map { Wire.maker($0, names) } ?? "",

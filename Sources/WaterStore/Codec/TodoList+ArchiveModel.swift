@@ -61,6 +61,9 @@ extension TodoList: ArchiveModel {
             record.id = id.bytes
             record.day = Int32(due.daysSinceEpoch)
             record.memberID = turn ?? 0
+        case .completionImported(let completion):
+            record.kind = .todoCompletionImported
+            record.completion = ChoreColumns.stored(completion)
         }
         return record
     }
@@ -88,6 +91,7 @@ extension TodoList: ArchiveModel {
             mutation = .occurrenceReopened(
                 try StoredValues.recordID(record.id, "a reopening"), due: LocalDate(daysSinceEpoch: Int(record.day)),
                 turn: record.memberID == 0 ? nil : record.memberID)
+        case .todoCompletionImported: mutation = .completionImported(try ChoreColumns.completion(record.completion))
         default: throw StoredValues.corrupt("the household's journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)

@@ -108,8 +108,11 @@ extension WaterArchiveV1 {
         /// A done occurrence reopened: id, day (its due day, due again) and member_id (whose turn).
         public static let todoOccurrenceReopened = RecordKind(rawValue: 44)
 
+        /// A completion read from an export: completion, into the history only.
+        public static let todoCompletionImported = RecordKind(rawValue: 45)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .dayExcused, .dayUnexcused, .privacySet, .todoOccurrenceDone, .todoOccurrenceReopened]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .dayExcused, .dayUnexcused, .privacySet, .todoOccurrenceDone, .todoOccurrenceReopened, .todoCompletionImported]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -145,6 +148,7 @@ extension WaterArchiveV1 {
             case 42: "RECORD_KIND_PRIVACY_SET"
             case 43: "RECORD_KIND_TODO_OCCURRENCE_DONE"
             case 44: "RECORD_KIND_TODO_OCCURRENCE_REOPENED"
+            case 45: "RECORD_KIND_TODO_COMPLETION_IMPORTED"
             default: nil
             }
         }
