@@ -29,12 +29,7 @@ extension TodoCommand {
             }
             let text = JSONOutput.encode(whole, pretty: !(invocation.json && output == nil)) + "\n"
             guard let output else { return Terminal.write(1, text) }
-            guard
-                FileManager.default.createFile(
-                    atPath: output, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-            else {
-                throw WaterClientError("cannot write \(output)")
-            }
+            try TransferCommands.write(text, to: output)
             Terminal.error(
                 "exported \(Format.counted(whole.items.count, "item", "items")) and "
                     + "\(Format.counted(whole.history.count, "completion", "completions")) to \(output)")
