@@ -279,7 +279,27 @@ struct BoardBuilder: Sendable {
                     privacy: inputs.privacy)
             )
         }
-        return (readable, unavailable)
+        return (withChores(readable, accounts), unavailable)
+    }
+}
+
+extension BoardBuilder {
+    /// `readable` with each member's chores from the household's list (none when it cannot be
+    /// read: the water board still shows).
+    fileprivate func withChores(_ readable: [(account: Account, member: BoardMember)], _ accounts: [Account])
+        -> [(account: Account, member: BoardMember)]
+    {
+        let excused = Dictionary(readable.map { ($0.account.id, Set($0.member.water.excused.keys)) }) { $1 }
+        let zone = householdTimeZone
+        let chores =
+            (try? store.household.read {
+                $0.memberChores(members: Set(accounts.map(\.id)), excused: excused, zone: zone)
+            }) ?? [:]
+        return readable.map { entry in
+            var member = entry.member
+            member.chores = chores[entry.account.id] ?? MemberChores()
+            return (entry.account, member)
+        }
     }
 }
 

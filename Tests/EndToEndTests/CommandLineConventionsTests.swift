@@ -181,7 +181,7 @@ struct CommandLineConventionsTests {
             """)
         #expect(
             bash.output
-                == "today todo\nadd ls done undone mine skip history rm mv export import\nprogress total\n--at\nbook\n--data --json --help\n",
+                == "today todo\nadd ls done undone mine skip history rm mv export import\nprogress total chores\n--at\nbook\n--data --json --help\n",
             "\(bash.output)")
         // fish: its own completion engine, asked as at a prompt.
         let fish = shell(
@@ -205,8 +205,7 @@ struct CommandLineConventionsTests {
             zsh.output.split(separator: "\n").map { $0.split(separator: ":")[0] }
                 == [
                     "add", "ls", "done", "undone", "mine", "skip", "history", "rm", "mv", "export", "import",
-                    "progress",
-                    "total",
+                    "progress", "total", "chores",
                 ],
             "\(zsh.output)")
         // zsh: the script parses, and defines the function compinit would call.

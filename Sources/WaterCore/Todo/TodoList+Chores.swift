@@ -109,6 +109,30 @@ extension TodoList {
         history.reversed().filter { id == nil || $0.itemID == id }
     }
 
+    /// Each member's chores for the board: the household days they did one (credited, whoever's
+    /// turn it was) and the due days of the occurrences that were theirs (done, skipped or open).
+    public func memberChores(members: Set<UInt64>, excused: [UInt64: Set<LocalDate>], zone: MemberTimeZone)
+        -> [UInt64: MemberChores]
+    {
+        // Whose turn an open one is depends on who is in the household and excused, not on today.
+        let household = ChoreHousehold(today: LocalDate(daysSinceEpoch: 0), now: 0, members: members, excused: excused)
+        var chores: [UInt64: MemberChores] = [:]
+        for completion in history {
+            if let doneBy = completion.doneBy {
+                chores[doneBy, default: MemberChores()].done.append(
+                    zone.date(atUnixMilliseconds: completion.atUnixMilliseconds))
+            }
+            if let turnOf = completion.turnOf { chores[turnOf, default: MemberChores()].due.append(completion.due) }
+        }
+        for item in items where !item.isDone {
+            guard let chore = item.chore, let due = chore.due,
+                let member = Self.assignee(of: chore, on: due, in: household)
+            else { continue }
+            chores[member, default: MemberChores()].due.append(due)
+        }
+        return chores
+    }
+
     // MARK: Applying
 
     mutating func applyDone(_ completion: TodoCompletion, next: LocalDate?, nextTurn: UInt64?) {
@@ -143,4 +167,14 @@ extension TodoList {
     public mutating func restoreHistory(_ completions: [TodoCompletion]) {
         history = completions
     }
+}
+
+/// A member's chores as the board counts them, by day.
+public struct MemberChores: Hashable, Sendable {
+    /// The household days the member did a chore.
+    public var done: [LocalDate] = []
+    /// The due days of the occurrences whose turn was the member's.
+    public var due: [LocalDate] = []
+
+    public init() {}
 }
