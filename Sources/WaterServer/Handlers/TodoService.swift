@@ -155,7 +155,7 @@ struct TodoService: Service {
         let view = archives.todoView(now: call.now, zone: zone)
         return try archives.read(archives.household) { list throws(WaterError) in
             if let id, list.item(id) == nil, list.completions(of: id).isEmpty {
-                throw WaterError.invalidField("item_id", "there is no item \(id) on the list or in its history")
+                throw WaterError(.notFound, "there is no item \(id) on the list or in its history")
             }
             return WaterV1.ListTodoHistoryResponse(
                 entries: list.completions(of: id).map { view.completion($0, in: list) })

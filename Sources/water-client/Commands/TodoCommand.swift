@@ -32,7 +32,8 @@ enum TodoCommand {
         static func run(_ invocation: inout Invocation) throws {
             let due = try invocation.arguments.option("due")
             let every = try invocation.arguments.option("every") ?? ""
-            let member = try invocation.forMember()
+            // Whose chore, the caller too (not "act for", where the caller's own name means no one else).
+            let member = try invocation.arguments.option("for") ?? ""
             let rotate = try invocation.arguments.option("rotate").map { $0.split(separator: ",").map(String.init) }
             var words: [String] = []
             while let word = invocation.arguments.positional() { words.append(word) }
