@@ -412,6 +412,51 @@ void   water__archive__v1__stored_todo__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__stored_todo__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__stored_completion__init
+                     (Water__Archive__V1__StoredCompletion         *message)
+{
+  static const Water__Archive__V1__StoredCompletion init_value = WATER__ARCHIVE__V1__STORED_COMPLETION__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_completion__get_packed_size
+                     (const Water__Archive__V1__StoredCompletion *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_completion__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_completion__pack
+                     (const Water__Archive__V1__StoredCompletion *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_completion__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_completion__pack_to_buffer
+                     (const Water__Archive__V1__StoredCompletion *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_completion__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredCompletion *
+       water__archive__v1__stored_completion__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredCompletion *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_completion__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_completion__free_unpacked
+                     (Water__Archive__V1__StoredCompletion *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_completion__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__entry_columns__init
                      (Water__Archive__V1__EntryColumns         *message)
 {
@@ -862,7 +907,7 @@ void   water__archive__v1__excused_day__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[20] =
+static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[21] =
 {
   {
     "sequence",
@@ -1093,8 +1138,20 @@ static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
-    "reminders",
+    "completion",
     41,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, completion),
+    &water__archive__v1__stored_completion__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reminders",
+    42,
     PROTOBUF_C_LABEL_NONE,
     PROTOBUF_C_TYPE_MESSAGE,
     0,   /* quantifier_offset */
@@ -1109,6 +1166,7 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
   14,   /* field[14] = account */
   5,   /* field[5] = amount_ml */
   12,   /* field[12] = at_unix_ms */
+  19,   /* field[19] = completion */
   17,   /* field[17] = cup */
   8,   /* field[8] = day */
   10,   /* field[10] = done */
@@ -1121,7 +1179,7 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
   11,   /* field[11] = member_id */
   13,   /* field[13] = position */
   18,   /* field[18] = privacy */
-  19,   /* field[19] = reminders */
+  20,   /* field[20] = reminders */
   0,   /* field[0] = sequence */
   15,   /* field[15] = session */
   6,   /* field[6] = text */
@@ -1131,7 +1189,7 @@ static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges
 {
   { 1, 0 },
   { 40, 18 },
-  { 0, 20 }
+  { 0, 21 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor =
 {
@@ -1141,7 +1199,7 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   "Water__Archive__V1__JournalRecord",
   "water.archive.v1",
   sizeof(Water__Archive__V1__JournalRecord),
-  20,
+  21,
   water__archive__v1__journal_record__field_descriptors,
   water__archive__v1__journal_record__field_indices_by_name,
   2,  water__archive__v1__journal_record__number_ranges,
@@ -1701,7 +1759,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_habit__descriptor =
   (ProtobufCMessageInit) water__archive__v1__stored_habit__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_todo__field_descriptors[7] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_todo__field_descriptors[15] =
 {
   {
     "id",
@@ -1787,20 +1845,125 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_todo__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "due_day",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredTodo, due_day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "due_minute",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredTodo, due_minute),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "every_kind",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredTodo, every_kind),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "every_count",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredTodo, every_count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "month_day",
+    24,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredTodo, month_day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "assignee",
+    25,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredTodo, assignee),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rotation",
+    26,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(Water__Archive__V1__StoredTodo, n_rotation),
+    offsetof(Water__Archive__V1__StoredTodo, rotation),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "last_done_day",
+    27,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredTodo, last_done_day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_todo__field_indices_by_name[] = {
   4,   /* field[4] = added_at_unix_ms */
   3,   /* field[3] = added_by */
+  12,   /* field[12] = assignee */
   6,   /* field[6] = completed_at_unix_ms */
   5,   /* field[5] = completed_by */
   2,   /* field[2] = done */
+  7,   /* field[7] = due_day */
+  8,   /* field[8] = due_minute */
+  10,   /* field[10] = every_count */
+  9,   /* field[9] = every_kind */
   0,   /* field[0] = id */
+  14,   /* field[14] = last_done_day */
+  11,   /* field[11] = month_day */
+  13,   /* field[13] = rotation */
   1,   /* field[1] = text */
 };
-static const ProtobufCIntRange water__archive__v1__stored_todo__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__archive__v1__stored_todo__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 20, 7 },
+  { 0, 15 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descriptor =
 {
@@ -1810,11 +1973,127 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descriptor =
   "Water__Archive__V1__StoredTodo",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredTodo),
-  7,
+  15,
   water__archive__v1__stored_todo__field_descriptors,
   water__archive__v1__stored_todo__field_indices_by_name,
-  1,  water__archive__v1__stored_todo__number_ranges,
+  2,  water__archive__v1__stored_todo__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__stored_todo__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__stored_completion__field_descriptors[7] =
+{
+  {
+    "item_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCompletion, item_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "due_day",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCompletion, due_day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "done_by",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCompletion, done_by),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "turn_of",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCompletion, turn_of),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "marked_by",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCompletion, marked_by),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "at_unix_ms",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCompletion, at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "skipped",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredCompletion, skipped),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_completion__field_indices_by_name[] = {
+  5,   /* field[5] = at_unix_ms */
+  2,   /* field[2] = done_by */
+  1,   /* field[1] = due_day */
+  0,   /* field[0] = item_id */
+  4,   /* field[4] = marked_by */
+  6,   /* field[6] = skipped */
+  3,   /* field[3] = turn_of */
+};
+static const ProtobufCIntRange water__archive__v1__stored_completion__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_completion__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredCompletion",
+  "StoredCompletion",
+  "Water__Archive__V1__StoredCompletion",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredCompletion),
+  7,
+  water__archive__v1__stored_completion__field_descriptors,
+  water__archive__v1__stored_completion__field_indices_by_name,
+  1,  water__archive__v1__stored_completion__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_completion__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__entry_columns__field_descriptors[8] =
@@ -2296,7 +2575,7 @@ const ProtobufCMessageDescriptor water__archive__v1__zone_change__descriptor =
   (ProtobufCMessageInit) water__archive__v1__zone_change__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__household_snapshot__field_descriptors[3] =
+static const ProtobufCFieldDescriptor water__archive__v1__household_snapshot__field_descriptors[4] =
 {
   {
     "last_sequence",
@@ -2334,8 +2613,21 @@ static const ProtobufCFieldDescriptor water__archive__v1__household_snapshot__fi
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "history",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__HouseholdSnapshot, n_history),
+    offsetof(Water__Archive__V1__HouseholdSnapshot, history),
+    &water__archive__v1__stored_completion__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__household_snapshot__field_indices_by_name[] = {
+  3,   /* field[3] = history */
   2,   /* field[2] = items */
   1,   /* field[1] = journal_generation */
   0,   /* field[0] = last_sequence */
@@ -2343,7 +2635,7 @@ static const unsigned water__archive__v1__household_snapshot__field_indices_by_n
 static const ProtobufCIntRange water__archive__v1__household_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descriptor =
 {
@@ -2353,7 +2645,7 @@ const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descrip
   "Water__Archive__V1__HouseholdSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__HouseholdSnapshot),
-  3,
+  4,
   water__archive__v1__household_snapshot__field_descriptors,
   water__archive__v1__household_snapshot__field_indices_by_name,
   1,  water__archive__v1__household_snapshot__number_ranges,
@@ -2837,7 +3129,7 @@ const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor =
   (ProtobufCMessageInit) water__archive__v1__excused_day__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[30] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[33] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -2869,11 +3161,14 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_DAY_EXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_EXCUSED", 40 },
   { "RECORD_KIND_DAY_UNEXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED", 41 },
   { "RECORD_KIND_PRIVACY_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET", 42 },
+  { "RECORD_KIND_TODO_OCCURRENCE_DONE", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_DONE", 43 },
+  { "RECORD_KIND_TODO_OCCURRENCE_REOPENED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_REOPENED", 44 },
+  { "RECORD_KIND_TODO_COMPLETION_IMPORTED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_IMPORTED", 45 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{40, 27},{0, 30}
+{0, 0},{40, 27},{0, 33}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[30] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[33] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
@@ -2899,9 +3194,12 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_SESSION_STARTED", 19 },
   { "RECORD_KIND_TIME_ZONE_SET", 6 },
   { "RECORD_KIND_TODO_ADDED", 11 },
+  { "RECORD_KIND_TODO_COMPLETION_IMPORTED", 32 },
   { "RECORD_KIND_TODO_COMPLETION_SET", 12 },
   { "RECORD_KIND_TODO_DELETED", 13 },
   { "RECORD_KIND_TODO_MOVED", 14 },
+  { "RECORD_KIND_TODO_OCCURRENCE_DONE", 30 },
+  { "RECORD_KIND_TODO_OCCURRENCE_REOPENED", 31 },
   { "RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_USUAL_CUP_SET", 5 },
   { "RECORD_KIND_USUAL_DRINK_SET", 23 },
@@ -2913,9 +3211,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  30,
+  33,
   water__archive__v1__record_kind__enum_values_by_number,
-  30,
+  33,
   water__archive__v1__record_kind__enum_values_by_name,
   2,
   water__archive__v1__record_kind__value_ranges,

@@ -13,6 +13,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__member_snapshot__descriptor,
     &water__archive__v1__privacy_change__descriptor,
     &water__archive__v1__stored_account__descriptor,
+    &water__archive__v1__stored_completion__descriptor,
     &water__archive__v1__stored_cup__descriptor,
     &water__archive__v1__stored_drink__descriptor,
     &water__archive__v1__stored_entry__descriptor,

@@ -367,7 +367,7 @@ void   water__v1__get_board_history_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[16] =
+static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[18] =
 {
   {
     "rank",
@@ -526,6 +526,30 @@ static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[16
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "chores_done",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__BoardRow, chores_done),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "chores_due",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__BoardRow, chores_due),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "only_you_see_this",
     40,
     PROTOBUF_C_LABEL_NONE,
@@ -564,17 +588,19 @@ static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[16
 };
 static const unsigned water__v1__board_row__field_indices_by_name[] = {
   12,   /* field[12] = all_excused */
-  14,   /* field[14] = amounts_hidden */
+  16,   /* field[16] = amounts_hidden */
   6,   /* field[6] = average_percent */
   5,   /* field[5] = average_progress */
   11,   /* field[11] = best_streak_days */
+  13,   /* field[13] = chores_done */
+  14,   /* field[14] = chores_due */
   9,   /* field[9] = days */
   4,   /* field[4] = days_met */
   2,   /* field[2] = display_name */
   10,   /* field[10] = excused_days */
   8,   /* field[8] = habit_checkins */
-  15,   /* field[15] = hidden_since */
-  13,   /* field[13] = only_you_see_this */
+  17,   /* field[17] = hidden_since */
+  15,   /* field[15] = only_you_see_this */
   0,   /* field[0] = rank */
   7,   /* field[7] = streak_days */
   3,   /* field[3] = total_ml */
@@ -583,8 +609,8 @@ static const unsigned water__v1__board_row__field_indices_by_name[] = {
 static const ProtobufCIntRange water__v1__board_row__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 40, 13 },
-  { 0, 16 }
+  { 40, 15 },
+  { 0, 18 }
 };
 const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
 {
@@ -594,7 +620,7 @@ const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
   "Water__V1__BoardRow",
   "water.v1",
   sizeof(Water__V1__BoardRow),
-  16,
+  18,
   water__v1__board_row__field_descriptors,
   water__v1__board_row__field_indices_by_name,
   2,  water__v1__board_row__number_ranges,
@@ -972,16 +998,18 @@ const ProtobufCMessageDescriptor water__v1__get_board_history_response__descript
   (ProtobufCMessageInit) water__v1__get_board_history_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__v1__board_order__enum_values_by_number[2] =
+static const ProtobufCEnumValue water__v1__board_order__enum_values_by_number[3] =
 {
   { "BOARD_ORDER_PROGRESS", "WATER__V1__BOARD_ORDER__BOARD_ORDER_PROGRESS", 0 },
   { "BOARD_ORDER_TOTAL", "WATER__V1__BOARD_ORDER__BOARD_ORDER_TOTAL", 1 },
+  { "BOARD_ORDER_CHORES", "WATER__V1__BOARD_ORDER__BOARD_ORDER_CHORES", 2 },
 };
 static const ProtobufCIntRange water__v1__board_order__value_ranges[] = {
-{0, 0},{0, 2}
+{0, 0},{0, 3}
 };
-static const ProtobufCEnumValueIndex water__v1__board_order__enum_values_by_name[2] =
+static const ProtobufCEnumValueIndex water__v1__board_order__enum_values_by_name[3] =
 {
+  { "BOARD_ORDER_CHORES", 2 },
   { "BOARD_ORDER_PROGRESS", 0 },
   { "BOARD_ORDER_TOTAL", 1 },
 };
@@ -992,9 +1020,9 @@ const ProtobufCEnumDescriptor water__v1__board_order__descriptor =
   "BoardOrder",
   "Water__V1__BoardOrder",
   "water.v1",
-  2,
+  3,
   water__v1__board_order__enum_values_by_number,
-  2,
+  3,
   water__v1__board_order__enum_values_by_name,
   1,
   water__v1__board_order__value_ranges,

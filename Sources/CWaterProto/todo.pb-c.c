@@ -52,6 +52,51 @@ void   water__v1__todo_item__free_unpacked
   assert(message->base.descriptor == &water__v1__todo_item__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__todo_completion__init
+                     (Water__V1__TodoCompletion         *message)
+{
+  static const Water__V1__TodoCompletion init_value = WATER__V1__TODO_COMPLETION__INIT;
+  *message = init_value;
+}
+size_t water__v1__todo_completion__get_packed_size
+                     (const Water__V1__TodoCompletion *message)
+{
+  assert(message->base.descriptor == &water__v1__todo_completion__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__todo_completion__pack
+                     (const Water__V1__TodoCompletion *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__todo_completion__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__todo_completion__pack_to_buffer
+                     (const Water__V1__TodoCompletion *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__todo_completion__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__TodoCompletion *
+       water__v1__todo_completion__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__TodoCompletion *)
+     protobuf_c_message_unpack (&water__v1__todo_completion__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__todo_completion__free_unpacked
+                     (Water__V1__TodoCompletion *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__todo_completion__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__v1__add_todo_request__init
                      (Water__V1__AddTodoRequest         *message)
 {
@@ -592,7 +637,367 @@ void   water__v1__list_todos_response__free_unpacked
   assert(message->base.descriptor == &water__v1__list_todos_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__todo_item__field_descriptors[8] =
+void   water__v1__skip_todo_request__init
+                     (Water__V1__SkipTodoRequest         *message)
+{
+  static const Water__V1__SkipTodoRequest init_value = WATER__V1__SKIP_TODO_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__skip_todo_request__get_packed_size
+                     (const Water__V1__SkipTodoRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__skip_todo_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__skip_todo_request__pack
+                     (const Water__V1__SkipTodoRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__skip_todo_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__skip_todo_request__pack_to_buffer
+                     (const Water__V1__SkipTodoRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__skip_todo_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SkipTodoRequest *
+       water__v1__skip_todo_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SkipTodoRequest *)
+     protobuf_c_message_unpack (&water__v1__skip_todo_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__skip_todo_request__free_unpacked
+                     (Water__V1__SkipTodoRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__skip_todo_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__skip_todo_response__init
+                     (Water__V1__SkipTodoResponse         *message)
+{
+  static const Water__V1__SkipTodoResponse init_value = WATER__V1__SKIP_TODO_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__skip_todo_response__get_packed_size
+                     (const Water__V1__SkipTodoResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__skip_todo_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__skip_todo_response__pack
+                     (const Water__V1__SkipTodoResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__skip_todo_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__skip_todo_response__pack_to_buffer
+                     (const Water__V1__SkipTodoResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__skip_todo_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__SkipTodoResponse *
+       water__v1__skip_todo_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__SkipTodoResponse *)
+     protobuf_c_message_unpack (&water__v1__skip_todo_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__skip_todo_response__free_unpacked
+                     (Water__V1__SkipTodoResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__skip_todo_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__list_todo_history_request__init
+                     (Water__V1__ListTodoHistoryRequest         *message)
+{
+  static const Water__V1__ListTodoHistoryRequest init_value = WATER__V1__LIST_TODO_HISTORY_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__list_todo_history_request__get_packed_size
+                     (const Water__V1__ListTodoHistoryRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__list_todo_history_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__list_todo_history_request__pack
+                     (const Water__V1__ListTodoHistoryRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__list_todo_history_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__list_todo_history_request__pack_to_buffer
+                     (const Water__V1__ListTodoHistoryRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__list_todo_history_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ListTodoHistoryRequest *
+       water__v1__list_todo_history_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ListTodoHistoryRequest *)
+     protobuf_c_message_unpack (&water__v1__list_todo_history_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__list_todo_history_request__free_unpacked
+                     (Water__V1__ListTodoHistoryRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__list_todo_history_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__list_todo_history_response__init
+                     (Water__V1__ListTodoHistoryResponse         *message)
+{
+  static const Water__V1__ListTodoHistoryResponse init_value = WATER__V1__LIST_TODO_HISTORY_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__list_todo_history_response__get_packed_size
+                     (const Water__V1__ListTodoHistoryResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__list_todo_history_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__list_todo_history_response__pack
+                     (const Water__V1__ListTodoHistoryResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__list_todo_history_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__list_todo_history_response__pack_to_buffer
+                     (const Water__V1__ListTodoHistoryResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__list_todo_history_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ListTodoHistoryResponse *
+       water__v1__list_todo_history_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ListTodoHistoryResponse *)
+     protobuf_c_message_unpack (&water__v1__list_todo_history_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__list_todo_history_response__free_unpacked
+                     (Water__V1__ListTodoHistoryResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__list_todo_history_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__export_todos_request__init
+                     (Water__V1__ExportTodosRequest         *message)
+{
+  static const Water__V1__ExportTodosRequest init_value = WATER__V1__EXPORT_TODOS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__export_todos_request__get_packed_size
+                     (const Water__V1__ExportTodosRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__export_todos_request__pack
+                     (const Water__V1__ExportTodosRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__export_todos_request__pack_to_buffer
+                     (const Water__V1__ExportTodosRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ExportTodosRequest *
+       water__v1__export_todos_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ExportTodosRequest *)
+     protobuf_c_message_unpack (&water__v1__export_todos_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__export_todos_request__free_unpacked
+                     (Water__V1__ExportTodosRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__export_todos_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__export_todos_response__init
+                     (Water__V1__ExportTodosResponse         *message)
+{
+  static const Water__V1__ExportTodosResponse init_value = WATER__V1__EXPORT_TODOS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__export_todos_response__get_packed_size
+                     (const Water__V1__ExportTodosResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__export_todos_response__pack
+                     (const Water__V1__ExportTodosResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__export_todos_response__pack_to_buffer
+                     (const Water__V1__ExportTodosResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__export_todos_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ExportTodosResponse *
+       water__v1__export_todos_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ExportTodosResponse *)
+     protobuf_c_message_unpack (&water__v1__export_todos_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__export_todos_response__free_unpacked
+                     (Water__V1__ExportTodosResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__export_todos_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__import_todos_request__init
+                     (Water__V1__ImportTodosRequest         *message)
+{
+  static const Water__V1__ImportTodosRequest init_value = WATER__V1__IMPORT_TODOS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__import_todos_request__get_packed_size
+                     (const Water__V1__ImportTodosRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__import_todos_request__pack
+                     (const Water__V1__ImportTodosRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__import_todos_request__pack_to_buffer
+                     (const Water__V1__ImportTodosRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ImportTodosRequest *
+       water__v1__import_todos_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ImportTodosRequest *)
+     protobuf_c_message_unpack (&water__v1__import_todos_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__import_todos_request__free_unpacked
+                     (Water__V1__ImportTodosRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__import_todos_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__import_todos_response__init
+                     (Water__V1__ImportTodosResponse         *message)
+{
+  static const Water__V1__ImportTodosResponse init_value = WATER__V1__IMPORT_TODOS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__import_todos_response__get_packed_size
+                     (const Water__V1__ImportTodosResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__import_todos_response__pack
+                     (const Water__V1__ImportTodosResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__import_todos_response__pack_to_buffer
+                     (const Water__V1__ImportTodosResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__import_todos_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ImportTodosResponse *
+       water__v1__import_todos_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ImportTodosResponse *)
+     protobuf_c_message_unpack (&water__v1__import_todos_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__import_todos_response__free_unpacked
+                     (Water__V1__ImportTodosResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__import_todos_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor water__v1__todo_item__field_descriptors[15] =
 {
   {
     "item_id",
@@ -690,21 +1095,113 @@ static const ProtobufCFieldDescriptor water__v1__todo_item__field_descriptors[8]
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "due_day",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoItem, due_day),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "due_time",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoItem, due_time),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "every",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoItem, every),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "assignee",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoItem, assignee),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rotation",
+    24,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Water__V1__TodoItem, n_rotation),
+    offsetof(Water__V1__TodoItem, rotation),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "overdue",
+    25,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoItem, overdue),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "last_done_day",
+    26,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoItem, last_done_day),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__todo_item__field_indices_by_name[] = {
   5,   /* field[5] = added_at_unix_ms */
   4,   /* field[4] = added_by */
+  11,   /* field[11] = assignee */
   7,   /* field[7] = completed_at_unix_ms */
   6,   /* field[6] = completed_by */
   2,   /* field[2] = done */
+  8,   /* field[8] = due_day */
+  9,   /* field[9] = due_time */
+  10,   /* field[10] = every */
   0,   /* field[0] = item_id */
+  14,   /* field[14] = last_done_day */
+  13,   /* field[13] = overdue */
   3,   /* field[3] = position */
+  12,   /* field[12] = rotation */
   1,   /* field[1] = text */
 };
-static const ProtobufCIntRange water__v1__todo_item__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__todo_item__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 20, 8 },
+  { 0, 15 }
 };
 const ProtobufCMessageDescriptor water__v1__todo_item__descriptor =
 {
@@ -714,14 +1211,143 @@ const ProtobufCMessageDescriptor water__v1__todo_item__descriptor =
   "Water__V1__TodoItem",
   "water.v1",
   sizeof(Water__V1__TodoItem),
-  8,
+  15,
   water__v1__todo_item__field_descriptors,
   water__v1__todo_item__field_indices_by_name,
-  1,  water__v1__todo_item__number_ranges,
+  2,  water__v1__todo_item__number_ranges,
   (ProtobufCMessageInit) water__v1__todo_item__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__add_todo_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__todo_completion__field_descriptors[8] =
+{
+  {
+    "item_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoCompletion, item_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "text",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoCompletion, text),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "due_day",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoCompletion, due_day),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "done_by",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoCompletion, done_by),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "turn_of",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoCompletion, turn_of),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "marked_by",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoCompletion, marked_by),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "at_unix_ms",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoCompletion, at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "skipped",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__TodoCompletion, skipped),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__todo_completion__field_indices_by_name[] = {
+  6,   /* field[6] = at_unix_ms */
+  3,   /* field[3] = done_by */
+  2,   /* field[2] = due_day */
+  0,   /* field[0] = item_id */
+  5,   /* field[5] = marked_by */
+  7,   /* field[7] = skipped */
+  1,   /* field[1] = text */
+  4,   /* field[4] = turn_of */
+};
+static const ProtobufCIntRange water__v1__todo_completion__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 8 }
+};
+const ProtobufCMessageDescriptor water__v1__todo_completion__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.TodoCompletion",
+  "TodoCompletion",
+  "Water__V1__TodoCompletion",
+  "water.v1",
+  sizeof(Water__V1__TodoCompletion),
+  8,
+  water__v1__todo_completion__field_descriptors,
+  water__v1__todo_completion__field_indices_by_name,
+  1,  water__v1__todo_completion__number_ranges,
+  (ProtobufCMessageInit) water__v1__todo_completion__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__add_todo_request__field_descriptors[6] =
 {
   {
     "item_id",
@@ -747,15 +1373,68 @@ static const ProtobufCFieldDescriptor water__v1__add_todo_request__field_descrip
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "due",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddTodoRequest, due),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "every",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddTodoRequest, every),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "for_member",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__AddTodoRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "rotate",
+    23,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Water__V1__AddTodoRequest, n_rotate),
+    offsetof(Water__V1__AddTodoRequest, rotate),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__add_todo_request__field_indices_by_name[] = {
+  2,   /* field[2] = due */
+  3,   /* field[3] = every */
+  4,   /* field[4] = for_member */
   0,   /* field[0] = item_id */
+  5,   /* field[5] = rotate */
   1,   /* field[1] = text */
 };
-static const ProtobufCIntRange water__v1__add_todo_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__add_todo_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 20, 2 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__v1__add_todo_request__descriptor =
 {
@@ -765,10 +1444,10 @@ const ProtobufCMessageDescriptor water__v1__add_todo_request__descriptor =
   "Water__V1__AddTodoRequest",
   "water.v1",
   sizeof(Water__V1__AddTodoRequest),
-  2,
+  6,
   water__v1__add_todo_request__field_descriptors,
   water__v1__add_todo_request__field_indices_by_name,
-  1,  water__v1__add_todo_request__number_ranges,
+  2,  water__v1__add_todo_request__number_ranges,
   (ProtobufCMessageInit) water__v1__add_todo_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -886,7 +1565,7 @@ const ProtobufCMessageDescriptor water__v1__toggle_todo_response__descriptor =
   (ProtobufCMessageInit) water__v1__toggle_todo_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__set_todo_done_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__set_todo_done_request__field_descriptors[4] =
 {
   {
     "item_id",
@@ -912,15 +1591,42 @@ static const ProtobufCFieldDescriptor water__v1__set_todo_done_request__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "due_day",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetTodoDoneRequest, due_day),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "for_member",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SetTodoDoneRequest, for_member),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__set_todo_done_request__field_indices_by_name[] = {
   1,   /* field[1] = done */
+  2,   /* field[2] = due_day */
+  3,   /* field[3] = for_member */
   0,   /* field[0] = item_id */
 };
-static const ProtobufCIntRange water__v1__set_todo_done_request__number_ranges[1 + 1] =
+static const ProtobufCIntRange water__v1__set_todo_done_request__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 20, 2 },
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__set_todo_done_request__descriptor =
 {
@@ -930,10 +1636,10 @@ const ProtobufCMessageDescriptor water__v1__set_todo_done_request__descriptor =
   "Water__V1__SetTodoDoneRequest",
   "water.v1",
   sizeof(Water__V1__SetTodoDoneRequest),
-  2,
+  4,
   water__v1__set_todo_done_request__field_descriptors,
   water__v1__set_todo_done_request__field_indices_by_name,
-  1,  water__v1__set_todo_done_request__number_ranges,
+  2,  water__v1__set_todo_done_request__number_ranges,
   (ProtobufCMessageInit) water__v1__set_todo_done_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1140,9 +1846,29 @@ const ProtobufCMessageDescriptor water__v1__move_todo_response__descriptor =
   (ProtobufCMessageInit) water__v1__move_todo_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define water__v1__list_todos_request__field_descriptors NULL
-#define water__v1__list_todos_request__field_indices_by_name NULL
-#define water__v1__list_todos_request__number_ranges NULL
+static const ProtobufCFieldDescriptor water__v1__list_todos_request__field_descriptors[1] =
+{
+  {
+    "mine",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ListTodosRequest, mine),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__list_todos_request__field_indices_by_name[] = {
+  0,   /* field[0] = mine */
+};
+static const ProtobufCIntRange water__v1__list_todos_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
 const ProtobufCMessageDescriptor water__v1__list_todos_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -1151,10 +1877,10 @@ const ProtobufCMessageDescriptor water__v1__list_todos_request__descriptor =
   "Water__V1__ListTodosRequest",
   "water.v1",
   sizeof(Water__V1__ListTodosRequest),
-  0,
+  1,
   water__v1__list_todos_request__field_descriptors,
   water__v1__list_todos_request__field_indices_by_name,
-  0,  water__v1__list_todos_request__number_ranges,
+  1,  water__v1__list_todos_request__number_ranges,
   (ProtobufCMessageInit) water__v1__list_todos_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1196,7 +1922,376 @@ const ProtobufCMessageDescriptor water__v1__list_todos_response__descriptor =
   (ProtobufCMessageInit) water__v1__list_todos_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor water__v1__todo__method_descriptors[6] =
+static const ProtobufCFieldDescriptor water__v1__skip_todo_request__field_descriptors[2] =
+{
+  {
+    "item_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SkipTodoRequest, item_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "due_day",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SkipTodoRequest, due_day),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__skip_todo_request__field_indices_by_name[] = {
+  1,   /* field[1] = due_day */
+  0,   /* field[0] = item_id */
+};
+static const ProtobufCIntRange water__v1__skip_todo_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__skip_todo_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SkipTodoRequest",
+  "SkipTodoRequest",
+  "Water__V1__SkipTodoRequest",
+  "water.v1",
+  sizeof(Water__V1__SkipTodoRequest),
+  2,
+  water__v1__skip_todo_request__field_descriptors,
+  water__v1__skip_todo_request__field_indices_by_name,
+  1,  water__v1__skip_todo_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__skip_todo_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__skip_todo_response__field_descriptors[1] =
+{
+  {
+    "item",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__SkipTodoResponse, item),
+    &water__v1__todo_item__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__skip_todo_response__field_indices_by_name[] = {
+  0,   /* field[0] = item */
+};
+static const ProtobufCIntRange water__v1__skip_todo_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__skip_todo_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.SkipTodoResponse",
+  "SkipTodoResponse",
+  "Water__V1__SkipTodoResponse",
+  "water.v1",
+  sizeof(Water__V1__SkipTodoResponse),
+  1,
+  water__v1__skip_todo_response__field_descriptors,
+  water__v1__skip_todo_response__field_indices_by_name,
+  1,  water__v1__skip_todo_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__skip_todo_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__list_todo_history_request__field_descriptors[1] =
+{
+  {
+    "item_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ListTodoHistoryRequest, item_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__list_todo_history_request__field_indices_by_name[] = {
+  0,   /* field[0] = item_id */
+};
+static const ProtobufCIntRange water__v1__list_todo_history_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__list_todo_history_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ListTodoHistoryRequest",
+  "ListTodoHistoryRequest",
+  "Water__V1__ListTodoHistoryRequest",
+  "water.v1",
+  sizeof(Water__V1__ListTodoHistoryRequest),
+  1,
+  water__v1__list_todo_history_request__field_descriptors,
+  water__v1__list_todo_history_request__field_indices_by_name,
+  1,  water__v1__list_todo_history_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__list_todo_history_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__list_todo_history_response__field_descriptors[1] =
+{
+  {
+    "entries",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ListTodoHistoryResponse, n_entries),
+    offsetof(Water__V1__ListTodoHistoryResponse, entries),
+    &water__v1__todo_completion__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__list_todo_history_response__field_indices_by_name[] = {
+  0,   /* field[0] = entries */
+};
+static const ProtobufCIntRange water__v1__list_todo_history_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__list_todo_history_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ListTodoHistoryResponse",
+  "ListTodoHistoryResponse",
+  "Water__V1__ListTodoHistoryResponse",
+  "water.v1",
+  sizeof(Water__V1__ListTodoHistoryResponse),
+  1,
+  water__v1__list_todo_history_response__field_descriptors,
+  water__v1__list_todo_history_response__field_indices_by_name,
+  1,  water__v1__list_todo_history_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__list_todo_history_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__export_todos_request__field_descriptors[1] =
+{
+  {
+    "history_from",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExportTodosRequest, history_from),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__export_todos_request__field_indices_by_name[] = {
+  0,   /* field[0] = history_from */
+};
+static const ProtobufCIntRange water__v1__export_todos_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__export_todos_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ExportTodosRequest",
+  "ExportTodosRequest",
+  "Water__V1__ExportTodosRequest",
+  "water.v1",
+  sizeof(Water__V1__ExportTodosRequest),
+  1,
+  water__v1__export_todos_request__field_descriptors,
+  water__v1__export_todos_request__field_indices_by_name,
+  1,  water__v1__export_todos_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__export_todos_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__export_todos_response__field_descriptors[3] =
+{
+  {
+    "items",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ExportTodosResponse, n_items),
+    offsetof(Water__V1__ExportTodosResponse, items),
+    &water__v1__todo_item__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "history",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ExportTodosResponse, n_history),
+    offsetof(Water__V1__ExportTodosResponse, history),
+    &water__v1__todo_completion__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "history_total",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ExportTodosResponse, history_total),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__export_todos_response__field_indices_by_name[] = {
+  1,   /* field[1] = history */
+  2,   /* field[2] = history_total */
+  0,   /* field[0] = items */
+};
+static const ProtobufCIntRange water__v1__export_todos_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__v1__export_todos_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ExportTodosResponse",
+  "ExportTodosResponse",
+  "Water__V1__ExportTodosResponse",
+  "water.v1",
+  sizeof(Water__V1__ExportTodosResponse),
+  3,
+  water__v1__export_todos_response__field_descriptors,
+  water__v1__export_todos_response__field_indices_by_name,
+  1,  water__v1__export_todos_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__export_todos_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__import_todos_request__field_descriptors[2] =
+{
+  {
+    "items",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ImportTodosRequest, n_items),
+    offsetof(Water__V1__ImportTodosRequest, items),
+    &water__v1__todo_item__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "history",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ImportTodosRequest, n_history),
+    offsetof(Water__V1__ImportTodosRequest, history),
+    &water__v1__todo_completion__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__import_todos_request__field_indices_by_name[] = {
+  1,   /* field[1] = history */
+  0,   /* field[0] = items */
+};
+static const ProtobufCIntRange water__v1__import_todos_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__import_todos_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ImportTodosRequest",
+  "ImportTodosRequest",
+  "Water__V1__ImportTodosRequest",
+  "water.v1",
+  sizeof(Water__V1__ImportTodosRequest),
+  2,
+  water__v1__import_todos_request__field_descriptors,
+  water__v1__import_todos_request__field_indices_by_name,
+  1,  water__v1__import_todos_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__import_todos_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__import_todos_response__field_descriptors[2] =
+{
+  {
+    "items_added",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ImportTodosResponse, items_added),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "completions_added",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ImportTodosResponse, completions_added),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__import_todos_response__field_indices_by_name[] = {
+  1,   /* field[1] = completions_added */
+  0,   /* field[0] = items_added */
+};
+static const ProtobufCIntRange water__v1__import_todos_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__import_todos_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ImportTodosResponse",
+  "ImportTodosResponse",
+  "Water__V1__ImportTodosResponse",
+  "water.v1",
+  sizeof(Water__V1__ImportTodosResponse),
+  2,
+  water__v1__import_todos_response__field_descriptors,
+  water__v1__import_todos_response__field_indices_by_name,
+  1,  water__v1__import_todos_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__import_todos_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor water__v1__todo__method_descriptors[10] =
 {
   { "AddTodo", &water__v1__add_todo_request__descriptor, &water__v1__add_todo_response__descriptor },
   { "ToggleTodo", &water__v1__toggle_todo_request__descriptor, &water__v1__toggle_todo_response__descriptor },
@@ -1204,13 +2299,21 @@ static const ProtobufCMethodDescriptor water__v1__todo__method_descriptors[6] =
   { "DeleteTodo", &water__v1__delete_todo_request__descriptor, &water__v1__delete_todo_response__descriptor },
   { "MoveTodo", &water__v1__move_todo_request__descriptor, &water__v1__move_todo_response__descriptor },
   { "ListTodos", &water__v1__list_todos_request__descriptor, &water__v1__list_todos_response__descriptor },
+  { "SkipTodo", &water__v1__skip_todo_request__descriptor, &water__v1__skip_todo_response__descriptor },
+  { "ListTodoHistory", &water__v1__list_todo_history_request__descriptor, &water__v1__list_todo_history_response__descriptor },
+  { "ExportTodos", &water__v1__export_todos_request__descriptor, &water__v1__export_todos_response__descriptor },
+  { "ImportTodos", &water__v1__import_todos_request__descriptor, &water__v1__import_todos_response__descriptor },
 };
 const unsigned water__v1__todo__method_indices_by_name[] = {
   0,        /* AddTodo */
   3,        /* DeleteTodo */
+  8,        /* ExportTodos */
+  9,        /* ImportTodos */
+  7,        /* ListTodoHistory */
   5,        /* ListTodos */
   4,        /* MoveTodo */
   2,        /* SetTodoDone */
+  6,        /* SkipTodo */
   1         /* ToggleTodo */
 };
 const ProtobufCServiceDescriptor water__v1__todo__descriptor =
@@ -1220,7 +2323,7 @@ const ProtobufCServiceDescriptor water__v1__todo__descriptor =
   "Todo",
   "Water__V1__Todo",
   "water.v1",
-  6,
+  10,
   water__v1__todo__method_descriptors,
   water__v1__todo__method_indices_by_name
 };
@@ -1271,6 +2374,38 @@ void water__v1__todo__list_todos(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__todo__descriptor);
   service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__todo__skip_todo(ProtobufCService *service,
+                                const Water__V1__SkipTodoRequest *input,
+                                Water__V1__SkipTodoResponse_Closure closure,
+                                void *closure_data)
+{
+  assert(service->descriptor == &water__v1__todo__descriptor);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__todo__list_todo_history(ProtobufCService *service,
+                                        const Water__V1__ListTodoHistoryRequest *input,
+                                        Water__V1__ListTodoHistoryResponse_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &water__v1__todo__descriptor);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__todo__export_todos(ProtobufCService *service,
+                                   const Water__V1__ExportTodosRequest *input,
+                                   Water__V1__ExportTodosResponse_Closure closure,
+                                   void *closure_data)
+{
+  assert(service->descriptor == &water__v1__todo__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__todo__import_todos(ProtobufCService *service,
+                                   const Water__V1__ImportTodosRequest *input,
+                                   Water__V1__ImportTodosResponse_Closure closure,
+                                   void *closure_data)
+{
+  assert(service->descriptor == &water__v1__todo__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__todo__init (Water__V1__Todo_Service *service,
                             Water__V1__Todo_ServiceDestroy destroy)

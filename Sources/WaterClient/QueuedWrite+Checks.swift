@@ -23,6 +23,15 @@ extension QueuedWrite {
                 try Self.checkHabitDay(request.date, now: now, zone: zone)
             case .todoAdd(let request):
                 _ = try SharedText.todoText.checked(request.text)
+                // The members named are the server's to know; how many, and each once, are not.
+                let rotation = request.rotate.map { name in UInt64(request.rotate.firstIndex(of: name)! + 1) }
+                _ = try Chore.validated(
+                    due: request.due, every: request.every, assignee: request.forMember.isEmpty ? nil : 0,
+                    rotation: rotation, today: zone.date(atUnixMilliseconds: now))
+            case .todoDone(let request):
+                guard request.dueDay.isEmpty || LocalDate(request.dueDay) != nil else {
+                    throw DomainError.invalid("due_day", "a due day is YYYY-MM-DD, got \(request.dueDay)")
+                }
             case .excuse(let request):
                 try Self.checkExcuse(request, now: now, zone: zone)
             case .unexcuse(let request):
@@ -38,7 +47,7 @@ extension QueuedWrite {
                 _ = try ReminderSettings(
                     every: Int(min(wire.everyMinutes, 100_000)), from: wire.from, to: wire.to, mqtt: wire.mqtt,
                     pushURL: wire.pushUrl, pushToken: wire.pushToken)
-            case .remove, .todoDone:
+            case .remove:
                 break
             }
         } catch {

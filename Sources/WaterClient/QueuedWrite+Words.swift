@@ -36,7 +36,9 @@ extension QueuedWrite {
             let item =
                 cache?.todos.first { $0.itemID == request.itemID }.map { "\"\($0.text)\"" }
                 ?? DisplayText.shortID(request.itemID)
-            return "mark \(item) \(request.done ? "done" : "not done")"
+            let due = request.dueDay.isEmpty ? "" : " (due \(request.dueDay))"
+            let member = request.forMember.isEmpty ? "" : " for \(request.forMember)"
+            return "mark \(item)\(due) \(request.done ? "done" : "not done")\(member)"
         case .excuse(let request):
             let days = request.toDate.isEmpty ? request.fromDate : "\(request.fromDate) to \(request.toDate)"
             let reason = request.reason.isEmpty ? "" : " (\(request.reason))"

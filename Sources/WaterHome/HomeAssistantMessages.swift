@@ -78,6 +78,9 @@ struct HomeAssistantMessages: Sendable {
         var daysMet: Int
         var rank: Int
         var averagePercent: Int
+        /// The household's chores done this week, and those due that were the member's turn.
+        var choresDone = 0
+        var choresDue = 0
     }
 
     /// `PREFIX/board`: the week's ranking, leader first.
@@ -90,6 +93,8 @@ struct HomeAssistantMessages: Sendable {
             var daysMet: Int
             var averagePercent: Int
             var streakDays: Int
+            var choresDone = 0
+            var choresDue = 0
         }
 
         var week: String
@@ -159,7 +164,7 @@ struct HomeAssistantMessages: Sendable {
             amountMl: full ? member.today.amountMillilitres : nil, goalMl: full ? member.today.goalMillilitres : nil,
             percent: member.today.percent, drinks: full ? member.today.count : nil, streakDays: standing.streakDays,
             bestStreakDays: standing.bestStreakDays, daysMet: standing.daysMet, rank: standing.rank,
-            averagePercent: standing.averagePercent)
+            averagePercent: standing.averagePercent, choresDone: standing.choresDone, choresDue: standing.choresDue)
     }
 
     func board(week: ISOWeek, _ members: [HomeMember]) -> BoardState {
@@ -168,7 +173,8 @@ struct HomeAssistantMessages: Sendable {
             return BoardState.Line(
                 rank: standing.rank, username: standing.username, displayName: standing.displayName,
                 totalMl: member.privacy == .full ? standing.totalMillilitres : nil, daysMet: standing.daysMet,
-                averagePercent: standing.averagePercent, streakDays: standing.streakDays)
+                averagePercent: standing.averagePercent, streakDays: standing.streakDays,
+                choresDone: standing.choresDone, choresDue: standing.choresDue)
         }
         // Led by what the wall shows of them: a percent member's millilitres are not a figure
         // (15 ml, shown 0 %, leads no one).

@@ -72,7 +72,7 @@ public final class ServerServices: Sendable {
             tracker: TrackerService(archives: archives, timeZones: configuration.timeZones, reads: reads),
             drinks: DrinkService(archives: archives),
             board: BoardService(boards: boards, hub: boardHub, streams: sessionStreams, reads: reads),
-            todo: TodoService(archives: archives, reads: reads),
+            todo: TodoService(archives: archives, reads: reads, zone: configuration.householdTimeZone),
             habits: HabitService(archives: archives),
             excuses: ExcuseService(archives: archives),
             reminders: ReminderService(archives: archives, reminded: reminded),
@@ -284,7 +284,27 @@ struct BoardBuilder: Sendable {
                     privacyHistory: inputs.privacy)
             )
         }
-        return (readable, unavailable)
+        return (withChores(readable, accounts), unavailable)
+    }
+}
+
+extension BoardBuilder {
+    /// `readable` with each member's chores from the household's list (none when it cannot be
+    /// read: the water board still shows).
+    fileprivate func withChores(_ readable: [(account: Account, member: BoardMember)], _ accounts: [Account])
+        -> [(account: Account, member: BoardMember)]
+    {
+        let excused = Dictionary(readable.map { ($0.account.id, Set($0.member.water.excused.keys)) }) { $1 }
+        let zone = householdTimeZone
+        let chores =
+            (try? store.household.read {
+                $0.memberChores(members: Set(accounts.map(\.id)), excused: excused, zone: zone)
+            }) ?? [:]
+        return readable.map { entry in
+            var member = entry.member
+            member.chores = chores[entry.account.id] ?? MemberChores()
+            return (entry.account, member)
+        }
     }
 }
 

@@ -135,12 +135,23 @@ package enum StoreFuzzing {
         ]
     }
 
+    private static var today: LocalDate { MemberTimeZone.utc.date(atUnixMilliseconds: now) }
+
     private static func todoMutations() -> [TodoMutation] {
         [
             .added(TodoItem(id: id(10), text: "buy water filters", addedBy: 1, addedAtUnixMilliseconds: now)),
             .added(TodoItem(id: id(11), text: "descale the kettle", addedBy: 1, addedAtUnixMilliseconds: now)),
             .completionSet(id(10), done: true, by: 1, atUnixMilliseconds: now + 1),
             .moved(id(11), toPosition: 0),
+            .added(
+                TodoItem(
+                    id: id(12), text: "bins out", addedBy: 1, addedAtUnixMilliseconds: now,
+                    chore: Chore(due: today, dueMinute: 1140, recurrence: .weeks(1), assignee: 1, rotation: [1, 2]))),
+            .occurrenceDone(
+                TodoCompletion(
+                    itemID: id(12), due: today, doneBy: 2, turnOf: 1, markedBy: nil, atUnixMilliseconds: now),
+                next: today.adding(days: 7), nextTurn: 2),
+            .occurrenceReopened(id(12), due: today, turn: 1),
         ]
     }
 

@@ -32,7 +32,8 @@ let clientCommands = CommandTable<Invocation>(
         CupCommand.self, CupCommand.Add.self, CupCommand.List.self, CupCommand.Remove.self,
         WaterCommands.Zone.self, BoardCommand.self, YearCommand.self, PrivacyCommand.self,
         TodoCommand.Add.self, TodoCommand.List.self, TodoCommand.Done.self, TodoCommand.Undone.self,
-        TodoCommand.Remove.self, TodoCommand.Move.self,
+        TodoCommand.Mine.self, TodoCommand.Skip.self, TodoCommand.History.self, TodoCommand.Remove.self,
+        TodoCommand.Move.self, TodoCommand.Export.self, TodoCommand.Import.self,
         HabitCommand.Add.self, HabitCommand.List.self, HabitCommand.Check.self, HabitCommand.Uncheck.self,
         HabitCommand.Remove.self,
         // After habit's: the completions know an option's values by its name alone, and habit's

@@ -174,6 +174,14 @@ struct AuthorizationTests {
             .notFound, { ann, bob in code { try ann.call(WaterV1.MoveTodoRequest(itemID: bob.habitID, position: 0)) } }
         ),
         "water.v1.Todo/ListTodos": (.ok, { ann, _ in code { try ann.call(WaterV1.ListTodosRequest()) } }),
+        "water.v1.Todo/SkipTodo": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.SkipTodoRequest(itemID: bob.entryID)) } }
+        ),
+        "water.v1.Todo/ListTodoHistory": (
+            .notFound, { ann, bob in code { try ann.call(WaterV1.ListTodoHistoryRequest(itemID: bob.entryID)) } }
+        ),
+        "water.v1.Todo/ExportTodos": (.ok, { ann, _ in code { try ann.call(WaterV1.ExportTodosRequest()) } }),
+        "water.v1.Todo/ImportTodos": (.ok, { ann, _ in code { try ann.call(WaterV1.ImportTodosRequest()) } }),
         // Habits are each member's own: bob's habit id does not exist for ann.
         "water.v1.Habits/AddHabit": (
             .ok,

@@ -12,7 +12,8 @@ struct CommandLineConventionsTests {
     /// Every command and subcommand, as a stranger would list them from the README.
     static let clientCommands = [
         "login", "logout", "whoami", "passwd", "log", "undo", "edit", "rm", "today", "week", "history", "goal", "cup",
-        "zone", "board", "todo add", "todo ls", "todo done", "todo undone", "todo rm", "todo mv", "habit add",
+        "zone", "board", "todo add", "todo ls", "todo done", "todo undone", "todo mine", "todo skip", "todo history",
+        "todo rm", "todo mv", "todo export", "todo import", "habit add",
         "habit ls", "habit check", "habit uncheck", "habit rm", "member add", "member rename", "member reset",
         "member rm", "member restore", "member guardian", "member admin", "member ls", "export", "import", "sync",
         "outbox", "outbox retry", "outbox drop",
@@ -180,14 +181,18 @@ struct CommandLineConventionsTests {
             """)
         #expect(
             bash.output
-                == "today todo\nadd ls done undone rm mv\nprogress total\n--at\nbook\n--data --json --help\n",
+                == "today todo\nadd ls done undone mine skip history rm mv export import\nprogress total chores\n--at\nbook\n--data --json --help\n",
             "\(bash.output)")
         // fish: its own completion engine, asked as at a prompt.
         let fish = shell(
             "fish --no-config -c 'source \(directory)/water-client.fish; complete -C \"water-client todo \"; "
                 + "complete -C \"water-client export --format \"'")
         let fishWords = fish.output.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
-        #expect(fishWords == ["add", "done", "ls", "mv", "rm", "undone", "csv", "json"], "\(fish.output)")
+        #expect(
+            fishWords == [
+                "add", "done", "export", "history", "import", "ls", "mine", "mv", "rm", "skip", "undone", "csv", "json",
+            ],
+            "\(fish.output)")
         // zsh: what the function offers, with _describe and compadd (compinit's) standing in to
         // print their words.
         let zsh = shell(
@@ -198,7 +203,11 @@ struct CommandLineConventionsTests {
             """)
         #expect(
             zsh.output.split(separator: "\n").map { $0.split(separator: ":")[0] }
-                == ["add", "ls", "done", "undone", "rm", "mv", "progress", "total"], "\(zsh.output)")
+                == [
+                    "add", "ls", "done", "undone", "mine", "skip", "history", "rm", "mv", "export", "import",
+                    "progress", "total", "chores",
+                ],
+            "\(zsh.output)")
         // zsh: the script parses, and defines the function compinit would call.
         for program in ["water-client", "water-server"] {
             let zsh = shell("zsh -n \(directory)/\(program).zsh && head -1 \(directory)/\(program).zsh")

@@ -64,8 +64,9 @@ final class ServerProcess {
         process = try ChildProcess(
             productsDirectory.appendingPathComponent("water-server").path,
             [
-                "serve", "--data", dataDirectory, "--password-strength", "minimum", "--time-zone", "UTC",
-            ] + (options.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]) + (tls ? [] : ["--plaintext"])
+                "serve", "--data", dataDirectory, "--password-strength", "minimum",
+            ] + (options.contains("--time-zone") ? [] : ["--time-zone", "UTC"])
+                + (options.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]) + (tls ? [] : ["--plaintext"])
                 + options, environment: environment)
         // Wait (bounded) for the one line the server prints when it is ready.
         let text = process.readOutput(until: { $0.contains("\n") }, seconds: 60)
@@ -220,6 +221,12 @@ struct CommandLineUser {
     @discardableResult
     func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
         try EndToEndTests.run("water-client", arguments, input: input, environment: environment)
+    }
+
+    /// This person logged in as `username`.
+    func loggedIn(_ username: String, _ password: String) throws -> CommandLineUser {
+        #expect(try run(["login", username, "--password-stdin"], input: password + "\n").status == 0)
+        return self
     }
 
     /// Runs with --json and decodes the reply.

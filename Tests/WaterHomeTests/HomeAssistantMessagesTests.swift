@@ -56,7 +56,7 @@ struct HomeAssistantMessagesTests {
         let published = messages([(try member("ben", [1000, 500]), .full), (try member("ann", [250]), .full)])
         #expect(
             published["water/ben/state"]
-                == #"{"amount_ml":1500,"average_percent":75,"best_streak_days":0,"date":"2026-11-30","days_met":0,"display_name":"Ben","drinks":2,"goal_ml":2000,"percent":75,"rank":1,"streak_days":0,"username":"ben"}"#
+                == #"{"amount_ml":1500,"average_percent":75,"best_streak_days":0,"chores_done":0,"chores_due":0,"date":"2026-11-30","days_met":0,"display_name":"Ben","drinks":2,"goal_ml":2000,"percent":75,"rank":1,"streak_days":0,"username":"ben"}"#
         )
         let board = try object(published["water/board"])
         #expect(board["week"] as? String == "2026-W49")

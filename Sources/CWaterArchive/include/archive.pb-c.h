@@ -24,6 +24,7 @@ typedef struct Water__Archive__V1__StoredDrink Water__Archive__V1__StoredDrink;
 typedef struct Water__Archive__V1__GoalChange Water__Archive__V1__GoalChange;
 typedef struct Water__Archive__V1__StoredHabit Water__Archive__V1__StoredHabit;
 typedef struct Water__Archive__V1__StoredTodo Water__Archive__V1__StoredTodo;
+typedef struct Water__Archive__V1__StoredCompletion Water__Archive__V1__StoredCompletion;
 typedef struct Water__Archive__V1__EntryColumns Water__Archive__V1__EntryColumns;
 typedef struct Water__Archive__V1__MemberSnapshot Water__Archive__V1__MemberSnapshot;
 typedef struct Water__Archive__V1__PrivacyChange Water__Archive__V1__PrivacyChange;
@@ -158,7 +159,20 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * privacy; day: the first it applies to (0, in older records: every day)
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET = 42
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET = 42,
+  /*
+   * A chore's occurrence done or skipped: completion; the item's next due day in day (0: none,
+   * the item is done) and the rotation's next turn in member_id (0: none).
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_DONE = 43,
+  /*
+   * A done occurrence reopened: id, day (its due day, due again) and member_id (whose turn).
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_REOPENED = 44,
+  /*
+   * A completion read from an export: completion, into the history only.
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_IMPORTED = 45
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -202,11 +216,12 @@ struct  Water__Archive__V1__JournalRecord
    * 0 full, 1 percent, 2 hidden (water.v1.Privacy's numbers).
    */
   uint32_t privacy;
+  Water__Archive__V1__StoredCompletion *completion;
   Water__Archive__V1__StoredReminders *reminders;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL }
 
 
 /*
@@ -359,10 +374,67 @@ struct  Water__Archive__V1__StoredTodo
    */
   uint64_t completed_by;
   int64_t completed_at_unix_ms;
+  /*
+   * A chore (every item stored before chores has none of these):
+   * the day it is due next, days since 1970-01-01 plus 1 (0: no due day);
+   */
+  int32_t due_day;
+  /*
+   * the due time, minutes after local midnight plus 1 (0: any time that day);
+   */
+  uint32_t due_minute;
+  /*
+   * how it recurs: 0 once, 1 every every_count days, 2 every every_count weeks, 3 every
+   * every_count months on day month_day (the last day of shorter months), 4 on the weekdays of
+   * the bitmask every_count (bit 0 Monday ... bit 6 Sunday);
+   */
+  uint32_t every_kind;
+  uint32_t every_count;
+  uint32_t month_day;
+  /*
+   * the member it is for (0: anyone's) or, with a rotation, whose turn it is;
+   */
+  uint64_t assignee;
+  /*
+   * the rotation's members in turn order (empty: none);
+   */
+  size_t n_rotation;
+  uint64_t *rotation;
+  /*
+   * the due day of the occurrence done or skipped last, which undone takes back, plus 1 (0:
+   * none, or taken back already).
+   */
+  int32_t last_done_day;
 };
 #define WATER__ARCHIVE__V1__STORED_TODO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_todo__descriptor) \
-    , {0,NULL}, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0 }
+    , {0,NULL}, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,NULL, 0 }
+
+
+/*
+ * One occurrence of a chore done or skipped.
+ */
+struct  Water__Archive__V1__StoredCompletion
+{
+  ProtobufCMessage base;
+  ProtobufCBinaryData item_id;
+  /*
+   * Days since 1970-01-01.
+   */
+  int32_t due_day;
+  /*
+   * Who did it (0 when skipped), whose turn it was (0: anyone's), who marked it when not
+   * done_by (0: done_by, or the skipper when skipped).
+   */
+  uint64_t done_by;
+  uint64_t turn_of;
+  uint64_t marked_by;
+  int64_t at_unix_ms;
+  protobuf_c_boolean skipped;
+};
+#define WATER__ARCHIVE__V1__STORED_COMPLETION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_completion__descriptor) \
+    , {0,NULL}, 0, 0, 0, 0, 0, 0 }
 
 
 /*
@@ -534,10 +606,16 @@ struct  Water__Archive__V1__HouseholdSnapshot
   uint64_t journal_generation;
   size_t n_items;
   Water__Archive__V1__StoredTodo **items;
+  /*
+   * Chores done and skipped, oldest first, for TodoList.historyDays (an archive from before
+   * chores: none).
+   */
+  size_t n_history;
+  Water__Archive__V1__StoredCompletion **history;
 };
 #define WATER__ARCHIVE__V1__HOUSEHOLD_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__household_snapshot__descriptor) \
-    , 0, 0, 0,NULL }
+    , 0, 0, 0,NULL, 0,NULL }
 
 
 /*
@@ -846,6 +924,25 @@ Water__Archive__V1__StoredTodo *
 void   water__archive__v1__stored_todo__free_unpacked
                      (Water__Archive__V1__StoredTodo *message,
                       ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredCompletion methods */
+void   water__archive__v1__stored_completion__init
+                     (Water__Archive__V1__StoredCompletion         *message);
+size_t water__archive__v1__stored_completion__get_packed_size
+                     (const Water__Archive__V1__StoredCompletion   *message);
+size_t water__archive__v1__stored_completion__pack
+                     (const Water__Archive__V1__StoredCompletion   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_completion__pack_to_buffer
+                     (const Water__Archive__V1__StoredCompletion   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredCompletion *
+       water__archive__v1__stored_completion__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_completion__free_unpacked
+                     (Water__Archive__V1__StoredCompletion *message,
+                      ProtobufCAllocator *allocator);
 /* Water__Archive__V1__EntryColumns methods */
 void   water__archive__v1__entry_columns__init
                      (Water__Archive__V1__EntryColumns         *message);
@@ -1065,6 +1162,9 @@ typedef void (*Water__Archive__V1__StoredHabit_Closure)
 typedef void (*Water__Archive__V1__StoredTodo_Closure)
                  (const Water__Archive__V1__StoredTodo *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__StoredCompletion_Closure)
+                 (const Water__Archive__V1__StoredCompletion *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__EntryColumns_Closure)
                  (const Water__Archive__V1__EntryColumns *message,
                   void *closure_data);
@@ -1111,6 +1211,7 @@ extern const ProtobufCMessageDescriptor water__archive__v1__stored_drink__descri
 extern const ProtobufCMessageDescriptor water__archive__v1__goal_change__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_habit__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_completion__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__privacy_change__descriptor;

@@ -37,7 +37,12 @@ typedef enum _Water__V1__BoardOrder {
   /*
    * Total millilitres, then average progress, then username.
    */
-  WATER__V1__BOARD_ORDER__BOARD_ORDER_TOTAL = 1
+  WATER__V1__BOARD_ORDER__BOARD_ORDER_TOTAL = 1,
+  /*
+   * Chores done this week (todo.proto), then average progress, then username; nothing hidden
+   * parts rows (a percent member's row is ranked among the others).
+   */
+  WATER__V1__BOARD_ORDER__BOARD_ORDER_CHORES = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__V1__BOARD_ORDER)
 } Water__V1__BoardOrder;
 
@@ -116,6 +121,15 @@ struct  Water__V1__BoardRow
    */
   protobuf_c_boolean all_excused;
   /*
+   * The household's chores (todo.proto) the member did this week, by the household's calendar,
+   * whoever's turn it was.
+   */
+  uint32_t chores_done;
+  /*
+   * The chores due this week whose turn was the member's: done, skipped or still open.
+   */
+  uint32_t chores_due;
+  /*
    * The caller's own row while their privacy is PRIVACY_HIDDEN: no one else's board has it.
    */
   protobuf_c_boolean only_you_see_this;
@@ -132,7 +146,7 @@ struct  Water__V1__BoardRow
 };
 #define WATER__V1__BOARD_ROW__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__board_row__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0, 0, 0, 0, 0 }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 
 struct  Water__V1__WeeklyBoard

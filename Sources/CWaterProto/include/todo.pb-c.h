@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct Water__V1__TodoItem Water__V1__TodoItem;
+typedef struct Water__V1__TodoCompletion Water__V1__TodoCompletion;
 typedef struct Water__V1__AddTodoRequest Water__V1__AddTodoRequest;
 typedef struct Water__V1__AddTodoResponse Water__V1__AddTodoResponse;
 typedef struct Water__V1__ToggleTodoRequest Water__V1__ToggleTodoRequest;
@@ -28,6 +29,14 @@ typedef struct Water__V1__MoveTodoRequest Water__V1__MoveTodoRequest;
 typedef struct Water__V1__MoveTodoResponse Water__V1__MoveTodoResponse;
 typedef struct Water__V1__ListTodosRequest Water__V1__ListTodosRequest;
 typedef struct Water__V1__ListTodosResponse Water__V1__ListTodosResponse;
+typedef struct Water__V1__SkipTodoRequest Water__V1__SkipTodoRequest;
+typedef struct Water__V1__SkipTodoResponse Water__V1__SkipTodoResponse;
+typedef struct Water__V1__ListTodoHistoryRequest Water__V1__ListTodoHistoryRequest;
+typedef struct Water__V1__ListTodoHistoryResponse Water__V1__ListTodoHistoryResponse;
+typedef struct Water__V1__ExportTodosRequest Water__V1__ExportTodosRequest;
+typedef struct Water__V1__ExportTodosResponse Water__V1__ExportTodosResponse;
+typedef struct Water__V1__ImportTodosRequest Water__V1__ImportTodosRequest;
+typedef struct Water__V1__ImportTodosResponse Water__V1__ImportTodosResponse;
 
 
 /* --- enums --- */
@@ -59,10 +68,81 @@ struct  Water__V1__TodoItem
    */
   char *completed_by;
   int64_t completed_at_unix_ms;
+  /*
+   * A chore: the fields below are empty for an item with no due day (the seed's item).
+   * The day it is due next, YYYY-MM-DD in the household's time zone (water-server serve
+   * --time-zone, the board's week); empty: none.
+   */
+  char *due_day;
+  /*
+   * HH:MM on the household's wall clock; empty: any time that day.
+   */
+  char *due_time;
+  /*
+   * How it comes back once done or skipped: "day", "N days", "week", "N weeks", "month",
+   * "N months" or weekdays ("mon,thu"); empty: once. The next occurrence is counted from the
+   * due day (a Monday chore stays a Monday chore, however late it was done).
+   */
+  char *every;
+  /*
+   * Whose it is now: the --for member, or the rotation's member whose turn it is (passed on
+   * to the next when excused on the due day or no longer in the household); empty: anyone's.
+   */
+  char *assignee;
+  /*
+   * The rotation, in turn order, members still in the household only; empty: no rotation.
+   */
+  size_t n_rotation;
+  char **rotation;
+  /*
+   * Not done and past due (the due day is over, or its due time has passed).
+   */
+  protobuf_c_boolean overdue;
+  /*
+   * The occurrence done or skipped last, YYYY-MM-DD, which undone takes back; empty once taken
+   * back, and before the first.
+   */
+  char *last_done_day;
 };
 #define WATER__V1__TODO_ITEM__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__todo_item__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * One occurrence of a chore done (or skipped): the household's history of who did what.
+ */
+struct  Water__V1__TodoCompletion
+{
+  ProtobufCMessage base;
+  char *item_id;
+  /*
+   * The item's text; empty when the item has been removed since.
+   */
+  char *text;
+  /*
+   * The occurrence's due day, YYYY-MM-DD.
+   */
+  char *due_day;
+  /*
+   * Who did it (who gets the credit); empty when skipped.
+   */
+  char *done_by;
+  /*
+   * Whose turn it was (the --for member or the rotation's); empty: anyone's.
+   */
+  char *turn_of;
+  /*
+   * Who marked it done when that is not done_by (a guardian for a child, an admin); else
+   * empty.
+   */
+  char *marked_by;
+  int64_t at_unix_ms;
+  protobuf_c_boolean skipped;
+};
+#define WATER__V1__TODO_COMPLETION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__todo_completion__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Water__V1__AddTodoRequest
@@ -70,10 +150,32 @@ struct  Water__V1__AddTodoRequest
   ProtobufCMessage base;
   char *item_id;
   char *text;
+  /*
+   * Makes the item a chore. YYYY-MM-DD, or YYYY-MM-DDTHH:MM, on the household's calendar and
+   * wall clock; from 2000-01-01 to 2100-12-31. Empty: no due day (then every, for_member and
+   * rotate must be empty too).
+   */
+  char *due;
+  /*
+   * As TodoItem.every; N is 1 to 365 (days), 1 to 52 (weeks), 1 to 12 (months). A monthly
+   * chore keeps its day of the month: due on the 31st, it is due on the last day of shorter
+   * months and on the 31st again after them. Needs due.
+   */
+  char *every;
+  /*
+   * The member the chore is for (a username). At most one of for_member and rotate.
+   */
+  char *for_member;
+  /*
+   * Members who take turns, in order, each once, 2 to 8 (TodoList.maximumRotationMembers);
+   * the first has the first turn. Needs every.
+   */
+  size_t n_rotate;
+  char **rotate;
 };
 #define WATER__V1__ADD_TODO_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__add_todo_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 struct  Water__V1__AddTodoResponse
@@ -111,10 +213,23 @@ struct  Water__V1__SetTodoDoneRequest
   ProtobufCMessage base;
   char *item_id;
   protobuf_c_boolean done;
+  /*
+   * For a chore being done: the occurrence meant, YYYY-MM-DD (the item's due_day as the client
+   * saw it). One already done (or past) changes nothing, so a replayed done counts once; one
+   * not due yet is INVALID_ARGUMENT. Empty: the occurrence due now. Not done (done = false)
+   * takes back the occurrence done or skipped last (TodoItem.last_done_day), only that one: a
+   * repeat changes nothing; due_day is not read.
+   */
+  char *due_day;
+  /*
+   * Who did it, when not the caller: the caller must be an admin or the member's guardian
+   * (the history keeps who marked it, "by dad"). Empty: the caller.
+   */
+  char *for_member;
 };
 #define WATER__V1__SET_TODO_DONE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_todo_done_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0 }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Water__V1__SetTodoDoneResponse
@@ -178,12 +293,21 @@ struct  Water__V1__MoveTodoResponse
 struct  Water__V1__ListTodosRequest
 {
   ProtobufCMessage base;
+  /*
+   * Only the caller's chores (assigned to them now) due by the end of the household's week,
+   * overdue ones included.
+   */
+  protobuf_c_boolean mine;
 };
 #define WATER__V1__LIST_TODOS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_todos_request__descriptor) \
-     }
+    , 0 }
 
 
+/*
+ * Chores with a due day first, soonest (and overdue) first; then the other items in the
+ * family's order (position).
+ */
 struct  Water__V1__ListTodosResponse
 {
   ProtobufCMessage base;
@@ -193,6 +317,130 @@ struct  Water__V1__ListTodosResponse
 #define WATER__V1__LIST_TODOS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_todos_response__descriptor) \
     , 0,NULL }
+
+
+struct  Water__V1__SkipTodoRequest
+{
+  ProtobufCMessage base;
+  char *item_id;
+  /*
+   * As SetTodoDoneRequest.due_day.
+   */
+  char *due_day;
+};
+#define WATER__V1__SKIP_TODO_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__skip_todo_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__SkipTodoResponse
+{
+  ProtobufCMessage base;
+  Water__V1__TodoItem *item;
+};
+#define WATER__V1__SKIP_TODO_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__skip_todo_response__descriptor) \
+    , NULL }
+
+
+struct  Water__V1__ListTodoHistoryRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Empty: every item's.
+   */
+  char *item_id;
+};
+#define WATER__V1__LIST_TODO_HISTORY_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_todo_history_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__ListTodoHistoryResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Newest first; kept for TodoList.historyDays (400 days).
+   */
+  size_t n_entries;
+  Water__V1__TodoCompletion **entries;
+};
+#define WATER__V1__LIST_TODO_HISTORY_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_todo_history_response__descriptor) \
+    , 0,NULL }
+
+
+struct  Water__V1__ExportTodosRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The first completion of the page, counted from the oldest (0: the first page, which also
+   * carries the items).
+   */
+  uint32_t history_from;
+};
+#define WATER__V1__EXPORT_TODOS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__export_todos_request__descriptor) \
+    , 0 }
+
+
+struct  Water__V1__ExportTodosResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Every item, in the family's order (position), on the first page only. As exported,
+   * assignee is whose turn it is as stored (not passed on) and rotation names every member of
+   * it, removed ones too.
+   */
+  size_t n_items;
+  Water__V1__TodoItem **items;
+  /*
+   * Up to 4000 completions from history_from on, oldest first; text is empty (the items carry
+   * it).
+   */
+  size_t n_history;
+  Water__V1__TodoCompletion **history;
+  /*
+   * How many completions the history holds in all.
+   */
+  uint32_t history_total;
+};
+#define WATER__V1__EXPORT_TODOS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__export_todos_response__descriptor) \
+    , 0,NULL, 0,NULL, 0 }
+
+
+struct  Water__V1__ImportTodosRequest
+{
+  ProtobufCMessage base;
+  /*
+   * As ExportTodosResponse.items: each is checked as AddTodo checks it (the members named must
+   * have an account, removed or not), and added whole (done or not, its due day, turn and last
+   * done day) when its id is not on the list.
+   */
+  size_t n_items;
+  Water__V1__TodoItem **items;
+  /*
+   * At most 4000; each added when the history has no completion of its item and due day, and it
+   * is within the 400 days the history keeps.
+   */
+  size_t n_history;
+  Water__V1__TodoCompletion **history;
+};
+#define WATER__V1__IMPORT_TODOS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__import_todos_request__descriptor) \
+    , 0,NULL, 0,NULL }
+
+
+struct  Water__V1__ImportTodosResponse
+{
+  ProtobufCMessage base;
+  uint32_t items_added;
+  uint32_t completions_added;
+};
+#define WATER__V1__IMPORT_TODOS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__import_todos_response__descriptor) \
+    , 0, 0 }
 
 
 /* Water__V1__TodoItem methods */
@@ -213,6 +461,25 @@ Water__V1__TodoItem *
                       const uint8_t       *data);
 void   water__v1__todo_item__free_unpacked
                      (Water__V1__TodoItem *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__TodoCompletion methods */
+void   water__v1__todo_completion__init
+                     (Water__V1__TodoCompletion         *message);
+size_t water__v1__todo_completion__get_packed_size
+                     (const Water__V1__TodoCompletion   *message);
+size_t water__v1__todo_completion__pack
+                     (const Water__V1__TodoCompletion   *message,
+                      uint8_t             *out);
+size_t water__v1__todo_completion__pack_to_buffer
+                     (const Water__V1__TodoCompletion   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__TodoCompletion *
+       water__v1__todo_completion__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__todo_completion__free_unpacked
+                     (Water__V1__TodoCompletion *message,
                       ProtobufCAllocator *allocator);
 /* Water__V1__AddTodoRequest methods */
 void   water__v1__add_todo_request__init
@@ -442,10 +709,165 @@ Water__V1__ListTodosResponse *
 void   water__v1__list_todos_response__free_unpacked
                      (Water__V1__ListTodosResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__SkipTodoRequest methods */
+void   water__v1__skip_todo_request__init
+                     (Water__V1__SkipTodoRequest         *message);
+size_t water__v1__skip_todo_request__get_packed_size
+                     (const Water__V1__SkipTodoRequest   *message);
+size_t water__v1__skip_todo_request__pack
+                     (const Water__V1__SkipTodoRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__skip_todo_request__pack_to_buffer
+                     (const Water__V1__SkipTodoRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SkipTodoRequest *
+       water__v1__skip_todo_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__skip_todo_request__free_unpacked
+                     (Water__V1__SkipTodoRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__SkipTodoResponse methods */
+void   water__v1__skip_todo_response__init
+                     (Water__V1__SkipTodoResponse         *message);
+size_t water__v1__skip_todo_response__get_packed_size
+                     (const Water__V1__SkipTodoResponse   *message);
+size_t water__v1__skip_todo_response__pack
+                     (const Water__V1__SkipTodoResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__skip_todo_response__pack_to_buffer
+                     (const Water__V1__SkipTodoResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__SkipTodoResponse *
+       water__v1__skip_todo_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__skip_todo_response__free_unpacked
+                     (Water__V1__SkipTodoResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ListTodoHistoryRequest methods */
+void   water__v1__list_todo_history_request__init
+                     (Water__V1__ListTodoHistoryRequest         *message);
+size_t water__v1__list_todo_history_request__get_packed_size
+                     (const Water__V1__ListTodoHistoryRequest   *message);
+size_t water__v1__list_todo_history_request__pack
+                     (const Water__V1__ListTodoHistoryRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__list_todo_history_request__pack_to_buffer
+                     (const Water__V1__ListTodoHistoryRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ListTodoHistoryRequest *
+       water__v1__list_todo_history_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__list_todo_history_request__free_unpacked
+                     (Water__V1__ListTodoHistoryRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ListTodoHistoryResponse methods */
+void   water__v1__list_todo_history_response__init
+                     (Water__V1__ListTodoHistoryResponse         *message);
+size_t water__v1__list_todo_history_response__get_packed_size
+                     (const Water__V1__ListTodoHistoryResponse   *message);
+size_t water__v1__list_todo_history_response__pack
+                     (const Water__V1__ListTodoHistoryResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__list_todo_history_response__pack_to_buffer
+                     (const Water__V1__ListTodoHistoryResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ListTodoHistoryResponse *
+       water__v1__list_todo_history_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__list_todo_history_response__free_unpacked
+                     (Water__V1__ListTodoHistoryResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ExportTodosRequest methods */
+void   water__v1__export_todos_request__init
+                     (Water__V1__ExportTodosRequest         *message);
+size_t water__v1__export_todos_request__get_packed_size
+                     (const Water__V1__ExportTodosRequest   *message);
+size_t water__v1__export_todos_request__pack
+                     (const Water__V1__ExportTodosRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__export_todos_request__pack_to_buffer
+                     (const Water__V1__ExportTodosRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ExportTodosRequest *
+       water__v1__export_todos_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__export_todos_request__free_unpacked
+                     (Water__V1__ExportTodosRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ExportTodosResponse methods */
+void   water__v1__export_todos_response__init
+                     (Water__V1__ExportTodosResponse         *message);
+size_t water__v1__export_todos_response__get_packed_size
+                     (const Water__V1__ExportTodosResponse   *message);
+size_t water__v1__export_todos_response__pack
+                     (const Water__V1__ExportTodosResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__export_todos_response__pack_to_buffer
+                     (const Water__V1__ExportTodosResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ExportTodosResponse *
+       water__v1__export_todos_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__export_todos_response__free_unpacked
+                     (Water__V1__ExportTodosResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ImportTodosRequest methods */
+void   water__v1__import_todos_request__init
+                     (Water__V1__ImportTodosRequest         *message);
+size_t water__v1__import_todos_request__get_packed_size
+                     (const Water__V1__ImportTodosRequest   *message);
+size_t water__v1__import_todos_request__pack
+                     (const Water__V1__ImportTodosRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__import_todos_request__pack_to_buffer
+                     (const Water__V1__ImportTodosRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ImportTodosRequest *
+       water__v1__import_todos_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__import_todos_request__free_unpacked
+                     (Water__V1__ImportTodosRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ImportTodosResponse methods */
+void   water__v1__import_todos_response__init
+                     (Water__V1__ImportTodosResponse         *message);
+size_t water__v1__import_todos_response__get_packed_size
+                     (const Water__V1__ImportTodosResponse   *message);
+size_t water__v1__import_todos_response__pack
+                     (const Water__V1__ImportTodosResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__import_todos_response__pack_to_buffer
+                     (const Water__V1__ImportTodosResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ImportTodosResponse *
+       water__v1__import_todos_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__import_todos_response__free_unpacked
+                     (Water__V1__ImportTodosResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__V1__TodoItem_Closure)
                  (const Water__V1__TodoItem *message,
+                  void *closure_data);
+typedef void (*Water__V1__TodoCompletion_Closure)
+                 (const Water__V1__TodoCompletion *message,
                   void *closure_data);
 typedef void (*Water__V1__AddTodoRequest_Closure)
                  (const Water__V1__AddTodoRequest *message,
@@ -483,6 +905,30 @@ typedef void (*Water__V1__ListTodosRequest_Closure)
 typedef void (*Water__V1__ListTodosResponse_Closure)
                  (const Water__V1__ListTodosResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__SkipTodoRequest_Closure)
+                 (const Water__V1__SkipTodoRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__SkipTodoResponse_Closure)
+                 (const Water__V1__SkipTodoResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__ListTodoHistoryRequest_Closure)
+                 (const Water__V1__ListTodoHistoryRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__ListTodoHistoryResponse_Closure)
+                 (const Water__V1__ListTodoHistoryResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__ExportTodosRequest_Closure)
+                 (const Water__V1__ExportTodosRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__ExportTodosResponse_Closure)
+                 (const Water__V1__ExportTodosResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__ImportTodosRequest_Closure)
+                 (const Water__V1__ImportTodosRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__ImportTodosResponse_Closure)
+                 (const Water__V1__ImportTodosResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -514,6 +960,22 @@ struct Water__V1__Todo_Service
                      const Water__V1__ListTodosRequest *input,
                      Water__V1__ListTodosResponse_Closure closure,
                      void *closure_data);
+  void (*skip_todo)(Water__V1__Todo_Service *service,
+                    const Water__V1__SkipTodoRequest *input,
+                    Water__V1__SkipTodoResponse_Closure closure,
+                    void *closure_data);
+  void (*list_todo_history)(Water__V1__Todo_Service *service,
+                            const Water__V1__ListTodoHistoryRequest *input,
+                            Water__V1__ListTodoHistoryResponse_Closure closure,
+                            void *closure_data);
+  void (*export_todos)(Water__V1__Todo_Service *service,
+                       const Water__V1__ExportTodosRequest *input,
+                       Water__V1__ExportTodosResponse_Closure closure,
+                       void *closure_data);
+  void (*import_todos)(Water__V1__Todo_Service *service,
+                       const Water__V1__ImportTodosRequest *input,
+                       Water__V1__ImportTodosResponse_Closure closure,
+                       void *closure_data);
 };
 typedef void (*Water__V1__Todo_ServiceDestroy)(Water__V1__Todo_Service *);
 void water__v1__todo__init (Water__V1__Todo_Service *service,
@@ -527,7 +989,11 @@ void water__v1__todo__init (Water__V1__Todo_Service *service,
       function_prefix__ ## set_todo_done,\
       function_prefix__ ## delete_todo,\
       function_prefix__ ## move_todo,\
-      function_prefix__ ## list_todos  }
+      function_prefix__ ## list_todos,\
+      function_prefix__ ## skip_todo,\
+      function_prefix__ ## list_todo_history,\
+      function_prefix__ ## export_todos,\
+      function_prefix__ ## import_todos  }
 void water__v1__todo__add_todo(ProtobufCService *service,
                                const Water__V1__AddTodoRequest *input,
                                Water__V1__AddTodoResponse_Closure closure,
@@ -552,10 +1018,27 @@ void water__v1__todo__list_todos(ProtobufCService *service,
                                  const Water__V1__ListTodosRequest *input,
                                  Water__V1__ListTodosResponse_Closure closure,
                                  void *closure_data);
+void water__v1__todo__skip_todo(ProtobufCService *service,
+                                const Water__V1__SkipTodoRequest *input,
+                                Water__V1__SkipTodoResponse_Closure closure,
+                                void *closure_data);
+void water__v1__todo__list_todo_history(ProtobufCService *service,
+                                        const Water__V1__ListTodoHistoryRequest *input,
+                                        Water__V1__ListTodoHistoryResponse_Closure closure,
+                                        void *closure_data);
+void water__v1__todo__export_todos(ProtobufCService *service,
+                                   const Water__V1__ExportTodosRequest *input,
+                                   Water__V1__ExportTodosResponse_Closure closure,
+                                   void *closure_data);
+void water__v1__todo__import_todos(ProtobufCService *service,
+                                   const Water__V1__ImportTodosRequest *input,
+                                   Water__V1__ImportTodosResponse_Closure closure,
+                                   void *closure_data);
 
 /* --- descriptors --- */
 
 extern const ProtobufCMessageDescriptor water__v1__todo_item__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__todo_completion__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__add_todo_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__add_todo_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__toggle_todo_request__descriptor;
@@ -568,6 +1051,14 @@ extern const ProtobufCMessageDescriptor water__v1__move_todo_request__descriptor
 extern const ProtobufCMessageDescriptor water__v1__move_todo_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__list_todos_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__list_todos_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__skip_todo_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__skip_todo_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__list_todo_history_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__list_todo_history_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__export_todos_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__export_todos_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__import_todos_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__import_todos_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__todo__descriptor;
 
 PROTOBUF_C__END_DECLS

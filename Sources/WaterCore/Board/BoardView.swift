@@ -43,6 +43,10 @@ extension WeeklyBoard {
         switch order {
         case .progress:
             return Self.rankedByShownPercent(rows)
+        case .chores:
+            // What ranks them (chores done, then progress) is shown to everyone but the exact
+            // progress: ties are as the full board has them.
+            return Self.ranked(rows)
         case .total:
             let unranked = rows.filter(\.placedByPercent).sorted { lhs, rhs in
                 Self.shown(lhs) != Self.shown(rhs)

@@ -5,6 +5,9 @@ public enum BoardOrder: Hashable, Sendable {
     case progress
     /// Total millilitres, then average progress, then username.
     case total
+    /// Chores done this week (the household's chores, credited to who did them), then the
+    /// truncated average percent, then username.
+    case chores
 }
 
 /// A member as the board sees them.
@@ -20,6 +23,8 @@ public struct BoardMember: Sendable {
     /// What the others may see of the member, each level from the day it was chosen
     /// (``WeeklyBoard/view(for:)`` applies it).
     public var privacyHistory: DayHistory<Privacy>
+    /// The household's chores the member did and had a turn at.
+    public var chores = MemberChores()
 
     /// The level chosen last.
     public var privacy: Privacy { privacyHistory.current }
@@ -72,6 +77,10 @@ public struct BoardStanding: Hashable, Sendable {
     public var privacy: Privacy = .full
     /// The level they have chosen since (today's): what their row may still show.
     public var privacyNow: Privacy = .full
+    /// Chores the member did this week (by the household's calendar), whoever's turn it was.
+    public var choresDone = 0
+    /// Chores due this week that were the member's (done, skipped or still open).
+    public var choresDue = 0
 
     /// averageProgress x 100, truncated, as exact arithmetic would: the sum of the days'
     /// fractions is rarely exact in binary (71 % came out 70), and a millionth of a percent is
@@ -114,12 +123,19 @@ public struct WeeklyBoard: Hashable, Sendable {
                 habitCheckIns: member.habits.checkIns(in: week),
                 days: days, privacy: member.privacyHistory.value(on: week.sunday), privacyNow: member.privacy)
         }
+        for (index, (member, _)) in members.enumerated() {
+            standings[index].choresDone = member.chores.done.count(where: week.contains)
+            standings[index].choresDue = member.chores.due.count(where: week.contains)
+        }
         // A week with every day excused ranks after everyone who had a day to count.
         let keys = { (standing: BoardStanding) -> (Int, Double, Double) in
             let counts = standing.allExcused ? 0 : 1
             switch order {
             case .progress: return (counts, standing.averageProgress, Double(standing.totalMillilitres))
             case .total: return (counts, Double(standing.totalMillilitres), standing.averageProgress)
+            // Chores count on excused days too: whoever did them ranks by them; then the percent
+            // everyone sees (nothing finer, so that no private figure parts two rows).
+            case .chores: return (1, Double(standing.choresDone), Double(standing.averagePercent))
             }
         }
         standings.sort { lhs, rhs in

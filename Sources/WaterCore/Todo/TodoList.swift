@@ -9,11 +9,14 @@ public struct TodoItem: Hashable, Sendable {
     /// Set while done.
     public var completedBy: UInt64?
     public var completedAtUnixMilliseconds: Int64?
+    /// What makes it a chore (``Chore``); nil for the seed's plain item.
+    public var chore: Chore?
 
     public init(
         id: RecordID, text: String, isDone: Bool = false, addedBy: UInt64, addedAtUnixMilliseconds: Int64,
-        completedBy: UInt64? = nil, completedAtUnixMilliseconds: Int64? = nil
+        completedBy: UInt64? = nil, completedAtUnixMilliseconds: Int64? = nil, chore: Chore? = nil
     ) {
+        self.chore = chore
         self.id = id
         self.text = text
         self.isDone = isDone
@@ -31,6 +34,14 @@ public enum TodoMutation: Hashable, Sendable {
     case completionSet(RecordID, done: Bool, by: UInt64, atUnixMilliseconds: Int64)
     case deleted(RecordID)
     case moved(RecordID, toPosition: Int)
+    /// A chore's occurrence done or skipped: the completion joins the history, and the item is
+    /// due `next` with the rotation's turn at `nextTurn` (nil `next`: it was due once, and is
+    /// done now).
+    case occurrenceDone(TodoCompletion, next: LocalDate?, nextTurn: UInt64?)
+    /// The item's completion of `due` taken back: due that day again, `turn`'s turn again.
+    case occurrenceReopened(RecordID, due: LocalDate, turn: UInt64?)
+    /// A completion read from an export, into the history only.
+    case completionImported(TodoCompletion)
 }
 
 /// The household's todo list, in the order the family arranged it.
@@ -39,7 +50,9 @@ public struct TodoList: Hashable, Sendable {
     /// fits one reply within the default frame limit (500 items of 1 KiB, about 600 KB).
     public static let maximumItems = 500
 
-    public private(set) var items: [TodoItem] = []
+    public internal(set) var items: [TodoItem] = []
+    /// Chores done and skipped, oldest first, for ``historyDays``.
+    public internal(set) var history: [TodoCompletion] = []
 
     public init() {}
 
@@ -50,7 +63,7 @@ public struct TodoList: Hashable, Sendable {
     // MARK: Validating requests
 
     /// Adds an item at the end. Returns nil for a replay of an add that is already stored.
-    public func validateAdd(id: RecordID, text: String, by member: UInt64, now: Int64)
+    public func validateAdd(id: RecordID, text: String, chore: Chore? = nil, by member: UInt64, now: Int64)
         throws(DomainError) -> TodoMutation?
     {
         if let existing = item(id) {
@@ -65,7 +78,13 @@ public struct TodoList: Hashable, Sendable {
                 .full, "the household's list holds \(items.count) items, the most it can; remove some (done ones first)"
             )
         }
-        return .added(TodoItem(id: id, text: text, addedBy: member, addedAtUnixMilliseconds: now))
+        if chore?.recurrence != nil, recurringCount >= Self.maximumRecurringItems {
+            throw DomainError(
+                .full, field: "every",
+                "the household's list holds \(recurringCount) chores that come back (every), the most it can; remove one first"
+            )
+        }
+        return .added(TodoItem(id: id, text: text, addedBy: member, addedAtUnixMilliseconds: now, chore: chore))
     }
 
     /// Flips done; the item keeps its id and place.
@@ -98,7 +117,7 @@ public struct TodoList: Hashable, Sendable {
         return .moved(id, toPosition: position)
     }
 
-    private static func unknownItem(_ id: RecordID) -> DomainError {
+    static func unknownItem(_ id: RecordID) -> DomainError {
         DomainError(.notFound, field: "item_id", "there is no item \(id) on the list")
     }
 
@@ -120,6 +139,12 @@ public struct TodoList: Hashable, Sendable {
             guard let index = items.firstIndex(where: { $0.id == id }) else { return }
             let item = items.remove(at: index)
             items.insert(item, at: min(max(position, 0), items.count))
+        case .occurrenceDone(let completion, let next, let nextTurn):
+            applyDone(completion, next: next, nextTurn: nextTurn)
+        case .occurrenceReopened(let id, let due, let turn):
+            applyReopened(id, due: due, turn: turn)
+        case .completionImported(let completion):
+            applyImported(completion)
         }
     }
 
@@ -129,5 +154,6 @@ public struct TodoList: Hashable, Sendable {
     public var isValid: Bool {
         Set(items.map(\.id)).count == items.count
             && items.allSatisfy { SharedText.todoText.characters.contains($0.text.count) }
+            && Set(history.map(\.key)).count == history.count
     }
 }

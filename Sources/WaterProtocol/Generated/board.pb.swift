@@ -19,14 +19,19 @@ extension WaterV1 {
         /// Total millilitres, then average progress, then username.
         public static let total = BoardOrder(rawValue: 1)
 
+        /// Chores done this week (todo.proto), then average progress, then username; nothing hidden
+        /// parts rows (a percent member's row is ranked among the others).
+        public static let chores = BoardOrder(rawValue: 2)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [BoardOrder] = [.progress, .total]
+        public static let knownValues: [BoardOrder] = [.progress, .total, .chores]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
             switch rawValue {
             case 0: "BOARD_ORDER_PROGRESS"
             case 1: "BOARD_ORDER_TOTAL"
+            case 2: "BOARD_ORDER_CHORES"
             default: nil
             }
         }
@@ -96,6 +101,13 @@ extension WaterV1 {
         /// Every day of the week so far is excused: the row ranks last and shows "excused".
         public var allExcused: Bool
 
+        /// The household's chores (todo.proto) the member did this week, by the household's calendar,
+        /// whoever's turn it was.
+        public var choresDone: UInt32
+
+        /// The chores due this week whose turn was the member's: done, skipped or still open.
+        public var choresDue: UInt32
+
         /// The caller's own row while their privacy is PRIVACY_HIDDEN: no one else's board has it.
         public var onlyYouSeeThis: Bool
 
@@ -108,7 +120,7 @@ extension WaterV1 {
         public var hiddenSince: Bool
 
         /// Creates a `BoardRow`; omitted fields take the proto3 defaults.
-        public init(rank: UInt32 = 0, username: String = "", displayName: String = "", totalMl: Int32 = 0, daysMet: UInt32 = 0, averageProgress: Double = 0, averagePercent: UInt32 = 0, streakDays: UInt32 = 0, habitCheckins: UInt32 = 0, days: [DaySummary] = [], excusedDays: UInt32 = 0, bestStreakDays: UInt32 = 0, allExcused: Bool = false, onlyYouSeeThis: Bool = false, amountsHidden: Bool = false, hiddenSince: Bool = false) {
+        public init(rank: UInt32 = 0, username: String = "", displayName: String = "", totalMl: Int32 = 0, daysMet: UInt32 = 0, averageProgress: Double = 0, averagePercent: UInt32 = 0, streakDays: UInt32 = 0, habitCheckins: UInt32 = 0, days: [DaySummary] = [], excusedDays: UInt32 = 0, bestStreakDays: UInt32 = 0, allExcused: Bool = false, choresDone: UInt32 = 0, choresDue: UInt32 = 0, onlyYouSeeThis: Bool = false, amountsHidden: Bool = false, hiddenSince: Bool = false) {
             self.rank = rank
             self.username = username
             self.displayName = displayName
@@ -122,6 +134,8 @@ extension WaterV1 {
             self.excusedDays = excusedDays
             self.bestStreakDays = bestStreakDays
             self.allExcused = allExcused
+            self.choresDone = choresDone
+            self.choresDue = choresDue
             self.onlyYouSeeThis = onlyYouSeeThis
             self.amountsHidden = amountsHidden
             self.hiddenSince = hiddenSince
@@ -141,6 +155,8 @@ extension WaterV1 {
             case excusedDays = "excused_days"
             case bestStreakDays = "best_streak_days"
             case allExcused = "all_excused"
+            case choresDone = "chores_done"
+            case choresDue = "chores_due"
             case onlyYouSeeThis = "only_you_see_this"
             case amountsHidden = "amounts_hidden"
             case hiddenSince = "hidden_since"
@@ -160,9 +176,11 @@ extension WaterV1 {
                 case .excusedDays: 10
                 case .bestStreakDays: 11
                 case .allExcused: 12
-                case .onlyYouSeeThis: 13
-                case .amountsHidden: 14
-                case .hiddenSince: 15
+                case .choresDone: 13
+                case .choresDue: 14
+                case .onlyYouSeeThis: 15
+                case .amountsHidden: 16
+                case .hiddenSince: 17
                 }
             }
 
@@ -181,9 +199,11 @@ extension WaterV1 {
                 case 10: self = .excusedDays
                 case 11: self = .bestStreakDays
                 case 12: self = .allExcused
-                case 13: self = .onlyYouSeeThis
-                case 14: self = .amountsHidden
-                case 15: self = .hiddenSince
+                case 13: self = .choresDone
+                case 14: self = .choresDue
+                case 15: self = .onlyYouSeeThis
+                case 16: self = .amountsHidden
+                case 17: self = .hiddenSince
                 default: return nil
                 }
             }
@@ -206,6 +226,8 @@ extension WaterV1 {
                 excusedDays: try container.decodeIfPresent(UInt32.self, forKey: .excusedDays) ?? 0,
                 bestStreakDays: try container.decodeIfPresent(UInt32.self, forKey: .bestStreakDays) ?? 0,
                 allExcused: try container.decodeIfPresent(Bool.self, forKey: .allExcused) ?? false,
+                choresDone: try container.decodeIfPresent(UInt32.self, forKey: .choresDone) ?? 0,
+                choresDue: try container.decodeIfPresent(UInt32.self, forKey: .choresDue) ?? 0,
                 onlyYouSeeThis: try container.decodeIfPresent(Bool.self, forKey: .onlyYouSeeThis) ?? false,
                 amountsHidden: try container.decodeIfPresent(Bool.self, forKey: .amountsHidden) ?? false,
                 hiddenSince: try container.decodeIfPresent(Bool.self, forKey: .hiddenSince) ?? false)
@@ -549,7 +571,7 @@ extension WaterV1.BoardRow: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self), excusedDays: reader.value(at: 10).uint32, bestStreakDays: reader.value(at: 11).uint32, allExcused: reader.value(at: 12).bool, onlyYouSeeThis: reader.value(at: 13).bool, amountsHidden: reader.value(at: 14).bool, hiddenSince: reader.value(at: 15).bool)
+        self.init(rank: reader.value(at: 0).uint32, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, totalMl: reader.value(at: 3).int32, daysMet: reader.value(at: 4).uint32, averageProgress: reader.value(at: 5).double, averagePercent: reader.value(at: 6).uint32, streakDays: reader.value(at: 7).uint32, habitCheckins: reader.value(at: 8).uint32, days: reader.messages(at: 9, as: WaterV1.DaySummary.self), excusedDays: reader.value(at: 10).uint32, bestStreakDays: reader.value(at: 11).uint32, allExcused: reader.value(at: 12).bool, choresDone: reader.value(at: 13).uint32, choresDue: reader.value(at: 14).uint32, onlyYouSeeThis: reader.value(at: 15).bool, amountsHidden: reader.value(at: 16).bool, hiddenSince: reader.value(at: 17).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -566,9 +588,11 @@ extension WaterV1.BoardRow: WireMessage {
         builder.set(.unsigned(UInt64(excusedDays)), at: 10)
         builder.set(.unsigned(UInt64(bestStreakDays)), at: 11)
         builder.set(.bool(allExcused), at: 12)
-        builder.set(.bool(onlyYouSeeThis), at: 13)
-        builder.set(.bool(amountsHidden), at: 14)
-        builder.set(.bool(hiddenSince), at: 15)
+        builder.set(.unsigned(UInt64(choresDone)), at: 13)
+        builder.set(.unsigned(UInt64(choresDue)), at: 14)
+        builder.set(.bool(onlyYouSeeThis), at: 15)
+        builder.set(.bool(amountsHidden), at: 16)
+        builder.set(.bool(hiddenSince), at: 17)
     }
 }
 

@@ -29,8 +29,35 @@ extension WaterV1 {
 
         public var completedAtUnixMs: Int64
 
+        /// A chore: the fields below are empty for an item with no due day (the seed's item).
+        /// The day it is due next, YYYY-MM-DD in the household's time zone (water-server serve
+        /// --time-zone, the board's week); empty: none.
+        public var dueDay: String
+
+        /// HH:MM on the household's wall clock; empty: any time that day.
+        public var dueTime: String
+
+        /// How it comes back once done or skipped: "day", "N days", "week", "N weeks", "month",
+        /// "N months" or weekdays ("mon,thu"); empty: once. The next occurrence is counted from the
+        /// due day (a Monday chore stays a Monday chore, however late it was done).
+        public var every: String
+
+        /// Whose it is now: the --for member, or the rotation's member whose turn it is (passed on
+        /// to the next when excused on the due day or no longer in the household); empty: anyone's.
+        public var assignee: String
+
+        /// The rotation, in turn order, members still in the household only; empty: no rotation.
+        public var rotation: [String]
+
+        /// Not done and past due (the due day is over, or its due time has passed).
+        public var overdue: Bool
+
+        /// The occurrence done or skipped last, YYYY-MM-DD, which undone takes back; empty once taken
+        /// back, and before the first.
+        public var lastDoneDay: String
+
         /// Creates a `TodoItem`; omitted fields take the proto3 defaults.
-        public init(itemID: String = "", text: String = "", done: Bool = false, position: UInt32 = 0, addedBy: String = "", addedAtUnixMs: Int64 = 0, completedBy: String = "", completedAtUnixMs: Int64 = 0) {
+        public init(itemID: String = "", text: String = "", done: Bool = false, position: UInt32 = 0, addedBy: String = "", addedAtUnixMs: Int64 = 0, completedBy: String = "", completedAtUnixMs: Int64 = 0, dueDay: String = "", dueTime: String = "", every: String = "", assignee: String = "", rotation: [String] = [], overdue: Bool = false, lastDoneDay: String = "") {
             self.itemID = itemID
             self.text = text
             self.done = done
@@ -39,6 +66,13 @@ extension WaterV1 {
             self.addedAtUnixMs = addedAtUnixMs
             self.completedBy = completedBy
             self.completedAtUnixMs = completedAtUnixMs
+            self.dueDay = dueDay
+            self.dueTime = dueTime
+            self.every = every
+            self.assignee = assignee
+            self.rotation = rotation
+            self.overdue = overdue
+            self.lastDoneDay = lastDoneDay
         }
 
         enum CodingKeys: String, CodingKey {
@@ -50,6 +84,13 @@ extension WaterV1 {
             case addedAtUnixMs = "added_at_unix_ms"
             case completedBy = "completed_by"
             case completedAtUnixMs = "completed_at_unix_ms"
+            case dueDay = "due_day"
+            case dueTime = "due_time"
+            case every = "every"
+            case assignee = "assignee"
+            case rotation = "rotation"
+            case overdue = "overdue"
+            case lastDoneDay = "last_done_day"
 
             var intValue: Int? {
                 switch self {
@@ -61,6 +102,13 @@ extension WaterV1 {
                 case .addedAtUnixMs: 5
                 case .completedBy: 6
                 case .completedAtUnixMs: 7
+                case .dueDay: 8
+                case .dueTime: 9
+                case .every: 10
+                case .assignee: 11
+                case .rotation: 12
+                case .overdue: 13
+                case .lastDoneDay: 14
                 }
             }
 
@@ -74,6 +122,13 @@ extension WaterV1 {
                 case 5: self = .addedAtUnixMs
                 case 6: self = .completedBy
                 case 7: self = .completedAtUnixMs
+                case 8: self = .dueDay
+                case 9: self = .dueTime
+                case 10: self = .every
+                case 11: self = .assignee
+                case 12: self = .rotation
+                case 13: self = .overdue
+                case 14: self = .lastDoneDay
                 default: return nil
                 }
             }
@@ -90,7 +145,107 @@ extension WaterV1 {
                 addedBy: try container.decodeIfPresent(String.self, forKey: .addedBy) ?? "",
                 addedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .addedAtUnixMs) ?? 0,
                 completedBy: try container.decodeIfPresent(String.self, forKey: .completedBy) ?? "",
-                completedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .completedAtUnixMs) ?? 0)
+                completedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .completedAtUnixMs) ?? 0,
+                dueDay: try container.decodeIfPresent(String.self, forKey: .dueDay) ?? "",
+                dueTime: try container.decodeIfPresent(String.self, forKey: .dueTime) ?? "",
+                every: try container.decodeIfPresent(String.self, forKey: .every) ?? "",
+                assignee: try container.decodeIfPresent(String.self, forKey: .assignee) ?? "",
+                rotation: try container.decodeIfPresent([String].self, forKey: .rotation) ?? [],
+                overdue: try container.decodeIfPresent(Bool.self, forKey: .overdue) ?? false,
+                lastDoneDay: try container.decodeIfPresent(String.self, forKey: .lastDoneDay) ?? "")
+        }
+    }
+
+    /// One occurrence of a chore done (or skipped): the household's history of who did what.
+    ///
+    /// The Swift form of `water.v1.TodoCompletion`.
+    public struct TodoCompletion: ProtoMessage {
+        public static let protoName = "water.v1.TodoCompletion"
+
+        public var itemID: String
+
+        /// The item's text; empty when the item has been removed since.
+        public var text: String
+
+        /// The occurrence's due day, YYYY-MM-DD.
+        public var dueDay: String
+
+        /// Who did it (who gets the credit); empty when skipped.
+        public var doneBy: String
+
+        /// Whose turn it was (the --for member or the rotation's); empty: anyone's.
+        public var turnOf: String
+
+        /// Who marked it done when that is not done_by (a guardian for a child, an admin); else
+        /// empty.
+        public var markedBy: String
+
+        public var atUnixMs: Int64
+
+        public var skipped: Bool
+
+        /// Creates a `TodoCompletion`; omitted fields take the proto3 defaults.
+        public init(itemID: String = "", text: String = "", dueDay: String = "", doneBy: String = "", turnOf: String = "", markedBy: String = "", atUnixMs: Int64 = 0, skipped: Bool = false) {
+            self.itemID = itemID
+            self.text = text
+            self.dueDay = dueDay
+            self.doneBy = doneBy
+            self.turnOf = turnOf
+            self.markedBy = markedBy
+            self.atUnixMs = atUnixMs
+            self.skipped = skipped
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case itemID = "item_id"
+            case text = "text"
+            case dueDay = "due_day"
+            case doneBy = "done_by"
+            case turnOf = "turn_of"
+            case markedBy = "marked_by"
+            case atUnixMs = "at_unix_ms"
+            case skipped = "skipped"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                case .text: 1
+                case .dueDay: 2
+                case .doneBy: 3
+                case .turnOf: 4
+                case .markedBy: 5
+                case .atUnixMs: 6
+                case .skipped: 7
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                case 1: self = .text
+                case 2: self = .dueDay
+                case 3: self = .doneBy
+                case 4: self = .turnOf
+                case 5: self = .markedBy
+                case 6: self = .atUnixMs
+                case 7: self = .skipped
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "",
+                text: try container.decodeIfPresent(String.self, forKey: .text) ?? "",
+                dueDay: try container.decodeIfPresent(String.self, forKey: .dueDay) ?? "",
+                doneBy: try container.decodeIfPresent(String.self, forKey: .doneBy) ?? "",
+                turnOf: try container.decodeIfPresent(String.self, forKey: .turnOf) ?? "",
+                markedBy: try container.decodeIfPresent(String.self, forKey: .markedBy) ?? "",
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                skipped: try container.decodeIfPresent(Bool.self, forKey: .skipped) ?? false)
         }
     }
 
@@ -104,20 +259,49 @@ extension WaterV1 {
 
         public var text: String
 
+        /// Makes the item a chore. YYYY-MM-DD, or YYYY-MM-DDTHH:MM, on the household's calendar and
+        /// wall clock; from 2000-01-01 to 2100-12-31. Empty: no due day (then every, for_member and
+        /// rotate must be empty too).
+        public var due: String
+
+        /// As TodoItem.every; N is 1 to 365 (days), 1 to 52 (weeks), 1 to 12 (months). A monthly
+        /// chore keeps its day of the month: due on the 31st, it is due on the last day of shorter
+        /// months and on the 31st again after them. Needs due.
+        public var every: String
+
+        /// The member the chore is for (a username). At most one of for_member and rotate.
+        public var forMember: String
+
+        /// Members who take turns, in order, each once, 2 to 8 (TodoList.maximumRotationMembers);
+        /// the first has the first turn. Needs every.
+        public var rotate: [String]
+
         /// Creates a `AddTodoRequest`; omitted fields take the proto3 defaults.
-        public init(itemID: String = "", text: String = "") {
+        public init(itemID: String = "", text: String = "", due: String = "", every: String = "", forMember: String = "", rotate: [String] = []) {
             self.itemID = itemID
             self.text = text
+            self.due = due
+            self.every = every
+            self.forMember = forMember
+            self.rotate = rotate
         }
 
         enum CodingKeys: String, CodingKey {
             case itemID = "item_id"
             case text = "text"
+            case due = "due"
+            case every = "every"
+            case forMember = "for_member"
+            case rotate = "rotate"
 
             var intValue: Int? {
                 switch self {
                 case .itemID: 0
                 case .text: 1
+                case .due: 2
+                case .every: 3
+                case .forMember: 4
+                case .rotate: 5
                 }
             }
 
@@ -125,6 +309,10 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .itemID
                 case 1: self = .text
+                case 2: self = .due
+                case 3: self = .every
+                case 4: self = .forMember
+                case 5: self = .rotate
                 default: return nil
                 }
             }
@@ -135,7 +323,11 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "",
-                text: try container.decodeIfPresent(String.self, forKey: .text) ?? "")
+                text: try container.decodeIfPresent(String.self, forKey: .text) ?? "",
+                due: try container.decodeIfPresent(String.self, forKey: .due) ?? "",
+                every: try container.decodeIfPresent(String.self, forKey: .every) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "",
+                rotate: try container.decodeIfPresent([String].self, forKey: .rotate) ?? [])
         }
     }
 
@@ -259,20 +451,37 @@ extension WaterV1 {
 
         public var done: Bool
 
+        /// For a chore being done: the occurrence meant, YYYY-MM-DD (the item's due_day as the client
+        /// saw it). One already done (or past) changes nothing, so a replayed done counts once; one
+        /// not due yet is INVALID_ARGUMENT. Empty: the occurrence due now. Not done (done = false)
+        /// takes back the occurrence done or skipped last (TodoItem.last_done_day), only that one: a
+        /// repeat changes nothing; due_day is not read.
+        public var dueDay: String
+
+        /// Who did it, when not the caller: the caller must be an admin or the member's guardian
+        /// (the history keeps who marked it, "by dad"). Empty: the caller.
+        public var forMember: String
+
         /// Creates a `SetTodoDoneRequest`; omitted fields take the proto3 defaults.
-        public init(itemID: String = "", done: Bool = false) {
+        public init(itemID: String = "", done: Bool = false, dueDay: String = "", forMember: String = "") {
             self.itemID = itemID
             self.done = done
+            self.dueDay = dueDay
+            self.forMember = forMember
         }
 
         enum CodingKeys: String, CodingKey {
             case itemID = "item_id"
             case done = "done"
+            case dueDay = "due_day"
+            case forMember = "for_member"
 
             var intValue: Int? {
                 switch self {
                 case .itemID: 0
                 case .done: 1
+                case .dueDay: 2
+                case .forMember: 3
                 }
             }
 
@@ -280,6 +489,8 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .itemID
                 case 1: self = .done
+                case 2: self = .dueDay
+                case 3: self = .forMember
                 default: return nil
                 }
             }
@@ -290,7 +501,9 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "",
-                done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false)
+                done: try container.decodeIfPresent(Bool.self, forKey: .done) ?? false,
+                dueDay: try container.decodeIfPresent(String.self, forKey: .dueDay) ?? "",
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
         }
     }
 
@@ -493,11 +706,43 @@ extension WaterV1 {
         public typealias Response = ListTodosResponse
         public static let method = MethodTable.shared.method(calledBy: protoName)
 
+        /// Only the caller's chores (assigned to them now) due by the end of the household's week,
+        /// overdue ones included.
+        public var mine: Bool
+
         /// Creates a `ListTodosRequest`; omitted fields take the proto3 defaults.
-        public init() {
+        public init(mine: Bool = false) {
+            self.mine = mine
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case mine = "mine"
+
+            var intValue: Int? {
+                switch self {
+                case .mine: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .mine
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                mine: try container.decodeIfPresent(Bool.self, forKey: .mine) ?? false)
         }
     }
 
+    /// Chores with a due day first, soonest (and overdue) first; then the other items in the
+    /// family's order (position).
+    ///
     /// The Swift form of `water.v1.ListTodosResponse`.
     public struct ListTodosResponse: ProtoMessage {
         public static let protoName = "water.v1.ListTodosResponse"
@@ -533,6 +778,353 @@ extension WaterV1 {
                 items: try container.decodeIfPresent([TodoItem].self, forKey: .items) ?? [])
         }
     }
+
+    /// The Swift form of `water.v1.SkipTodoRequest`.
+    public struct SkipTodoRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.SkipTodoRequest"
+        public typealias Response = SkipTodoResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        public var itemID: String
+
+        /// As SetTodoDoneRequest.due_day.
+        public var dueDay: String
+
+        /// Creates a `SkipTodoRequest`; omitted fields take the proto3 defaults.
+        public init(itemID: String = "", dueDay: String = "") {
+            self.itemID = itemID
+            self.dueDay = dueDay
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case itemID = "item_id"
+            case dueDay = "due_day"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                case .dueDay: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                case 1: self = .dueDay
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "",
+                dueDay: try container.decodeIfPresent(String.self, forKey: .dueDay) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.SkipTodoResponse`.
+    public struct SkipTodoResponse: ProtoMessage {
+        public static let protoName = "water.v1.SkipTodoResponse"
+
+        public var item: TodoItem?
+
+        /// Creates a `SkipTodoResponse`; omitted fields take the proto3 defaults.
+        public init(item: TodoItem? = nil) {
+            self.item = item
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case item = "item"
+
+            var intValue: Int? {
+                switch self {
+                case .item: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .item
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                item: try container.decodeIfPresent(TodoItem.self, forKey: .item))
+        }
+    }
+
+    /// The Swift form of `water.v1.ListTodoHistoryRequest`.
+    public struct ListTodoHistoryRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.ListTodoHistoryRequest"
+        public typealias Response = ListTodoHistoryResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// Empty: every item's.
+        public var itemID: String
+
+        /// Creates a `ListTodoHistoryRequest`; omitted fields take the proto3 defaults.
+        public init(itemID: String = "") {
+            self.itemID = itemID
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case itemID = "item_id"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent(String.self, forKey: .itemID) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.ListTodoHistoryResponse`.
+    public struct ListTodoHistoryResponse: ProtoMessage {
+        public static let protoName = "water.v1.ListTodoHistoryResponse"
+
+        /// Newest first; kept for TodoList.historyDays (400 days).
+        public var entries: [TodoCompletion]
+
+        /// Creates a `ListTodoHistoryResponse`; omitted fields take the proto3 defaults.
+        public init(entries: [TodoCompletion] = []) {
+            self.entries = entries
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case entries = "entries"
+
+            var intValue: Int? {
+                switch self {
+                case .entries: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .entries
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                entries: try container.decodeIfPresent([TodoCompletion].self, forKey: .entries) ?? [])
+        }
+    }
+
+    /// The Swift form of `water.v1.ExportTodosRequest`.
+    public struct ExportTodosRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.ExportTodosRequest"
+        public typealias Response = ExportTodosResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// The first completion of the page, counted from the oldest (0: the first page, which also
+        /// carries the items).
+        public var historyFrom: UInt32
+
+        /// Creates a `ExportTodosRequest`; omitted fields take the proto3 defaults.
+        public init(historyFrom: UInt32 = 0) {
+            self.historyFrom = historyFrom
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case historyFrom = "history_from"
+
+            var intValue: Int? {
+                switch self {
+                case .historyFrom: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .historyFrom
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                historyFrom: try container.decodeIfPresent(UInt32.self, forKey: .historyFrom) ?? 0)
+        }
+    }
+
+    /// The Swift form of `water.v1.ExportTodosResponse`.
+    public struct ExportTodosResponse: ProtoMessage {
+        public static let protoName = "water.v1.ExportTodosResponse"
+
+        /// Every item, in the family's order (position), on the first page only. As exported,
+        /// assignee is whose turn it is as stored (not passed on) and rotation names every member of
+        /// it, removed ones too.
+        public var items: [TodoItem]
+
+        /// Up to 4000 completions from history_from on, oldest first; text is empty (the items carry
+        /// it).
+        public var history: [TodoCompletion]
+
+        /// How many completions the history holds in all.
+        public var historyTotal: UInt32
+
+        /// Creates a `ExportTodosResponse`; omitted fields take the proto3 defaults.
+        public init(items: [TodoItem] = [], history: [TodoCompletion] = [], historyTotal: UInt32 = 0) {
+            self.items = items
+            self.history = history
+            self.historyTotal = historyTotal
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case items = "items"
+            case history = "history"
+            case historyTotal = "history_total"
+
+            var intValue: Int? {
+                switch self {
+                case .items: 0
+                case .history: 1
+                case .historyTotal: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .items
+                case 1: self = .history
+                case 2: self = .historyTotal
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                items: try container.decodeIfPresent([TodoItem].self, forKey: .items) ?? [],
+                history: try container.decodeIfPresent([TodoCompletion].self, forKey: .history) ?? [],
+                historyTotal: try container.decodeIfPresent(UInt32.self, forKey: .historyTotal) ?? 0)
+        }
+    }
+
+    /// The Swift form of `water.v1.ImportTodosRequest`.
+    public struct ImportTodosRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.ImportTodosRequest"
+        public typealias Response = ImportTodosResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// As ExportTodosResponse.items: each is checked as AddTodo checks it (the members named must
+        /// have an account, removed or not), and added whole (done or not, its due day, turn and last
+        /// done day) when its id is not on the list.
+        public var items: [TodoItem]
+
+        /// At most 4000; each added when the history has no completion of its item and due day, and it
+        /// is within the 400 days the history keeps.
+        public var history: [TodoCompletion]
+
+        /// Creates a `ImportTodosRequest`; omitted fields take the proto3 defaults.
+        public init(items: [TodoItem] = [], history: [TodoCompletion] = []) {
+            self.items = items
+            self.history = history
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case items = "items"
+            case history = "history"
+
+            var intValue: Int? {
+                switch self {
+                case .items: 0
+                case .history: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .items
+                case 1: self = .history
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                items: try container.decodeIfPresent([TodoItem].self, forKey: .items) ?? [],
+                history: try container.decodeIfPresent([TodoCompletion].self, forKey: .history) ?? [])
+        }
+    }
+
+    /// The Swift form of `water.v1.ImportTodosResponse`.
+    public struct ImportTodosResponse: ProtoMessage {
+        public static let protoName = "water.v1.ImportTodosResponse"
+
+        public var itemsAdded: UInt32
+
+        public var completionsAdded: UInt32
+
+        /// Creates a `ImportTodosResponse`; omitted fields take the proto3 defaults.
+        public init(itemsAdded: UInt32 = 0, completionsAdded: UInt32 = 0) {
+            self.itemsAdded = itemsAdded
+            self.completionsAdded = completionsAdded
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case itemsAdded = "items_added"
+            case completionsAdded = "completions_added"
+
+            var intValue: Int? {
+                switch self {
+                case .itemsAdded: 0
+                case .completionsAdded: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemsAdded
+                case 1: self = .completionsAdded
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemsAdded: try container.decodeIfPresent(UInt32.self, forKey: .itemsAdded) ?? 0,
+                completionsAdded: try container.decodeIfPresent(UInt32.self, forKey: .completionsAdded) ?? 0)
+        }
+    }
 }
 
 extension WaterV1.TodoItem: WireMessage {
@@ -547,7 +1139,7 @@ extension WaterV1.TodoItem: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string, done: reader.value(at: 2).bool, position: reader.value(at: 3).uint32, addedBy: reader.value(at: 4).string, addedAtUnixMs: reader.value(at: 5).int64, completedBy: reader.value(at: 6).string, completedAtUnixMs: reader.value(at: 7).int64)
+        self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string, done: reader.value(at: 2).bool, position: reader.value(at: 3).uint32, addedBy: reader.value(at: 4).string, addedAtUnixMs: reader.value(at: 5).int64, completedBy: reader.value(at: 6).string, completedAtUnixMs: reader.value(at: 7).int64, dueDay: reader.value(at: 8).string, dueTime: reader.value(at: 9).string, every: reader.value(at: 10).string, assignee: reader.value(at: 11).string, rotation: reader.values(at: 12) { $0.string }, overdue: reader.value(at: 13).bool, lastDoneDay: reader.value(at: 14).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -559,6 +1151,40 @@ extension WaterV1.TodoItem: WireMessage {
         builder.set(.signed(addedAtUnixMs), at: 5)
         builder.set(.string(completedBy), at: 6)
         builder.set(.signed(completedAtUnixMs), at: 7)
+        builder.set(.string(dueDay), at: 8)
+        builder.set(.string(dueTime), at: 9)
+        builder.set(.string(every), at: 10)
+        builder.set(.string(assignee), at: 11)
+        builder.setValues(rotation, at: 12) { .string($0) }
+        builder.set(.bool(overdue), at: 13)
+        builder.set(.string(lastDoneDay), at: 14)
+    }
+}
+
+extension WaterV1.TodoCompletion: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string, dueDay: reader.value(at: 2).string, doneBy: reader.value(at: 3).string, turnOf: reader.value(at: 4).string, markedBy: reader.value(at: 5).string, atUnixMs: reader.value(at: 6).int64, skipped: reader.value(at: 7).bool)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+        builder.set(.string(text), at: 1)
+        builder.set(.string(dueDay), at: 2)
+        builder.set(.string(doneBy), at: 3)
+        builder.set(.string(turnOf), at: 4)
+        builder.set(.string(markedBy), at: 5)
+        builder.set(.signed(atUnixMs), at: 6)
+        builder.set(.bool(skipped), at: 7)
     }
 }
 
@@ -574,12 +1200,16 @@ extension WaterV1.AddTodoRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string)
+        self.init(itemID: reader.value(at: 0).string, text: reader.value(at: 1).string, due: reader.value(at: 2).string, every: reader.value(at: 3).string, forMember: reader.value(at: 4).string, rotate: reader.values(at: 5) { $0.string })
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
         builder.set(.string(text), at: 1)
+        builder.set(.string(due), at: 2)
+        builder.set(.string(every), at: 3)
+        builder.set(.string(forMember), at: 4)
+        builder.setValues(rotate, at: 5) { .string($0) }
     }
 }
 
@@ -655,12 +1285,14 @@ extension WaterV1.SetTodoDoneRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(itemID: reader.value(at: 0).string, done: reader.value(at: 1).bool)
+        self.init(itemID: reader.value(at: 0).string, done: reader.value(at: 1).bool, dueDay: reader.value(at: 2).string, forMember: reader.value(at: 3).string)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.string(itemID), at: 0)
         builder.set(.bool(done), at: 1)
+        builder.set(.string(dueDay), at: 2)
+        builder.set(.string(forMember), at: 3)
     }
 }
 
@@ -777,10 +1409,12 @@ extension WaterV1.ListTodosRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init()
+        self.init(mine: reader.value(at: 0).bool)
     }
 
-    package func encodeFields(into builder: MessageBuilder) {}
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bool(mine), at: 0)
+    }
 }
 
 extension WaterV1.ListTodosResponse: WireMessage {
@@ -800,5 +1434,170 @@ extension WaterV1.ListTodosResponse: WireMessage {
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.setMessages(items, at: 0)
+    }
+}
+
+extension WaterV1.SkipTodoRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string, dueDay: reader.value(at: 1).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+        builder.set(.string(dueDay), at: 1)
+    }
+}
+
+extension WaterV1.SkipTodoResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(item: reader.message(at: 0, as: WaterV1.TodoItem.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = item { builder.setMessage(value, at: 0) }
+    }
+}
+
+extension WaterV1.ListTodoHistoryRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(itemID), at: 0)
+    }
+}
+
+extension WaterV1.ListTodoHistoryResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(entries: reader.messages(at: 0, as: WaterV1.TodoCompletion.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.setMessages(entries, at: 0)
+    }
+}
+
+extension WaterV1.ExportTodosRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(historyFrom: reader.value(at: 0).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(historyFrom)), at: 0)
+    }
+}
+
+extension WaterV1.ExportTodosResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(items: reader.messages(at: 0, as: WaterV1.TodoItem.self), history: reader.messages(at: 1, as: WaterV1.TodoCompletion.self), historyTotal: reader.value(at: 2).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.setMessages(items, at: 0)
+        builder.setMessages(history, at: 1)
+        builder.set(.unsigned(UInt64(historyTotal)), at: 2)
+    }
+}
+
+extension WaterV1.ImportTodosRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(items: reader.messages(at: 0, as: WaterV1.TodoItem.self), history: reader.messages(at: 1, as: WaterV1.TodoCompletion.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.setMessages(items, at: 0)
+        builder.setMessages(history, at: 1)
+    }
+}
+
+extension WaterV1.ImportTodosResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(itemsAdded: reader.value(at: 0).uint32, completionsAdded: reader.value(at: 1).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(itemsAdded)), at: 0)
+        builder.set(.unsigned(UInt64(completionsAdded)), at: 1)
     }
 }

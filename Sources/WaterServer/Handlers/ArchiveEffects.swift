@@ -3,7 +3,7 @@ import WaterStore
 
 /// What a decision on an archive means outside it: whether a board may show it (then the board
 /// cache, every live board and Home Assistant hear of it) and which sessions it ends (then
-/// their streams end). A login, a todo item or a password changes no board.
+/// their streams end). A login, a plain todo item or a password changes no board.
 struct ArchiveEffects: Sendable, Equatable {
     var changesBoard = false
     var endedSessions = EndedSessions()
@@ -39,10 +39,23 @@ extension MemberMutation: ArchiveEffect {
 }
 
 extension TodoMutation: ArchiveEffect {
-    /// No board shows the household's todo list.
-    func add(to effects: inout ArchiveEffects) {}
+    /// The board counts chores (done, and due per member); a plain item, done or moved, is on
+    /// no board.
+    func add(to effects: inout ArchiveEffects) {
+        switch self {
+        case .added(let item): if item.chore != nil { effects.changesBoard = true }
+        // Whether it was a chore is not known here; a board that comes out the same is sent to
+        // no one (BoardDigest).
+        case .deleted, .occurrenceDone, .occurrenceReopened, .completionImported: effects.changesBoard = true
+        case .completionSet, .moved: break
+        }
+    }
 
-    static func effects(of mutations: Mutations<Self>) -> ArchiveEffects { ArchiveEffects() }
+    static func effects(of mutations: Mutations<Self>) -> ArchiveEffects {
+        var effects = ArchiveEffects()
+        for index in mutations.indices { mutations[index].add(to: &effects) }
+        return effects
+    }
 }
 
 extension AccountMutation: ArchiveEffect {

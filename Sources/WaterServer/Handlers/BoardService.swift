@@ -63,6 +63,9 @@ private func boardOrder(_ order: WaterV1.BoardOrder) throws(WaterError) -> Board
     switch order {
     case .progress: return .progress
     case .total: return .total
-    default: throw WaterError.invalidField("order", "the order must be BOARD_ORDER_PROGRESS or BOARD_ORDER_TOTAL")
+    case .chores: return .chores
+    default:
+        throw WaterError.invalidField(
+            "order", "the order must be BOARD_ORDER_PROGRESS, BOARD_ORDER_TOTAL or BOARD_ORDER_CHORES")
     }
 }

@@ -99,7 +99,7 @@ enum Wire {
         let own = board.standings.first { $0.username == viewer }
         return WaterV1.WeeklyBoard(
             week: board.week.description, startsOn: board.week.monday.description,
-            order: board.order == .total ? .total : .progress, rows: board.view(for: viewer).map(row),
+            order: order(board.order), rows: board.view(for: viewer).map(row),
             // The minute, not the instant: boards are built again after any member's write, a
             // hidden or percent member's too, so the instant would time their drinks.
             generatedAtUnixMs: now - now % 60_000, viewerPrivacy: privacy(own?.privacyNow ?? .full))
@@ -119,7 +119,16 @@ enum Wire {
             streakDays: UInt32(standing.streakDays), habitCheckins: UInt32(standing.habitCheckIns),
             days: standing.days.map { row.amountsHidden ? percentOnly($0) : day($0) },
             excusedDays: UInt32(standing.excusedDays), bestStreakDays: UInt32(standing.bestStreakDays),
-            allExcused: standing.allExcused, onlyYouSeeThis: row.onlyYouSeeThis, amountsHidden: row.amountsHidden)
+            allExcused: standing.allExcused, choresDone: UInt32(standing.choresDone),
+            choresDue: UInt32(standing.choresDue), onlyYouSeeThis: row.onlyYouSeeThis, amountsHidden: row.amountsHidden)
+    }
+
+    static func order(_ order: BoardOrder) -> WaterV1.BoardOrder {
+        switch order {
+        case .progress: .progress
+        case .total: .total
+        case .chores: .chores
+        }
     }
 
     /// A day of a `percent` member as others get it: the truncated percent and nothing finer

@@ -86,10 +86,12 @@ enum StoredValues {
     }
 
     static func stored(_ item: TodoItem) -> WaterArchiveV1.StoredTodo {
-        WaterArchiveV1.StoredTodo(
+        var stored = WaterArchiveV1.StoredTodo(
             id: item.id.bytes, text: item.text, done: item.isDone, addedBy: item.addedBy,
             addedAtUnixMs: item.addedAtUnixMilliseconds, completedBy: item.completedBy ?? 0,
             completedAtUnixMs: item.completedAtUnixMilliseconds ?? 0)
+        if let chore = item.chore { ChoreColumns.store(chore, in: &stored) }
+        return stored
     }
 
     static func todo(_ stored: WaterArchiveV1.StoredTodo?) throws(ArchiveError) -> TodoItem {
@@ -98,7 +100,8 @@ enum StoredValues {
             id: try recordID(stored.id, "a todo item"), text: stored.text, isDone: stored.done,
             addedBy: stored.addedBy, addedAtUnixMilliseconds: stored.addedAtUnixMs,
             completedBy: stored.done ? stored.completedBy : nil,
-            completedAtUnixMilliseconds: stored.done ? stored.completedAtUnixMs : nil)
+            completedAtUnixMilliseconds: stored.done ? stored.completedAtUnixMs : nil,
+            chore: try ChoreColumns.chore(stored))
     }
 
     static func timeZone(_ identifier: String, in context: ArchiveContext) throws(ArchiveError) -> MemberTimeZone {

@@ -15,7 +15,7 @@ extension TodoList: ArchiveModel {
     public func encodeSnapshot(lastSequence: UInt64, journalGeneration: UInt64) -> [UInt8] {
         WaterArchiveV1.HouseholdSnapshot(
             lastSequence: lastSequence, journalGeneration: journalGeneration,
-            items: items.map(StoredValues.stored)
+            items: items.map(StoredValues.stored), history: history.map(ChoreColumns.stored)
         ).serializedBytes()
     }
 
@@ -26,6 +26,9 @@ extension TodoList: ArchiveModel {
         var list = TodoList()
         for stored in snapshot.items { list.apply(.added(try StoredValues.todo(stored))) }
         guard list.items.count == snapshot.items.count else { throw StoredValues.corrupt("todo ids repeat") }
+        var history: [TodoCompletion] = []
+        for stored in snapshot.history { history.append(try ChoreColumns.completion(stored)) }
+        list.restoreHistory(history)
         return (list, snapshot.lastSequence, snapshot.journalGeneration)
     }
 
@@ -48,6 +51,19 @@ extension TodoList: ArchiveModel {
             record.kind = .todoMoved
             record.id = id.bytes
             record.position = UInt32(position)
+        case .occurrenceDone(let completion, let next, let nextTurn):
+            record.kind = .todoOccurrenceDone
+            record.completion = ChoreColumns.stored(completion)
+            record.day = next.map { Int32($0.daysSinceEpoch + 1) } ?? 0
+            record.memberID = nextTurn ?? 0
+        case .occurrenceReopened(let id, let due, let turn):
+            record.kind = .todoOccurrenceReopened
+            record.id = id.bytes
+            record.day = Int32(due.daysSinceEpoch)
+            record.memberID = turn ?? 0
+        case .completionImported(let completion):
+            record.kind = .todoCompletionImported
+            record.completion = ChoreColumns.stored(completion)
         }
         return record
     }
@@ -66,6 +82,16 @@ extension TodoList: ArchiveModel {
         case .todoDeleted: mutation = .deleted(try StoredValues.recordID(record.id, "a deletion"))
         case .todoMoved:
             mutation = .moved(try StoredValues.recordID(record.id, "a move"), toPosition: Int(record.position))
+        case .todoOccurrenceDone:
+            mutation = .occurrenceDone(
+                try ChoreColumns.completion(record.completion),
+                next: record.day == 0 ? nil : LocalDate(daysSinceEpoch: Int(record.day) - 1),
+                nextTurn: record.memberID == 0 ? nil : record.memberID)
+        case .todoOccurrenceReopened:
+            mutation = .occurrenceReopened(
+                try StoredValues.recordID(record.id, "a reopening"), due: LocalDate(daysSinceEpoch: Int(record.day)),
+                turn: record.memberID == 0 ? nil : record.memberID)
+        case .todoCompletionImported: mutation = .completionImported(try ChoreColumns.completion(record.completion))
         default: throw StoredValues.corrupt("the household's journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)

@@ -18,6 +18,7 @@ public enum ArchiveMessages {
         "water.archive.v1.MemberSnapshot": WaterArchiveV1.MemberSnapshot.self,
         "water.archive.v1.PrivacyChange": WaterArchiveV1.PrivacyChange.self,
         "water.archive.v1.StoredAccount": WaterArchiveV1.StoredAccount.self,
+        "water.archive.v1.StoredCompletion": WaterArchiveV1.StoredCompletion.self,
         "water.archive.v1.StoredCup": WaterArchiveV1.StoredCup.self,
         "water.archive.v1.StoredDrink": WaterArchiveV1.StoredDrink.self,
         "water.archive.v1.StoredEntry": WaterArchiveV1.StoredEntry.self,

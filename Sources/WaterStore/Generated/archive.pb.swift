@@ -104,8 +104,18 @@ extension WaterArchiveV1 {
         /// privacy; day: the first it applies to (0, in older records: every day)
         public static let privacySet = RecordKind(rawValue: 42)
 
+        /// A chore's occurrence done or skipped: completion; the item's next due day in day (0: none,
+        /// the item is done) and the rotation's next turn in member_id (0: none).
+        public static let todoOccurrenceDone = RecordKind(rawValue: 43)
+
+        /// A done occurrence reopened: id, day (its due day, due again) and member_id (whose turn).
+        public static let todoOccurrenceReopened = RecordKind(rawValue: 44)
+
+        /// A completion read from an export: completion, into the history only.
+        public static let todoCompletionImported = RecordKind(rawValue: 45)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .remindersSet, .dayExcused, .dayUnexcused, .privacySet]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .remindersSet, .dayExcused, .dayUnexcused, .privacySet, .todoOccurrenceDone, .todoOccurrenceReopened, .todoCompletionImported]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -140,6 +150,9 @@ extension WaterArchiveV1 {
             case 40: "RECORD_KIND_DAY_EXCUSED"
             case 41: "RECORD_KIND_DAY_UNEXCUSED"
             case 42: "RECORD_KIND_PRIVACY_SET"
+            case 43: "RECORD_KIND_TODO_OCCURRENCE_DONE"
+            case 44: "RECORD_KIND_TODO_OCCURRENCE_REOPENED"
+            case 45: "RECORD_KIND_TODO_COMPLETION_IMPORTED"
             default: nil
             }
         }
@@ -194,10 +207,12 @@ extension WaterArchiveV1 {
         /// 0 full, 1 percent, 2 hidden (water.v1.Privacy's numbers).
         public var privacy: UInt32
 
+        public var completion: StoredCompletion?
+
         public var reminders: StoredReminders?
 
         /// Creates a `JournalRecord`; omitted fields take the proto3 defaults.
-        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0, reminders: StoredReminders? = nil) {
+        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0, completion: StoredCompletion? = nil, reminders: StoredReminders? = nil) {
             self.sequence = sequence
             self.kind = kind
             self.entry = entry
@@ -217,6 +232,7 @@ extension WaterArchiveV1 {
             self.drink = drink
             self.cup = cup
             self.privacy = privacy
+            self.completion = completion
             self.reminders = reminders
         }
 
@@ -240,6 +256,7 @@ extension WaterArchiveV1 {
             case drink = "drink"
             case cup = "cup"
             case privacy = "privacy"
+            case completion = "completion"
             case reminders = "reminders"
 
             var intValue: Int? {
@@ -263,7 +280,8 @@ extension WaterArchiveV1 {
                 case .drink: 16
                 case .cup: 17
                 case .privacy: 18
-                case .reminders: 19
+                case .completion: 19
+                case .reminders: 20
                 }
             }
 
@@ -288,7 +306,8 @@ extension WaterArchiveV1 {
                 case 16: self = .drink
                 case 17: self = .cup
                 case 18: self = .privacy
-                case 19: self = .reminders
+                case 19: self = .completion
+                case 20: self = .reminders
                 default: return nil
                 }
             }
@@ -317,6 +336,7 @@ extension WaterArchiveV1 {
                 drink: try container.decodeIfPresent(StoredDrink.self, forKey: .drink),
                 cup: try container.decodeIfPresent(StoredCup.self, forKey: .cup),
                 privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0,
+                completion: try container.decodeIfPresent(StoredCompletion.self, forKey: .completion),
                 reminders: try container.decodeIfPresent(StoredReminders.self, forKey: .reminders))
         }
     }
@@ -766,8 +786,34 @@ extension WaterArchiveV1 {
 
         public var completedAtUnixMs: Int64
 
+        /// A chore (every item stored before chores has none of these):
+        /// the day it is due next, days since 1970-01-01 plus 1 (0: no due day);
+        public var dueDay: Int32
+
+        /// the due time, minutes after local midnight plus 1 (0: any time that day);
+        public var dueMinute: UInt32
+
+        /// how it recurs: 0 once, 1 every every_count days, 2 every every_count weeks, 3 every
+        /// every_count months on day month_day (the last day of shorter months), 4 on the weekdays of
+        /// the bitmask every_count (bit 0 Monday ... bit 6 Sunday);
+        public var everyKind: UInt32
+
+        public var everyCount: UInt32
+
+        public var monthDay: UInt32
+
+        /// the member it is for (0: anyone's) or, with a rotation, whose turn it is;
+        public var assignee: UInt64
+
+        /// the rotation's members in turn order (empty: none);
+        public var rotation: [UInt64]
+
+        /// the due day of the occurrence done or skipped last, which undone takes back, plus 1 (0:
+        /// none, or taken back already).
+        public var lastDoneDay: Int32
+
         /// Creates a `StoredTodo`; omitted fields take the proto3 defaults.
-        public init(id: [UInt8] = [], text: String = "", done: Bool = false, addedBy: UInt64 = 0, addedAtUnixMs: Int64 = 0, completedBy: UInt64 = 0, completedAtUnixMs: Int64 = 0) {
+        public init(id: [UInt8] = [], text: String = "", done: Bool = false, addedBy: UInt64 = 0, addedAtUnixMs: Int64 = 0, completedBy: UInt64 = 0, completedAtUnixMs: Int64 = 0, dueDay: Int32 = 0, dueMinute: UInt32 = 0, everyKind: UInt32 = 0, everyCount: UInt32 = 0, monthDay: UInt32 = 0, assignee: UInt64 = 0, rotation: [UInt64] = [], lastDoneDay: Int32 = 0) {
             self.id = id
             self.text = text
             self.done = done
@@ -775,6 +821,14 @@ extension WaterArchiveV1 {
             self.addedAtUnixMs = addedAtUnixMs
             self.completedBy = completedBy
             self.completedAtUnixMs = completedAtUnixMs
+            self.dueDay = dueDay
+            self.dueMinute = dueMinute
+            self.everyKind = everyKind
+            self.everyCount = everyCount
+            self.monthDay = monthDay
+            self.assignee = assignee
+            self.rotation = rotation
+            self.lastDoneDay = lastDoneDay
         }
 
         enum CodingKeys: String, CodingKey {
@@ -785,6 +839,14 @@ extension WaterArchiveV1 {
             case addedAtUnixMs = "added_at_unix_ms"
             case completedBy = "completed_by"
             case completedAtUnixMs = "completed_at_unix_ms"
+            case dueDay = "due_day"
+            case dueMinute = "due_minute"
+            case everyKind = "every_kind"
+            case everyCount = "every_count"
+            case monthDay = "month_day"
+            case assignee = "assignee"
+            case rotation = "rotation"
+            case lastDoneDay = "last_done_day"
 
             var intValue: Int? {
                 switch self {
@@ -795,6 +857,14 @@ extension WaterArchiveV1 {
                 case .addedAtUnixMs: 4
                 case .completedBy: 5
                 case .completedAtUnixMs: 6
+                case .dueDay: 7
+                case .dueMinute: 8
+                case .everyKind: 9
+                case .everyCount: 10
+                case .monthDay: 11
+                case .assignee: 12
+                case .rotation: 13
+                case .lastDoneDay: 14
                 }
             }
 
@@ -807,6 +877,14 @@ extension WaterArchiveV1 {
                 case 4: self = .addedAtUnixMs
                 case 5: self = .completedBy
                 case 6: self = .completedAtUnixMs
+                case 7: self = .dueDay
+                case 8: self = .dueMinute
+                case 9: self = .everyKind
+                case 10: self = .everyCount
+                case 11: self = .monthDay
+                case 12: self = .assignee
+                case 13: self = .rotation
+                case 14: self = .lastDoneDay
                 default: return nil
                 }
             }
@@ -822,7 +900,98 @@ extension WaterArchiveV1 {
                 addedBy: try container.decodeIfPresent(UInt64.self, forKey: .addedBy) ?? 0,
                 addedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .addedAtUnixMs) ?? 0,
                 completedBy: try container.decodeIfPresent(UInt64.self, forKey: .completedBy) ?? 0,
-                completedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .completedAtUnixMs) ?? 0)
+                completedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .completedAtUnixMs) ?? 0,
+                dueDay: try container.decodeIfPresent(Int32.self, forKey: .dueDay) ?? 0,
+                dueMinute: try container.decodeIfPresent(UInt32.self, forKey: .dueMinute) ?? 0,
+                everyKind: try container.decodeIfPresent(UInt32.self, forKey: .everyKind) ?? 0,
+                everyCount: try container.decodeIfPresent(UInt32.self, forKey: .everyCount) ?? 0,
+                monthDay: try container.decodeIfPresent(UInt32.self, forKey: .monthDay) ?? 0,
+                assignee: try container.decodeIfPresent(UInt64.self, forKey: .assignee) ?? 0,
+                rotation: try container.decodeIfPresent([UInt64].self, forKey: .rotation) ?? [],
+                lastDoneDay: try container.decodeIfPresent(Int32.self, forKey: .lastDoneDay) ?? 0)
+        }
+    }
+
+    /// One occurrence of a chore done or skipped.
+    ///
+    /// The Swift form of `water.archive.v1.StoredCompletion`.
+    public struct StoredCompletion: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredCompletion"
+
+        public var itemID: [UInt8]
+
+        /// Days since 1970-01-01.
+        public var dueDay: Int32
+
+        /// Who did it (0 when skipped), whose turn it was (0: anyone's), who marked it when not
+        /// done_by (0: done_by, or the skipper when skipped).
+        public var doneBy: UInt64
+
+        public var turnOf: UInt64
+
+        public var markedBy: UInt64
+
+        public var atUnixMs: Int64
+
+        public var skipped: Bool
+
+        /// Creates a `StoredCompletion`; omitted fields take the proto3 defaults.
+        public init(itemID: [UInt8] = [], dueDay: Int32 = 0, doneBy: UInt64 = 0, turnOf: UInt64 = 0, markedBy: UInt64 = 0, atUnixMs: Int64 = 0, skipped: Bool = false) {
+            self.itemID = itemID
+            self.dueDay = dueDay
+            self.doneBy = doneBy
+            self.turnOf = turnOf
+            self.markedBy = markedBy
+            self.atUnixMs = atUnixMs
+            self.skipped = skipped
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case itemID = "item_id"
+            case dueDay = "due_day"
+            case doneBy = "done_by"
+            case turnOf = "turn_of"
+            case markedBy = "marked_by"
+            case atUnixMs = "at_unix_ms"
+            case skipped = "skipped"
+
+            var intValue: Int? {
+                switch self {
+                case .itemID: 0
+                case .dueDay: 1
+                case .doneBy: 2
+                case .turnOf: 3
+                case .markedBy: 4
+                case .atUnixMs: 5
+                case .skipped: 6
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .itemID
+                case 1: self = .dueDay
+                case 2: self = .doneBy
+                case 3: self = .turnOf
+                case 4: self = .markedBy
+                case 5: self = .atUnixMs
+                case 6: self = .skipped
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                itemID: try container.decodeIfPresent([UInt8].self, forKey: .itemID) ?? [],
+                dueDay: try container.decodeIfPresent(Int32.self, forKey: .dueDay) ?? 0,
+                doneBy: try container.decodeIfPresent(UInt64.self, forKey: .doneBy) ?? 0,
+                turnOf: try container.decodeIfPresent(UInt64.self, forKey: .turnOf) ?? 0,
+                markedBy: try container.decodeIfPresent(UInt64.self, forKey: .markedBy) ?? 0,
+                atUnixMs: try container.decodeIfPresent(Int64.self, forKey: .atUnixMs) ?? 0,
+                skipped: try container.decodeIfPresent(Bool.self, forKey: .skipped) ?? false)
         }
     }
 
@@ -1194,23 +1363,30 @@ extension WaterArchiveV1 {
 
         public var items: [StoredTodo]
 
+        /// Chores done and skipped, oldest first, for TodoList.historyDays (an archive from before
+        /// chores: none).
+        public var history: [StoredCompletion]
+
         /// Creates a `HouseholdSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, items: [StoredTodo] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, items: [StoredTodo] = [], history: [StoredCompletion] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.items = items
+            self.history = history
         }
 
         enum CodingKeys: String, CodingKey {
             case lastSequence = "last_sequence"
             case journalGeneration = "journal_generation"
             case items = "items"
+            case history = "history"
 
             var intValue: Int? {
                 switch self {
                 case .lastSequence: 0
                 case .journalGeneration: 1
                 case .items: 2
+                case .history: 3
                 }
             }
 
@@ -1219,6 +1395,7 @@ extension WaterArchiveV1 {
                 case 0: self = .lastSequence
                 case 1: self = .journalGeneration
                 case 2: self = .items
+                case 3: self = .history
                 default: return nil
                 }
             }
@@ -1230,7 +1407,8 @@ extension WaterArchiveV1 {
             self.init(
                 lastSequence: try container.decodeIfPresent(UInt64.self, forKey: .lastSequence) ?? 0,
                 journalGeneration: try container.decodeIfPresent(UInt64.self, forKey: .journalGeneration) ?? 0,
-                items: try container.decodeIfPresent([StoredTodo].self, forKey: .items) ?? [])
+                items: try container.decodeIfPresent([StoredTodo].self, forKey: .items) ?? [],
+                history: try container.decodeIfPresent([StoredCompletion].self, forKey: .history) ?? [])
         }
     }
 
@@ -1608,7 +1786,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32, reminders: reader.message(at: 19, as: WaterArchiveV1.StoredReminders.self))
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32, completion: reader.message(at: 19, as: WaterArchiveV1.StoredCompletion.self), reminders: reader.message(at: 20, as: WaterArchiveV1.StoredReminders.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1631,7 +1809,8 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         if let value = drink { builder.setMessage(value, at: 16) }
         if let value = cup { builder.setMessage(value, at: 17) }
         builder.set(.unsigned(UInt64(privacy)), at: 18)
-        if let value = reminders { builder.setMessage(value, at: 19) }
+        if let value = completion { builder.setMessage(value, at: 19) }
+        if let value = reminders { builder.setMessage(value, at: 20) }
     }
 }
 
@@ -1809,7 +1988,7 @@ extension WaterArchiveV1.StoredTodo: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(id: reader.value(at: 0).bytes, text: reader.value(at: 1).string, done: reader.value(at: 2).bool, addedBy: reader.value(at: 3).uint64, addedAtUnixMs: reader.value(at: 4).int64, completedBy: reader.value(at: 5).uint64, completedAtUnixMs: reader.value(at: 6).int64)
+        self.init(id: reader.value(at: 0).bytes, text: reader.value(at: 1).string, done: reader.value(at: 2).bool, addedBy: reader.value(at: 3).uint64, addedAtUnixMs: reader.value(at: 4).int64, completedBy: reader.value(at: 5).uint64, completedAtUnixMs: reader.value(at: 6).int64, dueDay: reader.value(at: 7).int32, dueMinute: reader.value(at: 8).uint32, everyKind: reader.value(at: 9).uint32, everyCount: reader.value(at: 10).uint32, monthDay: reader.value(at: 11).uint32, assignee: reader.value(at: 12).uint64, rotation: reader.numbers(at: 13, as: UInt64.self), lastDoneDay: reader.value(at: 14).int32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1820,6 +1999,40 @@ extension WaterArchiveV1.StoredTodo: WireMessage {
         builder.set(.signed(addedAtUnixMs), at: 4)
         builder.set(.unsigned(completedBy), at: 5)
         builder.set(.signed(completedAtUnixMs), at: 6)
+        builder.set(.signed(Int64(dueDay)), at: 7)
+        builder.set(.unsigned(UInt64(dueMinute)), at: 8)
+        builder.set(.unsigned(UInt64(everyKind)), at: 9)
+        builder.set(.unsigned(UInt64(everyCount)), at: 10)
+        builder.set(.unsigned(UInt64(monthDay)), at: 11)
+        builder.set(.unsigned(assignee), at: 12)
+        builder.setNumbers(rotation, at: 13)
+        builder.set(.signed(Int64(lastDoneDay)), at: 14)
+    }
+}
+
+extension WaterArchiveV1.StoredCompletion: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(itemID: reader.value(at: 0).bytes, dueDay: reader.value(at: 1).int32, doneBy: reader.value(at: 2).uint64, turnOf: reader.value(at: 3).uint64, markedBy: reader.value(at: 4).uint64, atUnixMs: reader.value(at: 5).int64, skipped: reader.value(at: 6).bool)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bytes(itemID), at: 0)
+        builder.set(.signed(Int64(dueDay)), at: 1)
+        builder.set(.unsigned(doneBy), at: 2)
+        builder.set(.unsigned(turnOf), at: 3)
+        builder.set(.unsigned(markedBy), at: 4)
+        builder.set(.signed(atUnixMs), at: 5)
+        builder.set(.bool(skipped), at: 6)
     }
 }
 
@@ -1940,13 +2153,14 @@ extension WaterArchiveV1.HouseholdSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, items: reader.messages(at: 2, as: WaterArchiveV1.StoredTodo.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, items: reader.messages(at: 2, as: WaterArchiveV1.StoredTodo.self), history: reader.messages(at: 3, as: WaterArchiveV1.StoredCompletion.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         builder.set(.unsigned(lastSequence), at: 0)
         builder.set(.unsigned(journalGeneration), at: 1)
         builder.setMessages(items, at: 2)
+        builder.setMessages(history, at: 3)
     }
 }
 

@@ -9,7 +9,9 @@ enum BoardCommand: ClientCommand {
     static let spec = CommandSpec(
         "board", summary: "the household's weekly ranking",
         details: """
-            The household's weekly ranking by average daily progress (or --by total). --explain
+            The household's weekly ranking by average daily progress (or --by total, or --by chores:
+            the household's chores done this week, then percent); each row shows chores done of those
+            due that were the member's turn. --explain
             shows each day and which key broke a tie the screen does not show; --watch keeps it
             live, and waits for the server when it restarts. --history lists past weeks, each with
             its winner and where you came; the first board of a new week says who won the last.
@@ -18,7 +20,9 @@ enum BoardCommand: ClientCommand {
             """,
         options: [
             weekOption,
-            OptionSpec("by", "ORDER", "rank by progress (default) or total", choices: ["progress", "total"]),
+            OptionSpec(
+                "by", "ORDER", "rank by progress (default), total or chores done",
+                choices: ["progress", "total", "chores"]),
             OptionSpec("explain", nil, "show each member's days and what broke ties"),
             OptionSpec("watch", nil, "keep the board on screen, redrawn on every change"),
             OptionSpec("history", nil, "list past weeks: each week's winner, your rank and percent"),
@@ -39,7 +43,8 @@ enum BoardCommand: ClientCommand {
         switch by {
         case nil, "progress": order = .progress
         case "total": order = .total
-        case let other?: throw UsageError("--by takes total or progress, got \(other)")
+        case "chores": order = .chores
+        case let other?: throw UsageError("--by takes progress, total or chores, got \(other)")
         }
         if watch {
             guard weekOption == nil else { throw UsageError("--watch shows the current week; leave out --week") }
@@ -93,16 +98,24 @@ enum BoardCommand: ClientCommand {
     /// "won by Ann (93 %); you came 2nd of 3 (71 %)", or that nobody drank anything that week.
     static func weekResult(_ board: WaterV1.WeeklyBoard, me: String) -> String {
         let figure = { (row: WaterV1.BoardRow) in
-            board.order != .total ? "\(row.averagePercent) %" : row.amountsHidden ? "- ml" : "\(row.totalMl) ml"
-        }
-        guard board.rows.contains(where: { $0.hiddenSince || $0.totalMl > 0 || $0.averageProgress > 0 }) else {
-            return "nobody drank anything"
+            switch board.order {
+            case .total: row.amountsHidden ? "- ml" : "\(row.totalMl) ml"
+            case .chores: Format.counted(row.choresDone, "chore", "chores")
+            default: "\(row.averagePercent) %"
+            }
         }
         let winners = board.rows.filter { $0.rank == 1 }
         // Tied first places share their figures: any one shown says them.
         let shownWinner = winners.first { !$0.hiddenSince }
+        if board.order == .chores {
+            guard winners.contains(where: \.hiddenSince) || (shownWinner?.choresDone ?? 0) > 0 else {
+                return "no winner: nobody did a chore"
+            }
+        } else if !board.rows.contains(where: { $0.hiddenSince || $0.totalMl > 0 || $0.averageProgress > 0 }) {
+            return "nobody drank anything"
+        }
         // A first place at 0 % is no win: nobody reached any of their goal.
-        if board.order != .total, let shownWinner, shownWinner.averagePercent == 0 {
+        if board.order == .progress, let shownWinner, shownWinner.averagePercent == 0 {
             return "no winner: nobody reached 1 % of their goal"
         }
         var text =
@@ -169,7 +182,7 @@ enum BoardCommand: ClientCommand {
     static func render(_ board: WaterV1.WeeklyBoard, explain: Bool) -> String {
         var lines = [
             "\(Format.bold("Week \(board.week.terminalSafe)")) from \(board.startsOn.terminalSafe), ranked by "
-                + (board.order == .total ? "total" : "average daily progress")
+                + (board.order == .total ? "total" : board.order == .chores ? "chores done" : "average daily progress")
         ]
         if board.rows.isEmpty { lines.append("no members yet") }
         for (index, row) in board.rows.enumerated() {
@@ -191,6 +204,7 @@ enum BoardCommand: ClientCommand {
             lines.append(
                 "\(Format.pad(rank, 3)) \(shownName) \(percent)  \(total) ml  "
                     + "\(row.daysMet) met  streak \(row.streakDays)  best \(row.bestStreakDays)  habits \(row.habitCheckins)"
+                    + "  chores \(row.choresDone)/\(row.choresDue)"
                     + joinedAndExcused(row)
                     + (row.onlyYouSeeThis ? "  (only you see this)" : ""))
             if explain, index > 0, let why = tieBreak(board.rows[index - 1], row, order: board.order) {
@@ -255,7 +269,13 @@ enum BoardCommand: ClientCommand {
         // Nothing of a member who has hidden since is shown, their figures included.
         guard !above.hiddenSince else { return nil }
         let name = above.displayName.terminalSafe
-        if order == .total {
+        if order == .chores {
+            guard above.choresDone == row.choresDone else { return nil }
+            if above.averagePercent != row.averagePercent {
+                return "same \(Format.counted(row.choresDone, "chore", "chores")) done as \(name); ranked after by "
+                    + "average progress (\(row.averagePercent) % against \(above.averagePercent) %)"
+            }
+        } else if order == .total {
             guard above.totalMl == row.totalMl, !above.amountsHidden, !row.amountsHidden else { return nil }
             if above.averageProgress != row.averageProgress {
                 return "same total as \(name); ranked after by average progress "

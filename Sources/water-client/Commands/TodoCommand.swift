@@ -9,11 +9,32 @@ import WaterProtocol
 enum TodoCommand {
     enum Add: ClientCommand {
         static let spec = CommandSpec(
-            "todo add", "TEXT", summary: "add an item to the household's shared list",
-            details: "Adds an item (longer than 3 characters) at the bottom of the household's shared list.",
-            examples: ["todo add \"buy water filters\""])
+            "todo add", "TEXT", summary: "add an item or a chore to the household's shared list",
+            details: """
+                Adds an item (longer than 3 characters) at the bottom of the household's shared list. With
+                --due it is a chore, due that day (and time) on the household's calendar; with --every it
+                comes back once done or skipped, counted from its due day (a Monday chore stays a Monday
+                chore); --for gives it to one member, --rotate to each member in turn (an excused or
+                removed member's turn passes to the next). --every alone is due from today.
+                """,
+            options: [
+                OptionSpec("due", "WHEN", "today, tomorrow, mon, 2026-12-07, maybe with a time: \"fri 18:00\""),
+                OptionSpec(
+                    "every", "RULE", "day, N days, week, N weeks, month, N months, or weekdays: mon,thu"),
+                OptionSpec("for", "MEMBER", "the member whose chore it is"),
+                OptionSpec("rotate", "NAMES", "members who take turns, first one first: ann,ben,kim"),
+            ],
+            examples: [
+                "todo add \"buy water filters\"", "todo add \"bins out\" --due mon --every week --rotate ann,ben,kim",
+                "todo add \"water the plants\" --every mon,thu --for kim",
+            ])
 
         static func run(_ invocation: inout Invocation) throws {
+            let due = try invocation.arguments.option("due")
+            let every = try invocation.arguments.option("every") ?? ""
+            // Whose chore, the caller too (not "act for", where the caller's own name means no one else).
+            let member = try invocation.arguments.option("for") ?? ""
+            let rotate = try invocation.arguments.option("rotate").map { $0.split(separator: ",").map(String.init) }
             var words: [String] = []
             while let word = invocation.arguments.positional() { words.append(word) }
             try invocation.arguments.finish()
@@ -21,9 +42,23 @@ enum TodoCommand {
                 throw UsageError("todo add needs the text, e.g. todo add \"buy water filters\"")
             }
             let client = try invocation.reachableClient()
-            let request = WaterV1.AddTodoRequest(itemID: invocation.newID(), text: words.joined(separator: " "))
+            var request = WaterV1.AddTodoRequest(
+                itemID: invocation.newID(), text: words.joined(separator: " "), every: every, forMember: member,
+                rotate: rotate ?? [])
+            if let due {
+                let (now, zone) = try householdCalendar(client, invocation)
+                guard let parsed = DueWhen.parse(due, now: now, zone: zone) else {
+                    throw UsageError(
+                        "--due takes today, tomorrow, a weekday (mon), YYYY-MM-DD, maybe with a time (fri 18:00); got \"\(due.terminalSafe)\""
+                    )
+                }
+                request.due = parsed
+            }
             guard let response = try invocation.callOrQueue(client, request, queued: .todoAdd(request)) else { return }
-            invocation.output(response) { "added: \((response.item?.text ?? "").terminalSafe)" }
+            invocation.output(response) {
+                let item = response.item ?? WaterV1.TodoItem()
+                return "added: \(item.text.terminalSafe)\(choreLine(item))"
+            }
         }
     }
 
@@ -46,8 +81,16 @@ enum TodoCommand {
             details: """
                 Marks an item done; ID is its number as todo ls last showed it on this terminal (refused,
                 with the list now, when another item is there now), or its id. Repeating it changes nothing.
+                A chore that comes back is due again at its next occurrence, and the history keeps who did
+                it; whoever does it gets the credit, and a rotation goes on after the member whose turn it
+                was. Until that next due day it is done for now: done again, nothing changes (--early does
+                the next one).
                 """,
-            examples: ["todo done 2"])
+            options: [
+                OptionSpec("for", "MEMBER", "who did it: a child of yours (the history keeps that you marked it)"),
+                OptionSpec("early", nil, "do a chore's next occurrence before its due day"),
+            ],
+            examples: ["todo done 2", "todo done 3 --for kim"])
 
         static func run(_ invocation: inout Invocation) throws {
             try setDone(true, &invocation)
@@ -59,7 +102,8 @@ enum TodoCommand {
             "todo undone", "ID", summary: "reopen an item (safe to repeat)",
             details: """
                 Reopens an item; ID is its number as todo ls last showed it on this terminal (refused, with
-                the list now, when another item is there now), or its id. Repeating it changes nothing.
+                the list now, when another item is there now), or its id. Repeating it changes nothing. For
+                a chore, the occurrence done (or skipped) last is due again and leaves the history.
                 """,
             examples: ["todo undone 2"])
 
@@ -79,7 +123,7 @@ enum TodoCommand {
 
         static func run(_ invocation: inout Invocation) throws {
             let client = try invocation.client()
-            let id = try resolve(try required(&invocation, "todo rm needs an item"), "rm", client, invocation)
+            let id = try resolve(try required(&invocation, "todo rm needs an item"), "rm", client, invocation).id
             try invocation.arguments.finish()
             let response = try client.call(WaterV1.DeleteTodoRequest(itemID: id))
             invocation.output(response) { "removed: \((response.item?.text ?? "").terminalSafe)" }
@@ -94,7 +138,8 @@ enum TodoCommand {
         static func run(_ invocation: inout Invocation) throws {
             let client = try invocation.client()
             let id = try resolve(
-                try required(&invocation, "todo mv needs an item and a position"), "mv", client, invocation)
+                try required(&invocation, "todo mv needs an item and a position"), "mv", client, invocation
+            ).id
             let positionText = try required(&invocation, "todo mv needs a position (1 is the top)")
             try invocation.arguments.finish()
             guard let position = UInt32(positionText), position >= 1 else {
@@ -115,18 +160,35 @@ enum TodoCommand {
     /// done leave it done.
     private static func setDone(_ done: Bool, _ invocation: inout Invocation) throws {
         let action = done ? "done" : "undone"
+        let member = done ? try invocation.forMember() : ""
+        let early = done && invocation.arguments.flag("early")
         let client = try invocation.reachableClient()
-        let id = try resolve(try required(&invocation, "todo \(action) needs an item"), action, client, invocation)
+        let (id, item) = try resolve(
+            try required(&invocation, "todo \(action) needs an item"), action, client, invocation)
         try invocation.arguments.finish()
-        let request = WaterV1.SetTodoDoneRequest(itemID: id, done: done)
+        // The occurrence meant travels with the request: sent again from the outbox, or retried,
+        // it counts once.
+        let request = WaterV1.SetTodoDoneRequest(
+            itemID: id, done: done, dueDay: done ? item?.dueDay ?? "" : "", forMember: member)
+        if done, let item, !early, try isDoneForNow(item, client, invocation) {
+            // Typed twice, the second finds it done for now and changes nothing.
+            let message =
+                "nothing changed: \(item.text.terminalSafe) is done for now\(choreLine(item)); "
+                + "todo done \(Format.shortID(id)) --early does that one now"
+            invocation.output(WaterV1.SetTodoDoneResponse(item: item)) { message }
+            return
+        }
         guard let response = try invocation.callOrQueue(client, request, queued: .todoDone(request)) else { return }
         invocation.output(response) {
-            let item = response.item ?? WaterV1.TodoItem()
-            return (item.done ? "done: " : "not done: ") + item.text.terminalSafe
+            let after = response.item ?? WaterV1.TodoItem()
+            if done, !after.every.isEmpty {
+                return "done: \(after.text.terminalSafe); next\(choreLine(after))"
+            }
+            return (after.done ? "done: " : "not done: ") + after.text.terminalSafe + choreLine(after)
         }
     }
 
-    static func render(_ items: [WaterV1.TodoItem]) -> String {
+    static func render(_ items: [WaterV1.TodoItem], numbers: [Int]? = nil) -> String {
         guard !items.isEmpty else {
             return "the household's list is empty: add something with water-client todo add \"buy water filters\""
         }
@@ -135,18 +197,19 @@ enum TodoCommand {
             // Every text here is a member's (or a server's): shown with its control characters
             // neutralised, whatever an older server let in.
             let who = item.done ? "done by \(item.completedBy.terminalSafe)" : "added by \(item.addedBy.terminalSafe)"
+            let number = numbers?[index] ?? index + 1
             return
-                "\(Format.pad("\(index + 1).", 3)) \(box) \(item.text.terminalSafe)  \(Format.dim("\(Format.shortID(item.itemID))  \(who)"))"
+                "\(Format.pad("\(number).", 3)) \(box) \(item.text.terminalSafe)\(choreLine(item))  \(Format.dim("\(Format.shortID(item.itemID))  \(who)"))"
         }.joined(separator: "\n")
     }
 
-    private static func required(_ invocation: inout Invocation, _ message: String) throws(UsageError) -> String {
+    static func required(_ invocation: inout Invocation, _ message: String) throws(UsageError) -> String {
         guard let word = invocation.arguments.positional() else { throw UsageError(message) }
         return word
     }
 
     /// The terminal this command prints on (its device), which list numbers are read for.
-    private static var terminal: String {
+    static var terminal: String {
         (ttyname(1) ?? ttyname(0)).map { String(cString: $0) } ?? ""
     }
 
@@ -156,33 +219,34 @@ enum TodoCommand {
     /// `todo rm 4` is typed a second time), nothing is done and the list as it is now is shown,
     /// to be read again. Away from the server, the list as this terminal last showed it (else as
     /// this computer last heard it).
-    private static func resolve(
+    static func resolve(
         _ text: String, _ action: String, _ client: WaterClient?, _ invocation: Invocation
-    ) throws -> String {
-        if RecordID(text) != nil { return text }
+    ) throws -> (id: String, item: WaterV1.TodoItem?) {
         let items: [WaterV1.TodoItem]
         if let client {
             items = try client.call(WaterV1.ListTodosRequest()).items
         } else {
             guard let cached = invocation.cachedStatus()?.todos, !cached.isEmpty else {
+                guard RecordID(text) == nil else { return (text, nil) }
                 throw WaterError(
                     .unavailable, "the server cannot be reached, and this computer has not seen the list yet")
             }
             items = cached
         }
+        if RecordID(text) != nil { return (text, items.first { $0.itemID == text }) }
         guard text.count <= 3, let number = Int(text) else {
             if client != nil { invocation.updateCache { $0.todos = items } }
             guard let item = items.first(where: { Format.shortID($0.itemID) == text.lowercased() }) else {
                 throw WaterError(.notFound, "no item on the list is \(text); see water-client todo ls")
             }
-            return item.itemID
+            return (item.itemID, item)
         }
         let shown = invocation.cachedStatus()?.listShown(on: terminal)
         let index = number - 1
         guard client != nil else {
             let ids = shown ?? items.map(\.itemID)
             guard ids.indices.contains(index) else { throw noItem(number) }
-            return ids[index]
+            return (ids[index], items.first { $0.itemID == ids[index] })
         }
         let current = items.map(\.itemID)
         guard current.indices.contains(index) else { throw noItem(number) }
@@ -202,7 +266,7 @@ enum TodoCommand {
         invocation.updateCache { cache in
             if shown == nil { cache.record(listShown: items, on: terminal) } else { cache.todos = items }
         }
-        return current[index]
+        return (current[index], items[index])
     }
 
     private static func noItem(_ number: Int) -> WaterError {

@@ -52,12 +52,7 @@ enum TransferCommands {
                 ? JSONOutput.encode(merged, pretty: !(invocation.json && output == nil)) + "\n"
                 : HistoryCSV.write(merged)
             guard let output else { return Terminal.write(1, text) }
-            guard
-                FileManager.default.createFile(
-                    atPath: output, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-            else {
-                throw WaterClientError("cannot write \(output)")
-            }
+            try write(text, to: output)
             let entries = merged.map { $0.entries.count }.reduce(0, +)
             if invocation.json {
                 Terminal.print(
@@ -67,6 +62,16 @@ enum TransferCommands {
                     "exported \(Format.counted(entries, "entry", "entries")) of "
                         + "\(Format.counted(merged.count, "member", "members")) to \(output)")
             }
+        }
+    }
+
+    /// An export's file, readable by its owner only (0600).
+    static func write(_ text: String, to output: String) throws {
+        guard
+            FileManager.default.createFile(
+                atPath: output, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
+            throw WaterClientError("cannot write \(output)")
         }
     }
 
