@@ -1206,7 +1206,7 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   (ProtobufCMessageInit) water__archive__v1__journal_record__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_reminders__field_descriptors[6] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_reminders__field_descriptors[7] =
 {
   {
     "water_every_minutes",
@@ -1280,8 +1280,21 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_reminders__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "chores",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, chores),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_reminders__field_indices_by_name[] = {
+  6,   /* field[6] = chores */
   3,   /* field[3] = mqtt */
   5,   /* field[5] = push_token */
   4,   /* field[4] = push_url */
@@ -1292,7 +1305,7 @@ static const unsigned water__archive__v1__stored_reminders__field_indices_by_nam
 static const ProtobufCIntRange water__archive__v1__stored_reminders__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_reminders__descriptor =
 {
@@ -1302,7 +1315,7 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_reminders__descripto
   "Water__Archive__V1__StoredReminders",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredReminders),
-  6,
+  7,
   water__archive__v1__stored_reminders__field_descriptors,
   water__archive__v1__stored_reminders__field_indices_by_name,
   1,  water__archive__v1__stored_reminders__number_ranges,

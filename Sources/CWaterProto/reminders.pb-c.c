@@ -232,7 +232,7 @@ void   water__v1__get_reminders_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_reminders_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__reminder_settings__field_descriptors[7] =
+static const ProtobufCFieldDescriptor water__v1__reminder_settings__field_descriptors[8] =
 {
   {
     "every_minutes",
@@ -318,8 +318,21 @@ static const ProtobufCFieldDescriptor water__v1__reminder_settings__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "chores",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ReminderSettings, chores),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__reminder_settings__field_indices_by_name[] = {
+  7,   /* field[7] = chores */
   0,   /* field[0] = every_minutes */
   1,   /* field[1] = from */
   3,   /* field[3] = mqtt */
@@ -331,7 +344,7 @@ static const unsigned water__v1__reminder_settings__field_indices_by_name[] = {
 static const ProtobufCIntRange water__v1__reminder_settings__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor water__v1__reminder_settings__descriptor =
 {
@@ -341,7 +354,7 @@ const ProtobufCMessageDescriptor water__v1__reminder_settings__descriptor =
   "Water__V1__ReminderSettings",
   "water.v1",
   sizeof(Water__V1__ReminderSettings),
-  7,
+  8,
   water__v1__reminder_settings__field_descriptors,
   water__v1__reminder_settings__field_indices_by_name,
   1,  water__v1__reminder_settings__number_ranges,

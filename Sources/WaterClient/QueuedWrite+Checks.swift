@@ -45,8 +45,8 @@ extension QueuedWrite {
             case .reminders(let request):
                 let wire = request.reminders ?? WaterV1.ReminderSettings()
                 _ = try ReminderSettings(
-                    every: Int(min(wire.everyMinutes, 100_000)), from: wire.from, to: wire.to, mqtt: wire.mqtt,
-                    pushURL: wire.pushUrl, pushToken: wire.pushToken)
+                    every: Int(min(wire.everyMinutes, 100_000)), from: wire.from, to: wire.to, chores: wire.chores,
+                    mqtt: wire.mqtt, pushURL: wire.pushUrl, pushToken: wire.pushToken)
             case .remove:
                 break
             }

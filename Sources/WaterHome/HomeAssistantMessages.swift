@@ -130,14 +130,17 @@ struct HomeAssistantMessages: Sendable {
 
     /// A reminder as its message says it (`proto/README.md` documents the fields).
     struct ReminderMessage: Encodable {
-        /// `event_type` and `kind` are both "water" (Home Assistant's MQTT event entities read the
-        /// first); `member` is whom it is about (a child's go to their guardians).
+        /// `event_type` and `kind` are both "water" or "chore" (Home Assistant's MQTT event
+        /// entities read the first); `member` is whom it is about (a child's go to their guardians).
         var eventType, kind, member, title, text, date: String
-        var toGoMl: Int
+        /// What today's goal still wants (water), and the chore's text (a chore's).
+        var toGoMl: Int?
+        var chore: String?
 
         init(_ reminder: Reminder) {
             (eventType, kind, member) = (reminder.kind, reminder.kind, reminder.username)
-            (title, text, toGoMl, date) = (reminder.title, reminder.text, reminder.toGoMillilitres, "\(reminder.date)")
+            (title, text, date, chore) = (reminder.title, reminder.text, "\(reminder.date)", reminder.chore)
+            toGoMl = reminder.kind == "water" ? reminder.toGoMillilitres : nil
         }
     }
 

@@ -127,7 +127,10 @@ public final class PushSender: ReminderChannel {
         var headers: UnsafeMutablePointer<curl_slist>?
         // The title is ASCII whatever the member's name: a header is no place for UTF-8 (the
         // body, which carries the name, is).
-        let title = job.reminder.recipient.id == job.reminder.memberID ? "A glass of water?" : "Water for a child"
+        let forChild = job.reminder.recipient.id != job.reminder.memberID
+        let title =
+            job.reminder.kind == "chore"
+            ? job.reminder.title : forChild ? "Water for a child" : "A glass of water?"
         for header in [
             "Title: \(title)", "Priority: default", "Tags: droplet", "Content-Type: text/plain; charset=utf-8",
         ] + (job.target.token.isEmpty ? [] : ["Authorization: Bearer \(job.target.token)"]) {

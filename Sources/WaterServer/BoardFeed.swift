@@ -18,16 +18,26 @@ public struct BoardFeed: Sendable {
     }
 
     /// The reminders due at `now`, whole minute by whole minute (``ReminderRule``), for every
-    /// member whose settings ask for them; read from durable state, as the board is.
+    /// member whose settings ask for them; read from durable state, as the board is (the chores
+    /// of a list with a write still being synced wait for the next minute).
     public func dueReminders(now: Int64) -> [Reminder] {
         let members = boards.members().readable
-        guard members.contains(where: { $0.account.reminders.water != nil }) else { return [] }
+        guard members.contains(where: { !$0.account.reminders.isOff }) else { return [] }
         let accounts = Dictionary(members.map { ($0.account.id, $0.account) }) { first, _ in first }
-        return members.flatMap { account, member in
+        let water = members.flatMap { account, member in
             ReminderRule.due(
                 for: account, water: member.water, usualCupMillilitres: member.water.usualCupMillilitres,
                 accounts: accounts, now: now)
         }
+        guard members.contains(where: { $0.account.reminders.chores }) else { return water }
+        let zone = boards.householdTimeZone
+        let household = ChoreHousehold(
+            today: zone.date(atUnixMilliseconds: now), now: now, members: Set(accounts.keys),
+            excused: Dictionary(members.map { ($0.account.id, Set($0.member.water.excused.keys)) }) { first, _ in first
+            })
+        let list = readDurably({ try? boards.store.household.read { $0 } }, orElse: {}) ?? nil
+        guard let list else { return water }
+        return water + ReminderRule.choresDue(in: list, household: household, zone: zone, accounts: accounts, now: now)
     }
 
     /// The server's now, in Unix milliseconds (shifted when `--clock` started it elsewhere).

@@ -214,6 +214,22 @@ struct AuthorizationTests {
                 code { try ann.call(WaterV1.UnexcuseDaysRequest(dates: ["2026-12-01"], forMember: bob.username)) }
             }
         ),
+        // Reminders are ann's own, or her children's: another member's are not hers to see or set.
+        "water.v1.Reminders/SetReminders": (
+            .permissionDenied,
+            { ann, bob in
+                code {
+                    try ann.call(
+                        WaterV1.SetRemindersRequest(
+                            reminders: WaterV1.ReminderSettings(everyMinutes: 60, from: "08:00", to: "22:00"),
+                            forMember: bob.username))
+                }
+            }
+        ),
+        "water.v1.Reminders/GetReminders": (
+            .permissionDenied,
+            { ann, bob in code { try ann.call(WaterV1.GetRemindersRequest(forMember: bob.username)) } }
+        ),
         // Only admins excuse everyone's days at once.
         "water.v1.Excuses/ExcuseHousehold": (
             .permissionDenied,

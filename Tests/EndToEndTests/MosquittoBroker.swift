@@ -7,7 +7,7 @@ import WaterTransport
 /// Debian's `mosquitto` on a free loopback port, with a configuration written to a temporary
 /// directory; stopped by process id. What it holds is read with `mosquitto_sub`.
 final class MosquittoBroker {
-    let port: UInt16
+    private(set) var port: UInt16
     let directory: String
     private var process: ChildProcess?
     /// What `mosquitto_sub` needs besides the address (a TLS listener's CA).
@@ -17,13 +17,12 @@ final class MosquittoBroker {
     init(users: [(String, String)] = [], extraConfiguration: [String] = []) throws {
         var template = Array("/tmp/water-mqtt-XXXXXX".utf8CString)
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        // A port the kernel just handed out and took back: free unless another test takes it meanwhile.
-        let probe = try Socket.listen(on: HostPort(host: "127.0.0.1", port: 0))
-        port = try #require(probe.localAddress?.port)
-        probe.close()
+        // A port the kernel just handed out and took back: free unless another test takes it
+        // meanwhile, in which case the broker says so and another is tried (below).
+        port = try Self.freePort()
         // Run as root, mosquitto reads its files as the mosquitto user it becomes.
         chmod(directory, 0o755)
-        var lines = ["listener \(port) 127.0.0.1", "persistence false", "log_dest stderr"] + extraConfiguration
+        var lines = ["persistence false", "log_dest stderr"] + extraConfiguration
         if users.isEmpty {
             lines.append("allow_anonymous true")
         } else {
@@ -36,9 +35,25 @@ final class MosquittoBroker {
             chmod("\(directory)/passwords", 0o644)
             lines += ["allow_anonymous false", "password_file \(directory)/passwords"]
         }
-        try (lines.joined(separator: "\n") + "\n").write(
-            toFile: "\(directory)/mosquitto.conf", atomically: true, encoding: .utf8)
-        try start()
+        for attempt in 1...5 {
+            let listener = "listener \(port) 127.0.0.1\n"
+            try (listener + lines.joined(separator: "\n") + "\n").write(
+                toFile: "\(directory)/mosquitto.conf", atomically: true, encoding: .utf8)
+            let broker = try ChildProcess("/usr/sbin/mosquitto", ["-c", "\(directory)/mosquitto.conf"])
+            process = broker
+            _ = waitUntil(seconds: 30) { broker.errorTextSoFar.contains("running") || !broker.isRunning }
+            if broker.isRunning { return }
+            // Another test took the port between the probe and the broker's bind: another port.
+            try #require(
+                attempt < 5 && broker.errorText.contains("in use"), "mosquitto did not start: \(broker.errorText)")
+            port = try Self.freePort()
+        }
+    }
+
+    private static func freePort() throws -> UInt16 {
+        let probe = try Socket.listen(on: HostPort(host: "127.0.0.1", port: 0))
+        defer { probe.close() }
+        return try #require(probe.localAddress?.port)
     }
 
     var address: String { "127.0.0.1:\(port)" }

@@ -85,6 +85,34 @@ struct ReminderRuleTests {
         #expect(sent[0].title == "M4: a glass of water?" && sent[0].text.hasPrefix("M4 has 0 of 2000 ml"))
     }
 
+    @Test("a chore reminds whose turn it is when due, once more the next morning while not done, and not once done")
+    func chores() throws {
+        var dad = account(2)
+        dad.reminders.chores = true
+        var list = TodoList()
+        let bins = Chore(due: monday, dueMinute: 18 * 60, assignee: 2)
+        list.apply(try #require(try list.validateAdd(id: id(7), text: "take the bins out", chore: bins, by: 2, now: 0)))
+        let household = ChoreHousehold(today: monday, now: 0, members: [2])
+        func at(_ date: LocalDate, _ hour: Int, _ minute: Int, _ accounts: [UInt64: Account]) -> [Reminder] {
+            let now = berlin.unixMilliseconds(of: date, hour: hour, minute: minute)
+            return ReminderRule.choresDue(in: list, household: household, zone: berlin, accounts: accounts, now: now)
+        }
+        let due = at(monday, 18, 0, [2: dad])
+        #expect(due.map(\.title) == ["A chore is due"] && due[0].text == "take the bins out is due at 18:00")
+        #expect(at(monday, 17, 59, [2: dad]).isEmpty && at(monday, 18, 1, [2: dad]).isEmpty)
+        // The next morning at the start of his hours (08:00), once.
+        let overdue = at(monday.adding(days: 1), 8, 0, [2: dad])
+        #expect(overdue.map(\.title) == ["A chore is overdue"] && overdue[0].kind == "chore")
+        #expect(at(monday.adding(days: 1), 9, 0, [2: dad]).isEmpty)
+        // Not asked for: nothing.
+        #expect(at(monday, 18, 0, [2: account(2)]).isEmpty)
+        // Done: nothing more.
+        let done = try #require(
+            try list.validateDone(id: id(7), occurrence: monday, doneBy: 2, markedBy: nil, household: household))
+        list.apply(done)
+        #expect(at(monday.adding(days: 1), 8, 0, [2: dad]).isEmpty)
+    }
+
     @Test("settings out of range are refused naming the field; a token never goes in clear off this machine")
     func settingsChecked() throws {
         func field(_ make: () throws(DomainError) -> ReminderSettings) -> String? {

@@ -243,10 +243,11 @@ struct  Water__Archive__V1__StoredReminders
   protobuf_c_boolean mqtt;
   char *push_url;
   char *push_token;
+  protobuf_c_boolean chores;
 };
 #define WATER__ARCHIVE__V1__STORED_REMINDERS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_reminders__descriptor) \
-    , 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 /*

@@ -54,10 +54,17 @@ struct  Water__V1__ReminderSettings
    */
   char *push_token;
   protobuf_c_boolean push_token_set;
+  /*
+   * Chore reminders: when a chore whose turn is the member's is due (at its due time, or at the
+   * start of their hours, 08:00 without water reminders), and once the next morning while it is
+   * not done; on the household's calendar. MQTT messages of a chore carry kind "chore" and
+   * "chore" (its text) instead of to_go_ml.
+   */
+  protobuf_c_boolean chores;
 };
 #define WATER__V1__REMINDER_SETTINGS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__reminder_settings__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Water__V1__SetRemindersRequest

@@ -4,6 +4,9 @@ public struct ReminderSettings: Hashable, Sendable {
     /// Water reminders: every `everyMinutes` within `hours` of the member's day while today's
     /// goal is not met and they are behind its pace; never on an excused day. Nil: none.
     public var water: Water?
+    /// Chore reminders: when a chore whose turn is the member's is due, and once the next
+    /// morning when it is overdue.
+    public var chores = false
     /// To Home Assistant: a message on `<prefix>/<member>/reminder` (when the server publishes to
     /// a broker), which an automation turns into a phone notification.
     public var mqtt = false
@@ -36,19 +39,22 @@ public struct ReminderSettings: Hashable, Sendable {
     public static let maximumURLBytes = 512
     public static let maximumTokenBytes = 256
 
-    public init(water: Water? = nil, mqtt: Bool = false, push: PushTarget? = nil) {
-        (self.water, self.mqtt, self.push) = (water, mqtt, push)
+    public init(water: Water? = nil, chores: Bool = false, mqtt: Bool = false, push: PushTarget? = nil) {
+        (self.water, self.chores, self.mqtt, self.push) = (water, chores, mqtt, push)
     }
 
     /// Nothing is sent at all.
-    public var isOff: Bool { water == nil }
+    public var isOff: Bool { water == nil && !chores }
+
+    /// The minute of the day reminders may start at: the water hours' start, or 08:00.
+    public var firstMinute: Int { (water?.hours ?? .standard).start }
 
     /// The settings a request states (`every` 0: no water reminders; `from` and `to` as "HH:MM",
     /// 24:00 as an end; an empty URL: no push), checked: INVALID_ARGUMENT names the field.
-    public init(every: Int, from: String, to: String, mqtt: Bool, pushURL: String, pushToken: String)
-        throws(DomainError)
-    {
-        self.init(mqtt: mqtt)
+    public init(
+        every: Int, from: String, to: String, chores: Bool = false, mqtt: Bool, pushURL: String, pushToken: String
+    ) throws(DomainError) {
+        self.init(chores: chores, mqtt: mqtt)
         if every != 0 {
             guard let start = Self.minute(from) else {
                 throw .invalid("from", "reminder hours start at a time HH:MM, like 08:00")

@@ -29,8 +29,14 @@ extension WaterV1 {
 
         public var pushTokenSet: Bool
 
+        /// Chore reminders: when a chore whose turn is the member's is due (at its due time, or at the
+        /// start of their hours, 08:00 without water reminders), and once the next morning while it is
+        /// not done; on the household's calendar. MQTT messages of a chore carry kind "chore" and
+        /// "chore" (its text) instead of to_go_ml.
+        public var chores: Bool
+
         /// Creates a `ReminderSettings`; omitted fields take the proto3 defaults.
-        public init(everyMinutes: UInt32 = 0, from: String = "", to: String = "", mqtt: Bool = false, pushUrl: String = "", pushToken: String = "", pushTokenSet: Bool = false) {
+        public init(everyMinutes: UInt32 = 0, from: String = "", to: String = "", mqtt: Bool = false, pushUrl: String = "", pushToken: String = "", pushTokenSet: Bool = false, chores: Bool = false) {
             self.everyMinutes = everyMinutes
             self.from = from
             self.to = to
@@ -38,6 +44,7 @@ extension WaterV1 {
             self.pushUrl = pushUrl
             self.pushToken = pushToken
             self.pushTokenSet = pushTokenSet
+            self.chores = chores
         }
 
         enum CodingKeys: String, CodingKey {
@@ -48,6 +55,7 @@ extension WaterV1 {
             case pushUrl = "push_url"
             case pushToken = "push_token"
             case pushTokenSet = "push_token_set"
+            case chores = "chores"
 
             var intValue: Int? {
                 switch self {
@@ -58,6 +66,7 @@ extension WaterV1 {
                 case .pushUrl: 4
                 case .pushToken: 5
                 case .pushTokenSet: 6
+                case .chores: 7
                 }
             }
 
@@ -70,6 +79,7 @@ extension WaterV1 {
                 case 4: self = .pushUrl
                 case 5: self = .pushToken
                 case 6: self = .pushTokenSet
+                case 7: self = .chores
                 default: return nil
                 }
             }
@@ -85,7 +95,8 @@ extension WaterV1 {
                 mqtt: try container.decodeIfPresent(Bool.self, forKey: .mqtt) ?? false,
                 pushUrl: try container.decodeIfPresent(String.self, forKey: .pushUrl) ?? "",
                 pushToken: try container.decodeIfPresent(String.self, forKey: .pushToken) ?? "",
-                pushTokenSet: try container.decodeIfPresent(Bool.self, forKey: .pushTokenSet) ?? false)
+                pushTokenSet: try container.decodeIfPresent(Bool.self, forKey: .pushTokenSet) ?? false,
+                chores: try container.decodeIfPresent(Bool.self, forKey: .chores) ?? false)
         }
     }
 
@@ -266,7 +277,7 @@ extension WaterV1.ReminderSettings: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(everyMinutes: reader.value(at: 0).uint32, from: reader.value(at: 1).string, to: reader.value(at: 2).string, mqtt: reader.value(at: 3).bool, pushUrl: reader.value(at: 4).string, pushToken: reader.value(at: 5).string, pushTokenSet: reader.value(at: 6).bool)
+        self.init(everyMinutes: reader.value(at: 0).uint32, from: reader.value(at: 1).string, to: reader.value(at: 2).string, mqtt: reader.value(at: 3).bool, pushUrl: reader.value(at: 4).string, pushToken: reader.value(at: 5).string, pushTokenSet: reader.value(at: 6).bool, chores: reader.value(at: 7).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -277,6 +288,7 @@ extension WaterV1.ReminderSettings: WireMessage {
         builder.set(.string(pushUrl), at: 4)
         builder.set(.string(pushToken), at: 5)
         builder.set(.bool(pushTokenSet), at: 6)
+        builder.set(.bool(chores), at: 7)
     }
 }
 

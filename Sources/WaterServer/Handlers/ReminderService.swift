@@ -48,8 +48,8 @@ struct ReminderService: Service {
     {
         let token = wire.pushToken.isEmpty && old.push?.url == wire.pushUrl ? old.push?.token ?? "" : wire.pushToken
         return try ReminderSettings(
-            every: Int(min(wire.everyMinutes, 100_000)), from: wire.from, to: wire.to, mqtt: wire.mqtt,
-            pushURL: wire.pushUrl, pushToken: token)
+            every: Int(min(wire.everyMinutes, 100_000)), from: wire.from, to: wire.to, chores: wire.chores,
+            mqtt: wire.mqtt, pushURL: wire.pushUrl, pushToken: token)
     }
 
     /// The settings as replies carry them: the token never.
@@ -58,7 +58,8 @@ struct ReminderService: Service {
             everyMinutes: UInt32(settings.water?.everyMinutes ?? 0),
             from: settings.water.map { WakingHours.clock($0.hours.start) } ?? "",
             to: settings.water.map { WakingHours.clock($0.hours.end) } ?? "", mqtt: settings.mqtt,
-            pushUrl: settings.push?.url ?? "", pushTokenSet: !(settings.push?.token.isEmpty ?? true))
+            pushUrl: settings.push?.url ?? "", pushTokenSet: !(settings.push?.token.isEmpty ?? true),
+            chores: settings.chores)
     }
 }
 

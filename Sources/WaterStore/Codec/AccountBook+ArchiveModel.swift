@@ -129,13 +129,14 @@ extension AccountBook: ArchiveModel {
             waterEveryMinutes: UInt32(settings.water?.everyMinutes ?? 0),
             waterFromMinute: UInt32(settings.water?.hours.start ?? 0),
             waterToMinute: UInt32(settings.water?.hours.end ?? 0),
-            mqtt: settings.mqtt, pushUrl: settings.push?.url ?? "", pushToken: settings.push?.token ?? "")
+            mqtt: settings.mqtt, pushUrl: settings.push?.url ?? "", pushToken: settings.push?.token ?? "",
+            chores: settings.chores)
     }
 
     /// Stored reminders, checked as SetReminders checks them; none when not stored.
     private static func reminders(_ stored: WaterArchiveV1.StoredReminders?) throws(ArchiveError) -> ReminderSettings {
         guard let stored else { return ReminderSettings() }
-        var settings = ReminderSettings(mqtt: stored.mqtt)
+        var settings = ReminderSettings(chores: stored.chores, mqtt: stored.mqtt)
         if stored.waterEveryMinutes != 0 {
             guard let hours = WakingHours(start: Int(stored.waterFromMinute), end: Int(stored.waterToMinute)) else {
                 throw StoredValues.corrupt("a member's reminder hours are out of range")

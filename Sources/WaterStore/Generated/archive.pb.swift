@@ -362,14 +362,17 @@ extension WaterArchiveV1 {
 
         public var pushToken: String
 
+        public var chores: Bool
+
         /// Creates a `StoredReminders`; omitted fields take the proto3 defaults.
-        public init(waterEveryMinutes: UInt32 = 0, waterFromMinute: UInt32 = 0, waterToMinute: UInt32 = 0, mqtt: Bool = false, pushUrl: String = "", pushToken: String = "") {
+        public init(waterEveryMinutes: UInt32 = 0, waterFromMinute: UInt32 = 0, waterToMinute: UInt32 = 0, mqtt: Bool = false, pushUrl: String = "", pushToken: String = "", chores: Bool = false) {
             self.waterEveryMinutes = waterEveryMinutes
             self.waterFromMinute = waterFromMinute
             self.waterToMinute = waterToMinute
             self.mqtt = mqtt
             self.pushUrl = pushUrl
             self.pushToken = pushToken
+            self.chores = chores
         }
 
         enum CodingKeys: String, CodingKey {
@@ -379,6 +382,7 @@ extension WaterArchiveV1 {
             case mqtt = "mqtt"
             case pushUrl = "push_url"
             case pushToken = "push_token"
+            case chores = "chores"
 
             var intValue: Int? {
                 switch self {
@@ -388,6 +392,7 @@ extension WaterArchiveV1 {
                 case .mqtt: 3
                 case .pushUrl: 4
                 case .pushToken: 5
+                case .chores: 6
                 }
             }
 
@@ -399,6 +404,7 @@ extension WaterArchiveV1 {
                 case 3: self = .mqtt
                 case 4: self = .pushUrl
                 case 5: self = .pushToken
+                case 6: self = .chores
                 default: return nil
                 }
             }
@@ -413,7 +419,8 @@ extension WaterArchiveV1 {
                 waterToMinute: try container.decodeIfPresent(UInt32.self, forKey: .waterToMinute) ?? 0,
                 mqtt: try container.decodeIfPresent(Bool.self, forKey: .mqtt) ?? false,
                 pushUrl: try container.decodeIfPresent(String.self, forKey: .pushUrl) ?? "",
-                pushToken: try container.decodeIfPresent(String.self, forKey: .pushToken) ?? "")
+                pushToken: try container.decodeIfPresent(String.self, forKey: .pushToken) ?? "",
+                chores: try container.decodeIfPresent(Bool.self, forKey: .chores) ?? false)
         }
     }
 
@@ -1826,7 +1833,7 @@ extension WaterArchiveV1.StoredReminders: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(waterEveryMinutes: reader.value(at: 0).uint32, waterFromMinute: reader.value(at: 1).uint32, waterToMinute: reader.value(at: 2).uint32, mqtt: reader.value(at: 3).bool, pushUrl: reader.value(at: 4).string, pushToken: reader.value(at: 5).string)
+        self.init(waterEveryMinutes: reader.value(at: 0).uint32, waterFromMinute: reader.value(at: 1).uint32, waterToMinute: reader.value(at: 2).uint32, mqtt: reader.value(at: 3).bool, pushUrl: reader.value(at: 4).string, pushToken: reader.value(at: 5).string, chores: reader.value(at: 6).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1836,6 +1843,7 @@ extension WaterArchiveV1.StoredReminders: WireMessage {
         builder.set(.bool(mqtt), at: 3)
         builder.set(.string(pushUrl), at: 4)
         builder.set(.string(pushToken), at: 5)
+        builder.set(.bool(chores), at: 6)
     }
 }
 

@@ -15,12 +15,16 @@ enum RemindCommand: ClientCommand {
             sends them to Home Assistant (--mqtt: a message on PREFIX/YOU/reminder, when the
             server publishes to a broker) and to an ntfy-compatible push endpoint (--push URL,
             its access token read from --push-token-file: it never shows again). A child's
-            reminders go to their guardians' phones. `remind off` stops them; options not given
+            reminders go to their guardians' phones. --chores on also reminds you when a chore
+            that is your turn is due, and the next morning if it is not done yet. `remind off`
+            stops them all; options not given
             keep their values. Away from the server it waits on this computer and is sent later.
             """,
         options: [
             OptionSpec("every", "MINUTES", "a reminder at most every MINUTES (15-720, default 60)"),
             OptionSpec("hours", "HH:MM-HH:MM", "when you may be reminded (default 08:00-22:00)"),
+            OptionSpec(
+                "chores", "on|off", "also when a chore that is your turn is due, and the next morning if not done"),
             OptionSpec("mqtt", "on|off", "send them to Home Assistant through the server's MQTT broker"),
             OptionSpec("push", "URL", "send them to this ntfy-compatible endpoint (https://; none: off)"),
             OptionSpec("push-token-file", "FILE", "the endpoint's access token: the first line of FILE"),
@@ -28,7 +32,7 @@ enum RemindCommand: ClientCommand {
         ],
         examples: [
             "remind", "remind --every 90 --hours 08:00-21:00 --push https://ntfy.sh/our-water-123",
-            "remind --mqtt on", "remind off", "remind --every 120 --for kim",
+            "remind --mqtt on", "remind --chores on", "remind off", "remind --every 120 --for kim",
         ],
         argumentChoices: ["off"])
 
@@ -36,13 +40,16 @@ enum RemindCommand: ClientCommand {
         let member = try invocation.forMember()
         let every = try invocation.arguments.integer("every", in: 1...100_000)
         let hours = try invocation.arguments.option("hours")
+        let chores = try invocation.arguments.option("chores")
         let mqtt = try invocation.arguments.option("mqtt")
         let push = try invocation.arguments.option("push")
         let tokenFile = try invocation.arguments.option("push-token-file")
         let word = invocation.arguments.positional()
         try invocation.arguments.finish()
         if let word, word != "off" { throw UsageError("remind takes off, or options; got \(word)") }
-        if let mqtt, mqtt != "on", mqtt != "off" { throw UsageError("--mqtt takes on or off, got \(mqtt)") }
+        for (name, value) in [("chores", chores), ("mqtt", mqtt)] {
+            if let value, value != "on", value != "off" { throw UsageError("--\(name) takes on or off, got \(value)") }
+        }
         if let hours, WakingHours(hours) == nil {
             throw UsageError("--hours takes two different times, like 08:00-21:30, got \(hours)")
         }
@@ -52,7 +59,8 @@ enum RemindCommand: ClientCommand {
             }
             return String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
-        let changing = word != nil || every != nil || hours != nil || mqtt != nil || push != nil || token != nil
+        let changing =
+            word != nil || every != nil || hours != nil || chores != nil || mqtt != nil || push != nil || token != nil
         let client = try invocation.reachableClient()
         guard changing else {
             guard let client else {
@@ -67,14 +75,15 @@ enum RemindCommand: ClientCommand {
             ?? WaterV1.ReminderSettings()
         settings.pushToken = ""
         if word == "off" {
-            settings.everyMinutes = 0
-        } else if every != nil || hours != nil || settings.everyMinutes == 0 {
+            (settings.everyMinutes, settings.chores) = (0, false)
+        } else if every != nil || hours != nil || (settings.everyMinutes == 0 && chores == nil) {
             settings.everyMinutes = UInt32(every ?? (settings.everyMinutes == 0 ? 60 : Int(settings.everyMinutes)))
             if hours != nil || settings.from.isEmpty {
                 let chosen = hours.flatMap(WakingHours.init) ?? WakingHours.standard
                 (settings.from, settings.to) = (WakingHours.clock(chosen.start), WakingHours.clock(chosen.end))
             }
         }
+        if let chores { settings.chores = chores == "on" }
         if let mqtt { settings.mqtt = mqtt == "on" }
         if let push { settings.pushUrl = push == "none" ? "" : push }
         if let token { settings.pushToken = token }
@@ -87,14 +96,20 @@ enum RemindCommand: ClientCommand {
     /// https://ntfy.sh/... (with a token)", or that there are none.
     static func describe(_ settings: WaterV1.ReminderSettings?, lastReminded: String) -> String {
         let settings = settings ?? WaterV1.ReminderSettings()
-        guard settings.everyMinutes != 0 else { return "reminders: off (water-client remind --every 60 --push URL)" }
+        guard settings.everyMinutes != 0 || settings.chores else {
+            return "reminders: off (water-client remind --every 60 --push URL)"
+        }
         var channels: [String] = []
         if settings.mqtt { channels.append("Home Assistant (MQTT)") }
         if !settings.pushUrl.isEmpty {
             channels.append(settings.pushUrl.terminalSafe + (settings.pushTokenSet ? " (with a token)" : ""))
         }
-        return "reminders: water every \(settings.everyMinutes) minutes, \(settings.from.terminalSafe)-"
-            + "\(settings.to.terminalSafe), while behind the day's pace; "
+        let water =
+            settings.everyMinutes == 0
+            ? "no water reminders"
+            : "water every \(settings.everyMinutes) minutes, \(settings.from.terminalSafe)-"
+                + "\(settings.to.terminalSafe), while behind the day's pace"
+        return "reminders: \(water)" + (settings.chores ? ", chores when due" : "") + "; "
             + (channels.isEmpty ? "nowhere yet (--mqtt on, --push URL)" : "to " + channels.joined(separator: " and "))
             + (lastReminded.isEmpty ? "" : "\nlast reminded \(lastReminded.terminalSafe)")
     }
