@@ -25,7 +25,7 @@ public final class ServerServices: Sendable {
     /// What every connection's TLS session is made from; nil when serving plaintext.
     let tls: TLSContext?
     /// Where reads too costly for the loop run, in turn by member.
-    let reads = ReadPool()
+    let reads: ReadPool
     /// Where exports are encoded, one at a time.
     private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
     /// Where imports are decoded and decided, one at a time.
@@ -38,6 +38,7 @@ public final class ServerServices: Sendable {
     ) {
         self.importQueue = importQueue
         self.store = store
+        self.reads = ReadPool(committer: store.committer)
         self.tls = tls
         self.configuration = configuration
         self.logger = logger
