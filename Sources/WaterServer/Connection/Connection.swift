@@ -190,10 +190,9 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
         owner.needsFlush(self)
     }
 
-    /// The turn is over: its replies wait for the group they saw, or `group` (the newest with
-    /// anything queued), having seen writes from `seenFrom` on; those whose group is finished
-    /// by now (`durable`) go at once, refused where a group in `failed` lost what they showed
-    /// (a writer may take and fail a group mid-turn).
+    /// The turn is over: its replies (which saw writes from `seenFrom` on) wait for the group
+    /// they saw, or `group`; those whose group is `durable` go at once, refused where a group in
+    /// `failed` lost what they showed (a writer may take and fail a group mid-turn).
     func endTurn(holdingFor group: UInt64, seenFrom: UInt64, durable: UInt64, failed: [GroupOutcome]) {
         loop.preconditionInLoop()
         isQueuedForFlush = false
@@ -206,9 +205,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     var isHoldingReplies: Bool { replies.isHolding && !isClosed }
 
     /// Whether a reply waits that `outcome` refuses.
-    func isHolding(refusedBy outcome: GroupOutcome) -> Bool {
-        replies.isHolding(refusedBy: outcome)
-    }
+    func isHolding(refusedBy outcome: GroupOutcome) -> Bool { replies.isHolding(refusedBy: outcome) }
 
     /// Groups up to `durable` are done: the replies that waited for them go to the socket, in
     /// order, as refusals where they showed writes a group in `failed` lost.
