@@ -110,15 +110,17 @@ struct TruthfulRepliesTests {
     }
 
     @Test(
-        "reads that showed drinks of a group that then failed are refused: one on the loop that waited for a later, durable group, and one off the loop"
+        "reads that showed drinks of a group that then failed are refused: one on the loop that waited for a later, durable group, one on the read pool, and an export"
     )
     func readsOfARolledBackWrite() throws {
-        try Self.withServer(connections: 3) { house, sockets in
-            try Self.reads(house, writes: sockets[0], reads: sockets[1], history: sockets[2])
+        try Self.withServer(connections: 4) { house, sockets in
+            try Self.reads(house, writes: sockets[0], reads: sockets[1], history: sockets[2], export: sockets[3])
         }
     }
 
-    private static func reads(_ house: Household, writes: Socket, reads: Socket, history: Socket) throws {
+    private static func reads(_ house: Household, writes: Socket, reads: Socket, history: Socket, export: Socket)
+        throws
+    {
         let (mum, dad) = (house.mum, house.dad)
         // Mum's two drinks in one turn: the writer's group, whose sync (0.8 s) fails.
         try Self.send(Self.drink(2, mum) + Self.drink(3, mum), on: writes)
@@ -129,6 +131,8 @@ struct TruthfulRepliesTests {
             Self.drink(2, dad) + Self.frame(3, WaterV1.GetTodayRequest(), mum), on: reads)
         // Her history, read off the loop, shows them too.
         try Self.send(Self.frame(2, WaterV1.GetHistoryRequest(days: 7), mum), on: history)
+        // And so does her export, made on the export queue.
+        try Self.send(Self.frame(2, WaterV1.ExportRequest(), mum), on: export)
 
         let written = try Self.replies([2, 3], on: writes)
         #expect(Self.isRefusal(written[2]) && Self.isRefusal(written[3]), "\(written.mapValues(\.statusCode))")
@@ -145,6 +149,14 @@ struct TruthfulRepliesTests {
             "GetHistory: \(year.statusCode) \(String(describing: try? WaterV1.GetHistoryResponse(serializedBytes: year.payload)))"
         )
 
+        let exported = try exchange(on: export, [], until: { $0.contains { $0.callID == 2 && $0.endOfStream } })
+            .replies.filter { $0.callID == 2 }
+        let entries = exported.flatMap {
+            (try? WaterV1.ExportResponse(serializedBytes: $0.payload))?.history?.entries ?? []
+        }
+        #expect(
+            Self.isRefusal(exported.last) && entries.isEmpty,
+            "Export: \(exported.map(\.statusCode)), \(entries.count) drinks")
         #expect(try house.client(mum).call(WaterV1.GetTodayRequest()).day?.amountMl ?? 0 == 0, "rolled back")
     }
 }
