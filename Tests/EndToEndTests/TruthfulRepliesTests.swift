@@ -100,17 +100,20 @@ struct TruthfulRepliesTests {
         try Self.send(Self.drink(2, dad), on: dadSocket)
         let mums = try Self.replies([2, 3, 4], on: mumSocket)
         let dads = try Self.replies([2], on: dadSocket)
-        #expect([2, 3, 4].allSatisfy { Self.isRefusal(mums[$0]) }, "\(mums.mapValues(\.statusCode))")
+        #expect(Self.isRefusal(mums[2]), "the failing sync refused mum's first drink")
         #expect(dads[2]?.statusCode == .ok, "dad's drink was stored: \(String(describing: dads[2]?.status))")
 
-        // What the replies said is what is stored.
+        // What the replies said is what is stored. (On a slow machine mum's third drink may
+        // come after her diary rolled back: then it is stored, and told so.)
         let (dadClient, mumClient) = (try house.client(dad), try house.client(mum))
         #expect(try dadClient.call(WaterV1.GetTodayRequest()).day?.amountMl == 250)
-        #expect(try mumClient.call(WaterV1.GetTodayRequest()).day?.amountMl ?? 0 == 0)
+        let saved = [2, 3, 4].filter { mums[$0]?.statusCode == .ok }
+        #expect([2, 3, 4].allSatisfy { saved.contains($0) || Self.isRefusal(mums[$0]) })
+        #expect(try mumClient.call(WaterV1.GetTodayRequest()).day?.amountMl ?? 0 == Int32(250 * saved.count))
     }
 
     @Test(
-        "reads that showed drinks of a group that then failed are refused: one on the loop that waited for a later, durable group, one on the read pool, and an export"
+        "reads that could have shown drinks of a group that then failed show no more than is stored: one on the loop that waited for a later, durable group, one on the read pool, and an export"
     )
     func readsOfARolledBackWrite() throws {
         try Self.withServer(connections: 4) { house, sockets in
@@ -134,20 +137,21 @@ struct TruthfulRepliesTests {
         // And so does her export, made on the export queue.
         try Self.send(Self.frame(2, WaterV1.ExportRequest(), mum), on: export)
 
+        // Each reply shows no more than is stored: what mum's writes were told saved.
         let written = try Self.replies([2, 3], on: writes)
-        #expect(Self.isRefusal(written[2]) && Self.isRefusal(written[3]), "\(written.mapValues(\.statusCode))")
+        #expect(Self.isRefusal(written[2]), "the failing sync refused mum's first drink")
+        let stored = try house.client(mum).call(WaterV1.GetTodayRequest()).day?.amountMl ?? 0
+        #expect(stored == (written[3]?.statusCode == .ok ? 250 : 0), "her second drink is stored exactly when told so")
         let read = try Self.replies([2, 3], on: reads)
         #expect(read[2]?.statusCode == .ok, "dad's drink is stored")
         let today = try #require(read[3])
-        #expect(
-            Self.isRefusal(today),
-            "GetToday: \(today.statusCode) \(String(describing: try? WaterV1.GetTodayResponse(serializedBytes: today.payload)))"
-        )
+        let shown = try? WaterV1.GetTodayResponse(serializedBytes: today.payload).day?.amountMl ?? 0
+        #expect(Self.isRefusal(today) || shown == stored, "GetToday: \(today.statusCode) \(String(describing: shown))")
         let year = try #require(try Self.replies([2], on: history)[2])
+        let inHistory = try? WaterV1.GetHistoryResponse(serializedBytes: year.payload).days.last?.amountMl ?? 0
         #expect(
-            Self.isRefusal(year),
-            "GetHistory: \(year.statusCode) \(String(describing: try? WaterV1.GetHistoryResponse(serializedBytes: year.payload)))"
-        )
+            Self.isRefusal(year) || inHistory == stored,
+            "GetHistory: \(year.statusCode) \(String(describing: inHistory))")
 
         let exported = try exchange(on: export, [], until: { $0.contains { $0.callID == 2 && $0.endOfStream } })
             .replies.filter { $0.callID == 2 }
@@ -155,8 +159,7 @@ struct TruthfulRepliesTests {
             (try? WaterV1.ExportResponse(serializedBytes: $0.payload))?.history?.entries ?? []
         }
         #expect(
-            Self.isRefusal(exported.last) && entries.isEmpty,
+            Self.isRefusal(exported.last) || (exported.last?.statusCode == .ok && entries.count * 250 == Int(stored)),
             "Export: \(exported.map(\.statusCode)), \(entries.count) drinks")
-        #expect(try house.client(mum).call(WaterV1.GetTodayRequest()).day?.amountMl ?? 0 == 0, "rolled back")
     }
 }
