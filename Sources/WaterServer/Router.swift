@@ -287,7 +287,9 @@ struct Router: Sendable {
     /// many waiting is refused at once.
     ///
     /// The request is decoded and handled, and its reply encoded, framed and compressed, on the
-    /// pool; the loop only copies the frame into the connection's output.
+    /// pool; the loop only copies the frame into the connection's output, once every write the
+    /// read could have seen is durable. When one of them was not stored, the read (its reply or
+    /// its refusal alike: either may tell of that write) is refused as a loop's reply would be.
     mutating func offLoop<Request: UnaryRPCRequest>(
         _ access: Access, pool: ReadPool,
         _ handle: @escaping @Sendable (Request, CallContext) throws(WaterError) -> Request.Response
@@ -300,17 +302,26 @@ struct Router: Sendable {
                     let read: ReadPool.Read = {
                         do throws(WaterError) {
                             let framed = responder.framedReply(try handle(try call.request(as: Request.self), context))
-                            return { responder.deliverFramedReply(framed) }
+                            return { stored in
+                                guard stored else { return responder.reply(Self.notStored(Request.self)) }
+                                responder.deliverFramedReply(framed)
+                            }
                         } catch {
-                            return { responder.reply(Result<Request.Response, WaterError>.failure(error)) }
+                            return { stored in responder.reply(stored ? .failure(error) : Self.notStored(Request.self))
+                            }
                         }
                     }
                     // Off the loop only once a token said who calls: a member's turn.
-                    guard let member = context.caller?.account.id else { return read()() }
+                    guard let member = context.caller?.account.id else { return pool.runHere(read) }
                     if !pool.submit(from: member, read) {
                         responder.reply(Result<Request.Response, WaterError>.failure(ReadPool.refusal))
                     }
                 }))
+    }
+
+    /// A read's refusal when it may have shown a write that was not stored.
+    private static func notStored<Request: UnaryRPCRequest>(_: Request.Type) -> Result<Request.Response, WaterError> {
+        .failure(ReplyQueue.refusal)
     }
 
     /// A method that answers with a stream.

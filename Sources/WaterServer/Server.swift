@@ -149,8 +149,8 @@ public final class Server: Sendable {
         loop.turnEnded = { connections.turnEnded() }
         // The log's writer syncs each group while the loop takes the next requests; what waited
         // for a group goes when the loop hears of it.
-        services.store.committer.startWriter { group, succeeded in
-            loop.execute { connections.groupCommitted(group, succeeded: succeeded) }
+        services.store.committer.startWriter { outcome in
+            loop.execute { connections.groupCommitted(outcome) }
         }
         services.clock.check(atStart: true)
         DispatchQueue(label: "water.event-loop", qos: .userInitiated).async { loop.run() }

@@ -25,7 +25,7 @@ public final class ServerServices: Sendable {
     /// What every connection's TLS session is made from; nil when serving plaintext.
     let tls: TLSContext?
     /// Where reads too costly for the loop run, in turn by member.
-    let reads = ReadPool()
+    let reads: ReadPool
     /// The day each member was last reminded (``BoardFeed/reminded``, GetReminders).
     let reminded = RemindedDays()
     /// Where exports are encoded, one at a time.
@@ -40,6 +40,7 @@ public final class ServerServices: Sendable {
     ) {
         self.importQueue = importQueue
         self.store = store
+        self.reads = ReadPool(committer: store.committer)
         self.tls = tls
         self.configuration = configuration
         self.logger = logger

@@ -77,10 +77,10 @@ struct ReadPoolTests {
             #expect(
                 pool.submit(from: 1) {
                     release.wait()
-                    return {
+                    return { _ in
                         // What a pipelining client does on an answer: the next call at once.
                         guard last else { return }
-                        accepted.withLock { $0 = pool.submit(from: 1) { {} } }
+                        accepted.withLock { $0 = pool.submit(from: 1) { { _ in } } }
                         done.signal()
                     }
                 })
@@ -95,6 +95,6 @@ struct ReadPoolTests {
 private func submit(_ pool: ReadPool, from member: UInt64, _ body: @escaping @Sendable () -> Void) -> Bool {
     pool.submit(from: member) {
         body()
-        return {}
+        return { _ in }
     }
 }

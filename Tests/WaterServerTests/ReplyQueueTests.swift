@@ -1,6 +1,7 @@
 import Testing
 import WaterCodec
 import WaterProtocol
+import WaterStore
 
 @testable import WaterServer
 
@@ -41,7 +42,7 @@ struct ReplyQueueTests {
     }
 
     /// Hands on what may go once `durable` is done, as a plaintext connection does.
-    static func release(_ queue: inout ReplyQueue, upTo durable: UInt64, failed: [UInt64] = []) -> [UInt8] {
+    static func release(_ queue: inout ReplyQueue, upTo durable: UInt64, failed: [GroupOutcome] = []) -> [UInt8] {
         var output = PendingWrites()
         if let end = queue.release(upTo: durable, failed: failed) { queue.move(end, to: &output) }
         return written(&output)
@@ -65,7 +66,7 @@ struct ReplyQueueTests {
         #expect(queue.count == Self.frame(1).count && !queue.isHolding)
         let untagged = queue.release(upTo: 9, failed: [])
         #expect(untagged == nil, "a reply of a turn not ended waits")
-        queue.endTurn(holdingFor: 3)
+        queue.endTurn(holdingFor: 3, seenFrom: 3)
         #expect(queue.isHolding)
         let early = Self.release(&queue, upTo: 2)
         #expect(early.isEmpty)
@@ -80,7 +81,7 @@ struct ReplyQueueTests {
         let refusal = queue.add(1, seen: { 5 }, own: { nil }) { $0.reply(1, WaterV1.GetTodayResponse()) }
         #expect(refusal == nil)
         queue.add(2) { $0.reply(2, error: Self.saved) }
-        queue.endTurn(holdingFor: 4)
+        queue.endTurn(holdingFor: 4, seenFrom: 4)
         let early = Self.release(&queue, upTo: 4)
         #expect(early.isEmpty, "call 2 waits behind call 1, whose group is 5")
         let sent = try Self.replies(in: Self.release(&queue, upTo: 5))
@@ -99,26 +100,36 @@ struct ReplyQueueTests {
     @Test("a failed group turns the replies that showed its writes into refusals, and only those")
     func failedGroup() throws {
         var queue = Self.queue()
-        _ = queue.add(1, seen: { 3 }, own: { 3...3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
-        _ = queue.add(2, seen: { 4 }, own: { 4...4 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
+        _ = queue.add(1, seen: { 3 }, own: { ownWrite(3) }) { $0.reply(1, WaterV1.GetTodayResponse()) }
+        _ = queue.add(2, seen: { 4 }, own: { ownWrite(4) }) { $0.reply(2, WaterV1.GetTodayResponse()) }
         queue.add(3) { $0.reply(ResponseEnvelope(callID: 3, response: WaterV1.GetTodayResponse())) }
-        queue.endTurn(holdingFor: 4)
-        let sent = try Self.replies(in: Self.release(&queue, upTo: 4, failed: [4]))
+        queue.endTurn(holdingFor: 4, seenFrom: 4)
+        let sent = try Self.replies(in: Self.release(&queue, upTo: 4, failed: [failure(4)]))
         #expect(sent.map(\.callID) == [1, 2, 3])
         #expect(sent.map(\.refused) == [false, true, false], "group 3 was durable; call 3 showed no write")
+        #expect(queue.isEmpty)
+    }
+
+    @Test("a read's reply made off the loop, handed over once what it saw is durable, waits for no group")
+    func durableReply() throws {
+        var queue = Self.queue()
+        queue.addDurable(1, framed: Self.frame(1))
+        queue.endTurn(holdingFor: 9, seenFrom: 1)
+        let sent = try Self.replies(in: Self.release(&queue, upTo: 0, failed: [failure(9)]))
+        #expect(sent.map(\.callID) == [1] && sent.map(\.refused) == [false])
         #expect(queue.isEmpty)
     }
 
     @Test("a refusal rewritten while later replies wait leaves them whole, to go when their group does")
     func refusalKeepsTheRest() throws {
         var queue = Self.queue()
-        _ = queue.add(1, seen: { 3 }, own: { 3...3 }) { $0.reply(1, WaterV1.GetTodayResponse()) }
-        queue.endTurn(holdingFor: 3)
-        _ = queue.add(2, seen: { 5 }, own: { 5...5 }) { $0.reply(2, WaterV1.GetTodayResponse()) }
-        queue.endTurn(holdingFor: 5)
-        let refused = try Self.replies(in: Self.release(&queue, upTo: 3, failed: [3]))
+        _ = queue.add(1, seen: { 3 }, own: { ownWrite(3) }) { $0.reply(1, WaterV1.GetTodayResponse()) }
+        queue.endTurn(holdingFor: 3, seenFrom: 3)
+        _ = queue.add(2, seen: { 5 }, own: { ownWrite(5) }) { $0.reply(2, WaterV1.GetTodayResponse()) }
+        queue.endTurn(holdingFor: 5, seenFrom: 5)
+        let refused = try Self.replies(in: Self.release(&queue, upTo: 3, failed: [failure(3)]))
         #expect(refused.map(\.refused) == [true])
-        #expect(queue.count == Self.frame(2).count && queue.isHolding(refusedBy: 5))
+        #expect(queue.count == Self.frame(2).count && queue.isHolding(refusedBy: failure(5)))
         let rest = try Self.replies(in: Self.release(&queue, upTo: 5))
         #expect(rest.map(\.callID) == [2])
     }
@@ -127,9 +138,9 @@ struct ReplyQueueTests {
     func throughTLS() {
         var queue = Self.queue()
         queue.add(1) { $0.reply(framed: Self.frame(1)) }
-        queue.endTurn(holdingFor: 1)
+        queue.endTurn(holdingFor: 1, seenFrom: 1)
         queue.add(2) { $0.reply(framed: Self.frame(2)) }
-        queue.endTurn(holdingFor: 2)
+        queue.endTurn(holdingFor: 2, seenFrom: 2)
         let end = queue.release(upTo: 1, failed: [])
         #expect(end == Self.frame(1).count)
         #expect(queue.bytes(upTo: end ?? 0) == Self.frame(1))
@@ -145,13 +156,13 @@ struct ReplyQueueTests {
         var output = PendingWrites()
         output.append([9, 9])
         queue.add(1) { $0.reply(framed: Self.frame(1)) }
-        queue.endTurn(holdingFor: 1)
+        queue.endTurn(holdingFor: 1, seenFrom: 1)
         if let end = queue.release(upTo: 1, failed: []) { queue.move(end, to: &output) }
         #expect(output.count == 2 + Self.frame(1).count)
         let written = Self.written(&output)
         #expect(written == [9, 9] + Self.frame(1))
         queue.add(2) { $0.reply(framed: Self.frame(2)) }
-        queue.endTurn(holdingFor: 2)
+        queue.endTurn(holdingFor: 2, seenFrom: 2)
         if let end = queue.release(upTo: 2, failed: []) { queue.move(end, to: &output) }
         #expect(output.count == Self.frame(2).count && queue.isEmpty)
     }

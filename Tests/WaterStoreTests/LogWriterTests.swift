@@ -18,8 +18,8 @@ final class ToldGroups: Sendable {
     var numbers: [UInt64] { all.map(\.group) }
     var newest: UInt64 { told.withLock { $0.last?.group ?? 0 } }
 
-    func tell(_ group: UInt64, _ succeeded: Bool) {
-        told.withLock { $0.append((group, succeeded)) }
+    func tell(_ outcome: GroupOutcome) {
+        told.withLock { $0.append((outcome.group, outcome.succeeded)) }
         news.signal()
     }
 
@@ -101,7 +101,7 @@ struct LogWriterTests {
             return committer.publishTurn(deliveredThrough: deliveredThrough)
         }
 
-        #expect(try turn([1], deliveredThrough: 0) == .committedHere(group: 1, succeeded: true))
+        #expect(try turn([1], deliveredThrough: 0) == .committedHere(GroupOutcome(group: 1)))
         #expect(committer.currentStatistics.syncs == 1, "synced before it returned")
         #expect(try turn([2, 3], deliveredThrough: 0) == .handedToWriter, "two writes: the writer's")
         told.waitForTheWriter(committer)
@@ -111,11 +111,13 @@ struct LogWriterTests {
         #expect(try turn([5], deliveredThrough: 2) == .handedToWriter, "the loop has not heard of group 3 yet")
         told.waitForTheWriter(committer)
         #expect(told.numbers == [2, 3, 4])
-        #expect(try turn([6], deliveredThrough: 4) == .committedHere(group: 5, succeeded: true))
+        #expect(try turn([6], deliveredThrough: 4) == .committedHere(GroupOutcome(group: 5)))
         #expect(committer.publishTurn(deliveredThrough: 5) == .handedToWriter, "nothing queued")
 
         faults.failStarting(at: 1, of: .sync, errno: EIO)
-        #expect(try turn([7], deliveredThrough: 5) == .committedHere(group: 6, succeeded: false))
+        #expect(
+            try turn([7], deliveredThrough: 5)
+                == .committedHere(GroupOutcome(group: 6, lost: [ArchiveEpoch(archive: archive.key, epoch: 0)])))
         #expect(try archive.read({ $0.water.entry(id(7)) }) == nil, "rolled back")
         faults.clearFaults()
         store.close()

@@ -2,7 +2,9 @@
  * WATER_SLOW_SYNC_US microseconds longer (default 3000), after the real call: what a flush costs
  * on a Raspberry Pi's SD card. The benchmark loads it into water-server and redis-server alike.
  * For the tests, a card that fails: while the file WATER_FAIL_SYNC_FILE names exists, each sync
- * fails with EIO (after its delay), as a dying card's would. */
+ * fails with EIO (after its delay), as a dying card's would; with WATER_FAIL_SYNC_ONCE set, the
+ * first sync that fails removes the file, so exactly one fails (a test then knows that the group
+ * after it is synced). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
@@ -12,17 +14,20 @@
 
 static long delay_us = 3000;
 static const char *fail_file = NULL;
+static int fail_once = 0;
 
 __attribute__((constructor)) static void read_delay(void) {
     const char *text = getenv("WATER_SLOW_SYNC_US");
     if (text) delay_us = atol(text);
     fail_file = getenv("WATER_FAIL_SYNC_FILE");
+    fail_once = getenv("WATER_FAIL_SYNC_ONCE") != NULL;
 }
 
 /* The call's result, or -1 with EIO while the fail file exists. */
 static int outcome(long result) {
     int error = errno;
     if (fail_file && access(fail_file, F_OK) == 0) {
+        if (fail_once) unlink(fail_file);
         errno = EIO;
         return -1;
     }

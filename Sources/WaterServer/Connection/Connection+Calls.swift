@@ -102,14 +102,15 @@ extension Connection {
         }
     }
 
-    /// A unary call's one reply, framed where it was made (a read off the loop): it ends the
-    /// call as a reply made on the loop would, and waits for no commit of its own (the turn's
-    /// group holds every write the read could have seen). Dropped when the call has ended.
+    /// A unary call's one reply, framed where it was made (a read off the loop), handed over
+    /// once every write it could have seen is durable (``ReadPool``): it ends the call as a
+    /// reply made on the loop would, and waits for no group. Dropped when the call has ended.
     private func deliverFramedReply(_ callID: UInt64, _ method: MethodDescriptor, _ bytes: [UInt8]) {
         guard loop.inLoop else { return loop.execute { self.deliverFramedReply(callID, method, bytes) } }
         guard !isClosed, machine.isInFlight(callID) else { return }
         cancelHandlers[callID] = nil
-        answered(callID, method, refusal: replies.add(callID) { $0.reply(framed: bytes) })
+        replies.addDurable(callID, framed: bytes)
+        answered(callID, method, refusal: nil)
         armTimer()
     }
 

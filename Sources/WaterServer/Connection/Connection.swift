@@ -2,6 +2,7 @@ import WaterCodec
 import WaterCore
 import WaterLog
 import WaterProtocol
+import WaterStore
 import WaterTLS
 import WaterTransport
 
@@ -54,7 +55,7 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
     private(set) var isClosed = false
     /// Whether the frames left in the decoder are to be taken in the next turn already.
     var isResumeScheduled = false
-    /// Whether it asked its owner to call ``endTurn(holdingFor:durable:failed:)`` at the end of this
+    /// Whether it asked its owner to call ``endTurn(holdingFor:seenFrom:durable:failed:)`` at the end of this
     /// turn: set when it asks (``needsFlush()``), cleared when that call comes.
     private var isQueuedForFlush = false
     /// The timer at the machine's next deadline, and that deadline.
@@ -182,35 +183,33 @@ final class Connection: EventLoopHandler, HoldsReplies, @unchecked Sendable {
 
     // MARK: Output
 
-    /// Asks the owner, once a turn, to end this turn of its replies (``endTurn(holdingFor:durable:failed:)``).
+    /// Asks the owner, once a turn, to end this turn of its replies (``endTurn(holdingFor:seenFrom:durable:failed:)``).
     func needsFlush() {
         guard !isQueuedForFlush else { return }
         isQueuedForFlush = true
         owner.needsFlush(self)
     }
 
-    /// The turn is over: its replies wait for the group they saw, or `group` (the newest with
-    /// anything queued); those whose group is finished by now (`durable`) go at once, refused
-    /// where their group is among the `failed` (a writer may take and fail a group mid-turn).
-    func endTurn(holdingFor group: UInt64, durable: UInt64, failed: [UInt64]) {
+    /// The turn is over: its replies (which saw writes from `seenFrom` on) wait for the group
+    /// they saw, or `group`; those whose group is `durable` go at once, refused where a group in
+    /// `failed` lost what they showed (a writer may take and fail a group mid-turn).
+    func endTurn(holdingFor group: UInt64, seenFrom: UInt64, durable: UInt64, failed: [GroupOutcome]) {
         loop.preconditionInLoop()
         isQueuedForFlush = false
         guard !isClosed else { return }
-        replies.endTurn(holdingFor: group)
+        replies.endTurn(holdingFor: group, seenFrom: seenFrom)
         release(upTo: durable, failed: failed)
     }
 
     /// Whether replies wait for a group.
     var isHoldingReplies: Bool { replies.isHolding && !isClosed }
 
-    /// Whether a reply waits that `group`'s failure refuses.
-    func isHolding(refusedBy group: UInt64) -> Bool {
-        replies.isHolding(refusedBy: group)
-    }
+    /// Whether a reply waits that `outcome` refuses.
+    func isHolding(refusedBy outcome: GroupOutcome) -> Bool { replies.isHolding(refusedBy: outcome) }
 
     /// Groups up to `durable` are done: the replies that waited for them go to the socket, in
-    /// order, as refusals where they showed the writes of a group in `failed`.
-    func release(upTo durable: UInt64, failed: [UInt64]) {
+    /// order, as refusals where they showed writes a group in `failed` lost.
+    func release(upTo durable: UInt64, failed: [GroupOutcome]) {
         loop.preconditionInLoop()
         guard !isClosed else { return }
         // Nothing can be sent before TLS is done, nor after it failed.

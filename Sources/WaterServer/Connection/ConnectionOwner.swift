@@ -16,7 +16,7 @@ protocol ConnectionOwner: AnyObject {
     /// The loop spent `nanoseconds` of `turn` on a call of `member`'s.
     func chargeLoopShare(_ member: UInt64, nanoseconds: UInt64, inTurn turn: UInt64)
     /// The connection has replies or output to write at the end of this turn: the owner calls
-    /// its ``Connection/endTurn(holdingFor:durable:failed:)`` then. A connection asks once a turn.
+    /// its ``Connection/endTurn(holdingFor:seenFrom:durable:failed:)`` then. A connection asks once a turn.
     func needsFlush(_ connection: Connection)
     /// The connection's handshake is answered: it is no longer pending.
     func handshakeCompleted(_ connection: Connection)

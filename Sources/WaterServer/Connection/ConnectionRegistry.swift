@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import WaterCodec
 import WaterProtocol
+import WaterStore
 import WaterTLS
 import WaterTransport
 
@@ -80,17 +81,17 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         swap(&flushing, &needingFlush)
         held.turnEnded(publication, group: committer.lastQueuedGroup, holders: flushing)
         flushing.removeAll(keepingCapacity: true)
-        if case .committedHere(let group, let succeeded) = publication {
-            committer.notices.finished(group, succeeded: succeeded)
+        if case .committedHere(let outcome) = publication {
+            committer.notices.finished(outcome.group, succeeded: outcome.succeeded)
         }
     }
 
-    /// The committer's writer made `group` durable, or failed it: its replies go, and only
-    /// then does anyone else hear of its writes (``DurableNotices``).
-    func groupCommitted(_ group: UInt64, succeeded: Bool) {
+    /// The committer's writer made a group durable, or failed (some of) it: its replies go, and
+    /// only then does anyone else hear of its writes (``DurableNotices``).
+    func groupCommitted(_ outcome: GroupOutcome) {
         loop.preconditionInLoop()
-        held.groupCommitted(group, succeeded: succeeded)
-        services.store.committer.notices.finished(group, succeeded: succeeded)
+        held.groupCommitted(outcome)
+        services.store.committer.notices.finished(outcome.group, succeeded: outcome.succeeded)
     }
 
     // MARK: Connections

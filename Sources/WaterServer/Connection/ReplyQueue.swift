@@ -1,5 +1,6 @@
 import WaterCodec
 import WaterProtocol
+import WaterStore
 
 /// One connection's replies on their way to the socket: framed into one buffer as they are
 /// made, in call order, each held until the group of the log that makes what it shows durable
@@ -27,9 +28,9 @@ struct ReplyQueue {
     /// Whether a reply waits for a group (its turn has ended).
     var isHolding: Bool { pending.isHolding }
 
-    /// Whether a reply waits that `group`'s failure refuses.
-    func isHolding(refusedBy group: UInt64) -> Bool {
-        pending.isHolding(refusedBy: group)
+    /// Whether a reply waits that `outcome` refuses.
+    func isHolding(refusedBy outcome: GroupOutcome) -> Bool {
+        pending.isHolding(refusedBy: outcome)
     }
 
     /// A reply of `callID` framed now by `write`: it shows no write of its own, and waits for the
@@ -42,12 +43,20 @@ struct ReplyQueue {
         return sink.refusal
     }
 
+    /// A reply of `callID`, framed beforehand, that shows only durable writes (a read off the
+    /// loop, handed over once what it saw is durable): it waits for no group.
+    mutating func addDurable(_ callID: UInt64, framed bytes: [UInt8]) {
+        let start = sink.output.count
+        sink.reply(framed: bytes)
+        pending.appendDurable(callID, bytes: start..<sink.output.count)
+    }
+
     /// A reply of `callID` framed now by `write`, a handler on the loop that read and wrote the
     /// archives: it waits for the group `seen` returns once it has answered (the newest queued
-    /// then, its own writes included), and is refused if a group of its own writes (`own`
-    /// returns them; nil: it wrote nothing, then the group it waits for) fails.
+    /// then, its own writes included), and is refused if a group loses one of its own writes
+    /// (`own` returns them), or, when it wrote nothing, if a group it could have seen fails.
     mutating func add(
-        _ callID: UInt64, seen: () -> UInt64, own: () -> ClosedRange<UInt64>?, _ write: (inout ReplySink) -> Void
+        _ callID: UInt64, seen: () -> UInt64, own: () -> OwnWrites?, _ write: (inout ReplySink) -> Void
     ) -> WaterError? {
         let start = sink.output.count
         write(&sink)
@@ -56,16 +65,16 @@ struct ReplyQueue {
     }
 
     /// The turn ended with everything queued in `group` or earlier: the replies made in it wait
-    /// for the group they saw, or for `group`.
-    mutating func endTurn(holdingFor group: UInt64) {
-        pending.endTurn(holdingFor: group)
+    /// for the group they saw, or for `group`; they could have seen writes from `seenFrom` on.
+    mutating func endTurn(holdingFor group: UInt64, seenFrom: UInt64) {
+        pending.endTurn(holdingFor: group, seenFrom: seenFrom)
     }
 
     /// Lets go the replies whose group is `durable` or older, in order, each as it was made, or
-    /// as a refusal when it showed the writes of a group in `failed`. Returns how many bytes from
+    /// as a refusal when it showed writes a group in `failed` lost. Returns how many bytes from
     /// the front may go now (hand them on with ``move(_:to:)`` or ``bytes(upTo:)`` and
     /// ``sent(_:)``), or nil when no reply may.
-    mutating func release(upTo durable: UInt64, failed: [UInt64]) -> Int? {
+    mutating func release(upTo durable: UInt64, failed: [GroupOutcome]) -> Int? {
         let count = pending.releasable(upTo: durable)
         guard count > 0 else { return nil }
         if !failed.isEmpty, (0..<count).contains(where: { pending.isRefused($0, failed: failed) }) {
@@ -110,13 +119,16 @@ struct ReplyQueue {
         pending.sent(pending.replies.firstIndex { $0.bytes.upperBound > end } ?? pending.replies.count, bytes: end)
     }
 
-    /// The first `count` replies go out, but those that showed the writes of a group in `failed`
+    /// What a reply that showed a write which was not stored says instead.
+    static let refusal = WaterError(
+        .internal,
+        "the server could not save this (its disk refused the write), so nothing was changed; try again, "
+            + "and tell an admin if it keeps failing")
+
+    /// The first `count` replies go out, but those that showed writes a group in `failed` lost
     /// say instead that nothing was saved.
-    private mutating func refuse(_ count: Int, failed: [UInt64]) {
-        let refusal = WaterError(
-            .internal,
-            "the server could not save this (its disk refused the write), so nothing was changed; try again, "
-                + "and tell an admin if it keeps failing")
+    private mutating func refuse(_ count: Int, failed: [GroupOutcome]) {
+        let refusal = Self.refusal
         var rebuilt = ReplySink(writer: sink.writer, arena: sink.arena)
         for (index, reply) in pending.replies.enumerated() {
             let start = rebuilt.output.count

@@ -72,8 +72,8 @@ struct ArchiveAccess: Sendable {
 
     /// Decides on `archive` and returns `result` of the state after it, for a reply the event
     /// loop sends after its turn's commit (``Archive/commitReturning(_:result:)``); the group
-    /// the write was queued in is recorded in `call`'s ``CallContext/writes``, so the reply is
-    /// refused only if that group fails. What the decision changes is told as
+    /// the write was queued in, with the archive's epoch, is recorded in `call`'s
+    /// ``CallContext/writes``, so the reply is refused only if that group loses this write. What the decision changes is told as
     /// ``commit(_:_:result:reply:)`` tells it.
     /// - Throws: the refusal, before anything is written; a storage failure when the write
     ///   committed on this thread and failed.
@@ -90,7 +90,7 @@ struct ArchiveAccess: Sendable {
                     effects = Model.Mutation.effects(of: decision.mutations)
                     return decision
                 }, result: result)
-            call.writes?.queued(in: committed.group)
+            call.writes?.queued(committed.written, in: committed.group)
             if effects.changesBoard { boards.changed() }
             streams.end(effects.endedSessions)
             return committed.value

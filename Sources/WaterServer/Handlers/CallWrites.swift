@@ -1,35 +1,65 @@
-import Synchronization
+import WaterStore
+import WaterSync
 
-/// The groups of the shared log that one call's own writes were queued in
-/// (``ArchiveAccess/commitReturning(for:_:_:result:)`` records them), so that the call's reply
-/// is refused only when one of them fails (``PendingReplies``): the reply may wait for a later
-/// group, one another thread queued into while the handler ran, whose failure does not undo
-/// this call's write.
+/// The writes of one call answered on the event loop: each one's group of the shared log and
+/// its archive in the epoch it wrote in, so that the call's reply is refused only when one of
+/// them was not stored (``PendingReplies``). Its reply may wait for a later group (another
+/// thread queued into it while the handler ran), whose failure does not undo this call's
+/// write; nor does the loss of another archive's stale write in its own group.
+struct OwnWrites: Equatable {
+    struct Write: Equatable {
+        var group: UInt64
+        var archive: ArchiveEpoch
+    }
+
+    /// The first write, kept inline: a call with one write allocates nothing here.
+    private(set) var first: Write
+    /// The others (a zone change, a household's excuse), each once.
+    private(set) var more: [Write] = []
+
+    init(_ first: Write) {
+        self.first = first
+    }
+
+    mutating func add(_ write: Write) {
+        guard write != first, !more.contains(write) else { return }
+        more.append(write)
+    }
+
+    /// Whether `outcome` lost one of them.
+    func isLost(in outcome: GroupOutcome) -> Bool {
+        guard !outcome.lost.isEmpty else { return false }
+        func lost(_ write: Write) -> Bool { write.group == outcome.group && outcome.lost.contains(write.archive) }
+        return lost(first) || more.contains(where: lost)
+    }
+}
+
+/// Where the writes of the call running on the loop are recorded
+/// (``ArchiveAccess/commitReturning(for:_:_:result:)`` records them).
 ///
-/// Owned by one ``Connection``, which clears it before each handler it runs on its loop and
-/// takes it once the handler has answered; reused from call to call, so a call allocates
-/// nothing for it. An atomic only so that the context that carries it can be `Sendable`.
+/// Owned by one ``Connection``, which takes it once each handler it runs on its loop has
+/// answered; reused from call to call. Locked only so that the context that carries it can be
+/// `Sendable`: the loop alone touches it.
 final class CallWrites: Sendable {
-    /// 0: nothing written since the last ``take()``.
-    private let oldestGroup = Atomic<UInt64>(0)
-    private let newestGroup = Atomic<UInt64>(0)
+    private let writes = Locked<OwnWrites?>(nil)
 
     init() {}
 
-    /// A write of the call was queued in `group`.
-    func queued(in group: UInt64) {
-        newestGroup.max(group, ordering: .relaxed)
-        if oldestGroup.compareExchange(expected: 0, desired: group, ordering: .relaxed).exchanged { return }
-        oldestGroup.min(group, ordering: .relaxed)
+    /// A write of the call was queued in `group`, to `archive` in its epoch then.
+    func queued(_ archive: ArchiveEpoch, in group: UInt64) {
+        let write = OwnWrites.Write(group: group, archive: archive)
+        writes.withLock { writes in
+            if writes == nil { writes = OwnWrites(write) } else { writes!.add(write) }
+        }
     }
 
-    /// The groups the call wrote in, oldest to newest (nil: it wrote nothing), and forgets them
-    /// for the next call. A call that wrote several archives (a zone change, a household's
-    /// excuse) may have had them taken into two groups, and fails with either.
-    func take() -> ClosedRange<UInt64>? {
-        let (oldest, newest) = (
-            oldestGroup.exchange(0, ordering: .relaxed), newestGroup.exchange(0, ordering: .relaxed)
-        )
-        return newest == 0 ? nil : oldest...newest
+    /// The call's writes (nil: it wrote nothing), forgotten for the next call. A call that
+    /// wrote several archives (a zone change, a household's excuse) may have had them taken
+    /// into two groups, and is refused when either loses its write.
+    func take() -> OwnWrites? {
+        writes.withLock { writes in
+            defer { writes = nil }
+            return writes
+        }
     }
 }

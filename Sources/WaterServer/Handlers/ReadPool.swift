@@ -1,5 +1,6 @@
 import Dispatch
 import WaterProtocol
+import WaterStore
 import WaterSync
 
 /// Where reads too costly for the event loop run (a year of boards, a year of drinks, the whole
@@ -13,9 +14,11 @@ import WaterSync
 /// A member has at most ``maximumPerMember`` reads waiting or running; more are refused with
 /// RESOURCE_EXHAUSTED at once, never queued, so what waits here is bounded.
 ///
-/// The reply of a read made here is handed to the connection, which sends it only once the log
-/// group holding every write queued by then is durable, as it does for every reply: a read never
-/// shows a write that could still be lost.
+/// A read's answer waits until every write it could have seen (queued, not yet synced, when it
+/// read) is durable, and is refused instead when a group among them failed: it may show a write
+/// that was rolled back (``GroupCommitter/endStoreRead(_:then:)``). The pool goes on with the
+/// next read meanwhile, and the loop is never held: the connection is handed an answer that
+/// shows durable writes only.
 final class ReadPool: Sendable {
     /// Reads waiting or running for one member: 4 calls in flight on each of 16 connections.
     static let maximumPerMember = 64
@@ -25,10 +28,19 @@ final class ReadPool: Sendable {
     /// which ThreadSanitizer sees: it took `Synchronization.Mutex`'s futex for a race).
     private let waiting = Locked(FairQueue<Read>(maximumPerAddress: maximumPerMember))
 
+    /// Whose groups a read's answer waits for; nil (tests of the pool alone): none.
+    private let committer: GroupCommitter?
+
+    init(committer: GroupCommitter? = nil) {
+        self.committer = committer
+    }
+
     /// A read: it does its work and returns how to answer, which runs once the read no longer
     /// counts against its member (so the member's next call, sent as soon as the answer comes,
-    /// finds its place free).
-    typealias Read = @Sendable () -> (@Sendable () -> Void)
+    /// finds its place free), and what it read is durable: told false when a write it could
+    /// have shown was not stored.
+    typealias Read = @Sendable () -> Answer
+    typealias Answer = @Sendable (_ stored: Bool) -> Void
 
     /// Runs `read` on the pool in its member's turn; false, and nothing queued, when `member`
     /// already has its maximum waiting.
@@ -41,9 +53,25 @@ final class ReadPool: Sendable {
 
     private func runNext() {
         guard let (read, ticket) = waiting.withLock({ $0.next() }) else { return }
+        let began = committer?.beginStoreRead()
         let answer = read()
         waiting.withLock { $0.finished(ticket) }
-        answer()
+        send(answer, after: began)
+    }
+
+    /// Runs `read` on this thread (a read no member's turn holds), answering as the pool does.
+    func runHere(_ read: Read) {
+        let began = committer?.beginStoreRead()
+        send(read(), after: began)
+    }
+
+    /// Answers once what a read that `began` saw is durable. The wait is told on the thread that
+    /// tells of groups (the event loop, maybe at the end of its turn): the answer is handed on.
+    private func send(_ answer: @escaping Answer, after began: GroupCommitter.StoreRead?) {
+        guard let committer, let began else { return answer(true) }
+        committer.endStoreRead(began) { stored in
+            DispatchQueue.global(qos: .userInitiated).async { answer(stored) }
+        }
     }
 
     static let refusal = WaterError(

@@ -133,7 +133,8 @@ enum Export {
 /// One Export call, sent a chunk at a time on the export queue (its owner): each chunk is made
 /// only once the connection has room for it (``Responder/yield(_:whenWritable:)``), so an
 /// export nobody reads holds one member's archive (shared with the live one until it changes)
-/// and its place in it, never the encoded history.
+/// and its place in it, never the encoded history. Each member's archive is sent once what its
+/// read could show is durable (``GroupCommitter/endStoreRead(_:then:)``).
 struct ExportStream: Sendable {
     /// Where the export has got to: a member, and the first entry of its next chunk.
     struct Position: Sendable {
@@ -158,7 +159,20 @@ struct ExportStream: Sendable {
     func send(from position: Position) {
         guard position.member < members.count else { return finish(nil) }
         let account = members[position.member]
-        guard let archive = position.archive ?? store.member(account.id).flatMap({ try? $0.read({ $0 }) }) else {
+        guard let archive = position.archive else { return read(account, at: position) }
+        let (chunk, next) = Export.history(of: account, archive, from: position.entry, makers: makers)
+        yield(
+            WaterV1.ExportResponse(history: chunk),
+            then: next.map { Position(member: position.member, entry: $0, archive: archive) }
+                ?? Position(member: position.member + 1))
+    }
+
+    /// Reads the archive of the member at `position` and sends it once every write the read
+    /// could have shown is durable (as a read on the read pool waits); a write among them that
+    /// was not stored ends the stream with the refusal a reply that showed it gets.
+    private func read(_ account: Account, at position: Position) {
+        let began = store.committer.beginStoreRead()
+        guard let archive = store.member(account.id).flatMap({ try? $0.read({ $0 }) }) else {
             // One member's protected archive does not stop the household's export: it is
             // named, and the others are exported. A member's own export has nothing else.
             guard household else {
@@ -173,11 +187,13 @@ struct ExportStream: Sendable {
                     unavailable: WaterV1.Member(username: account.username, displayName: account.displayName)),
                 then: Position(member: position.member + 1))
         }
-        let (chunk, next) = Export.history(of: account, archive, from: position.entry, makers: makers)
-        yield(
-            WaterV1.ExportResponse(history: chunk),
-            then: next.map { Position(member: position.member, entry: $0, archive: archive) }
-                ?? Position(member: position.member + 1))
+        // Told on the thread that tells of groups (maybe the event loop): handed back to the queue.
+        store.committer.endStoreRead(began) { [self] stored in
+            queue.async {
+                guard stored else { return finish(ReplyQueue.refusal) }
+                send(from: Position(member: position.member, entry: position.entry, archive: archive))
+            }
+        }
     }
 
     private func finish(_ error: WaterError?) {

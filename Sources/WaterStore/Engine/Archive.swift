@@ -195,8 +195,9 @@ public final class Archive<Model: ArchiveModel>: Sendable {
     /// answer leaves only after the committer's leader has committed (an event loop holds the
     /// leadership through its turn and answers after the turn's sync). When this call finds the
     /// committer idle it leads itself, so the write is durable when it returns.
-    /// - Returns: `result`'s value and the group of the log the write was queued in: the
-    ///   caller's answer tells of a write that failed only when that group fails.
+    /// - Returns: `result`'s value, the group of the log the write was queued in and this
+    ///   archive in the epoch it wrote in: the caller's answer tells of a write that failed only
+    ///   when that group loses this archive in that epoch (``GroupOutcome``).
     /// - Throws: what `decide` throws, or `.protected`, before anything is written; or, when
     ///   it led, ``ArchiveError`` when the commit failed (nothing was saved).
     @discardableResult
@@ -230,7 +231,8 @@ public final class Archive<Model: ArchiveModel>: Sendable {
             apply(decision.mutations, to: &latest)
             let value = result(latest.model, decision.note)
             let queued = queue(decision.mutations, from: firstSequence, epoch: latest.epoch, completion(value))
-            return (Committed(value: value, group: queued.group), queued.mustLead, latest.epoch)
+            let written = ArchiveEpoch(archive: key, epoch: latest.epoch)
+            return (Committed(value: value, group: queued.group, written: written), queued.mustLead, latest.epoch)
         }
     }
 

@@ -19,10 +19,18 @@ public final class DurableNotices: Sendable {
         var toldThrough: UInt64 = 0
         /// The latest groups that failed, for a notice that comes after its group finished.
         var recentFailures: [UInt64] = []
+        /// The newest failed group dropped from ``recentFailures`` (0: none): a range of groups
+        /// that reaches back to it may have failed, as far as anyone here can tell.
+        var forgottenFailure: UInt64 = 0
         var waiting: [(group: UInt64, listener: Listener)] = []
         /// The array the due notices were last handed out in, given back for its capacity: the
         /// loop tells of every group, and a group's notices then cost no allocation.
         var spare: [(group: UInt64, listener: Listener)] = []
+
+        /// Whether a group in `groups`, all finished, failed (or may have: its failure forgotten).
+        func anyFailed(_ groups: ClosedRange<UInt64>) -> Bool {
+            forgottenFailure >= groups.lowerBound || recentFailures.contains(where: groups.contains)
+        }
     }
 
     /// Who waits: a closure (made per notice), or a ``GroupNotice`` (registered as itself, so
@@ -50,6 +58,15 @@ public final class DurableNotices: Sendable {
         after(group, .closure(notice))
     }
 
+    /// Runs `notice` once every group in `groups` has finished, told whether all of them were
+    /// durable (a read that may show writes of any of them, ``GroupCommitter/endStoreRead(_:then:)``).
+    /// A failure too old to be remembered counts as one in the range.
+    func after(_ groups: ClosedRange<UInt64>, _ notice: @escaping Notice) {
+        after(groups.upperBound) { [self] succeeded in
+            notice(succeeded && !state.withLock { $0.anyFailed(groups) })
+        }
+    }
+
     /// Tells `notice` once `group` has finished.
     func after(_ group: UInt64, _ notice: GroupNotice) {
         after(group, .group(notice))
@@ -74,7 +91,9 @@ public final class DurableNotices: Sendable {
             state.finishedThrough = max(state.finishedThrough, group)
             if !succeeded {
                 state.recentFailures.append(group)
-                if state.recentFailures.count > Self.failuresRemembered { state.recentFailures.removeFirst() }
+                if state.recentFailures.count > Self.failuresRemembered {
+                    state.forgottenFailure = state.recentFailures.removeFirst()
+                }
             }
         }
         while let due = takeDue(through: group) {

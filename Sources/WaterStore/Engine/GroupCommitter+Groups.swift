@@ -61,38 +61,46 @@ extension GroupCommitter {
     }
 
     /// Commits the writes taken into `scratch` as groups, running each task at its place in the
-    /// order; false when a group failed.
-    func run(_ scratch: inout Scratch) -> Bool {
-        var succeeded = true
+    /// order; returns whose writes were not stored (empty, allocating nothing, when all are).
+    func run(_ scratch: inout Scratch) -> [ArchiveEpoch] {
+        scratch.lost.removeAll(keepingCapacity: true)
         var groupStart = 0
         for index in scratch.work.indices {
             guard case .task(let body) = scratch.work[index] else { continue }
-            if groupStart < index { succeeded = commit(groupStart..<index, &scratch) && succeeded }
+            if groupStart < index { commit(groupStart..<index, &scratch) }
             groupStart = index + 1
             body()
         }
         if groupStart < scratch.work.count {
-            succeeded = commit(groupStart..<scratch.work.count, &scratch) && succeeded
+            commit(groupStart..<scratch.work.count, &scratch)
         }
         // Let go of the archives the group wrote now, not at the next group: an idle archive
         // must be held by nothing but its store to leave memory (``FileArchiveStore/dropIdleMembers()``).
         scratch.work.removeAll(keepingCapacity: true)
         scratch.current.removeAll(keepingCapacity: true)
         scratch.written.removeAll(keepingCapacity: true)
-        return succeeded
+        guard !scratch.lost.isEmpty else { return [] }
+        defer { scratch.lost = [] }
+        return scratch.lost
     }
 
-    /// Commits one group; false when any of its writes failed (a refusal for an earlier failure
-    /// included: a reply that showed it must not say it was saved).
-    private func commit(_ items: Range<Int>, _ scratch: inout Scratch) -> Bool {
+    /// `archive`'s writes in `epoch` in this group were not stored (``GroupOutcome``).
+    private func lose(_ archive: UInt64, epoch: UInt64, _ scratch: inout Scratch) {
+        let lost = ArchiveEpoch(archive: archive, epoch: epoch)
+        if !scratch.lost.contains(lost) { scratch.lost.append(lost) }
+    }
+
+    /// Commits one group, adding to `scratch.lost` the archives whose writes were not stored: a
+    /// write refused for an earlier failure of its archive (stale) loses that archive only, a
+    /// failed sync every archive the frame held.
+    private func commit(_ items: Range<Int>, _ scratch: inout Scratch) {
         scratch.current.removeAll(keepingCapacity: true)
-        var refusedStale = false
         for index in items {
             guard case .write(let item) = scratch.work[index] else { continue }
             guard item.target.isCurrent(epoch: item.epoch) else {
                 item.complete?(
                     .failure(ArchiveError(.ioFailure, "an earlier write to this archive failed; nothing was saved")))
-                refusedStale = true
+                lose(item.target.key, epoch: item.epoch, &scratch)
                 continue
             }
             scratch.current.append(item)
@@ -144,7 +152,6 @@ extension GroupCommitter {
                 }
             }
             for item in scratch.current { item.complete?(.success(())) }
-            return !refusedStale
         case .failure(let error):
             // Nothing of the frame is known to be on disk: every archive in it goes back to
             // its durable state, and everything queued on top of that fails with it. A
@@ -153,9 +160,9 @@ extension GroupCommitter {
             for archive in scratch.written { archive.target.rollBack(error) }
             for item in scratch.current {
                 let failed = scratch.written.contains { $0.target === item.target }
+                if failed { lose(item.target.key, epoch: item.epoch, &scratch) }
                 item.complete?(failed ? .failure(error) : .success(()))
             }
-            return false
         }
     }
 }

@@ -94,6 +94,8 @@ public final class GroupCommitter: Sendable {
         var chunks: [(key: UInt64, firstSequence: UInt64, recordCount: Int, bytes: Range<Int>)] = []
         var current: [CommitItem] = []
         var written: [(target: any CommitTarget, last: UInt64, bytes: Int)] = []
+        /// The archives whose writes in the group being committed were not stored.
+        var lost: [ArchiveEpoch] = []
         /// How long the last sync took, for the writer's top-up wait.
         var lastSyncNanoseconds: UInt64 = 0
     }
@@ -185,8 +187,8 @@ public final class GroupCommitter: Sendable {
     public enum Publication: Sendable, Equatable {
         /// Nothing was queued, or the writer has it: its group's end comes through `onGroup`.
         case handedToWriter
-        /// Committed on the caller's thread as group `group`, which `onGroup` is not told of.
-        case committedHere(group: UInt64, succeeded: Bool)
+        /// Committed on the caller's thread, which `onGroup` is not told of.
+        case committedHere(GroupOutcome)
     }
 
     /// An event loop's turn has queued all its writes: they go to the writer, woken now, as one
@@ -204,14 +206,14 @@ public final class GroupCommitter: Sendable {
         }
         if turn == .wakeWriter { writerWakeup.signal() }
         guard turn == .commitHere else { return .handedToWriter }
-        let (group, succeeded) = scratch.withLock { scratch -> (UInt64, Bool) in
+        let outcome = scratch.withLock { scratch -> GroupOutcome in
             let group = pending.withLock { take(&$0, into: &scratch) }
-            return (group, run(&scratch))
+            return GroupOutcome(group: group, lost: run(&scratch))
         }
         // What other threads queued meanwhile waits for the writer, which did not take it.
         let wake = pending.withLock { pending in pending.leadership.loopCommitted(workLeft: !pending.work.isEmpty) }
         if wake { writerWakeup.signal() }
-        return .committedHere(group: group, succeeded: succeeded)
+        return .committedHere(outcome)
     }
 
     /// The newest group anything has been queued for so far: a reply that showed what was
@@ -220,47 +222,25 @@ public final class GroupCommitter: Sendable {
         newestQueued.load(ordering: .acquiring)
     }
 
-    /// Where a read of durable state started (``beginDurableRead()``).
-    public struct DurableRead: Sendable {
-        fileprivate let finishedBefore: UInt64
-    }
-
-    /// Starts a read that must show durable writes only (what a listener sends out, a board for
-    /// the wall): read, then ask ``endDurableRead(_:orElse:)`` whether it may be used.
-    public func beginDurableRead() -> DurableRead {
-        DurableRead(finishedBefore: notices.finishedThrough)
-    }
-
-    /// Whether every write the read could have seen was in a group finished before it started:
-    /// durable, or rolled back before it read. An archive's write is queued in the critical
-    /// section that applies it, so one the read saw is in ``lastQueuedGroup`` or earlier. When
-    /// not, `retry` runs once those groups have finished, and the read is to be thrown away.
-    public func endDurableRead(_ read: DurableRead, orElse retry: @escaping @Sendable () -> Void) -> Bool {
-        let queued = lastQueuedGroup
-        guard queued > read.finishedBefore else { return true }
-        notices.after(queued) { _ in retry() }
-        return false
-    }
-
     /// Starts the writer: a thread of its own that leads from now on, a group at a time, and
-    /// tells `onGroup` (on its thread) each group's number once it is durable, or failed (then
-    /// its writes were rolled back, or were refused for an earlier failure). Submitters never
-    /// lead again.
-    public func startWriter(onGroup: @escaping @Sendable (_ group: UInt64, _ succeeded: Bool) -> Void) {
+    /// tells `onGroup` (on its thread) what became of each group once it is durable, or failed
+    /// (then the writes it names were rolled back, or were refused for an earlier failure of
+    /// their archive). Submitters never lead again.
+    public func startWriter(onGroup: @escaping @Sendable (GroupOutcome) -> Void) {
         pending.withLock { $0.leadership.writerStarted() }
         DispatchQueue(label: "water.log-writer", qos: .userInitiated).async { [self] in
             var deadline: DispatchTime?
             while true {
                 let step = scratch.withLock { scratch -> WriterStep in
                     switch nextStepForWriter(&scratch, topUpBy: &deadline) {
-                    case .group(let group): return .ran(group, run(&scratch))
+                    case .group(let group): return .ran(GroupOutcome(group: group, lost: run(&scratch)))
                     case let other: return other
                     }
                 }
                 switch step {
-                case .ran(let group, let succeeded):
+                case .ran(let outcome):
                     deadline = nil
-                    onGroup(group, succeeded)
+                    onGroup(outcome)
                 case .stop:
                     writerStopped.signal()
                     return
@@ -284,7 +264,7 @@ public final class GroupCommitter: Sendable {
 
     private enum WriterStep {
         case group(UInt64)
-        case ran(UInt64, Bool)
+        case ran(GroupOutcome)
         case wait(until: DispatchTime?)
         case stop
     }
@@ -350,15 +330,21 @@ public final class GroupCommitter: Sendable {
     @discardableResult
     public func lead() -> Bool {
         var succeeded = true
-        while let (group, groupSucceeded) = scratch.withLock({ scratch -> (UInt64, Bool)? in
-            guard let group = takePending(&scratch) else { return nil }
-            return (group, run(&scratch))
-        }) {
-            succeeded = groupSucceeded && succeeded
+        while let outcome = commitNextGroup() {
+            succeeded = outcome.succeeded && succeeded
             // No writer, no event loop: the leader tells of its groups itself.
-            notices.finished(group, succeeded: groupSucceeded)
+            notices.finished(outcome.group, succeeded: outcome.succeeded)
         }
         return succeeded
+    }
+
+    /// Commits everything queued as one group, on this thread, and says what became of it; nil,
+    /// giving up the leadership, when nothing is queued. Only the leader calls it.
+    func commitNextGroup() -> GroupOutcome? {
+        scratch.withLock { scratch -> GroupOutcome? in
+            guard let group = takePending(&scratch) else { return nil }
+            return GroupOutcome(group: group, lost: run(&scratch))
+        }
     }
 
     /// Takes everything queued into `scratch` and returns its group's number; nil, giving up
