@@ -19,6 +19,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__stored_habit__descriptor,
     &water__archive__v1__stored_session__descriptor,
     &water__archive__v1__stored_todo__descriptor,
+    &water__archive__v1__stored_wall_link__descriptor,
     &water__archive__v1__zone_change__descriptor,
 };
 

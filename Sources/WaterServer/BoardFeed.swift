@@ -8,10 +8,24 @@ import WaterStore
 public struct BoardFeed: Sendable {
     let boards: BoardBuilder
     private let clock: @Sendable () -> Int64
+    /// The kitchen wall's links (WaterWall asks; nil: no link opens anything).
+    private let wallLinks: WallLinkGate?
 
-    init(boards: BoardBuilder, now: @escaping @Sendable () -> Int64) {
+    init(boards: BoardBuilder, wallLinks: WallLinkGate? = nil, now: @escaping @Sendable () -> Int64) {
         self.boards = boards
+        self.wallLinks = wallLinks
         self.clock = now
+    }
+
+    /// Whether the wall link `token` opens the page for a request from `address`; a wrong one
+    /// counts against the address as a wrong password does.
+    public func admitsWallLink(_ token: String, from address: String) -> WallLinkAdmission {
+        wallLinks?.admit(token, from: address) ?? .refused
+    }
+
+    /// Whether `token` is still a link (a live stream asks again, and ends once it is revoked).
+    public func isWallLinkOpen(_ token: String) -> Bool {
+        wallLinks?.isOpen(token) ?? false
     }
 
     /// The server's now, in Unix milliseconds (shifted when `--clock` started it elsewhere).

@@ -102,7 +102,8 @@ public final class Server: Sendable {
         let services = ServerServices(store: store, configuration: configuration, logger: logger, tls: tls)
         self.services = services
         do {
-            let feed = BoardFeed(boards: services.boards) { services.now() }
+            let gate = WallLinkGate(accounts: store.accounts, throttle: services.throttle) { services.now() }
+            let feed = BoardFeed(boards: services.boards, wallLinks: gate) { services.now() }
             publishers = try configuration.boardPublishers.map { make in try make(feed, logger) }
         } catch {
             listener.close()

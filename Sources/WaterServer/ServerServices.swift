@@ -73,7 +73,8 @@ public final class ServerServices: Sendable {
             todo: TodoService(archives: archives, reads: reads),
             habits: HabitService(archives: archives),
             excuses: ExcuseService(archives: archives),
-            transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue))
+            transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue),
+            wallLinks: WallLinkService(archives: archives))
     }
 
     /// The handler of every method.
@@ -124,8 +125,9 @@ struct APIServices: Sendable {
     let habits: HabitService
     let excuses: ExcuseService
     let transfer: TransferService
+    let wallLinks: WallLinkService
 
-    var all: [any Service] { [accounts, tracker, drinks, board, todo, habits, excuses, transfer] }
+    var all: [any Service] { [accounts, tracker, drinks, board, todo, habits, excuses, transfer, wallLinks] }
 }
 
 /// Builds the household's board from every member's archive, and keeps the last board of

@@ -76,6 +76,9 @@ public enum AccountMutation: Hashable, Sendable {
     case sessionEnded(TokenDigest)
     /// The household's drinks changed.
     case drink(DrinkMutation)
+    /// A kitchen wall link made, or revoked by its digest.
+    case wallLinkMade(WallLink)
+    case wallLinkRevoked(TokenDigest)
 }
 
 /// The household's members, their sessions and the drinks they log.
@@ -93,6 +96,8 @@ public struct AccountBook: Hashable, Sendable {
     /// The sessions removed members had, so that a call with one is told the member was removed
     /// rather than that the session expired. Restoring the member ends them.
     public private(set) var removedSessions: [TokenDigest: Session] = [:]
+    /// The kitchen wall's links, by their token's digest.
+    public private(set) var wallLinks: [TokenDigest: WallLink] = [:]
     private var idsByUsername: [String: UInt64] = [:]
 
     public init() {}
@@ -333,6 +338,11 @@ public struct AccountBook: Hashable, Sendable {
             removedSessions[digest] = nil
         case .drink(let change):
             drinks.apply(change)
+        case .wallLinkMade(let link):
+            guard wallLinks.count < WallLink.maximumCount else { return }
+            wallLinks[link.digest] = link
+        case .wallLinkRevoked(let digest):
+            wallLinks[digest] = nil
         }
     }
 

@@ -64,7 +64,8 @@ extension AccountMutation: ArchiveEffect {
             effects.endedSessions.members.append(memberID)
         case .sessionEnded(let digest):
             effects.endedSessions.sessions.append(digest)
-        case .sessionStarted, .drink:
+        // A revoked wall link's streams notice it themselves (WaterWall's WallStream).
+        case .sessionStarted, .drink, .wallLinkMade, .wallLinkRevoked:
             break
         }
     }
