@@ -10,10 +10,15 @@ public struct BoardFeed: Sendable {
     private let clock: @Sendable () -> Int64
     /// The kitchen wall's links (WaterWall asks; nil: no link opens anything).
     private let wallLinks: WallLinkGate?
+    private let metricsSource: MetricsSource?
 
-    init(boards: BoardBuilder, wallLinks: WallLinkGate? = nil, now: @escaping @Sendable () -> Int64) {
+    init(
+        boards: BoardBuilder, wallLinks: WallLinkGate? = nil, metrics: MetricsSource? = nil,
+        now: @escaping @Sendable () -> Int64
+    ) {
         self.boards = boards
         self.wallLinks = wallLinks
+        self.metricsSource = metrics
         self.clock = now
     }
 
@@ -21,6 +26,11 @@ public struct BoardFeed: Sendable {
     /// counts against the address as a wrong password does.
     public func admitsWallLink(_ token: String, from address: String) -> WallLinkAdmission {
         wallLinks?.admit(token, from: address) ?? .refused
+    }
+
+    /// The server's figures (Prometheus text) for the wall's `/metrics`: no member's data.
+    public func metrics() -> MetricsText {
+        metricsSource?.text() ?? MetricsText()
     }
 
     /// Whether `token` is still a link (a live stream asks again, and ends once it is revoked).

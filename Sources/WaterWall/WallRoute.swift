@@ -8,7 +8,9 @@ enum WallRoute: Equatable, Sendable {
     /// The page's script and style: no household data, served to anyone.
     case script
     case style
-    /// `/metrics` is not here: nothing else is served.
+    /// The server's figures (Prometheus text), to a peer on loopback only.
+    case metrics
+    /// Nothing else is served.
     case notFound
     /// Anything but GET (and HEAD, which MHD answers as GET without the body).
     case methodNotAllowed
@@ -24,6 +26,7 @@ enum WallRoute: Equatable, Sendable {
         switch path {
         case "/wall.js": self = .script
         case "/wall.css": self = .style
+        case "/metrics": self = .metrics
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count >= 3, parts[0].isEmpty, parts[1] == "wall", Self.isToken(parts[2]) else {

@@ -20,6 +20,7 @@ public final class WallServer: BoardPublisher {
     private let hub: WallHub
     private let logger: Logger
     private let daemon: Locked<OpaquePointer?>
+    private let counters = WallCounters()
     /// The wall's address with its port (the one chosen when 0 was asked for).
     public let address: String
     public let statusChanged = Signal()
@@ -90,9 +91,22 @@ public final class WallServer: BoardPublisher {
         WallContext.shared.unregister(self)
     }
 
-    /// What one request gets: a pure decision from its route and the link's check.
+    /// What one request gets, counted by its status for `/metrics`.
     func answer(_ route: WallRoute, peer: String) -> WallResponse {
+        let response = decide(route, peer: peer)
+        counters.answered(response.status)
+        return response
+    }
+
+    /// What one request gets: a decision from its route and the link's check.
+    private func decide(_ route: WallRoute, peer: String) -> WallResponse {
         switch route {
+        case .metrics:
+            // Loopback only: the Pi's own Prometheus (or an ssh tunnel); elsewhere it is not there.
+            guard Self.isLoopback(peer) else { return .refused(404) }
+            var text = feed.metrics()
+            counters.add(to: &text)
+            return .asset(text.text, type: "text/plain; version=0.0.4; charset=utf-8")
         case .methodNotAllowed: return .refused(405)
         case .notFound: return .refused(404)
         case .script: return .asset(WallAssets.script, type: "text/javascript; charset=utf-8")
@@ -111,8 +125,12 @@ public final class WallServer: BoardPublisher {
     fileprivate func stream(token: String, on connection: OpaquePointer) -> WallStream {
         let peer = SendableConnection(pointer: connection)
         return WallStream(
-            hub: hub, stillOpen: { [feed] in feed.isWallLinkOpen(token) },
+            counters: counters, hub: hub, stillOpen: { [feed] in feed.isWallLinkOpen(token) },
             peerGone: { water_wall_peer_gone(peer.pointer) != 0 })
+    }
+
+    static func isLoopback(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
     }
 
     private static func readFile(_ path: String) -> String? {

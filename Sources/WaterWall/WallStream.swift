@@ -14,6 +14,7 @@ import WaterSync
 /// the lock is for the compiler).
 final class WallStream: Sendable {
     private let hub: WallHub
+    private let counters: WallCounters
     private let stillOpen: @Sendable () -> Bool
     private let peerGone: @Sendable () -> Bool
     private let cursor = Locked<Cursor>(Cursor())
@@ -25,7 +26,12 @@ final class WallStream: Sendable {
         var quietSeconds = 0
     }
 
-    init(hub: WallHub, stillOpen: @escaping @Sendable () -> Bool, peerGone: @escaping @Sendable () -> Bool) {
+    init(
+        counters: WallCounters, hub: WallHub, stillOpen: @escaping @Sendable () -> Bool,
+        peerGone: @escaping @Sendable () -> Bool
+    ) {
+        self.counters = counters
+        counters.streamOpened()
         self.hub = hub
         self.stillOpen = stillOpen
         self.peerGone = peerGone
@@ -40,13 +46,17 @@ final class WallStream: Sendable {
                 let (version, fragment) = hub.opening()
                 cursor.version = version
                 cursor.pending = Self.event(fragment)
+                counters.boardSent()
                 break
             }
             guard let (newest, fragment) = hub.next(after: version, timeout: .seconds(1)) else { return -1 }
             if newest != version {
                 cursor.version = newest
                 cursor.quietSeconds = 0
-                if !fragment.isEmpty { cursor.pending = Self.event(fragment) }
+                if !fragment.isEmpty {
+                    cursor.pending = Self.event(fragment)
+                    counters.boardSent()
+                }
             } else {
                 cursor.quietSeconds += 1
                 if cursor.quietSeconds >= WallSettings.keepAliveSeconds {
@@ -62,6 +72,10 @@ final class WallStream: Sendable {
         cursor.pending.removeFirst(count)
         self.cursor.withLock { [cursor] in $0 = cursor }
         return count
+    }
+
+    deinit {
+        counters.streamClosed()
     }
 
     /// A `board` event: each line of the fragment as a `data:` line.

@@ -16,8 +16,8 @@ struct WallTests {
         let mum: CommandLineUser
     }
 
-    private func wall(tls: Bool = false) throws -> Wall {
-        let server = try ServerProcess.fresh(["--wall", "127.0.0.1:0"], tls: tls)
+    private func wall(tls: Bool = false, at address: String = "127.0.0.1:0") throws -> Wall {
+        let server = try ServerProcess.fresh(["--wall", address], tls: tls)
         #expect(server.waitForLog("wall listening"))
         let line = server.logSoFar.split(separator: "\n").first { $0.contains("wall listening") } ?? ""
         let base = line.split(separator: " ").first { $0.hasPrefix("address=") }.map { String($0.dropFirst(8)) }
@@ -87,7 +87,7 @@ struct WallTests {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         let respelled = String(token.dropLast()) + String(alphabet[alphabet.firstIndex(of: last)! + 1])
         for wrong in [
-            "/", "/wall", "/wall/", "/metrics", "/wall/" + String(repeating: "A", count: 43), "/wall/\(respelled)",
+            "/", "/wall", "/wall/", "/metrics/", "/wall/" + String(repeating: "A", count: 43), "/wall/\(respelled)",
             path + "/other", path + "x", "/wall/../wall.js",
         ] {
             let answer = try get(wall.base + wrong, ["--path-as-is"])
@@ -196,6 +196,61 @@ struct WallTests {
         kill(streams[0].pid, SIGKILL)
         _ = streams[0].wait()
         #expect(waitUntil(seconds: 20) { (try? curl([wall.base + path]).status) == 0 })
+    }
+
+    @Test("open page connections are bounded in all (32): from five addresses, the thirty-third is refused")
+    func connectionsInAll() throws {
+        let wall = try wall()
+        let path = try link(wall)
+        var streams: [ChildProcess] = []
+        defer {
+            for stream in streams where stream.isRunning { kill(stream.pid, SIGKILL) }
+            for stream in streams { _ = stream.wait() }
+        }
+        // Every 127.x address is this machine's: four of them, eight streams each.
+        for index in 0..<32 {
+            let stream = try ChildProcess(
+                "/usr/bin/curl", ["-s", "-N", "--interface", "127.0.0.\(2 + index / 8)", wall.base + path + "/events"],
+                bytes: nil)
+            streams.append(stream)
+            #expect(stream.readOutput(until: { $0.contains("event: board") }, seconds: 20).contains("event: board"))
+        }
+        let refused = try curl(["--interface", "127.0.0.9", wall.base + path])
+        #expect(refused.status != 0 && !refused.output.contains("<h1>"), "\(refused)")
+    }
+
+    @Test("/metrics: the server's figures in Prometheus's format, to loopback only, with no member's data")
+    func metrics() throws {
+        let wall = try wall(tls: true, at: "0.0.0.0:0")
+        #expect(try wall.mum.run(["log", "1234"]).status == 0)
+        let port = wall.base.split(separator: ":").last!
+        let path = try link(wall)
+        #expect(try curl(["-k", "https://127.0.0.1:\(port)\(path)"]).status == 0)
+        let metrics = try get("https://127.0.0.1:\(port)/metrics", ["-k"])
+        #expect(metrics.status == 200 && metrics.headers.contains("Content-Type: text/plain; version=0.0.4"))
+        for line in [
+            "# TYPE water_connections_open gauge", "water_members 1\n", "# TYPE water_commit_groups_total counter",
+            "water_memory_private_bytes ", "water_wall_requests_total{code=\"200\"} 1\n", "water_wall_streams_open 0\n",
+        ] {
+            #expect(metrics.body.contains(line), "\(line)")
+        }
+        #expect(!metrics.body.contains("mum") && !metrics.body.contains("1234"))
+        // Every figure the sample dashboard draws is one the server gives.
+        let dashboard = try String(contentsOfFile: "\(repositoryRoot)/deploy/grafana-water.json", encoding: .utf8)
+        let drawn = Set(dashboard.matches(of: /water_[a-z_]+/).map { String($0.output) }).subtracting(["water_server"])
+        #expect(drawn.count >= 10)
+        for name in drawn { #expect(metrics.body.contains("# TYPE \(name) "), "\(name)") }
+        // From this machine's address on the LAN, /metrics is not there (and the page still is).
+        let lan = try #require(Self.lanAddress())
+        let fromLAN = try get("https://\(lan):\(port)/metrics", ["-k"])
+        #expect(fromLAN.status == 404 && !fromLAN.body.contains("water_"), "\(fromLAN.status)")
+        #expect(try get("https://\(lan):\(port)\(path)", ["-k"]).status == 200)
+    }
+
+    /// An IPv4 address of this machine that is not loopback.
+    private static func lanAddress() -> String? {
+        let result = try? ChildProcess.run("/bin/hostname", ["-I"])
+        return result?.output.split(separator: " ").first { $0.contains(".") && !$0.hasPrefix("127.") }.map(String.init)
     }
 
     @Test("over TLS the wall serves the server's own certificate; plaintext --wall is refused off loopback")
