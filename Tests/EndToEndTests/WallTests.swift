@@ -177,24 +177,30 @@ struct WallTests {
         #expect(waitUntil(seconds: 10) { !stream.isRunning })
     }
 
+    /// Live streams of `url`, one from each of `addresses`, each past its first board; killed
+    /// by ``close(_:)``.
+    private func openStreams(_ url: String, from addresses: [String]) throws -> [ChildProcess] {
+        try addresses.map { address in
+            let stream = try ChildProcess("/usr/bin/curl", ["-s", "-N", "--interface", address, url], bytes: nil)
+            #expect(stream.readOutput(until: { $0.contains("event: board") }, seconds: 20).contains("event: board"))
+            return stream
+        }
+    }
+
+    private func close(_ streams: [ChildProcess]) {
+        for stream in streams where stream.isRunning { kill(stream.pid, SIGKILL) }
+        for stream in streams { _ = stream.wait() }
+    }
+
     @Test("open page connections are bounded per address (8): the ninth is refused while eight streams are open")
     func connectionsPerAddress() throws {
         let wall = try wall()
         let path = try link(wall)
-        var streams: [ChildProcess] = []
-        defer {
-            for stream in streams where stream.isRunning { kill(stream.pid, SIGKILL) }
-            for stream in streams { _ = stream.wait() }
-        }
-        for _ in 0..<8 {
-            let stream = try ChildProcess("/usr/bin/curl", ["-s", "-N", wall.base + path + "/events"], bytes: nil)
-            streams.append(stream)
-            #expect(stream.readOutput(until: { $0.contains("event: board") }, seconds: 20).contains("event: board"))
-        }
+        let streams = try openStreams(wall.base + path + "/events", from: Array(repeating: "127.0.0.1", count: 8))
+        defer { close(streams) }
         let ninth = try curl([wall.base + path])
         #expect(ninth.status != 0 && !ninth.output.contains("mum"), "\(ninth)")
-        kill(streams[0].pid, SIGKILL)
-        _ = streams[0].wait()
+        close([streams[0]])
         #expect(waitUntil(seconds: 20) { (try? curl([wall.base + path]).status) == 0 })
     }
 
@@ -202,19 +208,10 @@ struct WallTests {
     func connectionsInAll() throws {
         let wall = try wall()
         let path = try link(wall)
-        var streams: [ChildProcess] = []
-        defer {
-            for stream in streams where stream.isRunning { kill(stream.pid, SIGKILL) }
-            for stream in streams { _ = stream.wait() }
-        }
         // Every 127.x address is this machine's: four of them, eight streams each.
-        for index in 0..<32 {
-            let stream = try ChildProcess(
-                "/usr/bin/curl", ["-s", "-N", "--interface", "127.0.0.\(2 + index / 8)", wall.base + path + "/events"],
-                bytes: nil)
-            streams.append(stream)
-            #expect(stream.readOutput(until: { $0.contains("event: board") }, seconds: 20).contains("event: board"))
-        }
+        let streams = try openStreams(
+            wall.base + path + "/events", from: (0..<32).map { "127.0.0.\(2 + $0 / 8)" })
+        defer { close(streams) }
         let refused = try curl(["--interface", "127.0.0.9", wall.base + path])
         #expect(refused.status != 0 && !refused.output.contains("<h1>"), "\(refused)")
     }
