@@ -41,16 +41,16 @@ enum WallPage {
             html += "<tr><td class=\"rank\">\(row.rank)</td><td class=\"name\">\(escaped(row.displayName))</td>"
             html += "<td class=\"bar\"><meter min=\"0\" max=\"100\" low=\"50\" high=\"99\" optimum=\"100\" "
             html += "value=\"\(row.averagePercent)\">\(row.averagePercent) %</meter></td>"
-            html += "<td class=\"percent\">\(row.averagePercent) %</td><td class=\"met\">\(row.daysMet)/7</td>"
-            html += "<td class=\"streak\">\(row.streakDays) d</td></tr>\n"
+            html += "<td class=\"percent\">\(row.averagePercent)&nbsp;%</td><td class=\"met\">\(row.daysMet)/7</td>"
+            html += "<td class=\"streak\">\(row.streakDays)&nbsp;d</td></tr>\n"
         }
         html += "</tbody>\n</table>\n<h2>Today</h2>\n<ul class=\"today\">\n"
         for row in board.rows {
             html += "<li><span class=\"name\">\(escaped(row.displayName))</span> "
             html += "<meter min=\"0\" max=\"100\" value=\"\(row.todayPercent)\">\(row.todayPercent) %</meter> "
-            html += "<span class=\"figure\">\(row.todayPercent) %"
+            html += "<span class=\"figure\">\(row.todayPercent)&nbsp;%"
             if let amounts = row.amounts {
-                html += " · \(amounts.todayMillilitres) of \(amounts.goalMillilitres) ml"
+                html += " · \(amounts.todayMillilitres) of \(amounts.goalMillilitres)&nbsp;ml"
             }
             html += "</span></li>\n"
         }

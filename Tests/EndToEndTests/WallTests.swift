@@ -68,12 +68,42 @@ struct WallTests {
             #expect(page.body.contains("value=\"\(row.averagePercent)\">\(row.averagePercent) %</meter>"))
         }
         #expect(page.body.contains("mum leads"))
-        #expect(page.body.contains("1000 of 2000 ml"))
+        #expect(page.body.contains("1000 of 2000&nbsp;ml"))
         // ben's 730 ml (36 %) are nowhere, nor is the hidden kid.
         #expect(page.body.contains("36 %"))
         #expect(!page.body.contains("730"))
         #expect(!page.body.contains("kid"))
         #expect(!page.body.contains("1500"))
+    }
+
+    @Test(
+        "in headless Chromium: the rows are the board's, a percent member's millilitres are nowhere in the document, the script opens the live stream under the CSP"
+    )
+    func inChromium() throws {
+        let wall = try wall()
+        let ben = try wall.server.addedMember("ben", by: wall.mum)
+        #expect(try wall.mum.run(["log", "1000"]).status == 0)
+        #expect(try ben.run(["log", "730"]).status == 0)
+        #expect(try ben.run(["privacy", "percent"]).status == 0)
+        let path = try link(wall)
+        let browser = try ChildProcess.run(
+            "/usr/bin/chromium",
+            ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--dump-dom", wall.base + path],
+            seconds: 120)
+        #expect(browser.status == 0)
+        let dom = browser.output
+        let board = try #require(try wall.mum.json(WaterV1.GetBoardResponse.self, ["board"]).board)
+        #expect(board.rows.count == 2)
+        for row in board.rows {
+            #expect(dom.contains("<td class=\"rank\">\(row.rank)</td><td class=\"name\">\(row.displayName)</td>"))
+            #expect(dom.contains("<td class=\"percent\">\(row.averagePercent)&nbsp;%</td>"))
+        }
+        #expect(!dom.contains("730"))
+        // The page's own script ran (a CSP that refused it, or its stream, would leave none).
+        #expect(
+            waitUntil(seconds: 10) {
+                ((try? get(wall.base + "/metrics").body) ?? "").contains("water_wall_streams_total 1\n")
+            })
     }
 
     @Test("without a valid link every path is 404 and tells nothing; only GET; headers on every answer; no cookie")
