@@ -158,6 +158,8 @@ struct WallTests {
         #expect(try wall.mum.run(["wall", "revoke", links[0].id]).status == 0)
         #expect(try get(wall.base + path).status == 404)
         #expect(try wall.mum.run(["wall", "revoke", links[0].id]).status != 0)
+        let badLabel = try wall.mum.run(["wall", "link", "--label", "two\nlines"])
+        #expect(badLabel.status == 65 && badLabel.error.contains("label"), "\(badLabel)")
     }
 
     @Test("a member who is not an admin cannot make, list or revoke links")
@@ -205,6 +207,17 @@ struct WallTests {
         #expect(try wall.mum.run(["wall", "revoke", id]).status == 0)
         // The stream notices within a second.
         #expect(waitUntil(seconds: 10) { !stream.isRunning })
+
+        // A server stopping with a live stream open ends it and exits cleanly.
+        let path2 = try link(wall)
+        let open = try ChildProcess("/usr/bin/curl", ["-s", "-N", wall.base + path2 + "/events"], bytes: nil)
+        defer {
+            if open.isRunning { kill(open.pid, SIGKILL) }
+            _ = open.wait()
+        }
+        #expect(open.readOutput(until: { $0.contains("</ul>\n\n") }, seconds: 20).contains("event: board"))
+        #expect(wall.server.stop() == 0)
+        #expect(waitUntil(seconds: 10) { !open.isRunning })
     }
 
     /// Live streams of `url`, one from each of `addresses`, each past its first board; killed
