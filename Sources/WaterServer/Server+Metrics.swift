@@ -2,8 +2,8 @@ import WaterStore
 
 extension Server {
     /// What the wall's `/metrics` shows of the server: the figures the status file has
-    /// (connections, members, archives in memory, RssAnon, the clock) and the commit groups'
-    /// counts. Nothing of any member's data.
+    /// (connections, members, archives in memory, RssAnon, the clock), the commit groups'
+    /// counts and the calls answered by method and status. Nothing of any member's data.
     func metrics() -> MetricsText {
         let (loaded, protected, _, dropped) = services.store.loadedStatus
         let members = (try? services.store.accounts.read { $0.accounts.count }) ?? 0
@@ -32,6 +32,7 @@ extension Server {
         text.add(
             "water_uptime_seconds", .gauge, "Seconds since the server started.",
             Int(max(services.now() - services.startedAt, 0) / 1000))
+        services.calls.add(to: &text)
         return text
     }
 }

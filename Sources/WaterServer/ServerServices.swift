@@ -11,6 +11,8 @@ public final class ServerServices: Sendable {
     let store: FileArchiveStore
     let hasher: PasswordHasher
     let throttle = LoginThrottle()
+    /// Calls answered by method and status, for `/metrics`.
+    let calls = CallCounts()
     let configuration: ServerConfiguration
     let logger: Logger
     /// Where what peers do is logged, at a bounded rate.

@@ -266,11 +266,16 @@ struct WallTests {
         let port = wall.base.split(separator: ":").last!
         let path = try link(wall)
         #expect(try curl(["-k", "https://127.0.0.1:\(port)\(path)"]).status == 0)
+        // A refused call is counted by its code.
+        #expect(try wall.mum.run(["wall", "revoke", "0000000000000000"]).status != 0)
         let metrics = try get("https://127.0.0.1:\(port)/metrics", ["-k"])
         #expect(metrics.status == 200 && metrics.headers.contains("Content-Type: text/plain; version=0.0.4"))
         for line in [
             "# TYPE water_connections_open gauge", "water_members 1\n", "# TYPE water_commit_groups_total counter",
             "water_memory_private_bytes ", "water_wall_requests_total{code=\"200\"} 1\n", "water_wall_streams_open 0\n",
+            "water_calls_total{method=\"water.v1.Tracker/LogWater\",code=\"OK\"} 1\n",
+            "water_calls_total{method=\"water.v1.Board/CreateWallLink\",code=\"OK\"} 1\n",
+            "water_calls_total{method=\"water.v1.Board/RevokeWallLink\",code=\"NOT_FOUND\"} 1\n",
         ] {
             #expect(metrics.body.contains(line), "\(line)")
         }
