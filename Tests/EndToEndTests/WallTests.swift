@@ -106,6 +106,31 @@ struct WallTests {
             })
     }
 
+    @Test(
+        "in headless Chromium, never reloaded: a drink logged at the command line appears on the page through its stream"
+    )
+    func liveInChromium() throws {
+        let wall = try wall()
+        #expect(try wall.mum.run(["log", "500"]).status == 0)
+        let path = try link(wall)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Python/wall_browser.py")
+        // The page's text (innerText) has no-break spaces where the HTML has &nbsp;.
+        let after = "50\u{A0}% · 1000 of 2000\u{A0}ml"
+        let browser = try ChildProcess(
+            "/usr/bin/python3", [script.path, wall.base + path, "live ·", after], bytes: nil)
+        defer {
+            if browser.isRunning { kill(browser.pid, SIGTERM) }
+            _ = browser.wait()
+        }
+        var seen = browser.readOutput(until: { $0.contains("\n") }, seconds: 90)
+        #expect(seen == "seen live ·\n", "\(seen)")
+        #expect(try wall.mum.run(["log", "500"]).status == 0)
+        seen += browser.readOutput(until: { $0.filter { $0 == "\n" }.count >= 2 }, seconds: 60)
+        #expect(seen.hasSuffix("seen \(after)\n"), "\(seen)")
+        #expect(browser.wait() == 0)
+    }
+
     @Test("without a valid link every path is 404 and tells nothing; only GET; headers on every answer; no cookie")
     func refusals() throws {
         let wall = try wall()
