@@ -817,6 +817,51 @@ void   water__archive__v1__stored_session__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__stored_session__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__stored_wall_link__init
+                     (Water__Archive__V1__StoredWallLink         *message)
+{
+  static const Water__Archive__V1__StoredWallLink init_value = WATER__ARCHIVE__V1__STORED_WALL_LINK__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_wall_link__get_packed_size
+                     (const Water__Archive__V1__StoredWallLink *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_wall_link__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_wall_link__pack
+                     (const Water__Archive__V1__StoredWallLink *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_wall_link__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_wall_link__pack_to_buffer
+                     (const Water__Archive__V1__StoredWallLink *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_wall_link__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredWallLink *
+       water__archive__v1__stored_wall_link__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredWallLink *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_wall_link__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_wall_link__free_unpacked
+                     (Water__Archive__V1__StoredWallLink *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_wall_link__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__accounts_snapshot__init
                      (Water__Archive__V1__AccountsSnapshot         *message)
 {
@@ -907,7 +952,7 @@ void   water__archive__v1__excused_day__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[21] =
+static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[22] =
 {
   {
     "sequence",
@@ -1161,6 +1206,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "wall_link",
+    43,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, wall_link),
+    &water__archive__v1__stored_wall_link__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__journal_record__field_indices_by_name[] = {
   14,   /* field[14] = account */
@@ -1184,12 +1241,13 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
   15,   /* field[15] = session */
   6,   /* field[6] = text */
   9,   /* field[9] = todo */
+  21,   /* field[21] = wall_link */
 };
 static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 40, 18 },
-  { 0, 21 }
+  { 0, 22 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor =
 {
@@ -1199,7 +1257,7 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   "Water__Archive__V1__JournalRecord",
   "water.archive.v1",
   sizeof(Water__Archive__V1__JournalRecord),
-  21,
+  22,
   water__archive__v1__journal_record__field_descriptors,
   water__archive__v1__journal_record__field_indices_by_name,
   2,  water__archive__v1__journal_record__number_ranges,
@@ -2962,7 +3020,84 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor 
   (ProtobufCMessageInit) water__archive__v1__stored_session__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[8] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_wall_link__field_descriptors[4] =
+{
+  {
+    "token_digest",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredWallLink, token_digest),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "made_by",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredWallLink, made_by),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "made_at_unix_ms",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredWallLink, made_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "label",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredWallLink, label),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_wall_link__field_indices_by_name[] = {
+  3,   /* field[3] = label */
+  2,   /* field[2] = made_at_unix_ms */
+  1,   /* field[1] = made_by */
+  0,   /* field[0] = token_digest */
+};
+static const ProtobufCIntRange water__archive__v1__stored_wall_link__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_wall_link__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredWallLink",
+  "StoredWallLink",
+  "Water__Archive__V1__StoredWallLink",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredWallLink),
+  4,
+  water__archive__v1__stored_wall_link__field_descriptors,
+  water__archive__v1__stored_wall_link__field_indices_by_name,
+  1,  water__archive__v1__stored_wall_link__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_wall_link__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__field_descriptors[9] =
 {
   {
     "last_sequence",
@@ -3060,6 +3195,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__accounts_snapshot__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "wall_links",
+    9,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__AccountsSnapshot, n_wall_links),
+    offsetof(Water__Archive__V1__AccountsSnapshot, wall_links),
+    &water__archive__v1__stored_wall_link__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_name[] = {
   3,   /* field[3] = accounts */
@@ -3070,11 +3217,12 @@ static const unsigned water__archive__v1__accounts_snapshot__field_indices_by_na
   6,   /* field[6] = removed_accounts */
   7,   /* field[7] = removed_sessions */
   4,   /* field[4] = sessions */
+  8,   /* field[8] = wall_links */
 };
 static const ProtobufCIntRange water__archive__v1__accounts_snapshot__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor =
 {
@@ -3084,7 +3232,7 @@ const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descript
   "Water__Archive__V1__AccountsSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__AccountsSnapshot),
-  8,
+  9,
   water__archive__v1__accounts_snapshot__field_descriptors,
   water__archive__v1__accounts_snapshot__field_indices_by_name,
   1,  water__archive__v1__accounts_snapshot__number_ranges,
@@ -3142,7 +3290,7 @@ const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor =
   (ProtobufCMessageInit) water__archive__v1__excused_day__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[33] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[35] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -3177,11 +3325,13 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_TODO_OCCURRENCE_DONE", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_DONE", 43 },
   { "RECORD_KIND_TODO_OCCURRENCE_REOPENED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_OCCURRENCE_REOPENED", 44 },
   { "RECORD_KIND_TODO_COMPLETION_IMPORTED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_IMPORTED", 45 },
+  { "RECORD_KIND_WALL_LINK_MADE", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_WALL_LINK_MADE", 46 },
+  { "RECORD_KIND_WALL_LINK_REVOKED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_WALL_LINK_REVOKED", 47 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{40, 27},{0, 33}
+{0, 0},{40, 27},{0, 35}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[33] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[35] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
@@ -3216,6 +3366,8 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_USUAL_CUP_SET", 5 },
   { "RECORD_KIND_USUAL_DRINK_SET", 23 },
+  { "RECORD_KIND_WALL_LINK_MADE", 33 },
+  { "RECORD_KIND_WALL_LINK_REVOKED", 34 },
 };
 const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
 {
@@ -3224,9 +3376,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  33,
+  35,
   water__archive__v1__record_kind__enum_values_by_number,
-  33,
+  35,
   water__archive__v1__record_kind__enum_values_by_name,
   2,
   water__archive__v1__record_kind__value_ranges,

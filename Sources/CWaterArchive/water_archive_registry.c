@@ -21,6 +21,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__stored_reminders__descriptor,
     &water__archive__v1__stored_session__descriptor,
     &water__archive__v1__stored_todo__descriptor,
+    &water__archive__v1__stored_wall_link__descriptor,
     &water__archive__v1__zone_change__descriptor,
 };
 

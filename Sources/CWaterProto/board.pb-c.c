@@ -367,6 +367,321 @@ void   water__v1__get_board_history_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__v1__wall_link__init
+                     (Water__V1__WallLink         *message)
+{
+  static const Water__V1__WallLink init_value = WATER__V1__WALL_LINK__INIT;
+  *message = init_value;
+}
+size_t water__v1__wall_link__get_packed_size
+                     (const Water__V1__WallLink *message)
+{
+  assert(message->base.descriptor == &water__v1__wall_link__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__wall_link__pack
+                     (const Water__V1__WallLink *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__wall_link__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__wall_link__pack_to_buffer
+                     (const Water__V1__WallLink *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__wall_link__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__WallLink *
+       water__v1__wall_link__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__WallLink *)
+     protobuf_c_message_unpack (&water__v1__wall_link__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__wall_link__free_unpacked
+                     (Water__V1__WallLink *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__wall_link__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__create_wall_link_request__init
+                     (Water__V1__CreateWallLinkRequest         *message)
+{
+  static const Water__V1__CreateWallLinkRequest init_value = WATER__V1__CREATE_WALL_LINK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__create_wall_link_request__get_packed_size
+                     (const Water__V1__CreateWallLinkRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__create_wall_link_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__create_wall_link_request__pack
+                     (const Water__V1__CreateWallLinkRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__create_wall_link_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__create_wall_link_request__pack_to_buffer
+                     (const Water__V1__CreateWallLinkRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__create_wall_link_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__CreateWallLinkRequest *
+       water__v1__create_wall_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__CreateWallLinkRequest *)
+     protobuf_c_message_unpack (&water__v1__create_wall_link_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__create_wall_link_request__free_unpacked
+                     (Water__V1__CreateWallLinkRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__create_wall_link_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__create_wall_link_response__init
+                     (Water__V1__CreateWallLinkResponse         *message)
+{
+  static const Water__V1__CreateWallLinkResponse init_value = WATER__V1__CREATE_WALL_LINK_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__create_wall_link_response__get_packed_size
+                     (const Water__V1__CreateWallLinkResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__create_wall_link_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__create_wall_link_response__pack
+                     (const Water__V1__CreateWallLinkResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__create_wall_link_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__create_wall_link_response__pack_to_buffer
+                     (const Water__V1__CreateWallLinkResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__create_wall_link_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__CreateWallLinkResponse *
+       water__v1__create_wall_link_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__CreateWallLinkResponse *)
+     protobuf_c_message_unpack (&water__v1__create_wall_link_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__create_wall_link_response__free_unpacked
+                     (Water__V1__CreateWallLinkResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__create_wall_link_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__list_wall_links_request__init
+                     (Water__V1__ListWallLinksRequest         *message)
+{
+  static const Water__V1__ListWallLinksRequest init_value = WATER__V1__LIST_WALL_LINKS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__list_wall_links_request__get_packed_size
+                     (const Water__V1__ListWallLinksRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__list_wall_links_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__list_wall_links_request__pack
+                     (const Water__V1__ListWallLinksRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__list_wall_links_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__list_wall_links_request__pack_to_buffer
+                     (const Water__V1__ListWallLinksRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__list_wall_links_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ListWallLinksRequest *
+       water__v1__list_wall_links_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ListWallLinksRequest *)
+     protobuf_c_message_unpack (&water__v1__list_wall_links_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__list_wall_links_request__free_unpacked
+                     (Water__V1__ListWallLinksRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__list_wall_links_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__list_wall_links_response__init
+                     (Water__V1__ListWallLinksResponse         *message)
+{
+  static const Water__V1__ListWallLinksResponse init_value = WATER__V1__LIST_WALL_LINKS_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__list_wall_links_response__get_packed_size
+                     (const Water__V1__ListWallLinksResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__list_wall_links_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__list_wall_links_response__pack
+                     (const Water__V1__ListWallLinksResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__list_wall_links_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__list_wall_links_response__pack_to_buffer
+                     (const Water__V1__ListWallLinksResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__list_wall_links_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__ListWallLinksResponse *
+       water__v1__list_wall_links_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__ListWallLinksResponse *)
+     protobuf_c_message_unpack (&water__v1__list_wall_links_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__list_wall_links_response__free_unpacked
+                     (Water__V1__ListWallLinksResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__list_wall_links_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__revoke_wall_link_request__init
+                     (Water__V1__RevokeWallLinkRequest         *message)
+{
+  static const Water__V1__RevokeWallLinkRequest init_value = WATER__V1__REVOKE_WALL_LINK_REQUEST__INIT;
+  *message = init_value;
+}
+size_t water__v1__revoke_wall_link_request__get_packed_size
+                     (const Water__V1__RevokeWallLinkRequest *message)
+{
+  assert(message->base.descriptor == &water__v1__revoke_wall_link_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__revoke_wall_link_request__pack
+                     (const Water__V1__RevokeWallLinkRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__revoke_wall_link_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__revoke_wall_link_request__pack_to_buffer
+                     (const Water__V1__RevokeWallLinkRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__revoke_wall_link_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__RevokeWallLinkRequest *
+       water__v1__revoke_wall_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__RevokeWallLinkRequest *)
+     protobuf_c_message_unpack (&water__v1__revoke_wall_link_request__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__revoke_wall_link_request__free_unpacked
+                     (Water__V1__RevokeWallLinkRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__revoke_wall_link_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__v1__revoke_wall_link_response__init
+                     (Water__V1__RevokeWallLinkResponse         *message)
+{
+  static const Water__V1__RevokeWallLinkResponse init_value = WATER__V1__REVOKE_WALL_LINK_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t water__v1__revoke_wall_link_response__get_packed_size
+                     (const Water__V1__RevokeWallLinkResponse *message)
+{
+  assert(message->base.descriptor == &water__v1__revoke_wall_link_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__v1__revoke_wall_link_response__pack
+                     (const Water__V1__RevokeWallLinkResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__v1__revoke_wall_link_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__v1__revoke_wall_link_response__pack_to_buffer
+                     (const Water__V1__RevokeWallLinkResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__v1__revoke_wall_link_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__V1__RevokeWallLinkResponse *
+       water__v1__revoke_wall_link_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__V1__RevokeWallLinkResponse *)
+     protobuf_c_message_unpack (&water__v1__revoke_wall_link_response__descriptor,
+                                allocator, len, data);
+}
+void   water__v1__revoke_wall_link_response__free_unpacked
+                     (Water__V1__RevokeWallLinkResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__v1__revoke_wall_link_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[18] =
 {
   {
@@ -998,6 +1313,284 @@ const ProtobufCMessageDescriptor water__v1__get_board_history_response__descript
   (ProtobufCMessageInit) water__v1__get_board_history_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor water__v1__wall_link__field_descriptors[4] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WallLink, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "label",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WallLink, label),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "made_at_unix_ms",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WallLink, made_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "made_by",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__WallLink, made_by),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__wall_link__field_indices_by_name[] = {
+  0,   /* field[0] = id */
+  1,   /* field[1] = label */
+  2,   /* field[2] = made_at_unix_ms */
+  3,   /* field[3] = made_by */
+};
+static const ProtobufCIntRange water__v1__wall_link__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor water__v1__wall_link__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.WallLink",
+  "WallLink",
+  "Water__V1__WallLink",
+  "water.v1",
+  sizeof(Water__V1__WallLink),
+  4,
+  water__v1__wall_link__field_descriptors,
+  water__v1__wall_link__field_indices_by_name,
+  1,  water__v1__wall_link__number_ranges,
+  (ProtobufCMessageInit) water__v1__wall_link__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__create_wall_link_request__field_descriptors[1] =
+{
+  {
+    "label",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__CreateWallLinkRequest, label),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__create_wall_link_request__field_indices_by_name[] = {
+  0,   /* field[0] = label */
+};
+static const ProtobufCIntRange water__v1__create_wall_link_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__create_wall_link_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.CreateWallLinkRequest",
+  "CreateWallLinkRequest",
+  "Water__V1__CreateWallLinkRequest",
+  "water.v1",
+  sizeof(Water__V1__CreateWallLinkRequest),
+  1,
+  water__v1__create_wall_link_request__field_descriptors,
+  water__v1__create_wall_link_request__field_indices_by_name,
+  1,  water__v1__create_wall_link_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__create_wall_link_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__create_wall_link_response__field_descriptors[2] =
+{
+  {
+    "link",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__CreateWallLinkResponse, link),
+    &water__v1__wall_link__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "path",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__CreateWallLinkResponse, path),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__create_wall_link_response__field_indices_by_name[] = {
+  0,   /* field[0] = link */
+  1,   /* field[1] = path */
+};
+static const ProtobufCIntRange water__v1__create_wall_link_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__v1__create_wall_link_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.CreateWallLinkResponse",
+  "CreateWallLinkResponse",
+  "Water__V1__CreateWallLinkResponse",
+  "water.v1",
+  sizeof(Water__V1__CreateWallLinkResponse),
+  2,
+  water__v1__create_wall_link_response__field_descriptors,
+  water__v1__create_wall_link_response__field_indices_by_name,
+  1,  water__v1__create_wall_link_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__create_wall_link_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define water__v1__list_wall_links_request__field_descriptors NULL
+#define water__v1__list_wall_links_request__field_indices_by_name NULL
+#define water__v1__list_wall_links_request__number_ranges NULL
+const ProtobufCMessageDescriptor water__v1__list_wall_links_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ListWallLinksRequest",
+  "ListWallLinksRequest",
+  "Water__V1__ListWallLinksRequest",
+  "water.v1",
+  sizeof(Water__V1__ListWallLinksRequest),
+  0,
+  water__v1__list_wall_links_request__field_descriptors,
+  water__v1__list_wall_links_request__field_indices_by_name,
+  0,  water__v1__list_wall_links_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__list_wall_links_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__list_wall_links_response__field_descriptors[1] =
+{
+  {
+    "links",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__V1__ListWallLinksResponse, n_links),
+    offsetof(Water__V1__ListWallLinksResponse, links),
+    &water__v1__wall_link__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__list_wall_links_response__field_indices_by_name[] = {
+  0,   /* field[0] = links */
+};
+static const ProtobufCIntRange water__v1__list_wall_links_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__list_wall_links_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.ListWallLinksResponse",
+  "ListWallLinksResponse",
+  "Water__V1__ListWallLinksResponse",
+  "water.v1",
+  sizeof(Water__V1__ListWallLinksResponse),
+  1,
+  water__v1__list_wall_links_response__field_descriptors,
+  water__v1__list_wall_links_response__field_indices_by_name,
+  1,  water__v1__list_wall_links_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__list_wall_links_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__v1__revoke_wall_link_request__field_descriptors[1] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__RevokeWallLinkRequest, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__v1__revoke_wall_link_request__field_indices_by_name[] = {
+  0,   /* field[0] = id */
+};
+static const ProtobufCIntRange water__v1__revoke_wall_link_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor water__v1__revoke_wall_link_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.RevokeWallLinkRequest",
+  "RevokeWallLinkRequest",
+  "Water__V1__RevokeWallLinkRequest",
+  "water.v1",
+  sizeof(Water__V1__RevokeWallLinkRequest),
+  1,
+  water__v1__revoke_wall_link_request__field_descriptors,
+  water__v1__revoke_wall_link_request__field_indices_by_name,
+  1,  water__v1__revoke_wall_link_request__number_ranges,
+  (ProtobufCMessageInit) water__v1__revoke_wall_link_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define water__v1__revoke_wall_link_response__field_descriptors NULL
+#define water__v1__revoke_wall_link_response__field_indices_by_name NULL
+#define water__v1__revoke_wall_link_response__number_ranges NULL
+const ProtobufCMessageDescriptor water__v1__revoke_wall_link_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.v1.RevokeWallLinkResponse",
+  "RevokeWallLinkResponse",
+  "Water__V1__RevokeWallLinkResponse",
+  "water.v1",
+  sizeof(Water__V1__RevokeWallLinkResponse),
+  0,
+  water__v1__revoke_wall_link_response__field_descriptors,
+  water__v1__revoke_wall_link_response__field_indices_by_name,
+  0,  water__v1__revoke_wall_link_response__number_ranges,
+  (ProtobufCMessageInit) water__v1__revoke_wall_link_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue water__v1__board_order__enum_values_by_number[3] =
 {
   { "BOARD_ORDER_PROGRESS", "WATER__V1__BOARD_ORDER__BOARD_ORDER_PROGRESS", 0 },
@@ -1028,15 +1621,21 @@ const ProtobufCEnumDescriptor water__v1__board_order__descriptor =
   water__v1__board_order__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor water__v1__board__method_descriptors[3] =
+static const ProtobufCMethodDescriptor water__v1__board__method_descriptors[6] =
 {
   { "GetBoard", &water__v1__get_board_request__descriptor, &water__v1__get_board_response__descriptor },
   { "WatchBoard", &water__v1__watch_board_request__descriptor, &water__v1__watch_board_response__descriptor },
   { "GetBoardHistory", &water__v1__get_board_history_request__descriptor, &water__v1__get_board_history_response__descriptor },
+  { "CreateWallLink", &water__v1__create_wall_link_request__descriptor, &water__v1__create_wall_link_response__descriptor },
+  { "ListWallLinks", &water__v1__list_wall_links_request__descriptor, &water__v1__list_wall_links_response__descriptor },
+  { "RevokeWallLink", &water__v1__revoke_wall_link_request__descriptor, &water__v1__revoke_wall_link_response__descriptor },
 };
 const unsigned water__v1__board__method_indices_by_name[] = {
+  3,        /* CreateWallLink */
   0,        /* GetBoard */
   2,        /* GetBoardHistory */
+  4,        /* ListWallLinks */
+  5,        /* RevokeWallLink */
   1         /* WatchBoard */
 };
 const ProtobufCServiceDescriptor water__v1__board__descriptor =
@@ -1046,7 +1645,7 @@ const ProtobufCServiceDescriptor water__v1__board__descriptor =
   "Board",
   "Water__V1__Board",
   "water.v1",
-  3,
+  6,
   water__v1__board__method_descriptors,
   water__v1__board__method_indices_by_name
 };
@@ -1073,6 +1672,30 @@ void water__v1__board__get_board_history(ProtobufCService *service,
 {
   assert(service->descriptor == &water__v1__board__descriptor);
   service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__board__create_wall_link(ProtobufCService *service,
+                                        const Water__V1__CreateWallLinkRequest *input,
+                                        Water__V1__CreateWallLinkResponse_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &water__v1__board__descriptor);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__board__list_wall_links(ProtobufCService *service,
+                                       const Water__V1__ListWallLinksRequest *input,
+                                       Water__V1__ListWallLinksResponse_Closure closure,
+                                       void *closure_data)
+{
+  assert(service->descriptor == &water__v1__board__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void water__v1__board__revoke_wall_link(ProtobufCService *service,
+                                        const Water__V1__RevokeWallLinkRequest *input,
+                                        Water__V1__RevokeWallLinkResponse_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &water__v1__board__descriptor);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void water__v1__board__init (Water__V1__Board_Service *service,
                              Water__V1__Board_ServiceDestroy destroy)

@@ -10,11 +10,35 @@ public struct BoardFeed: Sendable {
     /// Where a publisher that sends reminders says it did (GetReminders reads it).
     public let reminded: RemindedDays
     private let clock: @Sendable () -> Int64
+    /// The kitchen wall's links (WaterWall asks; nil: no link opens anything).
+    private let wallLinks: WallLinkGate?
+    private let metricsSource: MetricsSource?
 
-    init(boards: BoardBuilder, reminded: RemindedDays, now: @escaping @Sendable () -> Int64) {
+    init(
+        boards: BoardBuilder, reminded: RemindedDays = RemindedDays(), wallLinks: WallLinkGate? = nil,
+        metrics: MetricsSource? = nil, now: @escaping @Sendable () -> Int64
+    ) {
         self.boards = boards
         self.reminded = reminded
+        self.wallLinks = wallLinks
+        self.metricsSource = metrics
         self.clock = now
+    }
+
+    /// Whether the wall link `token` opens the page for a request from `address`; a wrong one
+    /// counts against the address as a wrong password does.
+    public func admitsWallLink(_ token: String, from address: String) -> WallLinkAdmission {
+        wallLinks?.admit(token, from: address) ?? .refused
+    }
+
+    /// The server's figures (Prometheus text) for the wall's `/metrics`: no member's data.
+    public func metrics() -> MetricsText {
+        metricsSource?.text() ?? MetricsText()
+    }
+
+    /// Whether `token` is still a link (a live stream asks again, and ends once it is revoked).
+    public func isWallLinkOpen(_ token: String) -> Bool {
+        wallLinks?.isOpen(token) ?? false
     }
 
     /// The reminders due at `now`, whole minute by whole minute (``ReminderRule``), for every

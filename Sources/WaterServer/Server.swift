@@ -38,7 +38,7 @@ import WaterTransport
 ///   loop (or after a password hash, on the hashing pool) and touch archives only through
 ///   ``ArchiveAccess``, so through each archive's lock.
 public final class Server: Sendable {
-    private let services: ServerServices
+    let services: ServerServices
     private let loop: EventLoop
     /// The fingerprint of the certificate served, for `water-server status`.
     private let certificate: String
@@ -52,6 +52,8 @@ public final class Server: Sendable {
     private let compactions: Signal
     /// What shows the board beside the API (Home Assistant's, with `--mqtt`).
     private let publishers: [any BoardPublisher]
+    /// The server's figures for a publisher's `/metrics` (the wall's).
+    private let metricsSource: MetricsSource
 
     /// Opens the data directory and binds the listening socket; nothing is accepted until
     /// ``start()``.
@@ -101,8 +103,13 @@ public final class Server: Sendable {
         listenAddress = listener.localAddress ?? configuration.listen
         let services = ServerServices(store: store, configuration: configuration, logger: logger, tls: tls)
         self.services = services
+        let metrics = MetricsSource()
+        metricsSource = metrics
         do {
-            let feed = BoardFeed(boards: services.boards, reminded: services.reminded) { services.now() }
+            let gate = WallLinkGate(accounts: store.accounts, throttle: services.throttle) { services.now() }
+            let feed = BoardFeed(boards: services.boards, reminded: services.reminded, wallLinks: gate, metrics: metrics) {
+                services.now()
+            }
             let made = try configuration.boardPublishers.map { make in try make(feed, logger) }
             let channels = made.compactMap { $0 as? any ReminderChannel } + configuration.reminderChannels
             publishers = made + [ReminderScheduler(feed: feed, channels: channels, logger: logger)]
@@ -119,6 +126,7 @@ public final class Server: Sendable {
         sweepTimer = SendableTimer(
             source: DispatchSource.makeTimerSource(queue: DispatchQueue(label: "water.idle-sweep", qos: .utility)))
         // Members' archives load when first used; one that cannot be read logs why then.
+        metricsSource.provide { [weak self] in self?.metrics() ?? MetricsText() }
     }
 
     /// The TLS context to serve with, making the self-signed pair in the data directory if it

@@ -11,6 +11,8 @@ public final class ServerServices: Sendable {
     let store: FileArchiveStore
     let hasher: PasswordHasher
     let throttle = LoginThrottle()
+    /// Calls answered by method and status, for `/metrics`.
+    let calls = CallCounts()
     let configuration: ServerConfiguration
     let logger: Logger
     /// Where what peers do is logged, at a bounded rate.
@@ -77,7 +79,8 @@ public final class ServerServices: Sendable {
             habits: HabitService(archives: archives),
             excuses: ExcuseService(archives: archives),
             reminders: ReminderService(archives: archives, reminded: reminded),
-            transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue))
+            transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue),
+            wallLinks: WallLinkService(archives: archives))
     }
 
     /// The handler of every method.
@@ -129,8 +132,11 @@ struct APIServices: Sendable {
     let excuses: ExcuseService
     let reminders: ReminderService
     let transfer: TransferService
+    let wallLinks: WallLinkService
 
-    var all: [any Service] { [accounts, tracker, drinks, board, todo, habits, excuses, reminders, transfer] }
+    var all: [any Service] {
+        [accounts, tracker, drinks, board, todo, habits, excuses, reminders, transfer, wallLinks]
+    }
 }
 
 /// Builds the household's board from every member's archive, and keeps the last board of

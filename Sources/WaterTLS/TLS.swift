@@ -194,11 +194,14 @@ public final class TLSSession {
     public var resumed: Bool { water_tls_session_reused(pointer) == 1 }
 }
 
-/// RFC 4648 base64 without padding, for fingerprints.
-enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+/// RFC 4648 base64 without padding: for fingerprints, and (`url`, its URL-safe alphabet) for the
+/// kitchen wall's links.
+public enum Base64 {
+    private static let standard = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let urlSafe = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8], url: Bool = false) -> String {
+        let alphabet = url ? urlSafe : standard
         var out: [UInt8] = []
         var index = 0
         while index < bytes.count {
@@ -212,7 +215,9 @@ enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func decode(_ text: String) -> [UInt8]? {
+    /// The bytes of `text` (padding allowed, and ignored); nil for a character outside the alphabet.
+    public static func decode(_ text: String, url: Bool = false) -> [UInt8]? {
+        let alphabet = url ? urlSafe : standard
         var bits: UInt32 = 0
         var count = 0
         var out: [UInt8] = []

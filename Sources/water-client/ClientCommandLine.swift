@@ -41,6 +41,7 @@ let clientCommands = CommandTable<Invocation>(
         DrinkCommands.List.self, DrinkCommands.Add.self, DrinkCommands.Change.self, DrinkCommands.Remove.self,
         MemberCommands.Add.self, MemberCommands.Guardian.self, MemberCommands.Admin.self, MemberCommands.Rename.self,
         MemberCommands.Reset.self, MemberCommands.Remove.self, MemberCommands.Restore.self, MemberCommands.List.self,
+        WallCommands.Link.self, WallCommands.List.self, WallCommands.Revoke.self,
         TransferCommands.Export.self, TransferCommands.Import.self,
         OutboxCommands.Sync.self, OutboxCommands.List.self, OutboxCommands.Retry.self, OutboxCommands.Drop.self,
         PromptCommand.self, NudgeCommand.self, NudgeCommand.On.self, NudgeCommand.Off.self, RemindCommand.self,

@@ -153,6 +153,17 @@ struct AuthorizationTests {
         "water.v1.Board/WatchBoard": (
             .ok, { ann, _ in code { try ann.stream(WaterV1.WatchBoardRequest()) { _ in false } } }
         ),
+        // The kitchen wall's links are for admins.
+        "water.v1.Board/CreateWallLink": (
+            .permissionDenied, { ann, _ in code { try ann.call(WaterV1.CreateWallLinkRequest(label: "mine")) } }
+        ),
+        "water.v1.Board/ListWallLinks": (
+            .permissionDenied, { ann, _ in code { try ann.call(WaterV1.ListWallLinksRequest()) } }
+        ),
+        "water.v1.Board/RevokeWallLink": (
+            .permissionDenied,
+            { ann, _ in code { try ann.call(WaterV1.RevokeWallLinkRequest(id: "0011223344556677")) } }
+        ),
         // The todo list is the household's: every member may change it, by design.
         "water.v1.Todo/AddTodo": (
             .ok,

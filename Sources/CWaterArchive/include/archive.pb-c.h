@@ -33,6 +33,7 @@ typedef struct Water__Archive__V1__HouseholdSnapshot Water__Archive__V1__Househo
 typedef struct Water__Archive__V1__StoredAccount Water__Archive__V1__StoredAccount;
 typedef struct Water__Archive__V1__Absence Water__Archive__V1__Absence;
 typedef struct Water__Archive__V1__StoredSession Water__Archive__V1__StoredSession;
+typedef struct Water__Archive__V1__StoredWallLink Water__Archive__V1__StoredWallLink;
 typedef struct Water__Archive__V1__AccountsSnapshot Water__Archive__V1__AccountsSnapshot;
 typedef struct Water__Archive__V1__ExcusedDay Water__Archive__V1__ExcusedDay;
 
@@ -172,7 +173,15 @@ typedef enum _Water__Archive__V1__RecordKind {
   /*
    * A completion read from an export: completion, into the history only.
    */
-  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_IMPORTED = 45
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_IMPORTED = 45,
+  /*
+   * wall_link
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_WALL_LINK_MADE = 46,
+  /*
+   * id: the link token's digest
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_WALL_LINK_REVOKED = 47
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(WATER__ARCHIVE__V1__RECORD_KIND)
 } Water__Archive__V1__RecordKind;
 
@@ -218,10 +227,11 @@ struct  Water__Archive__V1__JournalRecord
   uint32_t privacy;
   Water__Archive__V1__StoredCompletion *completion;
   Water__Archive__V1__StoredReminders *reminders;
+  Water__Archive__V1__StoredWallLink *wall_link;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL }
 
 
 /*
@@ -701,6 +711,32 @@ struct  Water__Archive__V1__StoredSession
 
 
 /*
+ * A kitchen wall link (water-client wall link): read-only access to the board page. Only a digest
+ * of the link's token is kept, as for sessions.
+ */
+struct  Water__Archive__V1__StoredWallLink
+{
+  ProtobufCMessage base;
+  /*
+   * BLAKE2b-256 of the 32-byte token.
+   */
+  ProtobufCBinaryData token_digest;
+  /*
+   * The admin who made it, and when.
+   */
+  uint64_t made_by;
+  int64_t made_at_unix_ms;
+  /*
+   * What it is for ("kitchen tablet"); may be empty.
+   */
+  char *label;
+};
+#define WATER__ARCHIVE__V1__STORED_WALL_LINK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_wall_link__descriptor) \
+    , {0,NULL}, 0, 0, (char *)protobuf_c_empty_string }
+
+
+/*
  * The household's accounts and sessions (DATA/accounts).
  */
 struct  Water__Archive__V1__AccountsSnapshot
@@ -733,10 +769,15 @@ struct  Water__Archive__V1__AccountsSnapshot
    */
   size_t n_removed_sessions;
   Water__Archive__V1__StoredSession **removed_sessions;
+  /*
+   * The kitchen wall's links (absent in archives from before the wall).
+   */
+  size_t n_wall_links;
+  Water__Archive__V1__StoredWallLink **wall_links;
 };
 #define WATER__ARCHIVE__V1__ACCOUNTS_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__accounts_snapshot__descriptor) \
-    , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+    , 0, 0, 0, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
 
 
 /*
@@ -1096,6 +1137,25 @@ Water__Archive__V1__StoredSession *
 void   water__archive__v1__stored_session__free_unpacked
                      (Water__Archive__V1__StoredSession *message,
                       ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredWallLink methods */
+void   water__archive__v1__stored_wall_link__init
+                     (Water__Archive__V1__StoredWallLink         *message);
+size_t water__archive__v1__stored_wall_link__get_packed_size
+                     (const Water__Archive__V1__StoredWallLink   *message);
+size_t water__archive__v1__stored_wall_link__pack
+                     (const Water__Archive__V1__StoredWallLink   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_wall_link__pack_to_buffer
+                     (const Water__Archive__V1__StoredWallLink   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredWallLink *
+       water__archive__v1__stored_wall_link__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_wall_link__free_unpacked
+                     (Water__Archive__V1__StoredWallLink *message,
+                      ProtobufCAllocator *allocator);
 /* Water__Archive__V1__AccountsSnapshot methods */
 void   water__archive__v1__accounts_snapshot__init
                      (Water__Archive__V1__AccountsSnapshot         *message);
@@ -1190,6 +1250,9 @@ typedef void (*Water__Archive__V1__Absence_Closure)
 typedef void (*Water__Archive__V1__StoredSession_Closure)
                  (const Water__Archive__V1__StoredSession *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__StoredWallLink_Closure)
+                 (const Water__Archive__V1__StoredWallLink *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__AccountsSnapshot_Closure)
                  (const Water__Archive__V1__AccountsSnapshot *message,
                   void *closure_data);
@@ -1221,6 +1284,7 @@ extern const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__absence__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_wall_link__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor;
 

@@ -25,6 +25,13 @@ typedef struct Water__V1__WatchBoardRequest Water__V1__WatchBoardRequest;
 typedef struct Water__V1__WatchBoardResponse Water__V1__WatchBoardResponse;
 typedef struct Water__V1__GetBoardHistoryRequest Water__V1__GetBoardHistoryRequest;
 typedef struct Water__V1__GetBoardHistoryResponse Water__V1__GetBoardHistoryResponse;
+typedef struct Water__V1__WallLink Water__V1__WallLink;
+typedef struct Water__V1__CreateWallLinkRequest Water__V1__CreateWallLinkRequest;
+typedef struct Water__V1__CreateWallLinkResponse Water__V1__CreateWallLinkResponse;
+typedef struct Water__V1__ListWallLinksRequest Water__V1__ListWallLinksRequest;
+typedef struct Water__V1__ListWallLinksResponse Water__V1__ListWallLinksResponse;
+typedef struct Water__V1__RevokeWallLinkRequest Water__V1__RevokeWallLinkRequest;
+typedef struct Water__V1__RevokeWallLinkResponse Water__V1__RevokeWallLinkResponse;
 
 
 /* --- enums --- */
@@ -256,6 +263,97 @@ struct  Water__V1__GetBoardHistoryResponse
     , 0,NULL }
 
 
+/*
+ * A kitchen wall link as listed: never its token.
+ */
+struct  Water__V1__WallLink
+{
+  ProtobufCMessage base;
+  /*
+   * The first 8 bytes of the token's digest, in hex: what RevokeWallLink takes.
+   */
+  char *id;
+  char *label;
+  int64_t made_at_unix_ms;
+  /*
+   * The admin who made it (empty when they were removed since).
+   */
+  char *made_by;
+};
+#define WATER__V1__WALL_LINK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__wall_link__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__CreateWallLinkRequest
+{
+  ProtobufCMessage base;
+  /*
+   * What the link is for ("kitchen tablet"): at most 64 bytes, no control characters; may be empty.
+   */
+  char *label;
+};
+#define WATER__V1__CREATE_WALL_LINK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__create_wall_link_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__CreateWallLinkResponse
+{
+  ProtobufCMessage base;
+  Water__V1__WallLink *link;
+  /*
+   * The page's path on the wall's port: "/wall/" and the token (43 characters of base64url).
+   */
+  char *path;
+};
+#define WATER__V1__CREATE_WALL_LINK_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__create_wall_link_response__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__ListWallLinksRequest
+{
+  ProtobufCMessage base;
+};
+#define WATER__V1__LIST_WALL_LINKS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_wall_links_request__descriptor) \
+     }
+
+
+struct  Water__V1__ListWallLinksResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Oldest first.
+   */
+  size_t n_links;
+  Water__V1__WallLink **links;
+};
+#define WATER__V1__LIST_WALL_LINKS_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__list_wall_links_response__descriptor) \
+    , 0,NULL }
+
+
+struct  Water__V1__RevokeWallLinkRequest
+{
+  ProtobufCMessage base;
+  char *id;
+};
+#define WATER__V1__REVOKE_WALL_LINK_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__revoke_wall_link_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Water__V1__RevokeWallLinkResponse
+{
+  ProtobufCMessage base;
+};
+#define WATER__V1__REVOKE_WALL_LINK_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__v1__revoke_wall_link_response__descriptor) \
+     }
+
+
 /* Water__V1__BoardRow methods */
 void   water__v1__board_row__init
                      (Water__V1__BoardRow         *message);
@@ -408,6 +506,139 @@ Water__V1__GetBoardHistoryResponse *
 void   water__v1__get_board_history_response__free_unpacked
                      (Water__V1__GetBoardHistoryResponse *message,
                       ProtobufCAllocator *allocator);
+/* Water__V1__WallLink methods */
+void   water__v1__wall_link__init
+                     (Water__V1__WallLink         *message);
+size_t water__v1__wall_link__get_packed_size
+                     (const Water__V1__WallLink   *message);
+size_t water__v1__wall_link__pack
+                     (const Water__V1__WallLink   *message,
+                      uint8_t             *out);
+size_t water__v1__wall_link__pack_to_buffer
+                     (const Water__V1__WallLink   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__WallLink *
+       water__v1__wall_link__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__wall_link__free_unpacked
+                     (Water__V1__WallLink *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__CreateWallLinkRequest methods */
+void   water__v1__create_wall_link_request__init
+                     (Water__V1__CreateWallLinkRequest         *message);
+size_t water__v1__create_wall_link_request__get_packed_size
+                     (const Water__V1__CreateWallLinkRequest   *message);
+size_t water__v1__create_wall_link_request__pack
+                     (const Water__V1__CreateWallLinkRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__create_wall_link_request__pack_to_buffer
+                     (const Water__V1__CreateWallLinkRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__CreateWallLinkRequest *
+       water__v1__create_wall_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__create_wall_link_request__free_unpacked
+                     (Water__V1__CreateWallLinkRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__CreateWallLinkResponse methods */
+void   water__v1__create_wall_link_response__init
+                     (Water__V1__CreateWallLinkResponse         *message);
+size_t water__v1__create_wall_link_response__get_packed_size
+                     (const Water__V1__CreateWallLinkResponse   *message);
+size_t water__v1__create_wall_link_response__pack
+                     (const Water__V1__CreateWallLinkResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__create_wall_link_response__pack_to_buffer
+                     (const Water__V1__CreateWallLinkResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__CreateWallLinkResponse *
+       water__v1__create_wall_link_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__create_wall_link_response__free_unpacked
+                     (Water__V1__CreateWallLinkResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ListWallLinksRequest methods */
+void   water__v1__list_wall_links_request__init
+                     (Water__V1__ListWallLinksRequest         *message);
+size_t water__v1__list_wall_links_request__get_packed_size
+                     (const Water__V1__ListWallLinksRequest   *message);
+size_t water__v1__list_wall_links_request__pack
+                     (const Water__V1__ListWallLinksRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__list_wall_links_request__pack_to_buffer
+                     (const Water__V1__ListWallLinksRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ListWallLinksRequest *
+       water__v1__list_wall_links_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__list_wall_links_request__free_unpacked
+                     (Water__V1__ListWallLinksRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__ListWallLinksResponse methods */
+void   water__v1__list_wall_links_response__init
+                     (Water__V1__ListWallLinksResponse         *message);
+size_t water__v1__list_wall_links_response__get_packed_size
+                     (const Water__V1__ListWallLinksResponse   *message);
+size_t water__v1__list_wall_links_response__pack
+                     (const Water__V1__ListWallLinksResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__list_wall_links_response__pack_to_buffer
+                     (const Water__V1__ListWallLinksResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__ListWallLinksResponse *
+       water__v1__list_wall_links_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__list_wall_links_response__free_unpacked
+                     (Water__V1__ListWallLinksResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__RevokeWallLinkRequest methods */
+void   water__v1__revoke_wall_link_request__init
+                     (Water__V1__RevokeWallLinkRequest         *message);
+size_t water__v1__revoke_wall_link_request__get_packed_size
+                     (const Water__V1__RevokeWallLinkRequest   *message);
+size_t water__v1__revoke_wall_link_request__pack
+                     (const Water__V1__RevokeWallLinkRequest   *message,
+                      uint8_t             *out);
+size_t water__v1__revoke_wall_link_request__pack_to_buffer
+                     (const Water__V1__RevokeWallLinkRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__RevokeWallLinkRequest *
+       water__v1__revoke_wall_link_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__revoke_wall_link_request__free_unpacked
+                     (Water__V1__RevokeWallLinkRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Water__V1__RevokeWallLinkResponse methods */
+void   water__v1__revoke_wall_link_response__init
+                     (Water__V1__RevokeWallLinkResponse         *message);
+size_t water__v1__revoke_wall_link_response__get_packed_size
+                     (const Water__V1__RevokeWallLinkResponse   *message);
+size_t water__v1__revoke_wall_link_response__pack
+                     (const Water__V1__RevokeWallLinkResponse   *message,
+                      uint8_t             *out);
+size_t water__v1__revoke_wall_link_response__pack_to_buffer
+                     (const Water__V1__RevokeWallLinkResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Water__V1__RevokeWallLinkResponse *
+       water__v1__revoke_wall_link_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__v1__revoke_wall_link_response__free_unpacked
+                     (Water__V1__RevokeWallLinkResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Water__V1__BoardRow_Closure)
@@ -434,6 +665,27 @@ typedef void (*Water__V1__GetBoardHistoryRequest_Closure)
 typedef void (*Water__V1__GetBoardHistoryResponse_Closure)
                  (const Water__V1__GetBoardHistoryResponse *message,
                   void *closure_data);
+typedef void (*Water__V1__WallLink_Closure)
+                 (const Water__V1__WallLink *message,
+                  void *closure_data);
+typedef void (*Water__V1__CreateWallLinkRequest_Closure)
+                 (const Water__V1__CreateWallLinkRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__CreateWallLinkResponse_Closure)
+                 (const Water__V1__CreateWallLinkResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__ListWallLinksRequest_Closure)
+                 (const Water__V1__ListWallLinksRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__ListWallLinksResponse_Closure)
+                 (const Water__V1__ListWallLinksResponse *message,
+                  void *closure_data);
+typedef void (*Water__V1__RevokeWallLinkRequest_Closure)
+                 (const Water__V1__RevokeWallLinkRequest *message,
+                  void *closure_data);
+typedef void (*Water__V1__RevokeWallLinkResponse_Closure)
+                 (const Water__V1__RevokeWallLinkResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -453,6 +705,18 @@ struct Water__V1__Board_Service
                             const Water__V1__GetBoardHistoryRequest *input,
                             Water__V1__GetBoardHistoryResponse_Closure closure,
                             void *closure_data);
+  void (*create_wall_link)(Water__V1__Board_Service *service,
+                           const Water__V1__CreateWallLinkRequest *input,
+                           Water__V1__CreateWallLinkResponse_Closure closure,
+                           void *closure_data);
+  void (*list_wall_links)(Water__V1__Board_Service *service,
+                          const Water__V1__ListWallLinksRequest *input,
+                          Water__V1__ListWallLinksResponse_Closure closure,
+                          void *closure_data);
+  void (*revoke_wall_link)(Water__V1__Board_Service *service,
+                           const Water__V1__RevokeWallLinkRequest *input,
+                           Water__V1__RevokeWallLinkResponse_Closure closure,
+                           void *closure_data);
 };
 typedef void (*Water__V1__Board_ServiceDestroy)(Water__V1__Board_Service *);
 void water__v1__board__init (Water__V1__Board_Service *service,
@@ -463,7 +727,10 @@ void water__v1__board__init (Water__V1__Board_Service *service,
     { WATER__V1__BOARD__BASE_INIT,\
       function_prefix__ ## get_board,\
       function_prefix__ ## watch_board,\
-      function_prefix__ ## get_board_history  }
+      function_prefix__ ## get_board_history,\
+      function_prefix__ ## create_wall_link,\
+      function_prefix__ ## list_wall_links,\
+      function_prefix__ ## revoke_wall_link  }
 void water__v1__board__get_board(ProtobufCService *service,
                                  const Water__V1__GetBoardRequest *input,
                                  Water__V1__GetBoardResponse_Closure closure,
@@ -476,6 +743,18 @@ void water__v1__board__get_board_history(ProtobufCService *service,
                                          const Water__V1__GetBoardHistoryRequest *input,
                                          Water__V1__GetBoardHistoryResponse_Closure closure,
                                          void *closure_data);
+void water__v1__board__create_wall_link(ProtobufCService *service,
+                                        const Water__V1__CreateWallLinkRequest *input,
+                                        Water__V1__CreateWallLinkResponse_Closure closure,
+                                        void *closure_data);
+void water__v1__board__list_wall_links(ProtobufCService *service,
+                                       const Water__V1__ListWallLinksRequest *input,
+                                       Water__V1__ListWallLinksResponse_Closure closure,
+                                       void *closure_data);
+void water__v1__board__revoke_wall_link(ProtobufCService *service,
+                                        const Water__V1__RevokeWallLinkRequest *input,
+                                        Water__V1__RevokeWallLinkResponse_Closure closure,
+                                        void *closure_data);
 
 /* --- descriptors --- */
 
@@ -488,6 +767,13 @@ extern const ProtobufCMessageDescriptor water__v1__watch_board_request__descript
 extern const ProtobufCMessageDescriptor water__v1__watch_board_response__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__get_board_history_request__descriptor;
 extern const ProtobufCMessageDescriptor water__v1__get_board_history_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__wall_link__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__create_wall_link_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__create_wall_link_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__list_wall_links_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__list_wall_links_response__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__revoke_wall_link_request__descriptor;
+extern const ProtobufCMessageDescriptor water__v1__revoke_wall_link_response__descriptor;
 extern const ProtobufCServiceDescriptor water__v1__board__descriptor;
 
 PROTOBUF_C__END_DECLS

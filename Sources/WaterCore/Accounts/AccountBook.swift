@@ -80,6 +80,9 @@ public enum AccountMutation: Hashable, Sendable {
     case drink(DrinkMutation)
     /// The member's reminders, whole.
     case remindersSet(memberID: UInt64, ReminderSettings)
+    /// A kitchen wall link made, or revoked by its digest.
+    case wallLinkMade(WallLink)
+    case wallLinkRevoked(TokenDigest)
 }
 
 /// The household's members, their sessions and the drinks they log.
@@ -97,6 +100,8 @@ public struct AccountBook: Hashable, Sendable {
     /// The sessions removed members had, so that a call with one is told the member was removed
     /// rather than that the session expired. Restoring the member ends them.
     public private(set) var removedSessions: [TokenDigest: Session] = [:]
+    /// The kitchen wall's links, by their token's digest.
+    public private(set) var wallLinks: [TokenDigest: WallLink] = [:]
     private var idsByUsername: [String: UInt64] = [:]
 
     public init() {}
@@ -340,6 +345,11 @@ public struct AccountBook: Hashable, Sendable {
             removedSessions[digest] = nil
         case .drink(let change):
             drinks.apply(change)
+        case .wallLinkMade(let link):
+            guard wallLinks.count < WallLink.maximumCount else { return }
+            wallLinks[link.digest] = link
+        case .wallLinkRevoked(let digest):
+            wallLinks[digest] = nil
         }
     }
 

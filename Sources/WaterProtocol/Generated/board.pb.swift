@@ -557,6 +557,245 @@ extension WaterV1 {
                 boards: try container.decodeIfPresent([WeeklyBoard].self, forKey: .boards) ?? [])
         }
     }
+
+    /// A kitchen wall link as listed: never its token.
+    ///
+    /// The Swift form of `water.v1.WallLink`.
+    public struct WallLink: ProtoMessage {
+        public static let protoName = "water.v1.WallLink"
+
+        /// The first 8 bytes of the token's digest, in hex: what RevokeWallLink takes.
+        public var id: String
+
+        public var label: String
+
+        public var madeAtUnixMs: Int64
+
+        /// The admin who made it (empty when they were removed since).
+        public var madeBy: String
+
+        /// Creates a `WallLink`; omitted fields take the proto3 defaults.
+        public init(id: String = "", label: String = "", madeAtUnixMs: Int64 = 0, madeBy: String = "") {
+            self.id = id
+            self.label = label
+            self.madeAtUnixMs = madeAtUnixMs
+            self.madeBy = madeBy
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id = "id"
+            case label = "label"
+            case madeAtUnixMs = "made_at_unix_ms"
+            case madeBy = "made_by"
+
+            var intValue: Int? {
+                switch self {
+                case .id: 0
+                case .label: 1
+                case .madeAtUnixMs: 2
+                case .madeBy: 3
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .id
+                case 1: self = .label
+                case 2: self = .madeAtUnixMs
+                case 3: self = .madeBy
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try container.decodeIfPresent(String.self, forKey: .id) ?? "",
+                label: try container.decodeIfPresent(String.self, forKey: .label) ?? "",
+                madeAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .madeAtUnixMs) ?? 0,
+                madeBy: try container.decodeIfPresent(String.self, forKey: .madeBy) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.CreateWallLinkRequest`.
+    public struct CreateWallLinkRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.CreateWallLinkRequest"
+        public typealias Response = CreateWallLinkResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// What the link is for ("kitchen tablet"): at most 64 bytes, no control characters; may be empty.
+        public var label: String
+
+        /// Creates a `CreateWallLinkRequest`; omitted fields take the proto3 defaults.
+        public init(label: String = "") {
+            self.label = label
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case label = "label"
+
+            var intValue: Int? {
+                switch self {
+                case .label: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .label
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                label: try container.decodeIfPresent(String.self, forKey: .label) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.CreateWallLinkResponse`.
+    public struct CreateWallLinkResponse: ProtoMessage {
+        public static let protoName = "water.v1.CreateWallLinkResponse"
+
+        public var link: WallLink?
+
+        /// The page's path on the wall's port: "/wall/" and the token (43 characters of base64url).
+        public var path: String
+
+        /// Creates a `CreateWallLinkResponse`; omitted fields take the proto3 defaults.
+        public init(link: WallLink? = nil, path: String = "") {
+            self.link = link
+            self.path = path
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case link = "link"
+            case path = "path"
+
+            var intValue: Int? {
+                switch self {
+                case .link: 0
+                case .path: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .link
+                case 1: self = .path
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                link: try container.decodeIfPresent(WallLink.self, forKey: .link),
+                path: try container.decodeIfPresent(String.self, forKey: .path) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.ListWallLinksRequest`.
+    public struct ListWallLinksRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.ListWallLinksRequest"
+        public typealias Response = ListWallLinksResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        /// Creates a `ListWallLinksRequest`; omitted fields take the proto3 defaults.
+        public init() {
+        }
+    }
+
+    /// The Swift form of `water.v1.ListWallLinksResponse`.
+    public struct ListWallLinksResponse: ProtoMessage {
+        public static let protoName = "water.v1.ListWallLinksResponse"
+
+        /// Oldest first.
+        public var links: [WallLink]
+
+        /// Creates a `ListWallLinksResponse`; omitted fields take the proto3 defaults.
+        public init(links: [WallLink] = []) {
+            self.links = links
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case links = "links"
+
+            var intValue: Int? {
+                switch self {
+                case .links: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .links
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                links: try container.decodeIfPresent([WallLink].self, forKey: .links) ?? [])
+        }
+    }
+
+    /// The Swift form of `water.v1.RevokeWallLinkRequest`.
+    public struct RevokeWallLinkRequest: UnaryRPCRequest {
+        public static let protoName = "water.v1.RevokeWallLinkRequest"
+        public typealias Response = RevokeWallLinkResponse
+        public static let method = MethodTable.shared.method(calledBy: protoName)
+
+        public var id: String
+
+        /// Creates a `RevokeWallLinkRequest`; omitted fields take the proto3 defaults.
+        public init(id: String = "") {
+            self.id = id
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id = "id"
+
+            var intValue: Int? {
+                switch self {
+                case .id: 0
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .id
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                id: try container.decodeIfPresent(String.self, forKey: .id) ?? "")
+        }
+    }
+
+    /// The Swift form of `water.v1.RevokeWallLinkResponse`.
+    public struct RevokeWallLinkResponse: ProtoMessage {
+        public static let protoName = "water.v1.RevokeWallLinkResponse"
+
+        /// Creates a `RevokeWallLinkResponse`; omitted fields take the proto3 defaults.
+        public init() {
+        }
+    }
 }
 
 extension WaterV1.BoardRow: WireMessage {
@@ -742,4 +981,144 @@ extension WaterV1.GetBoardHistoryResponse: WireMessage {
     package func encodeFields(into builder: MessageBuilder) {
         builder.setMessages(boards, at: 0)
     }
+}
+
+extension WaterV1.WallLink: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(id: reader.value(at: 0).string, label: reader.value(at: 1).string, madeAtUnixMs: reader.value(at: 2).int64, madeBy: reader.value(at: 3).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(id), at: 0)
+        builder.set(.string(label), at: 1)
+        builder.set(.signed(madeAtUnixMs), at: 2)
+        builder.set(.string(madeBy), at: 3)
+    }
+}
+
+extension WaterV1.CreateWallLinkRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(label: reader.value(at: 0).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(label), at: 0)
+    }
+}
+
+extension WaterV1.CreateWallLinkResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(link: reader.message(at: 0, as: WaterV1.WallLink.self), path: reader.value(at: 1).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        if let value = link { builder.setMessage(value, at: 0) }
+        builder.set(.string(path), at: 1)
+    }
+}
+
+extension WaterV1.ListWallLinksRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init()
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {}
+}
+
+extension WaterV1.ListWallLinksResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(links: reader.messages(at: 0, as: WaterV1.WallLink.self))
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.setMessages(links, at: 0)
+    }
+}
+
+extension WaterV1.RevokeWallLinkRequest: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(id: reader.value(at: 0).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.string(id), at: 0)
+    }
+}
+
+extension WaterV1.RevokeWallLinkResponse: WireMessage {
+    package static let wireDescriptor = GeneratedMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init()
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {}
 }

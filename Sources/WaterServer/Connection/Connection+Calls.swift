@@ -66,6 +66,7 @@ extension Connection {
     /// A call answered at once, its reply added to ``replies`` (a `refusal`, to be logged, when
     /// it is one): it is no longer in flight.
     private func answered(_ callID: UInt64, _ method: MethodDescriptor, refusal: WaterError?) {
+        services.calls.answered(method, refusal?.code ?? .ok)
         if let refusal {
             log.serverFailure(method.fullName, refusal)
             log.callFailed(method.fullName, refusal.code, refusal.message)
@@ -80,6 +81,9 @@ extension Connection {
     private func deliver(_ envelope: ResponseEnvelope, failure: WaterError?, method: MethodDescriptor) {
         guard loop.inLoop else { return loop.execute { self.deliver(envelope, failure: failure, method: method) } }
         if let failure { log.serverFailure(method.fullName, failure) }
+        if envelope.endOfStream, machine.isInFlight(envelope.callID) {
+            services.calls.answered(method, envelope.statusCode)
+        }
         // A Login that worked makes the connection a member's.
         if method == WaterV1.LoginRequest.method, envelope.endOfStream, envelope.statusCode == .ok {
             perform(machine.loggedIn())
@@ -118,6 +122,7 @@ extension Connection {
     private func endCall(_ callID: UInt64, _ method: MethodDescriptor, _ error: WaterError) {
         guard loop.inLoop else { return loop.execute { self.endCall(callID, method, error) } }
         guard !isClosed else { return }
+        if machine.isInFlight(callID) { services.calls.answered(method, error.code) }
         perform(machine.callEnded(callID, error), method: method)
         armTimer()
     }

@@ -77,8 +77,9 @@ extension AccountMutation: ArchiveEffect {
             effects.endedSessions.members.append(memberID)
         case .sessionEnded(let digest):
             effects.endedSessions.sessions.append(digest)
-        // Reminders are read by the scheduler each minute; nothing on the board shows them.
-        case .sessionStarted, .drink, .remindersSet:
+        // Reminders are read by the scheduler each minute, and a revoked wall link's streams
+        // notice it themselves (WaterWall's WallStream): nothing on the board shows either.
+        case .sessionStarted, .drink, .remindersSet, .wallLinkMade, .wallLinkRevoked:
             break
         }
     }

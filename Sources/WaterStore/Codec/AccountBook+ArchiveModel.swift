@@ -18,7 +18,9 @@ extension AccountBook: ArchiveModel {
             accounts: accounts.values.sorted { $0.id < $1.id }.map(Self.stored),
             sessions: sessions.values.map(Self.stored), drinks: drinks.drinks.map(StoredValues.stored),
             removedAccounts: removedAccounts.values.sorted { $0.id < $1.id }.map(Self.stored),
-            removedSessions: removedSessions.values.map(Self.stored)
+            removedSessions: removedSessions.values.map(Self.stored),
+            wallLinks: wallLinks.values.sorted { $0.madeAtUnixMilliseconds < $1.madeAtUnixMilliseconds }
+                .map(Self.stored)
         ).serializedBytes()
     }
 
@@ -32,9 +34,11 @@ extension AccountBook: ArchiveModel {
         book.reserveIDs(below: snapshot.nextMemberID)
         for stored in snapshot.sessions { book.apply(.sessionStarted(try session(stored))) }
         for stored in snapshot.removedSessions { book.keepRemovedSession(try session(stored)) }
+        for stored in snapshot.wallLinks { book.apply(.wallLinkMade(try wallLink(stored))) }
         guard book.accounts.count == snapshot.accounts.count, book.sessions.count == snapshot.sessions.count,
             book.removedAccounts.count == snapshot.removedAccounts.count,
-            book.removedSessions.count == snapshot.removedSessions.count
+            book.removedSessions.count == snapshot.removedSessions.count,
+            book.wallLinks.count == snapshot.wallLinks.count
         else {
             throw StoredValues.corrupt("accounts or sessions repeat, or a session names no member")
         }
@@ -81,6 +85,12 @@ extension AccountBook: ArchiveModel {
             record.kind = .remindersSet
             record.memberID = memberID
             record.reminders = stored(settings)
+        case .wallLinkMade(let link):
+            record.kind = .wallLinkMade
+            record.wallLink = stored(link)
+        case .wallLinkRevoked(let digest):
+            record.kind = .wallLinkRevoked
+            record.id = digest.bytes
         }
         return record
     }
@@ -106,6 +116,12 @@ extension AccountBook: ArchiveModel {
         case .drinkSet: mutation = .drink(.set(try StoredValues.drink(record.drink)))
         case .drinkRemoved: mutation = .drink(.removed(record.text))
         case .remindersSet: mutation = .remindersSet(memberID: record.memberID, try reminders(record.reminders))
+        case .wallLinkMade: mutation = .wallLinkMade(try wallLink(record.wallLink))
+        case .wallLinkRevoked:
+            guard let digest = TokenDigest(bytes: record.id) else {
+                throw StoredValues.corrupt("a wall link's digest is not 32 bytes")
+            }
+            mutation = .wallLinkRevoked(digest)
         default: throw StoredValues.corrupt("the accounts' journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)
@@ -188,5 +204,19 @@ extension AccountBook: ArchiveModel {
             throw StoredValues.corrupt("a session is missing or its digest is not 32 bytes")
         }
         return Session(digest: digest, memberID: stored.memberID, expiresAtUnixMilliseconds: stored.expiresAtUnixMs)
+    }
+
+    private static func stored(_ link: WallLink) -> WaterArchiveV1.StoredWallLink {
+        WaterArchiveV1.StoredWallLink(
+            tokenDigest: link.digest.bytes, madeBy: link.madeBy, madeAtUnixMs: link.madeAtUnixMilliseconds,
+            label: link.label)
+    }
+
+    private static func wallLink(_ stored: WaterArchiveV1.StoredWallLink?) throws(ArchiveError) -> WallLink {
+        guard let stored, let digest = TokenDigest(bytes: stored.tokenDigest) else {
+            throw StoredValues.corrupt("a wall link is missing or its digest is not 32 bytes")
+        }
+        return WallLink(
+            digest: digest, madeBy: stored.madeBy, madeAtUnixMilliseconds: stored.madeAtUnixMs, label: stored.label)
     }
 }

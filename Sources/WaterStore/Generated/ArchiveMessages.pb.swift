@@ -26,6 +26,7 @@ public enum ArchiveMessages {
         "water.archive.v1.StoredReminders": WaterArchiveV1.StoredReminders.self,
         "water.archive.v1.StoredSession": WaterArchiveV1.StoredSession.self,
         "water.archive.v1.StoredTodo": WaterArchiveV1.StoredTodo.self,
+        "water.archive.v1.StoredWallLink": WaterArchiveV1.StoredWallLink.self,
         "water.archive.v1.ZoneChange": WaterArchiveV1.ZoneChange.self,
     ]
 

@@ -114,8 +114,14 @@ extension WaterArchiveV1 {
         /// A completion read from an export: completion, into the history only.
         public static let todoCompletionImported = RecordKind(rawValue: 45)
 
+        /// wall_link
+        public static let wallLinkMade = RecordKind(rawValue: 46)
+
+        /// id: the link token's digest
+        public static let wallLinkRevoked = RecordKind(rawValue: 47)
+
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .remindersSet, .dayExcused, .dayUnexcused, .privacySet, .todoOccurrenceDone, .todoOccurrenceReopened, .todoCompletionImported]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .remindersSet, .dayExcused, .dayUnexcused, .privacySet, .todoOccurrenceDone, .todoOccurrenceReopened, .todoCompletionImported, .wallLinkMade, .wallLinkRevoked]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -153,6 +159,8 @@ extension WaterArchiveV1 {
             case 43: "RECORD_KIND_TODO_OCCURRENCE_DONE"
             case 44: "RECORD_KIND_TODO_OCCURRENCE_REOPENED"
             case 45: "RECORD_KIND_TODO_COMPLETION_IMPORTED"
+            case 46: "RECORD_KIND_WALL_LINK_MADE"
+            case 47: "RECORD_KIND_WALL_LINK_REVOKED"
             default: nil
             }
         }
@@ -211,8 +219,10 @@ extension WaterArchiveV1 {
 
         public var reminders: StoredReminders?
 
+        public var wallLink: StoredWallLink?
+
         /// Creates a `JournalRecord`; omitted fields take the proto3 defaults.
-        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0, completion: StoredCompletion? = nil, reminders: StoredReminders? = nil) {
+        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0, completion: StoredCompletion? = nil, reminders: StoredReminders? = nil, wallLink: StoredWallLink? = nil) {
             self.sequence = sequence
             self.kind = kind
             self.entry = entry
@@ -234,6 +244,7 @@ extension WaterArchiveV1 {
             self.privacy = privacy
             self.completion = completion
             self.reminders = reminders
+            self.wallLink = wallLink
         }
 
         enum CodingKeys: String, CodingKey {
@@ -258,6 +269,7 @@ extension WaterArchiveV1 {
             case privacy = "privacy"
             case completion = "completion"
             case reminders = "reminders"
+            case wallLink = "wall_link"
 
             var intValue: Int? {
                 switch self {
@@ -282,6 +294,7 @@ extension WaterArchiveV1 {
                 case .privacy: 18
                 case .completion: 19
                 case .reminders: 20
+                case .wallLink: 21
                 }
             }
 
@@ -308,6 +321,7 @@ extension WaterArchiveV1 {
                 case 18: self = .privacy
                 case 19: self = .completion
                 case 20: self = .reminders
+                case 21: self = .wallLink
                 default: return nil
                 }
             }
@@ -337,7 +351,8 @@ extension WaterArchiveV1 {
                 cup: try container.decodeIfPresent(StoredCup.self, forKey: .cup),
                 privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0,
                 completion: try container.decodeIfPresent(StoredCompletion.self, forKey: .completion),
-                reminders: try container.decodeIfPresent(StoredReminders.self, forKey: .reminders))
+                reminders: try container.decodeIfPresent(StoredReminders.self, forKey: .reminders),
+                wallLink: try container.decodeIfPresent(StoredWallLink.self, forKey: .wallLink))
         }
     }
 
@@ -1641,6 +1656,69 @@ extension WaterArchiveV1 {
         }
     }
 
+    /// A kitchen wall link (water-client wall link): read-only access to the board page. Only a digest
+    /// of the link's token is kept, as for sessions.
+    ///
+    /// The Swift form of `water.archive.v1.StoredWallLink`.
+    public struct StoredWallLink: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredWallLink"
+
+        /// BLAKE2b-256 of the 32-byte token.
+        public var tokenDigest: [UInt8]
+
+        /// The admin who made it, and when.
+        public var madeBy: UInt64
+
+        public var madeAtUnixMs: Int64
+
+        /// What it is for ("kitchen tablet"); may be empty.
+        public var label: String
+
+        /// Creates a `StoredWallLink`; omitted fields take the proto3 defaults.
+        public init(tokenDigest: [UInt8] = [], madeBy: UInt64 = 0, madeAtUnixMs: Int64 = 0, label: String = "") {
+            self.tokenDigest = tokenDigest
+            self.madeBy = madeBy
+            self.madeAtUnixMs = madeAtUnixMs
+            self.label = label
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case tokenDigest = "token_digest"
+            case madeBy = "made_by"
+            case madeAtUnixMs = "made_at_unix_ms"
+            case label = "label"
+
+            var intValue: Int? {
+                switch self {
+                case .tokenDigest: 0
+                case .madeBy: 1
+                case .madeAtUnixMs: 2
+                case .label: 3
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .tokenDigest
+                case 1: self = .madeBy
+                case 2: self = .madeAtUnixMs
+                case 3: self = .label
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                tokenDigest: try container.decodeIfPresent([UInt8].self, forKey: .tokenDigest) ?? [],
+                madeBy: try container.decodeIfPresent(UInt64.self, forKey: .madeBy) ?? 0,
+                madeAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .madeAtUnixMs) ?? 0,
+                label: try container.decodeIfPresent(String.self, forKey: .label) ?? "")
+        }
+    }
+
     /// The household's accounts and sessions (DATA/accounts).
     ///
     /// The Swift form of `water.archive.v1.AccountsSnapshot`.
@@ -1669,8 +1747,11 @@ extension WaterArchiveV1 {
         /// the session expired. Restoring the member ends them.
         public var removedSessions: [StoredSession]
 
+        /// The kitchen wall's links (absent in archives from before the wall).
+        public var wallLinks: [StoredWallLink]
+
         /// Creates a `AccountsSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = [], drinks: [StoredDrink] = [], removedAccounts: [StoredAccount] = [], removedSessions: [StoredSession] = []) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, nextMemberID: UInt64 = 0, accounts: [StoredAccount] = [], sessions: [StoredSession] = [], drinks: [StoredDrink] = [], removedAccounts: [StoredAccount] = [], removedSessions: [StoredSession] = [], wallLinks: [StoredWallLink] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.nextMemberID = nextMemberID
@@ -1679,6 +1760,7 @@ extension WaterArchiveV1 {
             self.drinks = drinks
             self.removedAccounts = removedAccounts
             self.removedSessions = removedSessions
+            self.wallLinks = wallLinks
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1690,6 +1772,7 @@ extension WaterArchiveV1 {
             case drinks = "drinks"
             case removedAccounts = "removed_accounts"
             case removedSessions = "removed_sessions"
+            case wallLinks = "wall_links"
 
             var intValue: Int? {
                 switch self {
@@ -1701,6 +1784,7 @@ extension WaterArchiveV1 {
                 case .drinks: 5
                 case .removedAccounts: 6
                 case .removedSessions: 7
+                case .wallLinks: 8
                 }
             }
 
@@ -1714,6 +1798,7 @@ extension WaterArchiveV1 {
                 case 5: self = .drinks
                 case 6: self = .removedAccounts
                 case 7: self = .removedSessions
+                case 8: self = .wallLinks
                 default: return nil
                 }
             }
@@ -1730,7 +1815,8 @@ extension WaterArchiveV1 {
                 sessions: try container.decodeIfPresent([StoredSession].self, forKey: .sessions) ?? [],
                 drinks: try container.decodeIfPresent([StoredDrink].self, forKey: .drinks) ?? [],
                 removedAccounts: try container.decodeIfPresent([StoredAccount].self, forKey: .removedAccounts) ?? [],
-                removedSessions: try container.decodeIfPresent([StoredSession].self, forKey: .removedSessions) ?? [])
+                removedSessions: try container.decodeIfPresent([StoredSession].self, forKey: .removedSessions) ?? [],
+                wallLinks: try container.decodeIfPresent([StoredWallLink].self, forKey: .wallLinks) ?? [])
         }
     }
 
@@ -1793,7 +1879,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32, completion: reader.message(at: 19, as: WaterArchiveV1.StoredCompletion.self), reminders: reader.message(at: 20, as: WaterArchiveV1.StoredReminders.self))
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32, completion: reader.message(at: 19, as: WaterArchiveV1.StoredCompletion.self), reminders: reader.message(at: 20, as: WaterArchiveV1.StoredReminders.self), wallLink: reader.message(at: 21, as: WaterArchiveV1.StoredWallLink.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1818,6 +1904,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         builder.set(.unsigned(UInt64(privacy)), at: 18)
         if let value = completion { builder.setMessage(value, at: 19) }
         if let value = reminders { builder.setMessage(value, at: 20) }
+        if let value = wallLink { builder.setMessage(value, at: 21) }
     }
 }
 
@@ -2246,6 +2333,29 @@ extension WaterArchiveV1.StoredSession: WireMessage {
     }
 }
 
+extension WaterArchiveV1.StoredWallLink: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(tokenDigest: reader.value(at: 0).bytes, madeBy: reader.value(at: 1).uint64, madeAtUnixMs: reader.value(at: 2).int64, label: reader.value(at: 3).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.bytes(tokenDigest), at: 0)
+        builder.set(.unsigned(madeBy), at: 1)
+        builder.set(.signed(madeAtUnixMs), at: 2)
+        builder.set(.string(label), at: 3)
+    }
+}
+
 extension WaterArchiveV1.AccountsSnapshot: WireMessage {
     package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
 
@@ -2258,7 +2368,7 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self), drinks: reader.messages(at: 5, as: WaterArchiveV1.StoredDrink.self), removedAccounts: reader.messages(at: 6, as: WaterArchiveV1.StoredAccount.self), removedSessions: reader.messages(at: 7, as: WaterArchiveV1.StoredSession.self))
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, nextMemberID: reader.value(at: 2).uint64, accounts: reader.messages(at: 3, as: WaterArchiveV1.StoredAccount.self), sessions: reader.messages(at: 4, as: WaterArchiveV1.StoredSession.self), drinks: reader.messages(at: 5, as: WaterArchiveV1.StoredDrink.self), removedAccounts: reader.messages(at: 6, as: WaterArchiveV1.StoredAccount.self), removedSessions: reader.messages(at: 7, as: WaterArchiveV1.StoredSession.self), wallLinks: reader.messages(at: 8, as: WaterArchiveV1.StoredWallLink.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -2270,6 +2380,7 @@ extension WaterArchiveV1.AccountsSnapshot: WireMessage {
         builder.setMessages(drinks, at: 5)
         builder.setMessages(removedAccounts, at: 6)
         builder.setMessages(removedSessions, at: 7)
+        builder.setMessages(wallLinks, at: 8)
     }
 }
 

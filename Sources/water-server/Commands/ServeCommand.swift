@@ -10,6 +10,7 @@ import WaterProtocol
 import WaterPush
 import WaterServer
 import WaterTransport
+import WaterWall
 
 /// `serve`: the household's server, until SIGTERM or SIGINT; it never returns.
 enum ServeCommand: ServerCommand {
@@ -19,6 +20,9 @@ enum ServeCommand: ServerCommand {
             Serves the household from DIR until SIGTERM or SIGINT, which let calls in flight finish.
             The certificate is the self-signed pair init made in DIR/tls, or --tls-cert and --tls-key.
             With --mqtt, each member's figures and the board appear in Home Assistant (MQTT discovery).
+            With --wall, the week's board is a web page for a kitchen tablet, opened by a link an admin
+            makes (water-client wall link); over HTTPS with the same certificate (plaintext with
+            --plaintext, on loopback only).
             """,
         options: [
             dataOption,
@@ -64,10 +68,15 @@ enum ServeCommand: ServerCommand {
                 "send the broker password in clear to a broker not on loopback (refused without it or --mqtt-tls)"),
             OptionSpec("mqtt-ca", "FILE", "the CA (PEM) that signed the broker's certificate (with --mqtt-tls)"),
             OptionSpec("mqtt-prefix", "PREFIX", "the first level of every topic and sensor id (default water)"),
+            OptionSpec(
+                "wall", "HOST:PORT",
+                "serve the kitchen wall, the board as a web page, here (off by default; port \(WallSettings.defaultPort))"
+            ),
         ],
         examples: [
             "serve --data /var/lib/water --listen 0.0.0.0:7420 --time-zone Europe/Berlin",
             "serve --data /var/lib/water --mqtt 127.0.0.1:1883 --mqtt-user water --mqtt-password-file /etc/water/mqtt-password",
+            "serve --data /var/lib/water --listen 0.0.0.0:7420 --wall 0.0.0.0:7421",
         ])
 
     static func run(_ arguments: inout Arguments) throws {
@@ -132,6 +141,9 @@ enum ServeCommand: ServerCommand {
                 date: String(cString: CBuildTime_date()), time: String(cString: CBuildTime_time()))
         }
         configuration.boardPublishers = try mqttSettings(&arguments).map { [HomePublisher.maker($0)] } ?? []
+        if let wall = try wallSettings(&arguments, tls: configuration.tls) {
+            configuration.boardPublishers.append(WallServer.maker(wall))
+        }
         try arguments.finish()
 
         let logger = Logger.standardError()
@@ -159,6 +171,23 @@ enum ServeCommand: ServerCommand {
 }
 
 extension ServeCommand {
+    /// `--wall HOST:PORT`: the kitchen wall with the protocol's certificate, or plaintext (with
+    /// `--plaintext`) on a loopback address only, as the protocol.
+    static func wallSettings(_ arguments: inout Arguments, tls: ServerTLSFiles?) throws -> WallSettings? {
+        guard let text = try arguments.option("wall") else { return nil }
+        guard var address = HostPort(parsing: text, defaultPort: WallSettings.defaultPort) else {
+            throw UsageError("--wall must be HOST:PORT, got \(text)")
+        }
+        if tls == nil {
+            do {
+                address = try address.plaintextListenAddress()
+            } catch {
+                throw UsageError("--wall: \(error.description)")
+            }
+        }
+        return WallSettings(listen: address, tls: tls)
+    }
+
     /// SIGTERM and SIGINT, which make `serve` stop gracefully. For `serve` they are blocked first
     /// thing, before any thread exists (every thread inherits the mask), so one that arrives early
     /// stays pending until the thread that waits for them takes it. With SIG_IGN and Dispatch signal
