@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "CWaterArchive", dependencies: ["CProtobufC"]),
         // Linux calls Swift's Glibc module does not declare (syncfs, accept4).
         .target(name: "CLinux"),
+        // Wrappers over libcurl's variadic calls (libcurl4-openssl-dev).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         // When the server was compiled: a time its clock must have passed (no RTC on a Pi).
         .target(name: "CBuildTime"),
 
@@ -64,6 +66,8 @@ let package = Package(
                 "WaterServer", "WaterCore", "WaterLog", "WaterSync", "WaterTransport", "CMosquitto", "COpenSSL",
                 "CWaterTLS",
             ]),
+        // Reminders to ntfy-compatible push endpoints (libcurl), sent by the server's scheduler.
+        .target(name: "WaterPush", dependencies: ["WaterServer", "WaterCore", "WaterLog", "WaterSync", "CCurl"]),
         .target(
             name: "WaterClient",
             dependencies: ["WaterCore", "WaterCodec", "WaterProtocol", "WaterTransport", "WaterTLS", "WaterSystem"]),
@@ -72,8 +76,8 @@ let package = Package(
         .executableTarget(
             name: "water-server",
             dependencies: [
-                "WaterServer", "WaterHome", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog", "WaterProtocol",
-                "WaterStore", "WaterTransport", "WaterSystem", "CBuildTime", "CLinux",
+                "WaterServer", "WaterHome", "WaterPush", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterLog",
+                "WaterProtocol", "WaterStore", "WaterTransport", "WaterSystem", "CBuildTime", "CLinux",
             ]),
         .executableTarget(
             name: "water-client",

@@ -52,6 +52,51 @@ void   water__archive__v1__journal_record__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__journal_record__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__stored_reminders__init
+                     (Water__Archive__V1__StoredReminders         *message)
+{
+  static const Water__Archive__V1__StoredReminders init_value = WATER__ARCHIVE__V1__STORED_REMINDERS__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__stored_reminders__get_packed_size
+                     (const Water__Archive__V1__StoredReminders *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_reminders__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__stored_reminders__pack
+                     (const Water__Archive__V1__StoredReminders *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_reminders__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__stored_reminders__pack_to_buffer
+                     (const Water__Archive__V1__StoredReminders *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__stored_reminders__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__StoredReminders *
+       water__archive__v1__stored_reminders__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__StoredReminders *)
+     protobuf_c_message_unpack (&water__archive__v1__stored_reminders__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__stored_reminders__free_unpacked
+                     (Water__Archive__V1__StoredReminders *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__stored_reminders__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__stored_cup__init
                      (Water__Archive__V1__StoredCup         *message)
 {
@@ -502,6 +547,96 @@ void   water__archive__v1__member_snapshot__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__member_snapshot__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   water__archive__v1__privacy_change__init
+                     (Water__Archive__V1__PrivacyChange         *message)
+{
+  static const Water__Archive__V1__PrivacyChange init_value = WATER__ARCHIVE__V1__PRIVACY_CHANGE__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__privacy_change__get_packed_size
+                     (const Water__Archive__V1__PrivacyChange *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__privacy_change__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__privacy_change__pack
+                     (const Water__Archive__V1__PrivacyChange *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__privacy_change__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__privacy_change__pack_to_buffer
+                     (const Water__Archive__V1__PrivacyChange *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__privacy_change__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__PrivacyChange *
+       water__archive__v1__privacy_change__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__PrivacyChange *)
+     protobuf_c_message_unpack (&water__archive__v1__privacy_change__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__privacy_change__free_unpacked
+                     (Water__Archive__V1__PrivacyChange *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__privacy_change__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__archive__v1__zone_change__init
+                     (Water__Archive__V1__ZoneChange         *message)
+{
+  static const Water__Archive__V1__ZoneChange init_value = WATER__ARCHIVE__V1__ZONE_CHANGE__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__zone_change__get_packed_size
+                     (const Water__Archive__V1__ZoneChange *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__zone_change__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__zone_change__pack
+                     (const Water__Archive__V1__ZoneChange *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__zone_change__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__zone_change__pack_to_buffer
+                     (const Water__Archive__V1__ZoneChange *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__zone_change__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__ZoneChange *
+       water__archive__v1__zone_change__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__ZoneChange *)
+     protobuf_c_message_unpack (&water__archive__v1__zone_change__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__zone_change__free_unpacked
+                     (Water__Archive__V1__ZoneChange *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__zone_change__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   water__archive__v1__household_snapshot__init
                      (Water__Archive__V1__HouseholdSnapshot         *message)
 {
@@ -590,6 +725,51 @@ void   water__archive__v1__stored_account__free_unpacked
   if(!message)
     return;
   assert(message->base.descriptor == &water__archive__v1__stored_account__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   water__archive__v1__absence__init
+                     (Water__Archive__V1__Absence         *message)
+{
+  static const Water__Archive__V1__Absence init_value = WATER__ARCHIVE__V1__ABSENCE__INIT;
+  *message = init_value;
+}
+size_t water__archive__v1__absence__get_packed_size
+                     (const Water__Archive__V1__Absence *message)
+{
+  assert(message->base.descriptor == &water__archive__v1__absence__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t water__archive__v1__absence__pack
+                     (const Water__Archive__V1__Absence *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &water__archive__v1__absence__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t water__archive__v1__absence__pack_to_buffer
+                     (const Water__Archive__V1__Absence *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &water__archive__v1__absence__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Water__Archive__V1__Absence *
+       water__archive__v1__absence__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Water__Archive__V1__Absence *)
+     protobuf_c_message_unpack (&water__archive__v1__absence__descriptor,
+                                allocator, len, data);
+}
+void   water__archive__v1__absence__free_unpacked
+                     (Water__Archive__V1__Absence *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &water__archive__v1__absence__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
 void   water__archive__v1__stored_session__init
@@ -727,7 +907,7 @@ void   water__archive__v1__excused_day__free_unpacked
   assert(message->base.descriptor == &water__archive__v1__excused_day__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[20] =
+static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_descriptors[21] =
 {
   {
     "sequence",
@@ -969,6 +1149,18 @@ static const ProtobufCFieldDescriptor water__archive__v1__journal_record__field_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reminders",
+    42,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__JournalRecord, reminders),
+    &water__archive__v1__stored_reminders__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__journal_record__field_indices_by_name[] = {
   14,   /* field[14] = account */
@@ -987,6 +1179,7 @@ static const unsigned water__archive__v1__journal_record__field_indices_by_name[
   11,   /* field[11] = member_id */
   13,   /* field[13] = position */
   18,   /* field[18] = privacy */
+  20,   /* field[20] = reminders */
   0,   /* field[0] = sequence */
   15,   /* field[15] = session */
   6,   /* field[6] = text */
@@ -996,7 +1189,7 @@ static const ProtobufCIntRange water__archive__v1__journal_record__number_ranges
 {
   { 1, 0 },
   { 40, 18 },
-  { 0, 20 }
+  { 0, 21 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor =
 {
@@ -1006,11 +1199,114 @@ const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor 
   "Water__Archive__V1__JournalRecord",
   "water.archive.v1",
   sizeof(Water__Archive__V1__JournalRecord),
-  20,
+  21,
   water__archive__v1__journal_record__field_descriptors,
   water__archive__v1__journal_record__field_indices_by_name,
   2,  water__archive__v1__journal_record__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__journal_record__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__stored_reminders__field_descriptors[6] =
+{
+  {
+    "water_every_minutes",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, water_every_minutes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "water_from_minute",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, water_from_minute),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "water_to_minute",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, water_to_minute),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mqtt",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, mqtt),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "push_url",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, push_url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "push_token",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredReminders, push_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__stored_reminders__field_indices_by_name[] = {
+  3,   /* field[3] = mqtt */
+  5,   /* field[5] = push_token */
+  4,   /* field[4] = push_url */
+  0,   /* field[0] = water_every_minutes */
+  1,   /* field[1] = water_from_minute */
+  2,   /* field[2] = water_to_minute */
+};
+static const ProtobufCIntRange water__archive__v1__stored_reminders__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__stored_reminders__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.StoredReminders",
+  "StoredReminders",
+  "Water__Archive__V1__StoredReminders",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__StoredReminders),
+  6,
+  water__archive__v1__stored_reminders__field_descriptors,
+  water__archive__v1__stored_reminders__field_indices_by_name,
+  1,  water__archive__v1__stored_reminders__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__stored_reminders__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__stored_cup__field_descriptors[3] =
@@ -1930,7 +2226,7 @@ const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor =
   (ProtobufCMessageInit) water__archive__v1__entry_columns__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[12] =
+static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field_descriptors[16] =
 {
   {
     "last_sequence",
@@ -2076,6 +2372,54 @@ static const ProtobufCFieldDescriptor water__archive__v1__member_snapshot__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "privacy_original",
+    41,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__MemberSnapshot, privacy_original),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "privacy_changes",
+    42,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__MemberSnapshot, n_privacy_changes),
+    offsetof(Water__Archive__V1__MemberSnapshot, privacy_changes),
+    &water__archive__v1__privacy_change__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "original_time_zone",
+    43,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__MemberSnapshot, original_time_zone),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "zone_changes",
+    44,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__MemberSnapshot, n_zone_changes),
+    offsetof(Water__Archive__V1__MemberSnapshot, zone_changes),
+    &water__archive__v1__zone_change__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__member_snapshot__field_indices_by_name[] = {
   9,   /* field[9] = cups */
@@ -2086,16 +2430,20 @@ static const unsigned water__archive__v1__member_snapshot__field_indices_by_name
   6,   /* field[6] = habits */
   1,   /* field[1] = journal_generation */
   0,   /* field[0] = last_sequence */
+  14,   /* field[14] = original_time_zone */
   11,   /* field[11] = privacy */
+  13,   /* field[13] = privacy_changes */
+  12,   /* field[12] = privacy_original */
   3,   /* field[3] = time_zone */
   2,   /* field[2] = usual_cup_ml */
   8,   /* field[8] = usual_drink */
+  15,   /* field[15] = zone_changes */
 };
 static const ProtobufCIntRange water__archive__v1__member_snapshot__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 40, 11 },
-  { 0, 12 }
+  { 0, 16 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor =
 {
@@ -2105,11 +2453,126 @@ const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor
   "Water__Archive__V1__MemberSnapshot",
   "water.archive.v1",
   sizeof(Water__Archive__V1__MemberSnapshot),
-  12,
+  16,
   water__archive__v1__member_snapshot__field_descriptors,
   water__archive__v1__member_snapshot__field_indices_by_name,
   2,  water__archive__v1__member_snapshot__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__member_snapshot__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__privacy_change__field_descriptors[2] =
+{
+  {
+    "from_day",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__PrivacyChange, from_day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "privacy",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__PrivacyChange, privacy),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__privacy_change__field_indices_by_name[] = {
+  0,   /* field[0] = from_day */
+  1,   /* field[1] = privacy */
+};
+static const ProtobufCIntRange water__archive__v1__privacy_change__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__privacy_change__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.PrivacyChange",
+  "PrivacyChange",
+  "Water__Archive__V1__PrivacyChange",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__PrivacyChange),
+  2,
+  water__archive__v1__privacy_change__field_descriptors,
+  water__archive__v1__privacy_change__field_indices_by_name,
+  1,  water__archive__v1__privacy_change__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__privacy_change__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__zone_change__field_descriptors[3] =
+{
+  {
+    "from_unix_ms",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__ZoneChange, from_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "first_day",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__ZoneChange, first_day),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "time_zone",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__ZoneChange, time_zone),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__zone_change__field_indices_by_name[] = {
+  1,   /* field[1] = first_day */
+  0,   /* field[0] = from_unix_ms */
+  2,   /* field[2] = time_zone */
+};
+static const ProtobufCIntRange water__archive__v1__zone_change__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__zone_change__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.ZoneChange",
+  "ZoneChange",
+  "Water__Archive__V1__ZoneChange",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__ZoneChange),
+  3,
+  water__archive__v1__zone_change__field_descriptors,
+  water__archive__v1__zone_change__field_indices_by_name,
+  1,  water__archive__v1__zone_change__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__zone_change__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__household_snapshot__field_descriptors[4] =
@@ -2189,7 +2652,7 @@ const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descrip
   (ProtobufCMessageInit) water__archive__v1__household_snapshot__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[9] =
+static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_descriptors[12] =
 {
   {
     "member_id",
@@ -2299,14 +2762,53 @@ static const ProtobufCFieldDescriptor water__archive__v1__stored_account__field_
     0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "absences",
+    22,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Water__Archive__V1__StoredAccount, n_absences),
+    offsetof(Water__Archive__V1__StoredAccount, absences),
+    &water__archive__v1__absence__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "removed_at_unix_ms",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, removed_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reminders",
+    24,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__StoredAccount, reminders),
+    &water__archive__v1__stored_reminders__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__archive__v1__stored_account__field_indices_by_name[] = {
+  9,   /* field[9] = absences */
   7,   /* field[7] = child */
   6,   /* field[6] = created_at_unix_ms */
   2,   /* field[2] = display_name */
   8,   /* field[8] = guardians */
   0,   /* field[0] = member_id */
   5,   /* field[5] = password_hash */
+  11,   /* field[11] = reminders */
+  10,   /* field[10] = removed_at_unix_ms */
   3,   /* field[3] = role */
   4,   /* field[4] = time_zone */
   1,   /* field[1] = username */
@@ -2315,7 +2817,7 @@ static const ProtobufCIntRange water__archive__v1__stored_account__number_ranges
 {
   { 1, 0 },
   { 20, 7 },
-  { 0, 9 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor =
 {
@@ -2325,11 +2827,62 @@ const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor 
   "Water__Archive__V1__StoredAccount",
   "water.archive.v1",
   sizeof(Water__Archive__V1__StoredAccount),
-  9,
+  12,
   water__archive__v1__stored_account__field_descriptors,
   water__archive__v1__stored_account__field_indices_by_name,
   2,  water__archive__v1__stored_account__number_ranges,
   (ProtobufCMessageInit) water__archive__v1__stored_account__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor water__archive__v1__absence__field_descriptors[2] =
+{
+  {
+    "removed_at_unix_ms",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__Absence, removed_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "restored_at_unix_ms",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Water__Archive__V1__Absence, restored_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned water__archive__v1__absence__field_indices_by_name[] = {
+  0,   /* field[0] = removed_at_unix_ms */
+  1,   /* field[1] = restored_at_unix_ms */
+};
+static const ProtobufCIntRange water__archive__v1__absence__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor water__archive__v1__absence__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "water.archive.v1.Absence",
+  "Absence",
+  "Water__Archive__V1__Absence",
+  "water.archive.v1",
+  sizeof(Water__Archive__V1__Absence),
+  2,
+  water__archive__v1__absence__field_descriptors,
+  water__archive__v1__absence__field_indices_by_name,
+  1,  water__archive__v1__absence__number_ranges,
+  (ProtobufCMessageInit) water__archive__v1__absence__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor water__archive__v1__stored_session__field_descriptors[3] =
@@ -2576,7 +3129,7 @@ const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor =
   (ProtobufCMessageInit) water__archive__v1__excused_day__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[32] =
+static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_number[33] =
 {
   { "RECORD_KIND_UNSPECIFIED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_ENTRY_LOGGED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ENTRY_LOGGED", 1 },
@@ -2604,6 +3157,7 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_USUAL_DRINK_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_DRINK_SET", 23 },
   { "RECORD_KIND_CUP_SAVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_SAVED", 24 },
   { "RECORD_KIND_CUP_REMOVED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED", 25 },
+  { "RECORD_KIND_REMINDERS_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_REMINDERS_SET", 26 },
   { "RECORD_KIND_DAY_EXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_EXCUSED", 40 },
   { "RECORD_KIND_DAY_UNEXCUSED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED", 41 },
   { "RECORD_KIND_PRIVACY_SET", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET", 42 },
@@ -2612,17 +3166,17 @@ static const ProtobufCEnumValue water__archive__v1__record_kind__enum_values_by_
   { "RECORD_KIND_TODO_COMPLETION_IMPORTED", "WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TODO_COMPLETION_IMPORTED", 45 },
 };
 static const ProtobufCIntRange water__archive__v1__record_kind__value_ranges[] = {
-{0, 0},{40, 26},{0, 32}
+{0, 0},{40, 27},{0, 33}
 };
-static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[32] =
+static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_values_by_name[33] =
 {
   { "RECORD_KIND_ACCOUNT_ADDED", 15 },
   { "RECORD_KIND_ACCOUNT_CHANGED", 16 },
   { "RECORD_KIND_ACCOUNT_REMOVED", 18 },
   { "RECORD_KIND_CUP_REMOVED", 25 },
   { "RECORD_KIND_CUP_SAVED", 24 },
-  { "RECORD_KIND_DAY_EXCUSED", 26 },
-  { "RECORD_KIND_DAY_UNEXCUSED", 27 },
+  { "RECORD_KIND_DAY_EXCUSED", 27 },
+  { "RECORD_KIND_DAY_UNEXCUSED", 28 },
   { "RECORD_KIND_DRINK_REMOVED", 22 },
   { "RECORD_KIND_DRINK_SET", 21 },
   { "RECORD_KIND_ENTRY_DELETED", 3 },
@@ -2634,17 +3188,18 @@ static const ProtobufCEnumValueIndex water__archive__v1__record_kind__enum_value
   { "RECORD_KIND_HABIT_DELETED", 10 },
   { "RECORD_KIND_HABIT_UNCHECKED", 9 },
   { "RECORD_KIND_PASSWORD_SET", 17 },
-  { "RECORD_KIND_PRIVACY_SET", 28 },
+  { "RECORD_KIND_PRIVACY_SET", 29 },
+  { "RECORD_KIND_REMINDERS_SET", 26 },
   { "RECORD_KIND_SESSION_ENDED", 20 },
   { "RECORD_KIND_SESSION_STARTED", 19 },
   { "RECORD_KIND_TIME_ZONE_SET", 6 },
   { "RECORD_KIND_TODO_ADDED", 11 },
-  { "RECORD_KIND_TODO_COMPLETION_IMPORTED", 31 },
+  { "RECORD_KIND_TODO_COMPLETION_IMPORTED", 32 },
   { "RECORD_KIND_TODO_COMPLETION_SET", 12 },
   { "RECORD_KIND_TODO_DELETED", 13 },
   { "RECORD_KIND_TODO_MOVED", 14 },
-  { "RECORD_KIND_TODO_OCCURRENCE_DONE", 29 },
-  { "RECORD_KIND_TODO_OCCURRENCE_REOPENED", 30 },
+  { "RECORD_KIND_TODO_OCCURRENCE_DONE", 30 },
+  { "RECORD_KIND_TODO_OCCURRENCE_REOPENED", 31 },
   { "RECORD_KIND_UNSPECIFIED", 0 },
   { "RECORD_KIND_USUAL_CUP_SET", 5 },
   { "RECORD_KIND_USUAL_DRINK_SET", 23 },
@@ -2656,9 +3211,9 @@ const ProtobufCEnumDescriptor water__archive__v1__record_kind__descriptor =
   "RecordKind",
   "Water__Archive__V1__RecordKind",
   "water.archive.v1",
-  32,
+  33,
   water__archive__v1__record_kind__enum_values_by_number,
-  32,
+  33,
   water__archive__v1__record_kind__enum_values_by_name,
   2,
   water__archive__v1__record_kind__value_ranges,

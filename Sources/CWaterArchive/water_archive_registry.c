@@ -2,6 +2,7 @@
 #include "water_archive_registry.h"
 
 static const ProtobufCMessageDescriptor *const messages[] = {
+    &water__archive__v1__absence__descriptor,
     &water__archive__v1__accounts_snapshot__descriptor,
     &water__archive__v1__drink_kind__descriptor,
     &water__archive__v1__entry_columns__descriptor,
@@ -10,14 +11,17 @@ static const ProtobufCMessageDescriptor *const messages[] = {
     &water__archive__v1__household_snapshot__descriptor,
     &water__archive__v1__journal_record__descriptor,
     &water__archive__v1__member_snapshot__descriptor,
+    &water__archive__v1__privacy_change__descriptor,
     &water__archive__v1__stored_account__descriptor,
     &water__archive__v1__stored_completion__descriptor,
     &water__archive__v1__stored_cup__descriptor,
     &water__archive__v1__stored_drink__descriptor,
     &water__archive__v1__stored_entry__descriptor,
     &water__archive__v1__stored_habit__descriptor,
+    &water__archive__v1__stored_reminders__descriptor,
     &water__archive__v1__stored_session__descriptor,
     &water__archive__v1__stored_todo__descriptor,
+    &water__archive__v1__zone_change__descriptor,
 };
 
 size_t water_archive_registry_message_count(void) { return sizeof messages / sizeof messages[0]; }

@@ -367,7 +367,7 @@ void   water__v1__get_board_history_response__free_unpacked
   assert(message->base.descriptor == &water__v1__get_board_history_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[17] =
+static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[18] =
 {
   {
     "rank",
@@ -573,6 +573,18 @@ static const ProtobufCFieldDescriptor water__v1__board_row__field_descriptors[17
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "hidden_since",
+    42,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__BoardRow, hidden_since),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__board_row__field_indices_by_name[] = {
   12,   /* field[12] = all_excused */
@@ -587,6 +599,7 @@ static const unsigned water__v1__board_row__field_indices_by_name[] = {
   2,   /* field[2] = display_name */
   10,   /* field[10] = excused_days */
   8,   /* field[8] = habit_checkins */
+  17,   /* field[17] = hidden_since */
   15,   /* field[15] = only_you_see_this */
   0,   /* field[0] = rank */
   7,   /* field[7] = streak_days */
@@ -597,7 +610,7 @@ static const ProtobufCIntRange water__v1__board_row__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 40, 15 },
-  { 0, 17 }
+  { 0, 18 }
 };
 const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
 {
@@ -607,7 +620,7 @@ const ProtobufCMessageDescriptor water__v1__board_row__descriptor =
   "Water__V1__BoardRow",
   "water.v1",
   sizeof(Water__V1__BoardRow),
-  17,
+  18,
   water__v1__board_row__field_descriptors,
   water__v1__board_row__field_indices_by_name,
   2,  water__v1__board_row__number_ranges,

@@ -3526,7 +3526,7 @@ const ProtobufCMessageDescriptor water__v1__get_year_request__descriptor =
   (ProtobufCMessageInit) water__v1__get_year_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__year_day__field_descriptors[7] =
+static const ProtobufCFieldDescriptor water__v1__year_day__field_descriptors[8] =
 {
   {
     "date",
@@ -3612,6 +3612,18 @@ static const ProtobufCFieldDescriptor water__v1__year_day__field_descriptors[7] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "not_a_member",
+    31,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__YearDay, not_a_member),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__year_day__field_indices_by_name[] = {
   1,   /* field[1] = amount_ml */
@@ -3620,13 +3632,14 @@ static const unsigned water__v1__year_day__field_indices_by_name[] = {
   5,   /* field[5] = future */
   4,   /* field[4] = goal_met */
   2,   /* field[2] = goal_ml */
+  7,   /* field[7] = not_a_member */
   3,   /* field[3] = percent */
 };
 static const ProtobufCIntRange water__v1__year_day__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 30, 6 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor water__v1__year_day__descriptor =
 {
@@ -3636,7 +3649,7 @@ const ProtobufCMessageDescriptor water__v1__year_day__descriptor =
   "Water__V1__YearDay",
   "water.v1",
   sizeof(Water__V1__YearDay),
-  7,
+  8,
   water__v1__year_day__field_descriptors,
   water__v1__year_day__field_indices_by_name,
   2,  water__v1__year_day__number_ranges,

@@ -26,6 +26,7 @@ public struct Outbox: Sendable {
         case excuse
         case unexcuse
         case privacy
+        case reminders
     }
 
     /// One queued write.

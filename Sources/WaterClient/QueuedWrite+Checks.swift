@@ -42,6 +42,11 @@ extension QueuedWrite {
                 guard request.privacy.isKnown else {
                     throw DomainError.invalid("privacy", "privacy must be full, percent or hidden")
                 }
+            case .reminders(let request):
+                let wire = request.reminders ?? WaterV1.ReminderSettings()
+                _ = try ReminderSettings(
+                    every: Int(min(wire.everyMinutes, 100_000)), from: wire.from, to: wire.to, mqtt: wire.mqtt,
+                    pushURL: wire.pushUrl, pushToken: wire.pushToken)
             case .remove:
                 break
             }

@@ -55,6 +55,8 @@ extension QueuedWrite {
         case .privacy(let request):
             let level = Privacy(rawValue: Int(request.privacy.rawValue))?.description ?? "?"
             return "set \(request.forMember.isEmpty ? "your" : "\(request.forMember)'s") privacy to \(level)"
+        case .reminders(let request):
+            return "set \(request.forMember.isEmpty ? "your" : "\(request.forMember)'s") reminders"
         }
     }
 }

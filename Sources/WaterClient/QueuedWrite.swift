@@ -21,6 +21,8 @@ public enum QueuedWrite: Sendable, Hashable {
     case unexcuse(WaterV1.UnexcuseDaysRequest)
     /// `privacy full|percent|hidden`: setting a level twice is the same as once.
     case privacy(WaterV1.SetPrivacyRequest)
+    /// `remind ...`: the member's reminders, whole; setting them twice is the same as once.
+    case reminders(WaterV1.SetRemindersRequest)
 
     /// The kind the outbox file names.
     public var kind: Outbox.Kind {
@@ -36,6 +38,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .excuse: .excuse
         case .unexcuse: .unexcuse
         case .privacy: .privacy
+        case .reminders: .reminders
         }
     }
 
@@ -50,6 +53,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .excuse(let request): !request.forMember.isEmpty
         case .unexcuse(let request): !request.forMember.isEmpty
         case .privacy(let request): !request.forMember.isEmpty
+        case .reminders(let request): !request.forMember.isEmpty
         case .todoAdd, .todoDone, .todoSkip: false
         }
     }
@@ -68,6 +72,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .excuse(let request): request
         case .unexcuse(let request): request
         case .privacy(let request): request
+        case .reminders(let request): request
         }
     }
 
@@ -92,6 +97,7 @@ public enum QueuedWrite: Sendable, Hashable {
             case .excuse: self = .excuse(try WaterV1.ExcuseDaysRequest(serializedBytes: bytes))
             case .unexcuse: self = .unexcuse(try WaterV1.UnexcuseDaysRequest(serializedBytes: bytes))
             case .privacy: self = .privacy(try WaterV1.SetPrivacyRequest(serializedBytes: bytes))
+            case .reminders: self = .reminders(try WaterV1.SetRemindersRequest(serializedBytes: bytes))
             }
         } catch {
             return nil
@@ -115,7 +121,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(var request):
             if request.date.isEmpty { request.date = today }
             return .habitUncheck(request)
-        case .edit, .remove, .todoAdd, .todoDone, .todoSkip, .excuse, .unexcuse, .privacy:
+        case .edit, .remove, .todoAdd, .todoDone, .todoSkip, .excuse, .unexcuse, .privacy, .reminders:
             return self
         }
     }
@@ -154,6 +160,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .excuse(let request): try client.call(request).days.forEach { cache.record(day: $0, now: now) }
         case .unexcuse(let request): try client.call(request).days.forEach { cache.record(day: $0, now: now) }
         case .privacy(let request): _ = try client.call(request)
+        case .reminders(let request): _ = try client.call(request)
         }
     }
 }

@@ -43,6 +43,8 @@ public struct YearHeatmap: Sendable {
     public enum Cell: Hashable, Sendable {
         case level(Level)
         case excused
+        /// Before the member joined, or while they were removed.
+        case notAMember
         /// After today.
         case future
         /// In the first or last week, but in the year before or after.
@@ -60,11 +62,14 @@ public struct YearHeatmap: Sendable {
         public var goalMet: Bool
         public var excused: Bool
         public var future: Bool
+        /// Before the member joined, or while they were removed.
+        public var notAMember = false
 
         public init(
             date: LocalDate, amountMillilitres: Int32 = 0, goalMillilitres: Int32 = 0, percent: Int? = nil,
-            goalMet: Bool = false, excused: Bool = false, future: Bool = false
+            goalMet: Bool = false, excused: Bool = false, future: Bool = false, notAMember: Bool = false
         ) {
+            self.notAMember = notAMember
             self.date = date
             self.amountMillilitres = amountMillilitres
             self.goalMillilitres = goalMillilitres
@@ -96,6 +101,7 @@ public struct YearHeatmap: Sendable {
         guard date >= year.january1, date <= year.december31 else { return .outside }
         guard let day = days[date] else { return .level(.none) }
         if day.future { return .future }
+        if day.notAMember { return .notAMember }
         if day.excused { return .excused }
         return .level(.of(percent: day.percent, drankAny: day.amountMillilitres > 0, met: day.goalMet))
     }
@@ -171,7 +177,10 @@ public struct YearHeatmap: Sendable {
         let levels = Level.allCases.filter { names[$0] != nil }
         return
             (levels.map { Self.draw(.level($0), style: style) + " " + names[$0]! }
-            + ["\(Self.draw(.excused, style: style)) excused", "\(Self.draw(.future, style: style)) to come"])
+            + [
+                "\(Self.draw(.excused, style: style)) excused", "\(Self.draw(.notAMember, style: style)) not a member",
+                "\(Self.draw(.future, style: style)) to come",
+            ])
             .joined(separator: "  ")
     }
 
@@ -192,6 +201,7 @@ public struct YearHeatmap: Sendable {
             case .level(.under100): return "▓"
             case .level(.met): return "█"
             case .excused: return "x"
+            case .notAMember: return "-"
             case .future: return " "
             case .outside: return " "
             }
@@ -201,6 +211,7 @@ public struct YearHeatmap: Sendable {
             case .outside: return " "
             case .future: glyph = "·"
             case .excused: glyph = "x"
+            case .notAMember: glyph = "-"
             case .level: glyph = "█"
             }
             let (code, rgb) = colour(cell)
@@ -220,7 +231,7 @@ public struct YearHeatmap: Sendable {
         case .level(.under100): (38, (30, 158, 222))
         case .level(.met): (45, (64, 214, 255))
         case .excused: (140, (175, 135, 215))
-        case .future, .outside: (240, (88, 88, 88))
+        case .future, .outside, .notAMember: (240, (88, 88, 88))
         }
     }
 }

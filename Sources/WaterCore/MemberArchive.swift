@@ -2,8 +2,13 @@
 public struct MemberArchive: Hashable, Sendable {
     public var water: WaterDiary
     public var habits = HabitBook()
-    /// What the rest of the household sees of this member (``Privacy`` says why it lives here).
-    public var privacy = Privacy.full
+    /// What the rest of the household sees of this member, each level from the day it was
+    /// chosen (``Privacy`` says why it lives here): a finished week is ranked by the levels of
+    /// its own last day, so choosing another never rewrites it.
+    public private(set) var privacyHistory = DayHistory(original: Privacy.full)
+
+    /// The level chosen last: what today's board and every reply apply.
+    public var privacy: Privacy { privacyHistory.current }
 
     public init(timeZone: MemberTimeZone) {
         self.water = WaterDiary(timeZone: timeZone)
@@ -26,7 +31,8 @@ public struct MemberArchive: Hashable, Sendable {
             }
         case .habit(let change):
             habits.apply(change, excused: water.excused)
-        case .privacySet(let level): privacy = level
+        case .privacySet(let level, let from?): privacyHistory.set(level, from: from)
+        case .privacySet(let level, nil): privacyHistory = DayHistory(original: level)
         }
     }
 
@@ -43,5 +49,7 @@ public struct MemberArchive: Hashable, Sendable {
 public enum MemberMutation: Hashable, Sendable {
     case water(WaterMutation)
     case habit(HabitMutation)
-    case privacySet(Privacy)
+    /// The level from the day on; without a day (a record from before levels were kept per
+    /// day, or a whole history restored) for every day.
+    case privacySet(Privacy, from: LocalDate?)
 }

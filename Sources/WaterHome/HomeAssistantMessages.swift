@@ -124,6 +124,23 @@ struct HomeAssistantMessages: Sendable {
 
     func stateTopic(_ username: String) -> String { "\(prefix)/\(username)/state" }
 
+    /// Where a member's reminders go (not retained): a Home Assistant automation's MQTT trigger
+    /// (deploy/home-assistant-reminder-blueprint.yaml) turns each into a phone notification.
+    func reminderTopic(_ username: String) -> String { "\(prefix)/\(username)/reminder" }
+
+    /// A reminder as its message says it (`proto/README.md` documents the fields).
+    struct ReminderMessage: Encodable {
+        /// `event_type` and `kind` are both "water" (Home Assistant's MQTT event entities read the
+        /// first); `member` is whom it is about (a child's go to their guardians).
+        var eventType, kind, member, title, text, date: String
+        var toGoMl: Int
+
+        init(_ reminder: Reminder) {
+            (eventType, kind, member) = (reminder.kind, reminder.kind, reminder.username)
+            (title, text, toGoMl, date) = (reminder.title, reminder.text, reminder.toGoMillilitres, "\(reminder.date)")
+        }
+    }
+
     /// What the publisher subscribes to at each connect, to find what an earlier run left.
     var ownRetainedTopics: [String] { ["homeassistant/sensor/+/config", "\(prefix)/+/state"] }
 

@@ -168,7 +168,7 @@ public final class HomePublisher: BoardPublisher {
         // The wall is no one's screen: it gets the board as no member (no hidden member on it,
         // ranks without them), the same filter every member's board goes through.
         let members = board.view(for: nil).compactMap { row -> HomeMember? in
-            guard let member = byUsername[row.standing.username] else { return nil }
+            guard !row.hiddenSince, let member = byUsername[row.standing.username] else { return nil }
             let today = member.water.day(member.water.today(atUnixMilliseconds: now))
             return HomeMember(standing: row.standing, today: today, privacy: Self.privacy(of: member))
         }
@@ -198,5 +198,23 @@ final class RetainedFound: Sendable {
 
     func fire(_ topic: String) {
         listener.withLock { $0 }?(topic)
+    }
+}
+
+/// Reminders to Home Assistant: each on the recipient's reminder topic, from the publisher's
+/// queue (the scheduler never waits for the broker). Not sent while the broker is away: a
+/// reminder is for now, not for later.
+extension HomePublisher: ReminderChannel {
+    public func send(_ reminders: [Reminder]) {
+        let wanted = reminders.filter(\.recipient.reminders.mqtt)
+        guard !wanted.isEmpty else { return }
+        queue.async { [self] in
+            guard !isStopped.withLock({ $0 }) else { return }
+            for reminder in wanted {
+                connection.publish(
+                    messages.reminderTopic(reminder.recipient.username),
+                    HomeAssistantMessages.json(HomeAssistantMessages.ReminderMessage(reminder)), retain: false)
+            }
+        }
     }
 }

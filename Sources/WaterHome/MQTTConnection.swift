@@ -189,11 +189,12 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
     /// Whether the broker has accepted the connection and not lost it since.
     var isConnected: Bool { state.withLock { $0.isConnected } }
 
-    /// Queues `payload` for `topic`, retained, QoS 1, and returns at once (libmosquitto copies
-    /// it; the connection's thread sends it). False when not connected or when the broker has
+    /// Queues `payload` for `topic`, QoS 1, retained unless `retain` is false (a reminder is an
+    /// event, not a state), and returns at once (libmosquitto copies it; the connection's thread
+    /// sends it). False when not connected or when the broker has
     /// stopped acknowledging: nothing is queued then, and everything is sent again at the next connect.
     @discardableResult
-    func publish(_ topic: String, _ payload: [UInt8]) -> Bool {
+    func publish(_ topic: String, _ payload: [UInt8], retain: Bool = true) -> Bool {
         let mayPublish = state.withLock { state in
             guard state.isConnected, state.unacknowledged < Self.maximumUnacknowledged else { return false }
             state.unacknowledged += 1
@@ -203,7 +204,7 @@ final class MQTTConnection: @unchecked Sendable {  // the handle is libmosquitto
         // - MOSQ_ERR_SUCCESS: queued. MOSQ_ERR_NO_CONN: lost meanwhile (sent again at the connect).
         // - MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_MALFORMED_UTF8: our topics and payloads are neither.
         let code = payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, 1, true)
+            mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes.baseAddress, 1, retain)
         }
         guard code == MOSQ_ERR_SUCCESS.rawValue else {
             state.withLock { $0.unacknowledged = max($0.unacknowledged - 1, 0) }

@@ -64,7 +64,9 @@ public enum AdminCommands {
                 _ = try store.createMember(account.id)
                 return [mutation]
             }, result: { $0.account(named: admin)! })
-        try store.member(account.id)!.commitAndWait { _ in [.water(.timeZoneSet(timeZone))] }
+        try store.member(account.id)!.commitAndWait { _ in
+            [.water(.timeZoneSet(timeZone, movedAtUnixMilliseconds: nil))]
+        }
         return account
     }
 

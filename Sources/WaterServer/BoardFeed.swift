@@ -7,11 +7,27 @@ import WaterStore
 /// back), and read as durable state only. `Server` hands one to each ``BoardPublisher`` it makes.
 public struct BoardFeed: Sendable {
     let boards: BoardBuilder
+    /// Where a publisher that sends reminders says it did (GetReminders reads it).
+    public let reminded: RemindedDays
     private let clock: @Sendable () -> Int64
 
-    init(boards: BoardBuilder, now: @escaping @Sendable () -> Int64) {
+    init(boards: BoardBuilder, reminded: RemindedDays, now: @escaping @Sendable () -> Int64) {
         self.boards = boards
+        self.reminded = reminded
         self.clock = now
+    }
+
+    /// The reminders due at `now`, whole minute by whole minute (``ReminderRule``), for every
+    /// member whose settings ask for them; read from durable state, as the board is.
+    public func dueReminders(now: Int64) -> [Reminder] {
+        let members = boards.members().readable
+        guard members.contains(where: { $0.account.reminders.water != nil }) else { return [] }
+        let accounts = Dictionary(members.map { ($0.account.id, $0.account) }) { first, _ in first }
+        return members.flatMap { account, member in
+            ReminderRule.due(
+                for: account, water: member.water, usualCupMillilitres: member.water.usualCupMillilitres,
+                accounts: accounts, now: now)
+        }
     }
 
     /// The server's now, in Unix milliseconds (shifted when `--clock` started it elsewhere).
@@ -60,6 +76,14 @@ public protocol BoardPublisher: AnyObject, Sendable {
     var statusLine: String? { get }
     /// Fired when ``statusLine`` changed, so the status file is written at once.
     var statusChanged: Signal { get }
+}
+
+/// Something the server runs beside the API that sends reminders (``BoardFeed/dueReminders(now:)``),
+/// each by its own channel: Home Assistant's publisher (MQTT), the push sender (ntfy).
+public protocol ReminderChannel: Sendable {
+    /// Sends those of `reminders` whose recipient chose this channel, off the caller's thread;
+    /// returns without waiting for any of them.
+    func send(_ reminders: [Reminder])
 }
 
 /// What makes a ``BoardPublisher`` from the server's feed: a closure that

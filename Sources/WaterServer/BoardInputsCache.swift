@@ -3,11 +3,11 @@ import WaterStore
 import WaterSync
 
 /// What a board reads of one member's archive: their diary without its drinks, their habits
-/// and their privacy. The account's names and creation come from the accounts, read per build.
+/// and their privacy levels. The account's names and creation come from the accounts, read per build.
 struct BoardInputs: Sendable {
     var water: WaterDiary
     var habits: HabitBook
-    var privacy: Privacy
+    var privacy: DayHistory<Privacy>
 }
 
 /// Each member's ``BoardInputs`` as of a revision of their archive, read again only for a
@@ -29,7 +29,7 @@ final class BoardInputsCache: Sendable {
         let revision = archive.revision
         guard
             let inputs = try? archive.read({
-                BoardInputs(water: $0.water.withoutEntries, habits: $0.habits, privacy: $0.privacy)
+                BoardInputs(water: $0.water.withoutEntries, habits: $0.habits, privacy: $0.privacyHistory)
             })
         else { return nil }
         entries.withLock { $0[id] = (revision, inputs) }

@@ -102,8 +102,10 @@ public final class Server: Sendable {
         let services = ServerServices(store: store, configuration: configuration, logger: logger, tls: tls)
         self.services = services
         do {
-            let feed = BoardFeed(boards: services.boards) { services.now() }
-            publishers = try configuration.boardPublishers.map { make in try make(feed, logger) }
+            let feed = BoardFeed(boards: services.boards, reminded: services.reminded) { services.now() }
+            let made = try configuration.boardPublishers.map { make in try make(feed, logger) }
+            let channels = made.compactMap { $0 as? any ReminderChannel } + configuration.reminderChannels
+            publishers = made + [ReminderScheduler(feed: feed, channels: channels, logger: logger)]
         } catch {
             listener.close()
             store.close()

@@ -99,6 +99,9 @@ public struct ServerConfiguration: Sendable {
     /// What publishes the board beside the API, each made from the server's durable feed once
     /// the store is open (`serve --mqtt`: Home Assistant's, from WaterHome); none by default.
     public var boardPublishers: [BoardPublisherMaker] = []
+    /// Where reminders go besides a board publisher that takes them (Home Assistant's): the
+    /// push sender `water-server serve` makes. None: only publishers send any.
+    public var reminderChannels: [any ReminderChannel] = []
 
     /// How many lines what peers do (refused calls, connection errors, failed logins) may add
     /// to the log: 10 from an address and 30 in all every 10 s; the rest are counted.

@@ -26,6 +26,8 @@ public final class ServerServices: Sendable {
     let tls: TLSContext?
     /// Where reads too costly for the loop run, in turn by member.
     let reads = ReadPool()
+    /// The day each member was last reminded (``BoardFeed/reminded``, GetReminders).
+    let reminded = RemindedDays()
     /// Where exports are encoded, one at a time.
     private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
     /// Where imports are decoded and decided, one at a time.
@@ -73,6 +75,7 @@ public final class ServerServices: Sendable {
             todo: TodoService(archives: archives, reads: reads, zone: configuration.householdTimeZone),
             habits: HabitService(archives: archives),
             excuses: ExcuseService(archives: archives),
+            reminders: ReminderService(archives: archives, reminded: reminded),
             transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue))
     }
 
@@ -123,9 +126,10 @@ struct APIServices: Sendable {
     let todo: TodoService
     let habits: HabitService
     let excuses: ExcuseService
+    let reminders: ReminderService
     let transfer: TransferService
 
-    var all: [any Service] { [accounts, tracker, drinks, board, todo, habits, excuses, transfer] }
+    var all: [any Service] { [accounts, tracker, drinks, board, todo, habits, excuses, reminders, transfer] }
 }
 
 /// Builds the household's board from every member's archive, and keeps the last board of
@@ -276,7 +280,8 @@ struct BoardBuilder: Sendable {
                 BoardMember(
                     username: account.username, displayName: account.displayName, water: inputs.water,
                     habits: inputs.habits, createdAtUnixMilliseconds: account.createdAtUnixMilliseconds,
-                    privacy: inputs.privacy)
+                    absences: account.absences,
+                    privacyHistory: inputs.privacy)
             )
         }
         return (withChores(readable, accounts), unavailable)

@@ -191,7 +191,8 @@ public enum DataDirectory {
     {
         // A lock just released can look held for an instant: a process that another thread of
         // the releasing program was forking holds a copy of every descriptor until its exec
-        // closes them. So a refusal is only believed after a tenth of a second of them.
+        // closes them, which on a busy machine (a test run beside four compilers) took longer
+        // than a tenth of a second. So a refusal is only believed after a second of them.
         var attempts = 0
         while true {
             do {
@@ -199,7 +200,7 @@ public enum DataDirectory {
             } catch {
                 guard error.errno == EWOULDBLOCK else { throw ArchiveError(error) }
                 attempts += 1
-                if attempts < 20 {
+                if attempts < 200 {
                     usleep(5_000)
                     continue
                 }

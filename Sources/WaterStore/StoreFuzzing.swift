@@ -165,7 +165,7 @@ package enum StoreFuzzing {
         return [
             .added(mum), .added(dad),
             .sessionStarted(Session(digest: digest, memberID: 2, expiresAtUnixMilliseconds: now + 86_400_000)),
-            .removed(memberID: 2),
+            .removed(memberID: 2, atUnixMilliseconds: 1_796_040_000_000),
         ]
     }
 

@@ -43,7 +43,7 @@ let clientCommands = CommandTable<Invocation>(
         MemberCommands.Reset.self, MemberCommands.Remove.self, MemberCommands.Restore.self, MemberCommands.List.self,
         TransferCommands.Export.self, TransferCommands.Import.self,
         OutboxCommands.Sync.self, OutboxCommands.List.self, OutboxCommands.Retry.self, OutboxCommands.Drop.self,
-        PromptCommand.self, NudgeCommand.self, NudgeCommand.On.self, NudgeCommand.Off.self,
+        PromptCommand.self, NudgeCommand.self, NudgeCommand.On.self, NudgeCommand.Off.self, RemindCommand.self,
         HelpCommand.self, CompletionCommand.self, ManualPageCommand.self,
     ],
     sections: [

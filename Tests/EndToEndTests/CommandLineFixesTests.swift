@@ -163,7 +163,9 @@ struct CommandLineFixesTests {
 
     @Test("times are the member's whatever the terminal's zone, and every reply about a day names it")
     func daysNamedInTheMembersZone() throws {
-        let server = try ServerProcess.fresh(["--clock", "1796040000000"])  // Monday 2026-11-30 12:00 UTC
+        // Monday 2026-11-30 12:00 UTC; mum has lived in New York all along (a move would count
+        // the hours before it in her old zone: ZoneHistoryTests).
+        let server = try ServerProcess.fresh(["--clock", "1796040000000"], zone: "America/New_York")
         let setup = server.cli("mum")
         #expect(try setup.run(["login", "mum", "--password-stdin"], input: adminPassword + "\n").status == 0)
         #expect(try setup.run(["zone", "America/New_York"]).status == 0)

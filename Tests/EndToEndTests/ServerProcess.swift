@@ -38,18 +38,18 @@ final class ServerProcess {
     /// that on to the process that replaces it.
     private var ownsDirectory = false
 
-    /// Creates a data directory with the admin `mum` and starts serving it.
+    /// Creates a data directory with the admin `mum` (in `zone`) and starts serving it.
     /// Serves plaintext on 127.0.0.1 unless `tls`: then TLS with the certificate init made.
-    static func fresh(_ options: [String] = [], tls: Bool = false, environment: [String: String] = [:]) throws
-        -> ServerProcess
-    {
+    static func fresh(
+        _ options: [String] = [], tls: Bool = false, environment: [String: String] = [:], zone: String = "UTC"
+    ) throws -> ServerProcess {
         var template = Array("/tmp/water-e2e-XXXXXX".utf8CString)
         let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) } + "/data"
         let created = try run(
             "water-server",
             [
                 "init", "--data", directory, "--admin", "mum", "--password-stdin",
-                "--password-strength", "minimum", "--time-zone", "UTC",
+                "--password-strength", "minimum", "--time-zone", zone,
             ],
             input: adminPassword + "\n")
         #expect(created.status == 0, "water-server init: \(created.error)")

@@ -66,7 +66,7 @@ struct YearAndHistoryTests {
         #expect(lines[6].hasPrefix("Fri ▓········· "))
         #expect(lines[7].hasPrefix("Sat ▒········· "))
         #expect(lines[8].hasPrefix("Sun ░········· "))
-        #expect(lines[10] == "· 0  ░ <25 %  ▒ <50 %  ▓ <100 %  █ met  x excused    to come")
+        #expect(lines[10] == "· 0  ░ <25 %  ▒ <50 %  ▓ <100 %  █ met  x excused  - not a member    to come")
         #expect(lines[11] == "goal met on 4 days · best streak 3 days · 10.6 l in all")
         #expect(lines.allSatisfy { $0.count <= 80 })
 
@@ -104,9 +104,11 @@ struct YearAndHistoryTests {
         let lines = habitYear.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         try #require(lines.count == 13, "\(habitYear)")
         #expect(lines[0] == "2026 · mum · habit read")
-        #expect(lines[2].hasPrefix("Mon  █·"))
-        #expect(lines[5].hasPrefix("Thu █·") && lines[6].hasPrefix("Fri █·") && lines[7].hasPrefix("Sat █·"))
-        #expect(lines[8].hasPrefix("Sun ··"))
+        // init made mum's account at the real time, after this server's clock: her days are not
+        // hers yet ("-", issue 32 item 9) but for those her check-ins show she was there.
+        #expect(lines[2].hasPrefix("Mon  █-"))
+        #expect(lines[5].hasPrefix("Thu █-") && lines[6].hasPrefix("Fri █-") && lines[7].hasPrefix("Sat █-"))
+        #expect(lines[8].hasPrefix("Sun --"))
         #expect(lines[11] == "checked on 4 days · best streak 3 days")
         // A habit's name is up to 64 characters: the heading still fits in 80 columns.
         let long = String(repeating: "long", count: 16)
@@ -123,7 +125,8 @@ struct YearAndHistoryTests {
         let his = try mum.run(["year", "--for", "dad"])
         #expect(his.status == 0, "\(his.error)")
         #expect(his.output.hasPrefix("2026 · Dad · water\n"))
-        #expect(his.output.split(separator: "\n")[2].hasPrefix("Mon  " + String(repeating: "·", count: 9) + "█"))
+        // Before his first drink (the day he joined, as far as his days tell) he was not a member.
+        #expect(his.output.split(separator: "\n")[2].hasPrefix("Mon  " + String(repeating: "-", count: 9) + "█"))
         #expect(try mum.json(WaterV1.GetYearResponse.self, ["year", "--for", "dad"]).username == "dad")
         let nobody = try mum.run(["year", "--for", "zed"])
         #expect(nobody.status == 65 && nobody.error.contains("there is no member called \"zed\""), "\(nobody.error)")
@@ -195,7 +198,7 @@ struct YearAndHistoryTests {
                 "\(lines[5].debugDescription)")
             #expect(lines[2].hasPrefix("Mon  \(colour.met)█\(colour.none)█████████\(colour.future)·"))
             #expect(!screen.contains("░"))  // colour, not the glyphs of a pipe
-            #expect(plain[10] == "█ 0  █ <25 %  █ <50 %  █ <100 %  █ met  x excused  · to come")
+            #expect(plain[10] == "█ 0  █ <25 %  █ <50 %  █ <100 %  █ met  x excused  - not a member  · to come")
             #expect(plain[11] == "goal met on 4 days · best streak 2 days · 10.6 l in all")
         }
         #expect(server.stop() == 0)

@@ -68,7 +68,7 @@ struct YearHeatmapTests {
         for line in lines { #expect(line.count <= 80, "\(line)") }
         #expect(lines[1...7].allSatisfy { $0.count == 4 + 53 })
         #expect(lines[8] == "")
-        #expect(lines[9] == "· 0  ░ <25 %  ▒ <50 %  ▓ <100 %  █ met  x excused    to come")
+        #expect(lines[9] == "· 0  ░ <25 %  ▒ <50 %  ▓ <100 %  █ met  x excused  - not a member    to come")
         #expect(lines[10] == "goal met on 4 days · best streak 3 days · 10.6 l in all")
     }
 
@@ -114,7 +114,7 @@ struct YearHeatmapTests {
     @Test("a habit: checked days as met, its own legend and figures without litres")
     func habit() throws {
         let lines = try sample(habit: true).lines(style: .glyphs)
-        #expect(lines[9] == "· no  █ checked  x excused    to come")
+        #expect(lines[9] == "· no  █ checked  x excused  - not a member    to come")
         #expect(lines[10] == "checked on 4 days · best streak 3 days")
     }
 

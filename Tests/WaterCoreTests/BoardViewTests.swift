@@ -49,6 +49,46 @@ struct BoardViewTests {
         #expect(ben.standing.totalMillilitres == 5000 && ben.standing.daysMet == 2)
     }
 
+    /// `member` with privacy `before` up to this week and `now` from its Monday on.
+    private func changing(_ member: BoardMember, from before: Privacy, to now: Privacy) -> BoardMember {
+        var member = member
+        var levels = DayHistory(original: before)
+        levels.set(now, from: week.monday)
+        member.privacyHistory = levels
+        return member
+    }
+
+    @Test("issue 32 item 4: a finished week keeps its winner and ranks when members choose other levels later")
+    func finishedWeekKept() throws {
+        // Last week: jonas 100 %, oma 75 %, ben (hidden then) 87 %, kim 50 %. This Monday jonas
+        // went hidden, oma percent, ben full.
+        let members = [
+            changing(
+                try member("jonas", amounts: [], lastWeek: Array(repeating: 2000, count: 7)), from: .full, to: .hidden),
+            changing(
+                try member("oma", amounts: [], lastWeek: Array(repeating: 1500, count: 7)), from: .full, to: .percent),
+            changing(
+                try member("ben", amounts: [], lastWeek: Array(repeating: 1750, count: 7)), from: .hidden, to: .full),
+            try member("kim", amounts: [], lastWeek: Array(repeating: 1000, count: 7)),
+        ]
+        let lastWeek = WeeklyBoard(members: members, week: ISOWeek("2026-W48")!, order: .progress, now: thursday)
+        // jonas keeps first place, with neither name nor figure; oma her place, by her exact
+        // figures then, without millilitres now; ben, hidden then, is still off the week.
+        let kim = lastWeek.view(for: "kim")
+        #expect(rows(kim) == ["jonas 1 amounts-hidden", "oma 2 amounts-hidden", "kim 3"])
+        #expect(kim[0].hiddenSince && !kim[1].hiddenSince && !kim[2].hiddenSince)
+        #expect(rows(lastWeek.view(for: nil)) == rows(kim))
+        // Each still sees their own row whole; ben sees himself where he stood, as only he did.
+        #expect(rows(lastWeek.view(for: "jonas")) == ["jonas 1", "oma 2 amounts-hidden", "kim 3"])
+        #expect(
+            rows(lastWeek.view(for: "ben")) == [
+                "jonas 1 amounts-hidden", "ben 2 only-you", "oma 3 amounts-hidden", "kim 4",
+            ])
+        // This week already follows the new levels: jonas is off it, ben on it.
+        let thisWeek = WeeklyBoard(members: members, week: week, order: .progress, now: thursday)
+        #expect(thisWeek.view(for: "kim").map(\.standing.username).sorted() == ["ben", "kim", "oma"])
+    }
+
     @Test("a tie stays a tie when a hidden member leaves the ranks above it")
     func ties() throws {
         let board = WeeklyBoard(
@@ -87,7 +127,7 @@ struct BoardViewTests {
         // Without a percent member among them, equal shown percents keep the exact order.
         let open = members.map { member -> BoardMember in
             var member = member
-            member.privacy = .full
+            member.privacyHistory = DayHistory(original: .full)
             return member
         }
         #expect(ranked(.progress, open, for: "eve") == ["gil 1", "fay 2", "cat 3", "eve 4"])

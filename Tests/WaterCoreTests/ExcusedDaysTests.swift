@@ -78,7 +78,7 @@ struct ExcusedDaysTests {
         // Excused -6 and -3 bridge the gaps: one run of 6 counted days.
         #expect(reloaded().bestStreak == water.bestStreak)
         #expect(water.bestStreak == 6)
-        water.apply(.timeZoneSet(.utc))
+        water.apply(.timeZoneSet(.utc, movedAtUnixMilliseconds: nil))
         #expect(water.bestStreak == 6 && water.streak(endingOn: today, today: today) == 6)
         water.apply(try water.validateUnexcuse([today.adding(days: -3)], today: today)[0])
         #expect(water.bestStreak == 3 && reloaded().bestStreak == 3)

@@ -17,7 +17,7 @@ struct LastAdminTests {
 
     @Test func removingAndDemotingTheLastAdminAreRefusedAlike() throws {
         let book = try household()
-        let removal = #expect(throws: DomainError.self) { try book.validateRemoval("mum") }
+        let removal = #expect(throws: DomainError.self) { try book.validateRemoval("mum", now: 0) }
         let demotion = #expect(throws: DomainError.self) { try book.validateRole("mum", role: .member) }
         #expect(removal?.kind == .full && demotion?.kind == .full)
         #expect(removal?.field == "username" && demotion?.field == "role")
@@ -27,10 +27,10 @@ struct LastAdminTests {
     @Test func aMemberIsRemovedAndAnAdminOnceAnotherAdminExists() throws {
         var book = try household()
         let dad = try #require(book.account(named: "dad"))
-        #expect(try book.validateRemoval("dad") == .removed(memberID: dad.id))
+        #expect(try book.validateRemoval("dad", now: 0) == .removed(memberID: dad.id, atUnixMilliseconds: 0))
         book.apply(try #require(try book.validateRole("dad", role: .admin)))
         let mum = try #require(book.account(named: "mum"))
-        #expect(try book.validateRemoval("mum") == .removed(memberID: mum.id))
+        #expect(try book.validateRemoval("mum", now: 0) == .removed(memberID: mum.id, atUnixMilliseconds: 0))
         #expect(try book.validateRole("mum", role: .member) != nil)
     }
 }

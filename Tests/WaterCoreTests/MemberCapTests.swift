@@ -24,12 +24,12 @@ struct MemberCapTests {
     @Test func aRemovedMemberComesBackOnlyUnderTheCap() throws {
         var book = AccountBook()
         for n in 1...AccountBook.maximumMembers { try add("m\(n)", to: &book) }
-        book.apply(.removed(memberID: try #require(book.account(named: "m1")).id))
+        book.apply(.removed(memberID: try #require(book.account(named: "m1")).id, atUnixMilliseconds: nil))
         try add("m17", to: &book)
-        let error = #expect(throws: DomainError.self) { try book.validateRestore("m1") }
+        let error = #expect(throws: DomainError.self) { try book.validateRestore("m1", now: 0) }
         #expect(error?.message.contains("at most 16 members") == true)
-        book.apply(.removed(memberID: try #require(book.account(named: "m17")).id))
-        book.apply(try book.validateRestore("m1"))
+        book.apply(.removed(memberID: try #require(book.account(named: "m17")).id, atUnixMilliseconds: nil))
+        book.apply(try book.validateRestore("m1", now: 0))
         #expect(book.account(named: "m1") != nil)
     }
 }

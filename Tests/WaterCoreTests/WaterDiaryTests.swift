@@ -196,10 +196,10 @@ struct WaterDiaryTests {
         var water = try diary([(250, -13 * hour), (250, -1 * hour)], zone: newYork)
         #expect(water.day(today.adding(days: -1)).count == 1)
         #expect(water.day(today).count == 1)
-        water.apply(.timeZoneSet(.utc))
+        water.apply(.timeZoneSet(.utc, movedAtUnixMilliseconds: nil))
         #expect(water.day(today).count == 1 && water.day(today.adding(days: -1)).count == 1)
         let tokyo = try #require(ZoneInfo.system.zone(named: "Asia/Tokyo"))
-        water.apply(.timeZoneSet(tokyo))  // both are on Nov 30 in Tokyo (08:00 and 20:00)
+        water.apply(.timeZoneSet(tokyo, movedAtUnixMilliseconds: nil))  // both are on Nov 30 in Tokyo (08:00 and 20:00)
         #expect(water.day(today).count == 2)
     }
 
@@ -268,7 +268,10 @@ struct WaterDiaryIndexTests {
             case 1 where !water.entries.isEmpty:
                 water.apply(try water.validateDelete(id: water.entries[Int(next(UInt64(water.entries.count)))].id))
             case 2:
-                water.apply(.timeZoneSet(zones[Int(next(UInt64(zones.count)))]))
+                // A move at a random past instant, or (as records from before moves were kept)
+                // every day counted in the new zone.
+                let zone = zones[Int(next(UInt64(zones.count)))]
+                water.apply(.timeZoneSet(zone, movedAtUnixMilliseconds: next(2) == 0 ? nil : at))
             default:
                 water.apply(
                     try water.validateLog(

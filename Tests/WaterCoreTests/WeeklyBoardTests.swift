@@ -123,7 +123,7 @@ struct WeeklyBoardTests {
         #expect(last.standings.map(\.username) == ["ann"])
         let this = WeeklyBoard(members: members, week: week, order: .progress, now: thursday)
         let lea = try #require(this.standings.first { $0.username == "lea" })
-        #expect(lea.excusedDays == 2 && lea.days.prefix(2).allSatisfy { $0.excuse == WeeklyBoard.beforeJoining })
+        #expect(lea.excusedDays == 2 && lea.days.prefix(2).allSatisfy { $0.excuse == Membership.notYet })
         #expect(lea.averagePercent == 50)
     }
 
@@ -142,7 +142,7 @@ struct WeeklyBoardTests {
         // Thursday 12:00 UTC is already Friday 01:00 in Auckland.
         let auckland = try #require(ZoneInfo.system.zone(named: "Pacific/Auckland"))
         var far = try member("kiri", amounts: [])
-        far.water.apply(.timeZoneSet(auckland))
+        far.water.apply(.timeZoneSet(auckland, movedAtUnixMilliseconds: nil))
         let board = WeeklyBoard(
             members: [far, try member("ana", amounts: [])], week: week, order: .progress, now: thursday)
         #expect(board.standings.first { $0.username == "kiri" }?.days.count == 5)

@@ -104,6 +104,11 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.ExcuseDaysRequest", ["from_date", "to_date", "reason", "for_member"]),
     ("water.v1.UnexcuseDaysRequest", ["dates", "for_member"]),
     ("water.v1.ExcuseHouseholdRequest", ["from_date", "to_date", "reason"]),
+    (
+        "water.v1.SetRemindersRequest",
+        ["reminders.from", "reminders.to", "reminders.push_url", "reminders.push_token", "for_member"]
+    ),
+    ("water.v1.GetRemindersRequest", ["for_member"]),
 ]
 
 private let cases: [(message: String, field: String)] = rows.flatMap { row in row.fields.map { (row.message, $0) } }

@@ -89,7 +89,7 @@ struct DataDirectoryTests {
             path: path, options: StoreOptions(timeZones: ZoneInfo.system), owner: "test")
         #expect(reopened.protectedArchives.first?.reason.message.contains("larger than") == true)
         // Writes that can go on go to a segment of their own.
-        #expect(reopened.logPosition == LogPosition(generation: 2, offset: 0))
+        #expect((reopened.logPosition.generation, reopened.logPosition.offset) == (2, 0))
         var more = Expected()
         #expect(run(.log(member: 6, n: 2, amount: 250), on: reopened, expecting: &more))
         #expect(reopened.logPosition.generation == 2)

@@ -20,7 +20,7 @@ struct RemovedSessionFormatTests {
         }
         let ben = try #require(book.account(named: "ben"))
         book.apply(.sessionStarted(Session(digest: Self.digest, memberID: ben.id, expiresAtUnixMilliseconds: 1000)))
-        book.apply(try book.validateRemoval("ben"))
+        book.apply(try book.validateRemoval("ben", now: 500))
         return book
     }
 
@@ -41,8 +41,19 @@ struct RemovedSessionFormatTests {
     @Test("restoring the member ends the sessions they had: they log in again")
     func restoreEndsThem() throws {
         var book = try household()
-        book.apply(try book.validateRestore("ben"))
+        book.apply(try book.validateRestore("ben", now: 900))
         #expect(book.session(Self.digest, now: 10) == nil && book.removedSession(Self.digest, now: 10) == nil)
         #expect(book.isValid)
+        // The time away is kept, through the snapshot (issue 32 item 9: "not a member then").
+        let ben = try #require(book.account(named: "ben"))
+        #expect(ben.absences == [Account.Absence(removedAtUnixMilliseconds: 500, restoredAtUnixMilliseconds: 900)])
+        let body = book.encodeSnapshot(lastSequence: 5, journalGeneration: 1)
+        let read = try AccountBook.decodeSnapshot(body, version: AccountBook.snapshotVersion, context: Self.context)
+            .archive
+        #expect(read == book)
+        // A removal record from before the instant was kept restores with no time away.
+        let record = WaterArchiveV1.JournalRecord(sequence: 9, kind: .accountRemoved, memberID: ben.id)
+        let decoded = try AccountBook.decodeRecord(record.serializedBytes()[...], context: Self.context).mutation
+        #expect(decoded == .removed(memberID: ben.id, atUnixMilliseconds: nil))
     }
 }

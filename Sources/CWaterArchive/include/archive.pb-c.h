@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct Water__Archive__V1__JournalRecord Water__Archive__V1__JournalRecord;
+typedef struct Water__Archive__V1__StoredReminders Water__Archive__V1__StoredReminders;
 typedef struct Water__Archive__V1__StoredCup Water__Archive__V1__StoredCup;
 typedef struct Water__Archive__V1__StoredEntry Water__Archive__V1__StoredEntry;
 typedef struct Water__Archive__V1__DrinkKind Water__Archive__V1__DrinkKind;
@@ -26,8 +27,11 @@ typedef struct Water__Archive__V1__StoredTodo Water__Archive__V1__StoredTodo;
 typedef struct Water__Archive__V1__StoredCompletion Water__Archive__V1__StoredCompletion;
 typedef struct Water__Archive__V1__EntryColumns Water__Archive__V1__EntryColumns;
 typedef struct Water__Archive__V1__MemberSnapshot Water__Archive__V1__MemberSnapshot;
+typedef struct Water__Archive__V1__PrivacyChange Water__Archive__V1__PrivacyChange;
+typedef struct Water__Archive__V1__ZoneChange Water__Archive__V1__ZoneChange;
 typedef struct Water__Archive__V1__HouseholdSnapshot Water__Archive__V1__HouseholdSnapshot;
 typedef struct Water__Archive__V1__StoredAccount Water__Archive__V1__StoredAccount;
+typedef struct Water__Archive__V1__Absence Water__Archive__V1__Absence;
 typedef struct Water__Archive__V1__StoredSession Water__Archive__V1__StoredSession;
 typedef struct Water__Archive__V1__AccountsSnapshot Water__Archive__V1__AccountsSnapshot;
 typedef struct Water__Archive__V1__ExcusedDay Water__Archive__V1__ExcusedDay;
@@ -61,7 +65,7 @@ typedef enum _Water__Archive__V1__RecordKind {
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_USUAL_CUP_SET = 5,
   /*
-   * text
+   * text; at_unix_ms: the move (0, in older records: every day)
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_TIME_ZONE_SET = 6,
   /*
@@ -109,7 +113,7 @@ typedef enum _Water__Archive__V1__RecordKind {
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PASSWORD_SET = 17,
   /*
-   * member_id; ends the member's sessions
+   * member_id, at_unix_ms (0 in older records); ends the member's sessions
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_ACCOUNT_REMOVED = 18,
   /*
@@ -141,6 +145,10 @@ typedef enum _Water__Archive__V1__RecordKind {
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_CUP_REMOVED = 25,
   /*
+   * member_id, reminders
+   */
+  WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_REMINDERS_SET = 26,
+  /*
    * day, text: the reason (empty: none given)
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_EXCUSED = 40,
@@ -149,7 +157,7 @@ typedef enum _Water__Archive__V1__RecordKind {
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_DAY_UNEXCUSED = 41,
   /*
-   * privacy
+   * privacy; day: the first it applies to (0, in older records: every day)
    */
   WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_PRIVACY_SET = 42,
   /*
@@ -209,10 +217,36 @@ struct  Water__Archive__V1__JournalRecord
    */
   uint32_t privacy;
   Water__Archive__V1__StoredCompletion *completion;
+  Water__Archive__V1__StoredReminders *reminders;
 };
 #define WATER__ARCHIVE__V1__JOURNAL_RECORD__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__journal_record__descriptor) \
-    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL }
+    , 0, WATER__ARCHIVE__V1__RECORD_KIND__RECORD_KIND_UNSPECIFIED, NULL, {0,NULL}, NULL, 0, (char *)protobuf_c_empty_string, NULL, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL }
+
+
+/*
+ * A member's reminders (water.v1.Reminders, the push token included: the accounts archive keeps
+ * secrets, as it keeps password hashes).
+ */
+struct  Water__Archive__V1__StoredReminders
+{
+  ProtobufCMessage base;
+  /*
+   * 0: no water reminders.
+   */
+  uint32_t water_every_minutes;
+  /*
+   * Minutes of the member's day: from (inclusive) to (exclusive; before from: across midnight).
+   */
+  uint32_t water_from_minute;
+  uint32_t water_to_minute;
+  protobuf_c_boolean mqtt;
+  char *push_url;
+  char *push_token;
+};
+#define WATER__ARCHIVE__V1__STORED_REMINDERS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_reminders__descriptor) \
+    , 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -505,13 +539,61 @@ struct  Water__Archive__V1__MemberSnapshot
   Water__Archive__V1__ExcusedDay **excused_days;
   /*
    * What the rest of the household sees: 0 full (and every archive from before privacy),
-   * 1 percent, 2 hidden.
+   * 1 percent, 2 hidden. The level chosen last, in force today.
    */
   uint32_t privacy;
+  /*
+   * The levels before: none (every archive from before they were kept) means `privacy` holds
+   * on every day; otherwise privacy_original holds before the first change.
+   */
+  uint32_t privacy_original;
+  size_t n_privacy_changes;
+  Water__Archive__V1__PrivacyChange **privacy_changes;
+  /*
+   * The zones the member moved between: none (every archive from before moves were kept)
+   * means every day counts in `time_zone`; otherwise original_time_zone holds before the
+   * first move, and the last move's zone is `time_zone`.
+   */
+  char *original_time_zone;
+  size_t n_zone_changes;
+  Water__Archive__V1__ZoneChange **zone_changes;
 };
 #define WATER__ARCHIVE__V1__MEMBER_SNAPSHOT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__member_snapshot__descriptor) \
-    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0 }
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0, 0, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * A privacy level chosen on a day: it holds from that day on.
+ */
+struct  Water__Archive__V1__PrivacyChange
+{
+  ProtobufCMessage base;
+  int32_t from_day;
+  uint32_t privacy;
+};
+#define WATER__ARCHIVE__V1__PRIVACY_CHANGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__privacy_change__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * A move to another time zone: drinks from its instant on count in the zone, on first_day
+ * or later.
+ */
+struct  Water__Archive__V1__ZoneChange
+{
+  ProtobufCMessage base;
+  int64_t from_unix_ms;
+  /*
+   * The member's day at the move, before it.
+   */
+  int32_t first_day;
+  char *time_zone;
+};
+#define WATER__ARCHIVE__V1__ZONE_CHANGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__zone_change__descriptor) \
+    , 0, 0, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -565,10 +647,38 @@ struct  Water__Archive__V1__StoredAccount
    */
   size_t n_guardians;
   uint64_t *guardians;
+  /*
+   * The times the member was removed and brought back, oldest first (at most 64): the days in
+   * between are not a member's.
+   */
+  size_t n_absences;
+  Water__Archive__V1__Absence **absences;
+  /*
+   * A removed member's: when they were removed (0: not known, removed before it was kept).
+   */
+  int64_t removed_at_unix_ms;
+  /*
+   * Unset: none (every account from before reminders).
+   */
+  Water__Archive__V1__StoredReminders *reminders;
 };
 #define WATER__ARCHIVE__V1__STORED_ACCOUNT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__stored_account__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0,NULL }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0,NULL, 0,NULL, 0, NULL }
+
+
+/*
+ * A removal and the restore that ended it.
+ */
+struct  Water__Archive__V1__Absence
+{
+  ProtobufCMessage base;
+  int64_t removed_at_unix_ms;
+  int64_t restored_at_unix_ms;
+};
+#define WATER__ARCHIVE__V1__ABSENCE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&water__archive__v1__absence__descriptor) \
+    , 0, 0 }
 
 
 /*
@@ -661,6 +771,25 @@ Water__Archive__V1__JournalRecord *
                       const uint8_t       *data);
 void   water__archive__v1__journal_record__free_unpacked
                      (Water__Archive__V1__JournalRecord *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__StoredReminders methods */
+void   water__archive__v1__stored_reminders__init
+                     (Water__Archive__V1__StoredReminders         *message);
+size_t water__archive__v1__stored_reminders__get_packed_size
+                     (const Water__Archive__V1__StoredReminders   *message);
+size_t water__archive__v1__stored_reminders__pack
+                     (const Water__Archive__V1__StoredReminders   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__stored_reminders__pack_to_buffer
+                     (const Water__Archive__V1__StoredReminders   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__StoredReminders *
+       water__archive__v1__stored_reminders__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__stored_reminders__free_unpacked
+                     (Water__Archive__V1__StoredReminders *message,
                       ProtobufCAllocator *allocator);
 /* Water__Archive__V1__StoredCup methods */
 void   water__archive__v1__stored_cup__init
@@ -852,6 +981,44 @@ Water__Archive__V1__MemberSnapshot *
 void   water__archive__v1__member_snapshot__free_unpacked
                      (Water__Archive__V1__MemberSnapshot *message,
                       ProtobufCAllocator *allocator);
+/* Water__Archive__V1__PrivacyChange methods */
+void   water__archive__v1__privacy_change__init
+                     (Water__Archive__V1__PrivacyChange         *message);
+size_t water__archive__v1__privacy_change__get_packed_size
+                     (const Water__Archive__V1__PrivacyChange   *message);
+size_t water__archive__v1__privacy_change__pack
+                     (const Water__Archive__V1__PrivacyChange   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__privacy_change__pack_to_buffer
+                     (const Water__Archive__V1__PrivacyChange   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__PrivacyChange *
+       water__archive__v1__privacy_change__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__privacy_change__free_unpacked
+                     (Water__Archive__V1__PrivacyChange *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__ZoneChange methods */
+void   water__archive__v1__zone_change__init
+                     (Water__Archive__V1__ZoneChange         *message);
+size_t water__archive__v1__zone_change__get_packed_size
+                     (const Water__Archive__V1__ZoneChange   *message);
+size_t water__archive__v1__zone_change__pack
+                     (const Water__Archive__V1__ZoneChange   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__zone_change__pack_to_buffer
+                     (const Water__Archive__V1__ZoneChange   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__ZoneChange *
+       water__archive__v1__zone_change__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__zone_change__free_unpacked
+                     (Water__Archive__V1__ZoneChange *message,
+                      ProtobufCAllocator *allocator);
 /* Water__Archive__V1__HouseholdSnapshot methods */
 void   water__archive__v1__household_snapshot__init
                      (Water__Archive__V1__HouseholdSnapshot         *message);
@@ -889,6 +1056,25 @@ Water__Archive__V1__StoredAccount *
                       const uint8_t       *data);
 void   water__archive__v1__stored_account__free_unpacked
                      (Water__Archive__V1__StoredAccount *message,
+                      ProtobufCAllocator *allocator);
+/* Water__Archive__V1__Absence methods */
+void   water__archive__v1__absence__init
+                     (Water__Archive__V1__Absence         *message);
+size_t water__archive__v1__absence__get_packed_size
+                     (const Water__Archive__V1__Absence   *message);
+size_t water__archive__v1__absence__pack
+                     (const Water__Archive__V1__Absence   *message,
+                      uint8_t             *out);
+size_t water__archive__v1__absence__pack_to_buffer
+                     (const Water__Archive__V1__Absence   *message,
+                      ProtobufCBuffer     *buffer);
+Water__Archive__V1__Absence *
+       water__archive__v1__absence__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   water__archive__v1__absence__free_unpacked
+                     (Water__Archive__V1__Absence *message,
                       ProtobufCAllocator *allocator);
 /* Water__Archive__V1__StoredSession methods */
 void   water__archive__v1__stored_session__init
@@ -952,6 +1138,9 @@ void   water__archive__v1__excused_day__free_unpacked
 typedef void (*Water__Archive__V1__JournalRecord_Closure)
                  (const Water__Archive__V1__JournalRecord *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__StoredReminders_Closure)
+                 (const Water__Archive__V1__StoredReminders *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__StoredCup_Closure)
                  (const Water__Archive__V1__StoredCup *message,
                   void *closure_data);
@@ -982,11 +1171,20 @@ typedef void (*Water__Archive__V1__EntryColumns_Closure)
 typedef void (*Water__Archive__V1__MemberSnapshot_Closure)
                  (const Water__Archive__V1__MemberSnapshot *message,
                   void *closure_data);
+typedef void (*Water__Archive__V1__PrivacyChange_Closure)
+                 (const Water__Archive__V1__PrivacyChange *message,
+                  void *closure_data);
+typedef void (*Water__Archive__V1__ZoneChange_Closure)
+                 (const Water__Archive__V1__ZoneChange *message,
+                  void *closure_data);
 typedef void (*Water__Archive__V1__HouseholdSnapshot_Closure)
                  (const Water__Archive__V1__HouseholdSnapshot *message,
                   void *closure_data);
 typedef void (*Water__Archive__V1__StoredAccount_Closure)
                  (const Water__Archive__V1__StoredAccount *message,
+                  void *closure_data);
+typedef void (*Water__Archive__V1__Absence_Closure)
+                 (const Water__Archive__V1__Absence *message,
                   void *closure_data);
 typedef void (*Water__Archive__V1__StoredSession_Closure)
                  (const Water__Archive__V1__StoredSession *message,
@@ -1005,6 +1203,7 @@ typedef void (*Water__Archive__V1__ExcusedDay_Closure)
 
 extern const ProtobufCEnumDescriptor    water__archive__v1__record_kind__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__journal_record__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__stored_reminders__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_cup__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_entry__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__drink_kind__descriptor;
@@ -1015,8 +1214,11 @@ extern const ProtobufCMessageDescriptor water__archive__v1__stored_todo__descrip
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_completion__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__entry_columns__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__member_snapshot__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__privacy_change__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__zone_change__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__household_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_account__descriptor;
+extern const ProtobufCMessageDescriptor water__archive__v1__absence__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__stored_session__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__accounts_snapshot__descriptor;
 extern const ProtobufCMessageDescriptor water__archive__v1__excused_day__descriptor;

@@ -60,6 +60,11 @@ typedef enum _Water__V1__BoardOrder {
  *   are the truncated percent / 100. It is never placed by a hidden figure: by progress, rows
  *   showing the same percent as it share its rank; by total it is not ranked (rank 0) and
  *   follows the ranked rows.
+ * - A week is ranked by the levels members had on its last day (a level holds from the day it
+ *   is chosen), so a finished week keeps its winner and ranks when someone chooses another
+ *   level later. A member who has become PRIVACY_HIDDEN since keeps their place on such a
+ *   week, as a row with rank, amounts_hidden and hidden_since and nothing else (no name, no
+ *   figure); one who has become PRIVACY_PERCENT since shows as a percent row.
  * - The caller's own row is always whole. Admins get the same boards as everyone; only the
  *   household Export (admins only) stays complete, for backups.
  */
@@ -129,14 +134,19 @@ struct  Water__V1__BoardRow
    */
   protobuf_c_boolean only_you_see_this;
   /*
-   * Another member's row whose privacy is PRIVACY_PERCENT: total_ml is 0 and the days carry no
-   * millilitres and no entry counts (none of them is sent at all).
+   * Another member's row whose privacy is PRIVACY_PERCENT (then or since): total_ml is 0 and
+   * the days carry no millilitres and no entry counts (none of them is sent at all).
    */
   protobuf_c_boolean amounts_hidden;
+  /*
+   * Another member's row on a finished week who has chosen PRIVACY_HIDDEN since: only rank
+   * (and amounts_hidden) is set; the client shows "someone who has hidden since".
+   */
+  protobuf_c_boolean hidden_since;
 };
 #define WATER__V1__BOARD_ROW__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__board_row__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0, 0, 0, 0, 0, 0 }
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0,NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 
 struct  Water__V1__WeeklyBoard

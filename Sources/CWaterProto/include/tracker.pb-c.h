@@ -166,7 +166,9 @@ struct  Water__V1__DaySummary
    */
   protobuf_c_boolean excused;
   /*
-   * Why: "sick", "travel" or the member's words; empty when none was given.
+   * Why: "sick", "travel" or the member's words; empty when none was given. A day the member
+   * did not belong to the household (before they joined, or while removed) is excused with
+   * "not joined yet" or "not a member then", in GetHistory, GetWeek's days and every board.
    */
   char *excused_reason;
 };
@@ -689,10 +691,15 @@ struct  Water__V1__YearDay
    * Excused (sick, travelling): neither counts for nor breaks a streak.
    */
   protobuf_c_boolean excused;
+  /*
+   * Before the member joined, or while they were removed (with excused set: it counts for
+   * nothing): "not a member then", drawn as such.
+   */
+  protobuf_c_boolean not_a_member;
 };
 #define WATER__V1__YEAR_DAY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__year_day__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0 }
 
 
 struct  Water__V1__GetYearResponse

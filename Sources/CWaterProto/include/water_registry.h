@@ -10,6 +10,7 @@
 #include "envelope.pb-c.h"
 #include "excuses.pb-c.h"
 #include "habits.pb-c.h"
+#include "reminders.pb-c.h"
 #include "todo.pb-c.h"
 #include "tracker.pb-c.h"
 #include "transfer.pb-c.h"

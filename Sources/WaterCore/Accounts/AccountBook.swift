@@ -24,6 +24,25 @@ public struct Account: Hashable, Sendable {
     public var isChild: Bool
     /// Member ids who may act for this member, ascending.
     public var guardians: [UInt64]
+    /// The times the member was removed and brought back, oldest first (at most
+    /// ``AccountBook/maximumAbsences``): their days in between are not a member's.
+    public var absences: [Absence] = []
+    /// When a removed member was removed; nil for a member (and one removed before this was kept).
+    public var removedAtUnixMilliseconds: Int64?
+    /// What the server reminds them of, and where (off by default).
+    public var reminders = ReminderSettings()
+
+    /// A removal and the restore that ended it.
+    public struct Absence: Hashable, Sendable {
+        public var removedAtUnixMilliseconds: Int64
+        public var restoredAtUnixMilliseconds: Int64
+
+        public init(removedAtUnixMilliseconds: Int64, restoredAtUnixMilliseconds: Int64) {
+            (self.removedAtUnixMilliseconds, self.restoredAtUnixMilliseconds) = (
+                removedAtUnixMilliseconds, restoredAtUnixMilliseconds
+            )
+        }
+    }
 
     public init(
         id: UInt64, username: String, displayName: String, role: Role, timeZone: MemberTimeZone,
@@ -52,12 +71,15 @@ public enum AccountMutation: Hashable, Sendable {
     case changed(Account)
     /// A new password hash; ends the member's sessions.
     case passwordSet(memberID: UInt64, hash: String)
-    /// Ends the member's sessions; the id is never given to anyone else.
-    case removed(memberID: UInt64)
+    /// Ends the member's sessions; the id is never given to anyone else. The instant is nil in
+    /// records from before it was kept.
+    case removed(memberID: UInt64, atUnixMilliseconds: Int64?)
     case sessionStarted(Session)
     case sessionEnded(TokenDigest)
     /// The household's drinks changed.
     case drink(DrinkMutation)
+    /// The member's reminders, whole.
+    case remindersSet(memberID: UInt64, ReminderSettings)
 }
 
 /// The household's members, their sessions and the drinks they log.
@@ -115,6 +137,9 @@ public struct AccountBook: Hashable, Sendable {
     /// At most this many members (removed ones aside): the server may hold each one's archive in
     /// memory, and the ceiling README gives for a 1 GB Pi is figured for 16 members at their caps.
     public static let maximumMembers = 16
+    /// At most this many removals kept per member (about 24 bytes each in the accounts
+    /// archive): past it the oldest is forgotten, and its days count as a member's again.
+    public static let maximumAbsences = 64
 
     public static func isValidUsername(_ name: String) -> Bool {
         NameForm.username.matches(name)
@@ -179,10 +204,10 @@ public struct AccountBook: Hashable, Sendable {
 
     /// Removing `username`: their account goes, their archive stays on disk (``validateRestore(_:)``
     /// brings both back); never the household's last admin.
-    public func validateRemoval(_ username: String) throws(DomainError) -> AccountMutation {
+    public func validateRemoval(_ username: String, now: Int64) throws(DomainError) -> AccountMutation {
         let account = try existing(username)
         try refuseLastAdmin(account, field: "username", "cannot be removed")
-        return .removed(memberID: account.id)
+        return .removed(memberID: account.id, atUnixMilliseconds: now)
     }
 
     /// The one rule both a removal and a demotion keep: a household always has an admin, who can
@@ -215,8 +240,9 @@ public struct AccountBook: Hashable, Sendable {
     }
 
     /// Bringing back the removed member called `username` (the latest removed, when several
-    /// were): their account as it was, the same id and so the same archive.
-    public func validateRestore(_ username: String) throws(DomainError) -> AccountMutation {
+    /// were): their account as it was, the same id and so the same archive, with the time they
+    /// were away kept (the oldest forgotten past ``maximumAbsences``).
+    public func validateRestore(_ username: String, now: Int64) throws(DomainError) -> AccountMutation {
         let named = Self.isValidUsername(username) ? username : "that"
         guard let removed = removedAccounts.values.filter({ $0.username == username }).max(by: { $0.id < $1.id })
         else {
@@ -231,7 +257,14 @@ public struct AccountBook: Hashable, Sendable {
                 "there is a member called \(named) now; rename them first (member rename \(named) --to NEW_NAME)")
         }
         try checkRoom()
-        return .added(removed)
+        var restored = removed
+        if let removedAt = restored.removedAtUnixMilliseconds, removedAt <= now {
+            restored.absences.append(
+                Account.Absence(removedAtUnixMilliseconds: removedAt, restoredAtUnixMilliseconds: now))
+            restored.absences.removeFirst(max(0, restored.absences.count - Self.maximumAbsences))
+        }
+        restored.removedAtUnixMilliseconds = nil
+        return .added(restored)
     }
 
     public func existing(_ username: String) throws(DomainError) -> Account {
@@ -282,12 +315,17 @@ public struct AccountBook: Hashable, Sendable {
                 role: account.role, timeZone: account.timeZone, passwordHash: old.passwordHash,
                 createdAtUnixMilliseconds: old.createdAtUnixMilliseconds, isChild: account.isChild,
                 guardians: account.guardians)
+            accounts[account.id]?.absences = old.absences
+            accounts[account.id]?.reminders = old.reminders
+        case .remindersSet(let memberID, let settings):
+            accounts[memberID]?.reminders = settings
         case .passwordSet(let memberID, let hash):
             accounts[memberID]?.passwordHash = hash
             sessions = sessions.filter { $0.value.memberID != memberID }
-        case .removed(let memberID):
-            if let account = accounts.removeValue(forKey: memberID) {
+        case .removed(let memberID, let removedAt):
+            if var account = accounts.removeValue(forKey: memberID) {
                 idsByUsername[account.username] = nil
+                account.removedAtUnixMilliseconds = removedAt
                 removedAccounts[memberID] = account
                 for (digest, session) in sessions where session.memberID == memberID {
                     removedSessions[digest] = session

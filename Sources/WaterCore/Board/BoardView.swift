@@ -5,9 +5,15 @@ public struct BoardViewRow: Hashable, Sendable {
     public var standing: BoardStanding
     /// The viewer's own row while they are hidden: no one else's board has it.
     public var onlyYouSeeThis: Bool
-    /// Another member's row whose privacy is ``Privacy/percent``: its millilitres and entry
-    /// counts must not leave the server, and nothing may be worked out from its place either.
+    /// Another member's row whose privacy is ``Privacy/percent`` (or was hidden since): its
+    /// millilitres and entry counts must not leave the server.
     public var amountsHidden: Bool
+    /// Another member's row on a finished week who has hidden since: it keeps its place (a
+    /// finished week keeps its winner and ranks) and shows neither name nor figure.
+    public var hiddenSince: Bool
+    /// Placed by its shown percent alone: a ``Privacy/percent`` member's row as the week stood,
+    /// from whose place nothing may be worked out.
+    var placedByPercent: Bool
 }
 
 extension WeeklyBoard {
@@ -30,7 +36,9 @@ extension WeeklyBoard {
             guard standing.privacy != .hidden || isOwn else { return nil }
             return BoardViewRow(
                 standing: standing, onlyYouSeeThis: isOwn && standing.privacy == .hidden,
-                amountsHidden: !isOwn && standing.privacy == .percent)
+                amountsHidden: !isOwn && (standing.privacy != .full || standing.privacyNow != .full),
+                hiddenSince: !isOwn && standing.privacyNow == .hidden,
+                placedByPercent: !isOwn && standing.privacy == .percent)
         }
         switch order {
         case .progress:
@@ -40,16 +48,16 @@ extension WeeklyBoard {
             // progress: ties are as the full board has them.
             return Self.ranked(rows)
         case .total:
-            let unranked = rows.filter(\.amountsHidden).sorted { lhs, rhs in
+            let unranked = rows.filter(\.placedByPercent).sorted { lhs, rhs in
                 Self.shown(lhs) != Self.shown(rhs)
                     ? Self.shown(lhs) > Self.shown(rhs) : lhs.standing.username < rhs.standing.username
             }
-            return Self.ranked(rows.filter { !$0.amountsHidden }) + unranked.map { $0.ranked(0) }
+            return Self.ranked(rows.filter { !$0.placedByPercent }) + unranked.map { $0.ranked(0) }
         }
     }
 
     /// Whether every viewer sees the same board (no one has chosen less than full).
-    public var isSameForEveryone: Bool { standings.allSatisfy { $0.privacy == .full } }
+    public var isSameForEveryone: Bool { standings.allSatisfy { $0.privacy == .full && $0.privacyNow == .full } }
 
     /// What anyone sees a row ranked by: whether it had a day to count, then its percent.
     private static func shown(_ row: BoardViewRow) -> (Int, Int) {
@@ -76,7 +84,7 @@ extension WeeklyBoard {
         while start < rows.count {
             let end = rows[start...].firstIndex { shown($0) != shown(rows[start]) } ?? rows.count
             let run = rows[start..<end]
-            if run.contains(where: \.amountsHidden) {
+            if run.contains(where: \.placedByPercent) {
                 result += run.sorted { $0.standing.username < $1.standing.username }.map { $0.ranked(start + 1) }
             } else {
                 result += ranked(Array(run)).map { $0.ranked($0.standing.rank + start) }

@@ -18,31 +18,35 @@ public struct BoardMember: Sendable {
     public var habits: HabitBook
     /// When the account was made; with the first drink, when the member joined.
     public var createdAtUnixMilliseconds: Int64?
-    /// What the others may see of the member (``WeeklyBoard/view(for:)`` applies it).
-    public var privacy: Privacy
+    /// The times the member was removed and brought back.
+    public var absences: [Account.Absence]
+    /// What the others may see of the member, each level from the day it was chosen
+    /// (``WeeklyBoard/view(for:)`` applies it).
+    public var privacyHistory: DayHistory<Privacy>
     /// The household's chores the member did and had a turn at.
     public var chores = MemberChores()
 
+    /// The level chosen last.
+    public var privacy: Privacy { privacyHistory.current }
+
+    /// A member whose privacy is `privacyHistory`, or `privacy` on every day.
     public init(
         username: String, displayName: String, water: WaterDiary, habits: HabitBook = HabitBook(),
-        createdAtUnixMilliseconds: Int64? = nil, privacy: Privacy = .full
+        createdAtUnixMilliseconds: Int64? = nil, absences: [Account.Absence] = [], privacy: Privacy = .full,
+        privacyHistory: DayHistory<Privacy>? = nil
     ) {
         self.username = username
         self.displayName = displayName
         self.water = water
         self.habits = habits
         self.createdAtUnixMilliseconds = createdAtUnixMilliseconds
-        self.privacy = privacy
+        self.absences = absences
+        self.privacyHistory = privacyHistory ?? DayHistory(original: privacy)
     }
 
-    /// The earlier of the account's creation and the first drink (an imported history counts
-    /// from its first day); nil when neither is known.
-    public var joined: LocalDate? {
-        let created = createdAtUnixMilliseconds.map(water.today(atUnixMilliseconds:))
-        switch (created, water.firstDay) {
-        case (let created?, let first?): return min(created, first)
-        case (let created, let first): return created ?? first
-        }
+    /// The days the member belonged to the household (``Membership``).
+    public var membership: Membership {
+        Membership(createdAtUnixMilliseconds: createdAtUnixMilliseconds, absences: absences, water: water)
     }
 }
 
@@ -66,9 +70,13 @@ public struct BoardStanding: Hashable, Sendable {
     public var allExcused: Bool
     public var habitCheckIns: Int
     /// The days behind the figures, Monday first, up to the member's today; a day before the
-    /// member joined is excused as ``WeeklyBoard/beforeJoining``.
+    /// member did not belong to the household is excused with the reason (``Membership``).
     public var days: [WaterDay]
+    /// The member's privacy as the week stood (on its last day): what ranks them among the
+    /// others, so a level chosen later never rewrites a finished week.
     public var privacy: Privacy = .full
+    /// The level they have chosen since (today's): what their row may still show.
+    public var privacyNow: Privacy = .full
     /// Chores the member did this week (by the household's calendar), whoever's turn it was.
     public var choresDone = 0
     /// Chores due this week that were the member's (done, skipped or still open).
@@ -86,28 +94,21 @@ public struct WeeklyBoard: Hashable, Sendable {
     public var order: BoardOrder
     public var standings: [BoardStanding]
 
-    /// The reason a day before a member joined shows, on the board only.
-    public static let beforeJoining = "not joined yet"
-
     /// Ranks `members` for `week` as of `now`. Each member's days end at their own today, in
-    /// their own time zone; a past week counts all seven days. A member who joined after a past
-    /// week is not on it: they were not a member then. (The current week keeps everyone, even
-    /// one whose account is dated after it by a clock set back.)
+    /// their own time zone; a past week counts all seven days. Days the member did not belong to
+    /// the household (``Membership``) are not counted, and a past week with none of theirs
+    /// (joined later, or removed all week) is not theirs at all. (The current week keeps
+    /// everyone, even one whose account is dated after it by a clock set back.)
     public init(members: [BoardMember], week: ISOWeek, order: BoardOrder, now: Int64) {
         self.week = week
         self.order = order
-        let members = members.filter { member in
-            guard let joined = member.joined, joined > week.sunday else { return true }
-            return week.contains(member.water.today(atUnixMilliseconds: now))
+        let members = members.map { ($0, $0.membership) }.filter { member, membership in
+            week.contains(member.water.today(atUnixMilliseconds: now))
+                || week.days.contains { membership.reason(on: $0) == nil }
         }
-        var standings = members.map { member in
+        var standings = members.map { member, membership in
             let today = member.water.today(atUnixMilliseconds: now)
-            let joined = member.joined
-            let days = week.days.filter { $0 <= today }.map { date in
-                var day = member.water.day(date)
-                if !day.isExcused, let joined, date < joined { day.excuse = Self.beforeJoining }
-                return day
-            }
+            let days = week.days.filter { $0 <= today }.map { membership.marked(member.water.day($0)) }
             let counted = days.filter { !$0.isExcused }
             let lastDay = min(week.sunday, today)
             return BoardStanding(
@@ -120,9 +121,9 @@ public struct WeeklyBoard: Hashable, Sendable {
                 excusedDays: days.count - counted.count,
                 allExcused: !days.isEmpty && counted.isEmpty,
                 habitCheckIns: member.habits.checkIns(in: week),
-                days: days, privacy: member.privacy)
+                days: days, privacy: member.privacyHistory.value(on: week.sunday), privacyNow: member.privacy)
         }
-        for (index, member) in members.enumerated() {
+        for (index, (member, _)) in members.enumerated() {
             standings[index].choresDone = member.chores.done.count(where: week.contains)
             standings[index].choresDue = member.chores.due.count(where: week.contains)
         }

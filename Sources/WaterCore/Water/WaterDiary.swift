@@ -15,7 +15,8 @@ public struct WaterDiary: Hashable, Sendable {
     public private(set) var usualDrink = Drink.waterName
     /// The member's named cups, in the order they were added.
     public private(set) var cups: [NamedCup] = []
-    public private(set) var timeZone: MemberTimeZone
+    /// The zones the member's days are counted in, each from when they moved there.
+    public private(set) var zones: ZoneHistory
     public private(set) var goals = GoalHistory()
     /// Every entry, in the order it was logged.
     public private(set) var entries: [WaterEntry] = []
@@ -54,8 +55,11 @@ public struct WaterDiary: Hashable, Sendable {
     }
 
     public init(timeZone: MemberTimeZone) {
-        self.timeZone = timeZone
+        self.zones = ZoneHistory(timeZone)
     }
+
+    /// The zone the member is in now: what today and later days count in.
+    public var timeZone: MemberTimeZone { zones.current }
 
     public var dailyGoalMillilitres: Int32 { goals.currentGoalMillilitres }
 
@@ -67,11 +71,11 @@ public struct WaterDiary: Hashable, Sendable {
     }
 
     public func date(of entry: WaterEntry) -> LocalDate {
-        timeZone.date(atUnixMilliseconds: entry.unixMilliseconds)
+        zones.date(atUnixMilliseconds: entry.unixMilliseconds)
     }
 
     public func today(atUnixMilliseconds now: Int64) -> LocalDate {
-        timeZone.date(atUnixMilliseconds: now)
+        zones.date(atUnixMilliseconds: now)
     }
 
     // MARK: Reading
@@ -188,6 +192,8 @@ public struct WaterDiary: Hashable, Sendable {
     /// holds no drink in memory (the drinks are most of an archive's).
     public var withoutEntries: WaterDiary {
         var summary = WaterDiary(timeZone: timeZone)
+        summary.zones = zones
+        summary.usualCupMillilitres = usualCupMillilitres
         summary.goals = goals
         summary.days = days
         summary.excused = excused
@@ -294,8 +300,12 @@ public struct WaterDiary: Hashable, Sendable {
             excused[date] = reason
         case .unexcused(let date):
             excused[date] = nil
-        case .timeZoneSet(let zone):
-            timeZone = zone
+        case .timeZoneSet(let zone, let moved):
+            if let moved {
+                zones.move(to: zone, atUnixMilliseconds: moved)
+            } else {
+                zones = ZoneHistory(zone)
+            }
             days = [:]
             entriesByYear = [:]
             for entry in entries { add(entry) }
@@ -342,7 +352,7 @@ public struct WaterDiary: Hashable, Sendable {
     /// derived from those, and its order depends on the history of edits.
     public static func == (lhs: WaterDiary, rhs: WaterDiary) -> Bool {
         lhs.usualCupMillilitres == rhs.usualCupMillilitres && lhs.usualDrink == rhs.usualDrink && lhs.cups == rhs.cups
-            && lhs.timeZone == rhs.timeZone && lhs.goals == rhs.goals && lhs.entries == rhs.entries
+            && lhs.zones == rhs.zones && lhs.goals == rhs.goals && lhs.entries == rhs.entries
             && lhs.excused == rhs.excused
     }
 
@@ -350,7 +360,7 @@ public struct WaterDiary: Hashable, Sendable {
         hasher.combine(usualCupMillilitres)
         hasher.combine(usualDrink)
         hasher.combine(cups)
-        hasher.combine(timeZone)
+        hasher.combine(zones)
         hasher.combine(goals)
         hasher.combine(entries)
         hasher.combine(excused)

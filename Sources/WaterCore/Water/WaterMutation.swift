@@ -12,7 +12,10 @@ public enum WaterMutation: Hashable, Sendable {
     /// A named cup kept (or the one of that name replaced).
     case cupSaved(NamedCup)
     case cupRemoved(String)
-    case timeZoneSet(MemberTimeZone)
+    /// The member moved to the zone at the instant (unix milliseconds): days from then on count
+    /// there, earlier ones stay as they were. Without an instant (a new archive, or a record
+    /// from before moves were remembered) every day counts in the zone.
+    case timeZoneSet(MemberTimeZone, movedAtUnixMilliseconds: Int64?)
     /// The day is excused (sick, travelling): it leaves the board's average and breaks no streak.
     case excused(LocalDate, reason: String)
     case unexcused(LocalDate)

@@ -189,7 +189,9 @@ extension WaterV1 {
         /// counts for nor breaks a streak.
         public var excused: Bool
 
-        /// Why: "sick", "travel" or the member's words; empty when none was given.
+        /// Why: "sick", "travel" or the member's words; empty when none was given. A day the member
+        /// did not belong to the household (before they joined, or while removed) is excused with
+        /// "not joined yet" or "not a member then", in GetHistory, GetWeek's days and every board.
         public var excusedReason: String
 
         /// Creates a `DaySummary`; omitted fields take the proto3 defaults.
@@ -1672,8 +1674,12 @@ extension WaterV1 {
         /// Excused (sick, travelling): neither counts for nor breaks a streak.
         public var excused: Bool
 
+        /// Before the member joined, or while they were removed (with excused set: it counts for
+        /// nothing): "not a member then", drawn as such.
+        public var notAMember: Bool
+
         /// Creates a `YearDay`; omitted fields take the proto3 defaults.
-        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, percent: UInt32 = 0, goalMet: Bool = false, future: Bool = false, excused: Bool = false) {
+        public init(date: String = "", amountMl: Int32 = 0, goalMl: Int32 = 0, percent: UInt32 = 0, goalMet: Bool = false, future: Bool = false, excused: Bool = false, notAMember: Bool = false) {
             self.date = date
             self.amountMl = amountMl
             self.goalMl = goalMl
@@ -1681,6 +1687,7 @@ extension WaterV1 {
             self.goalMet = goalMet
             self.future = future
             self.excused = excused
+            self.notAMember = notAMember
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1691,6 +1698,7 @@ extension WaterV1 {
             case goalMet = "goal_met"
             case future = "future"
             case excused = "excused"
+            case notAMember = "not_a_member"
 
             var intValue: Int? {
                 switch self {
@@ -1701,6 +1709,7 @@ extension WaterV1 {
                 case .goalMet: 4
                 case .future: 5
                 case .excused: 6
+                case .notAMember: 7
                 }
             }
 
@@ -1713,6 +1722,7 @@ extension WaterV1 {
                 case 4: self = .goalMet
                 case 5: self = .future
                 case 6: self = .excused
+                case 7: self = .notAMember
                 default: return nil
                 }
             }
@@ -1728,7 +1738,8 @@ extension WaterV1 {
                 percent: try container.decodeIfPresent(UInt32.self, forKey: .percent) ?? 0,
                 goalMet: try container.decodeIfPresent(Bool.self, forKey: .goalMet) ?? false,
                 future: try container.decodeIfPresent(Bool.self, forKey: .future) ?? false,
-                excused: try container.decodeIfPresent(Bool.self, forKey: .excused) ?? false)
+                excused: try container.decodeIfPresent(Bool.self, forKey: .excused) ?? false,
+                notAMember: try container.decodeIfPresent(Bool.self, forKey: .notAMember) ?? false)
         }
     }
 
@@ -2590,7 +2601,7 @@ extension WaterV1.YearDay: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, percent: reader.value(at: 3).uint32, goalMet: reader.value(at: 4).bool, future: reader.value(at: 5).bool, excused: reader.value(at: 6).bool)
+        self.init(date: reader.value(at: 0).string, amountMl: reader.value(at: 1).int32, goalMl: reader.value(at: 2).int32, percent: reader.value(at: 3).uint32, goalMet: reader.value(at: 4).bool, future: reader.value(at: 5).bool, excused: reader.value(at: 6).bool, notAMember: reader.value(at: 7).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -2601,6 +2612,7 @@ extension WaterV1.YearDay: WireMessage {
         builder.set(.bool(goalMet), at: 4)
         builder.set(.bool(future), at: 5)
         builder.set(.bool(excused), at: 6)
+        builder.set(.bool(notAMember), at: 7)
     }
 }
 

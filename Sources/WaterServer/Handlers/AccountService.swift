@@ -205,7 +205,7 @@ struct AccountService: Service {
                                 throw WaterError(.internal, "the new member's archive is missing")
                             }
                             try archives.commit(
-                                archive, { _ in Decision([.water(.timeZoneSet(zone))]) },
+                                archive, { _ in Decision([.water(.timeZoneSet(zone, movedAtUnixMilliseconds: nil))]) },
                                 result: { _, _ in WaterV1.AddMemberResponse(member: Wire.member(account)) },
                                 reply: reply)
                         }
@@ -258,7 +258,7 @@ struct AccountService: Service {
     ) throws(WaterError) {
         try archives.commit(
             archives.accounts,
-            { book in Decision([try book.validateRemoval(request.username)]) },
+            { book in Decision([try book.validateRemoval(request.username, now: call.now)]) },
             result: { _, _ in WaterV1.RemoveMemberResponse() }, reply: reply)
     }
 
@@ -272,7 +272,7 @@ struct AccountService: Service {
         try archives.commit(
             archives.accounts,
             { book -> Decision<AccountMutation, Account?> in
-                let mutation = try book.validateRestore(request.username)
+                let mutation = try book.validateRestore(request.username, now: call.now)
                 guard case .added(let account) = mutation else { return Decision([], note: nil) }
                 _ = try archives.store.createMember(account.id)
                 return Decision([mutation], note: account)

@@ -70,14 +70,15 @@ extension AccountMutation: ArchiveEffect {
         // Who is on the board, by which names, and their zone (which days are theirs).
         case .added, .changed:
             effects.changesBoard = true
-        case .removed(let memberID):
+        case .removed(let memberID, _):
             effects.changesBoard = true
             effects.endedSessions.removedMembers.append(memberID)
         case .passwordSet(let memberID, _):
             effects.endedSessions.members.append(memberID)
         case .sessionEnded(let digest):
             effects.endedSessions.sessions.append(digest)
-        case .sessionStarted, .drink:
+        // Reminders are read by the scheduler each minute; nothing on the board shows them.
+        case .sessionStarted, .drink, .remindersSet:
             break
         }
     }

@@ -35,8 +35,8 @@ enum Import {
         try checkRoom(for: history.entries, in: archive, now: now)
         try takeEntries(history.entries, archive: archive, now: now, into: &plan)
         try takeGoals(history.goals, archive: archive, now: now, into: &plan)
-        try takeSettings(history.settings, archive: archive, drinks: drinks, into: &plan)
         let today = archive.water.today(atUnixMilliseconds: now)
+        try takeSettings(history.settings, archive: archive, drinks: drinks, today: today, into: &plan)
         try takeHabits(history.habits, archive: archive, today: today, into: &plan)
         try takeExcused(history.excused, archive: archive, today: today, into: &plan)
         return (plan.mutations, plan.counts)
@@ -58,7 +58,7 @@ enum Import {
             let id = try recordID(entry.entryID, field: "entries.entry_id")
             guard archive.water.entry(id) == nil, new.insert(id).inserted else { continue }
             try within("entries") { () throws(DomainError) in try WaterDiary.check(time: entry.atUnixMs, now: now) }
-            dates.append(archive.water.timeZone.date(atUnixMilliseconds: entry.atUnixMs))
+            dates.append(archive.water.zones.date(atUnixMilliseconds: entry.atUnixMs))
         }
         do {
             try archive.water.checkRoom(adding: dates, field: "at_unix_ms")
@@ -129,7 +129,8 @@ enum Import {
     /// The usual cup and drink, the named cups, and a privacy that keeps more to the member:
     /// checked as SetUsualCup and AddCup check them, against the household's `drinks`.
     private static func takeSettings(
-        _ settings: WaterV1.Settings?, archive: MemberArchive, drinks: DrinkList, into plan: inout Plan
+        _ settings: WaterV1.Settings?, archive: MemberArchive, drinks: DrinkList, today: LocalDate,
+        into plan: inout Plan
     ) throws {
         guard let settings else { return }
         var water = archive.water
@@ -159,7 +160,7 @@ enum Import {
         // from before privacy (or one made while full) never shows a member more than they chose.
         if settings.privacy != .full {
             let level = try Wire.privacy(settings.privacy, field: "settings.privacy")
-            if level != archive.privacy { plan.mutations.append(.privacySet(level)) }
+            if level != archive.privacy { plan.mutations.append(.privacySet(level, from: today)) }
         }
     }
 

@@ -73,13 +73,17 @@ struct TrackerService: Service {
                         "\(whose) no habit called \(quotedPeerText(request.habit)); see water-client habit ls")
                 }
             }
+            let membership = Membership(of: account, water: archive.water)
             let days = year.days.map { date in
                 let day = archive.water.day(date)
-                guard let habit else { return Wire.yearDay(day, future: date > today, amountsHidden: amountsHidden) }
+                guard let habit else {
+                    return Wire.yearDay(membership.marked(day), future: date > today, amountsHidden: amountsHidden)
+                }
+                // A check-in shows the member was there, whatever their account's dates say.
                 let checked = habit.checkedDays.contains(date)
                 return WaterV1.YearDay(
                     date: date.description, percent: checked ? 100 : 0, goalMet: checked, future: date > today,
-                    excused: day.isExcused)
+                    excused: day.isExcused, notAMember: !checked && membership.reason(on: date) != nil)
             }
             return WaterV1.GetYearResponse(
                 year: UInt32(year.year), username: account.username, displayName: account.displayName,
@@ -238,7 +242,8 @@ struct TrackerService: Service {
         let names = request.includeEntries ? archives.usernames() : [:]
         return try archives.read(try archives.archive(of: acting)) { (archive) throws(WaterError) in
             let today = archive.water.today(atUnixMilliseconds: call.now)
-            let days = archive.water.days(count: Int(request.days), endingOn: today)
+            let membership = Membership(of: acting.member, water: archive.water)
+            let days = archive.water.days(count: Int(request.days), endingOn: today).map(membership.marked)
             // Sized from the day totals before anything is built: a reply that could not be sent
             // is refused at the cost of counting, not of building it first.
             let count = request.includeEntries ? days.reduce(0) { $0 + $1.count } : 0
@@ -286,7 +291,10 @@ struct TrackerService: Service {
         return try archives.commitReturning(
             for: call,
             try archives.archive(of: archives.actingFor(call, request.forMember)),
-            { archive in Decision(archive.privacy == level ? [] : [.privacySet(level)]) },
+            { archive in
+                guard archive.privacy != level else { return Decision([]) }
+                return Decision([.privacySet(level, from: archive.water.today(atUnixMilliseconds: call.now))])
+            },
             result: { archive, _ in WaterV1.SetPrivacyResponse(settings: Wire.settings(archive)) })
     }
 
@@ -327,7 +335,7 @@ struct TrackerService: Service {
         }
         let response = try archives.commitReturning(
             for: call,
-            try archives.own(call), { _ in Decision([.water(.timeZoneSet(zone))]) },
+            try archives.own(call), { _ in Decision([.water(.timeZoneSet(zone, movedAtUnixMilliseconds: call.now))]) },
             result: { archive, _ in
                 WaterV1.SetTimeZoneResponse(
                     settings: Wire.settings(archive),

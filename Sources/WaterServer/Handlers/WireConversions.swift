@@ -23,7 +23,8 @@ enum Wire {
         WaterV1.YearDay(
             date: day.date.description, amountMl: amountsHidden ? 0 : day.amountMillilitres,
             goalMl: amountsHidden ? 0 : day.goalMillilitres, percent: UInt32(day.percent), goalMet: day.isGoalMet,
-            future: future, excused: day.isExcused)
+            future: future, excused: day.isExcused,
+            notAMember: day.excuse.map(Membership.isMembershipReason) ?? false)
     }
 
     /// `text` is the id as the request gave it: when already canonical (lowercase, as clients
@@ -101,11 +102,15 @@ enum Wire {
             order: order(board.order), rows: board.view(for: viewer).map(row),
             // The minute, not the instant: boards are built again after any member's write, a
             // hidden or percent member's too, so the instant would time their drinks.
-            generatedAtUnixMs: now - now % 60_000, viewerPrivacy: privacy(own?.privacy ?? .full))
+            generatedAtUnixMs: now - now % 60_000, viewerPrivacy: privacy(own?.privacyNow ?? .full))
     }
 
     private static func row(_ row: BoardViewRow) -> WaterV1.BoardRow {
         let standing = row.standing
+        // Its place is the finished week's; nothing else of a member who has hidden since.
+        guard !row.hiddenSince else {
+            return WaterV1.BoardRow(rank: UInt32(standing.rank), amountsHidden: true, hiddenSince: true)
+        }
         return WaterV1.BoardRow(
             rank: UInt32(standing.rank), username: standing.username, displayName: standing.displayName,
             totalMl: row.amountsHidden ? 0 : standing.totalMillilitres, daysMet: UInt32(standing.daysMet),
@@ -128,12 +133,12 @@ enum Wire {
 
     /// A day of a `percent` member as others get it: the truncated percent and nothing finer
     /// (the exact progress times a known goal is the millilitres), no entry count, and whether
-    /// it was excused but not why (unless it was before they joined).
+    /// it was excused but not why (unless they were not a member then).
     private static func percentOnly(_ day: WaterDay) -> WaterV1.DaySummary {
         WaterV1.DaySummary(
             date: day.date.description, progress: Double(day.percent) / 100, percent: UInt32(day.percent),
             goalMet: day.isGoalMet, excused: day.isExcused,
-            // Not a reason of theirs: when they joined is on everyone's board.
-            excusedReason: day.excuse == WeeklyBoard.beforeJoining ? WeeklyBoard.beforeJoining : "")
+            // Not a reason of theirs: when they joined or were away is on everyone's board.
+            excusedReason: day.excuse.flatMap { Membership.isMembershipReason($0) ? $0 : nil } ?? "")
     }
 }

@@ -10,11 +10,22 @@ public struct PasswordCost: Hashable, Sendable, Comparable, CustomStringConverti
     /// argon2id's `m`; libsodium's `memlimit` is this times 1024.
     public var memoryKiB: UInt64
 
-    public init(iterations: UInt64, memoryKiB: UInt64) {
-        self.iterations = iterations
-        self.memoryKiB = memoryKiB
+    /// argon2id's time grows with passes times memory; memory breaks a tie.
+    public static func < (left: PasswordCost, right: PasswordCost) -> Bool {
+        (left.work, left.memoryKiB) < (right.work, right.memoryKiB)
     }
 
+    private var work: UInt64 {
+        let (product, overflow) = iterations.multipliedReportingOverflow(by: memoryKiB)
+        return overflow ? .max : product
+    }
+
+    public var description: String { "t=\(iterations) m=\(memoryKiB) KiB" }
+}
+
+/// The two ways a cost is known: the strength this server hashes at, or a stored hash's own.
+/// Kept out of the struct's body so that the memberwise init (used only here) stays implicit.
+extension PasswordCost {
     public init(_ strength: PasswordHasher.Strength) {
         switch strength {
         case .interactive:
@@ -40,16 +51,4 @@ public struct PasswordCost: Hashable, Sendable, Comparable, CustomStringConverti
         guard let memory = values["m"], let iterations = values["t"], memory > 0, iterations > 0 else { return nil }
         self.init(iterations: iterations, memoryKiB: memory)
     }
-
-    /// argon2id's time grows with passes times memory; memory breaks a tie.
-    public static func < (left: PasswordCost, right: PasswordCost) -> Bool {
-        (left.work, left.memoryKiB) < (right.work, right.memoryKiB)
-    }
-
-    private var work: UInt64 {
-        let (product, overflow) = iterations.multipliedReportingOverflow(by: memoryKiB)
-        return overflow ? .max : product
-    }
-
-    public var description: String { "t=\(iterations) m=\(memoryKiB) KiB" }
 }

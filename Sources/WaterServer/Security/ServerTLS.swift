@@ -63,11 +63,6 @@ public struct InsecureListen: Error, CustomStringConvertible {
     /// What the address resolved to, or why it did not.
     public let reason: String
 
-    public init(address: HostPort, reason: String) {
-        self.address = address
-        self.reason = reason
-    }
-
     public var description: String {
         "--plaintext is insecure and only allowed on a loopback address (127.0.0.1, ::1); \(reason)"
     }

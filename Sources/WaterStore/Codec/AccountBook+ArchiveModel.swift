@@ -61,9 +61,10 @@ extension AccountBook: ArchiveModel {
             record.kind = .passwordSet
             record.memberID = memberID
             record.text = hash
-        case .removed(let memberID):
+        case .removed(let memberID, let removedAt):
             record.kind = .accountRemoved
             record.memberID = memberID
+            record.atUnixMs = removedAt ?? 0
         case .sessionStarted(let session):
             record.kind = .sessionStarted
             record.session = stored(session)
@@ -76,6 +77,10 @@ extension AccountBook: ArchiveModel {
         case .drink(.removed(let name)):
             record.kind = .drinkRemoved
             record.text = name
+        case .remindersSet(let memberID, let settings):
+            record.kind = .remindersSet
+            record.memberID = memberID
+            record.reminders = stored(settings)
         }
         return record
     }
@@ -89,7 +94,9 @@ extension AccountBook: ArchiveModel {
         case .accountAdded: mutation = .added(try account(record.account, in: context))
         case .accountChanged: mutation = .changed(try account(record.account, in: context))
         case .passwordSet: mutation = .passwordSet(memberID: record.memberID, hash: record.text)
-        case .accountRemoved: mutation = .removed(memberID: record.memberID)
+        case .accountRemoved:
+            mutation = .removed(
+                memberID: record.memberID, atUnixMilliseconds: record.atUnixMs == 0 ? nil : record.atUnixMs)
         case .sessionStarted: mutation = .sessionStarted(try session(record.session))
         case .sessionEnded:
             guard let digest = TokenDigest(bytes: record.id) else {
@@ -98,6 +105,7 @@ extension AccountBook: ArchiveModel {
             mutation = .sessionEnded(digest)
         case .drinkSet: mutation = .drink(.set(try StoredValues.drink(record.drink)))
         case .drinkRemoved: mutation = .drink(.removed(record.text))
+        case .remindersSet: mutation = .remindersSet(memberID: record.memberID, try reminders(record.reminders))
         default: throw StoredValues.corrupt("the accounts' journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)
@@ -108,7 +116,40 @@ extension AccountBook: ArchiveModel {
             memberID: account.id, username: account.username, displayName: account.displayName,
             role: Int32(account.role.rawValue), timeZone: account.timeZone.identifier,
             passwordHash: account.passwordHash, createdAtUnixMs: account.createdAtUnixMilliseconds,
-            child: account.isChild, guardians: account.guardians)
+            child: account.isChild, guardians: account.guardians,
+            absences: account.absences.map {
+                WaterArchiveV1.Absence(
+                    removedAtUnixMs: $0.removedAtUnixMilliseconds, restoredAtUnixMs: $0.restoredAtUnixMilliseconds)
+            }, removedAtUnixMs: account.removedAtUnixMilliseconds ?? 0,
+            reminders: account.reminders == ReminderSettings() ? nil : stored(account.reminders))
+    }
+
+    private static func stored(_ settings: ReminderSettings) -> WaterArchiveV1.StoredReminders {
+        WaterArchiveV1.StoredReminders(
+            waterEveryMinutes: UInt32(settings.water?.everyMinutes ?? 0),
+            waterFromMinute: UInt32(settings.water?.hours.start ?? 0),
+            waterToMinute: UInt32(settings.water?.hours.end ?? 0),
+            mqtt: settings.mqtt, pushUrl: settings.push?.url ?? "", pushToken: settings.push?.token ?? "")
+    }
+
+    /// Stored reminders, checked as SetReminders checks them; none when not stored.
+    private static func reminders(_ stored: WaterArchiveV1.StoredReminders?) throws(ArchiveError) -> ReminderSettings {
+        guard let stored else { return ReminderSettings() }
+        var settings = ReminderSettings(mqtt: stored.mqtt)
+        if stored.waterEveryMinutes != 0 {
+            guard let hours = WakingHours(start: Int(stored.waterFromMinute), end: Int(stored.waterToMinute)) else {
+                throw StoredValues.corrupt("a member's reminder hours are out of range")
+            }
+            settings.water = ReminderSettings.Water(hours: hours, everyMinutes: Int(stored.waterEveryMinutes))
+        }
+        if !stored.pushUrl.isEmpty {
+            settings.push = ReminderSettings.PushTarget(url: stored.pushUrl, token: stored.pushToken)
+        }
+        do {
+            return try settings.checked()
+        } catch {
+            throw StoredValues.corrupt("a member's reminders are out of range (\(error.field ?? "?"))")
+        }
     }
 
     private static func account(_ stored: WaterArchiveV1.StoredAccount?, in context: ArchiveContext)
@@ -118,11 +159,21 @@ extension AccountBook: ArchiveModel {
         guard let stored, let role = Role(rawValue: Int(stored.role)) else {
             throw StoredValues.corrupt("an account is missing or has no role")
         }
-        return Account(
+        var account = Account(
             id: stored.memberID, username: stored.username, displayName: stored.displayName, role: role,
             timeZone: try StoredValues.timeZone(stored.timeZone, in: context), passwordHash: stored.passwordHash,
             createdAtUnixMilliseconds: stored.createdAtUnixMs, isChild: stored.child,
             guardians: stored.guardians.sorted())
+        account.absences = stored.absences.map {
+            Account.Absence(
+                removedAtUnixMilliseconds: $0.removedAtUnixMs, restoredAtUnixMilliseconds: $0.restoredAtUnixMs)
+        }
+        account.removedAtUnixMilliseconds = stored.removedAtUnixMs == 0 ? nil : stored.removedAtUnixMs
+        account.reminders = try reminders(stored.reminders)
+        guard account.absences.count <= AccountBook.maximumAbsences,
+            account.absences.allSatisfy({ $0.removedAtUnixMilliseconds <= $0.restoredAtUnixMilliseconds })
+        else { throw StoredValues.corrupt("an account's removals are out of order or too many") }
+        return account
     }
 
     private static func stored(_ session: Session) -> WaterArchiveV1.StoredSession {

@@ -19,7 +19,7 @@ extension MemberArchive: ArchiveModel {
             lastSequence: lastSequence, journalGeneration: journalGeneration,
             usualCupMl: water.usualCupMillilitres, timeZone: water.timeZone.identifier,
             goalChanges: water.goals.changes.map {
-                WaterArchiveV1.GoalChange(fromDay: Int32($0.from.daysSinceEpoch), goalMl: $0.goalMillilitres)
+                WaterArchiveV1.GoalChange(fromDay: Int32($0.from.daysSinceEpoch), goalMl: $0.value)
             },
             entries: EntryColumns.encode(water.entries),
             habits: habits.habits.map(StoredValues.stored),
@@ -27,7 +27,17 @@ extension MemberArchive: ArchiveModel {
             cups: water.cups.map(StoredValues.stored),
             excusedDays: water.excused.sorted { $0.key < $1.key }.map {
                 WaterArchiveV1.ExcusedDay(day: Int32($0.key.daysSinceEpoch), reason: $0.value)
-            }, privacy: UInt32(privacy.rawValue)
+            }, privacy: UInt32(privacy.rawValue),
+            privacyOriginal: privacyHistory.changes.isEmpty ? 0 : UInt32(privacyHistory.original.rawValue),
+            privacyChanges: privacyHistory.changes.map {
+                WaterArchiveV1.PrivacyChange(fromDay: Int32($0.from.daysSinceEpoch), privacy: UInt32($0.value.rawValue))
+            },
+            originalTimeZone: water.zones.changes.isEmpty ? "" : water.zones.original.identifier,
+            zoneChanges: water.zones.changes.map {
+                WaterArchiveV1.ZoneChange(
+                    fromUnixMs: $0.fromUnixMilliseconds, firstDay: Int32($0.firstDay.daysSinceEpoch),
+                    timeZone: $0.zone.identifier)
+            }
         ).serializedBytes()
     }
 
@@ -35,11 +45,11 @@ extension MemberArchive: ArchiveModel {
         throws(ArchiveError) -> (archive: MemberArchive, lastSequence: UInt64, journalGeneration: UInt64)
     {
         let snapshot = try StoredValues.decode(WaterArchiveV1.MemberSnapshot.self, body)
-        var archive = MemberArchive(timeZone: try StoredValues.timeZone(snapshot.timeZone, in: context))
+        var archive = try zones(of: snapshot, context: context)
         archive.apply(.water(.usualCupSet(snapshot.usualCupMl)))
         if !snapshot.usualDrink.isEmpty { archive.apply(.water(.usualDrinkSet(snapshot.usualDrink))) }
         for stored in snapshot.cups { archive.apply(.water(.cupSaved(StoredValues.cup(stored)))) }
-        archive.apply(.privacySet(try StoredValues.privacy(snapshot.privacy)))
+        try applyPrivacy(of: snapshot, to: &archive)
         for change in snapshot.goalChanges {
             archive.apply(.water(.goalSet(change.goalMl, from: LocalDate(daysSinceEpoch: Int(change.fromDay)))))
         }
@@ -70,6 +80,44 @@ extension MemberArchive: ArchiveModel {
         return (archive, snapshot.lastSequence, snapshot.journalGeneration)
     }
 
+    /// A new archive in the snapshot's zones, each move checked as it is replayed.
+    private static func zones(of snapshot: WaterArchiveV1.MemberSnapshot, context: ArchiveContext)
+        throws(ArchiveError) -> MemberArchive
+    {
+        let current = try StoredValues.timeZone(snapshot.timeZone, in: context)
+        guard !snapshot.zoneChanges.isEmpty else { return MemberArchive(timeZone: current) }
+        var archive = MemberArchive(timeZone: try StoredValues.timeZone(snapshot.originalTimeZone, in: context))
+        for change in snapshot.zoneChanges {
+            let zone = try StoredValues.timeZone(change.timeZone, in: context)
+            archive.apply(.water(.timeZoneSet(zone, movedAtUnixMilliseconds: change.fromUnixMs)))
+        }
+        let replayed = archive.water.zones.changes.map {
+            WaterArchiveV1.ZoneChange(
+                fromUnixMs: $0.fromUnixMilliseconds, firstDay: Int32($0.firstDay.daysSinceEpoch),
+                timeZone: $0.zone.identifier)
+        }
+        guard replayed == snapshot.zoneChanges, archive.water.timeZone == current else {
+            throw StoredValues.corrupt("the time zone moves are out of order")
+        }
+        return archive
+    }
+
+    /// The snapshot's privacy levels, each from its day.
+    private static func applyPrivacy(of snapshot: WaterArchiveV1.MemberSnapshot, to archive: inout MemberArchive)
+        throws(ArchiveError)
+    {
+        let current = try StoredValues.privacy(snapshot.privacy)
+        guard !snapshot.privacyChanges.isEmpty else { return archive.apply(.privacySet(current, from: nil)) }
+        archive.apply(.privacySet(try StoredValues.privacy(snapshot.privacyOriginal), from: nil))
+        for change in snapshot.privacyChanges {
+            let from = LocalDate(daysSinceEpoch: Int(change.fromDay))
+            archive.apply(.privacySet(try StoredValues.privacy(change.privacy), from: from))
+        }
+        guard archive.privacyHistory.changes.count == snapshot.privacyChanges.count, archive.privacy == current else {
+            throw StoredValues.corrupt("the privacy changes are out of order")
+        }
+    }
+
     public static func record(_ mutation: MemberMutation, sequence: UInt64) -> WaterArchiveV1.JournalRecord {
         var record = WaterArchiveV1.JournalRecord(sequence: sequence)
         switch mutation {
@@ -97,9 +145,10 @@ extension MemberArchive: ArchiveModel {
         case .water(.cupRemoved(let name)):
             record.kind = .cupRemoved
             record.text = name
-        case .water(.timeZoneSet(let zone)):
+        case .water(.timeZoneSet(let zone, let moved)):
             record.kind = .timeZoneSet
             record.text = zone.identifier
+            record.atUnixMs = moved ?? 0
         case .water(.excused(let day, let reason)):
             record.kind = .dayExcused
             record.day = Int32(day.daysSinceEpoch)
@@ -121,9 +170,10 @@ extension MemberArchive: ArchiveModel {
         case .habit(.deleted(let id)):
             record.kind = .habitDeleted
             record.id = id.bytes
-        case .privacySet(let level):
+        case .privacySet(let level, let from):
             record.kind = .privacySet
             record.privacy = UInt32(level.rawValue)
+            record.day = from.map { Int32($0.daysSinceEpoch) } ?? 0
         }
         return record
     }
@@ -147,14 +197,17 @@ extension MemberArchive: ArchiveModel {
             guard let cup = record.cup else { throw StoredValues.corrupt("a cup record has no cup") }
             mutation = .water(.cupSaved(StoredValues.cup(cup)))
         case .cupRemoved: mutation = .water(.cupRemoved(record.text))
-        case .timeZoneSet: mutation = .water(.timeZoneSet(try StoredValues.timeZone(record.text, in: context)))
+        case .timeZoneSet:
+            let zone = try StoredValues.timeZone(record.text, in: context)
+            mutation = .water(.timeZoneSet(zone, movedAtUnixMilliseconds: record.atUnixMs == 0 ? nil : record.atUnixMs))
         case .dayExcused: mutation = .water(.excused(day, reason: record.text))
         case .dayUnexcused: mutation = .water(.unexcused(day))
         case .habitAdded: mutation = .habit(.added(try StoredValues.habit(record.habit)))
         case .habitChecked: mutation = .habit(.checked(try StoredValues.recordID(record.id, "a check-in"), day))
         case .habitUnchecked: mutation = .habit(.unchecked(try StoredValues.recordID(record.id, "a check-in"), day))
         case .habitDeleted: mutation = .habit(.deleted(try StoredValues.recordID(record.id, "a habit deletion")))
-        case .privacySet: mutation = .privacySet(try StoredValues.privacy(record.privacy))
+        case .privacySet:
+            mutation = .privacySet(try StoredValues.privacy(record.privacy), from: record.day == 0 ? nil : day)
         default: throw StoredValues.corrupt("a member's journal has a record of kind \(record.kind.rawValue)")
         }
         return (mutation, record.sequence)

@@ -20,14 +20,14 @@ extension MemberArchive {
         case .water(.usualDrinkSet(let drink)): "a usual drink of \(drink)"
         case .water(.cupSaved(let cup)): "a cup named \(cup.name) of \(cup.amountMillilitres) ml"
         case .water(.cupRemoved(let name)): "the removal of the cup named \(name)"
-        case .water(.timeZoneSet(let zone)): "the time zone \(zone.identifier)"
+        case .water(.timeZoneSet(let zone, _)): "the time zone \(zone.identifier)"
         case .water(.excused(let day, _)): "an excused day, \(day)"
         case .water(.unexcused(let day)): "the excuse of \(day) taken back"
         case .habit(.added): "a new habit"
         case .habit(.checked(_, let day)): "a habit checked on \(day)"
         case .habit(.unchecked(_, let day)): "a habit unchecked on \(day)"
         case .habit(.deleted): "the removal of a habit"
-        case .privacySet(let level): "the privacy \(level)"
+        case .privacySet(let level, _): "the privacy \(level)"
         }
     }
 
@@ -38,8 +38,8 @@ extension MemberArchive {
 
     /// `HH:MM on YYYY-MM-DD`, the member's wall clock.
     private func when(_ unixMilliseconds: Int64) -> String {
-        let zone = water.timeZone
+        let zone = water.zones.zone(atUnixMilliseconds: unixMilliseconds)
         return
-            "\(zone.clock(atUnixMilliseconds: unixMilliseconds)) on \(zone.date(atUnixMilliseconds: unixMilliseconds))"
+            "\(zone.clock(atUnixMilliseconds: unixMilliseconds)) on \(water.zones.date(atUnixMilliseconds: unixMilliseconds))"
     }
 }

@@ -7,6 +7,7 @@ import WaterCodec
 /// when only the name is known (the fuzzer, tests, tools).
 public enum ArchiveMessages {
     public static let byProtoName: [String: any ProtoMessage.Type] = [
+        "water.archive.v1.Absence": WaterArchiveV1.Absence.self,
         "water.archive.v1.AccountsSnapshot": WaterArchiveV1.AccountsSnapshot.self,
         "water.archive.v1.DrinkKind": WaterArchiveV1.DrinkKind.self,
         "water.archive.v1.EntryColumns": WaterArchiveV1.EntryColumns.self,
@@ -15,14 +16,17 @@ public enum ArchiveMessages {
         "water.archive.v1.HouseholdSnapshot": WaterArchiveV1.HouseholdSnapshot.self,
         "water.archive.v1.JournalRecord": WaterArchiveV1.JournalRecord.self,
         "water.archive.v1.MemberSnapshot": WaterArchiveV1.MemberSnapshot.self,
+        "water.archive.v1.PrivacyChange": WaterArchiveV1.PrivacyChange.self,
         "water.archive.v1.StoredAccount": WaterArchiveV1.StoredAccount.self,
         "water.archive.v1.StoredCompletion": WaterArchiveV1.StoredCompletion.self,
         "water.archive.v1.StoredCup": WaterArchiveV1.StoredCup.self,
         "water.archive.v1.StoredDrink": WaterArchiveV1.StoredDrink.self,
         "water.archive.v1.StoredEntry": WaterArchiveV1.StoredEntry.self,
         "water.archive.v1.StoredHabit": WaterArchiveV1.StoredHabit.self,
+        "water.archive.v1.StoredReminders": WaterArchiveV1.StoredReminders.self,
         "water.archive.v1.StoredSession": WaterArchiveV1.StoredSession.self,
         "water.archive.v1.StoredTodo": WaterArchiveV1.StoredTodo.self,
+        "water.archive.v1.ZoneChange": WaterArchiveV1.ZoneChange.self,
     ]
 
     /// protoc-c's descriptor of each of them.

@@ -32,7 +32,7 @@ extension WaterArchiveV1 {
         /// amount_ml
         public static let usualCupSet = RecordKind(rawValue: 5)
 
-        /// text
+        /// text; at_unix_ms: the move (0, in older records: every day)
         public static let timeZoneSet = RecordKind(rawValue: 6)
 
         /// habit
@@ -68,7 +68,7 @@ extension WaterArchiveV1 {
         /// member_id, text: the argon2id hash; ends the member's sessions
         public static let passwordSet = RecordKind(rawValue: 17)
 
-        /// member_id; ends the member's sessions
+        /// member_id, at_unix_ms (0 in older records); ends the member's sessions
         public static let accountRemoved = RecordKind(rawValue: 18)
 
         /// session
@@ -92,13 +92,16 @@ extension WaterArchiveV1 {
         /// text: the cup's name
         public static let cupRemoved = RecordKind(rawValue: 25)
 
+        /// member_id, reminders
+        public static let remindersSet = RecordKind(rawValue: 26)
+
         /// day, text: the reason (empty: none given)
         public static let dayExcused = RecordKind(rawValue: 40)
 
         /// day
         public static let dayUnexcused = RecordKind(rawValue: 41)
 
-        /// privacy
+        /// privacy; day: the first it applies to (0, in older records: every day)
         public static let privacySet = RecordKind(rawValue: 42)
 
         /// A chore's occurrence done or skipped: completion; the item's next due day in day (0: none,
@@ -112,7 +115,7 @@ extension WaterArchiveV1 {
         public static let todoCompletionImported = RecordKind(rawValue: 45)
 
         /// Every value this version knows, in the proto's order.
-        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .dayExcused, .dayUnexcused, .privacySet, .todoOccurrenceDone, .todoOccurrenceReopened, .todoCompletionImported]
+        public static let knownValues: [RecordKind] = [.unspecified, .entryLogged, .entryEdited, .entryDeleted, .goalSet, .usualCupSet, .timeZoneSet, .habitAdded, .habitChecked, .habitUnchecked, .habitDeleted, .todoAdded, .todoCompletionSet, .todoDeleted, .todoMoved, .accountAdded, .accountChanged, .passwordSet, .accountRemoved, .sessionStarted, .sessionEnded, .drinkSet, .drinkRemoved, .usualDrinkSet, .cupSaved, .cupRemoved, .remindersSet, .dayExcused, .dayUnexcused, .privacySet, .todoOccurrenceDone, .todoOccurrenceReopened, .todoCompletionImported]
 
         /// The value's name in the proto file, or nil for a value this version does not know.
         public var protoName: String? {
@@ -143,6 +146,7 @@ extension WaterArchiveV1 {
             case 23: "RECORD_KIND_USUAL_DRINK_SET"
             case 24: "RECORD_KIND_CUP_SAVED"
             case 25: "RECORD_KIND_CUP_REMOVED"
+            case 26: "RECORD_KIND_REMINDERS_SET"
             case 40: "RECORD_KIND_DAY_EXCUSED"
             case 41: "RECORD_KIND_DAY_UNEXCUSED"
             case 42: "RECORD_KIND_PRIVACY_SET"
@@ -205,8 +209,10 @@ extension WaterArchiveV1 {
 
         public var completion: StoredCompletion?
 
+        public var reminders: StoredReminders?
+
         /// Creates a `JournalRecord`; omitted fields take the proto3 defaults.
-        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0, completion: StoredCompletion? = nil) {
+        public init(sequence: UInt64 = 0, kind: RecordKind = RecordKind(rawValue: 0), entry: StoredEntry? = nil, id: [UInt8] = [], goal: GoalChange? = nil, amountMl: Int32 = 0, text: String = "", habit: StoredHabit? = nil, day: Int32 = 0, todo: StoredTodo? = nil, done: Bool = false, memberID: UInt64 = 0, atUnixMs: Int64 = 0, position: UInt32 = 0, account: StoredAccount? = nil, session: StoredSession? = nil, drink: StoredDrink? = nil, cup: StoredCup? = nil, privacy: UInt32 = 0, completion: StoredCompletion? = nil, reminders: StoredReminders? = nil) {
             self.sequence = sequence
             self.kind = kind
             self.entry = entry
@@ -227,6 +233,7 @@ extension WaterArchiveV1 {
             self.cup = cup
             self.privacy = privacy
             self.completion = completion
+            self.reminders = reminders
         }
 
         enum CodingKeys: String, CodingKey {
@@ -250,6 +257,7 @@ extension WaterArchiveV1 {
             case cup = "cup"
             case privacy = "privacy"
             case completion = "completion"
+            case reminders = "reminders"
 
             var intValue: Int? {
                 switch self {
@@ -273,6 +281,7 @@ extension WaterArchiveV1 {
                 case .cup: 17
                 case .privacy: 18
                 case .completion: 19
+                case .reminders: 20
                 }
             }
 
@@ -298,6 +307,7 @@ extension WaterArchiveV1 {
                 case 17: self = .cup
                 case 18: self = .privacy
                 case 19: self = .completion
+                case 20: self = .reminders
                 default: return nil
                 }
             }
@@ -326,7 +336,84 @@ extension WaterArchiveV1 {
                 drink: try container.decodeIfPresent(StoredDrink.self, forKey: .drink),
                 cup: try container.decodeIfPresent(StoredCup.self, forKey: .cup),
                 privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0,
-                completion: try container.decodeIfPresent(StoredCompletion.self, forKey: .completion))
+                completion: try container.decodeIfPresent(StoredCompletion.self, forKey: .completion),
+                reminders: try container.decodeIfPresent(StoredReminders.self, forKey: .reminders))
+        }
+    }
+
+    /// A member's reminders (water.v1.Reminders, the push token included: the accounts archive keeps
+    /// secrets, as it keeps password hashes).
+    ///
+    /// The Swift form of `water.archive.v1.StoredReminders`.
+    public struct StoredReminders: ProtoMessage {
+        public static let protoName = "water.archive.v1.StoredReminders"
+
+        /// 0: no water reminders.
+        public var waterEveryMinutes: UInt32
+
+        /// Minutes of the member's day: from (inclusive) to (exclusive; before from: across midnight).
+        public var waterFromMinute: UInt32
+
+        public var waterToMinute: UInt32
+
+        public var mqtt: Bool
+
+        public var pushUrl: String
+
+        public var pushToken: String
+
+        /// Creates a `StoredReminders`; omitted fields take the proto3 defaults.
+        public init(waterEveryMinutes: UInt32 = 0, waterFromMinute: UInt32 = 0, waterToMinute: UInt32 = 0, mqtt: Bool = false, pushUrl: String = "", pushToken: String = "") {
+            self.waterEveryMinutes = waterEveryMinutes
+            self.waterFromMinute = waterFromMinute
+            self.waterToMinute = waterToMinute
+            self.mqtt = mqtt
+            self.pushUrl = pushUrl
+            self.pushToken = pushToken
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case waterEveryMinutes = "water_every_minutes"
+            case waterFromMinute = "water_from_minute"
+            case waterToMinute = "water_to_minute"
+            case mqtt = "mqtt"
+            case pushUrl = "push_url"
+            case pushToken = "push_token"
+
+            var intValue: Int? {
+                switch self {
+                case .waterEveryMinutes: 0
+                case .waterFromMinute: 1
+                case .waterToMinute: 2
+                case .mqtt: 3
+                case .pushUrl: 4
+                case .pushToken: 5
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .waterEveryMinutes
+                case 1: self = .waterFromMinute
+                case 2: self = .waterToMinute
+                case 3: self = .mqtt
+                case 4: self = .pushUrl
+                case 5: self = .pushToken
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                waterEveryMinutes: try container.decodeIfPresent(UInt32.self, forKey: .waterEveryMinutes) ?? 0,
+                waterFromMinute: try container.decodeIfPresent(UInt32.self, forKey: .waterFromMinute) ?? 0,
+                waterToMinute: try container.decodeIfPresent(UInt32.self, forKey: .waterToMinute) ?? 0,
+                mqtt: try container.decodeIfPresent(Bool.self, forKey: .mqtt) ?? false,
+                pushUrl: try container.decodeIfPresent(String.self, forKey: .pushUrl) ?? "",
+                pushToken: try container.decodeIfPresent(String.self, forKey: .pushToken) ?? "")
         }
     }
 
@@ -1044,11 +1131,24 @@ extension WaterArchiveV1 {
         public var excusedDays: [ExcusedDay]
 
         /// What the rest of the household sees: 0 full (and every archive from before privacy),
-        /// 1 percent, 2 hidden.
+        /// 1 percent, 2 hidden. The level chosen last, in force today.
         public var privacy: UInt32
 
+        /// The levels before: none (every archive from before they were kept) means `privacy` holds
+        /// on every day; otherwise privacy_original holds before the first change.
+        public var privacyOriginal: UInt32
+
+        public var privacyChanges: [PrivacyChange]
+
+        /// The zones the member moved between: none (every archive from before moves were kept)
+        /// means every day counts in `time_zone`; otherwise original_time_zone holds before the
+        /// first move, and the last move's zone is `time_zone`.
+        public var originalTimeZone: String
+
+        public var zoneChanges: [ZoneChange]
+
         /// Creates a `MemberSnapshot`; omitted fields take the proto3 defaults.
-        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = [], excusedDays: [ExcusedDay] = [], privacy: UInt32 = 0) {
+        public init(lastSequence: UInt64 = 0, journalGeneration: UInt64 = 0, usualCupMl: Int32 = 0, timeZone: String = "", goalChanges: [GoalChange] = [], entries: EntryColumns? = nil, habits: [StoredHabit] = [], entryRows: [StoredEntry] = [], usualDrink: String = "", cups: [StoredCup] = [], excusedDays: [ExcusedDay] = [], privacy: UInt32 = 0, privacyOriginal: UInt32 = 0, privacyChanges: [PrivacyChange] = [], originalTimeZone: String = "", zoneChanges: [ZoneChange] = []) {
             self.lastSequence = lastSequence
             self.journalGeneration = journalGeneration
             self.usualCupMl = usualCupMl
@@ -1061,6 +1161,10 @@ extension WaterArchiveV1 {
             self.cups = cups
             self.excusedDays = excusedDays
             self.privacy = privacy
+            self.privacyOriginal = privacyOriginal
+            self.privacyChanges = privacyChanges
+            self.originalTimeZone = originalTimeZone
+            self.zoneChanges = zoneChanges
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1076,6 +1180,10 @@ extension WaterArchiveV1 {
             case cups = "cups"
             case excusedDays = "excused_days"
             case privacy = "privacy"
+            case privacyOriginal = "privacy_original"
+            case privacyChanges = "privacy_changes"
+            case originalTimeZone = "original_time_zone"
+            case zoneChanges = "zone_changes"
 
             var intValue: Int? {
                 switch self {
@@ -1091,6 +1199,10 @@ extension WaterArchiveV1 {
                 case .cups: 9
                 case .excusedDays: 10
                 case .privacy: 11
+                case .privacyOriginal: 12
+                case .privacyChanges: 13
+                case .originalTimeZone: 14
+                case .zoneChanges: 15
                 }
             }
 
@@ -1108,6 +1220,10 @@ extension WaterArchiveV1 {
                 case 9: self = .cups
                 case 10: self = .excusedDays
                 case 11: self = .privacy
+                case 12: self = .privacyOriginal
+                case 13: self = .privacyChanges
+                case 14: self = .originalTimeZone
+                case 15: self = .zoneChanges
                 default: return nil
                 }
             }
@@ -1128,7 +1244,110 @@ extension WaterArchiveV1 {
                 usualDrink: try container.decodeIfPresent(String.self, forKey: .usualDrink) ?? "",
                 cups: try container.decodeIfPresent([StoredCup].self, forKey: .cups) ?? [],
                 excusedDays: try container.decodeIfPresent([ExcusedDay].self, forKey: .excusedDays) ?? [],
+                privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0,
+                privacyOriginal: try container.decodeIfPresent(UInt32.self, forKey: .privacyOriginal) ?? 0,
+                privacyChanges: try container.decodeIfPresent([PrivacyChange].self, forKey: .privacyChanges) ?? [],
+                originalTimeZone: try container.decodeIfPresent(String.self, forKey: .originalTimeZone) ?? "",
+                zoneChanges: try container.decodeIfPresent([ZoneChange].self, forKey: .zoneChanges) ?? [])
+        }
+    }
+
+    /// A privacy level chosen on a day: it holds from that day on.
+    ///
+    /// The Swift form of `water.archive.v1.PrivacyChange`.
+    public struct PrivacyChange: ProtoMessage {
+        public static let protoName = "water.archive.v1.PrivacyChange"
+
+        public var fromDay: Int32
+
+        public var privacy: UInt32
+
+        /// Creates a `PrivacyChange`; omitted fields take the proto3 defaults.
+        public init(fromDay: Int32 = 0, privacy: UInt32 = 0) {
+            self.fromDay = fromDay
+            self.privacy = privacy
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case fromDay = "from_day"
+            case privacy = "privacy"
+
+            var intValue: Int? {
+                switch self {
+                case .fromDay: 0
+                case .privacy: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .fromDay
+                case 1: self = .privacy
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                fromDay: try container.decodeIfPresent(Int32.self, forKey: .fromDay) ?? 0,
                 privacy: try container.decodeIfPresent(UInt32.self, forKey: .privacy) ?? 0)
+        }
+    }
+
+    /// A move to another time zone: drinks from its instant on count in the zone, on first_day
+    /// or later.
+    ///
+    /// The Swift form of `water.archive.v1.ZoneChange`.
+    public struct ZoneChange: ProtoMessage {
+        public static let protoName = "water.archive.v1.ZoneChange"
+
+        public var fromUnixMs: Int64
+
+        /// The member's day at the move, before it.
+        public var firstDay: Int32
+
+        public var timeZone: String
+
+        /// Creates a `ZoneChange`; omitted fields take the proto3 defaults.
+        public init(fromUnixMs: Int64 = 0, firstDay: Int32 = 0, timeZone: String = "") {
+            self.fromUnixMs = fromUnixMs
+            self.firstDay = firstDay
+            self.timeZone = timeZone
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case fromUnixMs = "from_unix_ms"
+            case firstDay = "first_day"
+            case timeZone = "time_zone"
+
+            var intValue: Int? {
+                switch self {
+                case .fromUnixMs: 0
+                case .firstDay: 1
+                case .timeZone: 2
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .fromUnixMs
+                case 1: self = .firstDay
+                case 2: self = .timeZone
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                fromUnixMs: try container.decodeIfPresent(Int64.self, forKey: .fromUnixMs) ?? 0,
+                firstDay: try container.decodeIfPresent(Int32.self, forKey: .firstDay) ?? 0,
+                timeZone: try container.decodeIfPresent(String.self, forKey: .timeZone) ?? "")
         }
     }
 
@@ -1222,8 +1441,18 @@ extension WaterArchiveV1 {
         /// The member ids who may act for this member, ascending.
         public var guardians: [UInt64]
 
+        /// The times the member was removed and brought back, oldest first (at most 64): the days in
+        /// between are not a member's.
+        public var absences: [Absence]
+
+        /// A removed member's: when they were removed (0: not known, removed before it was kept).
+        public var removedAtUnixMs: Int64
+
+        /// Unset: none (every account from before reminders).
+        public var reminders: StoredReminders?
+
         /// Creates a `StoredAccount`; omitted fields take the proto3 defaults.
-        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0, child: Bool = false, guardians: [UInt64] = []) {
+        public init(memberID: UInt64 = 0, username: String = "", displayName: String = "", role: Int32 = 0, timeZone: String = "", passwordHash: String = "", createdAtUnixMs: Int64 = 0, child: Bool = false, guardians: [UInt64] = [], absences: [Absence] = [], removedAtUnixMs: Int64 = 0, reminders: StoredReminders? = nil) {
             self.memberID = memberID
             self.username = username
             self.displayName = displayName
@@ -1233,6 +1462,9 @@ extension WaterArchiveV1 {
             self.createdAtUnixMs = createdAtUnixMs
             self.child = child
             self.guardians = guardians
+            self.absences = absences
+            self.removedAtUnixMs = removedAtUnixMs
+            self.reminders = reminders
         }
 
         enum CodingKeys: String, CodingKey {
@@ -1245,6 +1477,9 @@ extension WaterArchiveV1 {
             case createdAtUnixMs = "created_at_unix_ms"
             case child = "child"
             case guardians = "guardians"
+            case absences = "absences"
+            case removedAtUnixMs = "removed_at_unix_ms"
+            case reminders = "reminders"
 
             var intValue: Int? {
                 switch self {
@@ -1257,6 +1492,9 @@ extension WaterArchiveV1 {
                 case .createdAtUnixMs: 6
                 case .child: 7
                 case .guardians: 8
+                case .absences: 9
+                case .removedAtUnixMs: 10
+                case .reminders: 11
                 }
             }
 
@@ -1271,6 +1509,9 @@ extension WaterArchiveV1 {
                 case 6: self = .createdAtUnixMs
                 case 7: self = .child
                 case 8: self = .guardians
+                case 9: self = .absences
+                case 10: self = .removedAtUnixMs
+                case 11: self = .reminders
                 default: return nil
                 }
             }
@@ -1288,7 +1529,55 @@ extension WaterArchiveV1 {
                 passwordHash: try container.decodeIfPresent(String.self, forKey: .passwordHash) ?? "",
                 createdAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .createdAtUnixMs) ?? 0,
                 child: try container.decodeIfPresent(Bool.self, forKey: .child) ?? false,
-                guardians: try container.decodeIfPresent([UInt64].self, forKey: .guardians) ?? [])
+                guardians: try container.decodeIfPresent([UInt64].self, forKey: .guardians) ?? [],
+                absences: try container.decodeIfPresent([Absence].self, forKey: .absences) ?? [],
+                removedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .removedAtUnixMs) ?? 0,
+                reminders: try container.decodeIfPresent(StoredReminders.self, forKey: .reminders))
+        }
+    }
+
+    /// A removal and the restore that ended it.
+    ///
+    /// The Swift form of `water.archive.v1.Absence`.
+    public struct Absence: ProtoMessage {
+        public static let protoName = "water.archive.v1.Absence"
+
+        public var removedAtUnixMs: Int64
+
+        public var restoredAtUnixMs: Int64
+
+        /// Creates a `Absence`; omitted fields take the proto3 defaults.
+        public init(removedAtUnixMs: Int64 = 0, restoredAtUnixMs: Int64 = 0) {
+            self.removedAtUnixMs = removedAtUnixMs
+            self.restoredAtUnixMs = restoredAtUnixMs
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case removedAtUnixMs = "removed_at_unix_ms"
+            case restoredAtUnixMs = "restored_at_unix_ms"
+
+            var intValue: Int? {
+                switch self {
+                case .removedAtUnixMs: 0
+                case .restoredAtUnixMs: 1
+                }
+            }
+
+            init?(intValue: Int) {
+                switch intValue {
+                case 0: self = .removedAtUnixMs
+                case 1: self = .restoredAtUnixMs
+                default: return nil
+                }
+            }
+        }
+
+        /// Decodes the JSON form; a field that is left out takes its proto3 default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                removedAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .removedAtUnixMs) ?? 0,
+                restoredAtUnixMs: try container.decodeIfPresent(Int64.self, forKey: .restoredAtUnixMs) ?? 0)
         }
     }
 
@@ -1497,7 +1786,7 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32, completion: reader.message(at: 19, as: WaterArchiveV1.StoredCompletion.self))
+        self.init(sequence: reader.value(at: 0).uint64, kind: WaterArchiveV1.RecordKind(rawValue: reader.value(at: 1).int32), entry: reader.message(at: 2, as: WaterArchiveV1.StoredEntry.self), id: reader.value(at: 3).bytes, goal: reader.message(at: 4, as: WaterArchiveV1.GoalChange.self), amountMl: reader.value(at: 5).int32, text: reader.value(at: 6).string, habit: reader.message(at: 7, as: WaterArchiveV1.StoredHabit.self), day: reader.value(at: 8).int32, todo: reader.message(at: 9, as: WaterArchiveV1.StoredTodo.self), done: reader.value(at: 10).bool, memberID: reader.value(at: 11).uint64, atUnixMs: reader.value(at: 12).int64, position: reader.value(at: 13).uint32, account: reader.message(at: 14, as: WaterArchiveV1.StoredAccount.self), session: reader.message(at: 15, as: WaterArchiveV1.StoredSession.self), drink: reader.message(at: 16, as: WaterArchiveV1.StoredDrink.self), cup: reader.message(at: 17, as: WaterArchiveV1.StoredCup.self), privacy: reader.value(at: 18).uint32, completion: reader.message(at: 19, as: WaterArchiveV1.StoredCompletion.self), reminders: reader.message(at: 20, as: WaterArchiveV1.StoredReminders.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1521,6 +1810,32 @@ extension WaterArchiveV1.JournalRecord: WireMessage {
         if let value = cup { builder.setMessage(value, at: 17) }
         builder.set(.unsigned(UInt64(privacy)), at: 18)
         if let value = completion { builder.setMessage(value, at: 19) }
+        if let value = reminders { builder.setMessage(value, at: 20) }
+    }
+}
+
+extension WaterArchiveV1.StoredReminders: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(waterEveryMinutes: reader.value(at: 0).uint32, waterFromMinute: reader.value(at: 1).uint32, waterToMinute: reader.value(at: 2).uint32, mqtt: reader.value(at: 3).bool, pushUrl: reader.value(at: 4).string, pushToken: reader.value(at: 5).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.unsigned(UInt64(waterEveryMinutes)), at: 0)
+        builder.set(.unsigned(UInt64(waterFromMinute)), at: 1)
+        builder.set(.unsigned(UInt64(waterToMinute)), at: 2)
+        builder.set(.bool(mqtt), at: 3)
+        builder.set(.string(pushUrl), at: 4)
+        builder.set(.string(pushToken), at: 5)
     }
 }
 
@@ -1760,7 +2075,7 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self), excusedDays: reader.messages(at: 10, as: WaterArchiveV1.ExcusedDay.self), privacy: reader.value(at: 11).uint32)
+        self.init(lastSequence: reader.value(at: 0).uint64, journalGeneration: reader.value(at: 1).uint64, usualCupMl: reader.value(at: 2).int32, timeZone: reader.value(at: 3).string, goalChanges: reader.messages(at: 4, as: WaterArchiveV1.GoalChange.self), entries: reader.message(at: 5, as: WaterArchiveV1.EntryColumns.self), habits: reader.messages(at: 6, as: WaterArchiveV1.StoredHabit.self), entryRows: reader.messages(at: 7, as: WaterArchiveV1.StoredEntry.self), usualDrink: reader.value(at: 8).string, cups: reader.messages(at: 9, as: WaterArchiveV1.StoredCup.self), excusedDays: reader.messages(at: 10, as: WaterArchiveV1.ExcusedDay.self), privacy: reader.value(at: 11).uint32, privacyOriginal: reader.value(at: 12).uint32, privacyChanges: reader.messages(at: 13, as: WaterArchiveV1.PrivacyChange.self), originalTimeZone: reader.value(at: 14).string, zoneChanges: reader.messages(at: 15, as: WaterArchiveV1.ZoneChange.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1776,6 +2091,53 @@ extension WaterArchiveV1.MemberSnapshot: WireMessage {
         builder.setMessages(cups, at: 9)
         builder.setMessages(excusedDays, at: 10)
         builder.set(.unsigned(UInt64(privacy)), at: 11)
+        builder.set(.unsigned(UInt64(privacyOriginal)), at: 12)
+        builder.setMessages(privacyChanges, at: 13)
+        builder.set(.string(originalTimeZone), at: 14)
+        builder.setMessages(zoneChanges, at: 15)
+    }
+}
+
+extension WaterArchiveV1.PrivacyChange: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(fromDay: reader.value(at: 0).int32, privacy: reader.value(at: 1).uint32)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(Int64(fromDay)), at: 0)
+        builder.set(.unsigned(UInt64(privacy)), at: 1)
+    }
+}
+
+extension WaterArchiveV1.ZoneChange: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(fromUnixMs: reader.value(at: 0).int64, firstDay: reader.value(at: 1).int32, timeZone: reader.value(at: 2).string)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(fromUnixMs), at: 0)
+        builder.set(.signed(Int64(firstDay)), at: 1)
+        builder.set(.string(timeZone), at: 2)
     }
 }
 
@@ -1814,7 +2176,7 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64, child: reader.value(at: 7).bool, guardians: reader.numbers(at: 8, as: UInt64.self))
+        self.init(memberID: reader.value(at: 0).uint64, username: reader.value(at: 1).string, displayName: reader.value(at: 2).string, role: reader.value(at: 3).int32, timeZone: reader.value(at: 4).string, passwordHash: reader.value(at: 5).string, createdAtUnixMs: reader.value(at: 6).int64, child: reader.value(at: 7).bool, guardians: reader.numbers(at: 8, as: UInt64.self), absences: reader.messages(at: 9, as: WaterArchiveV1.Absence.self), removedAtUnixMs: reader.value(at: 10).int64, reminders: reader.message(at: 11, as: WaterArchiveV1.StoredReminders.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -1827,6 +2189,30 @@ extension WaterArchiveV1.StoredAccount: WireMessage {
         builder.set(.signed(createdAtUnixMs), at: 6)
         builder.set(.bool(child), at: 7)
         builder.setNumbers(guardians, at: 8)
+        builder.setMessages(absences, at: 9)
+        builder.set(.signed(removedAtUnixMs), at: 10)
+        if let value = reminders { builder.setMessage(value, at: 11) }
+    }
+}
+
+extension WaterArchiveV1.Absence: WireMessage {
+    package static let wireDescriptor = ArchiveMessages.descriptors.descriptor(named: protoName)
+
+    public func serializedBytes() -> [UInt8] {
+        WireCodec.pack(self)
+    }
+
+    public init(serializedBytes bytes: some Collection<UInt8>, limits: DecodeLimits) throws(DecodeError) {
+        self = try WireCodec.unpack(Self.self, from: bytes, limits: limits)
+    }
+
+    package init(wire reader: MessageReader) {
+        self.init(removedAtUnixMs: reader.value(at: 0).int64, restoredAtUnixMs: reader.value(at: 1).int64)
+    }
+
+    package func encodeFields(into builder: MessageBuilder) {
+        builder.set(.signed(removedAtUnixMs), at: 0)
+        builder.set(.signed(restoredAtUnixMs), at: 1)
     }
 }
 

@@ -3,14 +3,11 @@
 ///
 /// A snapshot names the position up to which it holds its archive's records: the archive's
 /// chunks in frames ending at or before it are folded in, the ones after it follow it.
+///
+/// Only the store makes positions (its memberwise init is internal); others read them.
 public struct LogPosition: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var generation: UInt64
     public var offset: Int
-
-    public init(generation: UInt64, offset: Int) {
-        self.generation = generation
-        self.offset = offset
-    }
 
     /// Before every frame of every segment.
     public static let start = LogPosition(generation: 0, offset: 0)

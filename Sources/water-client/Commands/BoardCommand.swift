@@ -105,21 +105,31 @@ enum BoardCommand: ClientCommand {
             }
         }
         let winners = board.rows.filter { $0.rank == 1 }
+        // Tied first places share their figures: any one shown says them.
+        let shownWinner = winners.first { !$0.hiddenSince }
         if board.order == .chores {
-            guard (winners.first?.choresDone ?? 0) > 0 else { return "no winner: nobody did a chore" }
-        } else if !board.rows.contains(where: { $0.totalMl > 0 || $0.averageProgress > 0 }) {
+            guard winners.contains(where: \.hiddenSince) || (shownWinner?.choresDone ?? 0) > 0 else {
+                return "no winner: nobody did a chore"
+            }
+        } else if !board.rows.contains(where: { $0.hiddenSince || $0.totalMl > 0 || $0.averageProgress > 0 }) {
             return "nobody drank anything"
         }
         // A first place at 0 % is no win: nobody reached any of their goal.
-        if board.order == .progress, (winners.first?.averagePercent ?? 0) == 0 {
+        if board.order == .progress, let shownWinner, shownWinner.averagePercent == 0 {
             return "no winner: nobody reached 1 % of their goal"
         }
         var text =
-            "won by \(winners.map { $0.displayName.terminalSafe }.joined(separator: " and ")) (\(figure(winners[0])))"
+            "won by \(winners.map(name).joined(separator: " and "))" + (shownWinner.map { " (\(figure($0)))" } ?? "")
         if let mine = board.rows.first(where: { $0.username == me }) {
             text += "; you came \(ordinal(Int(mine.rank))) of \(board.rows.count) (\(figure(mine)))"
         }
         return text
+    }
+
+    /// The row's display name with its control characters neutralised, whatever a server sent;
+    /// for a member who has hidden since the week, that they did (their row keeps its place).
+    static func name(_ row: WaterV1.BoardRow) -> String {
+        row.hiddenSince ? "someone who has hidden since" : row.displayName.terminalSafe
     }
 
     /// 1st, 2nd, 3rd, 4th, 11th, 21st ...
@@ -176,8 +186,11 @@ enum BoardCommand: ClientCommand {
         ]
         if board.rows.isEmpty { lines.append("no members yet") }
         for (index, row) in board.rows.enumerated() {
-            // Display names with their control characters neutralised, whatever a server sent.
-            let name = Format.column(row.displayName.terminalSafe, 14)
+            guard !row.hiddenSince else {
+                lines.append("\(Format.pad("\(row.rank).", 3)) \(name(row))")
+                continue
+            }
+            let shownName = Format.column(name(row), 14)
             // A week with every day excused has no percent to show: it says so, and ranks last.
             let percent =
                 row.allExcused
@@ -189,7 +202,7 @@ enum BoardCommand: ClientCommand {
             // Rank 0: a percent member on a board by total, whom no hidden figure may place.
             let rank = row.rank == 0 ? "-" : "\(row.rank)."
             lines.append(
-                "\(Format.pad(rank, 3)) \(name) \(percent)  \(total) ml  "
+                "\(Format.pad(rank, 3)) \(shownName) \(percent)  \(total) ml  "
                     + "\(row.daysMet) met  streak \(row.streakDays)  best \(row.bestStreakDays)  habits \(row.habitCheckins)"
                     + "  chores \(row.choresDone)/\(row.choresDue)"
                     + joinedAndExcused(row)
@@ -234,22 +247,27 @@ enum BoardCommand: ClientCommand {
     }
 
     /// "  joined Wed 2026-12-02" for a member who joined during the week (their days before
-    /// are not counted, and were not excused by them), then "  2 excused" for days they excused.
+    /// are not counted, and were not excused by them), "  2 days not a member" for days they were
+    /// removed, then "  2 excused" for days they excused.
     static func joinedAndExcused(_ row: WaterV1.BoardRow) -> String {
-        let beforeJoining = row.days.prefix { $0.excused && $0.excusedReason == WeeklyBoard.beforeJoining }
-        let excused = row.excusedDays - UInt32(beforeJoining.count)
+        let beforeJoining = row.days.prefix { $0.excused && $0.excusedReason == Membership.notYet }
+        let away = row.days.filter { $0.excused && $0.excusedReason == Membership.notThen }.count
+        let excused = row.excusedDays - UInt32(beforeJoining.count + away)
         var joined = ""
         if !beforeJoining.isEmpty, beforeJoining.count < row.days.count {
             // A week still running shows its days up to today: its last one, joined, is today.
             let isToday = beforeJoining.count == row.days.count - 1 && row.days.count < 7
             joined = "  joined " + (isToday ? "today" : Format.dayName(row.days[beforeJoining.count].date))
         }
-        return joined + (excused == 0 ? "" : "  \(excused) excused")
+        return joined + (away == 0 ? "" : "  \(away) day\(away == 1 ? "" : "s") not a member")
+            + (excused == 0 ? "" : "  \(excused) excused")
     }
 
     /// Why `row` comes after `above` when the figures shown are the same, or nil when they
     /// differ at a glance.
     static func tieBreak(_ above: WaterV1.BoardRow, _ row: WaterV1.BoardRow, order: WaterV1.BoardOrder) -> String? {
+        // Nothing of a member who has hidden since is shown, their figures included.
+        guard !above.hiddenSince else { return nil }
         let name = above.displayName.terminalSafe
         if order == .chores {
             guard above.choresDone == row.choresDone else { return nil }

@@ -36,6 +36,10 @@ struct BoardRowJSON: Encodable {
         guard row.amountsHidden else { return try row.encode(to: encoder) }
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(row.rank, forKey: .rank)
+        guard !row.hiddenSince else {
+            try container.encode(true, forKey: .amountsHidden)
+            return try container.encode(true, forKey: .hiddenSince)
+        }
         try container.encode(row.username, forKey: .username)
         try container.encode(row.displayName, forKey: .displayName)
         try container.encode(row.daysMet, forKey: .daysMet)
@@ -54,7 +58,7 @@ struct BoardRowJSON: Encodable {
     /// Snake case by JSONOutput's key strategy, as the proto's own keys are.
     enum Key: CodingKey {
         case rank, username, displayName, daysMet, averageProgress, averagePercent, streakDays, habitCheckins
-        case excusedDays, bestStreakDays, allExcused, days, onlyYouSeeThis, amountsHidden
+        case excusedDays, bestStreakDays, allExcused, days, onlyYouSeeThis, amountsHidden, hiddenSince
     }
 }
 

@@ -23,6 +23,10 @@ enum Format {
     /// day names it (a drink at 00:30 may count on the day before the one the terminal shows);
     /// `named: false` under a heading that already does.
     static func daySummary(_ day: WaterV1.DaySummary, named: Bool = true) -> String {
+        // A day the member did not belong to the household has no figures to show.
+        if day.excused, Membership.isMembershipReason(day.excusedReason) {
+            return (named ? "\(dayName(day.date))  " : "") + dim(day.excusedReason)
+        }
         let remaining = day.remainingMl > 0 ? "\(day.remainingMl) ml to go" : green("goal met")
         return (named ? "\(dayName(day.date))  " : "")
             + "\(bar(day.progress)) \(bold("\(day.amountMl)")) / \(day.goalMl) ml  \(day.percent) %  \(remaining)  "

@@ -28,10 +28,8 @@ enum NudgeCommand: ClientCommand {
     /// What `nudge on` keeps in `$XDG_CONFIG_HOME/water/nudge`.
     struct Settings: Equatable {
         var enabled = true
-        /// Waking hours, as minutes of the day in the member's zone: start inclusive, end exclusive.
-        /// An end before the start crosses midnight (22:00-06:00, a night shift).
-        var start = 8 * 60
-        var end = 22 * 60
+        /// Waking hours, in the member's zone (22:00-06:00, a night shift, crosses midnight).
+        var hours = WakingHours.standard
 
         init() {}
 
@@ -40,33 +38,13 @@ enum NudgeCommand: ClientCommand {
                 let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { continue }
                 if parts[0] == "enabled" { enabled = parts[1] == "yes" }
-                if parts[0] == "hours", let hours = Settings.hours(parts[1]) { (start, end) = hours }
+                if parts[0] == "hours", let hours = WakingHours(parts[1]) { self.hours = hours }
             }
         }
 
         var text: String {
-            "enabled \(enabled ? "yes" : "no")\nhours \(Settings.clock(start))-\(Settings.clock(end))\n"
+            "enabled \(enabled ? "yes" : "no")\nhours \(hours)\n"
         }
-
-        /// "07:30-21:30" as minutes of the day; "22:00-06:00" crosses midnight. Two different times.
-        static func hours(_ text: String) -> (Int, Int)? {
-            let parts = text.split(separator: "-").map { $0.split(separator: ":").compactMap { Int($0) } }
-            guard parts.count == 2,
-                parts.allSatisfy({ $0.count == 2 && (0...24).contains($0[0]) && (0..<60).contains($0[1]) })
-            else { return nil }
-            let (start, end) = (parts[0][0] * 60 + parts[0][1], parts[1][0] * 60 + parts[1][1])
-            return start != end && start < 24 * 60 && end <= 24 * 60 ? (start, end) : nil
-        }
-
-        /// How far into the waking hours `minute` is, and how long they are; nil outside them.
-        func progress(at minute: Int) -> (elapsed: Int, length: Int)? {
-            let day = 24 * 60
-            let length = (end - start + day) % day
-            let elapsed = (minute - start + day) % day
-            return elapsed < (length == 0 ? day : length) ? (elapsed, length == 0 ? day : length) : nil
-        }
-
-        static func clock(_ minutes: Int) -> String { Format.pad2(minutes / 60) + ":" + Format.pad2(minutes % 60) }
     }
 
     static func run(_ invocation: inout Invocation) throws {
@@ -117,24 +95,20 @@ enum NudgeCommand: ClientCommand {
         try invocation.arguments.finish()
         settings.enabled = on
         if let hours {
-            guard let parsed = Settings.hours(hours) else {
+            guard let parsed = WakingHours(hours) else {
                 throw UsageError(
                     "--hours takes HH:MM-HH:MM, two different times (22:00-06:00 crosses midnight), got \(hours)")
             }
-            (settings.start, settings.end) = parsed
+            settings.hours = parsed
         }
         try LocalFile.writeText(settingsPath(invocation), settings.text)
-        let state: [String: String] = ["enabled": settings.enabled ? "yes" : "no", "hours": hoursText(settings)]
+        let state: [String: String] = ["enabled": settings.enabled ? "yes" : "no", "hours": "\(settings.hours)"]
         invocation.outputText(state) {
             settings.enabled
-                ? "nudges are on, between \(Settings.clock(settings.start)) and \(Settings.clock(settings.end)) "
-                    + "in your time zone"
+                ? "nudges are on, between \(WakingHours.clock(settings.hours.start)) and "
+                    + "\(WakingHours.clock(settings.hours.end)) in your time zone"
                 : "nudges are off on this computer (water-client nudge on turns them back on)"
         }
-    }
-
-    private static func hoursText(_ settings: Settings) -> String {
-        "\(Settings.clock(settings.start))-\(Settings.clock(settings.end))"
     }
 
     /// The reminder due now, or nil. Today's figures come from the server when it can be reached
@@ -145,8 +119,10 @@ enum NudgeCommand: ClientCommand {
         // One reminder per interval on this computer, whichever server it was about.
         let stamp = ClientFiles.stateDirectory(environment: invocation.environment) + "/nudged"
         var now = UnixTime.nowMilliseconds()
+        var remindedByServer = ""
         if let client = try invocation.reachableClient() {
             let today = try client.call(WaterV1.GetTodayRequest())
+            remindedByServer = (try? client.call(WaterV1.GetRemindersRequest()))?.lastReminded ?? ""
             if client.connection.server.serverTimeUnixMs != 0 { now = client.connection.server.serverTimeUnixMs }
             invocation.remember(today)
             if overtaken, let board = (try? client.call(WaterV1.GetBoardRequest()))?.board {
@@ -163,11 +139,13 @@ enum NudgeCommand: ClientCommand {
         // With --overtaken: who passed the member on the board today, as a nudge of its own.
         let passed = overtaken ? cache.overtaken(on: day.date).map(\.terminalSafe) : []
         let news = passed.isEmpty ? nil : "\(passed.joined(separator: ", ")) overtook you on the board today"
-        guard let (elapsed, length) = settings.progress(at: minute) else { return nil }
-        let expected = Int(day.goalMl) * elapsed / length
-        // Behind by at least half a cup: a drink just missed is no reason to interrupt.
-        let slack = max(Int(cache.usualCupMl == 0 ? 250 : cache.usualCupMl) / 2, 100)
-        let behind = !day.goalMet && expected - Int(day.amountMl) >= slack
+        guard settings.hours.progress(at: minute) != nil else { return nil }
+        // Behind by at least half a cup (the server's reminders' rule), unless the server already
+        // reminded the member today, on their phone: the desktop then stays quiet about water.
+        let expected = settings.hours.behind(
+            amountMillilitres: Int(day.amountMl), goalMillilitres: Int(day.goalMl), minute: minute,
+            usualCupMillilitres: Int(cache.usualCupMl == 0 ? 250 : cache.usualCupMl))
+        let behind = expected != nil && remindedByServer != day.date
         guard behind || news != nil else { return nil }
         if let last = LocalFile.readText(stamp).flatMap({ Int64($0.filter(\.isNumber)) }),
             now - last < Int64(every) * 60_000, now >= last
@@ -176,8 +154,8 @@ enum NudgeCommand: ClientCommand {
         }
         try LocalFile.writeText(stamp, "\(now)\n")
         guard behind else { return "💧 \(news!); water-client board" }
-        return "💧 behind today's pace: \(day.amountMl) of \(day.goalMl) ml by \(Settings.clock(minute)) "
-            + "(about \(expected) by now); a glass? water-client log" + (news.map { "; \($0)" } ?? "")
+        return "💧 behind today's pace: \(day.amountMl) of \(day.goalMl) ml by \(WakingHours.clock(minute)) "
+            + "(about \(expected ?? 0) by now); a glass? water-client log" + (news.map { "; \($0)" } ?? "")
     }
 
     /// notify-send, where it exists; nothing otherwise (the line was printed anyway).

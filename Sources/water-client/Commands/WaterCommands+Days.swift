@@ -80,11 +80,8 @@ extension WaterCommands {
     enum Week: ClientCommand {
         static let spec = CommandSpec(
             "week", summary: "the last 7 days, a bar each against that day's goal",
-            details: """
-                Away from the server, the days as this computer last heard them, with the drinks not
-                sent yet; days it never heard of are named, not drawn empty.
-                """,
-            options: [forOption, OptionSpec("entries", nil, "also list each day's drinks with their ids")],
+            details: offlineDays,
+            options: [forOption, entriesOption],
             examples: ["week", "week --entries"])
 
         static func run(_ invocation: inout Invocation) throws {
@@ -95,14 +92,11 @@ extension WaterCommands {
     enum History: ClientCommand {
         static let spec = CommandSpec(
             "history", summary: "the last N days (1-366, default 7)",
-            details: """
-                Away from the server, the days as this computer last heard them, with the drinks not
-                sent yet; days it never heard of are named, not drawn empty.
-                """,
+            details: offlineDays,
             options: [
                 forOption,
                 OptionSpec("days", "N", "how many days, today included (1-366, default 7)"),
-                OptionSpec("entries", nil, "also list each day's drinks with their ids"),
+                entriesOption,
             ],
             examples: ["history --days 30", "history --days 3 --entries"])
 
@@ -110,6 +104,13 @@ extension WaterCommands {
             try history(&invocation, days: nil)
         }
     }
+
+    /// What `week` and `history` show away from the server.
+    private static let offlineDays = """
+        Away from the server, the days as this computer last heard them, with the drinks not
+        sent yet; days it never heard of are named, not drawn empty.
+        """
+    private static let entriesOption = OptionSpec("entries", nil, "also list each day's drinks with their ids")
 
     /// `week` is the last 7 days; `history --days N` the last N; `--entries` lists each day's
     /// drinks under it, with the ids `edit` and `rm` take.

@@ -52,7 +52,7 @@ enum YearCommand: ClientCommand {
             LocalDate(day.date).map {
                 YearHeatmap.Day(
                     date: $0, amountMillilitres: day.amountMl, goalMillilitres: day.goalMl, percent: Int(day.percent),
-                    goalMet: day.goalMet, excused: day.excused, future: day.future)
+                    goalMet: day.goalMet, excused: day.excused, future: day.future, notAMember: day.notAMember)
             }
         }
         let heatmap = YearHeatmap(

@@ -7,6 +7,7 @@ import WaterCore
 import WaterHome
 import WaterLog
 import WaterProtocol
+import WaterPush
 import WaterServer
 import WaterTransport
 
@@ -135,6 +136,8 @@ enum ServeCommand: ServerCommand {
 
         let logger = Logger.standardError()
         ensureDescriptors(for: configuration.maximumConnections, logger: logger)
+        // Members choose push endpoints with water-client remind; the sender idles until one does.
+        configuration.reminderChannels = PushSender(logger: logger).map { [$0] } ?? []
         let server = try Server(configuration: configuration, logger: logger)
         signal(SIGPIPE, SIG_IGN)
         // SIGTERM and SIGINT stop accepting, let calls in flight finish, flush and exit 0.

@@ -232,12 +232,12 @@ struct ArchiveEffectsTests {
         #expect(!login.changesBoard && login.endedSessions == EndedSessions(sessions: [Self.digest]))
         let password = ArchiveEffects([AccountMutation.passwordSet(memberID: 4, hash: "x"), .sessionStarted(session)])
         #expect(!password.changesBoard && password.endedSessions == EndedSessions(members: [4]))
-        let removed = ArchiveEffects([AccountMutation.removed(memberID: 4)])
+        let removed = ArchiveEffects([AccountMutation.removed(memberID: 4, atUnixMilliseconds: nil)])
         #expect(removed.changesBoard && removed.endedSessions == EndedSessions(removedMembers: [4]))
         for changed in [AccountMutation.added(Self.account), .changed(Self.account)] {
             #expect(ArchiveEffects([changed]) == ArchiveEffects(changesBoard: true))
         }
-        #expect(ArchiveEffects([MemberMutation.privacySet(.hidden)]) == ArchiveEffects(changesBoard: true))
+        #expect(ArchiveEffects([MemberMutation.privacySet(.hidden, from: nil)]) == ArchiveEffects(changesBoard: true))
         #expect(ArchiveEffects([MemberMutation]()) == ArchiveEffects())
     }
 }

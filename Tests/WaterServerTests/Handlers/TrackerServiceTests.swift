@@ -95,7 +95,7 @@ struct TrackerServiceTests {
     }
 
     @Test(
-        "SetTimeZone moves a member's days (a drink keeps its moment) and their account's zone; an unknown zone is refused"
+        "SetTimeZone moves a member's days from now on (a drink keeps its moment and its day) and their account's zone; an unknown zone is refused"
     )
     func setTimeZone() throws {
         let h = try H()
@@ -111,7 +111,15 @@ struct TrackerServiceTests {
         #expect(moved.settings?.timeZone == "America/New_York")
         let history = try h.call(h.tracker.history, WaterV1.GetHistoryRequest(days: 2), as: h.admin).get()
         #expect(history.days.map(\.date) == ["2026-11-29", "2026-11-30"])
-        #expect(history.days.map(\.amountMl) == [250, 0], "03:00 UTC is the evening before in New York")
+        // 03:00 UTC is the evening before in New York, but she drank it in UTC, before the move:
+        // it stays on Monday (a move changes today and later days only, issue 32 item 7).
+        #expect(history.days.map(\.amountMl) == [0, 250])
+        let evening = H.monday + 14 * H.hour  // 02:00 UTC Tuesday, 21:00 Monday in New York
+        let later = try h.call(
+            h.tracker.logWater, WaterV1.LogWaterRequest(entryID: newID(), amountMl: 300, atUnixMs: evening),
+            as: h.admin, now: evening
+        ).get()
+        #expect(later.entry?.date == "2026-11-30", "after the move, New York's days")
         #expect(
             try h.services.store.accounts.read { $0.accounts[h.admin.id]?.timeZone.identifier } == "America/New_York")
         let refused = h.call(h.tracker.setTimeZone, WaterV1.SetTimeZoneRequest(timeZone: "Mars/Olympus"), as: h.admin)

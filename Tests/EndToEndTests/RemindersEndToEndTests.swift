@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import WaterProtocol
+import WaterTestSupport
+
+/// Issue 34: the server's own scheduler reminds members at the right minute of their day, through
+/// a real Mosquitto broker and a real HTTP endpoint speaking ntfy's publish API (started here:
+/// ntfy itself is not packaged in Debian). The server's clock starts 20 seconds before 10:00, so
+/// the 10:00 reminders come without a test sleeping for minutes.
+@Suite("Reminders, end to end")
+struct RemindersEndToEndTests {
+    /// Monday 2026-11-30 09:59:40 UTC (every member's zone is UTC).
+    static let beforeTen: Int64 = 1_796_040_000_000 - 2 * 3_600_000 - 20_000
+
+    /// The ntfy-speaking endpoint, and the requests it logged (one JSON object a line).
+    final class Endpoint {
+        let process: ChildProcess
+        let port: Int
+        let log: String
+
+        init(token: String) throws {
+            log = NSTemporaryDirectory() + "ntfy-\(UUID()).log"
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("scripts/lib/ntfy_endpoint.py").path
+            process = try ChildProcess("/usr/bin/python3", [script, log, "--token", token])
+            let first = process.readOutput(until: { $0.contains("\n") }, seconds: 30)
+            port = try #require(Int(first.trimmingCharacters(in: .whitespacesAndNewlines)), "\(process.errorTextSoFar)")
+        }
+
+        var requests: [[String: Any]] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map {
+                jsonObject(String($0))
+            }
+        }
+
+        func requests(to topic: String) -> [[String: Any]] { requests.filter { $0["topic"] as? String == topic } }
+
+        deinit {
+            kill(process.pid, SIGTERM)
+            _ = process.wait()
+            unlink(log)
+        }
+    }
+
+    @Test(
+        "at 10:00 the members behind get one reminder each by their channels; met, excused and quiet ones none; a child's go to a guardian; a refused token is not retried; a hanging endpoint slows nobody"
+    )
+    func tenOClock() throws {
+        let endpoint = try Endpoint(token: "tk_family")
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let server = try ServerProcess.fresh(["--clock", "\(Self.beforeTen)", "--mqtt", broker.address])
+        let base = "http://127.0.0.1:\(endpoint.port)"
+        let tokens = NSTemporaryDirectory() + "tokens-\(UUID())"
+        try "tk_family\n".write(toFile: tokens + "-good", atomically: true, encoding: .utf8)
+        try "tk_wrong\n".write(toFile: tokens + "-bad", atomically: true, encoding: .utf8)
+        defer { for suffix in ["-good", "-bad"] { unlink(tokens + suffix) } }
+
+        let mum = try server.loggedInAdmin()
+        let set = try mum.run(
+            [
+                "remind", "--every", "60", "--hours", "08:00-22:00", "--push", "\(base)/mum", "--push-token-file",
+                tokens + "-good",
+                "--mqtt", "on",
+            ])
+        #expect(set.status == 0 && !set.output.contains("tk_family"), "\(set)")
+        let dad = try server.addedMember("dad", by: mum)
+        #expect(try dad.run(["remind", "--push", "\(base)/dad", "--push-token-file", tokens + "-good"]).status == 0)
+        #expect(try mum.run(["member", "add", "kim", "--child"]).status == 0)
+        #expect(try mum.run(["member", "guardian", "kim", "add", "dad"]).status == 0)
+        #expect(try dad.run(["remind", "--every", "120", "--for", "kim"]).status == 0)
+        let gus = try server.addedMember("gus", by: mum)
+        #expect(try gus.run(["remind", "--push", "\(base)/gus", "--push-token-file", tokens + "-bad"]).status == 0)
+        let eve = try server.addedMember("eve", by: mum)
+        #expect(try eve.run(["remind", "--push", "\(base)/eve"]).status == 0)
+        #expect(try eve.run(["excuse", "2026-11-30", "--reason", "sick"]).status == 0)
+        let met = try server.addedMember("met", by: mum)
+        #expect(try met.run(["remind", "--push", "\(base)/met"]).status == 0)
+        #expect(try met.run(["log", "2000"]).status == 0)
+        let hal = try server.addedMember("hal", by: mum)
+        #expect(try hal.run(["remind", "--push", "\(base)/hang"]).status == 0)
+        let flo = try server.addedMember("flo", by: mum)
+        #expect(try flo.run(["remind", "--push", "\(base)/fail", "--push-token-file", tokens + "-good"]).status == 0)
+        let quiet = try server.addedMember("ivy", by: mum)
+        #expect(try quiet.run(["remind", "--hours", "12:00-20:00", "--push", "\(base)/ivy"]).status == 0)
+        let shown = try mum.run(["remind"])
+        #expect(shown.output.contains("water every 60 minutes, 08:00-22:00") && shown.output.contains("(with a token)"))
+        #expect(!shown.output.contains("tk_family"))
+
+        let reminders = try broker.subscribe(["water/+/reminder"], count: 1, seconds: 60)
+        // 10:00 comes within about 20 seconds; the deliveries a moment after.
+        #expect(
+            waitUntil(seconds: 60, every: .milliseconds(200)) {
+                endpoint.requests(to: "mum").count == 1 && endpoint.requests(to: "dad").count == 2
+                    && endpoint.requests(to: "hang").count == 1 && endpoint.requests(to: "gus").count == 1
+            }, "\(endpoint.requests)")
+        // While the hanging endpoint holds its transfer, the server answers as ever.
+        #expect(try mum.run(["today"]).status == 0)
+
+        let toMum = try #require(endpoint.requests(to: "mum").first)
+        #expect(toMum["title"] as? String == "A glass of water?")
+        #expect(toMum["authorization"] as? String == "Bearer tk_family" && toMum["tags"] as? String == "droplet")
+        #expect((toMum["message"] as? String)?.contains("0 of 2000 ml by 10:00") == true, "\(toMum)")
+        let toDad = endpoint.requests(to: "dad").compactMap { $0["title"] as? String }.sorted()
+        #expect(toDad == ["A glass of water?", "Water for a child"], "\(toDad)")
+
+        let message = try #require(reminders.messages().first)
+        #expect(message.topic == "water/mum/reminder")
+        let payload = jsonObject(message.payload)
+        #expect(payload["event_type"] as? String == "water" && payload["member"] as? String == "mum")
+        #expect(payload["to_go_ml"] as? Int == 2000)
+
+        // The server says it reminded her today; a refused token was not asked again (a 403 is
+        // final), and nobody met, excused or in quiet hours heard anything.
+        let status = try mum.json(WaterV1.GetRemindersResponse.self, ["remind"])
+        #expect(status.lastReminded == "2026-11-30" && status.reminders?.pushToken == "")
+        // A 500 is tried twice more (1 s, then 4 s later); by then the 403 has had its chance to
+        // be asked again, and was not.
+        #expect(waitUntil(seconds: 30, every: .milliseconds(200)) { endpoint.requests(to: "fail").count == 3 })
+        #expect(endpoint.requests(to: "gus").count == 1)
+        #expect(endpoint.requests(to: "eve").isEmpty && endpoint.requests(to: "met").isEmpty)
+        #expect(endpoint.requests(to: "ivy").isEmpty)
+        #expect(server.stop() == 0)
+    }
+}

@@ -1,0 +1,48 @@
+import Testing
+import WaterCore
+import WaterProtocol
+
+@testable import WaterServer
+
+/// Issue 34: SetReminders and GetReminders: the token is write-only, kept when the same URL
+/// comes back without one; a guardian sets a child's; out-of-range fields are named.
+@Suite("Reminder service")
+struct ReminderServiceTests {
+    typealias H = HandlerHarness
+
+    @Test("the token never comes back, and is kept when a client changes the hours without it")
+    func tokenWriteOnly() throws {
+        let h = try H()
+        let wanted = WaterV1.ReminderSettings(
+            everyMinutes: 60, from: "08:00", to: "22:00", pushUrl: "https://ntfy.example/w", pushToken: "tk_1")
+        let set = try h.call(
+            h.services.api.reminders.setReminders, WaterV1.SetRemindersRequest(reminders: wanted), as: h.admin
+        )
+        .get()
+        #expect(set.reminders?.pushToken == "" && set.reminders?.pushTokenSet == true)
+        var later = try #require(set.reminders)
+        later.everyMinutes = 120
+        _ = try h.call(
+            h.services.api.reminders.setReminders, WaterV1.SetRemindersRequest(reminders: later), as: h.admin
+        ).get()
+        let kept = try h.services.store.accounts.read { $0.accounts[h.admin.id]?.reminders }
+        #expect(kept?.push?.token == "tk_1" && kept?.water?.everyMinutes == 120)
+        let got = try h.call(h.services.api.reminders.getReminders, WaterV1.GetRemindersRequest(), as: h.admin).get()
+        #expect(got.reminders?.pushToken == "" && got.reminders?.everyMinutes == 120 && got.lastReminded == "")
+    }
+
+    @Test("a field out of range is named; another member's reminders only as their guardian or an admin")
+    func refusals() throws {
+        let h = try H()
+        let bad = h.call(
+            h.services.api.reminders.setReminders,
+            WaterV1.SetRemindersRequest(
+                reminders: WaterV1.ReminderSettings(everyMinutes: 5, from: "08:00", to: "22:00")),
+            as: h.admin)
+        #expect(bad.error?.violations.map(\.field) == ["every_minutes"])
+        let ben = try h.addMember("ben")
+        let other = h.call(
+            h.services.api.reminders.getReminders, WaterV1.GetRemindersRequest(forMember: "mum"), as: ben)
+        #expect(other.error?.code == .permissionDenied)
+    }
+}
