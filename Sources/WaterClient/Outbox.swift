@@ -22,6 +22,7 @@ public struct Outbox: Sendable {
         case todoAdd = "todo-add"
         case todoDone = "todo-done"
         case todoUndone = "todo-undone"
+        case todoSkip = "todo-skip"
         case excuse
         case unexcuse
         case privacy

@@ -29,9 +29,9 @@ extension QueuedWrite {
                     due: request.due, every: request.every, assignee: request.forMember.isEmpty ? nil : 0,
                     rotation: rotation, today: zone.date(atUnixMilliseconds: now))
             case .todoDone(let request):
-                guard request.dueDay.isEmpty || LocalDate(request.dueDay) != nil else {
-                    throw DomainError.invalid("due_day", "a due day is YYYY-MM-DD, got \(request.dueDay)")
-                }
+                try Self.checkDueDay(request.dueDay)
+            case .todoSkip(let request):
+                try Self.checkDueDay(request.dueDay)
             case .excuse(let request):
                 try Self.checkExcuse(request, now: now, zone: zone)
             case .unexcuse(let request):
@@ -66,6 +66,13 @@ extension QueuedWrite {
         let dates = (0...from.days(to: to)).map { from.adding(days: $0) }
         _ = try WaterDiary(timeZone: zone).validateExcuse(
             dates, reason: request.reason, today: zone.date(atUnixMilliseconds: now))
+    }
+
+    /// A chore's occurrence, as the server reads it (empty: the one due now).
+    private static func checkDueDay(_ text: String) throws(DomainError) {
+        guard text.isEmpty || LocalDate(text) != nil else {
+            throw DomainError.invalid("due_day", "a due day is YYYY-MM-DD, got \(text)")
+        }
     }
 
     /// 0 is "the usual cup" and "now" on the wire, which the server fills in.

@@ -39,6 +39,11 @@ extension QueuedWrite {
             let due = request.dueDay.isEmpty ? "" : " (due \(request.dueDay))"
             let member = request.forMember.isEmpty ? "" : " for \(request.forMember)"
             return "mark \(item)\(due) \(request.done ? "done" : "not done")\(member)"
+        case .todoSkip(let request):
+            let item =
+                cache?.todos.first { $0.itemID == request.itemID }.map { "\"\($0.text)\"" }
+                ?? DisplayText.shortID(request.itemID)
+            return "skip \(item) (due \(request.dueDay))"
         case .excuse(let request):
             let days = request.toDate.isEmpty ? request.fromDate : "\(request.fromDate) to \(request.toDate)"
             let reason = request.reason.isEmpty ? "" : " (\(request.reason))"

@@ -14,6 +14,8 @@ public enum QueuedWrite: Sendable, Hashable {
     case todoAdd(WaterV1.AddTodoRequest)
     /// `todo done` and `todo undone`: the request says which.
     case todoDone(WaterV1.SetTodoDoneRequest)
+    /// `todo skip`: it names the occurrence, so sending it twice skips one.
+    case todoSkip(WaterV1.SkipTodoRequest)
     /// Excused days: they set final values, so sending one twice changes nothing.
     case excuse(WaterV1.ExcuseDaysRequest)
     case unexcuse(WaterV1.UnexcuseDaysRequest)
@@ -32,6 +34,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck: .habitUncheck
         case .todoAdd: .todoAdd
         case .todoDone(let request): request.done ? .todoDone : .todoUndone
+        case .todoSkip: .todoSkip
         case .excuse: .excuse
         case .unexcuse: .unexcuse
         case .privacy: .privacy
@@ -51,7 +54,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .unexcuse(let request): !request.forMember.isEmpty
         case .privacy(let request): !request.forMember.isEmpty
         case .reminders(let request): !request.forMember.isEmpty
-        case .todoAdd, .todoDone: false
+        case .todoAdd, .todoDone, .todoSkip: false
         }
     }
 
@@ -65,6 +68,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(let request): request
         case .todoAdd(let request): request
         case .todoDone(let request): request
+        case .todoSkip(let request): request
         case .excuse(let request): request
         case .unexcuse(let request): request
         case .privacy(let request): request
@@ -89,6 +93,7 @@ public enum QueuedWrite: Sendable, Hashable {
                 let request = try WaterV1.SetTodoDoneRequest(serializedBytes: bytes)
                 guard request.done == (kind == .todoDone) else { return nil }
                 self = .todoDone(request)
+            case .todoSkip: self = .todoSkip(try WaterV1.SkipTodoRequest(serializedBytes: bytes))
             case .excuse: self = .excuse(try WaterV1.ExcuseDaysRequest(serializedBytes: bytes))
             case .unexcuse: self = .unexcuse(try WaterV1.UnexcuseDaysRequest(serializedBytes: bytes))
             case .privacy: self = .privacy(try WaterV1.SetPrivacyRequest(serializedBytes: bytes))
@@ -116,7 +121,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(var request):
             if request.date.isEmpty { request.date = today }
             return .habitUncheck(request)
-        case .edit, .remove, .todoAdd, .todoDone, .excuse, .unexcuse, .privacy, .reminders:
+        case .edit, .remove, .todoAdd, .todoDone, .todoSkip, .excuse, .unexcuse, .privacy, .reminders:
             return self
         }
     }
@@ -151,6 +156,7 @@ public enum QueuedWrite: Sendable, Hashable {
         case .habitUncheck(let request): _ = try client.call(request)
         case .todoAdd(let request): _ = try client.call(request)
         case .todoDone(let request): _ = try client.call(request)
+        case .todoSkip(let request): _ = try client.call(request)
         case .excuse(let request): try client.call(request).days.forEach { cache.record(day: $0, now: now) }
         case .unexcuse(let request): try client.call(request).days.forEach { cache.record(day: $0, now: now) }
         case .privacy(let request): _ = try client.call(request)

@@ -112,14 +112,17 @@ struct ChoresTests {
             twice.status == 0 && twice.output.hasPrefix("nothing changed: bins out is done for now"), "\(twice.output)")
         #expect(try Self.history(ben).count == 3)
 
-        // Skipped: nobody did it, the turn stays with ben.
+        // Done for now, it is not skipped either; in week 4, when it is due, it is: nobody did
+        // it, and the turn stays with ben.
+        #expect(try ben.run(["todo", "skip", "1"]).output.hasPrefix("nothing changed: bins out is done for now"))
+        server = try server.restarted(Self.serve("2027-01-25", 20, port: port))
         let skipped = try ben.run(["todo", "skip", "1"])
         #expect(skipped.output.contains("next (due Mon 2027-02-01 19:00, every week, for ben"), "\(skipped.output)")
         #expect(try Self.history(ben).first?.skipped == true)
 
         // Kept across a restart, as the log and a snapshot have them.
         let before = try Self.history(ben)
-        server = try server.restarted(Self.serve("2027-01-18", 21, port: port))
+        server = try server.restarted(Self.serve("2027-01-25", 21, port: port))
         #expect(try Self.history(ben) == before)
         try Self.roundTrip(from: server, people)
         #expect(server.stop() == 0)
@@ -130,7 +133,7 @@ struct ChoresTests {
         #expect(try run("water-server", ["backup", "--data", server.dataDirectory, "--to", copy]).status == 0)
         let restored = server.dataDirectory + "-restored"
         #expect(try run("water-server", ["restore", "--from", copy, "--data", restored]).status == 0)
-        let again = try ServerProcess(dataDirectory: restored, options: Self.serve("2027-01-18", 22))
+        let again = try ServerProcess(dataDirectory: restored, options: Self.serve("2027-01-25", 22))
         #expect(try Self.history(again.cli("ben-restored").loggedIn("ben", "ben-password-1")) == before)
         #expect(again.stop() == 0)
     }
@@ -141,7 +144,7 @@ struct ChoresTests {
         let file = server.dataDirectory + "-todo.json"
         let exported = try people["ann"]!.run(["todo", "export", "--output", file])
         #expect(exported.status == 0 && exported.error.contains("2 items and 4 completions"), "\(exported.error)")
-        let other = try ServerProcess.fresh(Self.serve("2027-01-18", 22))
+        let other = try ServerProcess.fresh(Self.serve("2027-01-25", 22))
         let family = try Self.family(other)
         let imported = try family["ben"]!.json(WaterV1.ImportTodosResponse.self, ["todo", "import", file])
         #expect(imported.itemsAdded == 2 && imported.completionsAdded == 4)
@@ -250,14 +253,25 @@ struct ChoresTests {
                     "\(String(describing: error))")
             }
         }
+        // A skip away from home waits too, naming the occurrence this computer saw.
+        #expect(try mum.run(["todo", "ls"]).status == 0)
+        #expect(server.stop() == 0)
+        let skip = try mum.run(["todo", "skip", "1"])
+        #expect(
+            skip.output.hasPrefix("saved on this computer: skip \"water the plants\" (due 2027-01-07)"),
+            "\(skip.output) \(skip.error)")
+        server = try server.restarted(Self.serve("2027-01-07", 10, port: port))
+        #expect(try Self.list(mum)[0].dueDay == "2027-01-11")
+        #expect(try Self.history(mum).first?.skipped == true)
+        let client2 = try server.client("mum", password: adminPassword)
         // A plain item cannot be skipped (item_id).
-        let plain = try client.call(WaterV1.AddTodoRequest(itemID: client.newID().description, text: "call grandma"))
+        let plain = try client2.call(WaterV1.AddTodoRequest(itemID: client2.newID().description, text: "call grandma"))
             .item!
         let skipped = #expect(throws: WaterError.self) {
-            try client.call(WaterV1.SkipTodoRequest(itemID: plain.itemID))
+            try client2.call(WaterV1.SkipTodoRequest(itemID: plain.itemID))
         }
         #expect(skipped?.violations.first?.field == "item_id")
-        #expect(try Self.history(mum).count == 1)
+        #expect(try Self.history(mum).count == 2)
         #expect(server.stop() == 0)
     }
 }

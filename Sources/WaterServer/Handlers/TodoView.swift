@@ -96,9 +96,11 @@ extension ArchiveAccess {
     /// The list as a call at `now` sees it, on the household's calendar `zone`.
     func todoView(now: Int64, zone: MemberTimeZone) -> TodoView {
         let members = (try? accounts.read { $0.accounts }) ?? [:]
+        // Through the board's cache of members' inputs: an archive dropped idle is not loaded
+        // again (nor kept from the next sweep) for a look at its excused days.
         var excused: [UInt64: Set<LocalDate>] = [:]
         for id in members.keys {
-            excused[id] = (try? store.member(id)?.read { Set($0.water.excused.keys) }) ?? []
+            excused[id] = boards.cache.inputs.inputs(of: id, in: store).map { Set($0.water.excused.keys) } ?? []
         }
         return TodoView(
             names: usernames(), current: Dictionary(members.values.map { ($0.username, $0.id) }) { $1 },

@@ -63,7 +63,7 @@ enum OutboxCommands {
             "outbox", summary: "what waits on this computer to be sent, and what the server refused",
             details: """
                 When the server cannot be reached, log, edit, rm, undo, habit check|uncheck and todo
-                add|done|undone keep their write on this computer ($XDG_STATE_HOME/water/outbox) and
+                add|done|undone|skip keep their write on this computer ($XDG_STATE_HOME/water/outbox) and
                 exit 0; the next command that reaches the server sends them, once each, with their
                 original time. outbox lists them, numbered; a write the server refused stays here
                 until you retry or drop it.

@@ -36,16 +36,22 @@ extension TodoCommand {
             details: """
                 Moves a chore that comes back to its next occurrence without anyone doing this one (the
                 history keeps the skip); a rotation's turn stays with the member whose turn it was. ID as
-                for todo done. Repeating it changes nothing. Needs the server.
+                for todo done. Until the next due day it is done for now: skipped again, nothing changes.
+                Away from the server it waits in the outbox, naming the occurrence it skips.
                 """,
             examples: ["todo skip 2"])
 
         static func run(_ invocation: inout Invocation) throws {
-            let client = try invocation.client()
+            let client = try invocation.reachableClient()
             let (id, item) = try resolve(
                 try required(&invocation, "todo skip needs an item"), "skip", client, invocation)
             try invocation.arguments.finish()
-            let response = try client.call(WaterV1.SkipTodoRequest(itemID: id, dueDay: item?.dueDay ?? ""))
+            let request = WaterV1.SkipTodoRequest(itemID: id, dueDay: item?.dueDay ?? "")
+            if let item, try isDoneForNow(item, client, invocation) {
+                let message = "nothing changed: \(item.text.terminalSafe) is done for now\(choreLine(item))"
+                return invocation.output(WaterV1.SkipTodoResponse(item: item)) { message }
+            }
+            guard let response = try invocation.callOrQueue(client, request, queued: .todoSkip(request)) else { return }
             invocation.output(response) {
                 let after = response.item ?? WaterV1.TodoItem()
                 return "skipped: \(after.text.terminalSafe); next\(choreLine(after))"
@@ -104,11 +110,15 @@ extension TodoCommand {
     }
 
     /// A chore that comes back, done or skipped for the occurrence before, and not due until a
-    /// day after today on the household's calendar.
+    /// day after today on the household's calendar: typed again, done or skip changes nothing.
+    /// Away from the server it is never so: the list as this computer last saw it names the
+    /// occurrence, and a second done or skip of it counts once.
     static func isDoneForNow(_ item: WaterV1.TodoItem, _ client: WaterClient?, _ invocation: Invocation) throws
         -> Bool
     {
-        guard !item.every.isEmpty, !item.lastDoneDay.isEmpty, let due = LocalDate(item.dueDay) else { return false }
+        guard let client, !item.every.isEmpty, !item.lastDoneDay.isEmpty, let due = LocalDate(item.dueDay) else {
+            return false
+        }
         let (now, zone) = try householdCalendar(client, invocation)
         return due > zone.date(atUnixMilliseconds: now)
     }
