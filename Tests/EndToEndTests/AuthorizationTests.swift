@@ -117,20 +117,6 @@ struct AuthorizationTests {
             .ok, { ann, _ in code { try ann.call(WaterV1.SetPrivacyRequest(privacy: .percent)) } }
         ),
         "water.v1.Tracker/GetSettings": (.ok, { ann, _ in code { try ann.call(WaterV1.GetSettingsRequest()) } }),
-        // Reminders are each member's own: another's are theirs and their guardians'.
-        "water.v1.Reminders/GetReminders": (
-            .permissionDenied,
-            { ann, bob in code { try ann.call(WaterV1.GetRemindersRequest(forMember: bob.username)) } }
-        ),
-        "water.v1.Reminders/SetReminders": (
-            .permissionDenied,
-            { ann, bob in
-                code {
-                    try ann.call(
-                        WaterV1.SetRemindersRequest(reminders: WaterV1.ReminderSettings(), forMember: bob.username))
-                }
-            }
-        ),
         // Cups are the caller's own; a name ann never added is not found, whoever else has one.
         "water.v1.Tracker/AddCup": (
             .ok,
