@@ -107,7 +107,9 @@ public final class Server: Sendable {
         metricsSource = metrics
         do {
             let gate = WallLinkGate(accounts: store.accounts, throttle: services.throttle) { services.now() }
-            let feed = BoardFeed(boards: services.boards, reminded: services.reminded, wallLinks: gate, metrics: metrics) {
+            let feed = BoardFeed(
+                boards: services.boards, reminded: services.reminded, wallLinks: gate, metrics: metrics
+            ) {
                 services.now()
             }
             let made = try configuration.boardPublishers.map { make in try make(feed, logger) }
