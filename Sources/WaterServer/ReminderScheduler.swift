@@ -12,7 +12,9 @@ import WaterSync
 ///   to the channels, which send on threads of their own. The event loop never takes part:
 ///   nothing here waits for it, and it waits for nothing here.
 /// - **``lastMinute``** (touched on ``queue`` only; its lock is for the compiler) is the last
-///   minute looked at, so a timer that fires twice in a minute sends once.
+///   minute looked at: a timer that fires twice in a minute sends once, one that fired late
+///   (or skipped a minute) catches up on the minutes it missed, up to ``catchUpMinutes``, and a
+///   clock set back repeats nothing.
 final class ReminderScheduler: BoardPublisher {
     private let feed: BoardFeed
     private let channels: [any ReminderChannel]
@@ -45,19 +47,23 @@ final class ReminderScheduler: BoardPublisher {
         queue.sync {}
     }
 
-    /// On ``queue``: the reminders of this minute, once.
+    /// How many whole minutes a late tick looks back on: a busy or suspended machine sends what
+    /// a few missed minutes were due, not an afternoon's.
+    static let catchUpMinutes: Int64 = 5
+
+    /// On ``queue``: the reminders of every minute since the last tick, once each.
     private func tick() {
-        let now = feed.now()
-        let minute = now / 60_000
-        guard
-            lastMinute.withLock({ last in
-                defer { last = minute }; return last != minute
-            })
-        else { return }
-        let due = feed.dueReminders(now: minute * 60_000)
+        let minute = feed.now() / 60_000
+        let (first, isNew) = lastMinute.withLock { last -> (Int64, Bool) in
+            defer { last = max(last, minute) }
+            return (max(last + 1, minute - Self.catchUpMinutes + 1), minute > last)
+        }
+        guard isNew else { return }
+        let due = (first...minute).flatMap { feed.dueReminders(now: $0 * 60_000) }
         guard !due.isEmpty else { return }
         for channel in channels { channel.send(due) }
-        for reminder in due {
+        // What `nudge` hears: a water reminder that went somewhere (a channel the recipient chose).
+        for reminder in due where reminder.kind == "water" && reminder.recipient.reminders.hasChannel {
             feed.reminded.reminded(reminder.memberID, on: reminder.date)
         }
         logger.info("reminders sent", ["count": "\(due.count)"])

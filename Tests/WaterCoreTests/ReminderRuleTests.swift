@@ -76,6 +76,20 @@ struct ReminderRuleTests {
         #expect(due(member, water, at: 3, 30, on: night).isEmpty && due(member, water, at: 7, on: night).isEmpty)
     }
 
+    @Test("the night clocks go back, the repeated 02:30 reminds once: at its first pass")
+    func fallBackOnce() throws {
+        let member = account(1, every: 30, hours: "22:00-06:00")
+        let water = WaterDiary(timeZone: berlin)
+        let night = try #require(LocalDate("2026-10-25"))  // 03:00 summer time is 02:00 again
+        let first = berlin.unixMilliseconds(of: night, hour: 2, minute: 30)
+        let accounts = [UInt64(1): member]
+        let twice = [first, first + 3_600_000].map {
+            ReminderRule.due(for: member, water: water, usualCupMillilitres: 250, accounts: accounts, now: $0).count
+        }
+        #expect(berlin.minuteOfDay(atUnixMilliseconds: first + 3_600_000) == 150)
+        #expect(twice == [1, 0])
+    }
+
     @Test("a child's reminders go to their guardians, saying whose they are")
     func childToGuardians() throws {
         let (dad, mum) = (account(2), account(3))

@@ -31,9 +31,9 @@ public enum ReminderRule {
         guard let settings = account.reminders.water else { return [] }
         let zone = water.zones.zone(atUnixMilliseconds: now)
         let minute = zone.minuteOfDay(atUnixMilliseconds: now)
-        guard let (elapsed, _) = settings.hours.progress(at: minute), elapsed % settings.everyMinutes == 0 else {
-            return []
-        }
+        guard let (elapsed, _) = settings.hours.progress(at: minute), elapsed % settings.everyMinutes == 0,
+            !isRepeated(minute, at: now, in: zone)
+        else { return [] }
         let today = water.today(atUnixMilliseconds: now)
         let day = water.day(today)
         guard let expected = settings.hours.behind(day, minute: minute, usualCupMillilitres: usualCupMillilitres) else {
@@ -51,6 +51,14 @@ public enum ReminderRule {
                     + "(about \(expected) by now): \(toGo) ml to go",
                 toGoMillilitres: toGo, date: today)
         }
+    }
+
+    /// Whether the wall clock showed `minute` of the same day an hour before `now` too: the hour
+    /// repeated when clocks go back, whose second pass reminds nobody again.
+    static func isRepeated(_ minute: Int, at now: Int64, in zone: MemberTimeZone) -> Bool {
+        let hourBefore = now - 3_600_000
+        return zone.minuteOfDay(atUnixMilliseconds: hourBefore) == minute
+            && zone.date(atUnixMilliseconds: hourBefore) == zone.date(atUnixMilliseconds: now)
     }
 
     /// The chore reminders due at `now`: a chore due, to the member whose turn it is (passed on

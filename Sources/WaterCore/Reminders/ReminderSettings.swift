@@ -46,6 +46,9 @@ public struct ReminderSettings: Hashable, Sendable {
     /// Nothing is sent at all.
     public var isOff: Bool { water == nil && !chores }
 
+    /// Somewhere to send them: Home Assistant or a push endpoint.
+    public var hasChannel: Bool { mqtt || push != nil }
+
     /// The minute of the day reminders may start at: the water hours' start, or 08:00.
     public var firstMinute: Int { (water?.hours ?? .standard).start }
 

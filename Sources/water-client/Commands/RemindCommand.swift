@@ -18,7 +18,8 @@ enum RemindCommand: ClientCommand {
             reminders go to their guardians' phones. --chores on also reminds you when a chore
             that is your turn is due, and the next morning if it is not done yet. `remind off`
             stops them all; options not given
-            keep their values. Away from the server it waits on this computer and is sent later.
+            keep their values, so a change needs the server; away from it, remind off waits on
+            this computer and is sent later.
             """,
         options: [
             OptionSpec("every", "MINUTES", "a reminder at most every MINUTES (15-720, default 60)"),
@@ -69,7 +70,14 @@ enum RemindCommand: ClientCommand {
             let response = try client.call(WaterV1.GetRemindersRequest(forMember: member))
             return invocation.output(response) { describe(response.reminders, lastReminded: response.lastReminded) }
         }
-        // Options not given keep the server's values (the defaults when it cannot be asked).
+        // Options not given keep the server's values, which only the server knows: away from it,
+        // only `remind off` (which needs none of them) waits in the outbox.
+        guard client != nil || word == "off" else {
+            throw WaterError(
+                .unavailable,
+                "the server cannot be reached: remind keeps the values you leave out, which only the server "
+                    + "knows; try again once it answers (remind off waits here and is sent later)")
+        }
         var settings =
             (try client.map { try $0.call(WaterV1.GetRemindersRequest(forMember: member)) })?.reminders
             ?? WaterV1.ReminderSettings()
