@@ -57,8 +57,14 @@ public struct BoardFeed: Sendable {
         let zone = boards.householdTimeZone
         let household = ChoreHousehold(
             today: zone.date(atUnixMilliseconds: now), now: now, members: Set(accounts.keys),
-            excused: Dictionary(members.map { ($0.account.id, Set($0.member.water.excused.keys)) }) { first, _ in first
-            })
+            excused: Dictionary(
+                members.map {
+                    (
+                        $0.account.id,
+                        ChoreHousehold.turnPassing(Set($0.member.water.excused.keys), privacy: $0.member.privacy)
+                    )
+                }
+            ) { first, _ in first })
         let list = readDurably({ try? boards.store.household.read { $0 } }, orElse: {}) ?? nil
         guard let list else { return water }
         return water + ReminderRule.choresDue(in: list, household: household, zone: zone, accounts: accounts, now: now)

@@ -301,7 +301,14 @@ extension BoardBuilder {
     fileprivate func withChores(_ readable: [(account: Account, member: BoardMember)], _ accounts: [Account])
         -> [(account: Account, member: BoardMember)]
     {
-        let excused = Dictionary(readable.map { ($0.account.id, Set($0.member.water.excused.keys)) }) { $1 }
+        let excused = Dictionary(
+            readable.map {
+                (
+                    $0.account.id,
+                    ChoreHousehold.turnPassing(Set($0.member.water.excused.keys), privacy: $0.member.privacy)
+                )
+            }
+        ) { $1 }
         let zone = householdTimeZone
         let chores =
             (try? store.household.read {

@@ -169,4 +169,16 @@ struct ChoreTests {
         #expect(list.history.map(\.due.daysSinceEpoch) == [20_001, 20_002])
         #expect(try list.validateImport(items: [], completions: completions, now: now).isEmpty)
     }
+
+    @Test("a percent or hidden member's days away pass no turn on: a passed turn would tell the household")
+    func privateExcusesKeepTheTurn() throws {
+        let day = try #require(LocalDate("2026-12-10"))
+        let chore = Chore(
+            due: day, recurrence: try Recurrence.parse("week", due: day), assignee: 3, rotation: [3, 2, 1])
+        for (privacy, turn) in [(Privacy.full, UInt64(2)), (.percent, 3), (.hidden, 3)] {
+            let excused = ChoreHousehold.turnPassing([day], privacy: privacy)
+            let household = ChoreHousehold(today: day, now: 0, members: [1, 2, 3], excused: [3: excused])
+            #expect(TodoList.assignee(of: chore, on: day, in: household) == turn, "\(privacy)")
+        }
+    }
 }

@@ -13,6 +13,14 @@ public struct ChoreHousehold: Sendable {
         self.excused = excused
     }
 
+    /// The days of a member's `excused` that pass their chore turns on: all of them for a member
+    /// whose privacy is full; none for a percent or hidden one, whose days away are theirs (a
+    /// turn passed on would tell the household they are away): their turn stays, to do, skip or
+    /// hand over.
+    public static func turnPassing(_ excused: Set<LocalDate>, privacy: Privacy) -> Set<LocalDate> {
+        privacy == .full ? excused : []
+    }
+
     func isMember(_ member: UInt64) -> Bool { members.contains(member) }
 
     func isExcused(_ member: UInt64, _ day: LocalDate) -> Bool { excused[member]?.contains(day) ?? false }

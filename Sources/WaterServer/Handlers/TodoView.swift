@@ -100,7 +100,10 @@ extension ArchiveAccess {
         // again (nor kept from the next sweep) for a look at its excused days.
         var excused: [UInt64: Set<LocalDate>] = [:]
         for id in members.keys {
-            excused[id] = boards.cache.inputs.inputs(of: id, in: store).map { Set($0.water.excused.keys) } ?? []
+            excused[id] =
+                boards.cache.inputs.inputs(of: id, in: store).map {
+                    ChoreHousehold.turnPassing(Set($0.water.excused.keys), privacy: $0.privacy.current)
+                } ?? []
         }
         return TodoView(
             names: usernames(), current: Dictionary(members.values.map { ($0.username, $0.id) }) { $1 },
