@@ -11,16 +11,8 @@ struct TodoService: Service {
     let zone: MemberTimeZone
 
     func register(in router: inout Router) {
-        router.onLoop(.member, addTodo)
-        router.onLoop(.member, toggleTodo)
-        router.onLoop(.member, setTodoDone)
-        router.onLoop(.member, skipTodo)
-        router.onLoop(.member, deleteTodo)
-        router.onLoop(.member, moveTodo)
-        router.offLoop(.member, pool: reads, listTodos)
-        router.offLoop(.member, pool: reads, listTodoHistory)
-        router.offLoop(.member, pool: reads, exportTodos)
-        router.onLoop(.member, importTodos)
+        router.onLoop(.member, addTodo, toggleTodo, setTodoDone, skipTodo, deleteTodo, moveTodo, importTodos)
+        router.offLoop(.member, pool: reads, listTodos, listTodoHistory, exportTodos)
     }
 
     /// Adds an item at the end; the same item id again is a replay and changes nothing.
