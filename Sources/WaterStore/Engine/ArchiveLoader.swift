@@ -120,7 +120,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
         let path = "\(directory)/\(ArchiveFiles.snapshot)"
         let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
         let (version, body, stamp) = try SnapshotFile.decode(
-            file, kind: Model.kind, versions: Model.readableSnapshotVersions, path: path)
+            file, kind: Model.kind, versions: Model.snapshotVersions, path: path)
         guard let stamp else {
             throw ArchiveError(.corrupt, "\(path) is a snapshot of per-archive journals without them")
         }
