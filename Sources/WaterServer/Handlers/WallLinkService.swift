@@ -9,9 +9,7 @@ struct WallLinkService: Service {
     let archives: ArchiveAccess
 
     func register(in router: inout Router) {
-        router.onLoop(.admin, createWallLink)
-        router.onLoop(.admin, listWallLinks)
-        router.onLoop(.admin, revokeWallLink)
+        router.onLoop(.admin, createWallLink, listWallLinks, revokeWallLink)
     }
 
     func createWallLink(_ request: WaterV1.CreateWallLinkRequest, _ call: CallContext) throws(WaterError)

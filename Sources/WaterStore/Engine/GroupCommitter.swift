@@ -15,7 +15,7 @@ protocol CommitTarget: AnyObject, Sendable {
 
 /// One caller's submission: records for one archive (in the committer's pending buffer), and
 /// who to tell when they are durable.
-struct CommitItem: Sendable {
+struct CommitItem: Sendable, RecordRun {
     let target: any CommitTarget
     let epoch: UInt64
     let firstSequence: UInt64
@@ -25,8 +25,6 @@ struct CommitItem: Sendable {
     /// Who to tell, when the submitter waits for it (the event loop, which answers once the
     /// write's group is durable, passes none: no closure per request).
     let complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
-
-    var lastSequence: UInt64 { firstSequence + UInt64(recordCount) - 1 }
 }
 
 /// Makes writes durable in groups, across all archives, through one shared log.
