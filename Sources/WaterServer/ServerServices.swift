@@ -13,6 +13,10 @@ public final class ServerServices: Sendable {
     let throttle = LoginThrottle()
     /// Calls answered by method and status, for `/metrics`.
     let calls = CallCounts()
+    /// Protocol connections refused, for `/metrics`.
+    let refusals = ConnectionRefusals()
+    /// Where the kitchen wall listens, if it does (CreateWallLink tells the client).
+    let wallAddress = WallAddress()
     let configuration: ServerConfiguration
     let logger: Logger
     /// Where what peers do is logged, at a bounded rate.
@@ -80,7 +84,7 @@ public final class ServerServices: Sendable {
             excuses: ExcuseService(archives: archives),
             reminders: ReminderService(archives: archives, reminded: reminded),
             transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue),
-            wallLinks: WallLinkService(archives: archives))
+            wallLinks: WallLinkService(archives: archives, wall: wallAddress))
     }
 
     /// The handler of every method.
