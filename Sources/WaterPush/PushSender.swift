@@ -44,8 +44,12 @@ public final class PushSender: ReminderChannel {
     /// Transfers that ended, by outcome: for tests and `status` (behind its lock).
     private let outcomes = Locked<(sent: Int, failed: Int, dropped: Int)>((0, 0, 0))
 
+    /// What `/metrics` shows of the outcomes.
+    private let deliveries: DeliveryCounts
+
     /// - Returns: nil when libcurl cannot be set up (out of memory).
-    public init?(logger: Logger) {
+    public init?(logger: Logger, deliveries: DeliveryCounts = DeliveryCounts()) {
+        self.deliveries = deliveries
         guard curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK, let handle = curl_multi_init() else { return nil }
         multi = Multi(handle: handle)
         self.logger = logger
@@ -69,6 +73,7 @@ public final class PushSender: ReminderChannel {
         }
         if dropped > 0 {
             outcomes.withLock { $0.dropped += dropped }
+            deliveries.reminders(.push, .dropped, count: dropped)
             logger.warning("push reminders dropped: too many waiting", ["count": "\(dropped)"])
         }
         curl_multi_wakeup(multi.handle)
@@ -156,6 +161,7 @@ public final class PushSender: ReminderChannel {
     private func finish(_ job: Job, ok: Bool, status: Int, retry: Bool = true) {
         if ok {
             outcomes.withLock { $0.sent += 1 }
+            deliveries.reminders(.push, .sent)
             return
         }
         let refused = (400..<500).contains(status) && status != 429
@@ -167,6 +173,7 @@ public final class PushSender: ReminderChannel {
             return
         }
         outcomes.withLock { $0.failed += 1 }
+        deliveries.reminders(.push, .failed)
         // Never the URL or the token: they are the member's secrets.
         logger.warning(
             "push reminder not delivered",

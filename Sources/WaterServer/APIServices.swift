@@ -39,7 +39,7 @@ struct APIServices: Sendable {
         TransferService(archives: archives, exportQueue: server.exportQueue, importQueue: server.importQueue)
     }
 
-    var wallLinks: WallLinkService { WallLinkService(archives: archives) }
+    var wallLinks: WallLinkService { WallLinkService(archives: archives, wall: server.wallAddress) }
 
     var all: [any Service] {
         [accounts, tracker, drinks, board, todo, habits, excuses, reminders, transfer, wallLinks]

@@ -13,6 +13,10 @@ public final class ServerServices: Sendable {
     let throttle = LoginThrottle()
     /// Calls answered by method and status, for `/metrics`.
     let calls = CallCounts()
+    /// Protocol connections refused, for `/metrics`.
+    let refusals = ConnectionRefusals()
+    /// Where the kitchen wall listens, if it does (CreateWallLink tells the client).
+    let wallAddress = WallAddress()
     let configuration: ServerConfiguration
     let logger: Logger
     /// Where what peers do is logged, at a bounded rate.

@@ -108,6 +108,9 @@ public final class GroupCommitter: Sendable {
     let newestQueued = Atomic<UInt64>(0)
     let scratch = Locked(Scratch())
     let statistics = Locked(Statistics())
+    /// How long each group's fdatasync took (failed ones too), for `/metrics`: atomics the
+    /// writer adds to, without a lock.
+    public let syncDurations = DurationHistograms()
     /// Rung when work arrives for an idle writer, and when the writer has stopped.
     private let writerWakeup = DispatchSemaphore(value: 0)
     private let writerStopped = DispatchSemaphore(value: 0)
