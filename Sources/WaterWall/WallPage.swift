@@ -31,30 +31,35 @@ enum WallPage {
 
     /// The board's part of the page: who leads, the week's ranks, and today.
     static func fragment(_ board: WallBoard) -> String {
-        var html = "<h1>Week \(escaped(board.week))</h1>\n"
-        html += "<p class=\"leader\">"
-        html += board.leader.map { "\(escaped($0)) leads" } ?? "No one has drunk anything yet"
-        html += "</p>\n<table class=\"week\">\n"
-        html += "<thead><tr><th>#</th><th>Name</th><th>Average</th><th>%</th><th>Days met</th>"
-        html += "<th>Streak</th></tr></thead>\n<tbody>\n"
-        for row in board.rows {
-            html += "<tr><td class=\"rank\">\(row.rank)</td><td class=\"name\">\(escaped(row.displayName))</td>"
-            html += "<td class=\"bar\">\(meter(row.averagePercent, banded: true))</td>"
-            html += "<td class=\"percent\">\(row.averagePercent)&nbsp;%</td><td class=\"met\">\(row.daysMet)/7</td>"
-            html += "<td class=\"streak\">\(row.streakDays)&nbsp;d</td></tr>\n"
-        }
-        html += "</tbody>\n</table>\n<h2>Today</h2>\n<ul class=\"today\">\n"
-        for row in board.rows {
-            html += "<li><span class=\"name\">\(escaped(row.displayName))</span> "
-            html += "\(meter(row.todayPercent, banded: false)) "
-            html += "<span class=\"figure\">\(row.todayPercent)&nbsp;%"
-            if let amounts = row.amounts {
-                html += " · \(amounts.todayMillilitres) of \(amounts.goalMillilitres)&nbsp;ml"
-            }
-            html += "</span></li>\n"
-        }
-        html += "</ul>\n"
-        return html
+        let leader = board.leader.map { "\(escaped($0)) leads" } ?? "No one has drunk anything yet"
+        return """
+            <h1>Week \(escaped(board.week))</h1>
+            <p class="leader">\(leader)</p>
+            <table class="week">
+            <thead><tr><th>#</th><th>Name</th><th>Average</th><th>%</th><th>Days met</th><th>Streak</th></tr></thead>
+            <tbody>
+            \(board.rows.map(weekRow).joined())</tbody>
+            </table>
+            <h2>Today</h2>
+            <ul class="today">
+            \(board.rows.map(todayItem).joined())</ul>
+
+            """
+    }
+
+    /// A member's line of the week's table.
+    static func weekRow(_ row: WallBoard.Row) -> String {
+        "<tr><td class=\"rank\">\(row.rank)</td><td class=\"name\">\(escaped(row.displayName))</td>"
+            + "<td class=\"bar\">\(meter(row.averagePercent, banded: true))</td>"
+            + "<td class=\"percent\">\(row.averagePercent)&nbsp;%</td><td class=\"met\">\(row.daysMet)/7</td>"
+            + "<td class=\"streak\">\(row.streakDays)&nbsp;d</td></tr>\n"
+    }
+
+    /// A member's line of today's list: their percent, and their amounts unless they are hidden.
+    static func todayItem(_ row: WallBoard.Row) -> String {
+        let amounts = row.amounts.map { " · \($0.todayMillilitres) of \($0.goalMillilitres)&nbsp;ml" } ?? ""
+        return "<li><span class=\"name\">\(escaped(row.displayName))</span> \(meter(row.todayPercent, banded: false)) "
+            + "<span class=\"figure\">\(row.todayPercent)&nbsp;%\(amounts)</span></li>\n"
     }
 
     /// A bar of `percent`; `banded`, coloured by how far the week's average is from the goal.
