@@ -124,6 +124,10 @@ public protocol ReminderChannel: Sendable {
     /// Sends those of `reminders` whose recipient chose this channel, off the caller's thread;
     /// returns without waiting for any of them.
     func send(_ reminders: [Reminder])
+    /// Stops sending, waiting a bounded time for what it runs to end: the server calls it once
+    /// no more reminders come (for ``ServerConfiguration/reminderChannels``; a publisher that is a
+    /// channel too is stopped as a publisher).
+    func stop()
 }
 
 /// What makes a ``BoardPublisher`` from the server's feed: a closure that
