@@ -42,8 +42,9 @@ public struct BoardFeed: Sendable {
     }
 
     /// The reminders due at `now`, whole minute by whole minute (``ReminderRule``), for every
-    /// member whose settings ask for them; read from durable state, as the board is (the chores
-    /// of a list with a write still being synced wait for the next minute).
+    /// member whose settings ask for them. It reads the board's inputs and the chore list as
+    /// they are: the scheduler calls it inside ``readDurably(_:orElse:)``, so that a write still
+    /// being synced is never what decides.
     public func dueReminders(now: Int64) -> [Reminder] {
         let members = boards.members().readable
         guard members.contains(where: { !$0.account.reminders.isOff }) else { return [] }
@@ -65,8 +66,7 @@ public struct BoardFeed: Sendable {
                     )
                 }
             ) { first, _ in first })
-        let list = readDurably({ try? boards.store.household.read { $0 } }, orElse: {}) ?? nil
-        guard let list else { return water }
+        guard let list = try? boards.store.household.read({ $0 }) else { return water }
         return water + ReminderRule.choresDue(in: list, household: household, zone: zone, accounts: accounts, now: now)
     }
 
