@@ -1428,7 +1428,7 @@ const ProtobufCMessageDescriptor water__v1__create_wall_link_request__descriptor
   (ProtobufCMessageInit) water__v1__create_wall_link_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__create_wall_link_response__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__create_wall_link_response__field_descriptors[4] =
 {
   {
     "link",
@@ -1454,15 +1454,41 @@ static const ProtobufCFieldDescriptor water__v1__create_wall_link_response__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "wall_scheme",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__CreateWallLinkResponse, wall_scheme),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "wall_port",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__CreateWallLinkResponse, wall_port),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__create_wall_link_response__field_indices_by_name[] = {
   0,   /* field[0] = link */
   1,   /* field[1] = path */
+  3,   /* field[3] = wall_port */
+  2,   /* field[2] = wall_scheme */
 };
 static const ProtobufCIntRange water__v1__create_wall_link_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor water__v1__create_wall_link_response__descriptor =
 {
@@ -1472,7 +1498,7 @@ const ProtobufCMessageDescriptor water__v1__create_wall_link_response__descripto
   "Water__V1__CreateWallLinkResponse",
   "water.v1",
   sizeof(Water__V1__CreateWallLinkResponse),
-  2,
+  4,
   water__v1__create_wall_link_response__field_descriptors,
   water__v1__create_wall_link_response__field_indices_by_name,
   1,  water__v1__create_wall_link_response__number_ranges,

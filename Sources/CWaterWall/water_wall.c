@@ -9,7 +9,8 @@
 
 struct MHD_Daemon *water_wall_start(
     const char *host, uint16_t port, const char *cert_pem, const char *key_pem,
-    struct water_wall_limits limits, MHD_AccessHandlerCallback handler, void *context, const char **error) {
+    struct water_wall_limits limits, MHD_AcceptPolicyCallback accept, MHD_NotifyConnectionCallback notify,
+    MHD_AccessHandlerCallback handler, void *context, const char **error) {
     struct addrinfo hints;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
@@ -45,12 +46,13 @@ struct MHD_Daemon *water_wall_start(
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)limits.request_memory, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)limits.idle_timeout_seconds, NULL},
         {MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, NULL},
         {cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)cert_pem},
         {key_pem ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)key_pem},
         {MHD_OPTION_END, 0, NULL},
     };
     struct MHD_Daemon *daemon =
-        MHD_start_daemon(flags, port, NULL, NULL, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+        MHD_start_daemon(flags, port, accept, NULL, handler, context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
     if (daemon == NULL) *error = "the wall's address is in use or cannot be bound";
     return daemon;
 }
@@ -64,7 +66,21 @@ void water_wall_peer(struct MHD_Connection *connection, char *out, size_t size) 
     out[0] = '\0';
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (info == NULL || info->client_addr == NULL) return;
-    const struct sockaddr *peer = info->client_addr;
+    water_wall_address(info->client_addr, out, size);
+}
+
+int water_wall_is_start(enum MHD_ConnectionNotificationCode code) {
+    return code == MHD_CONNECTION_NOTIFY_STARTED;
+}
+
+int water_wall_descriptor(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+void water_wall_address(const struct sockaddr *peer, char *out, size_t size) {
+    out[0] = '\0';
+    if (peer == NULL) return;
     if (peer->sa_family == AF_INET) {
         inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, out, (socklen_t)size);
     } else if (peer->sa_family == AF_INET6) {

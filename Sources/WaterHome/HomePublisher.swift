@@ -141,7 +141,9 @@ public final class HomePublisher: BoardPublisher {
         var holds: [String: [UInt8]] = [:]
         var sentAll = true
         for (topic, payload) in fresh {
-            if (!isStale && old[topic] == payload) || connection.publish(topic, payload) {
+            if (!isStale && old[topic] == payload)
+                || feed.deliveries.mqttMessage(sent: connection.publish(topic, payload))
+            {
                 holds[topic] = payload
             } else {
                 sentAll = false
@@ -150,7 +152,7 @@ public final class HomePublisher: BoardPublisher {
         for (topic, payload) in old where fresh[topic] == nil {
             if kept.contains(topic) {
                 holds[topic] = payload
-            } else if !connection.publish(topic, []) {
+            } else if !feed.deliveries.mqttMessage(sent: connection.publish(topic, [])) {
                 holds[topic] = payload  // cleared next time
                 sentAll = false
             }
@@ -211,9 +213,10 @@ extension HomePublisher: ReminderChannel {
         queue.async { [self] in
             guard !isStopped.withLock({ $0 }) else { return }
             for reminder in wanted {
-                connection.publish(
+                let sent = connection.publish(
                     messages.reminderTopic(reminder.recipient.username),
                     HomeAssistantMessages.json(HomeAssistantMessages.ReminderMessage(reminder)), retain: false)
+                feed.deliveries.reminders(.mqtt, feed.deliveries.mqttMessage(sent: sent) ? .sent : .failed)
             }
         }
     }

@@ -16,12 +16,8 @@ public struct MethodTable: Sendable {
 
     /// The names of one method, made once.
     struct Names: Sendable {
-        let service: String
-        let name: String
-        let requestType: String
-        let responseType: String
+        let service, name, requestType, responseType, fullName: String
         let isServerStreaming: Bool
-        let fullName: String
     }
 
     private init() {
@@ -40,8 +36,8 @@ public struct MethodTable: Sendable {
                     Names(
                         service: serviceName, name: String(cString: method.name),
                         requestType: String(cString: method.input.pointee.name),
-                        responseType: String(cString: method.output.pointee.name),
-                        isServerStreaming: streaming.contains(fullName), fullName: fullName))
+                        responseType: String(cString: method.output.pointee.name), fullName: fullName,
+                        isServerStreaming: streaming.contains(fullName)))
             }
         }
         self.names = names

@@ -55,10 +55,14 @@ public final class PushSender: ReminderChannel {
     private let finished = DispatchSemaphore(value: 0)
     private let outcomes = Locked(Counts())
 
+    /// What `/metrics` shows of the outcomes.
+    private let deliveries: DeliveryCounts
+
     /// - Parameter allowPrivate: whether endpoints on this machine or the house's network may be
     ///   sent to (a family's own ntfy on the Pi).
     /// - Returns: nil when libcurl cannot be set up (out of memory).
-    public init?(logger: Logger, allowPrivate: Bool = false) {
+    public init?(logger: Logger, allowPrivate: Bool = false, deliveries: DeliveryCounts = DeliveryCounts()) {
+        self.deliveries = deliveries
         guard curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK, let handle = curl_multi_init() else { return nil }
         multi = Multi(handle: handle)
         self.logger = logger
@@ -82,6 +86,7 @@ public final class PushSender: ReminderChannel {
         }
         if dropped > 0 {
             outcomes.withLock { $0.dropped += dropped }
+            deliveries.reminders(.push, .dropped, count: dropped)
             logger.warning("push reminders dropped: too many waiting", ["count": "\(dropped)"])
         }
     }
@@ -199,6 +204,7 @@ public final class PushSender: ReminderChannel {
     private func finish(_ job: PushQueue.Job, ok: Bool, status: Int, retry: Bool = true) {
         if ok {
             outcomes.withLock { $0.sent += 1 }
+            deliveries.reminders(.push, .sent)
             return
         }
         let refused = (400..<500).contains(status) && status != 429
@@ -208,9 +214,11 @@ public final class PushSender: ReminderChannel {
             again.attempt += 1
             let dropped = waiting.withLock { $0.isStopping ? 0 : $0.queue.add(again) }
             outcomes.withLock { $0.dropped += dropped }
+            if dropped > 0 { deliveries.reminders(.push, .dropped, count: dropped) }
             return
         }
         outcomes.withLock { $0.failed += 1 }
+        deliveries.reminders(.push, .failed)
         // Never the URL or the token: they are the member's secrets.
         logger.warning(
             "push reminder not delivered",
@@ -222,6 +230,8 @@ public final class PushSender: ReminderChannel {
     /// the operator; the URL, its path and the token are not.
     private func refuse(_ job: PushQueue.Job, address: String) {
         outcomes.withLock { $0.refused += 1 }
+        // Not delivered, for good: /metrics counts it as failed (the log says why).
+        deliveries.reminders(.push, .failed)
         logger.warning(
             "push reminder refused: the endpoint is on this machine or the local network "
                 + "(serve --push-allow-private allows it)",

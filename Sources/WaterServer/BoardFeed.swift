@@ -13,13 +13,19 @@ public struct BoardFeed: Sendable {
     /// The kitchen wall's links (WaterWall asks; nil: no link opens anything).
     private let wallLinks: WallLinkGate?
     private let metricsSource: MetricsSource?
+    /// Where a publisher that delivers (reminders, MQTT messages) counts what it did.
+    public let deliveries: DeliveryCounts
+    private let wallAddress: WallAddress?
 
     init(
         boards: BoardBuilder, reminded: RemindedDays = RemindedDays(), wallLinks: WallLinkGate? = nil,
-        metrics: MetricsSource? = nil, now: @escaping @Sendable () -> Int64
+        metrics: MetricsSource? = nil, deliveries: DeliveryCounts = DeliveryCounts(), wallAddress: WallAddress? = nil,
+        now: @escaping @Sendable () -> Int64
     ) {
+        self.wallAddress = wallAddress
         self.boards = boards
         self.reminded = reminded
+        self.deliveries = deliveries
         self.wallLinks = wallLinks
         self.metricsSource = metrics
         self.clock = now
@@ -29,6 +35,18 @@ public struct BoardFeed: Sendable {
     /// counts against the address as a wrong password does.
     public func admitsWallLink(_ token: String, from address: String) -> WallLinkAdmission {
         wallLinks?.admit(token, from: address) ?? .refused
+    }
+
+    /// The wall listens: `scheme` (`https`, or `http` on loopback) on `port`, which the answer
+    /// to CreateWallLink tells the client.
+    public func wallListening(scheme: String, port: UInt16) {
+        wallAddress?.set(scheme: scheme, port: port)
+    }
+
+    /// A request to the wall from `address` that asked for nothing there: counted against the
+    /// address as a wrong link, so a peer cannot ask again and again for free.
+    public func wallMiss(from address: String) -> WallLinkAdmission {
+        wallLinks.map { $0.miss(from: address, now: $0.now()) } ?? .refused
     }
 
     /// The server's figures (Prometheus text) for the wall's `/metrics`: no member's data.

@@ -9,7 +9,7 @@ public struct MetricsText: Sendable {
     public init() {}
 
     public enum Kind: String, Sendable {
-        case counter, gauge
+        case counter, gauge, histogram
     }
 
     /// One metric of one sample.
@@ -24,6 +24,29 @@ public struct MetricsText: Sendable {
         for (labels, value) in samples {
             text += labels.isEmpty ? "\(name) \(value)\n" : "\(name){\(labels)} \(value)\n"
         }
+    }
+
+    /// A histogram of durations, in seconds, of one or several label sets (`key="value",...`):
+    /// cumulative `_bucket{le=...}` samples, `+Inf` last, then `_sum` and `_count`.
+    public mutating func add(
+        histogram name: String, _ help: String, _ samples: [(labels: String, histogram: DurationHistograms.Snapshot)]
+    ) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for (labels, histogram) in samples {
+            let prefix = labels.isEmpty ? "" : labels + ","
+            let bounds = histogram.boundsNanoseconds.map { Self.seconds($0) } + ["+Inf"]
+            for (bound, count) in zip(bounds, histogram.cumulativeCounts) {
+                text += "\(name)_bucket{\(prefix)le=\"\(bound)\"} \(count)\n"
+            }
+            let braces = labels.isEmpty ? "" : "{\(labels)}"
+            text += "\(name)_sum\(braces) \(Self.seconds(UInt64(max(histogram.sumNanoseconds, 0))))\n"
+            text += "\(name)_count\(braces) \(histogram.count)\n"
+        }
+    }
+
+    /// Nanoseconds as seconds in Prometheus's float syntax ("0.0025", "10.0").
+    static func seconds(_ nanoseconds: UInt64) -> String {
+        "\(Double(nanoseconds) / 1e9)"
     }
 }
 

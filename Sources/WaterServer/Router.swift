@@ -247,14 +247,14 @@ struct Router: Sendable {
     }
 
     /// A unary method whose handler answers later, through `reply` (after a password hash).
-    /// - Parameter queue: where the call runs instead of the loop, for a request that may be
-    ///   large (an Import: up to a full frame, 131 072 fields): the loop only hands the call,
-    ///   copied out of its envelope, to `queue`, where the request is checked under its limits
-    ///   (one pass over its bytes, before any work per field), decoded and handled. Every other
-    ///   connection is served meanwhile; `queue` (serial) takes one such call at a time, each
-    ///   bounded by the frame and field limits.
+    /// - Parameter queue: nil: the call runs on the loop. Else where it runs instead, for a
+    ///   request that may be large (an Import: up to a full frame, 131 072 fields): the loop only
+    ///   hands the call, copied out of its envelope, to `queue`, where the request is checked
+    ///   under its limits (one pass over its bytes, before any work per field), decoded and
+    ///   handled. Every other connection is served meanwhile; `queue` (serial) takes one such
+    ///   call at a time, each bounded by the frame and field limits.
     mutating func later<Request: UnaryRPCRequest>(
-        _ access: Access, on queue: DispatchQueue? = nil,
+        _ access: Access, on queue: DispatchQueue?,
         _ handle:
             @escaping @Sendable (Request, CallContext, @escaping Reply<Request.Response>) throws(WaterError) -> Void
     ) {

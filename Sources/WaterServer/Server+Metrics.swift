@@ -3,7 +3,8 @@ import WaterStore
 extension Server {
     /// What the wall's `/metrics` shows of the server: the figures the status file has
     /// (connections, members, archives in memory, RssAnon, the clock), the commit groups'
-    /// counts and the calls answered by method and status. Nothing of any member's data.
+    /// counts, the calls answered by method and status and how long they took, the log's syncs,
+    /// segments and snapshots, refused connections, and deliveries. Nothing of any member's data.
     func metrics() -> MetricsText {
         let (loaded, protected, _, dropped) = services.store.loadedStatus
         let members = (try? services.store.accounts.read { $0.accounts.count }) ?? 0
@@ -32,7 +33,19 @@ extension Server {
         text.add(
             "water_uptime_seconds", .gauge, "Seconds since the server started.",
             Int(max(services.now() - services.startedAt, 0) / 1000))
+        text.add(
+            histogram: "water_sync_duration_seconds", "How long each fdatasync of the log took.",
+            [("", services.store.committer.syncDurations.snapshot())])
+        let segments = services.store.logSegments
+        text.add("water_log_segments", .gauge, "Segments of the log in use.", segments.count)
+        text.add("water_log_segment_bytes", .gauge, "Bytes of the log's segments in use.", segments.bytes)
+        text.add(
+            histogram: "water_snapshot_duration_seconds",
+            "How long each snapshot (an archive's log folded into its file) took to write.",
+            [("", services.store.snapshotDurations)])
+        services.refusals.add(to: &text)
         services.calls.add(to: &text)
+        services.configuration.deliveries.add(to: &text)
         return text
     }
 }

@@ -108,7 +108,8 @@ public final class Server: Sendable {
         do {
             let gate = WallLinkGate(accounts: store.accounts, throttle: services.throttle) { services.now() }
             let feed = BoardFeed(
-                boards: services.boards, reminded: services.reminded, wallLinks: gate, metrics: metrics
+                boards: services.boards, reminded: services.reminded, wallLinks: gate, metrics: metrics,
+                deliveries: configuration.deliveries, wallAddress: services.wallAddress
             ) {
                 services.now()
             }

@@ -102,6 +102,9 @@ public struct ServerConfiguration: Sendable {
     /// Where reminders go besides a board publisher that takes them (Home Assistant's): the
     /// push sender `water-server serve` makes. None: only publishers send any.
     public var reminderChannels: [any ReminderChannel] = []
+    /// What the reminder channels and the MQTT publisher delivered (`/metrics`): the push sender
+    /// is given it where it is made, publishers through ``BoardFeed/deliveries``.
+    public var deliveries = DeliveryCounts()
 
     /// How many lines what peers do (refused calls, connection errors, failed logins) may add
     /// to the log: 10 from an address and 30 in all every 10 s; the rest are counted.

@@ -13,6 +13,10 @@ public final class ServerServices: Sendable {
     let throttle = LoginThrottle()
     /// Calls answered by method and status, for `/metrics`.
     let calls = CallCounts()
+    /// Protocol connections refused, for `/metrics`.
+    let refusals = ConnectionRefusals()
+    /// Where the kitchen wall listens, if it does (CreateWallLink tells the client).
+    let wallAddress = WallAddress()
     let configuration: ServerConfiguration
     let logger: Logger
     /// Where what peers do is logged, at a bounded rate.
@@ -31,9 +35,9 @@ public final class ServerServices: Sendable {
     /// The day each member was last reminded (``BoardFeed/reminded``, GetReminders).
     let reminded = RemindedDays()
     /// Where exports are encoded, one at a time.
-    private let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
+    let exportQueue = DispatchQueue(label: "water.export", qos: .utility)
     /// Where imports are decoded and decided, one at a time.
-    private let importQueue: DispatchQueue
+    let importQueue: DispatchQueue
 
     /// - Parameter importQueue: a serial queue of the server's own unless given (tests hold one).
     init(
@@ -63,25 +67,8 @@ public final class ServerServices: Sendable {
         self.startedAt = UnixTime.nowMilliseconds()
     }
 
-    /// Every service of the API, each handed the parts it needs.
-    var api: APIServices {
-        let archives = ArchiveAccess(
-            store: store, boards: boards, streams: sessionStreams, clock: clock, logger: logger)
-        return APIServices(
-            accounts: AccountService(
-                archives: archives, hasher: hasher, throttle: throttle,
-                householdTimeZone: configuration.householdTimeZone, timeZones: configuration.timeZones,
-                peerLog: peerLog),
-            tracker: TrackerService(archives: archives, timeZones: configuration.timeZones, reads: reads),
-            drinks: DrinkService(archives: archives),
-            board: BoardService(boards: boards, hub: boardHub, streams: sessionStreams, reads: reads),
-            todo: TodoService(archives: archives, reads: reads, zone: configuration.householdTimeZone),
-            habits: HabitService(archives: archives),
-            excuses: ExcuseService(archives: archives),
-            reminders: ReminderService(archives: archives, reminded: reminded),
-            transfer: TransferService(archives: archives, exportQueue: exportQueue, importQueue: importQueue),
-            wallLinks: WallLinkService(archives: archives))
-    }
+    /// Every service of the API, each made from the parts it needs.
+    var api: APIServices { APIServices(server: self) }
 
     /// The handler of every method.
     func router() -> Router {
@@ -118,24 +105,6 @@ public final class ServerServices: Sendable {
                 WaterError(.unauthenticated, "your session has expired or was ended: run water-client login"))
         }
         return found
-    }
-}
-
-/// The services of `proto/`, by name: what the router registers and the handler tests call.
-struct APIServices: Sendable {
-    let accounts: AccountService
-    let tracker: TrackerService
-    let drinks: DrinkService
-    let board: BoardService
-    let todo: TodoService
-    let habits: HabitService
-    let excuses: ExcuseService
-    let reminders: ReminderService
-    let transfer: TransferService
-    let wallLinks: WallLinkService
-
-    var all: [any Service] {
-        [accounts, tracker, drinks, board, todo, habits, excuses, reminders, transfer, wallLinks]
     }
 }
 

@@ -82,7 +82,7 @@ private struct Rebuild<Model: ArchiveModel> {
                 let path = "\(directory)/\(ArchiveFiles.snapshot)"
                 let file = try fileSystem.readFile(path, limit: SnapshotFile.maximumLength)
                 let (version, body, stamp) = try SnapshotFile.decode(
-                    file, kind: Model.kind, versions: Model.readableSnapshotVersions,
+                    file, kind: Model.kind, versions: Model.snapshotVersions,
                     path: path)
                 (model, snapshotSequence, _) = try Model.decodeSnapshot(body, version: version, context: context)
                 snapshotPosition = stamp?.position ?? .start

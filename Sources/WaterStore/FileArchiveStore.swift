@@ -218,6 +218,12 @@ public final class FileArchiveStore: Sendable {
     /// Where the shared log's end stands: its newest segment, and the byte after its last frame.
     public var logPosition: LogPosition { log.writer.end }
 
+    /// The log's segments in use and their bytes on disk, for `/metrics`.
+    public var logSegments: (count: Int, bytes: Int) { log.writer.liveSegmentFigures }
+
+    /// How long snapshots took to write, for `/metrics`.
+    public var snapshotDurations: DurationHistograms.Snapshot { log.snapshotDurations.snapshot() }
+
     public var memberIDs: [UInt64] {
         members.withLock { $0.keys.sorted() }
     }

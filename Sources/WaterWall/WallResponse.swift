@@ -1,6 +1,6 @@
 import CWaterWall
 
-/// What the wall answers one request with (no I/O: ``WallServer/answer(_:peer:)`` decides it).
+/// What the wall answers one request with (no I/O: ``WallServer/answer(_:peer:authorization:)`` decides it).
 enum WallResponse: Equatable, Sendable {
     case page(String)
     case asset(String, type: String)
@@ -53,12 +53,14 @@ enum WallHeaders {
     ]
 
     /// Queues `response` with the headers, then lets it go (MHD keeps its own reference).
-    static func send(_ response: OpaquePointer?, status: UInt32, type: String, on connection: OpaquePointer)
-        -> MHD_Result
-    {
+    /// `close`: the connection ends after it (every answer but a live stream's: none keeps a slot).
+    static func send(
+        _ response: OpaquePointer?, status: UInt32, type: String, close: Bool, on connection: OpaquePointer
+    ) -> MHD_Result {
         guard let response else { return .NO }
         defer { MHD_destroy_response(response) }
         MHD_add_response_header(response, "Content-Type", type)
+        if close { MHD_add_response_header(response, "Connection", "close") }
         for (name, value) in all { MHD_add_response_header(response, name, value) }
         if status == 405 { MHD_add_response_header(response, "Allow", "GET, HEAD") }
         if status == 429 { MHD_add_response_header(response, "Retry-After", "60") }

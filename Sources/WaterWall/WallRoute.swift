@@ -10,6 +10,8 @@ enum WallRoute: Equatable, Sendable {
     case style
     /// The server's figures (Prometheus text), to a peer on loopback only.
     case metrics
+    /// What a browser asks for by itself: 404, not counted as a guess.
+    case favicon
     /// Nothing else is served.
     case notFound
     /// Anything but GET (and HEAD, which MHD answers as GET without the body).
@@ -27,6 +29,7 @@ enum WallRoute: Equatable, Sendable {
         case "/wall.js": self = .script
         case "/wall.css": self = .style
         case "/metrics": self = .metrics
+        case "/favicon.ico": self = .favicon
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count >= 3, parts[0].isEmpty, parts[1] == "wall", Self.isToken(parts[2]) else {

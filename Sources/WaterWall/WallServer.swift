@@ -14,6 +14,7 @@ import WaterSync
 ///   next board. None of them ever runs on, or waits for, the server's event loop.
 /// - **``hub``** keeps the board current from the server's durable change notifier.
 /// - **``daemon``** (its lock): the MHD handle, from ``init`` until ``stop()`` stops it.
+/// - **``admission``** counts the open connections and shuts down those without a link in time.
 public final class WallServer: BoardPublisher {
     private let settings: WallSettings
     private let feed: BoardFeed
@@ -21,6 +22,9 @@ public final class WallServer: BoardPublisher {
     private let logger: Logger
     private let daemon: Locked<OpaquePointer?>
     private let counters = WallCounters()
+    private let admission: WallAdmission
+    /// `--metrics-token-file`'s token; nil: `/metrics` is for loopback peers only.
+    private let metricsToken: [UInt8]?
     /// The wall's address with its port (the one chosen when 0 was asked for).
     public let address: String
     public let statusChanged = Signal()
@@ -46,6 +50,21 @@ public final class WallServer: BoardPublisher {
         self.logger = logger
         hub = WallHub(feed: feed)
         daemon = Locked(nil)
+        if let file = settings.metricsTokenFile {
+            let line = Self.readFile(file)?.split(separator: "\n", omittingEmptySubsequences: false).first
+            guard let line, line.utf8.count >= 16, !line.contains(where: \.isWhitespace) else {
+                throw WallError(
+                    reason: "--metrics-token-file \(file): cannot read it, or its first line is not a token "
+                        + "(16 characters or more, no spaces)")
+            }
+            metricsToken = Array(line.utf8)
+        } else {
+            metricsToken = nil
+        }
+        admission = WallAdmission(
+            limits: WallAdmission.Limits(
+                connections: settings.maximumConnections, perAddress: settings.maximumConnectionsPerAddress,
+                untrustedNanoseconds: UInt64(WallSettings.untrustedSeconds) * 1_000_000_000))
         var pem: (certificate: String, key: String)?
         if let tls = settings.tls {
             guard let certificate = Self.readFile(tls.certificate), let key = Self.readFile(tls.key) else {
@@ -53,15 +72,16 @@ public final class WallServer: BoardPublisher {
             }
             pem = (certificate, key)
         }
+        // MHD's own caps are a backstop above ``admission``'s, which refuses (and counts) first.
         let limits = water_wall_limits(
-            connections: UInt32(settings.maximumConnections),
-            connections_per_address: UInt32(settings.maximumConnectionsPerAddress),
+            connections: UInt32(settings.maximumConnections + 4),
+            connections_per_address: UInt32(settings.maximumConnectionsPerAddress + 2),
             request_memory: WallSettings.requestMemoryBytes,
             idle_timeout_seconds: UInt32(WallSettings.idleTimeoutSeconds))
         var failure: UnsafePointer<CChar>?
         let started = water_wall_start(
-            settings.listen.host, settings.listen.port, pem?.certificate, pem?.key, limits, Self.handler,
-            nil, &failure)
+            settings.listen.host, settings.listen.port, pem?.certificate, pem?.key, limits, Self.acceptPolicy,
+            Self.notify, Self.handler, nil, &failure)
         guard let started else {
             throw WallError(reason: failure.map { String(cString: $0) } ?? "cannot start")
         }
@@ -69,6 +89,7 @@ public final class WallServer: BoardPublisher {
         var bound = settings.listen
         bound.port = water_wall_port(started)
         address = "\(pem == nil ? "http" : "https")://\(bound)"
+        feed.wallListening(scheme: pem == nil ? "http" : "https", port: bound.port)
         WallContext.shared.register(self)
     }
 
@@ -76,6 +97,7 @@ public final class WallServer: BoardPublisher {
 
     public func start() {
         hub.start()
+        admission.start()
         logger.info("wall listening", ["address": address])
     }
 
@@ -88,27 +110,30 @@ public final class WallServer: BoardPublisher {
             return daemon
         }
         if let running { MHD_stop_daemon(running) }
+        admission.stop()
         WallContext.shared.unregister(self)
     }
 
-    /// What one request gets, counted by its status for `/metrics`.
-    func answer(_ route: WallRoute, peer: String) -> WallResponse {
-        let response = decide(route, peer: peer)
+    /// What one request gets, counted by its status for `/metrics`. `authorization`: its
+    /// `Authorization` header, if any.
+    func answer(_ route: WallRoute, peer: String, authorization: String?) -> WallResponse {
+        let response = decide(route, peer: peer, authorization: authorization)
         counters.answered(response.status)
         return response
     }
 
     /// What one request gets: a decision from its route and the link's check.
-    private func decide(_ route: WallRoute, peer: String) -> WallResponse {
+    private func decide(_ route: WallRoute, peer: String, authorization: String?) -> WallResponse {
         switch route {
         case .metrics:
-            // Loopback only: the Pi's own Prometheus (or an ssh tunnel); elsewhere it is not there.
-            guard Self.isLoopback(peer) else { return .refused(404) }
+            guard mayReadMetrics(peer: peer, authorization: authorization) else { return missed(peer) }
             var text = feed.metrics()
             counters.add(to: &text)
+            admission.add(to: &text)
             return .asset(text.text, type: "text/plain; version=0.0.4; charset=utf-8")
         case .methodNotAllowed: return .refused(405)
-        case .notFound: return .refused(404)
+        case .favicon: return .refused(404)
+        case .notFound: return missed(peer)
         case .script: return .asset(WallAssets.script, type: "text/javascript; charset=utf-8")
         case .style: return .asset(WallAssets.style, type: "text/css; charset=utf-8")
         case .page(let token), .events(let token):
@@ -120,6 +145,29 @@ public final class WallServer: BoardPublisher {
                 return .page(WallPage.document(hub.currentBoard()))
             }
         }
+    }
+
+    /// A 404, counted against `peer` as a wrong link is (429 once it must wait).
+    private func missed(_ peer: String) -> WallResponse {
+        feed.wallMiss(from: peer) == .throttled ? .refused(429) : .refused(404)
+    }
+
+    /// With a token (`--metrics-token-file`), whoever shows it, loopback included: behind a
+    /// reverse proxy on the same host every peer is loopback. Without one, loopback peers only
+    /// (the Pi's own Prometheus, or an ssh tunnel).
+    private func mayReadMetrics(peer: String, authorization: String?) -> Bool {
+        guard let metricsToken else { return Self.isLoopback(peer) }
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return false }
+        return Self.constantTimeEqual(Array(authorization.utf8.dropFirst("Bearer ".utf8.count)), metricsToken)
+    }
+
+    /// Whether `given` is `expected`, in a time that depends on their lengths only.
+    static func constantTimeEqual(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
+        var difference = UInt8(given.count == expected.count ? 0 : 1)
+        for index in expected.indices {
+            difference |= expected[index] ^ (index < given.count ? given[index] : ~expected[index])
+        }
+        return difference == 0
     }
 
     fileprivate func stream(token: String, on connection: OpaquePointer) -> WallStream {
@@ -148,14 +196,49 @@ public final class WallServer: BoardPublisher {
     }
 
     /// MHD's request callback, on the connection's thread: answers at the first call (the
-    /// headers), so no request body is ever read.
+    /// headers), so no request body is ever read, and so every answer closes its connection
+    /// (MHD closes one answered that early; the answer says `Connection: close`). A connection
+    /// whose request carried a valid link is trusted: its stream is never shut down as slow.
     private static let handler: MHD_AccessHandlerCallback = { _, connection, url, method, _, _, _, _ in
         guard let connection, let url, let method, let wall = WallContext.shared.current else { return .NO }
         var peer = [CChar](repeating: 0, count: 64)
         water_wall_peer(connection, &peer, peer.count)
-        let address = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let route = WallRoute(method: String(cString: method), path: String(cString: url))
-        return wall.answer(route, peer: address).queue(on: connection, wall: wall)
+        let authorization = MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map {
+            String(cString: $0)
+        }
+        let response = wall.answer(route, peer: text(peer), authorization: authorization)
+        let key = UInt(bitPattern: connection)
+        switch response {
+        case .page, .events: wall.admission.trusted(key)
+        default: break
+        }
+        return response.queue(on: connection, wall: wall)
+    }
+
+    /// MHD's accept policy, on its accepting thread: the wall's own caps (``WallAdmission``).
+    private static let acceptPolicy: MHD_AcceptPolicyCallback = { _, address, _ in
+        guard let wall = WallContext.shared.current else { return .NO }
+        var peer = [CChar](repeating: 0, count: 64)
+        water_wall_address(address, &peer, peer.count)
+        return wall.admission.mayAccept(from: text(peer)) ? .YES : .NO
+    }
+
+    /// A connection started (on the accepting thread, right after the policy took it) or closed.
+    private static let notify: MHD_NotifyConnectionCallback = { _, connection, _, code in
+        guard let connection, let wall = WallContext.shared.current else { return }
+        let key = UInt(bitPattern: connection)
+        if water_wall_is_start(code) != 0 {
+            var peer = [CChar](repeating: 0, count: 64)
+            water_wall_peer(connection, &peer, peer.count)
+            wall.admission.started(key, from: text(peer), descriptor: water_wall_descriptor(connection))
+        } else {
+            wall.admission.closed(key)
+        }
+    }
+
+    private static func text(_ characters: [CChar]) -> String {
+        String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
@@ -192,13 +275,13 @@ extension WallResponse {
             let stream = wall.stream(token: token, on: connection)
             let response = MHD_create_response_from_callback(
                 UInt64.max, 4096, WallStream.reader, Unmanaged.passRetained(stream).toOpaque(), WallStream.release)
-            return WallHeaders.send(response, status: 200, type: "text/event-stream", on: connection)
+            return WallHeaders.send(response, status: 200, type: "text/event-stream", close: false, on: connection)
         default:
             var bytes = Array(body.utf8)
             let response = bytes.withUnsafeMutableBytes { buffer in
                 MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
             }
-            return WallHeaders.send(response, status: status, type: contentType, on: connection)
+            return WallHeaders.send(response, status: status, type: contentType, close: true, on: connection)
         }
     }
 }

@@ -17,6 +17,10 @@ public struct WallSettings: Sendable, Equatable {
     /// comment every ``keepAliveSeconds``, so only a reader that stopped reading reaches it.
     public static let idleTimeoutSeconds = 60
     public static let keepAliveSeconds = 15
+    /// A connection that has not carried a valid link by then is closed (its TLS handshake,
+    /// request line and headers, and answer must all fit): a peer without a link cannot hold
+    /// one of the slots by trickling its headers (``WallAdmission``).
+    public static let untrustedSeconds = 5
 
     public var listen: HostPort
     /// The certificate and key the protocol serves with; nil for plaintext, which the command
@@ -24,6 +28,9 @@ public struct WallSettings: Sendable, Equatable {
     public var tls: ServerTLSFiles?
     public var maximumConnections = defaultMaximumConnections
     public var maximumConnectionsPerAddress = defaultMaximumConnectionsPerAddress
+    /// `--metrics-token-file`: a file whose first line is the bearer token `/metrics` asks of
+    /// every peer, loopback included; nil: `/metrics` answers loopback peers only.
+    public var metricsTokenFile: String?
 
     public init(listen: HostPort, tls: ServerTLSFiles?) {
         self.listen = listen

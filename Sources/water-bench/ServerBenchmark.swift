@@ -89,14 +89,12 @@ struct ServerBenchmark: RecordsFigures {
                 server, address, connections: connections, times: perConnection, tokens: tokens)
             let peer = try Self.runRedis(
                 redis, port: redisPort, connections: connections, sending: logScript, times: perConnection)
-            record("log_per_s_\(connections)", water.perSecond)
-            record("log_p50_us_\(connections)", water.p50)
-            record("log_p99_us_\(connections)", water.p99)
-            record("log_server_cpu_us_\(connections)", water.serverCPUMicroseconds)
-            record("redis_log_per_s_\(connections)", peer.perSecond)
-            record("redis_log_p50_us_\(connections)", peer.p50)
-            record("redis_log_p99_us_\(connections)", peer.p99)
-            record("redis_log_server_cpu_us_\(connections)", peer.serverCPUMicroseconds)
+            recordLogs(
+                water, peer, connections: connections,
+                [
+                    ("per_s", \.perSecond), ("p50_us", \.p50), ("p99_us", \.p99),
+                    ("server_cpu_us", \.serverCPUMicroseconds),
+                ])
             record("log_ratio_vs_redis_\(connections)", water.perSecond / peer.perSecond)
             record("log_cpu_ratio_vs_redis_\(connections)", water.serverCPUMicroseconds / peer.serverCPUMicroseconds)
             if connections == 16 { plaintext16 = water }
@@ -106,6 +104,19 @@ struct ServerBenchmark: RecordsFigures {
             }
         }
         return plaintext16
+    }
+
+    /// The same figures of water-server's logs and Redis's, side by side:
+    /// `<prefix>log_<figure>_<connections>` and `<prefix>redis_log_<figure>_<connections>`.
+    private mutating func recordLogs(
+        _ water: LoadGenerator.Result, _ peer: LoadGenerator.Result, _ prefix: String = "", connections: Int,
+        _ figures: [(name: String, value: KeyPath<LoadGenerator.Result, Double>)]
+    ) {
+        for (server, result) in [("", water), ("redis_", peer)] {
+            for figure in figures {
+                record("\(prefix)\(server)log_\(figure.name)_\(connections)", result[keyPath: figure.value])
+            }
+        }
     }
 
     /// The weekly board at 16 connections, against a Redis sorted set's ZREVRANGE.
@@ -209,10 +220,7 @@ struct ServerBenchmark: RecordsFigures {
         let water = try Self.runLogs(server, address, connections: 16, times: 300, tokens: tokens)
         let logScript = Self.redisLogRequest(script: sha)
         let peer = try Self.runRedis(redis, port: redisPort, connections: 16, sending: logScript, times: 300)
-        record("slow_sync_log_per_s_16", water.perSecond)
-        record("slow_sync_log_p99_us_16", water.p99)
-        record("slow_sync_redis_log_per_s_16", peer.perSecond)
-        record("slow_sync_redis_log_p99_us_16", peer.p99)
+        recordLogs(water, peer, "slow_sync_", connections: 16, [("per_s", \.perSecond), ("p99_us", \.p99)])
         record("slow_sync_log_ratio_vs_redis_16", water.perSecond / peer.perSecond)
         record("slow_sync_p99_ratio_vs_redis_16", water.p99 / peer.p99)
     }

@@ -47,8 +47,12 @@ let dataOption = OptionSpec("data", "DIR", "the data directory", required: true)
 /// `--json` as the commands declare it (check's says what its object holds).
 let jsonOption = OptionSpec("json", nil, "one JSON object")
 
-/// `--password-stdin`, which init and passwd take (``newPassword(prompt:fromStandardInput:)``).
+/// `--password-stdin`, which init and passwd take (``NewPassword``).
 let passwordFromStandardInput = OptionSpec("password-stdin", nil, "read the password from standard input")
+
+/// How init and passwd are told where a new password comes from and how costly its hash is;
+/// ``NewPassword`` reads them.
+let newPasswordOptions = [passwordFromStandardInput, passwordStrength]
 
 /// `--password-strength`, which serve, init and passwd take.
 let passwordStrength = OptionSpec(

@@ -15,6 +15,7 @@ struct WallPageTests {
         #expect(WallRoute(method: "GET", path: "/wall.js") == .script)
         #expect(WallRoute(method: "GET", path: "/wall.css") == .style)
         #expect(WallRoute(method: "GET", path: "/metrics") == .metrics)
+        #expect(WallRoute(method: "GET", path: "/favicon.ico") == .favicon)
         for path in [
             "/", "/wall", "/wall/", "/wall/short", "/wall/\(Self.token)/", "/wall/\(Self.token)/events/",
             "/wall/\(Self.token.dropLast())+", "/wall/\(Self.token)%2F", "//wall/\(Self.token)", "/metrics/",
@@ -23,6 +24,15 @@ struct WallPageTests {
         }
         for method in ["POST", "PUT", "DELETE", "OPTIONS", "get", "CONNECT"] {
             #expect(WallRoute(method: method, path: "/wall/\(Self.token)") == .methodNotAllowed, "\(method)")
+        }
+    }
+
+    @Test("the metrics token is compared whole: a prefix, a longer text or one byte off is not it")
+    func metricsTokenComparison() {
+        let token = Array("a-long-random-token".utf8)
+        #expect(WallServer.constantTimeEqual(token, token))
+        for other in ["", "a-long-random-toke", "a-long-random-tokenx", "b-long-random-token", "a-long-random-tokeN"] {
+            #expect(!WallServer.constantTimeEqual(Array(other.utf8), token), "\(other)")
         }
     }
 

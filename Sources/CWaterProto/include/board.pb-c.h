@@ -306,10 +306,17 @@ struct  Water__V1__CreateWallLinkResponse
    * The page's path on the wall's port: "/wall/" and the token (43 characters of base64url).
    */
   char *path;
+  /*
+   * How the server serves the wall: "https" (its own certificate) or "http" (loopback only),
+   * and the port; "" and 0 when this server serves no wall (serve without --wall). The host is
+   * the one the client reached the server by.
+   */
+  char *wall_scheme;
+  uint32_t wall_port;
 };
 #define WATER__V1__CREATE_WALL_LINK_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__create_wall_link_response__descriptor) \
-    , NULL, (char *)protobuf_c_empty_string }
+    , NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Water__V1__ListWallLinksRequest

@@ -21,10 +21,22 @@ struct water_wall_limits {
 /* Starts MHD on its own threads (an internal polling thread and a thread per connection) on
  * host:port (a numeric address or a name; the first address it resolves to). cert_pem and key_pem
  * both NULL: plaintext (the caller allows it on loopback only). NULL when it cannot start; then
- * *error holds a short reason. MHD's start and info calls are variadic, which Swift cannot call. */
+ * *error holds a short reason. MHD's start and info calls are variadic, which Swift cannot call.
+ * accept is asked about each new connection (on the accepting thread) and notify told when one
+ * starts and when it closes (the caller counts connections itself: limits are MHD's backstop). */
 struct MHD_Daemon *water_wall_start(
     const char *host, uint16_t port, const char *cert_pem, const char *key_pem,
-    struct water_wall_limits limits, MHD_AccessHandlerCallback handler, void *context, const char **error);
+    struct water_wall_limits limits, MHD_AcceptPolicyCallback accept, MHD_NotifyConnectionCallback notify,
+    MHD_AccessHandlerCallback handler, void *context, const char **error);
+
+/* An address as text (no port) into out; "" when it is neither IPv4 nor IPv6. */
+void water_wall_address(const struct sockaddr *address, char *out, size_t size);
+
+/* Whether a connection notification says it started (not closed): Swift cannot name the case. */
+int water_wall_is_start(enum MHD_ConnectionNotificationCode code);
+
+/* The connection's socket; -1 when unknown. */
+int water_wall_descriptor(struct MHD_Connection *connection);
 
 /* The port the daemon is bound to (0 when unknown). */
 uint16_t water_wall_port(struct MHD_Daemon *daemon);

@@ -667,20 +667,33 @@ extension WaterV1 {
         /// The page's path on the wall's port: "/wall/" and the token (43 characters of base64url).
         public var path: String
 
+        /// How the server serves the wall: "https" (its own certificate) or "http" (loopback only),
+        /// and the port; "" and 0 when this server serves no wall (serve without --wall). The host is
+        /// the one the client reached the server by.
+        public var wallScheme: String
+
+        public var wallPort: UInt32
+
         /// Creates a `CreateWallLinkResponse`; omitted fields take the proto3 defaults.
-        public init(link: WallLink? = nil, path: String = "") {
+        public init(link: WallLink? = nil, path: String = "", wallScheme: String = "", wallPort: UInt32 = 0) {
             self.link = link
             self.path = path
+            self.wallScheme = wallScheme
+            self.wallPort = wallPort
         }
 
         enum CodingKeys: String, CodingKey {
             case link = "link"
             case path = "path"
+            case wallScheme = "wall_scheme"
+            case wallPort = "wall_port"
 
             var intValue: Int? {
                 switch self {
                 case .link: 0
                 case .path: 1
+                case .wallScheme: 2
+                case .wallPort: 3
                 }
             }
 
@@ -688,6 +701,8 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .link
                 case 1: self = .path
+                case 2: self = .wallScheme
+                case 3: self = .wallPort
                 default: return nil
                 }
             }
@@ -698,7 +713,9 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 link: try container.decodeIfPresent(WallLink.self, forKey: .link),
-                path: try container.decodeIfPresent(String.self, forKey: .path) ?? "")
+                path: try container.decodeIfPresent(String.self, forKey: .path) ?? "",
+                wallScheme: try container.decodeIfPresent(String.self, forKey: .wallScheme) ?? "",
+                wallPort: try container.decodeIfPresent(UInt32.self, forKey: .wallPort) ?? 0)
         }
     }
 
@@ -1038,12 +1055,14 @@ extension WaterV1.CreateWallLinkResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(link: reader.message(at: 0, as: WaterV1.WallLink.self), path: reader.value(at: 1).string)
+        self.init(link: reader.message(at: 0, as: WaterV1.WallLink.self), path: reader.value(at: 1).string, wallScheme: reader.value(at: 2).string, wallPort: reader.value(at: 3).uint32)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = link { builder.setMessage(value, at: 0) }
         builder.set(.string(path), at: 1)
+        builder.set(.string(wallScheme), at: 2)
+        builder.set(.unsigned(UInt64(wallPort)), at: 3)
     }
 }
 

@@ -137,13 +137,21 @@ struct ConnectionAdmission {
         unauthenticated.remove(id, from: connection.host)
     }
 
-    /// Connection `id` closed.
-    mutating func closed(_ id: UInt64) {
-        guard let connection = admitted.removeValue(forKey: id) else { return }
+    /// Whether `host` has all the connections it may (open, or still in their handshake).
+    func isAddressFull(_ host: String) -> Bool {
+        let usage = usage(of: host)
+        return usage.open >= limits.maximumPerAddress || usage.pending >= limits.maximumPendingPerAddress
+    }
+
+    /// Connection `id` closed. Returns whether it was still in its handshake.
+    @discardableResult
+    mutating func closed(_ id: UInt64) -> Bool {
+        guard let connection = admitted.removeValue(forKey: id) else { return false }
         open -= 1
         let host = connection.host
         openByAddress[host] = openByAddress[host].flatMap { $0 > 1 ? $0 - 1 : nil }
         if connection.isPending { pending.remove(id, from: host) }
         if !connection.isLoggedIn { unauthenticated.remove(id, from: host) }
+        return connection.isPending
     }
 }

@@ -153,6 +153,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
         case .admitClosing(let id):
             if let victim = connections[id] { evict(victim, for: peerAddress, now: now) }
         case .refuse(let refusal):
+            services.refusals.refused(admission.isAddressFull(peerHost) ? .perAddress : .atCap)
             if let refused = refusalLog.event(now: now) {
                 services.logger.info(
                     "connection refused",
@@ -235,7 +236,7 @@ final class ConnectionRegistry: EventLoopHandler, ConnectionOwner, @unchecked Se
     private func forget(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         count.store(connections.count, ordering: .relaxed)
-        admission.closed(connection.id)
+        if admission.closed(connection.id) { services.refusals.refused(.handshakeFailed) }
     }
 
     func handshakeCompleted(_ connection: Connection) {

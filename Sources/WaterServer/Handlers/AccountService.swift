@@ -17,17 +17,10 @@ struct AccountService: Service {
 
     func register(in router: inout Router) {
         router.later(.anyone, login)
-        router.later(.member, logout)
-        router.onLoop(.member, whoAmI)
-        router.later(.member, changePassword)
-        router.later(.admin, addMember)
-        router.later(.admin, renameMember)
-        router.later(.admin, resetPassword)
-        router.later(.admin, removeMember)
-        router.later(.admin, restoreMember)
-        router.onLoop(.member, listMembers)
-        router.onLoop(.admin, setGuardian)
-        router.onLoop(.admin, setRole)
+        router.later(.member, logout, changePassword)
+        router.onLoop(.member, whoAmI, listMembers)
+        router.later(.admin, addMember, renameMember, resetPassword, removeMember, restoreMember)
+        router.onLoop(.admin, setGuardian, setRole)
     }
 
     /// Login: throttled per username and address and per address (``LoginThrottle``), hashed in

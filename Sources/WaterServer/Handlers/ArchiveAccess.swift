@@ -1,5 +1,4 @@
 import WaterCore
-import WaterLog
 import WaterProtocol
 import WaterStore
 
@@ -17,7 +16,6 @@ struct ArchiveAccess: Sendable {
     let boards: BoardBuilder
     let streams: SessionStreams
     let clock: ClockGuard
-    let logger: Logger
 
     var accounts: Archive<AccountBook> { store.accounts }
     var household: Archive<TodoList> { store.household }

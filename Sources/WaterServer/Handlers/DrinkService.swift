@@ -10,9 +10,7 @@ struct DrinkService: Service {
 
     func register(in router: inout Router) {
         router.onLoop(.member, listDrinks)
-        router.onLoop(.admin, addDrink)
-        router.onLoop(.admin, setDrink)
-        router.onLoop(.admin, removeDrink)
+        router.onLoop(.admin, addDrink, setDrink, removeDrink)
     }
 
     func listDrinks(_ request: WaterV1.ListDrinksRequest, _ call: CallContext) throws(WaterError)

@@ -8,8 +8,7 @@ struct ExcuseService: Service {
     let archives: ArchiveAccess
 
     func register(in router: inout Router) {
-        router.onLoop(.member, excuse)
-        router.onLoop(.member, unexcuse)
+        router.onLoop(.member, excuse, unexcuse)
         router.onLoop(.admin, excuseHousehold)
     }
 

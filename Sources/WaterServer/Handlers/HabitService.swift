@@ -8,11 +8,7 @@ struct HabitService: Service {
     let archives: ArchiveAccess
 
     func register(in router: inout Router) {
-        router.onLoop(.member, addHabit)
-        router.onLoop(.member, checkHabit)
-        router.onLoop(.member, uncheckHabit)
-        router.onLoop(.member, deleteHabit)
-        router.onLoop(.member, listWeek)
+        router.onLoop(.member, addHabit, checkHabit, uncheckHabit, deleteHabit, listWeek)
     }
 
     /// Adds a habit; the same habit id again is a replay and changes nothing.

@@ -46,6 +46,13 @@ enum Import {
     private struct Plan {
         var mutations: [MemberMutation] = []
         var counts = WaterV1.ImportResponse()
+
+        /// Adds `mutations`, each counted in `count`: what the reply says was added is what was.
+        mutating func add(_ mutations: [MemberMutation], counted count: WritableKeyPath<WaterV1.ImportResponse, UInt32>)
+        {
+            self.mutations += mutations
+            counts[keyPath: count] += UInt32(mutations.count)
+        }
     }
 
     /// Refuses the whole history, before any of its drinks is checked or decided, when those the
@@ -88,9 +95,8 @@ enum Import {
                     now: now)
             }
             guard case .log(let mutation) = decision else { continue }
-            plan.mutations.append(.water(mutation))
+            plan.add([.water(mutation)], counted: \.entriesAdded)
             seen.insert(id)
-            plan.counts.entriesAdded += 1
         }
     }
 
@@ -121,8 +127,7 @@ enum Import {
             guard goal.goalMl != previous, lastChange.map({ date > $0 }) ?? true,
                 archive.water.goals.goalMillilitres(on: date) != goal.goalMl
             else { continue }
-            plan.mutations.append(.water(.goalSet(goal.goalMl, from: date)))
-            plan.counts.goalsAdded += 1
+            plan.add([.water(.goalSet(goal.goalMl, from: date))], counted: \.goalsAdded)
         }
     }
 
@@ -185,9 +190,8 @@ enum Import {
                     try book.validateAdd(id: id, name: habit.name, icon: icon, color: color, now: habit.createdAtUnixMs)
                 }
                 guard let added = add else { continue }
-                plan.mutations.append(.habit(added))
+                plan.add([.habit(added)], counted: \.habitsAdded)
                 habits.apply(added)
-                plan.counts.habitsAdded += 1
             }
             for text in stored.checkedDates {
                 let date = try day(text, field: "habits.checked_dates")
@@ -196,9 +200,8 @@ enum Import {
                     try book.validateCheck(id: id, date: date, checked: true, today: today)
                 }
                 guard habits.habit(id)?.checkedDays.contains(date) == false else { continue }
-                plan.mutations.append(.habit(check))
+                plan.add([.habit(check)], counted: \.checkinsAdded)
                 habits.apply(check)
-                plan.counts.checkinsAdded += 1
             }
         }
     }
@@ -220,8 +223,7 @@ enum Import {
                 try water.validateExcuse(dates, reason: reason, today: today, checkRange: false)
             }
             for mutation in decided { water.apply(mutation) }
-            plan.mutations += decided.map { .water($0) }
-            plan.counts.excusedAdded += UInt32(decided.count)
+            plan.add(decided.map { .water($0) }, counted: \.excusedAdded)
         }
     }
 }

@@ -11,16 +11,8 @@ struct TodoService: Service {
     let zone: MemberTimeZone
 
     func register(in router: inout Router) {
-        router.onLoop(.member, addTodo)
-        router.onLoop(.member, toggleTodo)
-        router.onLoop(.member, setTodoDone)
-        router.onLoop(.member, skipTodo)
-        router.onLoop(.member, deleteTodo)
-        router.onLoop(.member, moveTodo)
-        router.offLoop(.member, pool: reads, listTodos)
-        router.offLoop(.member, pool: reads, listTodoHistory)
-        router.offLoop(.member, pool: reads, exportTodos)
-        router.onLoop(.member, importTodos)
+        router.onLoop(.member, addTodo, toggleTodo, setTodoDone, skipTodo, deleteTodo, moveTodo, importTodos)
+        router.offLoop(.member, pool: reads, listTodos, listTodoHistory, exportTodos)
     }
 
     /// Adds an item at the end; the same item id again is a replay and changes nothing.
@@ -104,7 +96,8 @@ struct TodoService: Service {
     }
 
     /// Commits the change `decide` makes to the item `itemID` names (nil: none is needed, as
-    /// for a replay) and replies with that item as it is after it.
+    /// for a replay) and replies with that item as it is after it, or, when the change removed
+    /// it, as it was.
     private func changeItem<Response>(
         _ itemID: String, _ call: CallContext, _ view: TodoView,
         _ decide: (TodoList, RecordID) throws(DomainError) -> TodoMutation?,
@@ -113,20 +106,21 @@ struct TodoService: Service {
         let id = try recordID(itemID, field: "item_id")
         return try archives.commitReturning(
             for: call,
-            archives.household, { list in Decision(try decide(list, id).map { [$0] } ?? []) },
-            result: { list, _ in reply(view.item(in: list, id: id)) })
+            archives.household,
+            { list in Decision(try decide(list, id).map { [$0] } ?? [], note: view.item(in: list, id: id)) },
+            result: { list, before in reply(view.item(in: list, id: id) ?? before) })
     }
 
+    /// Removes an item; the reply has it as it was.
     func deleteTodo(_ request: WaterV1.DeleteTodoRequest, _ call: CallContext) throws(WaterError)
         -> WaterV1.DeleteTodoResponse
     {
-        let id = try recordID(request.itemID, field: "item_id")
         let view = archives.todoView(now: call.now, zone: zone)
-        return try archives.commitReturning(
-            for: call,
-            archives.household,
-            { list in Decision([try list.validateDelete(id: id)], note: view.item(in: list, id: id)) },
-            result: { _, removed in WaterV1.DeleteTodoResponse(item: removed) })
+        return try changeItem(request.itemID, call, view) { list, id throws(DomainError) in
+            try list.validateDelete(id: id)
+        } reply: {
+            WaterV1.DeleteTodoResponse(item: $0)
+        }
     }
 
     func moveTodo(_ request: WaterV1.MoveTodoRequest, _ call: CallContext) throws(WaterError)

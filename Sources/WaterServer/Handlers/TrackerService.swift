@@ -14,20 +14,10 @@ struct TrackerService: Service {
     let reads: ReadPool
 
     func register(in router: inout Router) {
-        router.onLoop(.member, logWater)
-        router.onLoop(.member, editWater)
-        router.onLoop(.member, deleteWater)
-        router.onLoop(.member, undoWater)
-        router.onLoop(.member, today)
-        router.offLoop(.member, pool: reads, history)
-        router.onLoop(.member, setGoal)
-        router.onLoop(.member, setPrivacy)
-        router.onLoop(.member, setUsualCup)
-        router.onLoop(.member, settings)
-        router.onLoop(.member, setTimeZone)
-        router.onLoop(.member, addCup)
-        router.onLoop(.member, removeCup)
-        router.offLoop(.member, pool: reads, year)
+        router.onLoop(
+            .member, logWater, editWater, deleteWater, undoWater, today, setGoal, setPrivacy, setUsualCup, settings,
+            setTimeZone, addCup, removeCup)
+        router.offLoop(.member, pool: reads, history, year)
     }
 
     /// January 1st to December 31st of one year (default: the member's current one) of the

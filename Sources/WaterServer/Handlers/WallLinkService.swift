@@ -7,11 +7,10 @@ import WaterStore
 /// answer.
 struct WallLinkService: Service {
     let archives: ArchiveAccess
+    let wall: WallAddress
 
     func register(in router: inout Router) {
-        router.onLoop(.admin, createWallLink)
-        router.onLoop(.admin, listWallLinks)
-        router.onLoop(.admin, revokeWallLink)
+        router.onLoop(.admin, createWallLink, listWallLinks, revokeWallLink)
     }
 
     func createWallLink(_ request: WaterV1.CreateWallLinkRequest, _ call: CallContext) throws(WaterError)
@@ -38,7 +37,10 @@ struct WallLinkService: Service {
                 return Decision([.wallLinkMade(link)])
             },
             result: { book, _ in
-                WaterV1.CreateWallLinkResponse(link: Self.wire(link, in: book), path: WallLinks.path(token))
+                WaterV1.CreateWallLinkResponse(
+                    link: Self.wire(link, in: book), path: WallLinks.path(token),
+                    wallScheme: wall.current?.scheme ?? "",
+                    wallPort: UInt32(wall.current?.port ?? 0))
             })
     }
 

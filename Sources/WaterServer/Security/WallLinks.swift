@@ -45,6 +45,13 @@ struct WallLinkGate: Sendable {
         let now = now()
         guard throttle.retryAfter(Self.throttleName, from: address, now: now) == nil else { return .throttled }
         if isOpen(token) { return .admitted }
+        return miss(from: address, now: now)
+    }
+
+    /// A request from `address` for nothing there (no link in it, a wrong token for `/metrics`):
+    /// counted as a wrong link. Throttled when the address must wait.
+    func miss(from address: String, now: Int64) -> WallLinkAdmission {
+        guard throttle.retryAfter(Self.throttleName, from: address, now: now) == nil else { return .throttled }
         if case .admitted(let attempt) = throttle.admit(Self.throttleName, from: address, now: now) {
             throttle.settle(attempt, succeeded: false)
         }

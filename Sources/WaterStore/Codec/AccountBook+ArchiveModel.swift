@@ -5,8 +5,7 @@ extension AccountBook: ArchiveModel {
     public typealias Mutation = AccountMutation
 
     public static let kind = ArchiveKind.accounts
-    public static let snapshotVersion: UInt16 = 1
-    public static let readableSnapshotVersions: ClosedRange<UInt16> = 1...1
+    public static let snapshotVersions: ClosedRange<UInt16> = 1...1
 
     public init(context: ArchiveContext) {
         self.init()

@@ -7,8 +7,7 @@ extension MemberArchive: ArchiveModel {
 
     public static let kind = ArchiveKind.member
     /// 1: entries as rows with full ids. 2: entries as columns (a few bytes an entry).
-    public static let snapshotVersion: UInt16 = 2
-    public static let readableSnapshotVersions: ClosedRange<UInt16> = 1...2
+    public static let snapshotVersions: ClosedRange<UInt16> = 1...2
 
     public init(context: ArchiveContext) {
         self.init(timeZone: context.defaultTimeZone)

@@ -5,8 +5,7 @@ extension TodoList: ArchiveModel {
     public typealias Mutation = TodoMutation
 
     public static let kind = ArchiveKind.household
-    public static let snapshotVersion: UInt16 = 1
-    public static let readableSnapshotVersions: ClosedRange<UInt16> = 1...1
+    public static let snapshotVersions: ClosedRange<UInt16> = 1...1
 
     public init(context: ArchiveContext) {
         self.init()

@@ -50,7 +50,9 @@ extension Archive {
     private func writeSnapshot(_ job: Compaction) -> Compaction? {
         var written: (fileLength: Int, bodyLength: Int)?
         do {
+            let started = DispatchTime.now().uptimeNanoseconds
             written = try replaceSnapshot(job)
+            log.snapshotDurations.record(DispatchTime.now().uptimeNanoseconds - started)
         } catch {
             // The snapshot on disk and the log's chunks after it are untouched (or the new
             // snapshot is in place but not known durable): the mutations stay, and the next

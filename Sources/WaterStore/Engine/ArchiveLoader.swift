@@ -37,16 +37,13 @@ struct ArchiveLoader<Model: ArchiveModel> {
         var model: Model
         var lastSequence: UInt64
         /// Where its snapshot stands in the log, and where its last chunk's frame ends.
-        var snapshotPosition: LogPosition
-        var position: LogPosition
+        var snapshotPosition, position: LogPosition
         /// Whether the snapshot is in an older format that the next compaction rewrites.
         var needsMigration: Bool
         /// The snapshot file's size, and its body's before compression.
-        var snapshotLength: Int
-        var snapshotBodyLength: Int
+        var snapshotLength, snapshotBodyLength: Int
         /// Bytes of the log its chunks after the snapshot take, and how many records they add.
-        var logBytes = 0
-        var logRecords = 0
+        var logBytes = 0, logRecords = 0
         /// The mutations of those records, oldest first: with the snapshot, the durable state
         /// (``Archive`` keeps them until a snapshot folds them, rather than a second model).
         var replayed: [(sequence: UInt64, mutation: Model.Mutation)] = []
@@ -123,7 +120,7 @@ struct ArchiveLoader<Model: ArchiveModel> {
         let path = "\(directory)/\(ArchiveFiles.snapshot)"
         let file = try fileSystem.readArchiveFile(path, limit: SnapshotFile.maximumLength)
         let (version, body, stamp) = try SnapshotFile.decode(
-            file, kind: Model.kind, versions: Model.readableSnapshotVersions, path: path)
+            file, kind: Model.kind, versions: Model.snapshotVersions, path: path)
         guard let stamp else {
             throw ArchiveError(.corrupt, "\(path) is a snapshot of per-archive journals without them")
         }

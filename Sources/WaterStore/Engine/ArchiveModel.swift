@@ -20,10 +20,9 @@ public protocol ArchiveModel: Sendable {
     associatedtype Mutation: Sendable
 
     static var kind: ArchiveKind { get }
-    /// The snapshot format written now.
-    static var snapshotVersion: UInt16 { get }
-    /// Every snapshot format that can be read; older ones are migrated on load.
-    static var readableSnapshotVersions: ClosedRange<UInt16> { get }
+    /// Every snapshot format that can be read, the newest last: that one is written
+    /// (``snapshotVersion``), older ones are migrated on load.
+    static var snapshotVersions: ClosedRange<UInt16> { get }
 
     /// An empty archive.
     init(context: ArchiveContext)
@@ -54,6 +53,9 @@ public protocol ArchiveModel: Sendable {
 
 extension ArchiveModel {
     public func describe(_ mutation: Mutation) -> String? { nil }
+
+    /// The snapshot format written now: the newest of ``snapshotVersions``.
+    public static var snapshotVersion: UInt16 { snapshotVersions.upperBound }
 }
 
 extension ArchiveModel {

@@ -120,6 +120,7 @@ extension GroupCommitter {
                 let syncStart = DispatchTime.now().uptimeNanoseconds
                 try log.sync()
                 scratch.lastSyncNanoseconds = DispatchTime.now().uptimeNanoseconds - syncStart
+                syncDurations.record(scratch.lastSyncNanoseconds)
                 outcome = .success(end)
             } catch {
                 log.rollBack()

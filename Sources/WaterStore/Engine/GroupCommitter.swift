@@ -15,7 +15,7 @@ protocol CommitTarget: AnyObject, Sendable {
 
 /// One caller's submission: records for one archive (in the committer's pending buffer), and
 /// who to tell when they are durable.
-struct CommitItem: Sendable {
+struct CommitItem: Sendable, RecordRun {
     let target: any CommitTarget
     let epoch: UInt64
     let firstSequence: UInt64
@@ -25,8 +25,6 @@ struct CommitItem: Sendable {
     /// Who to tell, when the submitter waits for it (the event loop, which answers once the
     /// write's group is durable, passes none: no closure per request).
     let complete: (@Sendable (Result<Void, ArchiveError>) -> Void)?
-
-    var lastSequence: UInt64 { firstSequence + UInt64(recordCount) - 1 }
 }
 
 /// Makes writes durable in groups, across all archives, through one shared log.
@@ -110,6 +108,9 @@ public final class GroupCommitter: Sendable {
     let newestQueued = Atomic<UInt64>(0)
     let scratch = Locked(Scratch())
     let statistics = Locked(Statistics())
+    /// How long each group's fdatasync took (failed ones too), for `/metrics`: atomics the
+    /// writer adds to, without a lock.
+    public let syncDurations = DurationHistograms()
     /// Rung when work arrives for an idle writer, and when the writer has stopped.
     private let writerWakeup = DispatchSemaphore(value: 0)
     private let writerStopped = DispatchSemaphore(value: 0)

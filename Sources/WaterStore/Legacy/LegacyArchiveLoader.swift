@@ -85,7 +85,7 @@ struct LegacyArchiveLoader<Model: ArchiveModel> {
         loaded.snapshotLength = file.count
         let (version, body, _) = try SnapshotFile.decode(
             file, kind: Model.kind,
-            versions: Model.readableSnapshotVersions, path: path)
+            versions: Model.snapshotVersions, path: path)
         loaded.snapshotBodyLength = body.count
         (loaded.model, loaded.lastSequence, loaded.snapshotGeneration) =
             try Model.decodeSnapshot(body, version: version, context: context)

@@ -35,14 +35,12 @@ enum LogFrame {
     }
 
     /// One archive's part of a frame, as the directory describes it.
-    struct Entry: Hashable, Sendable {
+    struct Entry: Hashable, Sendable, RecordRun {
         var key: UInt64
         var firstSequence: UInt64
         var recordCount: Int
         var chunkLength: Int
         var chunkCRC: UInt32
-
-        var lastSequence: UInt64 { firstSequence + UInt64(recordCount) - 1 }
     }
 
     /// The length of a frame holding `entries` whose chunks add up to `chunkBytes`.
@@ -268,4 +266,15 @@ extension UnsafeRawBufferPointer {
         }
         return 0
     }
+}
+
+/// Records numbered one after another: a commit's, a frame entry's, a chunk's.
+protocol RecordRun {
+    var firstSequence: UInt64 { get }
+    var recordCount: Int { get }
+}
+
+extension RecordRun {
+    /// The number of the run's last record (a run holds one at least).
+    var lastSequence: UInt64 { firstSequence + UInt64(recordCount) - 1 }
 }

@@ -9,7 +9,7 @@ import WaterSystem
 /// appends; archives load their chunks from here when first used (``ArchiveLog``).
 struct LogIndex: Sendable {
     /// One archive's records in one frame.
-    struct Chunk: Sendable {
+    struct Chunk: Sendable, RecordRun {
         var generation: UInt64
         /// The chunk's bytes in its segment file.
         var bytes: Range<Int>
@@ -21,8 +21,6 @@ struct LogIndex: Sendable {
         /// is noticed).
         var verified: Bool
         var crc: UInt32
-
-        var lastSequence: UInt64 { firstSequence + UInt64(recordCount) - 1 }
     }
 
     /// A place in the log that cannot be read, and whose owner no directory names.

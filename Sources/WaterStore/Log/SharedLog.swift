@@ -15,6 +15,9 @@ final class SharedLog: Sendable {
     let directory: String
     let writer: WriteAheadLog
     let maximumSegments: Int
+    /// How long each snapshot took to write, read back and replace (those that succeeded),
+    /// for `/metrics`: atomics the snapshot writer adds to.
+    let snapshotDurations = DurationHistograms()
     private let fileSystem: any FileSystem
     /// What the log held at the start, minus the chunks of archives loaded since.
     private let index: Locked<LogIndex>

@@ -249,6 +249,18 @@ final class WriteAheadLog: Sendable {
     /// How many segments are in use.
     var liveSegmentCount: Int { live.withLock { $0.count } }
 
+    /// The segments in use and their files' bytes (a file that cannot be opened counts 0).
+    var liveSegmentFigures: (count: Int, bytes: Int) {
+        let generations = live.withLock { $0.map(\.generation) }
+        let bytes = generations.reduce(0) { total, generation in
+            guard let handle = try? fileSystem.open(Self.path(directory, generation), create: false, mode: 0o600)
+            else { return total }
+            defer { fileSystem.close(handle) }
+            return total + ((try? fileSystem.size(handle)) ?? 0)
+        }
+        return (generations.count, bytes)
+    }
+
     /// The archives holding the oldest segment in use, given where each one's snapshot stands.
     func pinning(_ snapshots: [UInt64: LogPosition]) -> [UInt64] {
         live.withLock { live in

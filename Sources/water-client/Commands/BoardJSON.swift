@@ -67,8 +67,7 @@ struct PercentDayJSON: Encodable {
     var date: String
     var progress: Double
     var percent: UInt32
-    var goalMet: Bool
-    var excused: Bool
+    var goalMet, excused: Bool
 
     init(_ day: WaterV1.DaySummary) {
         (date, progress, percent, goalMet, excused) = (day.date, day.progress, day.percent, day.goalMet, day.excused)

@@ -176,10 +176,7 @@ struct SyncJSON: Encodable {
 
 struct OutboxJSON: Encodable {
     var number: Int
-    var kind: String
-    var description: String
-    var server: String
-    var username: String
+    var kind, description, server, username: String
     var queuedAtUnixMs: Int64
     var refused: String?
 }

@@ -51,10 +51,8 @@ extension TodoCommand {
                 let message = "nothing changed: \(item.text.terminalSafe) is done for now\(choreLine(item))"
                 return invocation.output(WaterV1.SkipTodoResponse(item: item)) { message }
             }
-            guard let response = try invocation.callOrQueue(client, request, queued: .todoSkip(request)) else { return }
-            invocation.output(response) {
-                let after = response.item ?? WaterV1.TodoItem()
-                return "skipped: \(after.text.terminalSafe); next\(choreLine(after))"
+            try sendChange(request, queued: .todoSkip(request), client, invocation, item: \.item) { after in
+                "skipped: \(after.text.terminalSafe); next\(choreLine(after))"
             }
         }
     }

@@ -63,16 +63,13 @@ extension TodoCommand {
             let client = try invocation.client()
             var total = WaterV1.ImportTodosResponse()
             // In parts within the request limits: the items with the first.
-            var start = 0
-            repeat {
-                let end = min(start + TodoList.completionsPerPart, export.history.count)
+            for part in TransferCommands.importParts(export.history.count, size: TodoList.completionsPerPart) {
                 let added = try client.call(
                     WaterV1.ImportTodosRequest(
-                        items: start == 0 ? export.items : [], history: Array(export.history[start..<end])))
+                        items: part.lowerBound == 0 ? export.items : [], history: Array(export.history[part])))
                 total.itemsAdded += added.itemsAdded
                 total.completionsAdded += added.completionsAdded
-                start = end
-            } while start < export.history.count
+            }
             invocation.output(total) {
                 "imported \(Format.counted(total.itemsAdded, "item", "items")) and "
                     + "\(Format.counted(total.completionsAdded, "completion", "completions")) "

@@ -54,10 +54,8 @@ enum TodoCommand {
                 }
                 request.due = parsed
             }
-            guard let response = try invocation.callOrQueue(client, request, queued: .todoAdd(request)) else { return }
-            invocation.output(response) {
-                let item = response.item ?? WaterV1.TodoItem()
-                return "added: \(item.text.terminalSafe)\(choreLine(item))"
+            try sendChange(request, queued: .todoAdd(request), client, invocation, item: \.item) { item in
+                "added: \(item.text.terminalSafe)\(choreLine(item))"
             }
         }
     }
@@ -178,14 +176,22 @@ enum TodoCommand {
             invocation.output(WaterV1.SetTodoDoneResponse(item: item)) { message }
             return
         }
-        guard let response = try invocation.callOrQueue(client, request, queued: .todoDone(request)) else { return }
-        invocation.output(response) {
-            let after = response.item ?? WaterV1.TodoItem()
+        try sendChange(request, queued: .todoDone(request), client, invocation, item: \.item) { after in
             if done, !after.every.isEmpty {
                 return "done: \(after.text.terminalSafe); next\(choreLine(after))"
             }
             return (after.done ? "done: " : "not done: ") + after.text.terminalSafe + choreLine(after)
         }
+    }
+
+    /// Sends a change to one item, or queues it away from the server, and shows the item as the
+    /// reply has it in `words` (nothing when it was queued: the outbox said so).
+    static func sendChange<Request: UnaryRPCRequest>(
+        _ request: Request, queued: QueuedWrite, _ client: WaterClient?, _ invocation: Invocation,
+        item: (Request.Response) -> WaterV1.TodoItem?, _ words: (WaterV1.TodoItem) -> String
+    ) throws {
+        guard let response = try invocation.callOrQueue(client, request, queued: queued) else { return }
+        invocation.output(response) { words(item(response) ?? WaterV1.TodoItem()) }
     }
 
     static func render(_ items: [WaterV1.TodoItem], numbers: [Int]? = nil) -> String {

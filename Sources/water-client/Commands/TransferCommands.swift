@@ -146,11 +146,10 @@ enum TransferCommands {
             // In pieces, so every request stays well under the frame limit; the first carries the
             // settings, goals and habits. The server refuses a piece whole; one that would go over
             // a cap with what the archive holds already ends the import, the pieces before it kept.
-            var start = 0
-            repeat {
-                let end = min(start + 4000, history.entries.count)
+            for entries in importParts(history.entries.count, size: 4000) {
+                let start = entries.lowerBound
                 let part = WaterV1.MemberHistory(
-                    settings: start == 0 ? history.settings : nil, entries: Array(history.entries[start..<end]),
+                    settings: start == 0 ? history.settings : nil, entries: Array(history.entries[entries]),
                     goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [],
                     excused: start == 0 ? history.excused : [], reminders: start == 0 ? history.reminders : nil)
                 let added: WaterV1.ImportResponse
@@ -170,8 +169,7 @@ enum TransferCommands {
                 total.checkinsAdded += added.checkinsAdded
                 total.excusedAdded += added.excusedAdded
                 total.remindersSet = total.remindersSet || added.remindersSet
-                start = end
-            } while start < history.entries.count
+            }
             invocation.output(total) {
                 "imported \(Format.counted(total.entriesAdded, "entry", "entries")), "
                     + "\(Format.counted(total.goalsAdded, "goal", "goals")), \(Format.counted(total.habitsAdded, "habit", "habits")) and "
@@ -182,6 +180,12 @@ enum TransferCommands {
                     + " (what was there already was left alone)"
             }
         }
+    }
+
+    /// `0..<count` in parts of at most `size`, in order: what an import sends a request each for.
+    /// One empty part when `count` is 0, as the first part also carries what is sent once.
+    static func importParts(_ count: Int, size: Int) -> [Range<Int>] {
+        stride(from: 0, to: max(count, 1), by: size).map { $0..<min($0 + size, count) }
     }
 
     /// The caps on a member's drinks (``WaterLimits``) on the file alone, before anything is

@@ -2,6 +2,7 @@ import WaterCLI
 import WaterClient
 import WaterCore
 import WaterProtocol
+import WaterTransport
 
 /// `wall link|ls|revoke` (admins): read-only links to the kitchen wall, the board page that
 /// `water-server serve --wall` serves.
@@ -22,12 +23,21 @@ enum WallCommands {
         static func run(_ invocation: inout Invocation) throws {
             let label = try invocation.arguments.option("label") ?? ""
             try invocation.arguments.finish()
+            let server = try invocation.server()
             let response = try invocation.client().call(WaterV1.CreateWallLinkRequest(label: label))
             invocation.output(response) {
-                let id = response.link?.id ?? ""
+                let id = response.link?.id.terminalSafe ?? ""
+                guard !response.wallScheme.isEmpty, let port = UInt16(exactly: response.wallPort) else {
+                    return """
+                        wall link \(id): \(response.path.terminalSafe) on the wall's port, but this server serves no wall
+                        (water-server serve --wall HOST:PORT serves it; shown once: wall revoke \(id) ends it)
+                        """
+                }
+                // The server says how it serves the wall; the host is the one this client reached it by.
+                let address = HostPort(host: server.host, port: port)
                 return """
-                    wall link \(id.terminalSafe): open https://THIS-SERVER:7421\(response.path.terminalSafe)
-                    (the host and port serve --wall listens on; shown once: wall revoke \(id.terminalSafe) ends it)
+                    wall link \(id): open \(response.wallScheme.terminalSafe)://\(address.description.terminalSafe)\(response.path.terminalSafe)
+                    (shown once: wall revoke \(id) ends it)
                     """
             }
         }

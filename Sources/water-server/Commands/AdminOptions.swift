@@ -35,11 +35,23 @@ func report(json: Bool, _ object: some Encodable, _ text: () -> String) {
     Terminal.print(json ? JSONOutput.encode(object) : text())
 }
 
-/// A new password, from standard input (`--password-stdin`) or typed twice at the terminal.
-func newPassword(prompt: String, fromStandardInput: Bool) throws -> String {
-    guard
-        let password = try Terminal.password(
-            fromStandardInput: fromStandardInput, prompt: prompt, confirm: !fromStandardInput)
-    else { throw AdminCommands.Failure(description: "no password given") }
-    return password
+/// A new password as ``newPasswordOptions`` say to take it: from standard input
+/// (`--password-stdin`) or typed twice at the terminal, hashed at `--password-strength`.
+struct NewPassword {
+    let fromStandardInput: Bool
+    let hashing: PasswordHasher.Strength
+
+    init(_ arguments: inout Arguments) throws {
+        fromStandardInput = arguments.flag("password-stdin")
+        hashing = try strength(try arguments.option("password-strength"))
+    }
+
+    /// Reads the password; asks with `prompt` at a terminal.
+    func read(prompt: String) throws -> String {
+        guard
+            let password = try Terminal.password(
+                fromStandardInput: fromStandardInput, prompt: prompt, confirm: !fromStandardInput)
+        else { throw AdminCommands.Failure(description: "no password given") }
+        return password
+    }
 }

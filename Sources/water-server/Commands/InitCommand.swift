@@ -16,10 +16,7 @@ enum InitCommand: ServerCommand {
             OptionSpec("data", "DIR", "the data directory to create", required: true),
             OptionSpec("admin", "NAME", "the first admin's username", required: true),
             OptionSpec("time-zone", "ZONE", "the admin's time zone (default: this machine's)"),
-            passwordFromStandardInput,
-            passwordStrength,
-            jsonOption,
-        ],
+        ] + newPasswordOptions + [jsonOption],
         examples: ["init --data /var/lib/water --admin mum --time-zone Europe/Berlin"])
 
     static func run(_ arguments: inout Arguments) throws {
@@ -27,15 +24,14 @@ enum InitCommand: ServerCommand {
         guard let admin = try arguments.option("admin") else { throw UsageError("--admin NAME is required") }
         // Before the password is asked for: a name that cannot be a username is refused at once.
         try AccountBook.checkUsernameForm(admin, field: "admin")
-        let fromStandardInput = arguments.flag("password-stdin")
+        let newPassword = try NewPassword(&arguments)
         let zone = try householdTimeZone(try arguments.option("time-zone"))
-        let hashing = try strength(try arguments.option("password-strength"))
         let json = arguments.flag("json")
         try arguments.finish()
-        let password = try newPassword(prompt: "password for \(admin): ", fromStandardInput: fromStandardInput)
+        let password = try newPassword.read(prompt: "password for \(admin): ")
         let account = try AdminCommands.initialize(
             dataDirectory: data, admin: admin, password: password, timeZone: zone,
-            strength: hashing, logger: .standardError(minimumLevel: .warning))
+            strength: newPassword.hashing, logger: .standardError(minimumLevel: .warning))
         let fingerprint = try ServerTLSFiles.ensureSelfSigned(in: data)
         report(
             json: json,

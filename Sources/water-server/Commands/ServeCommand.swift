@@ -75,6 +75,10 @@ enum ServeCommand: ServerCommand {
                 "wall", "HOST:PORT",
                 "serve the kitchen wall, the board as a web page, here (off by default; port \(WallSettings.defaultPort))"
             ),
+            OptionSpec(
+                "metrics-token-file", "FILE",
+                "the wall's /metrics asks every peer for this bearer token, the first line of FILE (without it: loopback only)"
+            ),
         ],
         examples: [
             "serve --data /var/lib/water --listen 0.0.0.0:7420 --time-zone Europe/Berlin",
@@ -153,7 +157,10 @@ enum ServeCommand: ServerCommand {
         let logger = Logger.standardError()
         ensureDescriptors(for: configuration.maximumConnections, logger: logger)
         // Members choose push endpoints with water-client remind; the sender idles until one does.
-        configuration.reminderChannels = PushSender(logger: logger, allowPrivate: allowPrivatePush).map { [$0] } ?? []
+        configuration.reminderChannels =
+            PushSender(logger: logger, allowPrivate: allowPrivatePush, deliveries: configuration.deliveries).map {
+                [$0]
+            } ?? []
         let server = try Server(configuration: configuration, logger: logger)
         signal(SIGPIPE, SIG_IGN)
         // SIGTERM and SIGINT stop accepting, let calls in flight finish, flush and exit 0.
@@ -178,7 +185,11 @@ extension ServeCommand {
     /// `--wall HOST:PORT`: the kitchen wall with the protocol's certificate, or plaintext (with
     /// `--plaintext`) on a loopback address only, as the protocol.
     static func wallSettings(_ arguments: inout Arguments, tls: ServerTLSFiles?) throws -> WallSettings? {
-        guard let text = try arguments.option("wall") else { return nil }
+        let tokenFile = try arguments.option("metrics-token-file")
+        guard let text = try arguments.option("wall") else {
+            if tokenFile != nil { throw UsageError("--metrics-token-file is for the wall's /metrics: give --wall too") }
+            return nil
+        }
         guard var address = HostPort(parsing: text, defaultPort: WallSettings.defaultPort) else {
             throw UsageError("--wall must be HOST:PORT, got \(text)")
         }
@@ -189,7 +200,9 @@ extension ServeCommand {
                 throw UsageError("--wall: \(error.description)")
             }
         }
-        return WallSettings(listen: address, tls: tls)
+        var settings = WallSettings(listen: address, tls: tls)
+        settings.metricsTokenFile = tokenFile
+        return settings
     }
 
     /// SIGTERM and SIGINT, which make `serve` stop gracefully. For `serve` they are blocked first
