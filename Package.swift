@@ -88,13 +88,16 @@ let package = Package(
                 "WaterServer", "WaterHome", "WaterPush", "WaterWall", "WaterCLI", "WaterCore", "WaterZoneInfo",
                 "WaterLog", "WaterProtocol", "WaterStore", "WaterTransport", "WaterSystem", "CBuildTime", "CLinux",
             ]),
+        // Linked whole (glibc, OpenSSL, protobuf-c, zlib, libstdc++ from Debian's .a files): no
+        // dynamic loader at start, which was two thirds of a `prompt` (README, "What a prompt costs").
         .executableTarget(
             name: "water-client",
             dependencies: [
                 "WaterClient", "WaterCLI", "WaterCore", "WaterZoneInfo", "WaterCodec", "WaterProtocol",
                 "WaterTransport",
                 "WaterTLS",
-            ]),
+            ],
+            linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux], configuration: .release))]),
 
         // Fakes shared by tests and benchmarks: a simulated disk, fault injection, repository files.
         .target(

@@ -39,15 +39,14 @@ enum WallPage {
         html += "<th>Streak</th></tr></thead>\n<tbody>\n"
         for row in board.rows {
             html += "<tr><td class=\"rank\">\(row.rank)</td><td class=\"name\">\(escaped(row.displayName))</td>"
-            html += "<td class=\"bar\"><meter min=\"0\" max=\"100\" low=\"50\" high=\"99\" optimum=\"100\" "
-            html += "value=\"\(row.averagePercent)\">\(row.averagePercent) %</meter></td>"
+            html += "<td class=\"bar\">\(meter(row.averagePercent, banded: true))</td>"
             html += "<td class=\"percent\">\(row.averagePercent)&nbsp;%</td><td class=\"met\">\(row.daysMet)/7</td>"
             html += "<td class=\"streak\">\(row.streakDays)&nbsp;d</td></tr>\n"
         }
         html += "</tbody>\n</table>\n<h2>Today</h2>\n<ul class=\"today\">\n"
         for row in board.rows {
             html += "<li><span class=\"name\">\(escaped(row.displayName))</span> "
-            html += "<meter min=\"0\" max=\"100\" value=\"\(row.todayPercent)\">\(row.todayPercent) %</meter> "
+            html += "\(meter(row.todayPercent, banded: false)) "
             html += "<span class=\"figure\">\(row.todayPercent)&nbsp;%"
             if let amounts = row.amounts {
                 html += " · \(amounts.todayMillilitres) of \(amounts.goalMillilitres)&nbsp;ml"
@@ -56,6 +55,12 @@ enum WallPage {
         }
         html += "</ul>\n"
         return html
+    }
+
+    /// A bar of `percent`; `banded`, coloured by how far the week's average is from the goal.
+    static func meter(_ percent: Int, banded: Bool) -> String {
+        let bands = banded ? " low=\"50\" high=\"99\" optimum=\"100\"" : ""
+        return "<meter min=\"0\" max=\"100\"\(bands) value=\"\(percent)\">\(percent) %</meter>"
     }
 
     /// `text` safe inside an element or a quoted attribute.

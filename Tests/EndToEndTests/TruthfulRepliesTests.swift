@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import WaterClient
 import WaterProtocol
+import WaterTestSupport
 import WaterTransport
 
 /// Every answer tells the truth (issue 31 item 2), in the real server with every sync made slow
@@ -19,6 +20,14 @@ struct TruthfulRepliesTests {
         let server: ServerProcess
         let mum: [UInt8]
         let dad: [UInt8]
+        /// Made by the shim when the sync that fails begins.
+        let begunFile: String
+
+        /// Waits (bounded) until the failing sync has begun: what is sent next goes into a
+        /// later group, however slowly this machine runs.
+        func waitForTheFailingSync() {
+            #expect(waitUntil(seconds: 30, every: .milliseconds(5)) { access(begunFile, F_OK) == 0 })
+        }
 
         /// A client with `token`.
         func client(_ token: [UInt8]) throws -> WaterClient {
@@ -35,10 +44,13 @@ struct TruthfulRepliesTests {
         defer { unlink(shim) }
         let failFile = FileManager.default.temporaryDirectory.appendingPathComponent("fail-once-\(getpid())").path
         defer { unlink(failFile) }
+        let begunFile = failFile + "-begun"
+        defer { unlink(begunFile) }
         let server = try ServerProcess.fresh(
             environment: [
                 "LD_PRELOAD": shim, "WATER_SLOW_SYNC_US": "\(Int(syncDelay * 1_000_000))",
                 "WATER_FAIL_SYNC_FILE": failFile, "WATER_FAIL_SYNC_ONCE": "1",
+                "WATER_SYNC_BEGUN_FILE": begunFile,
             ])
         let mum = try server.client("mum", password: adminPassword)
         _ = try mum.call(WaterV1.AddMemberRequest(username: "dad", password: "dad-password-1"))
@@ -46,7 +58,7 @@ struct TruthfulRepliesTests {
         let sockets = try (0..<connections).map { _ in try Self.connection(server) }
         defer { sockets.forEach { $0.close() } }
         #expect(FileManager.default.createFile(atPath: failFile, contents: nil))
-        try body(Household(server: server, mum: mum.token, dad: dad.token), sockets)
+        try body(Household(server: server, mum: mum.token, dad: dad.token, begunFile: begunFile), sockets)
         #expect(server.stop() == 0)
     }
 
@@ -93,7 +105,7 @@ struct TruthfulRepliesTests {
         let (mum, dad) = (house.mum, house.dad)
         // Two drinks of mum's in one turn: the writer's group, whose sync (0.8 s) fails.
         try Self.send(Self.drink(2, mum) + Self.drink(3, mum), on: mumSocket)
-        usleep(100_000)
+        house.waitForTheFailingSync()
         // While it syncs, mum's third drink and dad's go into the next group: mum's is queued
         // before her diary rolls back (stale), dad's diary has nothing to do with it.
         try Self.send(Self.drink(4, mum), on: mumSocket)
@@ -127,7 +139,7 @@ struct TruthfulRepliesTests {
         let (mum, dad) = (house.mum, house.dad)
         // Mum's two drinks in one turn: the writer's group, whose sync (0.8 s) fails.
         try Self.send(Self.drink(2, mum) + Self.drink(3, mum), on: writes)
-        usleep(100_000)
+        house.waitForTheFailingSync()
         // Dad's drink goes into the next group (durable), and mum's today, read in the same turn,
         // shows her two drinks still being synced: it waits for dad's group.
         try Self.send(

@@ -4,9 +4,12 @@
  * For the tests, a card that fails: while the file WATER_FAIL_SYNC_FILE names exists, each sync
  * fails with EIO (after its delay), as a dying card's would; with WATER_FAIL_SYNC_ONCE set, the
  * first sync that fails removes the file, so exactly one fails (a test then knows that the group
- * after it is synced). */
+ * after it is synced). With WATER_SYNC_BEGUN_FILE, a sync that starts while the fail file exists
+ * first makes that file: a test waits for it, not for a guessed time, to know the failing sync
+ * has begun and what it sends next goes into a later group. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -15,12 +18,21 @@
 static long delay_us = 3000;
 static const char *fail_file = NULL;
 static int fail_once = 0;
+static const char *begun_file = NULL;
 
 __attribute__((constructor)) static void read_delay(void) {
     const char *text = getenv("WATER_SLOW_SYNC_US");
     if (text) delay_us = atol(text);
     fail_file = getenv("WATER_FAIL_SYNC_FILE");
     fail_once = getenv("WATER_FAIL_SYNC_ONCE") != NULL;
+    begun_file = getenv("WATER_SYNC_BEGUN_FILE");
+}
+
+/* Says that a sync which is going to fail has begun (see above). */
+static void mark_begun(void) {
+    if (!begun_file || !fail_file || access(fail_file, F_OK) != 0) return;
+    int fd = open(begun_file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) close(fd);
 }
 
 /* The call's result, or -1 with EIO while the fail file exists. */
@@ -41,12 +53,14 @@ static void wait_for_the_card(void) {
 }
 
 int fsync(int fd) {
+    mark_begun();
     long result = syscall(SYS_fsync, fd);
     wait_for_the_card();
     return outcome(result);
 }
 
 int fdatasync(int fd) {
+    mark_begun();
     long result = syscall(SYS_fdatasync, fd);
     wait_for_the_card();
     return outcome(result);
