@@ -155,6 +155,10 @@ let package = Package(
             ]),
         // The Home Assistant publisher's pieces without a broker; the only tests that link libmosquitto.
         .testTarget(name: "WaterHomeTests", dependencies: ["WaterHome", "WaterCore", "WaterTestSupport"]),
+        // The push sender with libcurl against a real endpoint on 127.0.0.1, and its queue.
+        .testTarget(
+            name: "WaterPushTests",
+            dependencies: ["WaterPush", "CCurl", "WaterCore", "WaterLog", "WaterSync", "WaterTestSupport"]),
         // The kitchen wall's pure parts: routes and the page drawn from a board.
         .testTarget(name: "WaterWallTests", dependencies: ["WaterWall"]),
         // Start the real water-server binary on 127.0.0.1 and drive it with water-client.

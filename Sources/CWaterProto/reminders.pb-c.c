@@ -361,7 +361,7 @@ const ProtobufCMessageDescriptor water__v1__reminder_settings__descriptor =
   (ProtobufCMessageInit) water__v1__reminder_settings__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__set_reminders_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor water__v1__set_reminders_request__field_descriptors[3] =
 {
   {
     "reminders",
@@ -387,15 +387,28 @@ static const ProtobufCFieldDescriptor water__v1__set_reminders_request__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "fields",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Water__V1__SetRemindersRequest, n_fields),
+    offsetof(Water__V1__SetRemindersRequest, fields),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__set_reminders_request__field_indices_by_name[] = {
+  2,   /* field[2] = fields */
   1,   /* field[1] = for_member */
   0,   /* field[0] = reminders */
 };
 static const ProtobufCIntRange water__v1__set_reminders_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor water__v1__set_reminders_request__descriptor =
 {
@@ -405,7 +418,7 @@ const ProtobufCMessageDescriptor water__v1__set_reminders_request__descriptor =
   "Water__V1__SetRemindersRequest",
   "water.v1",
   sizeof(Water__V1__SetRemindersRequest),
-  2,
+  3,
   water__v1__set_reminders_request__field_descriptors,
   water__v1__set_reminders_request__field_indices_by_name,
   1,  water__v1__set_reminders_request__number_ranges,

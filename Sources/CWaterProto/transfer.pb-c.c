@@ -424,7 +424,7 @@ const ProtobufCMessageDescriptor water__v1__habit_history__descriptor =
   (ProtobufCMessageInit) water__v1__habit_history__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__member_history__field_descriptors[6] =
+static const ProtobufCFieldDescriptor water__v1__member_history__field_descriptors[7] =
 {
   {
     "member",
@@ -498,6 +498,18 @@ static const ProtobufCFieldDescriptor water__v1__member_history__field_descripto
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reminders",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__MemberHistory, reminders),
+    &water__v1__reminder_settings__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__member_history__field_indices_by_name[] = {
   2,   /* field[2] = entries */
@@ -505,13 +517,14 @@ static const unsigned water__v1__member_history__field_indices_by_name[] = {
   3,   /* field[3] = goals */
   4,   /* field[4] = habits */
   0,   /* field[0] = member */
+  6,   /* field[6] = reminders */
   1,   /* field[1] = settings */
 };
 static const ProtobufCIntRange water__v1__member_history__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 10, 5 },
-  { 0, 6 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor water__v1__member_history__descriptor =
 {
@@ -521,7 +534,7 @@ const ProtobufCMessageDescriptor water__v1__member_history__descriptor =
   "Water__V1__MemberHistory",
   "water.v1",
   sizeof(Water__V1__MemberHistory),
-  6,
+  7,
   water__v1__member_history__field_descriptors,
   water__v1__member_history__field_indices_by_name,
   2,  water__v1__member_history__number_ranges,
@@ -655,7 +668,7 @@ const ProtobufCMessageDescriptor water__v1__import_request__descriptor =
   (ProtobufCMessageInit) water__v1__import_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor water__v1__import_response__field_descriptors[5] =
+static const ProtobufCFieldDescriptor water__v1__import_response__field_descriptors[6] =
 {
   {
     "entries_added",
@@ -717,6 +730,18 @@ static const ProtobufCFieldDescriptor water__v1__import_response__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reminders_set",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Water__V1__ImportResponse, reminders_set),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned water__v1__import_response__field_indices_by_name[] = {
   3,   /* field[3] = checkins_added */
@@ -724,12 +749,13 @@ static const unsigned water__v1__import_response__field_indices_by_name[] = {
   4,   /* field[4] = excused_added */
   1,   /* field[1] = goals_added */
   2,   /* field[2] = habits_added */
+  5,   /* field[5] = reminders_set */
 };
 static const ProtobufCIntRange water__v1__import_response__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 10, 4 },
-  { 0, 5 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor water__v1__import_response__descriptor =
 {
@@ -739,7 +765,7 @@ const ProtobufCMessageDescriptor water__v1__import_response__descriptor =
   "Water__V1__ImportResponse",
   "water.v1",
   sizeof(Water__V1__ImportResponse),
-  5,
+  6,
   water__v1__import_response__field_descriptors,
   water__v1__import_response__field_indices_by_name,
   2,  water__v1__import_response__number_ranges,

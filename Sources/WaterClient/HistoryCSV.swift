@@ -2,13 +2,15 @@ import WaterCore
 import WaterProtocol
 
 /// The CSV form of an export: one row per entry, daily goal, habit, check-in and excused day
-/// (its reason in `name`), one for the usual cup (and drink), one per named cup and one for a
-/// privacy other than full. Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
+/// (its reason in `name`), one for the usual cup (and drink), one per named cup, one for a
+/// privacy other than full, and one for reminders (every how many minutes in `amount_ml`; in
+/// `name`, the hours or `-`, then `chores` and `mqtt` when on; never a push URL or token). Read with LF or CRLF line ends (what spreadsheets and Python's csv write).
 ///
 ///     kind,member,id,date,at_unix_ms,amount_ml,goal_ml,name,icon,color,drink,factor,made_by
 ///     cup,mum,,,,250,,,,,tea,,
 ///     namedcup,mum,,,,250,,latte,,,milk,,
 ///     privacy,mum,,,,,,percent,,,,,
+///     reminders,mum,,,,60,,08:00-22:00 chores mqtt,,,,,
 ///     entry,mum,0192e4a0-...,2026-11-30,1796040000000,200,,,,,milk,1.50,
 ///     entry,kim,0192e4a0-...,2026-11-30,1796040000000,200,,,,,water,1.00,mum
 ///
@@ -37,6 +39,7 @@ public enum HistoryCSV {
             if let settings = history.settings {
                 rows += settingsRows(settings, member: member)
             }
+            if let reminders = history.reminders { rows.append(remindersRow(reminders, member: member)) }
             for entry in history.entries {
                 rows.append([
                     "entry", member, entry.entryID, entry.date, "\(entry.atUnixMs)", "\(entry.amountMl)", "", "", "",
@@ -145,6 +148,8 @@ public enum HistoryCSV {
                 histories[member]!.habits[index].checkedDates.append(row[3])
             case "excused":
                 histories[member]!.excused.append(WaterV1.ExcusedDate(date: row[3], reason: row[7]))
+            case "reminders":
+                histories[member]!.reminders = try reminders(row, line: number + 1)
             default:
                 throw WaterError(.invalidArgument, "line \(number + 1): unknown kind \"\(row[0])\"")
             }
@@ -174,6 +179,33 @@ public enum HistoryCSV {
         } else {
             settings.cups.append(WaterV1.Cup(name: row[7], amountMl: amount, drink: drink))
         }
+    }
+
+    /// The reminders' row: `60` and `08:00-22:00 chores mqtt` (`-` for no water reminders).
+    private static func remindersRow(_ reminders: WaterV1.ReminderSettings, member: String) -> [String] {
+        let words =
+            [reminders.everyMinutes == 0 ? "-" : "\(reminders.from)-\(reminders.to)"]
+            + (reminders.chores ? ["chores"] : []) + (reminders.mqtt ? ["mqtt"] : [])
+        return [
+            "reminders", member, "", "", "", "\(reminders.everyMinutes)", "", words.joined(separator: " "), "", "", "",
+            "", "",
+        ]
+    }
+
+    /// A `reminders` row; the server checks the values as SetReminders does.
+    private static func reminders(_ row: [String], line: Int) throws(WaterError) -> WaterV1.ReminderSettings {
+        let words = row[7].split(separator: " ").map(String.init)
+        let hours = words.first?.split(separator: "-", omittingEmptySubsequences: false).map(String.init) ?? []
+        guard let every = UInt32(row[5]), words.first == "-" ? every == 0 : hours.count == 2 && every != 0,
+            Set(words.dropFirst()).isSubset(of: ["chores", "mqtt"])
+        else {
+            throw WaterError(
+                .invalidArgument,
+                "line \(line): reminders are minutes, and hours like 08:00-22:00 (or -) with chores and mqtt if on")
+        }
+        let (from, to) = hours.count == 2 ? (hours[0], hours[1]) : ("", "")
+        return WaterV1.ReminderSettings(
+            everyMinutes: every, from: from, to: to, mqtt: words.contains("mqtt"), chores: words.contains("chores"))
     }
 
     private struct HabitKey: Hashable {

@@ -43,7 +43,9 @@ extension QueuedWrite {
                     throw DomainError.invalid("privacy", "privacy must be full, percent or hidden")
                 }
             case .reminders(let request):
-                let wire = request.reminders ?? WaterV1.ReminderSettings()
+                // The named fields alone: the rest are the server's, unknown here.
+                let wire = try WaterV1.ReminderSettings().applying(
+                    request.reminders ?? WaterV1.ReminderSettings(), fields: request.fields)
                 _ = try ReminderSettings(
                     every: Int(min(wire.everyMinutes, 100_000)), from: wire.from, to: wire.to, chores: wire.chores,
                     mqtt: wire.mqtt, pushURL: wire.pushUrl, pushToken: wire.pushToken)

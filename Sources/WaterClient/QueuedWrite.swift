@@ -21,7 +21,8 @@ public enum QueuedWrite: Sendable, Hashable {
     case unexcuse(WaterV1.UnexcuseDaysRequest)
     /// `privacy full|percent|hidden`: setting a level twice is the same as once.
     case privacy(WaterV1.SetPrivacyRequest)
-    /// `remind ...`: the member's reminders, whole; setting them twice is the same as once.
+    /// `remind ...`: the fields of the member's reminders it names (the rest stay the server's);
+    /// setting them twice is the same as once.
     case reminders(WaterV1.SetRemindersRequest)
 
     /// The kind the outbox file names.

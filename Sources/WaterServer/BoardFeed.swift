@@ -60,8 +60,9 @@ public struct BoardFeed: Sendable {
     }
 
     /// The reminders due at `now`, whole minute by whole minute (``ReminderRule``), for every
-    /// member whose settings ask for them; read from durable state, as the board is (the chores
-    /// of a list with a write still being synced wait for the next minute).
+    /// member whose settings ask for them. It reads the board's inputs and the chore list as
+    /// they are: the scheduler calls it inside ``readDurably(_:orElse:)``, so that a write still
+    /// being synced is never what decides.
     public func dueReminders(now: Int64) -> [Reminder] {
         let members = boards.members().readable
         guard members.contains(where: { !$0.account.reminders.isOff }) else { return [] }
@@ -83,8 +84,7 @@ public struct BoardFeed: Sendable {
                     )
                 }
             ) { first, _ in first })
-        let list = readDurably({ try? boards.store.household.read { $0 } }, orElse: {}) ?? nil
-        guard let list else { return water }
+        guard let list = try? boards.store.household.read({ $0 }) else { return water }
         return water + ReminderRule.choresDue(in: list, household: household, zone: zone, accounts: accounts, now: now)
     }
 
@@ -142,6 +142,10 @@ public protocol ReminderChannel: Sendable {
     /// Sends those of `reminders` whose recipient chose this channel, off the caller's thread;
     /// returns without waiting for any of them.
     func send(_ reminders: [Reminder])
+    /// Stops sending, waiting a bounded time for what it runs to end: the server calls it once
+    /// no more reminders come (for ``ServerConfiguration/reminderChannels``; a publisher that is a
+    /// channel too is stopped as a publisher).
+    func stop()
 }
 
 /// What makes a ``BoardPublisher`` from the server's feed: a closure that

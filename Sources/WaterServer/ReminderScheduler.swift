@@ -8,7 +8,8 @@ import WaterSync
 /// ## Who owns what
 ///
 /// - **``queue``** (serial, its own) wakes a second into each whole minute of the server's
-///   clock (`--clock` included), reads the members' durable day totals, and hands what is due
+///   clock (`--clock` included), reads the members' day totals and the chore list once every
+///   write the read could show is durable (``BoardFeed/readDurably(_:orElse:)``), and hands what is due
 ///   to the channels, which send on threads of their own. The event loop never takes part:
 ///   nothing here waits for it, and it waits for nothing here.
 /// - **``lastMinute``** (touched on ``queue`` only; its lock is for the compiler) is the last
@@ -59,7 +60,33 @@ final class ReminderScheduler: BoardPublisher {
             return (max(last + 1, minute - Self.catchUpMinutes + 1), minute > last)
         }
         guard isNew else { return }
-        let due = (first...minute).flatMap { feed.dueReminders(now: $0 * 60_000) }
+        remind(first...minute)
+    }
+
+    /// How many times a read of one tick is made again because it saw a write still being
+    /// synced, before what it read is taken as it is (a household writing without a pause
+    /// would otherwise hold its reminders back for as long).
+    static let durableTries = 20
+
+    /// On ``queue``: the reminders of `minutes`, from a read of durable state only: a drink
+    /// still being synced (which may yet be rolled back) neither suppresses nor causes one.
+    /// A read that saw one is made again once it is settled, for these same minutes: the tick
+    /// has moved ``lastMinute`` on, so nothing else would send them.
+    private func remind(_ minutes: ClosedRange<Int64>, tries: Int = 1) {
+        let read = { minutes.flatMap { self.feed.dueReminders(now: $0 * 60_000) } }
+        let due: [Reminder]
+        if tries >= Self.durableTries {
+            logger.warning("reminders read with writes still being synced", ["tries": "\(tries)"])
+            due = read()
+        } else {
+            let durable = feed.readDurably(read) { [weak self] in
+                // Told on the thread that tells of groups (the event loop): handed back at once.
+                guard let self else { return }
+                queue.async { self.remind(minutes, tries: tries + 1) }
+            }
+            guard let durable else { return }
+            due = durable
+        }
         guard !due.isEmpty else { return }
         for channel in channels { channel.send(due) }
         // What `nudge` hears: a water reminder that went somewhere (a channel the recipient chose).

@@ -265,6 +265,8 @@ public final class Server: Sendable {
         loop.stop()
         services.clock.flush()
         for publisher in publishers { publisher.stop() }
+        // The scheduler has stopped: nothing more is handed to the channels.
+        for channel in services.configuration.reminderChannels { channel.stop() }
         services.store.close()
         let commits = services.store.committer.currentStatistics
         services.logger.info(

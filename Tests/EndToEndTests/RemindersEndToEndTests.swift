@@ -50,8 +50,10 @@ struct RemindersEndToEndTests {
     func tenOClock() throws {
         let endpoint = try Endpoint(token: "tk_family")
         let broker = try MosquittoBroker()
-        try broker.start()
-        var server = try ServerProcess.fresh(["--clock", "\(Self.ten - 50 * 60_000)", "--mqtt", broker.address])
+        // The endpoint is on loopback, which only --push-allow-private lets pushes reach.
+        var server = try ServerProcess.fresh([
+            "--clock", "\(Self.ten - 50 * 60_000)", "--mqtt", broker.address, "--push-allow-private",
+        ])
         let base = "http://127.0.0.1:\(endpoint.port)"
         let tokens = NSTemporaryDirectory() + "tokens-\(UUID())"
         try "tk_family\n".write(toFile: tokens + "-good", atomically: true, encoding: .utf8)
@@ -94,6 +96,7 @@ struct RemindersEndToEndTests {
         let reminders = try broker.subscribe(["water/+/reminder"], count: 1, seconds: 90)
         server = try server.restarted([
             "--clock", "\(Self.ten - 15_000)", "--mqtt", broker.address, "--listen", "\(server.address)",
+            "--push-allow-private",
         ])
         #expect(
             waitUntil(seconds: 120, every: .milliseconds(200)) {
@@ -126,6 +129,35 @@ struct RemindersEndToEndTests {
         #expect(endpoint.requests(to: "gus").count == 1)
         #expect(endpoint.requests(to: "eve").isEmpty && endpoint.requests(to: "met").isEmpty)
         #expect(endpoint.requests(to: "ivy").isEmpty)
+        // The orderly stop stops the push sender too, within its bound, whatever hangs.
         #expect(server.stop() == 0)
+        #expect(server.log.contains("push sender stopped"), "\(server.log)")
+    }
+
+    @Test(
+        "without --push-allow-private a push to this machine is refused after the name is resolved: nothing reaches it, and the log names neither path nor token"
+    )
+    func privateEndpointRefused() throws {
+        let endpoint = try Endpoint(token: "tk_family")
+        var server = try ServerProcess.fresh(["--clock", "\(Self.ten - 50 * 60_000)"])
+        let tokens = NSTemporaryDirectory() + "tokens-\(UUID())"
+        try "tk_family\n".write(toFile: tokens, atomically: true, encoding: .utf8)
+        defer { unlink(tokens) }
+        let mum = try server.loggedInAdmin()
+        // `localhost` is a name: only its address, once resolved, says where it goes.
+        for (user, url) in [
+            (mum, "http://127.0.0.1:\(endpoint.port)/mum-topic"),
+            (try server.addedMember("dad", by: mum), "https://localhost:\(endpoint.port)/dad-topic"),
+        ] {
+            #expect(try user.run(["remind", "--push", url, "--push-token-file", tokens]).status == 0)
+        }
+        server = try server.restarted(["--clock", "\(Self.ten - 15_000)", "--listen", "\(server.address)"])
+        #expect(
+            server.waitForLog("push reminder refused", lines: 2, seconds: 120),
+            "\(server.logSoFar)")
+        #expect(server.stop() == 0)
+        #expect(endpoint.requests.isEmpty, "\(endpoint.requests)")
+        for secret in ["mum-topic", "dad-topic", "tk_family"] { #expect(!server.log.contains(secret)) }
+        #expect(server.log.contains("refused=2") && server.log.contains("push sender stopped"), "\(server.log)")
     }
 }

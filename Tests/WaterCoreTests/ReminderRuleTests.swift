@@ -28,6 +28,27 @@ struct ReminderRuleTests {
         return ReminderRule.due(for: account, water: water, usualCupMillilitres: 250, accounts: accounts, now: now)
     }
 
+    /// A list of `chores`, each added by its assignee, with ids 1, 2, ...
+    func choreList(_ chores: [(text: String, chore: Chore)]) throws -> TodoList {
+        var list = TodoList()
+        for (n, (text, chore)) in chores.enumerated() {
+            list.apply(
+                try #require(
+                    try list.validateAdd(
+                        id: id(UInt64(n + 1)), text: text, chore: chore, by: chore.assignee ?? 1, now: 0)))
+        }
+        return list
+    }
+
+    /// The chore reminders of `list` at `hour:minute` of `date` in Berlin, the household being `accounts`.
+    func choresDue(
+        _ list: TodoList, _ accounts: [UInt64: Account], on date: LocalDate, _ hour: Int, _ minute: Int = 0
+    ) -> [Reminder] {
+        ReminderRule.choresDue(
+            in: list, household: ChoreHousehold(today: monday, now: 0, members: Set(accounts.keys)), zone: berlin,
+            accounts: accounts, now: berlin.unixMilliseconds(of: date, hour: hour, minute: minute))
+    }
+
     func drink(_ water: inout WaterDiary, _ amount: Int32, at hour: Int, n: UInt64) throws {
         let at = berlin.unixMilliseconds(of: monday, hour: hour, minute: 0)
         water.apply(try water.validateLog(id: id(n), amountMillilitres: amount, unixMilliseconds: at, now: at).mutation)
@@ -103,13 +124,10 @@ struct ReminderRuleTests {
     func chores() throws {
         var dad = account(2)
         dad.reminders.chores = true
-        var list = TodoList()
-        let bins = Chore(due: monday, dueMinute: 18 * 60, assignee: 2)
-        list.apply(try #require(try list.validateAdd(id: id(7), text: "take the bins out", chore: bins, by: 2, now: 0)))
+        var list = try choreList([("take the bins out", Chore(due: monday, dueMinute: 18 * 60, assignee: 2))])
         let household = ChoreHousehold(today: monday, now: 0, members: [2])
         func at(_ date: LocalDate, _ hour: Int, _ minute: Int, _ accounts: [UInt64: Account]) -> [Reminder] {
-            let now = berlin.unixMilliseconds(of: date, hour: hour, minute: minute)
-            return ReminderRule.choresDue(in: list, household: household, zone: berlin, accounts: accounts, now: now)
+            choresDue(list, accounts, on: date, hour, minute)
         }
         let due = at(monday, 18, 0, [2: dad])
         #expect(due.map(\.title) == ["A chore is due"] && due[0].text == "take the bins out is due at 18:00")
@@ -122,9 +140,53 @@ struct ReminderRuleTests {
         #expect(at(monday, 18, 0, [2: account(2)]).isEmpty)
         // Done: nothing more.
         let done = try #require(
-            try list.validateDone(id: id(7), occurrence: monday, doneBy: 2, markedBy: nil, household: household))
+            try list.validateDone(id: id(1), occurrence: monday, doneBy: 2, markedBy: nil, household: household))
         list.apply(done)
         #expect(at(monday.adding(days: 1), 8, 0, [2: dad]).isEmpty)
+    }
+
+    @Test(
+        "a chore due in the recipient's quiet hours is held until their hours start; a child's goes by the guardian's hours"
+    )
+    func choresHeldToWakingHours() throws {
+        var dad = account(2, hours: "10:00-20:00")
+        dad.reminders.chores = true
+        var kim = account(4, child: true, guardians: [2])
+        kim.reminders = ReminderSettings(chores: true)
+        let accounts: [UInt64: Account] = [2: dad, 4: kim]
+        // Kim's chore has no time: the start of her hours (08:00), before her guardian's begin.
+        let list = try choreList([
+            ("start the dishwasher", Chore(due: monday, dueMinute: 3 * 60, assignee: 2)),
+            ("feed the cat", Chore(due: monday, assignee: 4)),
+        ])
+        func at(_ hour: Int, _ minute: Int = 0, on date: LocalDate? = nil) -> [Reminder] {
+            choresDue(list, accounts, on: date ?? monday, hour, minute)
+        }
+        #expect(at(3).isEmpty && at(8).isEmpty && at(9, 59).isEmpty)
+        let morning = at(10)
+        #expect(morning.count == 1 && morning[0].recipient.id == 2, "one message for both: \(morning)")
+        #expect(morning[0].title == "2 chores are due")
+        #expect(
+            morning[0].text == "2 chores: start the dishwasher is due at 03:00; M4's chore: feed the cat is due today",
+            "\(morning[0].text)")
+        #expect(at(10, 1).isEmpty && at(20).isEmpty)
+        // Overdue the next morning at the assignee's start, held to the recipient's 10:00 too.
+        let tuesday = monday.adding(days: 1)
+        #expect(at(8, on: tuesday).isEmpty)
+        #expect(at(10, on: tuesday).map(\.title) == ["2 chores are overdue"])
+    }
+
+    @Test("500 chores due at 03:00 come as one message at the start of the recipient's hours, naming five")
+    func choreFloodIsOneMessage() throws {
+        var mum = account(3)
+        mum.reminders.chores = true
+        let chore = Chore(due: monday, dueMinute: 3 * 60, assignee: 3)
+        let list = try choreList((1...TodoList.maximumItems).map { ("chore number \($0)", chore) })
+        #expect(choresDue(list, [3: mum], on: monday, 3).isEmpty)
+        let morning = choresDue(list, [3: mum], on: monday, 8)
+        #expect(morning.count == 1 && morning[0].title == "500 chores are due")
+        #expect(morning[0].text.hasPrefix("500 chores: chore number 1 is due at 03:00; chore number 2"))
+        #expect(morning[0].text.hasSuffix("; and 495 more") && morning[0].text.utf8.count < 400)
     }
 
     @Test("settings out of range are refused naming the field; a token never goes in clear off this machine")

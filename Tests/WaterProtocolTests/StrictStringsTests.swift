@@ -102,6 +102,8 @@ private let rows: [(message: String, fields: [String])] = [
             "history.goals.date",
             "history.habits.habit.habit_id", "history.habits.habit.name", "history.habits.checked_dates",
             "history.excused.date", "history.excused.reason",
+            "history.reminders.from", "history.reminders.to", "history.reminders.push_url",
+            "history.reminders.push_token",
         ]
     ),
     ("water.v1.ExcuseDaysRequest", ["from_date", "to_date", "reason", "for_member"]),
@@ -109,7 +111,7 @@ private let rows: [(message: String, fields: [String])] = [
     ("water.v1.ExcuseHouseholdRequest", ["from_date", "to_date", "reason"]),
     (
         "water.v1.SetRemindersRequest",
-        ["reminders.from", "reminders.to", "reminders.push_url", "reminders.push_token", "for_member"]
+        ["reminders.from", "reminders.to", "reminders.push_url", "reminders.push_token", "for_member", "fields"]
     ),
     ("water.v1.GetRemindersRequest", ["for_member"]),
 ]

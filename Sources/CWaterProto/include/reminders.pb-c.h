@@ -72,10 +72,22 @@ struct  Water__V1__SetRemindersRequest
   ProtobufCMessage base;
   Water__V1__ReminderSettings *reminders;
   char *for_member;
+  /*
+   * The fields of `reminders` this request changes, by their names here: every_minutes, from,
+   * to, chores, mqtt, push_url, push_token; the others keep the server's values (INVALID_ARGUMENT
+   * names "fields" for any other name). Empty: every field, the whole settings, as before.
+   * So a change made away from the server can wait in a client's outbox and still leave alone
+   * what the server keeps (the push URL and token it never shows). After the merge, water
+   * reminders with no hours take 08:00-22:00, and hours named while every_minutes is 0 turn water
+   * reminders on every 60 minutes. A push_url that changes without push_token drops the old
+   * token (it is never sent to another endpoint).
+   */
+  size_t n_fields;
+  char **fields;
 };
 #define WATER__V1__SET_REMINDERS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__set_reminders_request__descriptor) \
-    , NULL, (char *)protobuf_c_empty_string }
+    , NULL, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 struct  Water__V1__SetRemindersResponse

@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 #include "accounts.pb-c.h"
 #include "habits.pb-c.h"
+#include "reminders.pb-c.h"
 #include "tracker.pb-c.h"
 
 typedef struct Water__V1__DailyGoal Water__V1__DailyGoal;
@@ -78,10 +79,18 @@ struct  Water__V1__MemberHistory
    */
   size_t n_excused;
   Water__V1__ExcusedDate **excused;
+  /*
+   * The member's reminders (absent: off), without where pushes go: push_url and push_token are
+   * never exported (the URL names an ntfy topic anyone who knows it can read, and the token is
+   * write-only), so an export is no secret's copy. An import sets every_minutes, from, to,
+   * chores and mqtt from it, checked as SetReminders checks them, and keeps the member's push
+   * endpoint as it is; importing it twice changes nothing.
+   */
+  Water__V1__ReminderSettings *reminders;
 };
 #define WATER__V1__MEMBER_HISTORY__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__member_history__descriptor) \
-    , NULL, NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+    , NULL, NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, NULL }
 
 
 struct  Water__V1__ExportRequest
@@ -131,10 +140,14 @@ struct  Water__V1__ImportResponse
   uint32_t habits_added;
   uint32_t checkins_added;
   uint32_t excused_added;
+  /*
+   * Whether the import changed the member's reminders.
+   */
+  protobuf_c_boolean reminders_set;
 };
 #define WATER__V1__IMPORT_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&water__v1__import_response__descriptor) \
-    , 0, 0, 0, 0, 0 }
+    , 0, 0, 0, 0, 0, 0 }
 
 
 /* Water__V1__DailyGoal methods */

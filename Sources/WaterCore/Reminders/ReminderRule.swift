@@ -16,6 +16,16 @@ public struct Reminder: Hashable, Sendable {
     public var chore: String?
     /// The member's day it is for.
     public var date: LocalDate
+
+    public init(
+        memberID: UInt64, username: String, displayName: String, recipient: Account, kind: String, title: String,
+        text: String, toGoMillilitres: Int = 0, chore: String? = nil, date: LocalDate
+    ) {
+        (self.memberID, self.username, self.displayName, self.recipient) = (memberID, username, displayName, recipient)
+        (self.kind, self.title, self.text, self.toGoMillilitres, self.chore, self.date) = (
+            kind, title, text, toGoMillilitres, chore, date
+        )
+    }
 }
 
 /// When a water reminder is due: the one rule the server's scheduler follows, for every channel
@@ -59,41 +69,5 @@ public enum ReminderRule {
         let hourBefore = now - 3_600_000
         return zone.minuteOfDay(atUnixMilliseconds: hourBefore) == minute
             && zone.date(atUnixMilliseconds: hourBefore) == zone.date(atUnixMilliseconds: now)
-    }
-
-    /// The chore reminders due at `now`: a chore due, to the member whose turn it is (passed on
-    /// from one excused or removed, as the list reads it), at its due time or (with none) at the
-    /// start of their reminder hours, on the household's calendar `zone`; and once more the
-    /// next morning when it is still not done. Only to members who asked for chore reminders.
-    public static func choresDue(
-        in list: TodoList, household: ChoreHousehold, zone: MemberTimeZone, accounts: [UInt64: Account], now: Int64
-    ) -> [Reminder] {
-        list.items.flatMap { item -> [Reminder] in
-            guard !item.isDone, let chore = item.chore, let due = chore.due,
-                let turn = TodoList.assignee(of: chore, on: due, in: household), let account = accounts[turn],
-                account.reminders.chores
-            else { return [] }
-            let start = account.reminders.firstMinute
-            let dueAt = zone.unixMilliseconds(
-                of: due, hour: (chore.dueMinute ?? start) / 60, minute: (chore.dueMinute ?? start) % 60)
-            let overdueAt = zone.unixMilliseconds(of: due.adding(days: 1), hour: start / 60, minute: start % 60)
-            let minute = now - now % 60_000
-            guard minute == dueAt - dueAt % 60_000 || minute == overdueAt - overdueAt % 60_000 else { return [] }
-            let overdue = minute != dueAt - dueAt % 60_000
-            let text = SharedText.todoText.bounded(item.text)
-            let recipients = account.isChild ? account.guardians.compactMap { accounts[$0] } : [account]
-            return recipients.map { recipient in
-                let whose = recipient.id == account.id ? "" : "\(account.displayName)'s chore: "
-                return Reminder(
-                    memberID: account.id, username: account.username, displayName: account.displayName,
-                    recipient: recipient, kind: "chore", title: overdue ? "A chore is overdue" : "A chore is due",
-                    text: whose
-                        + (overdue
-                            ? "\(text), due \(due), is not done yet"
-                            : "\(text) is due"
-                                + (chore.dueTime.map { " at \($0)" } ?? " today")),
-                    chore: text, date: due)
-            }
-        }
     }
 }

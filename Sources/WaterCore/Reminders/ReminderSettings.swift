@@ -49,8 +49,12 @@ public struct ReminderSettings: Hashable, Sendable {
     /// Somewhere to send them: Home Assistant or a push endpoint.
     public var hasChannel: Bool { mqtt || push != nil }
 
+    /// The hours of the member's day they may be reminded in: the water reminders', or
+    /// 08:00-22:00 (with chore reminders alone).
+    public var hours: WakingHours { water?.hours ?? .standard }
+
     /// The minute of the day reminders may start at: the water hours' start, or 08:00.
-    public var firstMinute: Int { (water?.hours ?? .standard).start }
+    public var firstMinute: Int { hours.start }
 
     /// The settings a request states (`every` 0: no water reminders; `from` and `to` as "HH:MM",
     /// 24:00 as an end; an empty URL: no push), checked: INVALID_ARGUMENT names the field.

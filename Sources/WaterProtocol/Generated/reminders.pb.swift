@@ -110,20 +110,33 @@ extension WaterV1 {
 
         public var forMember: String
 
+        /// The fields of `reminders` this request changes, by their names here: every_minutes, from,
+        /// to, chores, mqtt, push_url, push_token; the others keep the server's values (INVALID_ARGUMENT
+        /// names "fields" for any other name). Empty: every field, the whole settings, as before.
+        /// So a change made away from the server can wait in a client's outbox and still leave alone
+        /// what the server keeps (the push URL and token it never shows). After the merge, water
+        /// reminders with no hours take 08:00-22:00, and hours named while every_minutes is 0 turn water
+        /// reminders on every 60 minutes. A push_url that changes without push_token drops the old
+        /// token (it is never sent to another endpoint).
+        public var fields: [String]
+
         /// Creates a `SetRemindersRequest`; omitted fields take the proto3 defaults.
-        public init(reminders: ReminderSettings? = nil, forMember: String = "") {
+        public init(reminders: ReminderSettings? = nil, forMember: String = "", fields: [String] = []) {
             self.reminders = reminders
             self.forMember = forMember
+            self.fields = fields
         }
 
         enum CodingKeys: String, CodingKey {
             case reminders = "reminders"
             case forMember = "for_member"
+            case fields = "fields"
 
             var intValue: Int? {
                 switch self {
                 case .reminders: 0
                 case .forMember: 1
+                case .fields: 2
                 }
             }
 
@@ -131,6 +144,7 @@ extension WaterV1 {
                 switch intValue {
                 case 0: self = .reminders
                 case 1: self = .forMember
+                case 2: self = .fields
                 default: return nil
                 }
             }
@@ -141,7 +155,8 @@ extension WaterV1 {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 reminders: try container.decodeIfPresent(ReminderSettings.self, forKey: .reminders),
-                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "")
+                forMember: try container.decodeIfPresent(String.self, forKey: .forMember) ?? "",
+                fields: try container.decodeIfPresent([String].self, forKey: .fields) ?? [])
         }
     }
 
@@ -304,12 +319,13 @@ extension WaterV1.SetRemindersRequest: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(reminders: reader.message(at: 0, as: WaterV1.ReminderSettings.self), forMember: reader.value(at: 1).string)
+        self.init(reminders: reader.message(at: 0, as: WaterV1.ReminderSettings.self), forMember: reader.value(at: 1).string, fields: reader.values(at: 2) { $0.string })
     }
 
     package func encodeFields(into builder: MessageBuilder) {
         if let value = reminders { builder.setMessage(value, at: 0) }
         builder.set(.string(forMember), at: 1)
+        builder.setValues(fields, at: 2) { .string($0) }
     }
 }
 

@@ -112,14 +112,22 @@ extension WaterV1 {
         /// the limit of 14 in any 28).
         public var excused: [ExcusedDate]
 
+        /// The member's reminders (absent: off), without where pushes go: push_url and push_token are
+        /// never exported (the URL names an ntfy topic anyone who knows it can read, and the token is
+        /// write-only), so an export is no secret's copy. An import sets every_minutes, from, to,
+        /// chores and mqtt from it, checked as SetReminders checks them, and keeps the member's push
+        /// endpoint as it is; importing it twice changes nothing.
+        public var reminders: ReminderSettings?
+
         /// Creates a `MemberHistory`; omitted fields take the proto3 defaults.
-        public init(member: Member? = nil, settings: Settings? = nil, entries: [WaterEntry] = [], goals: [DailyGoal] = [], habits: [HabitHistory] = [], excused: [ExcusedDate] = []) {
+        public init(member: Member? = nil, settings: Settings? = nil, entries: [WaterEntry] = [], goals: [DailyGoal] = [], habits: [HabitHistory] = [], excused: [ExcusedDate] = [], reminders: ReminderSettings? = nil) {
             self.member = member
             self.settings = settings
             self.entries = entries
             self.goals = goals
             self.habits = habits
             self.excused = excused
+            self.reminders = reminders
         }
 
         enum CodingKeys: String, CodingKey {
@@ -129,6 +137,7 @@ extension WaterV1 {
             case goals = "goals"
             case habits = "habits"
             case excused = "excused"
+            case reminders = "reminders"
 
             var intValue: Int? {
                 switch self {
@@ -138,6 +147,7 @@ extension WaterV1 {
                 case .goals: 3
                 case .habits: 4
                 case .excused: 5
+                case .reminders: 6
                 }
             }
 
@@ -149,6 +159,7 @@ extension WaterV1 {
                 case 3: self = .goals
                 case 4: self = .habits
                 case 5: self = .excused
+                case 6: self = .reminders
                 default: return nil
                 }
             }
@@ -163,7 +174,8 @@ extension WaterV1 {
                 entries: try container.decodeIfPresent([WaterEntry].self, forKey: .entries) ?? [],
                 goals: try container.decodeIfPresent([DailyGoal].self, forKey: .goals) ?? [],
                 habits: try container.decodeIfPresent([HabitHistory].self, forKey: .habits) ?? [],
-                excused: try container.decodeIfPresent([ExcusedDate].self, forKey: .excused) ?? [])
+                excused: try container.decodeIfPresent([ExcusedDate].self, forKey: .excused) ?? [],
+                reminders: try container.decodeIfPresent(ReminderSettings.self, forKey: .reminders))
         }
     }
 
@@ -304,13 +316,17 @@ extension WaterV1 {
 
         public var excusedAdded: UInt32
 
+        /// Whether the import changed the member's reminders.
+        public var remindersSet: Bool
+
         /// Creates a `ImportResponse`; omitted fields take the proto3 defaults.
-        public init(entriesAdded: UInt32 = 0, goalsAdded: UInt32 = 0, habitsAdded: UInt32 = 0, checkinsAdded: UInt32 = 0, excusedAdded: UInt32 = 0) {
+        public init(entriesAdded: UInt32 = 0, goalsAdded: UInt32 = 0, habitsAdded: UInt32 = 0, checkinsAdded: UInt32 = 0, excusedAdded: UInt32 = 0, remindersSet: Bool = false) {
             self.entriesAdded = entriesAdded
             self.goalsAdded = goalsAdded
             self.habitsAdded = habitsAdded
             self.checkinsAdded = checkinsAdded
             self.excusedAdded = excusedAdded
+            self.remindersSet = remindersSet
         }
 
         enum CodingKeys: String, CodingKey {
@@ -319,6 +335,7 @@ extension WaterV1 {
             case habitsAdded = "habits_added"
             case checkinsAdded = "checkins_added"
             case excusedAdded = "excused_added"
+            case remindersSet = "reminders_set"
 
             var intValue: Int? {
                 switch self {
@@ -327,6 +344,7 @@ extension WaterV1 {
                 case .habitsAdded: 2
                 case .checkinsAdded: 3
                 case .excusedAdded: 4
+                case .remindersSet: 5
                 }
             }
 
@@ -337,6 +355,7 @@ extension WaterV1 {
                 case 2: self = .habitsAdded
                 case 3: self = .checkinsAdded
                 case 4: self = .excusedAdded
+                case 5: self = .remindersSet
                 default: return nil
                 }
             }
@@ -350,7 +369,8 @@ extension WaterV1 {
                 goalsAdded: try container.decodeIfPresent(UInt32.self, forKey: .goalsAdded) ?? 0,
                 habitsAdded: try container.decodeIfPresent(UInt32.self, forKey: .habitsAdded) ?? 0,
                 checkinsAdded: try container.decodeIfPresent(UInt32.self, forKey: .checkinsAdded) ?? 0,
-                excusedAdded: try container.decodeIfPresent(UInt32.self, forKey: .excusedAdded) ?? 0)
+                excusedAdded: try container.decodeIfPresent(UInt32.self, forKey: .excusedAdded) ?? 0,
+                remindersSet: try container.decodeIfPresent(Bool.self, forKey: .remindersSet) ?? false)
         }
     }
 }
@@ -409,7 +429,7 @@ extension WaterV1.MemberHistory: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(member: reader.message(at: 0, as: WaterV1.Member.self), settings: reader.message(at: 1, as: WaterV1.Settings.self), entries: reader.messages(at: 2, as: WaterV1.WaterEntry.self), goals: reader.messages(at: 3, as: WaterV1.DailyGoal.self), habits: reader.messages(at: 4, as: WaterV1.HabitHistory.self), excused: reader.messages(at: 5, as: WaterV1.ExcusedDate.self))
+        self.init(member: reader.message(at: 0, as: WaterV1.Member.self), settings: reader.message(at: 1, as: WaterV1.Settings.self), entries: reader.messages(at: 2, as: WaterV1.WaterEntry.self), goals: reader.messages(at: 3, as: WaterV1.DailyGoal.self), habits: reader.messages(at: 4, as: WaterV1.HabitHistory.self), excused: reader.messages(at: 5, as: WaterV1.ExcusedDate.self), reminders: reader.message(at: 6, as: WaterV1.ReminderSettings.self))
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -419,6 +439,7 @@ extension WaterV1.MemberHistory: WireMessage {
         builder.setMessages(goals, at: 3)
         builder.setMessages(habits, at: 4)
         builder.setMessages(excused, at: 5)
+        if let value = reminders { builder.setMessage(value, at: 6) }
     }
 }
 
@@ -495,7 +516,7 @@ extension WaterV1.ImportResponse: WireMessage {
     }
 
     package init(wire reader: MessageReader) {
-        self.init(entriesAdded: reader.value(at: 0).uint32, goalsAdded: reader.value(at: 1).uint32, habitsAdded: reader.value(at: 2).uint32, checkinsAdded: reader.value(at: 3).uint32, excusedAdded: reader.value(at: 4).uint32)
+        self.init(entriesAdded: reader.value(at: 0).uint32, goalsAdded: reader.value(at: 1).uint32, habitsAdded: reader.value(at: 2).uint32, checkinsAdded: reader.value(at: 3).uint32, excusedAdded: reader.value(at: 4).uint32, remindersSet: reader.value(at: 5).bool)
     }
 
     package func encodeFields(into builder: MessageBuilder) {
@@ -504,5 +525,6 @@ extension WaterV1.ImportResponse: WireMessage {
         builder.set(.unsigned(UInt64(habitsAdded)), at: 2)
         builder.set(.unsigned(UInt64(checkinsAdded)), at: 3)
         builder.set(.unsigned(UInt64(excusedAdded)), at: 4)
+        builder.set(.bool(remindersSet), at: 5)
     }
 }

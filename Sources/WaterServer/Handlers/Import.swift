@@ -228,6 +228,24 @@ enum Import {
     }
 }
 
+extension Import {
+    /// The reminders an import sets: the file's interval, hours, chores and MQTT, checked as
+    /// SetReminders checks them, with the member's push endpoint kept (an export never carries
+    /// it); nil when the file has none, or they are the member's already.
+    static func reminders(_ wire: WaterV1.ReminderSettings?, keeping old: ReminderSettings) throws(WaterError)
+        -> ReminderSettings?
+    {
+        guard let wire else { return nil }
+        var settings = try within("reminders") { () throws(DomainError) in
+            try ReminderSettings(
+                every: Int(min(wire.everyMinutes, 100_000)), from: wire.from, to: wire.to, chores: wire.chores,
+                mqtt: wire.mqtt, pushURL: "", pushToken: "")
+        }
+        settings.push = old.push
+        return settings == old ? nil : settings
+    }
+}
+
 /// Runs a domain rule on part of an import, naming the field at fault by its path in the
 /// import (`entries.amount_ml`); `field: true` when `path` is the field itself.
 private func within<Result>(_ path: String, field: Bool = false, _ body: () throws(DomainError) -> Result)

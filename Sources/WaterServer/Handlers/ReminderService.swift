@@ -23,7 +23,9 @@ struct ReminderService: Service {
             for: call, archives.accounts,
             { book in
                 guard let account = book.accounts[member.id] else { return Decision([]) }
-                let settings = try Self.settings(wanted, keepingTokenOf: account.reminders)
+                // A partial change (request.fields) is merged into what is kept, here, in the decision.
+                let merged = try Self.wire(account.reminders).applying(wanted, fields: request.fields)
+                let settings = try Self.settings(merged, keepingTokenOf: account.reminders)
                 return Decision(account.reminders == settings ? [] : [.remindersSet(memberID: member.id, settings)])
             },
             result: { book, _ in

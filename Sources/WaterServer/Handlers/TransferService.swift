@@ -55,16 +55,19 @@ struct TransferService: Service {
         } catch {
             throw WaterError(refusal: error)
         }
-        commit(Import.parts(of: history)[...], call, drinks: drinks, added: WaterV1.ImportResponse(), reply: reply)
+        _ = try Import.reminders(history.reminders, keeping: call.account.reminders)
+        commit(
+            Import.parts(of: history)[...], call, drinks: drinks, reminders: history.reminders,
+            added: WaterV1.ImportResponse(), reply: reply)
     }
 
-    /// Commits the first of `parts`, then (on the import queue) the rest.
+    /// Commits the first of `parts`, then (on the import queue) the rest, then the `reminders`.
     private func commit(
         _ parts: ArraySlice<WaterV1.MemberHistory>, _ call: CallContext, drinks: DrinkList,
-        added: WaterV1.ImportResponse,
+        reminders: WaterV1.ReminderSettings?, added: WaterV1.ImportResponse,
         reply: @escaping Reply<WaterV1.ImportResponse>
     ) {
-        guard let part = parts.first else { return reply(.success(added)) }
+        guard let part = parts.first else { return commit(reminders, call, added: added, reply: reply) }
         do throws(WaterError) {
             try archives.commit(
                 try archives.own(call),
@@ -76,12 +79,42 @@ struct TransferService: Service {
                     switch outcome {
                     case .success(let counts):
                         importQueue.async {
-                            commit(parts.dropFirst(), call, drinks: drinks, added: added.adding(counts), reply: reply)
+                            commit(
+                                parts.dropFirst(), call, drinks: drinks, reminders: reminders,
+                                added: added.adding(counts), reply: reply)
                         }
                     case .failure(let error):
                         reply(.failure(error))
                     }
                 })
+        } catch {
+            reply(.failure(error))
+        }
+    }
+}
+
+extension TransferService {
+    /// The reminders of an import, last: they are kept with the account, not in the archive.
+    private func commit(
+        _ reminders: WaterV1.ReminderSettings?, _ call: CallContext, added: WaterV1.ImportResponse,
+        reply: @escaping Reply<WaterV1.ImportResponse>
+    ) {
+        guard reminders != nil else { return reply(.success(added)) }
+        let member = call.account.id
+        do throws(WaterError) {
+            try archives.commit(
+                archives.accounts,
+                { book in
+                    guard let account = book.accounts[member],
+                        let settings = try Import.reminders(reminders, keeping: account.reminders)
+                    else { return Decision([], note: false) }
+                    return Decision([.remindersSet(memberID: member, settings)], note: true)
+                },
+                result: { _, set in
+                    var added = added
+                    added.remindersSet = set
+                    return added
+                }, reply: reply)
         } catch {
             reply(.failure(error))
         }
@@ -120,13 +153,22 @@ enum Export {
         let habits = archive.habits.habits.map {
             WaterV1.HabitHistory(habit: Wire.habit($0), checkedDates: $0.checkedDays.sorted().map(\.description))
         }
-        let history = WaterV1.MemberHistory(
+        var history = WaterV1.MemberHistory(
             member: member, settings: Wire.settings(archive), entries: entries, goals: goals,
             habits: habits,
             excused: water.excused.sorted { $0.key < $1.key }.map {
                 WaterV1.ExcusedDate(date: $0.key.description, reason: $0.value)
             })
+        history.reminders = reminders(account.reminders)
         return (history, next)
+    }
+
+    /// The reminders as an export carries them: never where pushes go (the URL names a topic
+    /// anyone who knows it can read, and the token is write-only); nil when that leaves them off.
+    static func reminders(_ settings: ReminderSettings) -> WaterV1.ReminderSettings? {
+        var wire = ReminderService.wire(settings)
+        (wire.pushUrl, wire.pushTokenSet) = ("", false)
+        return wire == WaterV1.ReminderSettings() ? nil : wire
     }
 }
 

@@ -17,9 +17,8 @@ enum RemindCommand: ClientCommand {
             its access token read from --push-token-file: it never shows again). A child's
             reminders go to their guardians' phones. --chores on also reminds you when a chore
             that is your turn is due, and the next morning if it is not done yet. `remind off`
-            stops them all; options not given
-            keep their values, so a change needs the server; away from it, remind off waits on
-            this computer and is sent later.
+            stops them all; options not given keep their values. Away from the server a change
+            waits on this computer and is sent later, changing only what you named.
             """,
         options: [
             OptionSpec("every", "MINUTES", "a reminder at most every MINUTES (15-720, default 60)"),
@@ -70,32 +69,35 @@ enum RemindCommand: ClientCommand {
             let response = try client.call(WaterV1.GetRemindersRequest(forMember: member))
             return invocation.output(response) { describe(response.reminders, lastReminded: response.lastReminded) }
         }
-        // Options not given keep the server's values, which only the server knows: away from it,
-        // only `remind off` (which needs none of them) waits in the outbox.
-        guard client != nil || word == "off" else {
-            throw WaterError(
-                .unavailable,
-                "the server cannot be reached: remind keeps the values you leave out, which only the server "
-                    + "knows; try again once it answers (remind off waits here and is sent later)")
+        // Only the fields named change (SetRemindersRequest.fields): the rest stay as the server
+        // keeps them, so the change can wait in the outbox away from it.
+        var settings = WaterV1.ReminderSettings()
+        var fields: [String] = []
+        func set(_ field: String, _ change: (inout WaterV1.ReminderSettings) -> Void) {
+            change(&settings)
+            fields.append(field)
         }
-        var settings =
-            (try client.map { try $0.call(WaterV1.GetRemindersRequest(forMember: member)) })?.reminders
-            ?? WaterV1.ReminderSettings()
-        settings.pushToken = ""
         if word == "off" {
-            (settings.everyMinutes, settings.chores) = (0, false)
-        } else if every != nil || hours != nil || (settings.everyMinutes == 0 && chores == nil) {
-            settings.everyMinutes = UInt32(every ?? (settings.everyMinutes == 0 ? 60 : Int(settings.everyMinutes)))
-            if hours != nil || settings.from.isEmpty {
-                let chosen = hours.flatMap(WakingHours.init) ?? WakingHours.standard
-                (settings.from, settings.to) = (WakingHours.clock(chosen.start), WakingHours.clock(chosen.end))
-            }
+            set("every_minutes") { $0.everyMinutes = 0 }
+            set("chores") { $0.chores = false }
         }
-        if let chores { settings.chores = chores == "on" }
-        if let mqtt { settings.mqtt = mqtt == "on" }
-        if let push { settings.pushUrl = push == "none" ? "" : push }
-        if let token { settings.pushToken = token }
-        let request = WaterV1.SetRemindersRequest(reminders: settings, forMember: member)
+        if let every { set("every_minutes") { $0.everyMinutes = UInt32(every) } }
+        if let chosen = hours.flatMap(WakingHours.init) {
+            set("from") { $0.from = WakingHours.clock(chosen.start) }
+            set("to") { $0.to = WakingHours.clock(chosen.end) }
+        }
+        if let chores { set("chores") { $0.chores = chores == "on" } }
+        if let mqtt { set("mqtt") { $0.mqtt = mqtt == "on" } }
+        if let push { set("push_url") { $0.pushUrl = push == "none" ? "" : push } }
+        if let token { set("push_token") { $0.pushToken = token } }
+        // With nothing on yet, a channel alone turns water reminders on (every 60 minutes): only
+        // the server knows, so only when it answers; a change that waits names what was given.
+        if word == nil, every == nil, hours == nil, chores == nil, let client {
+            let kept =
+                try client.call(WaterV1.GetRemindersRequest(forMember: member)).reminders ?? WaterV1.ReminderSettings()
+            if kept.everyMinutes == 0 && !kept.chores { set("every_minutes") { $0.everyMinutes = 60 } }
+        }
+        let request = WaterV1.SetRemindersRequest(reminders: settings, forMember: member, fields: fields)
         guard let response = try invocation.callOrQueue(client, request, queued: .reminders(request)) else { return }
         invocation.output(response) { describe(response.reminders, lastReminded: "") }
     }

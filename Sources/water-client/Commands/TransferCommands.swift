@@ -12,7 +12,8 @@ enum TransferCommands {
             "export", summary: "your whole history out (admins: the household's)",
             details: """
                 Writes your whole history (entries with their drink and factor, each day's goal, your
-                usual cup and drink, named cups, privacy, habits and check-ins); admins may export the
+                usual cup and drink, named cups, privacy, habits and check-ins, and your reminders but
+                never their push URL or token); admins may export the
                 whole household (a member whose archive cannot be read is named on standard error and
                 left out). In CSV, a text field starting with =, +, -, @, a tab or a carriage return is
                 quoted and begins with ' so that no spreadsheet runs it; import reads it back as it was.
@@ -87,7 +88,8 @@ enum TransferCommands {
             "import", "FILE", summary: "read an export back (twice changes nothing)",
             details: """
                 Reads back an export of one member (JSON or CSV) into your archive, checked like the
-                live commands, with your usual cup and drink, named cups and privacy. Ids make it
+                live commands, with your usual cup and drink, named cups, privacy and reminders (your
+                push endpoint stays as it is: an export never holds one). Ids make it
                 idempotent: importing twice changes nothing. An export of another member is refused
                 unless you say --yes (their drinks would become yours). A file that cannot be read
                 exits 66, with the system's reason.
@@ -149,7 +151,7 @@ enum TransferCommands {
                 let part = WaterV1.MemberHistory(
                     settings: start == 0 ? history.settings : nil, entries: Array(history.entries[entries]),
                     goals: start == 0 ? history.goals : [], habits: start == 0 ? history.habits : [],
-                    excused: start == 0 ? history.excused : [])
+                    excused: start == 0 ? history.excused : [], reminders: start == 0 ? history.reminders : nil)
                 let added: WaterV1.ImportResponse
                 do throws(WaterError) {
                     added = try client.call(WaterV1.ImportRequest(history: part))
@@ -166,6 +168,7 @@ enum TransferCommands {
                 total.habitsAdded += added.habitsAdded
                 total.checkinsAdded += added.checkinsAdded
                 total.excusedAdded += added.excusedAdded
+                total.remindersSet = total.remindersSet || added.remindersSet
             }
             invocation.output(total) {
                 "imported \(Format.counted(total.entriesAdded, "entry", "entries")), "
@@ -173,6 +176,7 @@ enum TransferCommands {
                     + "\(Format.counted(total.checkinsAdded, "check-in", "check-ins"))"
                     + (total.excusedAdded == 0
                         ? "" : ", \(Format.counted(total.excusedAdded, "excused day", "excused days"))")
+                    + (total.remindersSet ? ", and your reminders (your push endpoint kept)" : "")
                     + " (what was there already was left alone)"
             }
         }

@@ -67,6 +67,9 @@ enum ServeCommand: ServerCommand {
                 "mqtt-insecure", nil,
                 "send the broker password in clear to a broker not on loopback (refused without it or --mqtt-tls)"),
             OptionSpec("mqtt-ca", "FILE", "the CA (PEM) that signed the broker's certificate (with --mqtt-tls)"),
+            OptionSpec(
+                "push-allow-private", nil,
+                "let push reminders go to endpoints on this machine or the local network (a family's own ntfy)"),
             OptionSpec("mqtt-prefix", "PREFIX", "the first level of every topic and sensor id (default water)"),
             OptionSpec(
                 "wall", "HOST:PORT",
@@ -148,13 +151,16 @@ enum ServeCommand: ServerCommand {
         if let wall = try wallSettings(&arguments, tls: configuration.tls) {
             configuration.boardPublishers.append(WallServer.maker(wall))
         }
+        let allowPrivatePush = arguments.flag("push-allow-private")
         try arguments.finish()
 
         let logger = Logger.standardError()
         ensureDescriptors(for: configuration.maximumConnections, logger: logger)
         // Members choose push endpoints with water-client remind; the sender idles until one does.
         configuration.reminderChannels =
-            PushSender(logger: logger, deliveries: configuration.deliveries).map { [$0] } ?? []
+            PushSender(logger: logger, allowPrivate: allowPrivatePush, deliveries: configuration.deliveries).map {
+                [$0]
+            } ?? []
         let server = try Server(configuration: configuration, logger: logger)
         signal(SIGPIPE, SIG_IGN)
         // SIGTERM and SIGINT stop accepting, let calls in flight finish, flush and exit 0.
